@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => ['on', 'true', '1', 'yes'].includes(v));
+
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0),
+);
+
+const url = (protocols: string[]) =>
+  z.url({ message: `must be a URL (${protocols.join(', ')})` }).refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), {
+    message: `must use ${protocols.join(' or ')}`,
+  });
+
+/** Every environment variable the service reads, with its default. The only reader of process.env. */
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+    DATA_DIR: z.string().min(1).default('./.data'),
+    REDIS_URL: url(['redis', 'rediss']).optional(),
+    ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+    ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes in base64 (44 characters)')
+      .optional(),
+    METRICS_TOKEN: z.string().min(1).optional(),
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+    OUTBOUND_ALLOWED_HOSTS: list.default([]),
+    BLOCKED_USER_AGENTS: list.default([]),
+    PUBLIC_URL: url(['http', 'https']).optional(),
+    CONNECTORS: z.string().default('all'),
+    PRODUCTION_SIMULATOR: booleanFlag.default(true),
+    PRODUCTION_SIMULATOR_STEP_MS: z.coerce.number().int().min(0).default(60_000),
+    STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
+    LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.NODE_ENV === 'production') {
+      if (!c.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required when NODE_ENV=production' });
+      if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });
+    }
+    if (c.ROLE !== 'all' && (!c.DATABASE_URL || !c.REDIS_URL)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ROLE'],
+        message: `=${c.ROLE} needs DATABASE_URL and REDIS_URL: separate processes share PostgreSQL and Redis`,
+      });
+    }
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; a wrong value throws a ConfigError naming each variable at fault. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(configSchema.shape).flatMap((k) => (env[k] === undefined || env[k] === '' ? [] : [[k, env[k]]])),
+  );
+  const parsed = configSchema.safeParse(relevant);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
+  throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely/migration';
+import { accountsMigration } from './accounts/accounts-tables.ts';
+import { paymentsMigration } from './payments/payments-tables.ts';
+import { walletMigration } from './wallet/wallet-tables.ts';
+import { queueMigration } from '../infra/queue/queue-tables.ts';
+
+/** Every module's migrations, in the order they were written. Never rename or reorder. */
+export const migrations: Record<string, Migration> = {
+  '0001_accounts': accountsMigration,
+  '0002_wallet': walletMigration,
+  '0003_payments': paymentsMigration,
+  '0004_queue_jobs': queueMigration,
+};

@@ -1,0 +1,10 @@
+import type { Kysely } from 'kysely';
+import type { AccountsTables } from './accounts/accounts-tables.ts';
+import type { PaymentsTables } from './payments/payments-tables.ts';
+import type { WalletTables } from './wallet/wallet-tables.ts';
+import type { QueueTables } from '../infra/queue/queue-tables.ts';
+
+/** Every table of every module: the database type that Kysely checks queries against. */
+export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables {}
+
+export type Db = Kysely<Tables>;

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { sql } from 'kysely';
+import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
+import { migrations } from '../../src/modules/migrations.ts';
+import type { Tables } from '../../src/modules/tables.ts';
+import { createTestPostgresDatabase, describeEachDatabase, needService } from '../helpers/services.ts';
+
+describeEachDatabase('storage contract', (t) => {
+  it('migrates an up-to-date database without applying anything again', async () => {
+    expect(await migrateToLatest(t.db, migrations)).to.deep.equal([]);
+  });
+
+  it('returns int8 money columns as numbers and timestamps as dates', async () => {
+    await t.db.insertInto('resellers').values({ id: 'rsl_1', name: 'A', email: 'a@example.com', phone: '+31', status: 'approved', discount_bps: 1000 }).execute();
+    await t.db.insertInto('wallets').values({ reseller_id: 'rsl_1', mode: 'live', balance_cents: 9_007_199_254_740_991 }).execute();
+    const row = await t.db.selectFrom('wallets').selectAll().executeTakeFirstOrThrow();
+    expect(row.balance_cents).to.equal(9_007_199_254_740_991);
+    expect(row.updated_at).to.be.instanceOf(Date);
+  });
+
+  it('enforces the non-negative balance in the database itself', async () => {
+    let error: unknown;
+    try {
+      await t.db.updateTable('wallets').set({ balance_cents: -1 }).where('reseller_id', '=', 'rsl_1').execute();
+    } catch (e) {
+      error = e;
+    }
+    expect(String(error)).to.match(/check constraint/);
+  });
+
+  it('rolls a failed transaction back completely', async () => {
+    try {
+      await t.db.transaction().execute(async (trx) => {
+        await trx.insertInto('resellers').values({ id: 'rsl_2', name: 'B', email: 'b@example.com', phone: '+31', status: 'pending', discount_bps: 0 }).execute();
+        throw new Error('boom');
+      });
+    } catch {
+      // expected
+    }
+    const count = await t.db.selectFrom('resellers').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    expect(count.n).to.equal(1);
+  });
+
+  it('serialises concurrent transactions that update the same row', async () => {
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        t.db.transaction().execute(async (trx) => {
+          const w = await trx.selectFrom('wallets').select('balance_cents').where('reseller_id', '=', 'rsl_1').forUpdate().executeTakeFirstOrThrow();
+          await trx.updateTable('wallets').set({ balance_cents: w.balance_cents - 1 }).where('reseller_id', '=', 'rsl_1').execute();
+        }),
+      ),
+    );
+    const row = await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow();
+    expect(row.balance_cents).to.equal(9_007_199_254_740_971);
+  });
+});
+
+describe('migrations on PostgreSQL', function () {
+  it('apply once when several processes start at the same moment', async function () {
+    await needService(this, 'postgres');
+    const { url, drop } = await createTestPostgresDatabase();
+    const handles = await Promise.all([1, 2, 3].map(() => openDatabase<Tables>({ url })));
+    try {
+      const applied = await Promise.all(handles.map((h) => migrateToLatest(h.db, migrations)));
+      expect(applied.flat()).to.have.length(Object.keys(migrations).length);
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+      await drop();
+    }
+  });
+});
