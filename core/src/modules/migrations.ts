@@ -3,6 +3,9 @@ import { accountsMigration } from './accounts/accounts-tables.ts';
 import { paymentsMigration } from './payments/payments-tables.ts';
 import { walletMigration } from './wallet/wallet-tables.ts';
 import { queueMigration } from '../infra/queue/queue-tables.ts';
+import { eventsMigration } from './events/events-tables.ts';
+import { ordersMigration } from './orders/orders-tables.ts';
+import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +13,7 @@ export const migrations: Record<string, Migration> = {
   '0002_wallet': walletMigration,
   '0003_payments': paymentsMigration,
   '0004_queue_jobs': queueMigration,
+  '0005_orders': ordersMigration,
+  '0006_events': eventsMigration,
+  '0008_reseller_products': resellerProductsMigration,
 };

@@ -3,8 +3,11 @@ import type { AccountsTables } from './accounts/accounts-tables.ts';
 import type { PaymentsTables } from './payments/payments-tables.ts';
 import type { WalletTables } from './wallet/wallet-tables.ts';
 import type { QueueTables } from '../infra/queue/queue-tables.ts';
+import type { EventsTables } from './events/events-tables.ts';
+import type { OrdersTables } from './orders/orders-tables.ts';
+import type { ResellerProductsTables } from './reseller-products/reseller-products-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
-export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables {}
+export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables {}
 
 export type Db = Kysely<Tables>;

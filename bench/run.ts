@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { scenarios, type BenchContext } from './scenarios.ts';
+
+/**
+ * `npm run bench`: starts a bare Express baseline and the service (PostgreSQL + Redis when
+ * reachable, else the embedded defaults), drives both with autocannon from this process, and
+ * prints each scenario next to the baseline as a ratio.
+ *
+ * BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_ONLY (comma-separated scenario names).
+ */
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
+const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const root = path.resolve(import.meta.dirname, '..');
+
+async function reachable(): Promise<{ pg: boolean; redis: boolean }> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1500 });
+  const pgUp = await client.connect().then(() => true, () => false);
+  await client.end().catch(() => undefined);
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const redisUp = await redis.connect().then(() => true, () => false);
+  redis.disconnect();
+  return { pg: pgUp, redis: redisUp };
+}
+
+function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const port = /"port":(\d+)/.exec(out)?.[1] ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+      if (port) {
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        resolve({ child, port: Number(port) });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${out}`)));
+  });
+}
+
+export interface Measured {
+  name: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+export async function measure(name: string, opts: autocannon.Options): Promise<Measured> {
+  const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
+  return {
+    name,
+    requests: result.requests.total,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+async function main(): Promise<void> {
+  const up = await reachable();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-bench-'));
+  const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
+  const env: Record<string, string> = {
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    PRODUCTION_SIMULATOR: 'off',
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+  };
+  let dropDb: (() => Promise<void>) | undefined;
+  if (up.pg) {
+    const name = `pa_bench_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    dropDb = async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  }
+  if (up.redis && up.pg) env.REDIS_URL = REDIS_URL;
+  const backend = `${env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} + ${env.REDIS_URL ? 'Redis' : 'in-process queue, memory limits'}`;
+
+  const children: ChildProcess[] = [];
+  try {
+    const baseline = await startChild('bench/baseline-server.ts', {});
+    children.push(baseline.child);
+    const service = await startChild('core/src/main.ts', env);
+    children.push(service.child);
+    const baseUrl = `http://127.0.0.1:${service.port}`;
+    const ctx: BenchContext = { baseUrl, adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
+
+    process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
+    const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json` });
+    const rows: Array<Measured & { ratio?: number }> = [base];
+    for (const scenario of scenarios) {
+      if (ONLY && !ONLY.includes(scenario.name)) continue;
+      const results = await scenario.run(ctx);
+      for (const r of results) rows.push({ ...r, ratio: r.rps / base.rps });
+    }
+    const header = `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs baseline'.padStart(12)}`;
+    process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
+    for (const r of rows) {
+      const ratio = r.ratio === undefined ? '1.00' : r.ratio.toFixed(2);
+      process.stdout.write(
+        `${r.name.padEnd(58)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors + r.non2xx).padStart(7)} ${`${ratio}x`.padStart(12)}\n`,
+      );
+    }
+    process.stdout.write('\n');
+  } finally {
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await dropDb?.().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,51 @@
+import type autocannon from 'autocannon';
+import type { Measured } from './run.ts';
+
+export interface BenchContext {
+  baseUrl: string;
+  adminToken: string;
+  env: Record<string, string>;
+  root: string;
+  connections: number;
+  duration: number;
+  measure(name: string, opts: autocannon.Options): Promise<Measured>;
+}
+
+export interface Scenario {
+  name: string;
+  run(ctx: BenchContext): Promise<Measured[]>;
+}
+
+const UA = 'print-api-bench/1.0';
+
+async function call(ctx: BenchContext, method: string, path: string, body?: unknown, token = ctx.adminToken): Promise<any> {
+  const res = await fetch(`${ctx.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'user-agent': UA, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = (await res.json()) as any;
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** An approved reseller with a funded wallet and a live key. */
+export async function benchReseller(ctx: BenchContext, topUpCents = 0): Promise<{ id: string; key: string }> {
+  const r = await call(ctx, 'POST', '/admin/v1/resellers', { name: 'Bench Prints', email: 'bench@example.com', phone: '+31 20 123 4567', discountPercent: 10 });
+  await call(ctx, 'POST', `/admin/v1/resellers/${r.data.id}/approve`);
+  const k = await call(ctx, 'POST', `/admin/v1/resellers/${r.data.id}/api-keys`, { mode: 'live' });
+  if (topUpCents > 0) await call(ctx, 'POST', `/admin/v1/resellers/${r.data.id}/wallet/top-ups`, { amountCents: topUpCents });
+  return { id: r.data.id, key: k.data.key };
+}
+
+export const apiHeaders = (key: string) => ({ authorization: `Bearer ${key}`, 'user-agent': UA });
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'auth',
+    async run(ctx) {
+      const { key } = await benchReseller(ctx);
+      return [await ctx.measure('GET /me (API key auth + rate limiter)', { url: `${ctx.baseUrl}/api/reseller/v1/me`, headers: apiHeaders(key) })];
+    },
+  },
+];

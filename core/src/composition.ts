@@ -1,0 +1,201 @@
+import { createHmac } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Config } from './config.ts';
+import { API_BASE, createHttpApp } from './http/app.ts';
+import { CursorCodec } from './http/pagination.ts';
+import { SecretBox } from './infra/crypto.ts';
+import { migrateToLatest, openDatabase, type DatabaseKind } from './infra/db/database.ts';
+import { resolveLocalSecrets } from './infra/local-secrets.ts';
+import { createLogger, type Logger } from './infra/logger.ts';
+import { BullMqJobQueue } from './infra/queue/bullmq-queue.ts';
+import { InProcessJobQueue } from './infra/queue/in-process-queue.ts';
+import type { JobQueue } from './infra/queue/job-queue.ts';
+import { createRateLimiter } from './infra/rate-limit.ts';
+import { AccountsService } from './modules/accounts/accounts-service.ts';
+import { adminAccountRoutes } from './modules/admin/admin-routes.ts';
+import { healthRouter } from './modules/health/health-routes.ts';
+import { meRoutes } from './modules/me/me-routes.ts';
+import { migrations } from './modules/migrations.ts';
+import type { PaymentGateway } from './modules/payments/payment-gateway.ts';
+import { CardsService } from './modules/payments/cards-service.ts';
+import { SandboxGateway } from './modules/payments/sandbox-gateway.ts';
+import { StripeGateway } from './modules/payments/stripe-gateway.ts';
+import type { Db, Tables } from './modules/tables.ts';
+import { walletRoutes } from './modules/wallet/wallet-routes.ts';
+import { WalletService } from './modules/wallet/wallet-service.ts';
+import { createSafeFetch } from './infra/safe-fetch/safe-fetch.ts';
+import { adminOrderRoutes } from './modules/admin/admin-order-routes.ts';
+import { loadCatalog } from './modules/catalog/catalog.ts';
+import { catalogRoutes } from './modules/catalog/catalog-routes.ts';
+import { Outbox } from './modules/events/outbox.ts';
+import { Maintenance } from './modules/maintenance.ts';
+import { OrderPayments } from './modules/orders/order-payments.ts';
+import { ordersRoutes } from './modules/orders/orders-routes.ts';
+import { OrdersService } from './modules/orders/orders-service.ts';
+import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
+import { ProductionService } from './modules/production/production-service.ts';
+import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
+import { QuotesService } from './modules/quotes/quotes-service.ts';
+import type { SkuResolver } from './modules/quotes/sku-resolver.ts';
+
+/** Replacements for tests: third-party edges only (never our own parts). */
+export interface Overrides {
+  logger?: Logger;
+  gateway?: PaymentGateway;
+  checkResponses?: boolean;
+  /** Key prefix of BullMQ queues and rate-limit counters (tests isolate runs with it). */
+  redisPrefix?: string;
+  /** Extra CA certificates trusted for outbound HTTPS (tests' self-signed local servers). */
+  outboundCa?: string[];
+  /** How often the maintenance sweeps run (ms). */
+  maintenanceIntervalMs?: number;
+}
+
+/** Until reseller products exist, no SKU resolves. */
+const NO_SKUS: SkuResolver = { findBySku: async () => undefined };
+
+export interface Service {
+  config: Config;
+  app: Express;
+  db: Db;
+  databaseKind: DatabaseKind;
+  queue: JobQueue;
+  logger: Logger;
+  adminToken: string;
+  generatedAdminToken: boolean;
+  services: {
+    accounts: AccountsService;
+    wallet: WalletService;
+    cards: CardsService;
+    orders: OrdersService;
+    production: ProductionService;
+    quotes: QuotesService;
+    outbox: Outbox;
+    maintenance: Maintenance;
+  };
+  /** Starts job processing (ROLE=all|worker). */
+  startWorkers(): Promise<void>;
+  /** Listens on config HOST:PORT (ROLE=all|api). */
+  listen(): Promise<Server>;
+  /** Graceful stop: no new connections, finish in-flight requests and jobs, close pools. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: config -> adapters -> modules -> routes. The only place that
+ * constructs a database pool, a Redis client or a queue.
+ */
+export async function composeService(config: Config, overrides: Overrides = {}): Promise<Service> {
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, { service: 'print-api', role: config.ROLE });
+  const secrets = resolveLocalSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, encryptionKey: config.ENCRYPTION_KEY });
+  const box = new SecretBox(secrets.encryptionKey);
+  const cursors = new CursorCodec(createHmac('sha256', Buffer.from(secrets.encryptionKey, 'base64')).update('cursor-signing').digest());
+
+  const database = await openDatabase<Tables>({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const db = database.db;
+  const applied = await migrateToLatest(db, migrations);
+  if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
+
+  const redisPrefix = overrides.redisPrefix ?? 'print-api';
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  redis?.on('error', (err) => logger.warn('redis connection error', { error: err.message }));
+  const queue: JobQueue = config.REDIS_URL
+    ? new BullMqJobQueue({ connection: { url: config.REDIS_URL }, prefix: redisPrefix, logger })
+    : new InProcessJobQueue({ db, logger });
+  const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl` });
+
+  const accounts = new AccountsService({ db });
+  const wallet = new WalletService({ db, cursors });
+  const gateway = overrides.gateway ?? (config.STRIPE_SECRET_KEY ? new StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
+  const cards = new CardsService({ db, gateway, box });
+  const catalog = loadCatalog();
+  const quotes = new QuotesService({ catalog, skus: NO_SKUS });
+  const safeFetch = createSafeFetch({ allowedHosts: config.OUTBOUND_ALLOWED_HOSTS, userAgent: 'print-api/1.0 (+outbound)', ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}) });
+  const files = new PrintFileChecker({ safeFetch });
+  const outbox = new Outbox();
+  let production: ProductionService | undefined;
+  const payments = new OrderPayments({
+    db,
+    wallet,
+    cards,
+    outbox,
+    logger,
+    onSubmitted: (orderId) =>
+      void production?.enqueueHandoff(orderId).catch((err: Error) => logger.warn('hand-off not queued; the sweeper will retry', { orderId, error: err.message })),
+  });
+  const orders = new OrdersService({ db, quotes, files, accounts, wallet, payments, outbox, cursors });
+  production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS });
+  wallet.onFundsAdded(async (resellerId, mode) => {
+    await payments.releaseAwaitingFunds(resellerId, mode);
+  });
+  const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
+  maintenance.add('production hand-off sweep', () => production!.sweep());
+  maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
+  maintenance.add('expired idempotency keys', () =>
+    db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
+  );
+
+  const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const app = createHttpApp({
+    logger,
+    accounts,
+    rateLimiter,
+    adminToken: secrets.adminToken,
+    publicUrl,
+    blockedUserAgents: config.BLOCKED_USER_AGENTS,
+    checkResponses: overrides.checkResponses ?? false,
+    rootHandlers: [{ path: '/', handler: healthRouter({ db, redis }) }],
+    apiRoutes: [
+      ...meRoutes(),
+      ...catalogRoutes({ catalog, cursors }),
+      ...quotesRoutes({ quotes }),
+      ...ordersRoutes({ orders }),
+      ...walletRoutes({ wallet }),
+    ],
+    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders })],
+  });
+
+  let server: Server | undefined;
+  const sockets = new Set<import('node:net').Socket>();
+  return {
+    config,
+    app,
+    db,
+    databaseKind: database.kind,
+    queue,
+    logger,
+    adminToken: secrets.adminToken,
+    generatedAdminToken: secrets.generatedAdminToken,
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, maintenance },
+    startWorkers: async () => {
+      await queue.startWorkers();
+      maintenance.start();
+    },
+    listen: () =>
+      new Promise<Server>((resolve, reject) => {
+        const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+        s.on('connection', (socket) => {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+        });
+        server = s;
+      }),
+    close: async () => {
+      if (server) {
+        const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => sockets.forEach((s) => s.destroy()), config.SHUTDOWN_TIMEOUT_MS);
+        await closing;
+        clearTimeout(timer);
+      }
+      await maintenance.stop();
+      await queue.close();
+      redis?.disconnect();
+      await database.close();
+    },
+  };
+}
+
+export { API_BASE };

@@ -1,0 +1,90 @@
+import { createRequire } from 'node:module';
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from '../infra/logger.ts';
+import type { RateLimiter } from '../infra/rate-limit.ts';
+import type { AccountsService } from '../modules/accounts/accounts-service.ts';
+import { adminAuth } from './middleware/admin-auth.ts';
+import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
+import { jsonBody } from './middleware/json-body.ts';
+import { requestId } from './middleware/request-id.ts';
+import { userAgentGuard } from './middleware/user-agent.ts';
+import { mountRoutes } from './mount-routes.ts';
+import { buildOpenApi, docsPage } from './openapi.ts';
+import type { AnyRoute } from './route.ts';
+
+export const API_BASE = '/api/reseller/v1';
+export const ADMIN_BASE = '/admin/v1';
+
+export interface HttpAppDeps {
+  logger: Logger;
+  accounts: AccountsService;
+  rateLimiter: RateLimiter;
+  adminToken: string;
+  publicUrl: string;
+  blockedUserAgents: string[];
+  apiRoutes: AnyRoute[];
+  adminRoutes: AnyRoute[];
+  /** Routes outside the two APIs: health, metrics, connector webhooks (mounted first, raw). */
+  rootHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
+  adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  /** Per-request hooks (metrics). */
+  observe?: RequestHandler;
+  checkResponses?: boolean;
+}
+
+const swaggerAssets = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json').replace(/package\.json$/, '');
+const DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=SwaggerUIBundle({url:s,dom_id:'#ui',deepLinking:true});`;
+
+/** The express application: edge checks, the reseller API, the back-office, health. */
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(requestId());
+  if (deps.observe) app.use(deps.observe);
+  for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
+
+  const openapi = buildOpenApi({
+    title: 'Reseller Print API',
+    description: 'Print products from the catalogue, sold in your own store, produced and shipped white label.',
+    serverUrl: `${deps.publicUrl}${API_BASE}`,
+    routes: deps.apiRoutes,
+  });
+  const api = express.Router();
+  api.use(userAgentGuard(deps.blockedUserAgents));
+  api.get('/openapi.json', (_req, res) => void res.json(openapi));
+  api.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${API_BASE}/openapi.json`, `${API_BASE}/docs/assets`)));
+  api.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(DOCS_INIT));
+  api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
+  api.use(jsonBody());
+  api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
+  mountRoutes(api, deps.apiRoutes, { logger: deps.logger, checkResponses: deps.checkResponses ?? false });
+  app.use(API_BASE, api);
+  app.locals.apiRouter = api;
+
+  const adminOpenapi = buildOpenApi({
+    title: 'Print API back-office',
+    description: 'The dashboard operations. Bearer ADMIN_TOKEN.',
+    serverUrl: `${deps.publicUrl}${ADMIN_BASE}`,
+    routes: deps.adminRoutes,
+  });
+  const admin = express.Router();
+  admin.use(adminAuth(deps.adminToken));
+  admin.get('/openapi.json', (_req, res) => void res.json(adminOpenapi));
+  for (const { path, handler } of deps.adminHandlers ?? []) admin.use(path, handler);
+  admin.use(jsonBody());
+  mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, checkResponses: deps.checkResponses ?? false });
+  app.use(ADMIN_BASE, admin);
+
+  app.use(notFoundHandler());
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+/** The OpenAPI document the app serves (tests compare it with the mounted routes). */
+export function apiOpenApi(routes: AnyRoute[], publicUrl: string) {
+  return buildOpenApi({ title: 'Reseller Print API', description: '', serverUrl: `${publicUrl}${API_BASE}`, routes });
+}

@@ -1,0 +1,69 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Logger } from '../infra/logger.ts';
+import type { Scope } from '../modules/accounts/scopes.ts';
+import type { AuthContext } from './auth-context.ts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** The caller a route expects: a reseller's API key, the back-office token, or anyone. */
+export type RouteAuth = 'apiKey' | 'admin' | 'public';
+
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Present on `auth: 'apiKey'` routes. */
+  auth: AuthContext;
+  headers: Request['headers'];
+  requestId: string;
+  log: Logger;
+  req: Request;
+  res: Response;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface DocumentedError {
+  status: number;
+  code: string;
+  description: string;
+}
+
+/**
+ * One declaration per route: method, path (OpenAPI style, `/orders/{id}`), scope, request
+ * and response schemas and the errors it can answer. Validation, the scope check and the
+ * OpenAPI description all come from this object.
+ */
+export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  scope?: Scope;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Extra request headers to document (e.g. Idempotency-Key). */
+  headers?: Array<{ name: string; required: boolean; description: string }>;
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  errors?: DocumentedError[];
+  handle(ctx: RouteContext<P, Q, B>): Promise<Reply>;
+}
+
+/** Declares a route with its types inferred from the schemas. */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec<P, Q, B> {
+  return spec;
+}
+
+/** A route whose schema types have been checked at its declaration. */
+export type AnyRoute = RouteSpec<any, any, any>;

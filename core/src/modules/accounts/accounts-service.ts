@@ -1,0 +1,204 @@
+import { ApiError, notFound } from '../../http/api-error.ts';
+import type { AuthContext } from '../../http/auth-context.ts';
+import { sha256Hex } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Db } from '../tables.ts';
+import type { Selectable } from 'kysely';
+import type { ApiKeysTable, Mode, ResellersTable, ResellerStatus } from './accounts-tables.ts';
+
+export type ResellerRow = Selectable<ResellersTable>;
+type ApiKeyRow = Selectable<ApiKeysTable>;
+import { generateApiKey, modeOfKey } from './api-key-format.ts';
+import type { Scope } from './scopes.ts';
+
+export interface Reseller {
+  id: string;
+  name: string;
+  email: string;
+  phone: string;
+  status: ResellerStatus;
+  discountPercent: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ApiKeyView {
+  id: string;
+  resellerId: string;
+  prefix: string;
+  mode: Mode;
+  scopes: Scope[] | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+  createdAt: string;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Resellers and their API keys: the back-office creates them, every API request authenticates here. */
+export class AccountsService {
+  readonly #db: Db;
+  readonly #clock: () => Date;
+
+  constructor(deps: { db: Db; clock?: () => Date }) {
+    this.#db = deps.db;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  async createReseller(input: { name: string; email: string; phone: string; discountPercent: number }): Promise<Reseller> {
+    const now = this.#clock();
+    const row = await this.#db
+      .insertInto('resellers')
+      .values({
+        id: newId('rsl', now.getTime()),
+        name: input.name,
+        email: input.email,
+        phone: input.phone,
+        status: 'pending',
+        discount_bps: Math.round(input.discountPercent * 100),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toReseller(row);
+  }
+
+  async getReseller(id: string): Promise<Reseller> {
+    const row = await this.#db.selectFrom('resellers').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('reseller', id);
+    return toReseller(row);
+  }
+
+  /** The internal row (discount in basis points, contact data) for other modules. */
+  async resellerRow(id: string): Promise<ResellerRow> {
+    const row = await this.#db.selectFrom('resellers').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound('reseller', id);
+    return row;
+  }
+
+  async setStatus(id: string, status: ResellerStatus): Promise<Reseller> {
+    const row = await this.#db
+      .updateTable('resellers')
+      .set({ status, updated_at: this.#clock() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound('reseller', id);
+    return toReseller(row);
+  }
+
+  /** Creates a key and returns it in full, the only time it is ever shown. */
+  async createApiKey(resellerId: string, input: { mode: Mode; scopes?: Scope[] | undefined }): Promise<ApiKeyView & { key: string }> {
+    const reseller = await this.getReseller(resellerId);
+    if (reseller.status !== 'approved') {
+      throw new ApiError(403, 'account_not_approved', `Reseller ${resellerId} is ${reseller.status}; only an approved reseller account can create API keys.`);
+    }
+    const { key, prefix } = generateApiKey(input.mode);
+    const now = this.#clock();
+    const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)].sort() : null;
+    const row = await this.#db
+      .insertInto('api_keys')
+      .values({
+        id: newId('key', now.getTime()),
+        reseller_id: resellerId,
+        mode: input.mode,
+        prefix,
+        key_hash: sha256Hex(key),
+        scopes: scopes ? JSON.stringify(scopes) : null,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { ...toKeyView(row), key };
+  }
+
+  async revokeApiKey(id: string): Promise<ApiKeyView> {
+    const row = await this.#db
+      .updateTable('api_keys')
+      .set({ revoked_at: this.#clock() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw notFound('API key', id);
+    return toKeyView(row);
+  }
+
+  async listApiKeys(resellerId: string): Promise<ApiKeyView[]> {
+    const rows = await this.#db.selectFrom('api_keys').selectAll().where('reseller_id', '=', resellerId).orderBy('id', 'desc').execute();
+    return rows.map(toKeyView);
+  }
+
+  /**
+   * Resolves a bearer key: 401 when it is missing, malformed, unknown or revoked; 403 when the
+   * account is pending or suspended.
+   */
+  async authenticate(presented: string | undefined): Promise<AuthContext> {
+    if (!presented) throw unauthorized('No API key: send it as Authorization: Bearer <API_KEY>.');
+    if (!modeOfKey(presented)) throw unauthorized('The API key is malformed: keys start with prk_live_ or prk_test_.');
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .innerJoin('resellers', 'resellers.id', 'api_keys.reseller_id')
+      .select([
+        'api_keys.id as keyId',
+        'api_keys.mode',
+        'api_keys.scopes',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+        'resellers.id as resellerId',
+        'resellers.name as resellerName',
+        'resellers.status',
+        'resellers.discount_bps',
+      ])
+      .where('api_keys.key_hash', '=', sha256Hex(presented))
+      .executeTakeFirst();
+    if (!row) throw unauthorized('The API key is not valid.');
+    if (row.revoked_at) throw unauthorized('The API key has been revoked.');
+    if (row.status !== 'approved') {
+      throw new ApiError(403, 'account_not_active', `The reseller account is ${row.status}; the API is available to approved accounts only.`);
+    }
+    const now = this.#clock();
+    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      // Bookkeeping only: never delays or fails the request.
+      this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.keyId).execute().catch(() => undefined);
+    }
+    return {
+      keyId: row.keyId,
+      resellerId: row.resellerId,
+      resellerName: row.resellerName,
+      discountBps: row.discount_bps,
+      mode: row.mode,
+      scopes: row.scopes ? new Set(row.scopes as Scope[]) : null,
+    };
+  }
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError(401, 'unauthorized', message);
+}
+
+function toReseller(row: ResellerRow): Reseller {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    status: row.status,
+    discountPercent: row.discount_bps / 100,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function toKeyView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    resellerId: row.reseller_id,
+    prefix: row.prefix,
+    mode: row.mode,
+    scopes: row.scopes as Scope[] | null,
+    revokedAt: row.revoked_at?.toISOString() ?? null,
+    lastUsedAt: row.last_used_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+  };
+}

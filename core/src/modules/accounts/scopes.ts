@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** Scopes of spec §5, plus the store-management extension. A key without scopes has all. */
+export const SCOPES = [
+  'catalog:read',
+  'quotes:write',
+  'reseller-products:read',
+  'reseller-products:write',
+  'orders:read',
+  'orders:write',
+  'wallet:read',
+  'webhooks:read',
+  'webhooks:write',
+  'stores:read',
+  'stores:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+export const scopeSchema = z.enum(SCOPES);

@@ -1,0 +1,50 @@
+import type { Transaction } from 'kysely';
+import { newId } from '../../infra/ids.ts';
+import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Tables } from '../tables.ts';
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  createdAt: string;
+  testMode: boolean;
+  data: Record<string, unknown>;
+}
+
+/** Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the guarantee. */
+export type OutboxListener = () => void;
+
+/** Writes events inside the caller's transaction. */
+export class Outbox {
+  readonly #listeners: OutboxListener[] = [];
+
+  onWritten(listener: OutboxListener): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Call after the transaction that wrote events committed. */
+  notify(): void {
+    for (const l of this.#listeners) l();
+  }
+
+  async write(
+    trx: Transaction<Tables>,
+    event: { resellerId: string; mode: Mode; type: string; orderId?: string | null; data: Record<string, unknown>; at?: Date },
+  ): Promise<EventEnvelope> {
+    const at = event.at ?? new Date();
+    const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
+    await trx
+      .insertInto('events')
+      .values({
+        id: envelope.id,
+        reseller_id: event.resellerId,
+        mode: event.mode,
+        type: event.type,
+        order_id: event.orderId ?? null,
+        payload: JSON.stringify(envelope),
+        created_at: at,
+      })
+      .execute();
+    return envelope;
+  }
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { scopeSchema } from '../accounts/scopes.ts';
+
+const meSchema = z.object({
+  resellerId: z.string(),
+  resellerName: z.string(),
+  keyId: z.string(),
+  mode: z.enum(['live', 'test']),
+  scopes: z.array(scopeSchema).nullable(),
+});
+
+/** Who am I: the cheapest authenticated call, for integration checks (extension of the spec). */
+export function meRoutes(): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/me',
+      operationId: 'getMe',
+      summary: 'The reseller, mode and scopes of the calling API key',
+      description: 'Extension: lets an integration check its key without side effects. No scope needed.',
+      tags: ['Account'],
+      auth: 'apiKey',
+      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }) } },
+      handle: async ({ auth }) => ({
+        status: 200,
+        body: {
+          data: {
+            resellerId: auth.resellerId,
+            resellerName: auth.resellerName,
+            keyId: auth.keyId,
+            mode: auth.mode,
+            scopes: auth.scopes ? [...auth.scopes].sort() : null,
+          },
+        },
+      }),
+    }),
+  ];
+}

@@ -1,0 +1,399 @@
+import { Decimal } from 'decimal.js';
+import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../../http/api-error.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { canonicalJson } from '../../infra/canonical-json.ts';
+import { sha256Hex } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Mode } from '../accounts/accounts-tables.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import type { Outbox } from '../events/outbox.ts';
+import type { PrintFileCheck } from '../print-files/print-file-checker.ts';
+import type { QuotesService } from '../quotes/quotes-service.ts';
+import type { Db } from '../tables.ts';
+import type { WalletService } from '../wallet/wallet-service.ts';
+import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
+import { isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS } from './order-transitions.ts';
+import { writeOrderEvent, writeTransition } from './order-writer.ts';
+import type { OrderPayments, PaymentDecision } from './order-payments.ts';
+import { loadOrder, toOrderView } from './order-views.ts';
+import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
+import type { CarrierContact, FileStatus, Tracking } from './orders-tables.ts';
+
+export interface Tenant {
+  resellerId: string;
+  mode: Mode;
+}
+
+/** Checks print files by URL; identical URLs are fetched once. */
+export interface FileChecker {
+  checkMany(urls: string[]): Promise<Map<string, PrintFileCheck>>;
+}
+
+class IdempotencyRace extends Error {}
+
+const IDEMPOTENCY_RETENTION_DAYS = 30;
+
+/**
+ * Orders: placement (idempotent, priced like quotes, files checked, paid in the same
+ * transaction as it is written), reading, cancelling, files supplied later, and the
+ * production reports. Every change goes through the transition table and writes its event.
+ */
+export class OrdersService {
+  readonly #db: Db;
+  readonly #quotes: QuotesService;
+  readonly #files: FileChecker;
+  readonly #accounts: AccountsService;
+  readonly #wallet: WalletService;
+  readonly #payments: OrderPayments;
+  readonly #outbox: Outbox;
+  readonly #cursors: CursorCodec;
+
+  constructor(deps: {
+    db: Db;
+    quotes: QuotesService;
+    files: FileChecker;
+    accounts: AccountsService;
+    wallet: WalletService;
+    payments: OrderPayments;
+    outbox: Outbox;
+    cursors: CursorCodec;
+  }) {
+    this.#db = deps.db;
+    this.#quotes = deps.quotes;
+    this.#files = deps.files;
+    this.#accounts = deps.accounts;
+    this.#wallet = deps.wallet;
+    this.#payments = deps.payments;
+    this.#outbox = deps.outbox;
+    this.#cursors = deps.cursors;
+  }
+
+  get payments(): OrderPayments {
+    return this.#payments;
+  }
+
+  /**
+   * Places an order once per Idempotency-Key: a repeat (also a concurrent one, from any
+   * process) gets the first order back with `duplicate: true`; the same key with another body
+   * is refused.
+   */
+  async place(
+    tenant: Tenant,
+    input: PlaceOrderInput,
+    opts: { idempotencyKey: string; source: OrderSource; storeId?: string | null },
+  ): Promise<{ order: OrderView; duplicate: boolean }> {
+    const requestHash = sha256Hex(canonicalJson({ source: opts.source, storeId: opts.storeId ?? null, input }));
+    const earlier = await this.#replay(tenant, opts.idempotencyKey, requestHash);
+    if (earlier) return earlier;
+
+    const reseller = await this.#accounts.resellerRow(tenant.resellerId);
+    const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
+      lines: input.lines,
+      country: input.recipient.country,
+      discountBps: reseller.discount_bps,
+    });
+    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))]);
+    const fileProblems: ErrorDetail[] = [];
+    const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
+      if (!l.fileUrl) return { status: 'missing', type: null };
+      const check = checks.get(l.fileUrl)!;
+      if (!check.ok) {
+        fileProblems.push({ line: l.line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason });
+        return { status: 'missing', type: null };
+      }
+      return { status: check.needsConversion ? 'needs_conversion' : 'ok', type: check.fileType };
+    });
+    if (fileProblems.length > 0) {
+      const first = fileProblems[0]!;
+      throw unprocessable('invalid_file_url', `Line ${first.line}: ${first.message}`, fileProblems);
+    }
+
+    const { recipient } = input;
+    const carrierContact: CarrierContact = {
+      emailSource: recipient.email ? 'recipient' : 'reseller',
+      phoneSource: recipient.phone ? 'recipient' : 'reseller',
+    };
+    const now = new Date();
+    const orderId = newId('ord', now.getTime());
+    let decision: PaymentDecision | undefined;
+    try {
+      await this.#db.transaction().execute(async (trx) => {
+        const claimed = await trx
+          .insertInto('idempotency_keys')
+          .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key: opts.idempotencyKey, request_hash: requestHash, order_id: orderId, created_at: now })
+          .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
+          .returning('order_id')
+          .executeTakeFirst();
+        if (!claimed) throw new IdempotencyRace();
+
+        const totals = quote.totals;
+        await trx
+          .insertInto('orders')
+          .values({
+            id: orderId,
+            reseller_id: tenant.resellerId,
+            mode: tenant.mode,
+            source: opts.source,
+            external_order_id: input.externalOrderId ?? null,
+            store_id: opts.storeId ?? null,
+            state: 'AWAITING_FUNDS',
+            status: 'PENDING',
+            country: input.recipient.country,
+            recipient: JSON.stringify(recipient),
+            carrier_contact: JSON.stringify(carrierContact),
+            public_net_cents: totals.publicNetCents,
+            discount_cents: totals.discountCents,
+            net_cents: totals.netCents,
+            shipping_cents: totals.shippingCents,
+            vat_cents: totals.vatCents,
+            total_cents: totals.totalCents,
+            shipping: JSON.stringify(quote.shipping),
+            payment_method: null,
+            payment_status: 'none',
+            payment_reference: null,
+            payment_error: null,
+            tracking: null,
+            production_partner: null,
+            production_reference: null,
+            handed_off_at: null,
+            created_at: now,
+            updated_at: now,
+            paid_at: null,
+            cancelled_at: null,
+          })
+          .execute();
+        await trx
+          .insertInto('order_lines')
+          .values(
+            quote.lines.map((q, i) => ({
+              order_id: orderId,
+              line: q.line,
+              product_id: q.productId,
+              reseller_sku: lines[i]!.resellerSku,
+              quantity: q.quantity,
+              options: JSON.stringify(q.options),
+              derived_options: JSON.stringify(q.derivedOptions),
+              unit_price: q.unitNetPrice,
+              unit_price_cents: roundHalfUpCents(q.unitNetPrice),
+              public_net_cents: q.publicNetCents,
+              discount_cents: q.discountCents,
+              net_cents: q.netCents,
+              vat_rate: q.vatRate,
+              vat_cents: q.vatCents,
+              total_cents: q.totalCents,
+              weight_grams: q.weightGrams,
+              file_url: lines[i]!.fileUrl,
+              file_type: fileStatus[i]!.type,
+              file_status: fileStatus[i]!.status,
+            })),
+          )
+          .execute();
+        await writeOrderEvent(trx, this.#outbox, orderId, 'order.created', now);
+        // The row starts as NEW/PENDING in the transition table's terms.
+        const order = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+        const fresh = { ...order, state: 'NEW' as const };
+        if (fileStatus.some((f) => f.status !== 'ok')) {
+          await writeTransition(trx, this.#outbox, fresh, 'await_file', {}, now);
+          return;
+        }
+        decision = await this.#payments.decide(trx, fresh, now);
+        if (decision.transition) await writeTransition(trx, this.#outbox, fresh, decision.transition, decision.patch, now);
+        else await trx.updateTable('orders').set(decision.patch).where('id', '=', orderId).execute();
+      });
+    } catch (err) {
+      if (err instanceof IdempotencyRace) {
+        const winner = await this.#replay(tenant, opts.idempotencyKey, requestHash);
+        if (winner) return winner;
+      }
+      throw err;
+    }
+    await this.#payments.afterCommit(orderId, decision);
+    return { order: await this.get(tenant, orderId), duplicate: false };
+  }
+
+  async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {
+    const row = await this.#db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('reseller_id', '=', tenant.resellerId)
+      .where('mode', '=', tenant.mode)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    if (row.request_hash !== requestHash) {
+      throw unprocessable(
+        'idempotency_key_reused',
+        `The Idempotency-Key '${key}' was already used for a different request (order ${row.order_id}). Use a new key for a new order.`,
+      );
+    }
+    return { order: await this.get(tenant, row.order_id), duplicate: true };
+  }
+
+  async get(tenant: Tenant, id: string): Promise<OrderView> {
+    const loaded = await loadOrder(this.#db, id);
+    if (!loaded || loaded.order.reseller_id !== tenant.resellerId || loaded.order.mode !== tenant.mode) throw notFound('order', id);
+    return toOrderView(loaded.order, loaded.lines);
+  }
+
+  /** Newest first, keyset-paginated on (created_at, id). */
+  async list(
+    tenant: Tenant,
+    query: {
+      state?: OrderState | undefined;
+      status?: OrderStatus | undefined;
+      source?: OrderSource | undefined;
+      externalOrderId?: string | undefined;
+      createdFrom?: string | undefined;
+      createdTo?: string | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+    },
+  ): Promise<ListEnvelope<OrderView>> {
+    const page = resolvePage(this.#cursors, 'orders', query);
+    let q = this.#db.selectFrom('orders').selectAll().where('reseller_id', '=', tenant.resellerId).where('mode', '=', tenant.mode);
+    if (query.state) q = q.where('state', '=', query.state);
+    if (query.status) q = q.where('status', '=', query.status);
+    if (query.source) q = q.where('source', '=', query.source);
+    if (query.externalOrderId) q = q.where('external_order_id', '=', query.externalOrderId);
+    if (query.createdFrom) q = q.where('created_at', '>=', new Date(query.createdFrom));
+    if (query.createdTo) q = q.where('created_at', '<=', new Date(query.createdTo));
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const ids = rows.slice(0, page.limit).map((r) => r.id);
+    const lines = ids.length ? await this.#db.selectFrom('order_lines').selectAll().where('order_id', 'in', ids).execute() : [];
+    return listEnvelope(this.#cursors, 'orders', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) =>
+      toOrderView(r, lines.filter((l) => l.order_id === r.id)),
+    );
+  }
+
+  /** Cancels while production has not started; a paid order's money goes back to the wallet. */
+  async cancel(tenant: Tenant, id: string): Promise<OrderView> {
+    await this.#db.transaction().execute(async (trx) => {
+      const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!order || order.reseller_id !== tenant.resellerId || order.mode !== tenant.mode) throw notFound('order', id);
+      if (order.payment_status === 'charging') {
+        throw conflict('payment_in_progress', `Order ${id} is being charged right now; try again in a few seconds.`);
+      }
+      if (!isCancellable(order)) {
+        throw conflict('order_not_cancellable', `Order ${id} cannot be cancelled: it is ${order.state === 'CANCELLED' ? 'already cancelled' : `in production (status ${order.status})`}.`);
+      }
+      const at = new Date();
+      if (order.status === 'PENDING') {
+        await writeTransition(trx, this.#outbox, order, 'cancel_unpaid', { cancelled_at: at }, at);
+        return;
+      }
+      const charged = order.payment_status === 'paid';
+      if (charged) {
+        await this.#wallet.post(trx, {
+          resellerId: order.reseller_id,
+          mode: order.mode,
+          kind: 'order_refund',
+          amountCents: order.total_cents,
+          orderId: order.id,
+          reference: `Refund of cancelled order ${order.id}`,
+        });
+      }
+      await writeTransition(trx, this.#outbox, order, 'cancel_paid', { cancelled_at: at, ...(charged ? { payment_status: 'refunded' as const } : {}) }, at);
+    });
+    this.#outbox.notify();
+    return this.get(tenant, id);
+  }
+
+  /** Supplies a missing or replacement file for a line while the order waits for files. */
+  async replaceLineFile(tenant: Tenant, id: string, line: number, fileUrl: string): Promise<OrderView> {
+    const current = await this.get(tenant, id);
+    if (current.state !== 'AWAITING_FILE') {
+      throw conflict('order_not_awaiting_file', `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`);
+    }
+    if (!current.lines.some((l) => l.line === line)) throw notFound('order line', `${id}/${line}`);
+    const check = (await this.#files.checkMany([fileUrl])).get(fileUrl)!;
+    if (!check.ok) {
+      throw unprocessable('invalid_file_url', `Line ${line}: ${check.reason}`, [{ line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+    }
+    await this.#updateLineFile(id, line, { file_url: fileUrl, file_type: check.fileType, file_status: check.needsConversion ? 'needs_conversion' : 'ok' });
+    return this.get(tenant, id);
+  }
+
+  /** Back-office: a line's EPS/AI/PS/SVG conversion is done (optionally with the converted file's URL). */
+  async confirmConversion(id: string, line: number, convertedUrl?: string): Promise<OrderView> {
+    const loaded = await loadOrder(this.#db, id);
+    const target = loaded?.lines.find((l) => l.line === line);
+    if (!loaded || !target) throw notFound('order line', `${id}/${line}`);
+    if (target.file_status !== 'needs_conversion') {
+      throw conflict('line_not_awaiting_conversion', `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`);
+    }
+    await this.#updateLineFile(id, line, { file_url: convertedUrl ?? target.file_url, file_type: 'pdf', file_status: 'ok' });
+    return this.get({ resellerId: loaded.order.reseller_id, mode: loaded.order.mode }, id);
+  }
+
+  async #updateLineFile(id: string, line: number, patch: { file_url: string | null; file_type: string | null; file_status: FileStatus }): Promise<void> {
+    let decision: PaymentDecision | undefined;
+    await this.#db.transaction().execute(async (trx) => {
+      const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+      if (order.state !== 'AWAITING_FILE') throw conflict('order_not_awaiting_file', `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`);
+      await trx.updateTable('order_lines').set(patch).where('order_id', '=', id).where('line', '=', line).execute();
+      const waiting = await trx.selectFrom('order_lines').select('line').where('order_id', '=', id).where('file_status', '!=', 'ok').execute();
+      if (waiting.length > 0) return;
+      const at = new Date();
+      decision = await this.#payments.decide(trx, order, at);
+      if (decision.transition) await writeTransition(trx, this.#outbox, order, decision.transition, decision.patch, at);
+      else await trx.updateTable('orders').set({ ...decision.patch, updated_at: at }).where('id', '=', id).execute();
+    });
+    await this.#payments.afterCommit(id, decision);
+  }
+
+  /** The print facility (or the simulator, or the back-office) reports progress. Illegal moves: 409. */
+  async reportProduction(id: string, status: OrderStatus, tracking?: Tracking): Promise<OrderView> {
+    const transition = PRODUCTION_TRANSITIONS[status];
+    if (!transition) throw new ApiError(422, 'invalid_production_status', `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`);
+    const tenant = await this.#db.transaction().execute(async (trx) => {
+      const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!order) throw notFound('order', id);
+      try {
+        const at = new Date();
+        await writeTransition(trx, this.#outbox, order, transition, status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {}, at);
+      } catch (err) {
+        if (err instanceof IllegalTransitionError) throw conflict('illegal_transition', err.message);
+        throw err;
+      }
+      return { resellerId: order.reseller_id, mode: order.mode };
+    });
+    this.#outbox.notify();
+    return this.get(tenant, id);
+  }
+
+  /** Paid orders not yet handed to production (the hand-off sweeper's work list). */
+  async ordersAwaitingHandoff(olderThanMs: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('orders')
+      .select('id')
+      .where('status', '=', 'PAID')
+      .where('handed_off_at', 'is', null)
+      .where('updated_at', '<', new Date(Date.now() - olderThanMs))
+      .limit(500)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** The order as the hand-off needs it (internal: no tenant check). */
+  async loadForHandoff(id: string) {
+    return loadOrder(this.#db, id);
+  }
+
+  async markHandedOff(id: string, partner: string, reference: string): Promise<void> {
+    await this.#db
+      .updateTable('orders')
+      .set({ production_partner: partner, production_reference: reference, handed_off_at: new Date() })
+      .where('id', '=', id)
+      .where('handed_off_at', 'is', null)
+      .execute();
+  }
+}
+
+/** Whole cents of an exact decimal cent amount, half up. */
+export function roundHalfUpCents(decimalCents: string): number {
+  return new Decimal(decimalCents).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+}

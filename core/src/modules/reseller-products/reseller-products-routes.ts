@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { ResellerProductsService } from './reseller-products-service.ts';
+
+const tags = ['Reseller products'];
+const optionValues = z.record(z.string().max(64), z.union([z.string().max(100), z.number().finite()]));
+const sku = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may contain letters, digits, dot, underscore and hyphen only');
+const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2048);
+
+const resellerProductSchema = z.object({
+  id: z.string(),
+  sku: z.string(),
+  title: z.string(),
+  productId: z.string(),
+  options: z.record(z.string(), z.union([z.string(), z.number()])),
+  fileUrl: z.string().nullable(),
+  active: z.boolean(),
+  links: z.number().int().meta({ description: 'Number of store listings linked to this product.' }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const inputSchema = z.strictObject({
+  sku: sku.meta({ description: '1-64 characters [A-Za-z0-9._-], unique per account regardless of case.' }),
+  title: z.string().trim().min(1).max(200),
+  productId: z.string().min(1).max(200).meta({ description: 'Catalogue product id or slug.' }),
+  options: optionValues.optional().meta({ description: 'Customer options only, validated like quote options; defaults are added and stored.' }),
+  fileUrl: httpsUrl.nullable().optional().meta({ description: 'Default artwork, checked like an order file; used when an order line brings none.' }),
+  active: z.boolean().default(true),
+});
+
+const patchSchema = z
+  .strictObject({
+    sku: sku.optional(),
+    title: z.string().trim().min(1).max(200).optional(),
+    productId: z.string().min(1).max(200).optional(),
+    options: optionValues.optional(),
+    fileUrl: httpsUrl.nullable().optional(),
+    active: z.boolean().optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, { message: 'send at least one field to change' });
+
+const idParams = z.object({ id: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }) });
+const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller product.' };
+const skuExists = { status: 409, code: 'sku_exists', description: 'Another of your products has this SKU.' };
+const invalid = { status: 422, code: 'invalid_options', description: 'Unknown product, invalid options or file (details as for quotes).' };
+
+/** The five reseller-product endpoints of the spec. */
+export function resellerProductsRoutes(deps: { resellerProducts: ResellerProductsService }): AnyRoute[] {
+  const service = deps.resellerProducts;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/reseller-products',
+      operationId: 'listResellerProducts',
+      summary: 'List own products',
+      tags,
+      auth: 'apiKey',
+      scope: 'reseller-products:read',
+      query: z.strictObject({
+        q: z.string().trim().min(1).max(100).optional().meta({ description: 'Search SKU or title.' }),
+        active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+        ...pageQueryShape,
+      }),
+      responses: { 200: { description: 'A page of products', schema: listEnvelopeSchema(resellerProductSchema) } },
+      handle: async ({ auth, query }) => ({ status: 200, body: await service.list(auth.resellerId, query) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/reseller-products',
+      operationId: 'createResellerProduct',
+      summary: 'Create own product',
+      tags,
+      auth: 'apiKey',
+      scope: 'reseller-products:write',
+      body: inputSchema,
+      responses: { 201: { description: 'Created', schema: z.object({ data: resellerProductSchema }) } },
+      errors: [skuExists, invalid],
+      handle: async ({ auth, body }) => ({ status: 201, body: { data: await service.create(auth.resellerId, body) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/reseller-products/{id}',
+      operationId: 'getResellerProduct',
+      summary: 'Get own product (id or SKU)',
+      tags,
+      auth: 'apiKey',
+      scope: 'reseller-products:read',
+      params: idParams,
+      responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
+      errors: [notFound],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.get(auth.resellerId, params.id) } }),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/reseller-products/{id}',
+      operationId: 'updateResellerProduct',
+      summary: 'Update own product',
+      tags,
+      auth: 'apiKey',
+      scope: 'reseller-products:write',
+      params: idParams,
+      body: patchSchema,
+      responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
+      errors: [notFound, skuExists, invalid],
+      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await service.update(auth.resellerId, params.id, body) } }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/reseller-products/{id}',
+      operationId: 'deleteResellerProduct',
+      summary: 'Delete own product',
+      tags,
+      auth: 'apiKey',
+      scope: 'reseller-products:write',
+      params: idParams,
+      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
+      errors: [notFound, { status: 409, code: 'reseller_product_linked', description: 'Still linked to a connected store.' }],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.delete(auth.resellerId, params.id) } }),
+    }),
+  ];
+}

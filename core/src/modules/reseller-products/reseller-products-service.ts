@@ -1,0 +1,218 @@
+import type { Selectable } from 'kysely';
+import { conflict, notFound, unprocessable, type ErrorDetail } from '../../http/api-error.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { FileChecker } from '../orders/orders-service.ts';
+import { unprocessableLines } from '../quotes/quotes-service.ts';
+import type { ResellerSkuProduct, SkuResolver } from '../quotes/sku-resolver.ts';
+import type { Db } from '../tables.ts';
+import { validateFixedOptions } from './fixed-options.ts';
+import type { ResellerProductsTable } from './reseller-products-tables.ts';
+
+type Row = Selectable<ResellerProductsTable>;
+
+export interface ResellerProduct {
+  id: string;
+  sku: string;
+  title: string;
+  productId: string;
+  options: Record<string, string | number>;
+  fileUrl: string | null;
+  active: boolean;
+  links: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ResellerProductInput {
+  sku: string;
+  title: string;
+  productId: string;
+  options?: Record<string, string | number> | undefined;
+  fileUrl?: string | null | undefined;
+  active?: boolean | undefined;
+}
+
+/** Counts store links and guards deletion (the stores module implements it). */
+export interface LinkRegistry {
+  countLinks(resellerProductIds: string[]): Promise<Map<string, number>>;
+  /** Connected stores still linked to the product (deletion is refused while any remain). */
+  connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string }>>;
+}
+
+const NO_LINKS: LinkRegistry = { countLinks: async () => new Map(), connectedStoresLinkedTo: async () => [] };
+
+/** The reseller's own SKUs with fixed options: the bridge from store listings to print products. */
+export class ResellerProductsService implements SkuResolver {
+  readonly #db: Db;
+  readonly #catalog: Catalog;
+  readonly #files: FileChecker;
+  readonly #cursors: CursorCodec;
+  #links: LinkRegistry = NO_LINKS;
+
+  constructor(deps: { db: Db; catalog: Catalog; files: FileChecker; cursors: CursorCodec }) {
+    this.#db = deps.db;
+    this.#catalog = deps.catalog;
+    this.#files = deps.files;
+    this.#cursors = deps.cursors;
+  }
+
+  useLinkRegistry(links: LinkRegistry): void {
+    this.#links = links;
+  }
+
+  async findBySku(resellerId: string, sku: string): Promise<ResellerSkuProduct | undefined> {
+    const row = await this.#db
+      .selectFrom('reseller_products')
+      .selectAll()
+      .where('reseller_id', '=', resellerId)
+      .where('sku_key', '=', sku.toLowerCase())
+      .executeTakeFirst();
+    return row ? { sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active } : undefined;
+  }
+
+  async create(resellerId: string, input: ResellerProductInput): Promise<ResellerProduct> {
+    const checked = await this.#check(input.productId, input.options ?? {}, input.fileUrl ?? null);
+    const now = new Date();
+    const row = await this.#db
+      .insertInto('reseller_products')
+      .values({
+        id: newId('rp', now.getTime()),
+        reseller_id: resellerId,
+        sku: input.sku,
+        sku_key: input.sku.toLowerCase(),
+        title: input.title,
+        product_id: checked.productId,
+        options: JSON.stringify(checked.options),
+        file_url: input.fileUrl ?? null,
+        active: input.active ?? true,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['reseller_id', 'sku_key']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw skuTaken(input.sku);
+    return this.#view(row, 0);
+  }
+
+  async get(resellerId: string, idOrSku: string): Promise<ResellerProduct> {
+    const row = await this.#find(resellerId, idOrSku);
+    const counts = await this.#links.countLinks([row.id]);
+    return this.#view(row, counts.get(row.id) ?? 0);
+  }
+
+  async update(resellerId: string, idOrSku: string, patch: Partial<ResellerProductInput>): Promise<ResellerProduct> {
+    const current = await this.#find(resellerId, idOrSku);
+    const productChanges = patch.productId !== undefined && patch.productId !== current.product_id;
+    // A new product starts from its own defaults; otherwise the patch refines the stored options.
+    const options = productChanges ? (patch.options ?? {}) : { ...current.options, ...(patch.options ?? {}) };
+    const fileUrl = patch.fileUrl !== undefined ? patch.fileUrl : current.file_url;
+    const checked = await this.#check(patch.productId ?? current.product_id, options, patch.fileUrl !== undefined ? fileUrl : null);
+    try {
+      const row = await this.#db
+        .updateTable('reseller_products')
+        .set({
+          ...(patch.sku !== undefined ? { sku: patch.sku, sku_key: patch.sku.toLowerCase() } : {}),
+          ...(patch.title !== undefined ? { title: patch.title } : {}),
+          ...(patch.active !== undefined ? { active: patch.active } : {}),
+          product_id: checked.productId,
+          options: JSON.stringify(checked.options),
+          file_url: fileUrl,
+          updated_at: new Date(),
+        })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      const counts = await this.#links.countLinks([row.id]);
+      return this.#view(row, counts.get(row.id) ?? 0);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw skuTaken(patch.sku ?? current.sku);
+      throw err;
+    }
+  }
+
+  async delete(resellerId: string, idOrSku: string): Promise<{ id: string; deleted: true }> {
+    const row = await this.#find(resellerId, idOrSku);
+    const stores = await this.#links.connectedStoresLinkedTo(row.id);
+    if (stores.length > 0) {
+      throw conflict(
+        'reseller_product_linked',
+        `SKU '${row.sku}' is still linked to ${stores.map((s) => `${s.platform} store ${s.name} (${s.id})`).join(', ')}; unlink it or disconnect the store first.`,
+        stores.map((s) => ({ field: 'id', code: 'linked_store', storeId: s.id, platform: s.platform })),
+      );
+    }
+    await this.#db.deleteFrom('reseller_products').where('id', '=', row.id).execute();
+    return { id: row.id, deleted: true };
+  }
+
+  async list(
+    resellerId: string,
+    query: { q?: string | undefined; active?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<ListEnvelope<ResellerProduct>> {
+    const page = resolvePage(this.#cursors, 'reseller_products', query);
+    let q = this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', resellerId);
+    if (query.active !== undefined) q = q.where('active', '=', query.active);
+    if (query.q) {
+      const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or([eb('sku_key', 'like', pattern), eb(eb.fn('lower', ['title']), 'like', pattern)]));
+    }
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const counts = await this.#links.countLinks(rows.map((r) => r.id));
+    return listEnvelope(this.#cursors, 'reseller_products', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => this.#view(r, counts.get(r.id) ?? 0));
+  }
+
+  async #find(resellerId: string, idOrSku: string): Promise<Row> {
+    const row = await this.#db
+      .selectFrom('reseller_products')
+      .selectAll()
+      .where('reseller_id', '=', resellerId)
+      .where((eb) => eb.or([eb('id', '=', idOrSku), eb('sku_key', '=', idOrSku.toLowerCase())]))
+      .executeTakeFirst();
+    if (!row) throw notFound('reseller product', idOrSku);
+    return row;
+  }
+
+  /** The product exists, the options are valid customer options (defaults added), the file is usable. */
+  async #check(productRef: string, options: Record<string, string | number>, fileUrl: string | null) {
+    const product = this.#catalog.find(productRef);
+    if (!product) {
+      throw unprocessable('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
+    }
+    const result = validateFixedOptions(product, options);
+    if (!result.ok) throw unprocessableLines(result.problems.map(({ line: _line, ...p }) => p as ErrorDetail));
+    if (fileUrl) {
+      const check = (await this.#files.checkMany([fileUrl])).get(fileUrl)!;
+      if (!check.ok) throw unprocessable('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+    }
+    return { productId: product.id, options: result.options };
+  }
+
+  #view(row: Row, links: number): ResellerProduct {
+    return {
+      id: row.id,
+      sku: row.sku,
+      title: row.title,
+      productId: row.product_id,
+      options: row.options,
+      fileUrl: row.file_url,
+      active: row.active,
+      links,
+      createdAt: row.created_at.toISOString(),
+      updatedAt: row.updated_at.toISOString(),
+    };
+  }
+}
+
+function skuTaken(sku: string) {
+  return conflict('sku_exists', `You already have a product with SKU '${sku}' (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}

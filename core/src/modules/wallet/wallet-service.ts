@@ -1,0 +1,156 @@
+import type { Selectable, Transaction } from 'kysely';
+import { ApiError } from '../../http/api-error.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Db, Tables } from '../tables.ts';
+import type { LedgerKind, WalletLedgerTable } from './wallet-tables.ts';
+
+export interface LedgerEntry {
+  id: string;
+  kind: LedgerKind;
+  amountCents: number;
+  balanceAfterCents: number;
+  orderId: string | null;
+  reference: string | null;
+  createdAt: string;
+}
+
+export interface Posting {
+  resellerId: string;
+  mode: Mode;
+  kind: LedgerKind;
+  /** Signed: positive credits the wallet, negative debits it. */
+  amountCents: number;
+  orderId?: string | null;
+  reference?: string | null;
+}
+
+type Trx = Transaction<Tables>;
+
+/**
+ * The prepaid wallet: an append-only ledger in integer cents. Every posting locks the
+ * (reseller, mode) wallet row, so concurrent postings from any number of processes apply one
+ * after another and the balance can never go below zero.
+ */
+export class WalletService {
+  readonly #db: Db;
+  readonly #cursors: CursorCodec;
+  readonly #clock: () => Date;
+  readonly #fundsListeners: Array<(resellerId: string, mode: Mode) => Promise<void>> = [];
+
+  constructor(deps: { db: Db; cursors: CursorCodec; clock?: () => Date }) {
+    this.#db = deps.db;
+    this.#cursors = deps.cursors;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /** Called after a top-up commits (orders waiting for funds are released there). */
+  onFundsAdded(listener: (resellerId: string, mode: Mode) => Promise<void>): void {
+    this.#fundsListeners.push(listener);
+  }
+
+  async topUp(input: { resellerId: string; mode: Mode; amountCents: number; reference?: string | undefined }): Promise<LedgerEntry> {
+    const entry = await this.#db.transaction().execute((trx) =>
+      this.post(trx, { resellerId: input.resellerId, mode: input.mode, kind: 'top_up', amountCents: input.amountCents, reference: input.reference ?? null }),
+    );
+    for (const listener of this.#fundsListeners) await listener(input.resellerId, input.mode);
+    return entry!;
+  }
+
+  /**
+   * Posts one movement inside the caller's transaction. A debit larger than the balance
+   * posts nothing and returns null.
+   */
+  async post(trx: Trx, posting: Posting): Promise<LedgerEntry | null> {
+    if (!Number.isSafeInteger(posting.amountCents) || posting.amountCents === 0) {
+      throw new RangeError(`A posting must be a non-zero whole number of cents, got ${posting.amountCents}`);
+    }
+    const balance = await this.#lockBalance(trx, posting.resellerId, posting.mode);
+    const after = balance + posting.amountCents;
+    if (after < 0) return null;
+    const now = this.#clock();
+    const row = await trx
+      .insertInto('wallet_ledger')
+      .values({
+        id: newId('wle', now.getTime()),
+        reseller_id: posting.resellerId,
+        mode: posting.mode,
+        kind: posting.kind,
+        amount_cents: posting.amountCents,
+        balance_after_cents: after,
+        order_id: posting.orderId ?? null,
+        reference: posting.reference ?? null,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('wallets')
+      .set({ balance_cents: after, updated_at: now })
+      .where('reseller_id', '=', posting.resellerId)
+      .where('mode', '=', posting.mode)
+      .execute();
+    return toEntry(row);
+  }
+
+  async balance(resellerId: string, mode: Mode): Promise<number> {
+    const row = await this.#db
+      .selectFrom('wallets')
+      .select('balance_cents')
+      .where('reseller_id', '=', resellerId)
+      .where('mode', '=', mode)
+      .executeTakeFirst();
+    return row?.balance_cents ?? 0;
+  }
+
+  /** Balance and one page of the ledger, newest first. */
+  async statement(
+    resellerId: string,
+    mode: Mode,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<{ balanceCents: number; currency: 'EUR'; entries: ListEnvelope<LedgerEntry> }> {
+    const page = resolvePage(this.#cursors, 'wallet_ledger', query);
+    let q = this.#db
+      .selectFrom('wallet_ledger')
+      .selectAll()
+      .where('reseller_id', '=', resellerId)
+      .where('mode', '=', mode);
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const entries = listEnvelope(this.#cursors, 'wallet_ledger', page, rows, (r) => [r.created_at.toISOString(), r.id], toEntry);
+    return { balanceCents: await this.balance(resellerId, mode), currency: 'EUR', entries };
+  }
+
+  async #lockBalance(trx: Trx, resellerId: string, mode: Mode): Promise<number> {
+    await trx
+      .insertInto('wallets')
+      .values({ reseller_id: resellerId, mode, balance_cents: 0 })
+      .onConflict((oc) => oc.columns(['reseller_id', 'mode']).doNothing())
+      .execute();
+    const row = await trx
+      .selectFrom('wallets')
+      .select('balance_cents')
+      .where('reseller_id', '=', resellerId)
+      .where('mode', '=', mode)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw new ApiError(404, 'not_found', `No reseller with id '${resellerId}'.`);
+    return row.balance_cents;
+  }
+}
+
+export function toEntry(row: Selectable<WalletLedgerTable>): LedgerEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    amountCents: row.amount_cents,
+    balanceAfterCents: row.balance_after_cents,
+    orderId: row.order_id,
+    reference: row.reference,
+    createdAt: row.created_at.toISOString(),
+  };
+}

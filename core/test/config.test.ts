@@ -1,0 +1,35 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('runs on embedded defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).to.include({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './.data', RATE_LIMIT_PER_MINUTE: 120, ROLE: 'all', PRODUCTION_SIMULATOR: true });
+    expect(c.DATABASE_URL).to.equal(undefined);
+    expect(c.REDIS_URL).to.equal(undefined);
+  });
+
+  const wrong: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'eighty' }, /^ {2}PORT /m],
+    [{ PORT: '70000' }, /^ {2}PORT /m],
+    [{ DATABASE_URL: 'mysql://localhost/db' }, /^ {2}DATABASE_URL must use postgres/m],
+    [{ REDIS_URL: 'localhost:6379' }, /^ {2}REDIS_URL /m],
+    [{ RATE_LIMIT_PER_MINUTE: '0' }, /^ {2}RATE_LIMIT_PER_MINUTE /m],
+    [{ ENCRYPTION_KEY: 'short' }, /^ {2}ENCRYPTION_KEY must be 32 bytes/m],
+    [{ NODE_ENV: 'production' }, /ADMIN_TOKEN is required when NODE_ENV=production/],
+    [{ ROLE: 'worker' }, /ROLE =worker needs DATABASE_URL and REDIS_URL/],
+    [{ PRODUCTION_SIMULATOR: 'maybe' }, /^ {2}PRODUCTION_SIMULATOR /m],
+    [{ LOG_LEVEL: 'loud' }, /^ {2}LOG_LEVEL /m],
+  ];
+  for (const [env, message] of wrong) {
+    it(`stops on ${JSON.stringify(env)} naming the variable`, () => {
+      expect(() => loadConfig(env)).to.throw(ConfigError, message);
+    });
+  }
+
+  it('reads lists and flags', () => {
+    const c = loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'localhost, 127.0.0.1', PRODUCTION_SIMULATOR: 'off' });
+    expect(c.OUTBOUND_ALLOWED_HOSTS).to.deep.equal(['localhost', '127.0.0.1']);
+    expect(c.PRODUCTION_SIMULATOR).to.equal(false);
+  });
+});
