@@ -13,6 +13,7 @@ import { BullMqJobQueue } from './infra/queue/bullmq-queue.ts';
 import { InProcessJobQueue } from './infra/queue/in-process-queue.ts';
 import type { JobQueue } from './infra/queue/job-queue.ts';
 import { createRateLimiter } from './infra/rate-limit.ts';
+import { Metrics } from './infra/metrics.ts';
 import { AccountsService } from './modules/accounts/accounts-service.ts';
 import { adminAccountRoutes } from './modules/admin/admin-routes.ts';
 import { healthRouter } from './modules/health/health-routes.ts';
@@ -61,6 +62,7 @@ export interface Service {
   app: Express;
   db: Db;
   databaseKind: DatabaseKind;
+  metrics: Metrics;
   queue: JobQueue;
   logger: Logger;
   adminToken: string;
@@ -104,6 +106,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const queue: JobQueue = config.REDIS_URL
     ? new BullMqJobQueue({ connection: { url: config.REDIS_URL }, prefix: redisPrefix, logger })
     : new InProcessJobQueue({ db, logger });
+  const metrics = new Metrics({ queue });
   const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl` });
 
   const accounts = new AccountsService({ db });
@@ -146,7 +149,11 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     publicUrl,
     blockedUserAgents: config.BLOCKED_USER_AGENTS,
     checkResponses: overrides.checkResponses ?? false,
-    rootHandlers: [{ path: '/', handler: healthRouter({ db, redis }) }],
+    observe: metrics.observe(),
+    rootHandlers: [
+      { path: '/', handler: healthRouter({ db, redis }) },
+      { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
+    ],
     apiRoutes: [
       ...meRoutes(),
       ...catalogRoutes({ catalog, cursors }),
@@ -164,6 +171,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     app,
     db,
     databaseKind: database.kind,
+    metrics,
     queue,
     logger,
     adminToken: secrets.adminToken,
