@@ -1,0 +1,34 @@
+/**
+ * Why a platform call failed, as the pipeline needs to know it:
+ * - `auth`: credentials revoked or expired beyond refresh: stop, mark the store, tell the merchant.
+ * - `rate_limited`: wait `retryAfterMs`, then try again (no attempt spent).
+ * - `invalid_payload`: the platform sent something we cannot use: record it, do not retry.
+ * - `upstream_unavailable`: 5xx, timeouts, network: retry with backoff.
+ */
+export type ConnectorErrorKind = 'auth' | 'rate_limited' | 'invalid_payload' | 'upstream_unavailable';
+
+export class ConnectorError extends Error {
+  override name = 'ConnectorError';
+  readonly kind: ConnectorErrorKind;
+  readonly retryAfterMs: number | undefined;
+  readonly status: number | undefined;
+
+  constructor(kind: ConnectorErrorKind, message: string, opts: { retryAfterMs?: number; status?: number; cause?: unknown } = {}) {
+    super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
+    this.kind = kind;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.status = opts.status;
+  }
+
+  /** Maps an HTTP answer of a platform to the right kind (401/403 auth, 429 rate_limited, 5xx upstream, other 4xx invalid). */
+  static fromStatus(platform: string, status: number, body: string, retryAfterHeader?: string | null): ConnectorError {
+    const snippet = body.length > 300 ? `${body.slice(0, 300)}…` : body;
+    if (status === 401 || status === 403) return new ConnectorError('auth', `${platform} refused our credentials (${status}): ${snippet}`, { status });
+    if (status === 429) {
+      const seconds = Number(retryAfterHeader);
+      return new ConnectorError('rate_limited', `${platform} rate limit reached`, { status, retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000 });
+    }
+    if (status >= 500) return new ConnectorError('upstream_unavailable', `${platform} answered ${status}: ${snippet}`, { status });
+    return new ConnectorError('invalid_payload', `${platform} answered ${status}: ${snippet}`, { status });
+  }
+}

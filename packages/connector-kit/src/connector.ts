@@ -1,0 +1,175 @@
+import type { ZodType } from 'zod';
+import type { Shipment, StoreOrder, StorePlatform } from './store-order.ts';
+
+/** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The only way a connector reaches its platform: no database, no Redis, no globals. */
+export interface HttpClient {
+  request(req: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface ConnectorLogger {
+  info(message: string, meta?: Record<string, unknown>): void;
+  warn(message: string, meta?: Record<string, unknown>): void;
+  error(message: string, meta?: Record<string, unknown>): void;
+}
+
+/** What core hands every connector call. */
+export interface ConnectorContext {
+  http: HttpClient;
+  logger: ConnectorLogger;
+  clock: () => Date;
+  /** Where platforms reach us (webhook callbacks, OAuth redirects), e.g. https://api.example.com. */
+  publicUrl: string;
+  /** The app's own settings for this platform (API key and secret of a public app), from configuration. */
+  appSettings: Record<string, string | undefined>;
+}
+
+/**
+ * A connected store as core keeps it: the platform's id for the store, a display name, and
+ * the credentials (sealed at rest by core, handed back to the connector decrypted).
+ */
+export interface StoreConnection<C> {
+  /** The platform's id for the store: a shop domain, a store URL, a shop id. Unique per platform. */
+  externalId: string;
+  name: string;
+  credentials: C;
+  /** The per-store secret inbound webhooks are signed with, when the platform uses one. */
+  webhookSecret?: string | undefined;
+}
+
+/** An inbound webhook exactly as it arrived: verify on these raw bytes, never on re-serialised JSON. */
+export interface InboundWebhook {
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+  /** Extra path after `/connectors/<platform>/webhooks/` (e.g. a store id or a topic). */
+  path: string;
+  query: Record<string, string | undefined>;
+}
+
+export type WebhookVerdict =
+  | {
+      ok: true;
+      /** The platform's topic/event name (orders/paid, order.updated, …). */
+      topic: string;
+      /** The platform's delivery or event id: the same event delivered twice is stored once. */
+      eventId: string | null;
+      /** When the platform says the event happened (stale replays are recognised by it). */
+      occurredAt: string | null;
+    }
+  | { ok: false; reason: string };
+
+/** What a verified webhook means for us. */
+export type WebhookContent =
+  | { kind: 'orders'; orders: StoreOrder[] }
+  /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
+  | { kind: 'fetch'; externalOrderIds: string[] }
+  | { kind: 'uninstalled' }
+  /** Privacy requests: erase personal data of these store orders (or the whole store). */
+  | { kind: 'redact'; externalOrderIds: string[] | 'all' }
+  | { kind: 'ignored'; reason: string };
+
+export interface ConnectorManifest<C> {
+  /** The platform; also the `source` of the orders it brings. */
+  platform: StorePlatform;
+  displayName: string;
+  /** The fields of `POST /stores {platform, ...fields}` for this platform. */
+  connectSchema: ZodType;
+  /** The stored credentials' shape (checked when they are read back). */
+  credentialsSchema: ZodType<C>;
+  capabilities: {
+    webhooks: boolean;
+    polling: boolean;
+    fulfilment: boolean;
+    oauth: boolean;
+  };
+  /** The platform's request budget for one store; the connector's queues are limited to it. */
+  rateLimit: { max: number; durationMs: number };
+  /** How often polling runs for a connected store (ms), when `capabilities.polling`. */
+  pollIntervalMs?: number;
+}
+
+/**
+ * A storefront platform, as a plugin. Core does the rest once for every platform: routes,
+ * signature checks on the raw body, storage, queues, SKU mapping, order placement,
+ * idempotency, tracking push-back, rate limits and metrics.
+ *
+ * @example
+ * export const acmeConnector = defineConnector<{ token: string }>({
+ *   manifest: {
+ *     platform: 'WIX', displayName: 'Acme', connectSchema: z.object({ token: z.string() }),
+ *     credentialsSchema: z.object({ token: z.string() }),
+ *     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
+ *     rateLimit: { max: 10, durationMs: 1000 },
+ *   },
+ *   async connect(ctx, input) {
+ *     const { token } = input as { token: string };
+ *     const shop = await ctx.http.request({ method: 'GET', url: 'https://api.acme.example/shop', headers: { authorization: `Bearer ${token}` } });
+ *     if (shop.status !== 200) throw ConnectorError.fromStatus('Acme', shop.status, shop.body);
+ *     const { id, name } = JSON.parse(shop.body);
+ *     return { externalId: id, name, credentials: { token } };
+ *   },
+ *   verifyWebhook: (req, secrets) => verifyHmac(req.rawBody, req.headers['x-acme-signature'], secrets.storeSecret),
+ *   async parseWebhook(ctx, store, req) { return { kind: 'orders', orders: [mapOrder(JSON.parse(req.rawBody.toString()))] }; },
+ *   async listOrders(ctx, store, cursor) { … return { orders, nextCursor }; },
+ *   async pushShipment(ctx, store, shipment) { … },
+ * });
+ */
+export interface Connector<C = unknown> {
+  manifest: ConnectorManifest<C>;
+
+  /** `POST /stores`: checks pasted credentials against the platform and describes the store. */
+  connect(ctx: ConnectorContext, input: unknown): Promise<StoreConnection<C>>;
+
+  /** OAuth install flow, when the platform has one (`/connectors/<platform>/install`). */
+  install?: {
+    begin(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; state: string }): Promise<{ redirectUrl: string }>;
+    callback(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; rawQuery: string; state: string }): Promise<StoreConnection<C>>;
+  };
+
+  /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */
+  registerWebhooks?(ctx: ConnectorContext, store: StoreConnection<C>, callbackUrl: string): Promise<{ webhookSecret?: string }>;
+
+  /** Which store sent this webhook, when the path does not say (e.g. Shopify's X-Shopify-Shop-Domain). */
+  identifyStore?(req: InboundWebhook): string | undefined;
+
+  /** Checks the signature on the raw body. Pure: no I/O. */
+  verifyWebhook(req: InboundWebhook, secrets: { appSecret?: string | undefined; storeSecret?: string | undefined }): WebhookVerdict;
+
+  /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
+  parseWebhook(ctx: ConnectorContext, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
+
+  /** Fetches orders by id (thin webhooks). */
+  fetchOrders?(ctx: ConnectorContext, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
+
+  /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
+  listOrders?(ctx: ConnectorContext, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
+
+  /** Pushes tracking back to the store. */
+  pushShipment?(ctx: ConnectorContext, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
+
+  /** Renews expiring credentials; returns the new ones, or null when they are still good. */
+  refreshCredentials?(ctx: ConnectorContext, store: StoreConnection<C>): Promise<C | null>;
+}
+
+/** Declares a connector (type inference for the credentials, and a sanity check at load time). */
+export function defineConnector<C>(connector: Connector<C>): Connector<C> {
+  const m = connector.manifest;
+  if (m.capabilities.polling && !connector.listOrders) throw new Error(`${m.platform}: polling needs listOrders`);
+  if (m.capabilities.fulfilment && !connector.pushShipment) throw new Error(`${m.platform}: fulfilment needs pushShipment`);
+  if (m.capabilities.oauth && !connector.install) throw new Error(`${m.platform}: oauth needs install`);
+  return connector;
+}

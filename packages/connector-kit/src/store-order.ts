@@ -1,0 +1,56 @@
+/** The platforms a store can live on; each is also the order `source` it produces. */
+export const STORE_PLATFORMS = ['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON'] as const;
+export type StorePlatform = (typeof STORE_PLATFORMS)[number];
+
+/** One line of a store order, as the platform sold it. */
+export interface StoreOrderLine {
+  /** The platform's line id (when it has one). */
+  externalLineId: string | null;
+  /** The merchant's SKU; null or empty means "not a print item". */
+  sku: string | null;
+  quantity: number;
+  title?: string | undefined;
+  externalProductId?: string | null | undefined;
+  externalVariantId?: string | null | undefined;
+}
+
+/** The shipping address, mapped to our Recipient fields. */
+export interface StoreRecipient {
+  name: string;
+  email?: string | undefined;
+  phone?: string | undefined;
+  address1: string;
+  address2?: string | undefined;
+  postalCode: string;
+  city: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+}
+
+/**
+ * A platform order, normalised. The pipeline turns it into a print order (through the
+ * reseller's SKUs) once it is paid, and cancels ours when it is cancelled.
+ */
+export interface StoreOrder {
+  /** The platform's order id: becomes `externalOrderId`. */
+  externalId: string;
+  /** The human order name/number (#1001). */
+  name?: string | undefined;
+  paid: boolean;
+  cancelled: boolean;
+  createdAt: string;
+  /** The platform's last-modified time: an older copy never overwrites a newer one. */
+  updatedAt: string;
+  lines: StoreOrderLine[];
+  recipient: StoreRecipient | null;
+}
+
+/** Tracking pushed back to the store when our order ships. */
+export interface Shipment {
+  externalOrderId: string;
+  carrier: string;
+  trackingNumber: string;
+  trackingUrl: string;
+  /** The store lines this shipment covers (the print lines of the order). */
+  lines: Array<{ externalLineId: string | null; sku: string | null; quantity: number }>;
+}
