@@ -52,7 +52,7 @@ describe('print-file checks (real local HTTPS server)', function () {
   it('refuses a zip named .pdf', () => refused('/archive.pdf', /ZIP/));
   it('accepts an SVG by its extension, for conversion', () => ok('/logo.svg', 'svg', true));
   it('accepts an EPS by its extension, for conversion', () => ok('/art.eps', 'eps', true));
-  it('refuses SVG content behind a .pdf URL', () => refused('/logo-svg.pdf', /SVG image.*although the URL ends in \.pdf/));
+  it('refuses SVG content behind a .pdf URL', () => refused('/logo-svg.pdf', /SVG image behind a URL ending in \.pdf/));
   it('refuses EPS content behind a .svg URL', () => refused('/art-eps-as.svg', /PostScript/));
   it('follows a redirect chain', () => ok('/r1', 'pdf', false));
   it('reports a 404', () => refused('/missing.pdf', /HTTP 404/));

@@ -1,3 +1,4 @@
+/** Why an outbound request was refused or failed; callers map these to their own words. */
 export type SafeFetchErrorCode =
   | 'scheme_not_allowed'
   | 'invalid_url'
@@ -8,12 +9,18 @@ export type SafeFetchErrorCode =
   | 'connection_failed'
   | 'tls_failed';
 
-/** Why an outbound request to a user-supplied URL was not made or did not complete. */
+/** The one error type SafeFetch throws. `url` is the hop that failed (after redirects). */
 export class SafeFetchError extends Error {
-  override name = 'SafeFetchError';
   readonly code: SafeFetchErrorCode;
-  constructor(code: SafeFetchErrorCode, message: string) {
-    super(message);
+  readonly url: string | undefined;
+  /** Set for `address_blocked`: the refused address (the host's, or the literal IP). */
+  readonly address: string | undefined;
+
+  constructor(code: SafeFetchErrorCode, message: string, details: { url?: string; address?: string; cause?: unknown } = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'SafeFetchError';
     this.code = code;
+    this.url = details.url;
+    this.address = details.address;
   }
 }

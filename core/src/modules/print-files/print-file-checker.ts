@@ -75,7 +75,14 @@ export async function classify(url: string, bytes: Buffer): Promise<PrintFileChe
   const svg = (!detected || detected.ext === 'xml') && /^\s*(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(bytes.subarray(0, SNIFF_BYTES).toString('utf8'));
   if (convertible === 'svg' && svg) return { ok: true, url, fileType: 'svg', needsConversion: true };
   const what = describe(detected?.ext, detected?.mime, text, svg, postscript);
-  const hint = convertible ? ` although the URL ends in .${extension}` : '';
+  const ending = extension ? `.${extension}` : 'no file extension';
+  const hint = svg
+    ? ` behind a URL ending in ${ending}; SVG files are accepted only when the URL ends in .svg`
+    : postscript
+      ? ` behind a URL ending in ${ending}; PostScript files are accepted only when the URL ends in .eps, .ps or .ai`
+      : convertible
+        ? ` although the URL ends in .${extension}`
+        : '';
   return { ok: false, url, reason: `The file is ${what}${hint}, not a print-ready PDF, PNG or JPG (EPS, AI, PS and SVG are accepted when the URL ends in their extension).` };
 }
 
