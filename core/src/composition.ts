@@ -39,7 +39,15 @@ import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
 import { ProductionService } from './modules/production/production-service.ts';
 import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
 import { QuotesService } from './modules/quotes/quotes-service.ts';
-import type { SkuResolver } from './modules/quotes/sku-resolver.ts';
+import type { Connector, ConnectorContext } from '@print-api/connector-kit';
+import { resellerProductsRoutes } from './modules/reseller-products/reseller-products-routes.ts';
+import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
+import { ConnectorRegistry, loadConnectors } from './modules/stores/connector-registry.ts';
+import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
+import { createConnectorHttp } from './modules/stores/connector-http.ts';
+import { IngestionService } from './modules/stores/ingestion-service.ts';
+import { storesRoutes } from './modules/stores/stores-routes.ts';
+import { StoresService } from './modules/stores/stores-service.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
 export interface Overrides {
@@ -52,10 +60,13 @@ export interface Overrides {
   outboundCa?: string[];
   /** How often the maintenance sweeps run (ms). */
   maintenanceIntervalMs?: number;
+  /** Connectors to load instead of CONNECTORS (tests' reference connector). */
+  connectors?: Array<Connector<any>>;
+  /** Per-platform app settings (API keys and secrets of the platforms' apps). */
+  connectorSettings?: Record<string, Record<string, string | undefined>>;
 }
 
-/** Until reseller products exist, no SKU resolves. */
-const NO_SKUS: SkuResolver = { findBySku: async () => undefined };
+
 
 export interface Service {
   config: Config;
@@ -75,6 +86,9 @@ export interface Service {
     production: ProductionService;
     quotes: QuotesService;
     outbox: Outbox;
+    resellerProducts: ResellerProductsService;
+    stores: StoresService;
+    ingestion: IngestionService;
     maintenance: Maintenance;
   };
   /** Starts job processing (ROLE=all|worker). */
@@ -114,9 +128,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const gateway = overrides.gateway ?? (config.STRIPE_SECRET_KEY ? new StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
   const cards = new CardsService({ db, gateway, box });
   const catalog = loadCatalog();
-  const quotes = new QuotesService({ catalog, skus: NO_SKUS });
   const safeFetch = createSafeFetch({ allowedHosts: config.OUTBOUND_ALLOWED_HOSTS, userAgent: 'print-api/1.0 (+outbound)', ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}) });
   const files = new PrintFileChecker({ safeFetch });
+  const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
+  const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
@@ -130,17 +145,52 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   });
   const orders = new OrdersService({ db, quotes, files, accounts, wallet, payments, outbox, cursors });
   production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS });
+  const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
+  const connectors = new ConnectorRegistry(overrides.connectors ?? (await loadConnectors(config.CONNECTORS)));
+  const connectorHttp = createConnectorHttp();
+  const connectorContext = (platform: string): ConnectorContext => ({
+    http: connectorHttp,
+    logger: logger.child({ connector: platform }),
+    clock: () => new Date(),
+    publicUrl,
+    appSettings: overrides.connectorSettings?.[platform] ?? {},
+  });
+  let ingestion: IngestionService | undefined;
+  const stores = new StoresService({
+    db,
+    box,
+    cursors,
+    connectors,
+    context: connectorContext,
+    onConnected: async (store) => ingestion!.onStoreConnected(store),
+  });
+  resellerProducts.useLinkRegistry(stores);
+  const placedLag = metrics.histogram('store_order_ingestion_lag_seconds', 'Store order created -> print order placed', ['platform'], [1, 5, 15, 60, 300, 900, 3600, 86400]);
+  ingestion = new IngestionService({
+    db,
+    queue,
+    stores,
+    connectors,
+    resellerProducts,
+    orders,
+    logger,
+    context: connectorContext,
+    onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
+  });
+  outbox.onWritten(() => void ingestion!.queueShipments().catch((err: Error) => logger.warn('shipment push not queued; the sweeper will retry', { error: err.message })));
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
   const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
   maintenance.add('production hand-off sweep', () => production!.sweep());
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
+  maintenance.add('store webhooks sweep', () => ingestion!.sweepEvents());
+  maintenance.add('store polling', () => ingestion!.schedulePolls());
+  maintenance.add('store shipments', () => ingestion!.queueShipments());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
 
-  const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const app = createHttpApp({
     logger,
     accounts,
@@ -153,6 +203,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     rootHandlers: [
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
+      { path: '/connectors', handler: connectorWebhooksRouter({ ingestion }) },
     ],
     apiRoutes: [
       ...meRoutes(),
@@ -160,6 +211,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...quotesRoutes({ quotes }),
       ...ordersRoutes({ orders }),
       ...walletRoutes({ wallet }),
+      ...resellerProductsRoutes({ resellerProducts }),
+      ...storesRoutes({ stores, resolveProduct: (resellerId, idOrSku) => resellerProducts.get(resellerId, idOrSku) }),
     ],
     adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders })],
   });
@@ -176,7 +229,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, maintenance },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, maintenance, resellerProducts, stores, ingestion },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

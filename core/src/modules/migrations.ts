@@ -6,6 +6,7 @@ import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
+import { storesMigration } from './stores/stores-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_orders': ordersMigration,
   '0006_events': eventsMigration,
   '0008_reseller_products': resellerProductsMigration,
+  '0009_stores': storesMigration,
 };

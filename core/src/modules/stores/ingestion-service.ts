@@ -1,0 +1,401 @@
+import type { Connector, ConnectorContext, InboundWebhook, StoreOrder } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
+import { ApiError } from '../../http/api-error.ts';
+import { sha256Hex } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
+import type { OrdersService } from '../orders/orders-service.ts';
+import type { OrderSource } from '../orders/order-states.ts';
+import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
+import type { Db } from '../tables.ts';
+import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+
+type IngestJob = { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
+
+/**
+ * The one pipeline through which every platform's orders become print orders: inbound
+ * webhooks are verified on the raw body, stored and queued; the ingest worker maps lines
+ * through the reseller's SKUs and places the order with `source` = the platform and the
+ * idempotency key `<platform>:<store>:<order>`, so an order is never placed twice; shipments
+ * are pushed back to the store.
+ */
+export class IngestionService {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #products: ResellerProductsService;
+  readonly #orders: OrdersService;
+  readonly #logger: Logger;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #ingest = new Map<string, Queue<IngestJob>>();
+  readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
+  readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
+
+  constructor(deps: {
+    db: Db;
+    queue: JobQueue;
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    resellerProducts: ResellerProductsService;
+    orders: OrdersService;
+    logger: Logger;
+    context: (platform: string) => ConnectorContext;
+    onPlaced?: (platform: string, storeCreatedAt: string) => void;
+  }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#products = deps.resellerProducts;
+    this.#orders = deps.orders;
+    this.#logger = deps.logger;
+    this.#context = deps.context;
+    this.#onPlaced = deps.onPlaced ?? (() => undefined);
+    for (const connector of deps.connectors.all()) {
+      const { platform, rateLimit } = connector.manifest;
+      const slug = platformSlug(platform);
+      this.#ingest.set(
+        platform,
+        deps.queue.define<IngestJob>(`ingest-${slug}`, {
+          concurrency: 8,
+          limiter: { max: rateLimit.max, durationMs: rateLimit.durationMs },
+          attempts: 12,
+          backoff: { type: 'exponential', delayMs: 2000 },
+          process: (job) => this.#guard(connector, () => (job.data.kind === 'event' ? this.processEvent(job.data.eventId) : this.poll(job.data.storeId))),
+        }),
+      );
+      this.#fulfil.set(
+        platform,
+        deps.queue.define<{ orderId: string }>(`fulfil-${slug}`, {
+          concurrency: 4,
+          limiter: { max: rateLimit.max, durationMs: rateLimit.durationMs },
+          attempts: 15,
+          backoff: { type: 'exponential', delayMs: 5000 },
+          process: (job) => this.#guard(connector, () => this.pushShipment(job.data.orderId)),
+        }),
+      );
+    }
+  }
+
+  /** Maps a connector's typed failure to retry, wait or give up. */
+  async #guard(connector: Connector<any>, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (err instanceof ConnectorError) {
+        if (err.kind === 'rate_limited') throw new RetryLaterError(err.message, err.retryAfterMs ?? 2000);
+        if (err.kind === 'auth' || err.kind === 'invalid_payload') throw new PermanentJobError(`${connector.manifest.displayName}: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * `POST /connectors/<platform>/webhooks/...`: verify, store, queue, answer. Forged or stale
+   * requests get 401 and nothing is stored; duplicates are stored once.
+   */
+  async receiveWebhook(slug: string, req: InboundWebhook): Promise<{ status: number; body: unknown }> {
+    const connector = this.#connectors.bySlug(slug);
+    if (!connector) return { status: 404, body: { error: { code: 'not_found', message: `No connector '${slug}' is enabled.` } } };
+    const platform = connector.manifest.platform;
+    const pathStoreId = req.path.split('/').find((p) => p.startsWith('sto_'));
+    let store: StoreRow | undefined;
+    if (pathStoreId) store = await this.#stores.findById(pathStoreId);
+    else {
+      const external = connector.identifyStore?.(req);
+      if (external) store = await this.#stores.findConnected(platform, external);
+    }
+    const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.connection(store).webhookSecret : undefined };
+    const verdict = connector.verifyWebhook(req, secrets);
+    if (!verdict.ok) return { status: 401, body: { error: { code: 'invalid_signature', message: verdict.reason } } };
+    if (!store || store.platform !== platform) return { status: 200, body: { received: true, ignored: 'unknown store' } };
+    const eventKey = verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1'));
+    const id = newId('whe');
+    const inserted = await this.#db
+      .insertInto('store_webhook_events')
+      .values({
+        id,
+        platform,
+        store_id: store.id,
+        event_key: eventKey,
+        topic: verdict.topic,
+        headers: JSON.stringify(req.headers),
+        raw_body: req.rawBody.toString('base64'),
+        path: req.path,
+        received_at: new Date(),
+        processed_at: null,
+      })
+      .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) await this.#ingest.get(platform)!.add({ kind: 'event', eventId: id }, { jobId: `event-${id}` });
+    return { status: 200, body: { received: true, duplicate: !inserted } };
+  }
+
+  /** A store was connected (or reconnected): register its webhooks and catch up by polling. */
+  async onStoreConnected(store: StoreRow): Promise<void> {
+    const connector = this.#connectors.get(store.platform);
+    if (!connector) return;
+    if (connector.registerWebhooks) {
+      const ctx = this.#context(store.platform);
+      const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(store.platform)}/webhooks/${store.id}`;
+      const { webhookSecret } = await connector.registerWebhooks(ctx, this.#stores.connection(store), callbackUrl);
+      if (webhookSecret) await this.#stores.setWebhookSecret(store.id, webhookSecret);
+    }
+    if (connector.listOrders) await this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
+  }
+
+  /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
+  async sweepEvents(olderThanMs = 60_000): Promise<number> {
+    const rows = await this.#db
+      .selectFrom('store_webhook_events')
+      .select(['id', 'platform'])
+      .where('processed_at', 'is', null)
+      .where('received_at', '<', new Date(Date.now() - olderThanMs))
+      .limit(500)
+      .execute();
+    for (const r of rows) await this.#ingest.get(r.platform)?.add({ kind: 'event', eventId: r.id }, { jobId: `event-${r.id}` });
+    return rows.length;
+  }
+
+  async processEvent(eventId: string): Promise<void> {
+    const event = await this.#db.selectFrom('store_webhook_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+    if (!event || event.processed_at) return;
+    const store = event.store_id ? await this.#stores.findById(event.store_id) : undefined;
+    const connector = this.#connectors.get(event.platform);
+    if (store && connector && store.status === 'connected') {
+      const ctx = this.#context(store.platform);
+      const connection = this.#stores.connection(store);
+      const req: InboundWebhook = { headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} };
+      const content = await connector.parseWebhook(ctx, connection, req);
+      switch (content.kind) {
+        case 'orders':
+          for (const order of content.orders) await this.ingestOrder(store, order);
+          break;
+        case 'fetch':
+          if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, connection, content.externalOrderIds)) await this.ingestOrder(store, order);
+          break;
+        case 'uninstalled':
+          await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');
+          break;
+        case 'redact':
+          await this.redact(store.id, content.externalOrderIds);
+          break;
+        case 'ignored':
+          break;
+      }
+    }
+    await this.#db.updateTable('store_webhook_events').set({ processed_at: new Date() }).where('id', '=', eventId).execute();
+  }
+
+  /**
+   * One store order: place it when paid and it has print lines, cancel ours when it is
+   * cancelled, record every outcome. An older copy of the order never overrides a newer one.
+   */
+  async ingestOrder(store: StoreRow, order: StoreOrder): Promise<void> {
+    const now = new Date();
+    await this.#db
+      .insertInto('store_ingests')
+      .values({
+        id: newId('ing', now.getTime()),
+        store_id: store.id,
+        external_order_id: order.externalId,
+        external_name: order.name ?? null,
+        status: 'waiting_payment',
+        order_id: null,
+        skipped_lines: '[]',
+        error: null,
+        store_updated_at: null,
+        store_created_at: new Date(order.createdAt),
+        attempts: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doNothing())
+      .execute();
+    const ingest = await this.#db.selectFrom('store_ingests').selectAll().where('store_id', '=', store.id).where('external_order_id', '=', order.externalId).executeTakeFirstOrThrow();
+    const updatedAt = new Date(order.updatedAt);
+    const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
+    if (stale && !order.cancelled) return;
+
+    const record = async (patch: { status: typeof ingest.status; order_id?: string | null; skipped?: Array<{ sku: string | null; quantity: number; reason: string }>; error?: string | null }) => {
+      await this.#db
+        .updateTable('store_ingests')
+        .set({
+          status: patch.status,
+          ...(patch.order_id !== undefined ? { order_id: patch.order_id } : {}),
+          ...(patch.skipped ? { skipped_lines: JSON.stringify(patch.skipped) } : {}),
+          error: patch.error ?? null,
+          store_updated_at: stale ? ingest.store_updated_at : updatedAt,
+          external_name: order.name ?? ingest.external_name,
+          attempts: ingest.attempts + 1,
+          updated_at: new Date(),
+        })
+        .where('id', '=', ingest.id)
+        .execute();
+    };
+    const tenant = { resellerId: store.reseller_id, mode: store.mode };
+
+    if (order.cancelled) {
+      if (ingest.order_id) {
+        try {
+          await this.#orders.cancel(tenant, ingest.order_id);
+          await record({ status: 'cancelled' });
+        } catch (err) {
+          if (!(err instanceof ApiError) || err.status !== 409) throw err;
+          await record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
+        }
+      } else await record({ status: 'cancelled' });
+      return;
+    }
+    if (ingest.order_id) return; // placed already: nothing an update can change
+
+    const skipped: Array<{ sku: string | null; quantity: number; reason: string }> = [];
+    const lines: Array<{ resellerSku: string; quantity: number }> = [];
+    for (const line of order.lines) {
+      const sku = line.sku?.trim() || null;
+      if (!sku) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'no SKU: not a print item' });
+        continue;
+      }
+      const product = await this.#products.findBySku(store.reseller_id, sku);
+      if (!product) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'not one of your SKUs: not a print item' });
+        continue;
+      }
+      if (!product.active) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'your product with this SKU is inactive' });
+        continue;
+      }
+      lines.push({ resellerSku: product.sku, quantity: line.quantity });
+      if (line.externalProductId || line.externalVariantId) await this.#discoverLink(store, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+    }
+    if (lines.length === 0) return record({ status: 'no_print_lines', skipped });
+    if (!order.paid) return record({ status: 'waiting_payment', skipped });
+    if (!order.recipient) return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
+    try {
+      const result = await this.#orders.place(
+        tenant,
+        {
+          externalOrderId: order.externalId,
+          lines,
+          recipient: { ...order.recipient, country: order.recipient.country.toUpperCase() },
+        },
+        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform as OrderSource, storeId: store.id },
+      );
+      await record({ status: 'placed', order_id: result.order.id, skipped });
+      if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
+    } catch (err) {
+      if (err instanceof ApiError && err.status < 500) {
+        await record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
+        return;
+      }
+      throw err;
+    }
+  }
+
+  async #discoverLink(store: StoreRow, sku: string, externalProductId: string | null, externalVariantId: string | null): Promise<void> {
+    const product = await this.#db.selectFrom('reseller_products').select('id').where('reseller_id', '=', store.reseller_id).where('sku_key', '=', sku.toLowerCase()).executeTakeFirst();
+    if (!product) return;
+    await this.#stores.addLink({ resellerId: store.reseller_id, mode: store.mode }, store.id, { resellerProductId: product.id, sku, externalProductId, externalVariantId }, true);
+  }
+
+  /** Polls one store for orders changed since its cursor (polling platforms, and catch-up after missed webhooks). */
+  async poll(storeId: string): Promise<void> {
+    const store = await this.#stores.findById(storeId);
+    if (!store || store.status !== 'connected') return;
+    const connector = this.#connectors.get(store.platform);
+    if (!connector?.listOrders) return;
+    const ctx = this.#context(store.platform);
+    let cursor = store.poll_cursor;
+    for (let page = 0; page < 50; page++) {
+      const result = await connector.listOrders(ctx, this.#stores.connection(store), cursor);
+      for (const order of result.orders) await this.ingestOrder(store, order);
+      if (result.nextCursor) cursor = result.nextCursor;
+      await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date() }).where('id', '=', store.id).execute();
+      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === store.poll_cursor) break;
+    }
+  }
+
+  /** Queues a poll of every connected polling store (the maintenance loop calls this). */
+  async schedulePolls(): Promise<number> {
+    let n = 0;
+    for (const store of await this.#stores.connectedStores()) {
+      const connector = this.#connectors.get(store.platform);
+      if (!connector?.manifest.capabilities.polling) continue;
+      const interval = connector.manifest.pollIntervalMs ?? 5 * 60_000;
+      if (store.last_polled_at && Date.now() - store.last_polled_at.getTime() < interval) continue;
+      await this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
+      n++;
+    }
+    return n;
+  }
+
+  /** Finds shipped store orders whose tracking has not been pushed and queues the push. */
+  async queueShipments(): Promise<number> {
+    const rows = await this.#db
+      .selectFrom('orders')
+      .innerJoin('stores', 'stores.id', 'orders.store_id')
+      .leftJoin('store_fulfilments', 'store_fulfilments.order_id', 'orders.id')
+      .select(['orders.id', 'orders.store_id', 'stores.platform'])
+      .where('orders.status', 'in', ['SHIPPED', 'DELIVERED'])
+      .where('orders.tracking', 'is not', null)
+      .where('store_fulfilments.order_id', 'is', null)
+      .where('orders.updated_at', '>', new Date(Date.now() - 30 * 24 * 3600 * 1000))
+      .limit(500)
+      .execute();
+    for (const r of rows) {
+      const connector = this.#connectors.get(r.platform);
+      if (!connector?.manifest.capabilities.fulfilment) continue;
+      const now = new Date();
+      await this.#db
+        .insertInto('store_fulfilments')
+        .values({ order_id: r.id, store_id: r.store_id!, status: 'pending', attempts: 0, last_error: null, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('order_id').doNothing())
+        .execute();
+      await this.#fulfil.get(r.platform)!.add({ orderId: r.id }, { jobId: `fulfil-${r.id}` });
+    }
+    return rows.length;
+  }
+
+  async pushShipment(orderId: string): Promise<void> {
+    const fulfilment = await this.#db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    if (!fulfilment || fulfilment.status === 'pushed') return;
+    const store = await this.#stores.findById(fulfilment.store_id);
+    if (!store || store.status !== 'connected') return;
+    const connector = this.#connectors.get(store.platform);
+    const order = await this.#orders.get({ resellerId: store.reseller_id, mode: store.mode }, orderId);
+    if (!connector?.pushShipment || !order.tracking || !order.externalOrderId) return;
+    try {
+      await connector.pushShipment(this.#context(store.platform), this.#stores.connection(store), {
+        externalOrderId: order.externalOrderId,
+        carrier: order.tracking.carrier,
+        trackingNumber: order.tracking.trackingNumber,
+        trackingUrl: order.tracking.trackingUrl,
+        lines: order.lines.map((l) => ({ externalLineId: null, sku: l.resellerSku, quantity: l.quantity })),
+      });
+      await this.#db.updateTable('store_fulfilments').set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() }).where('order_id', '=', orderId).execute();
+    } catch (err) {
+      await this.#db
+        .updateTable('store_fulfilments')
+        .set({ attempts: fulfilment.attempts + 1, last_error: (err as Error).message, updated_at: new Date() })
+        .where('order_id', '=', orderId)
+        .execute();
+      throw err;
+    }
+  }
+
+  /** Privacy: erases the personal data we hold for these store orders (or the whole store). */
+  async redact(storeId: string, externalOrderIds: string[] | 'all'): Promise<void> {
+    let q = this.#db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, updated_at: new Date() }).where('store_id', '=', storeId);
+    if (externalOrderIds !== 'all') q = q.where('external_order_id', 'in', externalOrderIds.length ? externalOrderIds : ['']);
+    await q.execute();
+    await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('store_id', '=', storeId).where('processed_at', 'is not', null).execute();
+    this.#logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
+  }
+
+  ingestQueue(platform: string): Queue<IngestJob> | undefined {
+    return this.#ingest.get(platform);
+  }
+}

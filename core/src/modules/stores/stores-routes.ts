@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { StoresService } from './stores-service.ts';
+
+const tags = ['Stores'];
+const storeSchema = z.object({
+  id: z.string(),
+  platform: z.string(),
+  externalId: z.string(),
+  name: z.string(),
+  status: z.enum(['connected', 'disconnected']),
+  testMode: z.boolean(),
+  lastPolledAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  createdAt: z.string(),
+  disconnectedAt: z.string().nullable(),
+});
+const linkSchema = z.object({
+  id: z.string(),
+  resellerProductId: z.string(),
+  sku: z.string(),
+  externalProductId: z.string().nullable(),
+  externalVariantId: z.string().nullable(),
+  discovered: z.boolean(),
+  createdAt: z.string(),
+});
+const ingestSchema = z.object({
+  id: z.string(),
+  externalOrderId: z.string(),
+  externalName: z.string().nullable(),
+  status: z.enum(['placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted']),
+  orderId: z.string().nullable(),
+  skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
+  error: z.string().nullable(),
+  attempts: z.number().int(),
+  storeUpdatedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const idParams = z.object({ id: z.string().min(1).max(64) });
+const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
+
+/** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
+export function storesRoutes(deps: { stores: StoresService; resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }> }): AnyRoute[] {
+  const { stores } = deps;
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/stores',
+      operationId: 'listStores',
+      summary: 'List connected stores',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      query: z.strictObject(pageQueryShape),
+      responses: { 200: { description: 'A page of stores', schema: listEnvelopeSchema(storeSchema) } },
+      handle: async ({ auth, query }) => ({ status: 200, body: await stores.list(auth, query) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/stores',
+      operationId: 'connectStore',
+      summary: 'Connect a store with pasted credentials',
+      description: "`{platform, ...connection fields}`; the platform's connector verifies them with the platform. OAuth platforms connect through /connectors/<platform>/install.",
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:write',
+      body: z.looseObject({ platform: z.enum(['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON']) }),
+      responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }) } },
+      errors: [
+        { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials (also unsupported_platform).' },
+        { status: 409, code: 'store_connected_elsewhere', description: 'The store is connected to another account.' },
+        { status: 502, code: 'store_unreachable', description: 'The platform could not be reached.' },
+      ],
+      handle: async ({ auth, body }) => {
+        const { platform, ...fields } = body;
+        return { status: 201, body: { data: await stores.connect(auth, platform, fields) } };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stores/{id}',
+      operationId: 'getStore',
+      summary: 'Get a store',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      responses: { 200: { description: 'The store', schema: z.object({ data: storeSchema }) } },
+      errors: [notFound],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.get(auth, params.id) } }),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/stores/{id}',
+      operationId: 'disconnectStore',
+      summary: 'Disconnect a store (history kept; ingestion stops; links no longer guard deletion)',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:write',
+      params: idParams,
+      responses: { 200: { description: 'The disconnected store', schema: z.object({ data: storeSchema }) } },
+      errors: [notFound],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.disconnect(auth, params.id) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stores/{id}/links',
+      operationId: 'listStoreLinks',
+      summary: 'Store listings linked to your products',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      responses: { 200: { description: 'Links', schema: z.object({ data: z.array(linkSchema) }) } },
+      errors: [notFound],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.listLinks(auth, params.id) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/stores/{id}/links',
+      operationId: 'createStoreLink',
+      summary: 'Link a store listing to one of your products',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:write',
+      params: idParams,
+      body: z.strictObject({
+        resellerProduct: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }),
+        externalProductId: z.string().min(1).max(100).optional(),
+        externalVariantId: z.string().min(1).max(100).optional(),
+      }),
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      errors: [notFound],
+      handle: async ({ auth, params, body }) => {
+        const product = await deps.resolveProduct(auth.resellerId, body.resellerProduct);
+        const link = await stores.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
+        return { status: 201, body: { data: link } };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/stores/{id}/links/{linkId}',
+      operationId: 'deleteStoreLink',
+      summary: 'Remove a link',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:write',
+      params: z.object({ id: z.string().min(1).max(64), linkId: z.string().min(1).max(64) }),
+      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
+      errors: [notFound],
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.removeLink(auth, params.id, params.linkId) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stores/{id}/ingests',
+      operationId: 'listStoreIngests',
+      summary: 'Every store order seen: the order placed, the lines skipped, or the precise error',
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      query: z.strictObject(pageQueryShape),
+      responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema) } },
+      errors: [notFound],
+      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
+    }),
+  ];
+}

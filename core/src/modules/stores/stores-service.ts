@@ -1,0 +1,303 @@
+import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
+import type { Selectable } from 'kysely';
+import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import type { SecretBox } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Tenant } from '../orders/orders-service.ts';
+import type { LinkRegistry } from '../reseller-products/reseller-products-service.ts';
+import type { Db } from '../tables.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
+
+export type StoreRow = Selectable<StoresTable>;
+
+export interface StoreView {
+  id: string;
+  platform: string;
+  externalId: string;
+  name: string;
+  status: 'connected' | 'disconnected';
+  testMode: boolean;
+  lastPolledAt: string | null;
+  lastError: string | null;
+  createdAt: string;
+  disconnectedAt: string | null;
+}
+
+/**
+ * Connected stores and their links: credentials are checked by the platform's connector,
+ * sealed at rest and never shown again. Disconnecting keeps the history, stops ingestion
+ * and releases the SKU guard.
+ */
+export class StoresService implements LinkRegistry {
+  readonly #db: Db;
+  readonly #box: SecretBox;
+  readonly #cursors: CursorCodec;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #onConnected: (store: StoreRow) => Promise<void>;
+
+  constructor(deps: {
+    db: Db;
+    box: SecretBox;
+    cursors: CursorCodec;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    onConnected: (store: StoreRow) => Promise<void>;
+  }) {
+    this.#db = deps.db;
+    this.#box = deps.box;
+    this.#cursors = deps.cursors;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#onConnected = deps.onConnected;
+  }
+
+  connector(platform: string): Connector<any> {
+    const c = this.#connectors.get(platform);
+    if (!c) throw unprocessable('unsupported_platform', `No connector for ${platform} is enabled.`, [{ field: 'platform', code: 'unsupported_platform', allowedValues: this.#connectors.all().map((x) => x.manifest.platform) }]);
+    return c;
+  }
+
+  /** `POST /stores`: the connector checks the credentials with the platform. */
+  async connect(tenant: Tenant, platform: string, input: Record<string, unknown>): Promise<StoreView> {
+    const connector = this.connector(platform);
+    const parsed = connector.manifest.connectSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${parsed.error.issues[0]?.message}`, parsed.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+    }
+    let connection: StoreConnection<unknown>;
+    try {
+      connection = await connector.connect(this.#context(platform), parsed.data);
+    } catch (err) {
+      if (err instanceof ConnectorError) {
+        const status = err.kind === 'auth' || err.kind === 'invalid_payload' ? 422 : 502;
+        throw new ApiError(status, err.kind === 'auth' ? 'store_credentials_rejected' : 'store_unreachable', `${connector.manifest.displayName} said: ${err.message}`);
+      }
+      throw err;
+    }
+    return this.#view(await this.saveConnection(tenant, platform, connection));
+  }
+
+  /** Stores (or reconnects) a verified connection, then lets the pipeline register webhooks and polling. */
+  async saveConnection(tenant: Tenant, platform: string, connection: StoreConnection<unknown>): Promise<StoreRow> {
+    const now = new Date();
+    const existing = await this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', connection.externalId).where('status', '=', 'connected').executeTakeFirst();
+    if (existing && (existing.reseller_id !== tenant.resellerId || existing.mode !== tenant.mode)) {
+      throw conflict('store_connected_elsewhere', `The ${platform} store ${connection.externalId} is already connected to another account.`);
+    }
+    const values = {
+      name: connection.name,
+      credentials_sealed: this.#box.sealJson(connection.credentials),
+      webhook_secret_sealed: connection.webhookSecret ? this.#box.seal(connection.webhookSecret) : (existing?.webhook_secret_sealed ?? null),
+      updated_at: now,
+      last_error: null,
+    };
+    const row = existing
+      ? await this.#db.updateTable('stores').set(values).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      : await this.#db
+          .insertInto('stores')
+          .values({ id: newId('sto', now.getTime()), reseller_id: tenant.resellerId, mode: tenant.mode, platform, external_id: connection.externalId, status: 'connected', poll_cursor: null, last_polled_at: null, created_at: now, disconnected_at: null, ...values })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+    await this.#onConnected(row);
+    return row;
+  }
+
+  async list(tenant: Tenant, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<ListEnvelope<StoreView>> {
+    const page = resolvePage(this.#cursors, 'stores', query);
+    let q = this.#db.selectFrom('stores').selectAll().where('reseller_id', '=', tenant.resellerId).where('mode', '=', tenant.mode);
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return listEnvelope(this.#cursors, 'stores', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => this.#view(r));
+  }
+
+  async get(tenant: Tenant, id: string): Promise<StoreView> {
+    return this.#view(await this.row(tenant, id));
+  }
+
+  async row(tenant: Tenant, id: string): Promise<StoreRow> {
+    const row = await this.#db.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row || row.reseller_id !== tenant.resellerId || row.mode !== tenant.mode) throw notFound('store', id);
+    return row;
+  }
+
+  async disconnect(tenant: Tenant, id: string): Promise<StoreView> {
+    await this.row(tenant, id);
+    return this.#view(await this.markDisconnected(id));
+  }
+
+  async markDisconnected(id: string, reason?: string): Promise<StoreRow> {
+    const now = new Date();
+    return this.#db
+      .updateTable('stores')
+      .set({ status: 'disconnected', disconnected_at: now, updated_at: now, ...(reason ? { last_error: reason } : {}) })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  /** The connection as the connector needs it (credentials opened). */
+  connection(row: StoreRow): StoreConnection<unknown> {
+    return {
+      externalId: row.external_id,
+      name: row.name,
+      credentials: this.#box.openJson(row.credentials_sealed),
+      webhookSecret: row.webhook_secret_sealed ? this.#box.open(row.webhook_secret_sealed) : undefined,
+    };
+  }
+
+  async updateCredentials(id: string, credentials: unknown): Promise<void> {
+    await this.#db.updateTable('stores').set({ credentials_sealed: this.#box.sealJson(credentials), updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
+  async setWebhookSecret(id: string, secret: string): Promise<void> {
+    await this.#db.updateTable('stores').set({ webhook_secret_sealed: this.#box.seal(secret), updated_at: new Date() }).where('id', '=', id).execute();
+  }
+
+  async findConnected(platform: string, externalId: string): Promise<StoreRow | undefined> {
+    return this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).where('status', '=', 'connected').executeTakeFirst();
+  }
+
+  async findById(id: string): Promise<StoreRow | undefined> {
+    return this.#db.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async connectedStores(platform?: string): Promise<StoreRow[]> {
+    let q = this.#db.selectFrom('stores').selectAll().where('status', '=', 'connected');
+    if (platform) q = q.where('platform', '=', platform);
+    return q.execute();
+  }
+
+  // Links
+
+  async listLinks(tenant: Tenant, storeId: string): Promise<Array<ReturnType<typeof linkView>>> {
+    await this.row(tenant, storeId);
+    const rows = await this.#db.selectFrom('store_links').selectAll().where('store_id', '=', storeId).orderBy('created_at').execute();
+    return rows.map(linkView);
+  }
+
+  async addLink(
+    tenant: Tenant,
+    storeId: string,
+    input: { resellerProductId: string; sku: string; externalProductId?: string | null | undefined; externalVariantId?: string | null | undefined },
+    discovered = false,
+  ): Promise<ReturnType<typeof linkView>> {
+    await this.row(tenant, storeId);
+    const now = new Date();
+    await this.#db
+      .insertInto('store_links')
+      .values({
+        id: newId('lnk', now.getTime()),
+        store_id: storeId,
+        reseller_product_id: input.resellerProductId,
+        sku: input.sku,
+        external_product_id: input.externalProductId ?? null,
+        external_variant_id: input.externalVariantId ?? null,
+        discovered,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    const row = await this.#db
+      .selectFrom('store_links')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .where('reseller_product_id', '=', input.resellerProductId)
+      .where((eb) => eb(eb.fn.coalesce('external_product_id', eb.val('')), '=', input.externalProductId ?? ''))
+      .where((eb) => eb(eb.fn.coalesce('external_variant_id', eb.val('')), '=', input.externalVariantId ?? ''))
+      .executeTakeFirstOrThrow();
+    return linkView(row);
+  }
+
+  async removeLink(tenant: Tenant, storeId: string, linkId: string): Promise<{ id: string; deleted: true }> {
+    await this.row(tenant, storeId);
+    const deleted = await this.#db.deleteFrom('store_links').where('id', '=', linkId).where('store_id', '=', storeId).executeTakeFirst();
+    if (Number(deleted.numDeletedRows) === 0) throw notFound('store link', linkId);
+    return { id: linkId, deleted: true };
+  }
+
+  async countLinks(resellerProductIds: string[]): Promise<Map<string, number>> {
+    if (resellerProductIds.length === 0) return new Map();
+    const rows = await this.#db
+      .selectFrom('store_links')
+      .select((eb) => ['reseller_product_id', eb.fn.countAll<number>().as('n')])
+      .where('reseller_product_id', 'in', resellerProductIds)
+      .groupBy('reseller_product_id')
+      .execute();
+    return new Map(rows.map((r) => [r.reseller_product_id, Number(r.n)]));
+  }
+
+  async connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string }>> {
+    return this.#db
+      .selectFrom('store_links')
+      .innerJoin('stores', 'stores.id', 'store_links.store_id')
+      .select(['stores.id', 'stores.platform', 'stores.name'])
+      .where('store_links.reseller_product_id', '=', resellerProductId)
+      .where('stores.status', '=', 'connected')
+      .distinct()
+      .execute();
+  }
+
+  // Ingests
+
+  async listIngests(tenant: Tenant, storeId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+    await this.row(tenant, storeId);
+    const page = resolvePage(this.#cursors, 'store_ingests', query);
+    let q = this.#db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId);
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return listEnvelope(this.#cursors, 'store_ingests', page, rows, (r) => [r.created_at.toISOString(), r.id], ingestView);
+  }
+
+  #view(row: StoreRow): StoreView {
+    return {
+      id: row.id,
+      platform: row.platform,
+      externalId: row.external_id,
+      name: row.name,
+      status: row.status,
+      testMode: row.mode === 'test',
+      lastPolledAt: row.last_polled_at?.toISOString() ?? null,
+      lastError: row.last_error,
+      createdAt: row.created_at.toISOString(),
+      disconnectedAt: row.disconnected_at?.toISOString() ?? null,
+    };
+  }
+}
+
+export function linkView(row: Selectable<StoreLinksTable>) {
+  return {
+    id: row.id,
+    resellerProductId: row.reseller_product_id,
+    sku: row.sku,
+    externalProductId: row.external_product_id,
+    externalVariantId: row.external_variant_id,
+    discovered: row.discovered,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+export function ingestView(row: Selectable<StoreIngestsTable>) {
+  return {
+    id: row.id,
+    externalOrderId: row.external_order_id,
+    externalName: row.external_name,
+    status: row.status,
+    orderId: row.order_id,
+    skippedLines: row.skipped_lines,
+    error: row.error,
+    attempts: row.attempts,
+    storeUpdatedAt: row.store_updated_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { SecretBox } from '../../core/src/infra/crypto.ts';
+import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from '../../core/test/helpers/services.ts';
+import { startServiceProcess, type RunningProcess } from './processes.ts';
+
+const UA = 'print-api-e2e/1.0';
+
+describe('several processes side by side on PostgreSQL and Redis (spawned servers)', function () {
+  this.timeout(90_000);
+  const procs: RunningProcess[] = [];
+  let drop: () => Promise<void> = async () => undefined;
+  let dataDir = '';
+  let adminToken = '';
+  let apiA = '';
+  let apiB = '';
+
+  before(async function () {
+    await needService(this, 'postgres');
+    await needService(this, 'redis');
+    const db = await createTestPostgresDatabase();
+    drop = db.drop;
+    dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-e2e-'));
+    adminToken = `adm_e2e_${randomBytes(16).toString('hex')}`;
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      ADMIN_TOKEN: adminToken,
+      ENCRYPTION_KEY: SecretBox.generateKey(),
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '30',
+      PRODUCTION_SIMULATOR: 'on',
+      PRODUCTION_SIMULATOR_STEP_MS: '200',
+    };
+    // Two API processes start at the same moment: migrations must apply once.
+    const [a, b] = await Promise.all([startServiceProcess({ ...env, ROLE: 'api' }), startServiceProcess({ ...env, ROLE: 'api' })]);
+    procs.push(a!, b!);
+    procs.push(await startServiceProcess({ ...env, ROLE: 'worker' }));
+    apiA = `http://127.0.0.1:${a!.port}`;
+    apiB = `http://127.0.0.1:${b!.port}`;
+  });
+
+  after(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    await drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const call = async (base: string, method: string, p: string, token: string, body?: unknown) => {
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'user-agent': UA, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+
+  it('shares accounts, keys and the wallet across API processes', async () => {
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', { name: 'Multi', email: 'multi@example.com', phone: '+31 20 000 0000', discountPercent: 5 }, adminToken);
+    expect(r.status).to.equal(201);
+    await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
+    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, { mode: 'live' }, adminToken)).body.data.key;
+    await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/wallet/top-ups`, { amountCents: 1234 }, adminToken);
+    const wallet = await call(apiA, 'GET', '/api/reseller/v1/wallet', key);
+    expect(wallet.body.data.balanceCents).to.equal(1234);
+  });
+
+  it('counts the rate limit once for all processes', async () => {
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', { name: 'Limits', email: 'l@example.com', phone: '+31 20 000 0001', discountPercent: 0 }, adminToken);
+    await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
+    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, { mode: 'live' }, adminToken)).body.data.key;
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await call(i % 2 ? apiA : apiB, 'GET', '/api/reseller/v1/me', key)).status);
+    expect(statuses.every((s) => s === 200)).to.equal(true);
+    const over = await call(apiB, 'GET', '/api/reseller/v1/me', key);
+    expect(over.status).to.equal(429);
+    expect(over.headers.get('retry-after')).to.match(/^\d+$/);
+  });
+
+  it('reports readiness of the database and Redis', async () => {
+    const res = await fetch(`${apiB}/readyz`);
+    expect(res.status).to.equal(200);
+    expect(((await res.json()) as any).checks).to.deep.equal({ database: 'ok', redis: 'ok' });
+  });
+
+  it('stops gracefully on SIGTERM', async () => {
+    const worker = procs.pop()!;
+    expect(await worker.stop('SIGTERM')).to.equal(0);
+  });
+});
