@@ -1,107 +1,122 @@
-import https from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import selfsigned from 'selfsigned';
+import { testCertificates } from './tls.ts';
 
-export type Handler = (req: IncomingMessage & { rawBody: Buffer }, res: ServerResponse) => void | Promise<void>;
+/**
+ * Handles one request. The raw request body has already been read (webhook receivers
+ * verify signatures over exactly these bytes); `req` can no longer be streamed.
+ */
+export type TestHandler = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer) => void | Promise<void>;
+
+/** One request as the server received it. */
+export interface RecordedRequest {
+  method: string;
+  /** Path without the query string: what routes match on. */
+  path: string;
+  /** Path and query, as sent. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
 
 export interface TestHttpsServer {
-  /** https://localhost:PORT */
+  /** `https://localhost:PORT` (the certificate also covers 127.0.0.1 and ::1). */
   url: string;
   port: number;
-  /** The certificate to trust (self-signed, for localhost and 127.0.0.1). */
+  /** PEM of the CA that signed the certificate: pass it as a client's `ca`. */
   ca: string;
-  /** Every request seen, in order (path and raw body). */
-  requests: Array<{ method: string; path: string; headers: IncomingMessage['headers']; body: Buffer; at: number }>;
-  route(path: string, handler: Handler): void;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** How many requests hit `path`. */
+  hits(path: string): number;
+  /** TCP connections accepted so far (proves a client gave up before connecting). */
+  connections(): number;
+  /** Serves `path` (exact match, query ignored) with `handler`; replaces an earlier route. */
+  route(path: string, handler: TestHandler): void;
+  /** Stops listening and drops open connections (hanging handlers included). */
   close(): Promise<void>;
 }
 
-let certificate: Promise<{ cert: string; key: string }> | undefined;
-
-/** One self-signed certificate per test run, valid for localhost, 127.0.0.1 and ::1. */
-export function testCertificate(): Promise<{ cert: string; key: string }> {
-  certificate ??= selfsigned
-    .generate([{ name: 'commonName', value: 'localhost' }], {
-      keyType: 'ec',
-      curve: 'P-256',
-      algorithm: 'sha256',
-      notAfterDate: new Date(Date.now() + 30 * 24 * 3600 * 1000),
-      extensions: [
-        { name: 'basicConstraints', cA: true },
-        { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, keyCertSign: true },
-        { name: 'extKeyUsage', serverAuth: true },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
-      ],
-    })
-    .then((p: { cert: string; private: string }) => ({ cert: p.cert, key: p.private }));
-  return certificate;
-}
-
 /**
- * A real HTTPS server on 127.0.0.1 (print files, webhook receivers). Routes by exact path;
- * unknown paths answer 404.
+ * A real HTTPS server on 127.0.0.1 with a certificate generated for this test run.
+ * Requests go to the matching route, else to `fallback`, else 404.
+ *
+ * @example
+ * ```ts
+ * const server = await startHttpsServer();
+ * server.route('/hooks', (req, res, body) => { received.push(JSON.parse(body.toString())); res.end(); });
+ * const fetcher = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent: 'test' });
+ * ```
  */
-export async function startHttpsServer(fallback?: Handler): Promise<TestHttpsServer> {
-  const { cert, key } = await testCertificate();
-  const routes = new Map<string, Handler>();
-  const requests: TestHttpsServer['requests'] = [];
-  const server = https.createServer({ cert, key }, (req, res) => {
+export async function startHttpsServer(fallback?: TestHandler): Promise<TestHttpsServer> {
+  const { ca, cert, key } = await testCertificates();
+  const routes = new Map<string, TestHandler>();
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer({ cert, key }, (req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const path = (req.url ?? '/').split('?')[0]!;
-      requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body, at: Date.now() });
-      const handler = routes.get(path) ?? fallback;
-      if (!handler) {
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-        return;
-      }
-      Promise.resolve(handler(Object.assign(req, { rawBody: body }), res)).catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
-      });
+      const url = req.url ?? '/';
+      const path = url.split('?')[0]!;
+      requests.push({ method: req.method ?? 'GET', path, url, headers: req.headers, body });
+      const handler = routes.get(path) ?? fallback ?? notFound;
+      Promise.resolve()
+        .then(() => handler(req, res, body))
+        .catch((err: Error) => {
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(`handler failed: ${err.message}`);
+        });
     });
   });
-  const sockets = new Set<import('node:net').Socket>();
-  server.on('secureConnection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
+  let connections = 0;
+  server.on('connection', () => void connections++);
+  // A client that gives up mid-body (SafeFetch's byte limit) is expected, not a failure.
+  server.on('clientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
+
   return {
     url: `https://localhost:${port}`,
     port,
-    ca: cert,
+    ca,
     requests,
+    hits: (path) => requests.filter((r) => r.path === path).length,
+    connections: () => connections,
     route: (path, handler) => void routes.set(path, handler),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
         server.close(() => resolve());
+        server.closeAllConnections();
       }),
   };
 }
 
-/** Serves fixed bytes with a content type. */
-export const serve = (body: Buffer | string, contentType: string, status = 200): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': contentType }).end(body);
-};
+const notFound: TestHandler = (_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
 
-/** Real, minimal files of each kind a print-file check meets. */
-export const FILES = {
-  pdf: Buffer.from(
-    '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 420 595]>>endobj\nxref\n0 4\n0000000000 65535 f \n0000000009 00000 n \n0000000052 00000 n \n0000000101 00000 n \ntrailer<</Size 4/Root 1 0 R>>\nstartxref\n171\n%%EOF\n',
-  ),
-  png: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'),
-  jpg: Buffer.from(
-    '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
-    'base64',
-  ),
-  html: Buffer.from('<!doctype html><html><head><title>Not found</title></head><body><h1>Sorry</h1></body></html>'),
-  ico: Buffer.from('AAABAAEAAQEAAAEAIAAwAAAAFgAAACgAAAABAAAAAgAAAAEAIAAAAAAABAAAAAAAAAAAAAAAAAAAAAAAAAAAAP8A/wAAAA==', 'base64'),
-  svg: Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#c00"/></svg>\n'),
-  eps: Buffer.from('%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 100 100\n%%EndComments\nnewpath 0 0 moveto 100 100 lineto stroke\nshowpage\n%%EOF\n'),
-  zip: Buffer.from('UEsDBBQAAAAIAAAAIQAAAAAAAAAAAAAAAAkAAABoZWxsby50eHQDAFBLAQIUABQAAAAIAAAAIQAAAAAAAAAAAAAAAAkAAAAAAAAAAAAAAAAAAAAAAGhlbGxvLnR4dFBLBQYAAAAAAQABADcAAAAnAAAAAAA=', 'base64'),
-};
+/** Answers with fixed bytes. */
+export function sendBytes(body: Buffer | string, contentType = 'application/octet-stream', status = 200): TestHandler {
+  return (_req, res) => void res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
+}
+
+/** Answers with a redirect to `location` (absolute, or relative to the request). */
+export function redirectTo(location: string, status = 302): TestHandler {
+  return (_req, res) => void res.writeHead(status, { location }).end();
+}
+
+/** Never answers: for timeouts. `close()` drops the connection. */
+export function neverAnswer(): TestHandler {
+  return () => undefined;
+}
+
+/** Sends the status line and headers at once, then the body only after `delayMs`. */
+export function answerSlowly(body: Buffer | string, delayMs: number): TestHandler {
+  return (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    res.write(Buffer.from(body).subarray(0, 1));
+    const timer = setTimeout(() => res.end(Buffer.from(body).subarray(1)), delayMs);
+    res.on('close', () => clearTimeout(timer));
+  };
+}

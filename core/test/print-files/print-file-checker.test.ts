@@ -1,74 +1,133 @@
 import { expect } from 'chai';
-import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
-import { PrintFileChecker } from '../../src/modules/print-files/print-file-checker.ts';
-import { FILES, serve, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { createSafeFetch, type SafeFetchClient } from '../../src/infra/safe-fetch/safe-fetch.ts';
+import { PrintFileChecker, type PrintFileCheck } from '../../src/modules/print-files/print-file-checker.ts';
+import { neverAnswer, redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import { tinyEps, tinyHtml, tinyIco, tinyJpeg, tinyPdf, tinyPng, tinySvg } from './print-file-fixtures.ts';
 
-describe('print-file checks (real local HTTPS server)', function () {
+describe('PrintFileChecker against a real local HTTPS server', () => {
   let server: TestHttpsServer;
   let checker: PrintFileChecker;
+  let safeFetch: SafeFetchClient;
+  const reasonOf = (check: PrintFileCheck): string => {
+    expect(check.ok).to.equal(false);
+    return (check as { reason: string }).reason;
+  };
 
   before(async () => {
     server = await startHttpsServer();
-    checker = new PrintFileChecker({ safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'print-api-test', ca: [server.ca] }), timeoutMs: 500 });
-    server.route('/flyer.pdf', serve(FILES.pdf, 'application/pdf'));
-    server.route('/poster.png', serve(FILES.png, 'image/png'));
-    server.route('/card.jpg', serve(FILES.jpg, 'image/jpeg'));
-    server.route('/download', serve(FILES.pdf, 'application/octet-stream'));
-    server.route('/fake.pdf', serve(FILES.html, 'text/html'));
-    server.route('/favicon.ico', serve(FILES.ico, 'image/x-icon'));
-    server.route('/logo.svg', serve(FILES.svg, 'image/svg+xml'));
-    server.route('/logo-svg.pdf', serve(FILES.svg, 'application/pdf'));
-    server.route('/art.eps', serve(FILES.eps, 'application/postscript'));
-    server.route('/art-eps-as.svg', serve(FILES.eps, 'image/svg+xml'));
-    server.route('/archive.pdf', serve(FILES.zip, 'application/pdf'));
-    server.route('/missing.pdf', serve('gone', 'text/plain', 404));
-    server.route('/slow.pdf', async (_req, res) => {
-      await new Promise((r) => setTimeout(r, 1500));
-      res.end(FILES.pdf);
-    });
-    server.route('/r1', (_req, res) => void res.writeHead(301, { location: '/r2' }).end());
-    server.route('/r2', (_req, res) => void res.writeHead(302, { location: '/flyer.pdf' }).end());
-    server.route('/to-loopback.pdf', (_req, res) => void res.writeHead(302, { location: `https://127.0.0.1:${server.port}/flyer.pdf` }).end());
-    server.route('/to-private.pdf', (_req, res) => void res.writeHead(302, { location: 'https://192.168.1.20/flyer.pdf' }).end());
+    // Only the test server's own name is exempt; 127.0.0.1 spelled out is not.
+    safeFetch = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent: 'print-api-test/1' });
+    checker = new PrintFileChecker({ safeFetch, timeoutMs: 400 });
+    // Content-Type headers lie on purpose: the bytes decide.
+    server.route('/card.pdf', sendBytes(tinyPdf(), 'application/pdf'));
+    server.route('/photo.png', sendBytes(tinyPng(), 'application/octet-stream'));
+    server.route('/photo.jpg', sendBytes(tinyJpeg(), 'image/jpeg'));
+    server.route('/not-really.pdf', sendBytes(tinyHtml(), 'application/pdf'));
+    server.route('/favicon.ico', sendBytes(tinyIco(), 'image/x-icon'));
+    server.route('/logo.svg', sendBytes(tinySvg(), 'image/svg+xml'));
+    server.route('/logo.eps', sendBytes(tinyEps(), 'application/postscript'));
+    server.route('/vector.pdf', sendBytes(tinySvg(), 'application/pdf'));
+    server.route('/short-link', redirectTo('/step-2', 301));
+    server.route('/step-2', redirectTo(`${server.url}/card.pdf`, 302));
+    server.route('/slow.pdf', neverAnswer());
   });
   after(() => server.close());
 
-  const ok = async (path: string, fileType: string, needsConversion: boolean) => {
-    const result = await checker.check(`${server.url}${path}`);
-    expect(result, JSON.stringify(result)).to.deep.include({ ok: true, fileType, needsConversion });
-  };
-  const refused = async (path: string, reason: RegExp) => {
-    const result = await checker.check(`${server.url}${path}`);
-    expect(result.ok).to.equal(false);
-    if (!result.ok) expect(result.reason).to.match(reason);
-  };
-
-  it('accepts a PDF', () => ok('/flyer.pdf', 'pdf', false));
-  it('accepts a PNG', () => ok('/poster.png', 'png', false));
-  it('accepts a JPG', () => ok('/card.jpg', 'jpg', false));
-  it('judges by the bytes, not the URL or content type', () => ok('/download', 'pdf', false));
-  it('refuses an HTML page named .pdf', () => refused('/fake.pdf', /HTML page/));
-  it('refuses an icon', () => refused('/favicon.ico', /icon/));
-  it('refuses a zip named .pdf', () => refused('/archive.pdf', /ZIP/));
-  it('accepts an SVG by its extension, for conversion', () => ok('/logo.svg', 'svg', true));
-  it('accepts an EPS by its extension, for conversion', () => ok('/art.eps', 'eps', true));
-  it('refuses SVG content behind a .pdf URL', () => refused('/logo-svg.pdf', /SVG image behind a URL ending in \.pdf/));
-  it('refuses EPS content behind a .svg URL', () => refused('/art-eps-as.svg', /PostScript/));
-  it('follows a redirect chain', () => ok('/r1', 'pdf', false));
-  it('reports a 404', () => refused('/missing.pdf', /HTTP 404/));
-  it('times out a slow server', () => refused('/slow.pdf', /within 0.5 s/));
-  it('refuses a redirect to loopback', () => refused('/to-loopback.pdf', /127\.0\.0\.1.*private or reserved/));
-  it('refuses a redirect to a private address', () => refused('/to-private.pdf', /192\.168\.1\.20/));
-  it('refuses a plain http URL', async () => {
-    const result = await checker.check(`http://localhost:${server.port}/flyer.pdf`);
-    expect(result.ok).to.equal(false);
+  it('accepts a PDF, a PNG and a JPEG as print-ready', async () => {
+    for (const [path, fileType] of [['/card.pdf', 'pdf'], ['/photo.png', 'png'], ['/photo.jpg', 'jpg']] as const) {
+      const url = `${server.url}${path}`;
+      expect(await checker.check(url)).to.deep.equal({ ok: true, url, fileType, needsConversion: false });
+    }
   });
 
-  it('fetches identical URLs once', async () => {
-    const before = server.requests.filter((r) => r.path === '/card.jpg').length;
-    const url = `${server.url}/card.jpg`;
-    const results = await checker.checkMany([url, url, url, `${server.url}/poster.png`]);
-    expect(results.size).to.equal(2);
-    expect(server.requests.filter((r) => r.path === '/card.jpg').length - before).to.equal(1);
+  it('refuses an HTML page named .pdf, naming what it is', async () => {
+    expect(reasonOf(await checker.check(`${server.url}/not-really.pdf`))).to.equal('the file is an HTML document, not a PDF, PNG or JPG');
+  });
+
+  it('refuses an ICO file', async () => {
+    expect(reasonOf(await checker.check(`${server.url}/favicon.ico`))).to.equal('the file is an ICO icon, not a PDF, PNG or JPG');
+  });
+
+  it('accepts an SVG and an EPS by extension, to be converted', async () => {
+    expect(await checker.check(`${server.url}/logo.svg`)).to.include({ ok: true, fileType: 'svg', needsConversion: true });
+    expect(await checker.check(`${server.url}/logo.eps`)).to.include({ ok: true, fileType: 'eps', needsConversion: true });
+  });
+
+  it('refuses SVG content at a .pdf URL', async () => {
+    expect(reasonOf(await checker.check(`${server.url}/vector.pdf`))).to.equal(
+      'the file is an SVG image, not a PDF, PNG or JPG; SVG files are accepted only when the URL ends in .svg',
+    );
+  });
+
+  it('follows a redirect chain to the file', async () => {
+    const url = `${server.url}/short-link`;
+    expect(await checker.check(url)).to.deep.equal({ ok: true, url, fileType: 'pdf', needsConversion: false });
+  });
+
+  it('reports a 404 with its status', async () => {
+    expect(reasonOf(await checker.check(`${server.url}/missing.pdf`))).to.equal('the file URL answered HTTP 404 Not Found');
+  });
+
+  it('gives up on a slow server within its timeout', async () => {
+    const started = Date.now();
+    expect(reasonOf(await checker.check(`${server.url}/slow.pdf`))).to.equal('the file server did not answer within 0.4 s');
+    expect(Date.now() - started).to.be.below(1500);
+  });
+
+  it('refuses plain http', async () => {
+    expect(reasonOf(await checker.check(`http://localhost:${server.port}/card.pdf`))).to.equal('the file URL must be an https URL');
+  });
+
+  it('refuses a URL on a private address', async () => {
+    expect(reasonOf(await checker.check(`https://127.0.0.1:${server.port}/card.pdf`))).to.equal(
+      'the file URL points to a private or reserved network address (127.0.0.1); print files must be publicly reachable',
+    );
+  });
+
+  for (const target of ['https://127.0.0.2:PORT/card.pdf', 'https://10.0.0.1/card.pdf', 'https://169.254.169.254/latest/meta-data/']) {
+    it(`refuses a redirect to ${target.replace(':PORT', '')}`, async () => {
+      const location = target.replace('PORT', String(server.port));
+      // Never let a policy regression send a packet off loopback: the no-connect check goes first.
+      await safeFetch.checkUrl(location).then(
+        () => expect.fail(`${location} should be blocked`),
+        () => undefined,
+      );
+      server.route('/redirect-inward.pdf', redirectTo(location));
+      const hostBefore = server.connections();
+      const reason = reasonOf(await checker.check(`${server.url}/redirect-inward.pdf`));
+      expect(reason).to.equal(`the file URL redirects to ${location}, which points to a private or reserved network address (${new URL(location).hostname}); print files must be publicly reachable`);
+      expect(server.connections()).to.equal(hostBefore + 1); // the first hop only
+    });
+  }
+
+  it('fetches each distinct URL once in checkMany and answers for every one', async () => {
+    const pdf = `${server.url}/card.pdf`;
+    const png = `${server.url}/photo.png`;
+    const html = `${server.url}/not-really.pdf`;
+    const [pdfBefore, pngBefore, htmlBefore] = [server.hits('/card.pdf'), server.hits('/photo.png'), server.hits('/not-really.pdf')];
+    const results = await checker.checkMany([pdf, png, pdf, html, pdf, png]);
+    expect([...results.keys()]).to.deep.equal([pdf, png, html]);
+    expect(results.get(pdf)).to.include({ ok: true, fileType: 'pdf' });
+    expect(results.get(png)).to.include({ ok: true, fileType: 'png' });
+    expect(results.get(html)).to.include({ ok: false });
+    expect([server.hits('/card.pdf') - pdfBefore, server.hits('/photo.png') - pngBefore, server.hits('/not-really.pdf') - htmlBefore]).to.deep.equal([1, 1, 1]);
+  });
+
+  it('runs at most 4 fetches at a time in checkMany', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    for (let i = 0; i < 10; i++) {
+      server.route(`/batch/${i}.pdf`, (_req, res) => {
+        peak = Math.max(peak, ++inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200).end(tinyPdf());
+        }, 50);
+      });
+    }
+    const urls = Array.from({ length: 10 }, (_, i) => `${server.url}/batch/${i}.pdf`);
+    const results = await checker.checkMany(urls);
+    expect([...results.values()].every((r) => r.ok)).to.equal(true);
+    expect(peak).to.equal(4);
   });
 });

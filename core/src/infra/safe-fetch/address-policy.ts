@@ -27,6 +27,7 @@ const BLOCKED_V6: ReadonlyArray<readonly [string, number]> = [
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // deprecated site-local, still routed inside some networks
   ['ff00::', 8],
   ['64:ff9b::', 96], // NAT64: a gateway would forward to any IPv4, private ones included
   ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215), same reason

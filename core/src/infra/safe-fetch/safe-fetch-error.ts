@@ -15,12 +15,15 @@ export class SafeFetchError extends Error {
   readonly url: string | undefined;
   /** Set for `address_blocked`: the refused address (the host's, or the literal IP). */
   readonly address: string | undefined;
+  /** Redirects followed before the failure; non-empty means a redirect target failed, not the URL asked for. */
+  readonly redirects: string[];
 
-  constructor(code: SafeFetchErrorCode, message: string, details: { url?: string; address?: string; cause?: unknown } = {}) {
+  constructor(code: SafeFetchErrorCode, message: string, details: { url?: string; address?: string; redirects?: string[]; cause?: unknown } = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'SafeFetchError';
     this.code = code;
     this.url = details.url;
     this.address = details.address;
+    this.redirects = details.redirects ?? [];
   }
 }

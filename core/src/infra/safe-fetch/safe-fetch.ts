@@ -1,170 +1,165 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import https from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
-import { isIP, type LookupFunction } from 'node:net';
-import tls from 'node:tls';
-import { isBlockedAddress } from './address-policy.ts';
+import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls';
+import { exchange } from './https-exchange.ts';
 import { SafeFetchError } from './safe-fetch-error.ts';
+import { allowedHostSet, resolveTarget, systemLookup, type HostLookup } from './target-resolver.ts';
 
-export { SafeFetchError } from './safe-fetch-error.ts';
-export { isBlockedAddress } from './address-policy.ts';
+export { SafeFetchError, type SafeFetchErrorCode } from './safe-fetch-error.ts';
+export type { HostLookup, ResolvedAddress } from './target-resolver.ts';
 
 export interface SafeRequestOptions {
   method?: 'GET' | 'POST' | 'HEAD';
   headers?: Record<string, string>;
   body?: string | Buffer;
-  /** The whole exchange, every hop included. */
+  /** Budget for the whole exchange: DNS, connect, TLS, every redirect hop and the body. */
   timeoutMs: number;
-  /** 0: a 3xx is returned as the response. */
+  /** 0 = do not follow: a 3xx is then returned as the response. */
   maxRedirects: number;
-  /** Read at most this many body bytes, then hang up. */
+  /** Keep at most this many body bytes, then drop the connection. */
   maxBodyBytes: number;
 }
 
 export interface SafeResponse {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: Record<string, string | string[] | undefined>;
+  /** At most `maxBodyBytes` bytes. */
   body: Buffer;
-  /** The URL that answered (after redirects). */
+  /** The URL that gave this response (after redirects). */
   url: string;
+  /** Each URL a redirect led to, in order; empty without redirects, else the last is `url`. */
   redirects: string[];
 }
 
-/** Outbound requests to user-supplied URLs (print files, webhook endpoints), guarded against SSRF. */
+/**
+ * The only way to request a URL someone else supplied (print files, webhook endpoints).
+ * It refuses anything but https, refuses private and reserved addresses on every hop and
+ * connects only to the addresses it checked. Failures are `SafeFetchError`s.
+ *
+ * @example
+ * ```ts
+ * const res = await safeFetch.request('https://files.example.com/card.pdf', {
+ *   timeoutMs: 5000, maxRedirects: 5, maxBodyBytes: 64 * 1024,
+ * });
+ * if (res.status === 200) inspect(res.body);
+ * ```
+ */
 export interface SafeFetch {
   request(url: string, options: SafeRequestOptions): Promise<SafeResponse>;
-  /** Resolves the URL's host and checks every address, without sending anything (endpoint registration). */
+}
+
+/** What `createSafeFetch` returns: the port, plus a check that sends nothing. */
+export interface SafeFetchClient extends SafeFetch {
+  /** Applies the scheme, DNS and address checks to a URL without connecting (e.g. when a webhook endpoint is registered). */
   checkUrl(url: string): Promise<void>;
 }
 
-type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+export interface SafeFetchConfig {
+  /** Hosts exempt from the private-address block (exact, case-insensitive); tests only. */
+  allowedHosts: string[];
+  /** Extra CA certificates (PEM) to trust on top of Node's defaults, e.g. a test server's. */
+  ca?: string[];
+  userAgent: string;
+  /** DNS resolver returning every address; the OS resolver by default. */
+  lookup?: HostLookup;
+}
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Credentials meant for one origin must not follow a redirect to another. */
+const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
-/**
- * https only; the host is resolved and every address checked (private, loopback, link-local,
- * CGNAT, multicast, reserved, IPv4-mapped IPv6), then the socket connects to exactly the
- * address that was checked, so DNS cannot change its answer in between. Every redirect hop
- * is checked the same way. Hosts in `allowedHosts` skip the address check (tests).
- */
-export function createSafeFetch(opts: { allowedHosts: string[]; userAgent: string; ca?: string[]; resolve?: Resolver }): SafeFetch {
-  const allowed = new Set(opts.allowedHosts.map((h) => h.toLowerCase()));
-  const resolve: Resolver = opts.resolve ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
-  // Extra CAs are trusted on top of the public roots, not instead of them.
-  const agent = new https.Agent({ keepAlive: false, ...(opts.ca ? { ca: [...tls.rootCertificates, ...opts.ca] } : {}) });
-
-  async function target(raw: string): Promise<{ url: URL; address: string; family: number }> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new SafeFetchError('invalid_url', `'${raw}' is not a valid URL`);
-    }
-    if (url.protocol !== 'https:') throw new SafeFetchError('scheme_not_allowed', `Only https URLs are allowed, not ${url.protocol.replace(':', '')}`);
-    if (url.username || url.password) throw new SafeFetchError('invalid_url', 'URLs with credentials are not allowed');
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    let addresses: Array<{ address: string; family: number }>;
-    if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
-    else {
-      try {
-        addresses = await resolve(host);
-      } catch (err) {
-        throw new SafeFetchError('dns_failed', `The host ${host} could not be resolved (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-      if (addresses.length === 0) throw new SafeFetchError('dns_failed', `The host ${host} has no address`);
-    }
-    if (!allowed.has(host)) {
-      const bad = addresses.find((a) => isBlockedAddress(a.address));
-      if (bad) throw new SafeFetchError('address_blocked', `The host ${host} resolves to ${bad.address}, a private or reserved address`);
-    }
-    return { url, address: addresses[0]!.address, family: addresses[0]!.family };
-  }
-
-  function once(t: { url: URL; address: string; family: number }, options: SafeRequestOptions, signal: AbortSignal): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
-    return new Promise((resolvePromise, reject) => {
-      const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-        if ((lookupOptions as { all?: boolean }).all) (callback as any)(null, [{ address: t.address, family: t.family }]);
-        else callback(null, t.address, t.family);
-      };
-      const host = t.url.hostname.replace(/^\[|\]$/g, '');
-      const req = https.request(
-        {
-          protocol: 'https:',
-          hostname: host,
-          port: t.url.port || 443,
-          path: `${t.url.pathname}${t.url.search}`,
-          method: options.method ?? 'GET',
-          headers: { 'user-agent': opts.userAgent, ...options.headers },
-          lookup: pinned,
-          agent,
-          signal,
-          ...(isIP(host) ? {} : { servername: host }),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const finish = () => resolvePromise({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).subarray(0, options.maxBodyBytes) });
-          res.on('data', (chunk: Buffer) => {
-            if (size >= options.maxBodyBytes) return;
-            chunks.push(chunk);
-            size += chunk.length;
-            if (size >= options.maxBodyBytes) {
-              finish();
-              res.destroy();
-            }
-          });
-          res.on('end', finish);
-          res.on('error', (err) => (size >= options.maxBodyBytes ? finish() : reject(err)));
-        },
-      );
-      req.on('error', reject);
-      req.end(options.body);
-    });
-  }
+export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
+  const deps = { allowedHosts: allowedHostSet(config.allowedHosts), lookup: config.lookup ?? systemLookup };
+  // Passing `ca` replaces Node's store, so the defaults (NODE_EXTRA_CA_CERTS included) are added back.
+  // Built once: parsing ~150 root certificates per request would cost tens of milliseconds.
+  const secureContext: SecureContext | undefined =
+    config.ca && config.ca.length > 0 ? createSecureContext({ ca: [...getCACertificates('default'), ...config.ca] }) : undefined;
 
   return {
     async checkUrl(url) {
-      await target(url);
+      await resolveTarget(url, deps);
     },
     async request(url, options) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), options.timeoutMs);
       const redirects: string[] = [];
       try {
-        let current = url;
-        for (;;) {
-          const t = await target(current);
-          let res;
-          try {
-            res = await once(t, options, controller.signal);
-          } catch (err) {
-            throw toSafeError(err, controller.signal.aborted, options.timeoutMs, t.url.host);
-          }
-          const location = res.headers.location;
-          if (REDIRECTS.has(res.status) && location && options.maxRedirects > 0) {
-            if (redirects.length >= options.maxRedirects) throw new SafeFetchError('too_many_redirects', `More than ${options.maxRedirects} redirects`);
-            current = new URL(location, t.url).toString();
-            redirects.push(current);
-            continue;
-          }
-          return { ...res, url: current, redirects };
-        }
+        return await follow(url, options, controller.signal, redirects);
       } catch (err) {
-        if (err instanceof SafeFetchError) throw err;
-        throw toSafeError(err, controller.signal.aborted, options.timeoutMs, url);
+        if (!(err instanceof SafeFetchError) || redirects.length === 0) throw err;
+        throw new SafeFetchError(err.code, err.message, { url: err.url, address: err.address, redirects: [...redirects], cause: err.cause });
       } finally {
         clearTimeout(timer);
       }
     },
   };
+
+  /** Pushes each redirect it follows onto `redirects`, so a failure can say which hop failed. */
+  async function follow(startUrl: string, options: SafeRequestOptions, signal: AbortSignal, redirects: string[]): Promise<SafeResponse> {
+    let method: string = options.method ?? 'GET';
+    let body = options.body;
+    let headers = initialHeaders(options);
+    let next: string | URL = startUrl;
+    const willFollow = (status: number, location: unknown): boolean => REDIRECT_STATUSES.has(status) && typeof location === 'string' && options.maxRedirects > 0;
+
+    for (;;) {
+      const target = await withDeadline(resolveTarget(next, deps), signal, String(next));
+      const res = await exchange(target, {
+        method,
+        headers: withBodyLength(headers, body),
+        body,
+        secureContext,
+        signal,
+        bodyLimit: (status, h) => (willFollow(status, h.location) || method === 'HEAD' ? 0 : options.maxBodyBytes),
+      });
+      const location = res.headers.location;
+      if (!willFollow(res.status, location)) {
+        return { status: res.status, headers: { ...res.headers }, body: res.body, url: target.url.href, redirects: [...redirects] };
+      }
+      if (redirects.length >= options.maxRedirects) {
+        throw new SafeFetchError('too_many_redirects', `more than ${options.maxRedirects} redirects, starting at ${startUrl}`, { url: target.url.href });
+      }
+      const nextUrl = resolveLocation(String(location), target.url);
+      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        // What browsers do: the redirect target is fetched, not re-posted.
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = undefined;
+        headers = omit(headers, ['content-type']);
+      }
+      if (nextUrl.origin !== target.url.origin) headers = omit(headers, [...ORIGIN_BOUND_HEADERS]);
+      redirects.push(nextUrl.href);
+      next = nextUrl;
+    }
+  }
+
+  function initialHeaders(options: SafeRequestOptions): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': config.userAgent };
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+    return omit(headers, ['host', 'content-length']);
+  }
 }
 
-function toSafeError(err: unknown, aborted: boolean, timeoutMs: number, host: string): SafeFetchError {
-  if (err instanceof SafeFetchError) return err;
-  if (aborted) return new SafeFetchError('timeout', `No complete answer within ${timeoutMs / 1000} s`);
-  const code = (err as NodeJS.ErrnoException).code ?? '';
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME/i.test(code) || /certificate/i.test((err as Error).message)) {
-    return new SafeFetchError('tls_failed', `The TLS certificate of ${host} is not valid (${code || (err as Error).message})`);
+function withBodyLength(headers: Record<string, string>, body: string | Buffer | undefined): Record<string, string> {
+  return body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+}
+
+function omit(headers: Record<string, string>, names: string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name)));
+}
+
+function resolveLocation(location: string, base: URL): URL {
+  try {
+    return new URL(location, base);
+  } catch {
+    throw new SafeFetchError('invalid_url', `redirect to an invalid URL: ${location}`, { url: base.href });
   }
-  return new SafeFetchError('connection_failed', `Could not connect to ${host} (${code || (err as Error).message})`);
+}
+
+/** DNS cannot be cancelled, so the deadline races it instead. */
+function withDeadline<T>(work: Promise<T>, signal: AbortSignal, url: string): Promise<T> {
+  const timedOut = (): SafeFetchError => new SafeFetchError('timeout', `timed out talking to ${url}`, { url });
+  if (signal.aborted) return Promise.reject(timedOut());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(timedOut());
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
