@@ -68,6 +68,13 @@ export interface Overrides {
 
 
 
+/** The platforms' app credentials from configuration, per platform (`secret` verifies app-signed webhooks). */
+function appSettingsFromConfig(config: Config): Record<string, Record<string, string | undefined>> {
+  return {
+    SHOPIFY: { apiKey: config.SHOPIFY_API_KEY, secret: config.SHOPIFY_API_SECRET },
+  };
+}
+
 export interface Service {
   config: Config;
   app: Express;
@@ -153,7 +160,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
-    appSettings: overrides.connectorSettings?.[platform] ?? {},
+    appSettings: overrides.connectorSettings?.[platform] ?? appSettingsFromConfig(config)[platform] ?? {},
   });
   let ingestion: IngestionService | undefined;
   const stores = new StoresService({

@@ -39,6 +39,8 @@ export const configSchema = z
     CONNECTORS: z.string().default('all'),
     PRODUCTION_SIMULATOR: booleanFlag.default(true),
     PRODUCTION_SIMULATOR_STEP_MS: z.coerce.number().int().min(0).default(60_000),
+    SHOPIFY_API_KEY: z.string().min(1).optional(),
+    SHOPIFY_API_SECRET: z.string().min(1).optional(),
     STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
