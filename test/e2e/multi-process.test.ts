@@ -62,19 +62,19 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
   };
 
   it('shares accounts, keys and the wallet across API processes', async () => {
-    const r = await call(apiA, 'POST', '/admin/v1/resellers', { name: 'Multi', email: 'multi@example.com', phone: '+31 20 000 0000', discountPercent: 5 }, adminToken);
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Multi', email: 'multi@example.com', phone: '+31 20 000 0000', discountPercent: 5 });
     expect(r.status).to.equal(201);
     await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
-    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, { mode: 'live' }, adminToken)).body.data.key;
-    await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/wallet/top-ups`, { amountCents: 1234 }, adminToken);
+    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })).body.data.key;
+    await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/wallet/top-ups`, adminToken, { amountCents: 1234 });
     const wallet = await call(apiA, 'GET', '/api/reseller/v1/wallet', key);
     expect(wallet.body.data.balanceCents).to.equal(1234);
   });
 
   it('counts the rate limit once for all processes', async () => {
-    const r = await call(apiA, 'POST', '/admin/v1/resellers', { name: 'Limits', email: 'l@example.com', phone: '+31 20 000 0001', discountPercent: 0 }, adminToken);
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Limits', email: 'l@example.com', phone: '+31 20 000 0001', discountPercent: 0 });
     await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
-    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, { mode: 'live' }, adminToken)).body.data.key;
+    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })).body.data.key;
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) statuses.push((await call(i % 2 ? apiA : apiB, 'GET', '/api/reseller/v1/me', key)).status);
     expect(statuses.every((s) => s === 200)).to.equal(true);

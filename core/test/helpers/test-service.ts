@@ -8,6 +8,7 @@ import { composeService, type Overrides, type Service } from '../../src/composit
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { silentLogger } from '../../src/infra/logger.ts';
 import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from './services.ts';
+import { testCertificates } from './tls.ts';
 
 export const USER_AGENT = 'print-api-tests/1.0';
 
@@ -50,6 +51,8 @@ export async function startTestService(
     ENCRYPTION_KEY: SecretBox.generateKey(),
     LOG_LEVEL: 'error',
     PRODUCTION_SIMULATOR: 'off',
+    // The tests' own HTTPS servers (print files, webhook receivers) listen on localhost.
+    OUTBOUND_ALLOWED_HOSTS: 'localhost',
   };
   if (backend === 'postgres+redis') {
     await needService(ctx, 'postgres');
@@ -65,6 +68,7 @@ export async function startTestService(
   const service = await composeService(config, {
     logger: silentLogger(),
     checkResponses: true,
+    outboundCa: [(await testCertificates()).ca],
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,
     ...overrides,
   });
@@ -120,12 +124,17 @@ export async function startTestService(
 }
 
 /** Runs `body` against the embedded backend and against PostgreSQL + Redis. */
-export function describeEachBackend(title: string, body: (get: () => TestService, backend: Backend) => void, env: Record<string, string> = {}): void {
+export function describeEachBackend(
+  title: string,
+  body: (get: () => TestService, backend: Backend) => void,
+  env: Record<string, string> = {},
+  overrides: Overrides = {},
+): void {
   for (const backend of ['pglite', 'postgres+redis'] as const) {
     describe(`${title} [${backend}]`, function () {
       let t: TestService | undefined;
       before(async function () {
-        t = await startTestService(this, backend, env);
+        t = await startTestService(this, backend, env, overrides);
       });
       after(async () => {
         await t?.close();

@@ -39,7 +39,7 @@ export class QuotesService {
   /** Prices `lines` for `country`, or throws one 422 listing every problem. */
   async price(resellerId: string, input: { lines: LineInput[]; country: string; discountBps: number }): Promise<{ quote: Quote; lines: PricedLine[] }> {
     const problems: ErrorDetail[] = [];
-    const countries = supportedCountries();
+    const countries = supportedCountries(this.#catalog);
     if (!countries.includes(input.country)) {
       problems.push({
         field: 'country',

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { conflict, notFound, unprocessable, type ErrorDetail } from '../../http/api-error.ts';
+import { conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -185,7 +185,7 @@ export class ResellerProductsService implements SkuResolver {
       throw unprocessable('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
     }
     const result = validateFixedOptions(product, options);
-    if (!result.ok) throw unprocessableLines(result.problems.map(({ line: _line, ...p }) => p as ErrorDetail));
+    if (!result.ok) throw unprocessableLines(result.problems);
     if (fileUrl) {
       const check = (await this.#files.checkMany([fileUrl])).get(fileUrl)!;
       if (!check.ok) throw unprocessable('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
