@@ -44,10 +44,14 @@ import { resellerProductsRoutes } from './modules/reseller-products/reseller-pro
 import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
 import { ConnectorRegistry, loadConnectors } from './modules/stores/connector-registry.ts';
 import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
+import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
+import { CredentialRequests } from './modules/stores/credential-requests.ts';
 import { createConnectorHttp } from './modules/stores/connector-http.ts';
 import { IngestionService } from './modules/stores/ingestion-service.ts';
 import { storesRoutes } from './modules/stores/stores-routes.ts';
 import { StoresService } from './modules/stores/stores-service.ts';
+import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
+import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
 export interface Overrides {
@@ -64,6 +68,8 @@ export interface Overrides {
   connectors?: Array<Connector<any>>;
   /** Per-platform app settings (API keys and secrets of the platforms' apps). */
   connectorSettings?: Record<string, Record<string, string | undefined>>;
+  /** Webhook delivery tunables (timeout, retry schedule, lease…); tests shorten them. */
+  webhooks?: Partial<WebhooksOptions>;
 }
 
 
@@ -93,6 +99,7 @@ export interface Service {
     production: ProductionService;
     quotes: QuotesService;
     outbox: Outbox;
+    webhooks: WebhooksModule;
     resellerProducts: ResellerProductsService;
     stores: StoresService;
     ingestion: IngestionService;
@@ -140,6 +147,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
+  const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
     db,
@@ -172,6 +180,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     onConnected: async (store) => ingestion!.onStoreConnected(store),
   });
   resellerProducts.useLinkRegistry(stores);
+  const credentialRequests = new CredentialRequests({ stores, connectors, box, context: connectorContext });
   const placedLag = metrics.histogram('store_order_ingestion_lag_seconds', 'Store order created -> print order placed', ['platform'], [1, 5, 15, 60, 300, 900, 3600, 86400]);
   ingestion = new IngestionService({
     db,
@@ -194,6 +203,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   maintenance.add('store webhooks sweep', () => ingestion!.sweepEvents());
   maintenance.add('store polling', () => ingestion!.schedulePolls());
   maintenance.add('store shipments', () => ingestion!.queueShipments());
+  maintenance.add('webhooks sweep', () => webhooks.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
@@ -211,6 +221,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
       { path: '/connectors', handler: connectorWebhooksRouter({ ingestion }) },
+      { path: '/connectors', handler: connectorCredentialsRouter({ credentialRequests }) },
     ],
     apiRoutes: [
       ...meRoutes(),
@@ -219,7 +230,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...ordersRoutes({ orders }),
       ...walletRoutes({ wallet }),
       ...resellerProductsRoutes({ resellerProducts }),
-      ...storesRoutes({ stores, resolveProduct: (resellerId, idOrSku) => resellerProducts.get(resellerId, idOrSku) }),
+      ...storesRoutes({ stores, credentialRequests, resolveProduct: (resellerId, idOrSku) => resellerProducts.get(resellerId, idOrSku) }),
+      ...webhooks.routes(),
     ],
     adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders })],
   });
@@ -236,7 +248,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, maintenance, resellerProducts, stores, ingestion },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, ingestion },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

@@ -2,21 +2,42 @@ import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'; // Crockford base32: sorts like the time it encodes
 
+let lastTime = -1;
+let lastRandom: number[] = [];
+
 /**
  * A prefixed, time-ordered id (`ord_01J…`): 48 bits of milliseconds then 80 random bits, so ids
- * created later sort later and keyset pages stay cheap.
+ * created later sort later and keyset pages stay cheap. Within one millisecond a process
+ * increments the random part, and it never steps back in time, so its ids sort in creation order
+ * (monotonic ULID).
  */
-export function newId(prefix: string, now: number = Date.now()): string {
+export function newId(prefix: string, at: number = Date.now()): string {
+  // Never step back: an id made after another sorts after it, even if the clock (or `at`) does not move forward.
+  const now = Math.max(at, lastTime);
   let time = '';
   let t = now;
   for (let i = 0; i < 10; i++) {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
-  let random = '';
-  for (let i = 0; i < 16; i++) random += ALPHABET[bytes[i]! % 32];
-  return `${prefix}_${time}${random}`;
+  if (now === lastTime) {
+    increment(lastRandom);
+  } else {
+    lastTime = now;
+    lastRandom = [...randomBytes(16)].map((b) => b % 32);
+    lastRandom[0] = lastRandom[0]! % 16; // headroom: increments never overflow
+  }
+  return `${prefix}_${time}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
+}
+
+function increment(digits: number[]): void {
+  for (let i = digits.length - 1; i >= 0; i--) {
+    if (digits[i]! < 31) {
+      digits[i]!++;
+      return;
+    }
+    digits[i] = 0;
+  }
 }
 
 /** A URL-safe random token of `bytes` random bytes. */

@@ -7,6 +7,7 @@ import { eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
 import { storesMigration } from './stores/stores-tables.ts';
+import { webhooksMigration } from './webhooks/webhooks-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -16,6 +17,7 @@ export const migrations: Record<string, Migration> = {
   '0004_queue_jobs': queueMigration,
   '0005_orders': ordersMigration,
   '0006_events': eventsMigration,
+  '0007_webhooks': webhooksMigration,
   '0008_reseller_products': resellerProductsMigration,
   '0009_stores': storesMigration,
 };

@@ -55,7 +55,7 @@ export class OrderPayments {
     if (debit) {
       return { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debit.id, paid_at: at }, chargeCard: false };
     }
-    if (await this.#cards.chargeableCard(order.reseller_id)) {
+    if (await this.#cards.chargeableCard(order.reseller_id, trx)) {
       return { transition: null, patch: { payment_method: 'card', payment_status: 'charging' }, chargeCard: true };
     }
     return { transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds', patch: { payment_status: 'none' }, chargeCard: false };

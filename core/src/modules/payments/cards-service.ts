@@ -55,8 +55,9 @@ export class CardsService {
     return { gateway: values.gateway, brand: saved.brand, last4: saved.last4, createdAt: now.toISOString() };
   }
 
-  async chargeableCard(resellerId: string): Promise<ChargeableCard | null> {
-    const row = await this.#db.selectFrom('cards').select('payment_method_sealed').where('reseller_id', '=', resellerId).executeTakeFirst();
+  /** The saved card; pass the open transaction when called inside one (PGlite has a single connection). */
+  async chargeableCard(resellerId: string, executor: Pick<Db, 'selectFrom'> = this.#db): Promise<ChargeableCard | null> {
+    const row = await executor.selectFrom('cards').select('payment_method_sealed').where('reseller_id', '=', resellerId).executeTakeFirst();
     return row ? this.#box.openJson<ChargeableCard>(row.payment_method_sealed) : null;
   }
 }

@@ -109,6 +109,7 @@ export class IngestionService {
     const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.connection(store).webhookSecret : undefined };
     const verdict = connector.verifyWebhook(req, secrets);
     if (!verdict.ok) return { status: 401, body: { error: { code: 'invalid_signature', message: verdict.reason } } };
+    if (verdict.acknowledgeOnly) return { status: 200, body: { received: true } };
     if (!store || store.platform !== platform) return { status: 200, body: { received: true, ignored: 'unknown store' } };
     const eventKey = verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1'));
     const id = newId('whe');

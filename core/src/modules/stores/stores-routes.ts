@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { CredentialRequests } from './credential-requests.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -42,9 +43,14 @@ const idParams = z.object({ id: z.string().min(1).max(64) });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
 
 /** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
-export function storesRoutes(deps: { stores: StoresService; resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }> }): AnyRoute[] {
-  const { stores } = deps;
+export function storesRoutes(deps: {
+  stores: StoresService;
+  resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }>;
+  credentialRequests?: CredentialRequests;
+}): AnyRoute[] {
+  const { stores, credentialRequests } = deps;
   return [
+    ...(credentialRequests ? [credentialRequestRoute(credentialRequests)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -167,4 +173,26 @@ export function storesRoutes(deps: { stores: StoresService; resolveProduct: (res
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
     }),
   ];
+}
+
+/** `POST /stores/credential-requests`: begins a key-issuing connect flow (WooCommerce's /wc-auth/v1/authorize). */
+function credentialRequestRoute(credentialRequests: CredentialRequests): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/credential-requests',
+    operationId: 'requestStoreCredentials',
+    summary: 'Ask a store to issue credentials to us',
+    description:
+      "`{platform, returnUrl?, ...fields}` (WOOCOMMERCE: `storeUrl`). Send the merchant to `redirectUrl`: once they approve, the platform hands the credentials to us, the store is connected as with POST /stores, and the merchant is sent to `returnUrl` (with the platform's query).",
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    body: z.looseObject({ platform: z.enum(['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON']) }),
+    responses: { 201: { description: 'Where to send the merchant', schema: z.object({ data: z.object({ redirectUrl: z.string(), expiresAt: z.string() }) }) } },
+    errors: [{ status: 422, code: 'unsupported_platform', description: 'The platform has no key-issuing flow, or no connector is enabled for it.' }],
+    handle: async ({ auth, body }) => {
+      const { platform, ...fields } = body;
+      return { status: 201, body: { data: await credentialRequests.begin(auth, platform, fields) } };
+    },
+  });
 }

@@ -1,0 +1,100 @@
+import type { Connector, ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
+import { z } from 'zod';
+import { ApiError, unprocessable } from '../../http/api-error.ts';
+import type { SecretBox } from '../../infra/crypto.ts';
+import type { Tenant } from '../orders/orders-service.ts';
+import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import type { StoresService } from './stores-service.ts';
+
+/** How long a merchant has to approve a connection request on the platform. */
+const REQUEST_TTL_MS = 60 * 60 * 1000;
+
+/** What a request's `state` carries, sealed (AES-GCM): nobody can read or forge it. */
+interface RequestState {
+  r: string;
+  m: Tenant['mode'];
+  p: string;
+  i: unknown;
+  u: string | null;
+  e: number;
+}
+
+const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
+
+/**
+ * Key-issuing connect flows (a connector's `credentialRequest`, e.g. WooCommerce's
+ * `/wc-auth/v1/authorize`): a reseller asks for a request and sends the merchant to the
+ * platform; the platform POSTs the credentials to a callback URL carrying the sealed state
+ * (which reseller, which store, until when); the connector checks them with the platform and
+ * the store is saved exactly as `POST /stores` saves it; the merchant is then sent back.
+ */
+export class CredentialRequests {
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #box: SecretBox;
+  readonly #context: (platform: string) => ConnectorContext;
+
+  constructor(deps: { stores: StoresService; connectors: ConnectorRegistry; box: SecretBox; context: (platform: string) => ConnectorContext }) {
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#box = deps.box;
+    this.#context = deps.context;
+  }
+
+  /** `POST /stores/credential-requests {platform, returnUrl?, ...input}`: where to send the merchant. */
+  async begin(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ redirectUrl: string; expiresAt: string }> {
+    const connector = this.#stores.connector(platform);
+    const flow = connector.credentialRequest;
+    if (!flow) throw unprocessable('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    const { returnUrl, ...rest } = fields;
+    const back = returnUrlSchema.safeParse(returnUrl);
+    if (!back.success) throw new ApiError(400, 'invalid_request', `returnUrl ${back.error.issues[0]?.message}`, [{ field: 'returnUrl', code: 'invalid_url' }]);
+    const input = flow.inputSchema.safeParse(rest);
+    if (!input.success) {
+      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+    }
+    const expiresAt = Date.now() + REQUEST_TTL_MS;
+    const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt } satisfies RequestState);
+    const ctx = this.#context(platform);
+    const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
+    const { redirectUrl } = await flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` });
+    return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /** The platform's callback: the connector checks the credentials; the store is saved and its webhooks registered. */
+  async receive(slug: string, state: string, req: { headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<{ storeId: string }> {
+    const connector = this.#connectors.bySlug(slug);
+    const request = this.#open(connector, state);
+    if (!connector?.credentialRequest || !request) throw new ApiError(404, 'unknown_credential_request', 'This connection request is unknown or has expired.');
+    let connection;
+    try {
+      connection = await connector.credentialRequest.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody });
+    } catch (err) {
+      if (!(err instanceof ConnectorError)) throw err;
+      const status = err.kind === 'auth' || err.kind === 'invalid_payload' ? 422 : 502;
+      throw new ApiError(status, err.kind === 'auth' ? 'store_credentials_rejected' : 'store_unreachable', `${connector.manifest.displayName} said: ${err.message}`);
+    }
+    const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
+    return { storeId: row.id };
+  }
+
+  /** Where the merchant goes after the platform: the reseller's `returnUrl` (with the platform's query), or nowhere. */
+  returnTarget(slug: string, state: string, rawQuery: string): string | null {
+    const request = this.#open(this.#connectors.bySlug(slug), state);
+    if (!request?.u) return null;
+    const url = new URL(request.u);
+    for (const [k, v] of new URLSearchParams(rawQuery)) url.searchParams.append(k, v);
+    return url.toString();
+  }
+
+  #open(connector: Connector<any> | undefined, state: string): RequestState | null {
+    try {
+      const request = this.#box.openJson<RequestState>(state);
+      if (!connector || request.p !== connector.manifest.platform || request.e < Date.now()) return null;
+      return request;
+    } catch {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { sql, type Selectable } from 'kysely';
+import type { SecretBox } from '../../infra/crypto.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { Queue } from '../../infra/queue/job-queue.ts';
+import { SafeFetchError, type SafeFetch } from '../../infra/safe-fetch/safe-fetch.ts';
+import type { EventEnvelope } from '../events/outbox.ts';
+import type { Db } from '../tables.ts';
+import { PING_EVENT } from './webhook-event-types.ts';
+import { nextRetryDelay } from './webhook-retry-schedule.ts';
+import { signedHeaders } from './webhook-signer.ts';
+import type { WebhooksOptions } from './webhooks-options.ts';
+import type { AttemptTrigger, WebhookDeliveriesTable } from './webhooks-tables.ts';
+
+/** A queue job: "attempt number `attempt` of this delivery is due". */
+export interface DeliveryJob {
+  deliveryId: string;
+  attempt: number;
+}
+
+/** One job id per (delivery, attempt): the sweeper and the normal path add the same job at most once. */
+export const deliveryJobId = (deliveryId: string, attempt: number): string => `${deliveryId}-a${attempt}`;
+
+/** A job may start this much before its attempt is due (clocks of two processes differ a little). */
+const EARLY_SLACK_MS = 1000;
+
+interface Outcome {
+  startedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  succeeded: boolean;
+}
+
+type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+/**
+ * Sends one attempt of one delivery. An attempt is first claimed in the database (the attempt
+ * counter moves on and `next_attempt_at` becomes a lease), so two processes never send the
+ * same attempt, and a process that dies mid-send leaves a lease that runs out: the sweeper
+ * then re-enqueues the delivery and the next attempt carries the same event.
+ */
+export class WebhookDeliverer {
+  readonly #db: Db;
+  readonly #box: SecretBox;
+  readonly #safeFetch: SafeFetch;
+  readonly #logger: Logger;
+  readonly #options: WebhooksOptions;
+  readonly #clock: () => Date;
+  #queue: Queue<DeliveryJob> | undefined;
+
+  constructor(deps: { db: Db; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+    this.#db = deps.db;
+    this.#box = deps.box;
+    this.#safeFetch = deps.safeFetch;
+    this.#logger = deps.logger;
+    this.#options = deps.options;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /** The queue that carries attempts (defined by the module, whose processor calls `process`). */
+  useQueue(queue: Queue<DeliveryJob>): void {
+    this.#queue = queue;
+  }
+
+  /** Queues attempt `attempt` after `delayMs`. */
+  async enqueue(deliveryId: string, attempt: number, delayMs = 0): Promise<void> {
+    if (!this.#queue) throw new Error('the webhook queue is not defined');
+    await this.#queue.add({ deliveryId, attempt }, { jobId: deliveryJobId(deliveryId, attempt), ...(delayMs > 0 ? { delayMs } : {}) });
+  }
+
+  async removeJob(deliveryId: string, attempt: number): Promise<void> {
+    await this.#queue?.remove(deliveryJobId(deliveryId, attempt));
+  }
+
+  /**
+   * The queue's processor. Never throws: a job that finds nothing to do (already sent,
+   * cancelled, not yet due) simply ends, and the database row says what happens next.
+   */
+  async process(job: DeliveryJob): Promise<void> {
+    try {
+      const now = this.#clock();
+      const claimed = await this.#db
+        .updateTable('webhook_deliveries')
+        .set({ attempts: job.attempt, next_attempt_at: new Date(now.getTime() + this.#options.leaseMs), last_attempt_at: now })
+        .where('id', '=', job.deliveryId)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', job.attempt - 1)
+        .where('next_attempt_at', '<=', new Date(now.getTime() + EARLY_SLACK_MS))
+        .returningAll()
+        .executeTakeFirst();
+      if (claimed) await this.#attempt(claimed, 'scheduled');
+    } catch (err) {
+      // The row is unchanged or holds a lease: the sweeper brings the delivery back.
+      this.#logger.warn('webhook attempt aborted', { deliveryId: job.deliveryId, attempt: job.attempt, error: (err as Error).message });
+    }
+  }
+
+  /** Sends a delivery now, whatever its schedule or status (manual redelivery, the test ping). */
+  async sendNow(deliveryId: string): Promise<void> {
+    const now = this.#clock();
+    const claimed = await this.#db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'pending',
+        attempts: sql<number>`attempts + 1`,
+        next_attempt_at: new Date(now.getTime() + this.#options.leaseMs),
+        last_attempt_at: now,
+        delivered_at: null,
+      })
+      .where('id', '=', deliveryId)
+      .where('status', '<>', 'cancelled')
+      .returningAll()
+      .executeTakeFirst();
+    if (claimed) await this.#attempt(claimed, 'manual');
+  }
+
+  async #attempt(delivery: DeliveryRow, trigger: AttemptTrigger): Promise<void> {
+    const target = await this.#db
+      .selectFrom('webhook_endpoints as e')
+      .innerJoin('events as ev', (j) => j.on('ev.id', '=', delivery.event_id))
+      .select(['e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'ev.payload'])
+      .where('e.id', '=', delivery.endpoint_id)
+      .executeTakeFirst();
+    if (!target || target.deleted_at) return this.#close(delivery, 'cancelled', 'endpoint deleted');
+    if (target.disabled_at && trigger === 'scheduled') return this.#close(delivery, 'failed', 'endpoint disabled');
+
+    const startedAt = this.#clock();
+    let outcome: Outcome;
+    try {
+      const event = target.payload as unknown as EventEnvelope;
+      // Rebuilt in a fixed field order: the stored JSON (jsonb) does not keep key order.
+      const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, testMode: event.testMode, data: event.data });
+      const headers = signedHeaders(
+        this.#box.open(target.secret_sealed),
+        { eventId: event.id, eventType: event.type, deliveryId: delivery.id, attempt: delivery.attempts, body },
+        this.#options.userAgent,
+        startedAt,
+      );
+      outcome = await this.#send(target.url, headers, body, startedAt);
+    } catch (err) {
+      // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
+      outcome = { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` };
+    }
+    await this.#record(delivery, trigger, outcome);
+  }
+
+  async #send(url: string, headers: Record<string, string>, body: string, startedAt: Date): Promise<Outcome> {
+    const t0 = performance.now();
+    const latency = (): number => Math.round(performance.now() - t0);
+    try {
+      const res = await this.#safeFetch.request(url, { method: 'POST', headers, body, timeoutMs: this.#options.timeoutMs, maxRedirects: 0, maxBodyBytes: 512 });
+      const succeeded = res.status >= 200 && res.status < 300;
+      return { startedAt, statusCode: res.status, latencyMs: latency(), succeeded, error: succeeded ? null : describeStatus(res.status, res.headers.location, res.body) };
+    } catch (err) {
+      const error =
+        err instanceof SafeFetchError
+          ? err.code === 'timeout'
+            ? `timeout: no answer within ${this.#options.timeoutMs} ms`
+            : `${err.code}: ${err.message}`
+          : `error: ${(err as Error).message}`;
+      return { startedAt, statusCode: null, latencyMs: latency(), succeeded: false, error };
+    }
+  }
+
+  /** Stores the outcome, schedules the next attempt or ends the delivery, and tracks the endpoint's failure streak. */
+  async #record(delivery: DeliveryRow, trigger: AttemptTrigger, outcome: Outcome): Promise<void> {
+    const n = delivery.attempts;
+    const delay = outcome.succeeded || delivery.event_type === PING_EVENT ? null : nextRetryDelay(this.#options.retryScheduleMs, n, this.#options.jitterRatio);
+    const now = this.#clock();
+    const rescheduled = await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({ delivery_id: delivery.id, attempt: n, trigger, started_at: outcome.startedAt, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, succeeded: outcome.succeeded })
+        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+        .execute();
+      const updated = await trx
+        .updateTable('webhook_deliveries')
+        .set({
+          status: outcome.succeeded ? 'delivered' : delay === null ? 'failed' : 'pending',
+          next_attempt_at: delay === null ? null : new Date(now.getTime() + delay),
+          delivered_at: outcome.succeeded ? now : null,
+          last_status_code: outcome.statusCode,
+          last_latency_ms: outcome.latencyMs,
+          last_error: outcome.error,
+        })
+        .where('id', '=', delivery.id)
+        .where('attempts', '=', n)
+        .where('status', '=', 'pending')
+        .returning('id')
+        .executeTakeFirst();
+      // Only state changes are written, so a busy endpoint's row is not rewritten on every delivery.
+      let streak = trx.updateTable('webhook_endpoints').where('id', '=', delivery.endpoint_id);
+      streak = outcome.succeeded ? streak.set({ failing_since: null }).where('failing_since', 'is not', null) : streak.set({ failing_since: outcome.startedAt }).where('failing_since', 'is', null);
+      await streak.execute();
+      return updated !== undefined && delay !== null;
+    });
+    if (rescheduled) {
+      await this.enqueue(delivery.id, n + 1, delay!).catch((err: Error) =>
+        this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: delivery.id, error: err.message }),
+      );
+    }
+  }
+
+  async #close(delivery: DeliveryRow, status: 'cancelled' | 'failed', reason: string): Promise<void> {
+    await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ status, next_attempt_at: null, last_error: reason })
+      .where('id', '=', delivery.id)
+      .where('attempts', '=', delivery.attempts)
+      .execute();
+  }
+}
+
+/** A non-2xx answer in a line: the status, where a redirect pointed (not followed), the start of the body. */
+function describeStatus(status: number, location: string | string[] | undefined, body: Buffer): string {
+  if (status >= 300 && status < 400) return `HTTP ${status}: redirects are not followed${typeof location === 'string' ? ` (Location: ${location.slice(0, 200)})` : ''}`;
+  const text = body.toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim().slice(0, 200);
+  return `HTTP ${status}${text ? `: ${text}` : ''}`;
+}

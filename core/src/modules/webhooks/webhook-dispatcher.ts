@@ -1,0 +1,202 @@
+import { newId } from '../../infra/ids.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { Db } from '../tables.ts';
+import type { WebhookDeliverer } from './webhook-deliverer.ts';
+import { isSubscribed } from './webhook-event-types.ts';
+import type { WebhooksOptions } from './webhooks-options.ts';
+
+const FAN_OUT_BATCH = 200;
+const SWEEP_BATCH = 1000;
+
+/** What one sweep did (for logs and tests). */
+export interface SweepReport {
+  fannedOut: number;
+  requeued: number;
+  disabled: number;
+  purged: number;
+}
+
+/**
+ * Turns outbox events into deliveries and keeps the schedule honest. Fan-out marks each event
+ * dispatched in the same transaction that creates its deliveries, so an event is fanned out
+ * once; the queue is told after the commit, and whatever it was not told (a crash in between,
+ * a Redis blip) the sweep finds in the database as a due delivery.
+ */
+export class WebhookDispatcher {
+  readonly #db: Db;
+  readonly #deliverer: WebhookDeliverer;
+  readonly #logger: Logger;
+  readonly #options: WebhooksOptions;
+  readonly #clock: () => Date;
+  #running: Promise<number> | undefined;
+  #again = false;
+
+  constructor(deps: { db: Db; deliverer: WebhookDeliverer; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+    this.#db = deps.db;
+    this.#deliverer = deps.deliverer;
+    this.#logger = deps.logger;
+    this.#options = deps.options;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /** Fans out every undispatched event. Calls while one runs make it go round once more instead of running twice. */
+  dispatch(): Promise<number> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      let total = 0;
+      try {
+        do {
+          this.#again = false;
+          let n: number;
+          do {
+            n = await this.#fanOutBatch();
+            total += n;
+          } while (n === FAN_OUT_BATCH);
+        } while (this.#again);
+      } finally {
+        this.#running = undefined;
+      }
+      return total;
+    })();
+    return this.#running;
+  }
+
+  /** The maintenance task: fan-out, lost attempts back on the queue, failing endpoints disabled, old history purged. */
+  async sweep(): Promise<SweepReport> {
+    const fannedOut = await this.dispatch();
+    const requeued = await this.#requeueDue();
+    const disabled = await this.#disableFailing();
+    const purged = await this.#purgeOld();
+    return { fannedOut, requeued, disabled, purged };
+  }
+
+  async #fanOutBatch(): Promise<number> {
+    const { events, created } = await this.#db.transaction().execute(async (trx) => {
+      // SKIP LOCKED: several processes fan out side by side, each taking other events.
+      const events = await trx
+        .selectFrom('events')
+        .select(['id', 'reseller_id', 'mode', 'type', 'created_at'])
+        .where('dispatched_at', 'is', null)
+        .orderBy('created_at')
+        .limit(FAN_OUT_BATCH)
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      if (events.length === 0) return { events, created: [] };
+      const endpoints = await trx
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'reseller_id', 'mode', 'events', 'created_at'])
+        .where('reseller_id', 'in', [...new Set(events.map((e) => e.reseller_id))])
+        .where('deleted_at', 'is', null)
+        .where('disabled_at', 'is', null)
+        .execute();
+      const now = this.#clock();
+      const rows = events.flatMap((ev) =>
+        endpoints
+          // Same account and mode (a test endpoint never sees a live event), subscribed, and registered before the event happened.
+          .filter((ep) => ep.reseller_id === ev.reseller_id && ep.mode === ev.mode && isSubscribed(ep.events, ev.type) && ep.created_at.getTime() <= ev.created_at.getTime())
+          .map((ep) => ({
+            id: newId('whd', now.getTime()),
+            endpoint_id: ep.id,
+            event_id: ev.id,
+            event_type: ev.type,
+            status: 'pending' as const,
+            attempts: 0,
+            next_attempt_at: now,
+            created_at: now,
+          })),
+      );
+      const created =
+        rows.length === 0
+          ? []
+          : await trx
+              .insertInto('webhook_deliveries')
+              .values(rows)
+              .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+              .returning('id')
+              .execute();
+      await trx
+        .updateTable('events')
+        .set({ dispatched_at: now })
+        .where('id', 'in', events.map((e) => e.id))
+        .execute();
+      return { events, created };
+    });
+    for (const { id } of created) {
+      await this.#deliverer.enqueue(id, 1).catch((err: Error) => this.#logger.warn('webhook delivery not queued; the sweeper will queue it', { deliveryId: id, error: err.message }));
+    }
+    return events.length;
+  }
+
+  /** Due deliveries whose job was lost (crash before enqueue, expired lease of a dead worker) go back on the queue. */
+  async #requeueDue(): Promise<number> {
+    const due = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .leftJoin('webhook_attempts as a', (j) => j.onRef('a.delivery_id', '=', 'd.id').onRef('a.attempt', '=', 'd.attempts'))
+      .select(['d.id', 'd.attempts', 'd.last_attempt_at', 'a.attempt as recorded'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', this.#clock())
+      .orderBy('d.next_attempt_at')
+      .limit(SWEEP_BATCH)
+      .execute();
+    // A claimed attempt without an outcome whose lease ran out: its process stopped mid-send. Say so in the log.
+    const interrupted = due.filter((d) => d.attempts > 0 && d.recorded === null);
+    if (interrupted.length > 0) {
+      await this.#db
+        .insertInto('webhook_attempts')
+        .values(
+          interrupted.map((d) => ({
+            delivery_id: d.id,
+            attempt: d.attempts,
+            trigger: 'scheduled' as const,
+            started_at: d.last_attempt_at ?? this.#clock(),
+            status_code: null,
+            latency_ms: null,
+            error: 'interrupted: the sending process stopped before an outcome was recorded',
+            succeeded: false,
+          })),
+        )
+        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+        .execute();
+    }
+    // Same job id as the normal path: a job that still waits is not added twice.
+    for (const d of due) await this.#deliverer.enqueue(d.id, d.attempts + 1);
+    return due.length;
+  }
+
+  async #disableFailing(): Promise<number> {
+    const now = this.#clock();
+    const disabled = await this.#db
+      .updateTable('webhook_endpoints')
+      .set({ disabled_at: now, disabled_reason: 'failing_continuously' })
+      .where('failing_since', '<=', new Date(now.getTime() - this.#options.disableAfterMs))
+      .where('disabled_at', 'is', null)
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'reseller_id', 'mode', 'url', 'failing_since'])
+      .execute();
+    for (const e of disabled) {
+      this.#logger.warn('webhook endpoint disabled: every delivery failed for too long', {
+        endpointId: e.id,
+        resellerId: e.reseller_id,
+        mode: e.mode,
+        url: e.url,
+        failingSince: e.failing_since?.toISOString(),
+      });
+    }
+    return disabled.length;
+  }
+
+  async #purgeOld(): Promise<number> {
+    const cutoff = new Date(this.#clock().getTime() - this.#options.retentionMs);
+    const purged = await this.#db
+      .deleteFrom('webhook_deliveries')
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).where('status', '<>', 'pending').limit(SWEEP_BATCH),
+      )
+      .executeTakeFirst();
+    return Number(purged.numDeletedRows);
+  }
+}

@@ -1,0 +1,43 @@
+import { DEFAULT_RETRY_SCHEDULE_MS } from './webhook-retry-schedule.ts';
+
+/** Tunables of webhook delivery. The defaults are the contract (spec §6, §8); tests shorten them. */
+export interface WebhooksOptions {
+  /** A receiver must answer 2xx within this (spec: 10 s). */
+  timeoutMs: number;
+  /** Waits before attempts 2, 3, …; one more attempt than entries, then `failed`. */
+  retryScheduleMs: readonly number[];
+  /** Each wait varies by up to ± this fraction. */
+  jitterRatio: number;
+  /**
+   * How long a claimed attempt may run before another process may take the delivery over
+   * (the claimer crashed). Longer than `timeoutMs`, so a slow live attempt is not duplicated.
+   */
+  leaseMs: number;
+  /** Deliveries sent at once per worker process. */
+  concurrency: number;
+  /** An endpoint whose every attempt failed for this long is disabled (5 days). */
+  disableAfterMs: number;
+  /** Endpoints per reseller and mode. */
+  maxEndpoints: number;
+  /** Finished deliveries (and their attempts) are kept this long. */
+  retentionMs: number;
+  userAgent: string;
+}
+
+const DAY = 24 * 3600 * 1000;
+
+/** Fills in the defaults; `leaseMs` follows `timeoutMs` unless given. */
+export function resolveWebhooksOptions(partial: Partial<WebhooksOptions> = {}): WebhooksOptions {
+  const timeoutMs = partial.timeoutMs ?? 10_000;
+  return {
+    timeoutMs,
+    retryScheduleMs: partial.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
+    jitterRatio: partial.jitterRatio ?? 0.1,
+    leaseMs: partial.leaseMs ?? timeoutMs + 30_000,
+    concurrency: partial.concurrency ?? 20,
+    disableAfterMs: partial.disableAfterMs ?? 5 * DAY,
+    maxEndpoints: partial.maxEndpoints ?? 20,
+    retentionMs: partial.retentionMs ?? 30 * DAY,
+    userAgent: partial.userAgent ?? 'print-api-webhooks/1.0',
+  };
+}

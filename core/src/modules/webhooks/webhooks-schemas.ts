@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { SUBSCRIBABLE_EVENTS } from './webhook-event-types.ts';
+
+export const webhookEndpointSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  testMode: z.boolean().meta({ description: 'Created with a prk_test_ key: receives sandbox events only.' }),
+  enabled: z.boolean(),
+  disabledAt: z.string().nullable(),
+  disabledReason: z.string().nullable(),
+  failingSince: z.string().nullable().meta({ description: 'Every delivery attempt since this time has failed; after 5 days the endpoint is disabled.' }),
+  createdAt: z.string(),
+});
+
+export const createdWebhookEndpointSchema = webhookEndpointSchema.extend({
+  secret: z.string().meta({ description: 'The signing secret (whsec_…). Shown only in this response: store it now.' }),
+});
+
+export const webhookAttemptSchema = z.object({
+  attempt: z.number().int(),
+  trigger: z.enum(['scheduled', 'manual']),
+  startedAt: z.string(),
+  statusCode: z.number().int().nullable(),
+  latencyMs: z.number().int().nullable(),
+  error: z.string().nullable(),
+  succeeded: z.boolean(),
+});
+
+export const webhookDeliverySchema = z.object({
+  id: z.string().meta({ description: 'Sent as X-Service-Delivery; the same on every attempt of this delivery.' }),
+  eventId: z.string().meta({ description: 'The body field id: the same on every attempt; deduplicate on it.' }),
+  eventType: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed', 'cancelled']),
+  attemptCount: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  lastStatusCode: z.number().int().nullable(),
+  lastLatencyMs: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+  attempts: z.array(webhookAttemptSchema).meta({ description: 'Finished attempts, oldest first (the last 20).' }),
+});
+
+export const createWebhookBody = z.strictObject({
+  url: z.string().min(1).max(2048).meta({ description: 'https URL of your receiver; it must resolve to a public address.' }),
+  events: z
+    .array(z.string().max(64))
+    .min(1)
+    .max(32)
+    .meta({ description: `Event kinds to receive, or ["*"] for all. One of: ${SUBSCRIBABLE_EVENTS.join(', ')}.` }),
+});
+
+export const deliveriesQueryShape = {
+  status: z.enum(['pending', 'delivered', 'failed', 'cancelled']).optional(),
+};
