@@ -69,6 +69,11 @@ export type WebhookVerdict =
       eventId: string | null;
       /** When the platform says the event happened (stale replays are recognised by it). */
       occurredAt: string | null;
+      /**
+       * Answer 200 and store nothing: a platform's unsigned reachability check that carries no
+       * event (WooCommerce's `webhook_id=N` ping when a webhook is created).
+       */
+      acknowledgeOnly?: boolean;
     }
   | { ok: false; reason: string };
 
@@ -138,6 +143,37 @@ export interface Connector<C = unknown> {
   install?: {
     begin(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; state: string }): Promise<{ redirectUrl: string }>;
     callback(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; rawQuery: string; state: string }): Promise<StoreConnection<C>>;
+  };
+
+  /**
+   * A key-issuing connect flow, for platforms that hand us credentials server-to-server
+   * instead of redirecting with an OAuth code: WooCommerce's `/wc-auth/v1/authorize` asks the
+   * merchant, POSTs the keys to our `callbackUrl`, then sends the merchant to `returnUrl`.
+   * Core serves it: `POST /stores/credential-requests {platform, returnUrl?, ...input}` (begin),
+   * `POST /connectors/<platform>/credentials/<state>` (the platform's callback, answered 200
+   * once the store is connected) and `GET /connectors/<platform>/credentials/<state>/return`.
+   *
+   * @example
+   * credentialRequest: {
+   *   inputSchema: z.strictObject({ storeUrl: z.url({ protocol: /^https$/ }) }),
+   *   async begin(ctx, { input, state, callbackUrl, returnUrl }) {
+   *     const { storeUrl } = input as { storeUrl: string };
+   *     return { redirectUrl: `${storeUrl}/authorize?${new URLSearchParams({ user_id: state, callback_url: callbackUrl, return_url: returnUrl })}` };
+   *   },
+   *   async receive(ctx, { input, state, rawBody }) {
+   *     const keys = JSON.parse(rawBody.toString());
+   *     if (keys.user_id !== state) throw new ConnectorError('invalid_payload', 'issued for another request');
+   *     return checkKeys(ctx, (input as { storeUrl: string }).storeUrl, keys);
+   *   },
+   * },
+   */
+  credentialRequest?: {
+    /** The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL). */
+    inputSchema: ZodType;
+    /** Where to send the merchant to approve: the platform must POST the credentials to `callbackUrl` and send the merchant to `returnUrl`. */
+    begin(ctx: ConnectorContext, params: { input: unknown; state: string; callbackUrl: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
+    /** The platform's POST to `callbackUrl`: checks what it sent (on the raw body) with the platform and describes the store. */
+    receive(ctx: ConnectorContext, params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<StoreConnection<C>>;
   };
 
   /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */

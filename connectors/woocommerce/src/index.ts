@@ -1,0 +1,85 @@
+import { ConnectorError, defineConnector } from '@print-api/connector-kit';
+import { connectSchema, credentialsSchema, type WooCredentials } from './config.ts';
+import { connectWithKeys } from './connect.ts';
+import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './key-exchange.ts';
+import { mapWooOrder } from './order-mapper.ts';
+import { decodeCursor, pollOrders } from './order-polling.ts';
+import { pushWooShipment } from './shipment-push.ts';
+import { reactivateDisabledWebhooks, registerOrderWebhooks } from './webhook-registration.ts';
+import { verifyWooWebhook } from './webhook-verifier.ts';
+import { WooCommerceClient } from './woocommerce-client.ts';
+
+const ORDER_TOPIC = /^order\.(created|updated)$/;
+
+/**
+ * WooCommerce: keys pasted (`POST /stores`) or issued by the store's `/wc-auth/v1/authorize`
+ * flow, checked against its REST API; `order.created` / `order.updated` webhooks signed with
+ * a per-store secret; polling with `modified_after` as the safety net (WooCommerce never
+ * retries a webhook and disables it after repeated failures); tracking pushed back as a
+ * customer note, a Shipment Tracking item and status `completed`.
+ */
+export const wooCommerceConnector = defineConnector<WooCredentials>({
+  manifest: {
+    platform: 'WOOCOMMERCE',
+    displayName: 'WooCommerce',
+    connectSchema,
+    credentialsSchema,
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
+    // Self-hosted WordPress sites, often on shared hosting: stay gentle.
+    rateLimit: { max: 4, durationMs: 1000 },
+    pollIntervalMs: 5 * 60_000,
+  },
+
+  async connect(ctx, input) {
+    return connectWithKeys(ctx.http, connectSchema.parse(input));
+  },
+
+  credentialRequest: {
+    inputSchema: keyRequestSchema,
+    async begin(_ctx, { input, state, callbackUrl, returnUrl }) {
+      const { storeUrl } = keyRequestSchema.parse(input);
+      return { redirectUrl: authorizeUrl({ storeUrl, state, callbackUrl, returnUrl }) };
+    },
+    async receive(ctx, { input, state, rawBody }) {
+      return receiveIssuedKeys(ctx.http, { storeUrl: keyRequestSchema.parse(input).storeUrl, state, rawBody });
+    },
+  },
+
+  async registerWebhooks(ctx, store, callbackUrl) {
+    const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
+    return registerOrderWebhooks(client, { callbackUrl, publicUrl: ctx.publicUrl, currentSecret: store.webhookSecret, logger: ctx.logger });
+  },
+
+  verifyWebhook: (req, secrets) => verifyWooWebhook(req, secrets.storeSecret),
+
+  async parseWebhook(_ctx, _store, req) {
+    const topic = req.headers['x-wc-webhook-topic'] ?? '';
+    if (!ORDER_TOPIC.test(topic)) return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };
+    let body: unknown;
+    try {
+      body = JSON.parse(req.rawBody.toString('utf8'));
+    } catch {
+      throw new ConnectorError('invalid_payload', `WooCommerce sent a ${topic} delivery that is not JSON`);
+    }
+    return { kind: 'orders', orders: [mapWooOrder(body)] };
+  },
+
+  async fetchOrders(ctx, store, externalOrderIds) {
+    const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
+    const orders = [];
+    for (const id of externalOrderIds) orders.push(mapWooOrder(await client.getOrder(id)));
+    return orders;
+  },
+
+  async listOrders(ctx, store, cursor) {
+    const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
+    // A polling run starts on page 1: the moment to bring back webhooks WooCommerce disabled.
+    if (decodeCursor(cursor, ctx.clock()).page === 1) await reactivateDisabledWebhooks(client, ctx.publicUrl, ctx.logger);
+    return pollOrders(client, cursor, ctx.clock());
+  },
+
+  async pushShipment(ctx, store, shipment) {
+    const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
+    await pushWooShipment(client, shipment, { now: ctx.clock(), logger: ctx.logger });
+  },
+});

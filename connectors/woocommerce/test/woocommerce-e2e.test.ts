@@ -1,0 +1,303 @@
+import { expect } from 'chai';
+import nock from 'nock';
+import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
+import { startTestService, type TestService } from '../../../core/test/helpers/test-service.ts';
+import { startFileServer } from '../../../core/test/orders/orders-helpers.ts';
+import { wooCommerceConnector } from '../src/index.ts';
+import { FakeWooStore } from './fake-woo-store.ts';
+import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
+
+const PUBLIC_URL = 'https://print-api.example.com';
+const SKU = 'POSTER-TULIPS';
+
+/** Waits until `probe` returns something truthy (the queues work asynchronously). */
+async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
+  this.timeout(30_000);
+  let t: TestService;
+  let files: TestHttpsServer;
+  let shops = 0;
+
+  before(async function () {
+    nock.disableNetConnect();
+    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+    files = await startFileServer();
+    // Live orders wait for the back-office (so cancellation can happen before production);
+    // sandbox (test-mode) orders always run through the production simulator, every 50 ms.
+    t = await startTestService(
+      this,
+      'postgres+redis',
+      { PUBLIC_URL, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50' },
+      { connectors: [wooCommerceConnector], maintenanceIntervalMs: 200 },
+    );
+  });
+
+  after(async () => {
+    await t?.close();
+    await files?.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  const db = () => t.service.db;
+  const events = async (storeId: string) => Number((await db().selectFrom('store_webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('store_id', '=', storeId).executeTakeFirstOrThrow()).n);
+  const ingest = (storeId: string, orderId: number | string) => db().selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', String(orderId)).executeTakeFirst();
+  const printOrders = (storeId: string) => db().selectFrom('orders').selectAll().where('store_id', '=', storeId).execute();
+
+  /** A reseller with a funded wallet and the poster product, and a WooCommerce store connected with pasted keys. */
+  async function connected(opts: { mode?: 'live' | 'test' } = {}) {
+    const mode = opts.mode ?? 'live';
+    const reseller = await t.reseller({ mode });
+    if (mode === 'live') await t.admin('POST', `/resellers/${reseller.id}/wallet/top-ups`, { amountCents: 1_000_000, mode });
+    const product = await t.api(reseller.key, 'POST', '/reseller-products', { sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
+    expect(product.status, JSON.stringify(product.body)).to.equal(201);
+    const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    const res = await t.api(reseller.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const storeId = res.body.data.id as string;
+    // The connect-time catch-up poll has run (it reads the webhooks, then the orders).
+    await eventually(async () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
+    return { reseller, shop, storeId };
+  }
+
+  describe('connect', () => {
+    it('connects pasted keys: checked with the store, sealed at rest, two signed webhooks, pings answered and not stored', async () => {
+      const { reseller, shop, storeId } = await connected();
+      const view = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data;
+      expect(view).to.include({ platform: 'WOOCOMMERCE', externalId: shop.url, name: 'Tulip Prints', status: 'connected' });
+      expect(shop.webhooks.map((w) => [w.topic, w.status, w.delivery_url])).to.deep.equal([
+        ['order.created', 'active', `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`],
+        ['order.updated', 'active', `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`],
+      ]);
+      const secret = shop.webhooks[0]!.secret;
+      expect(secret).to.match(/^[0-9a-f]{64}$/);
+      expect(shop.webhooks[1]!.secret).to.equal(secret);
+      expect(shop.pings).to.deep.equal([200, 200]);
+      expect(await events(storeId)).to.equal(0);
+      const row = await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+      expect(row.credentials_sealed).not.to.contain(shop.consumerSecret);
+      expect(row.webhook_secret_sealed).not.to.contain(secret);
+      expect(t.service.services.stores.connection(row).webhookSecret).to.equal(secret);
+    });
+
+    it('connects through the /wc-auth/v1/authorize key-issuing flow: keys POSTed to our HTTPS callback, checked, merchant sent back', async () => {
+      const reseller = await t.reseller();
+      const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+      const begin = await t.api(reseller.key, 'POST', '/stores/credential-requests', { platform: 'WOOCOMMERCE', storeUrl: `${shop.url}/`, returnUrl: 'https://app.reseller.example/stores?from=woo' });
+      expect(begin.status, JSON.stringify(begin.body)).to.equal(201);
+      const authorize = new URL(begin.body.data.redirectUrl);
+      expect(`${authorize.origin}${authorize.pathname}`).to.equal(`${shop.url}/wc-auth/v1/authorize`);
+      const q = authorize.searchParams;
+      expect(q.get('app_name')).to.equal('Print API');
+      expect(q.get('scope')).to.equal('read_write');
+      expect(q.get('callback_url')).to.equal(`${PUBLIC_URL}/connectors/woocommerce/credentials/${q.get('user_id')}`);
+      expect(q.get('return_url')).to.equal(`${q.get('callback_url')}/return`);
+
+      const approval = await shop.approve(begin.body.data.redirectUrl);
+      expect(approval.callbackStatus).to.equal(200);
+      expect(approval.returnedTo).to.equal(`https://app.reseller.example/stores?from=woo&success=1&user_id=${encodeURIComponent(q.get('user_id')!)}`);
+      const [store] = (await t.api(reseller.key, 'GET', '/stores')).body.data;
+      expect(store).to.include({ platform: 'WOOCOMMERCE', externalId: shop.url, status: 'connected' });
+      expect(shop.webhooks.map((w) => w.topic)).to.deep.equal(['order.created', 'order.updated']);
+      expect(shop.pings).to.deep.equal([200, 200]);
+      const row = await db().selectFrom('stores').selectAll().where('id', '=', store.id).executeTakeFirstOrThrow();
+      expect(t.service.services.stores.connection(row).credentials).to.deep.equal({ storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    });
+
+    it('refuses keys POSTed for another request, a forged state, and read-only keys: nothing connected', async () => {
+      const reseller = await t.reseller();
+      const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+      const begin = await t.api(reseller.key, 'POST', '/stores/credential-requests', { platform: 'WOOCOMMERCE', storeUrl: shop.url });
+      const url = begin.body.data.redirectUrl as string;
+      expect((await shop.approve(url, (k) => ({ ...k, user_id: 'someone-else' }))).callbackStatus).to.equal(422);
+      const callback = new URL(url).searchParams.get('callback_url')!;
+      const forged = await fetch(callback.replace(PUBLIC_URL, t.baseUrl).replace(/credentials\/v1\.[^.]+/, 'credentials/v1.AAAAAAAAAAAAAAAA'), { method: 'POST', body: '{}' });
+      expect(forged.status).to.equal(404);
+      const readOnly = new URL(url);
+      readOnly.searchParams.set('scope', 'read');
+      expect((await shop.approve(readOnly.toString())).callbackStatus).to.equal(422);
+      expect((await t.api(reseller.key, 'GET', '/stores')).body.data).to.deep.equal([]);
+      expect(shop.webhooks).to.deep.equal([]);
+      const http = await t.api(reseller.key, 'POST', '/stores/credential-requests', { platform: 'WOOCOMMERCE', storeUrl: 'http://insecure.example.com' });
+      expect(http.status).to.equal(400);
+    });
+
+    it('refuses read-only keys (422) and plain-HTTP stores (400), and connects nothing', async () => {
+      const reseller = await t.reseller();
+      const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+      shop.permissions = 'read';
+      const readOnly = await t.api(reseller.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+      expect(readOnly.status).to.equal(422);
+      expect(readOnly.body.error.code).to.equal('store_credentials_rejected');
+      expect(readOnly.body.error.message).to.contain('Read/Write');
+      const http = await t.api(reseller.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url.replace('https:', 'http:'), consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+      expect(http.status).to.equal(400);
+      expect((await t.api(reseller.key, 'GET', '/stores')).body.data).to.deep.equal([]);
+      expect(shop.webhooks).to.deep.equal([]);
+    });
+  });
+
+  describe('inbound webhooks', () => {
+    it('answers 401 to forged, unsigned and stale signatures, and stores nothing', async () => {
+      const { shop, storeId } = await connected();
+      const hook = shop.hook('order.updated');
+      const order = shop.save(wooOrder());
+      const genuine = wooCommerceWebhook({ payload: order, secret: hook.secret, topic: 'order.updated', source: shop.url, webhookId: hook.id });
+      const forged = wooCommerceWebhook({ payload: order, secret: 'f'.repeat(64), topic: 'order.updated', source: shop.url, webhookId: hook.id });
+      const { 'x-wc-webhook-signature': _sig, ...unsigned } = genuine.headers;
+      const stale = { headers: genuine.headers, body: JSON.stringify(modifiedAt(wooOrder({ status: 'cancelled' }), '2025-05-14T10:00:00')) };
+      const emptyKey = wooCommerceWebhook({ payload: order, secret: '', topic: 'order.updated', source: shop.url, webhookId: hook.id });
+      expect(await shop.send(hook, forged)).to.equal(401);
+      expect(await shop.send(hook, { headers: unsigned, body: genuine.body })).to.equal(401);
+      expect(await shop.send(hook, stale)).to.equal(401);
+      expect(await shop.send(hook, emptyKey)).to.equal(401);
+      expect(await events(storeId)).to.equal(0);
+      expect(await printOrders(storeId)).to.deep.equal([]);
+    });
+
+    it('answers the unsigned creation ping with 200 and stores nothing', async () => {
+      const { shop, storeId } = await connected();
+      expect(await shop.send(shop.hook('order.created'), { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `webhook_id=${shop.hook('order.created').id}` })).to.equal(200);
+      expect(await events(storeId)).to.equal(0);
+    });
+  });
+
+  describe('orders', () => {
+    it('places an order once when it arrives three times and out of order (updated before created)', async () => {
+      const { shop, storeId } = await connected();
+      const created = shop.save(modifiedAt(unpaidOrder(), '2025-05-14T09:02:41'));
+      const paid = shop.save(wooOrder());
+      expect(await shop.deliver(paid, 'order.updated')).to.equal(200);
+      expect(await shop.deliver(created, 'order.created')).to.equal(200);
+      expect(await shop.deliver(created, 'order.created')).to.equal(200);
+      expect(await shop.deliver(paid, 'order.updated')).to.equal(200);
+      const placed = await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed' && (await ingest(storeId, 1842)), 'placement');
+      await eventually(async () => (await db().selectFrom('store_webhook_events').select('id').where('store_id', '=', storeId).where('processed_at', 'is', null).execute()).length === 0, 'all events processed');
+      const orders = await printOrders(storeId);
+      expect(orders).to.have.length(1);
+      expect(orders[0]).to.include({ id: placed.order_id, source: 'WOOCOMMERCE', external_order_id: '1842' });
+      expect(await events(storeId)).to.equal(2);
+      expect((await ingest(storeId, 1842))!.status).to.equal('placed');
+    });
+
+    it('waits for payment, then places the order when the paid update arrives', async () => {
+      const { shop, storeId } = await connected();
+      await shop.deliver(shop.save(modifiedAt(unpaidOrder(), '2025-05-14T09:02:41')), 'order.created');
+      await eventually(async () => (await ingest(storeId, 1842))?.status === 'waiting_payment', 'waiting_payment');
+      expect(await printOrders(storeId)).to.deep.equal([]);
+      await shop.deliver(shop.save(wooOrder()), 'order.updated');
+      await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed', 'placement');
+      const [order] = await printOrders(storeId);
+      expect(order!.recipient).to.deep.include({ name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' });
+    });
+
+    it('prints only the print lines: other SKUs, empty and null SKUs are skipped and recorded', async () => {
+      const { shop, storeId } = await connected();
+      const line = wooOrder().line_items[0]!;
+      const order = wooOrder({
+        line_items: [line, { ...line, id: 420, sku: 'MUG-DELFT', name: 'Mug', quantity: 1 }, { ...line, id: 421, sku: '', name: 'Gift wrap', quantity: 1 }, { ...line, id: 422, sku: null, name: 'Deleted product', quantity: 3 }],
+      });
+      await shop.deliver(shop.save(order), 'order.created');
+      const done = await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed' && (await ingest(storeId, 1842)), 'placement');
+      expect(done.skipped_lines.map((s) => [s.sku, s.quantity])).to.deep.equal([
+        ['MUG-DELFT', 1],
+        [null, 1],
+        [null, 3],
+      ]);
+      const lines = await db().selectFrom('order_lines').selectAll().where('order_id', '=', done.order_id!).execute();
+      expect(lines.map((l) => [l.reseller_sku, l.quantity])).to.deep.equal([[SKU, 2]]);
+    });
+
+    it('records an order without print lines and places nothing', async () => {
+      const { shop, storeId } = await connected();
+      const line = wooOrder().line_items[0]!;
+      await shop.deliver(shop.save(wooOrder({ line_items: [{ ...line, sku: 'MUG-DELFT' }] })), 'order.created');
+      await eventually(async () => (await ingest(storeId, 1842))?.status === 'no_print_lines', 'no_print_lines');
+      expect(await printOrders(storeId)).to.deep.equal([]);
+    });
+
+    it('cancels our order when the store cancels before production (money back)', async () => {
+      const { reseller, shop, storeId } = await connected();
+      await shop.deliver(shop.save(wooOrder()), 'order.created');
+      const placed = await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
+      await shop.deliver(shop.save(modifiedAt(wooOrder({ status: 'cancelled' }), '2025-05-14T10:00:00')), 'order.updated');
+      await eventually(async () => (await ingest(storeId, 1842))?.status === 'cancelled', 'cancellation');
+      const view = (await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data;
+      expect(view.state).to.equal('CANCELLED');
+      expect((await t.api(reseller.key, 'GET', '/wallet')).body.data.balanceCents).to.equal(1_000_000);
+    });
+
+    it('records, and does not undo, a store cancellation after production started', async () => {
+      const { reseller, shop, storeId } = await connected();
+      await shop.deliver(shop.save(wooOrder()), 'order.created');
+      const placed = await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
+      await eventually(async () => (await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data.status === 'PAID', 'payment');
+      await t.service.services.orders.reportProduction(placed, 'PROCESSING');
+      await shop.deliver(shop.save(modifiedAt(wooOrder({ status: 'cancelled' }), '2025-05-14T10:00:00')), 'order.updated');
+      const error = await eventually(async () => (await ingest(storeId, 1842))?.error, 'the recorded refusal');
+      expect(error).to.contain('could not be');
+      expect((await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data.status).to.equal('PROCESSING');
+    });
+  });
+
+  describe('back to the store', () => {
+    it('pushes the tracking after the production simulator ships: customer note, Shipment Tracking item, status completed', async () => {
+      const { shop, storeId } = await connected({ mode: 'test' });
+      await shop.deliver(shop.save(wooOrder()), 'order.created');
+      const orderId = await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
+      await eventually(async () => shop.orders.get(1842)!.status === 'completed', 'status completed', 15_000);
+      const order = await db().selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+      const tracking = order.tracking!;
+      expect(shop.notes.get(1842)).to.have.length(1);
+      expect(shop.notes.get(1842)![0]).to.include({ customer_note: true });
+      expect(shop.notes.get(1842)![0]!.note).to.contain(tracking.trackingNumber).and.contain(tracking.trackingUrl);
+      expect(shop.trackings.get(1842)).to.deep.equal([
+        { tracking_id: shop.trackings.get(1842)![0]!.tracking_id, tracking_provider: 'PostNL', tracking_link: tracking.trackingUrl, tracking_number: tracking.trackingNumber, date_shipped: new Date().toISOString().slice(0, 10) },
+      ]);
+      const fulfilment = await eventually(async () => {
+        const f = await db().selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        return f?.status === 'pushed' && f;
+      }, 'fulfilment pushed');
+      expect(fulfilment.attempts).to.equal(1);
+    });
+
+    it('answers a 429 from the store by waiting Retry-After, then pushes once', async () => {
+      const { shop, storeId } = await connected({ mode: 'test' });
+      shop.shipmentTracking = false;
+      shop.failNext('GET', /\/orders\/1842\/notes$/, 429, { 'Retry-After': '1' });
+      await shop.deliver(shop.save(wooOrder()), 'order.created');
+      await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
+      await eventually(async () => shop.orders.get(1842)!.status === 'completed', 'status completed', 15_000);
+      const tries = shop.seen('GET', /\/orders\/1842\/notes$/);
+      expect(tries).to.have.length(2);
+      expect(tries[1]!.at - tries[0]!.at).to.be.at.least(900);
+      expect(shop.notes.get(1842)).to.have.length(1);
+      expect(shop.seen('PUT', /\/orders\/1842$/)).to.have.length(1);
+    });
+  });
+
+  describe('polling', () => {
+    it('catches up an order whose webhook was lost, and re-enables a webhook WooCommerce disabled', async () => {
+      const { shop, storeId } = await connected();
+      // The delivery failed (and WooCommerce never retries); after more failures it disabled the webhook.
+      shop.hook('order.created').status = 'disabled';
+      shop.save(modifiedAt(wooOrder(), new Date(Date.now() - 60_000).toISOString().slice(0, 19)) as WooOrderJson);
+      await t.service.services.ingestion.poll(storeId);
+      const row = await ingest(storeId, 1842);
+      expect(row).to.include({ status: 'placed' });
+      expect(await printOrders(storeId)).to.have.length(1);
+      expect(shop.hook('order.created').status).to.equal('active');
+      expect(await events(storeId)).to.equal(0);
+    });
+  });
+});
