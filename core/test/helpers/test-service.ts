@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { configSchema, type Config } from '../../src/config.ts';
 import { composeService, type Overrides, type Service } from '../../src/composition.ts';
 import { SecretBox } from '../../src/infra/crypto.ts';
-import { silentLogger } from '../../src/infra/logger.ts';
+import { createLogger, silentLogger } from '../../src/infra/logger.ts';
 import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from './services.ts';
 import { testCertificates } from './tls.ts';
 
@@ -66,7 +66,8 @@ export async function startTestService(
   }
   const config: Config = configSchema.parse({ ...base, ...env });
   const service = await composeService(config, {
-    logger: silentLogger(),
+    // TEST_LOGS=1 shows the service's logs while debugging a test.
+    logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
     checkResponses: true,
     outboundCa: [(await testCertificates()).ca],
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,

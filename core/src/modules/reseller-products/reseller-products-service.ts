@@ -39,9 +39,11 @@ export interface LinkRegistry {
   countLinks(resellerProductIds: string[]): Promise<Map<string, number>>;
   /** Connected stores still linked to the product (deletion is refused while any remain). */
   connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string }>>;
+  /** Forgets the product's links to disconnected stores, before the product is deleted. */
+  removeLinksOf(resellerProductId: string): Promise<void>;
 }
 
-const NO_LINKS: LinkRegistry = { countLinks: async () => new Map(), connectedStoresLinkedTo: async () => [] };
+const NO_LINKS: LinkRegistry = { countLinks: async () => new Map(), connectedStoresLinkedTo: async () => [], removeLinksOf: async () => undefined };
 
 /** The reseller's own SKUs with fixed options: the bridge from store listings to print products. */
 export class ResellerProductsService implements SkuResolver {
@@ -143,6 +145,7 @@ export class ResellerProductsService implements SkuResolver {
         stores.map((s) => ({ field: 'id', code: 'linked_store', storeId: s.id, platform: s.platform })),
       );
     }
+    await this.#links.removeLinksOf(row.id);
     await this.#db.deleteFrom('reseller_products').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };
   }

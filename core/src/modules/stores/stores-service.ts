@@ -102,7 +102,13 @@ export class StoresService implements LinkRegistry {
           .values({ id: newId('sto', now.getTime()), reseller_id: tenant.resellerId, mode: tenant.mode, platform, external_id: connection.externalId, status: 'connected', poll_cursor: null, last_polled_at: null, created_at: now, disconnected_at: null, ...values })
           .returningAll()
           .executeTakeFirstOrThrow();
-    await this.#onConnected(row);
+    try {
+      await this.#onConnected(row);
+    } catch (err) {
+      // The store is connected; webhooks could not be registered. Polling catches orders up, and the merchant sees why.
+      const reason = `Webhooks could not be registered: ${(err as Error).message}`;
+      return this.#db.updateTable('stores').set({ last_error: reason, updated_at: new Date() }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+    }
     return row;
   }
 
@@ -242,6 +248,10 @@ export class StoresService implements LinkRegistry {
       .where('stores.status', '=', 'connected')
       .distinct()
       .execute();
+  }
+
+  async removeLinksOf(resellerProductId: string): Promise<void> {
+    await this.#db.deleteFrom('store_links').where('reseller_product_id', '=', resellerProductId).execute();
   }
 
   // Ingests

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql } from 'kysely';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Queue } from '../../infra/queue/job-queue.ts';
@@ -9,7 +9,7 @@ import { PING_EVENT } from './webhook-event-types.ts';
 import { nextRetryDelay } from './webhook-retry-schedule.ts';
 import { signedHeaders } from './webhook-signer.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';
-import type { AttemptTrigger, WebhookDeliveriesTable } from './webhooks-tables.ts';
+import type { AttemptTrigger } from './webhooks-tables.ts';
 
 /** A queue job: "attempt number `attempt` of this delivery is due". */
 export interface DeliveryJob {
@@ -31,7 +31,22 @@ interface Outcome {
   succeeded: boolean;
 }
 
-type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+/** A claimed attempt: the delivery's counters and what sending needs. */
+interface Claimed {
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  attempts: number;
+  url: string;
+  secret_sealed: string;
+  deleted_at: Date | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  payload: Record<string, unknown>;
+}
+
+/** Which attempt to take: the scheduled one a job names, or the next one at once (manual). */
+type ClaimKind = { kind: 'scheduled'; attempt: number } | { kind: 'manual' };
 
 /**
  * Sends one attempt of one delivery. An attempt is first claimed in the database (the attempt
@@ -68,6 +83,12 @@ export class WebhookDeliverer {
     await this.#queue.add({ deliveryId, attempt }, { jobId: deliveryJobId(deliveryId, attempt), ...(delayMs > 0 ? { delayMs } : {}) });
   }
 
+  /** Jobs waiting to start now (none: every due delivery without a running attempt has lost its job). */
+  async waitingJobs(): Promise<number> {
+    if (!this.#queue) return 0;
+    return (await this.#queue.counts()).waiting;
+  }
+
   async removeJob(deliveryId: string, attempt: number): Promise<void> {
     await this.#queue?.remove(deliveryJobId(deliveryId, attempt));
   }
@@ -79,15 +100,7 @@ export class WebhookDeliverer {
   async process(job: DeliveryJob): Promise<void> {
     try {
       const now = this.#clock();
-      const claimed = await this.#db
-        .updateTable('webhook_deliveries')
-        .set({ attempts: job.attempt, next_attempt_at: new Date(now.getTime() + this.#options.leaseMs), last_attempt_at: now })
-        .where('id', '=', job.deliveryId)
-        .where('status', '=', 'pending')
-        .where('attempts', '=', job.attempt - 1)
-        .where('next_attempt_at', '<=', new Date(now.getTime() + EARLY_SLACK_MS))
-        .returningAll()
-        .executeTakeFirst();
+      const claimed = await this.#claim(job.deliveryId, now, { kind: 'scheduled', attempt: job.attempt });
       if (claimed) await this.#attempt(claimed, 'scheduled');
     } catch (err) {
       // The row is unchanged or holds a lease: the sweeper brings the delivery back.
@@ -97,51 +110,58 @@ export class WebhookDeliverer {
 
   /** Sends a delivery now, whatever its schedule or status (manual redelivery, the test ping). */
   async sendNow(deliveryId: string): Promise<void> {
-    const now = this.#clock();
-    const claimed = await this.#db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'pending',
-        attempts: sql<number>`attempts + 1`,
-        next_attempt_at: new Date(now.getTime() + this.#options.leaseMs),
-        last_attempt_at: now,
-        delivered_at: null,
-      })
-      .where('id', '=', deliveryId)
-      .where('status', '<>', 'cancelled')
-      .returningAll()
-      .executeTakeFirst();
+    const claimed = await this.#claim(deliveryId, this.#clock(), { kind: 'manual' });
     if (claimed) await this.#attempt(claimed, 'manual');
   }
 
-  async #attempt(delivery: DeliveryRow, trigger: AttemptTrigger): Promise<void> {
-    const target = await this.#db
-      .selectFrom('webhook_endpoints as e')
-      .innerJoin('events as ev', (j) => j.on('ev.id', '=', delivery.event_id))
-      .select(['e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'ev.payload'])
-      .where('e.id', '=', delivery.endpoint_id)
+  /**
+   * Takes the next attempt of a delivery (counter up, lease set) and reads what sending needs,
+   * in one statement: one round trip per attempt instead of three.
+   */
+  async #claim(deliveryId: string, now: Date, claim: ClaimKind): Promise<Claimed | undefined> {
+    let q = this.#db
+      .updateTable('webhook_deliveries as d')
+      .from(['webhook_endpoints as e', 'events as ev'])
+      .set({ next_attempt_at: new Date(now.getTime() + this.#options.leaseMs), last_attempt_at: now })
+      .whereRef('e.id', '=', 'd.endpoint_id')
+      .whereRef('ev.id', '=', 'd.event_id')
+      .where('d.id', '=', deliveryId);
+    q =
+      claim.kind === 'scheduled'
+        ? q
+            .set({ attempts: claim.attempt })
+            .where('d.status', '=', 'pending')
+            .where('d.attempts', '=', claim.attempt - 1)
+            .where('d.next_attempt_at', '<=', new Date(now.getTime() + EARLY_SLACK_MS))
+        : // Manual: the next attempt at once, whatever the schedule; a pending job for an earlier number then finds nothing.
+          q.set({ status: 'pending', attempts: sql<number>`d.attempts + 1`, delivered_at: null }).where('d.status', '<>', 'cancelled');
+    return q
+      .returning(['d.id', 'd.endpoint_id', 'd.event_type', 'd.attempts', 'e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'e.failing_since', 'ev.payload'])
       .executeTakeFirst();
-    if (!target || target.deleted_at) return this.#close(delivery, 'cancelled', 'endpoint deleted');
-    if (target.disabled_at && trigger === 'scheduled') return this.#close(delivery, 'failed', 'endpoint disabled');
+  }
+
+  async #attempt(claimed: Claimed, trigger: AttemptTrigger): Promise<void> {
+    if (claimed.deleted_at) return this.#close(claimed, 'cancelled', 'endpoint deleted');
+    if (claimed.disabled_at && trigger === 'scheduled') return this.#close(claimed, 'failed', 'endpoint disabled');
 
     const startedAt = this.#clock();
     let outcome: Outcome;
     try {
-      const event = target.payload as unknown as EventEnvelope;
+      const event = claimed.payload as unknown as EventEnvelope;
       // Rebuilt in a fixed field order: the stored JSON (jsonb) does not keep key order.
       const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, testMode: event.testMode, data: event.data });
       const headers = signedHeaders(
-        this.#box.open(target.secret_sealed),
-        { eventId: event.id, eventType: event.type, deliveryId: delivery.id, attempt: delivery.attempts, body },
+        this.#box.open(claimed.secret_sealed),
+        { eventId: event.id, eventType: event.type, deliveryId: claimed.id, attempt: claimed.attempts, body },
         this.#options.userAgent,
         startedAt,
       );
-      outcome = await this.#send(target.url, headers, body, startedAt);
+      outcome = await this.#send(claimed.url, headers, body, startedAt);
     } catch (err) {
       // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
       outcome = { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` };
     }
-    await this.#record(delivery, trigger, outcome);
+    await this.#record(claimed, trigger, outcome);
   }
 
   async #send(url: string, headers: Record<string, string>, body: string, startedAt: Date): Promise<Outcome> {
@@ -163,50 +183,61 @@ export class WebhookDeliverer {
   }
 
   /** Stores the outcome, schedules the next attempt or ends the delivery, and tracks the endpoint's failure streak. */
-  async #record(delivery: DeliveryRow, trigger: AttemptTrigger, outcome: Outcome): Promise<void> {
-    const n = delivery.attempts;
-    const delay = outcome.succeeded || delivery.event_type === PING_EVENT ? null : nextRetryDelay(this.#options.retryScheduleMs, n, this.#options.jitterRatio);
+  async #record(claimed: Claimed, trigger: AttemptTrigger, outcome: Outcome): Promise<void> {
+    const n = claimed.attempts;
+    const delay = outcome.succeeded || claimed.event_type === PING_EVENT ? null : nextRetryDelay(this.#options.retryScheduleMs, n, this.#options.jitterRatio);
     const now = this.#clock();
-    const rescheduled = await this.#db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({ delivery_id: delivery.id, attempt: n, trigger, started_at: outcome.startedAt, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, succeeded: outcome.succeeded })
-        .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-        .execute();
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          status: outcome.succeeded ? 'delivered' : delay === null ? 'failed' : 'pending',
-          next_attempt_at: delay === null ? null : new Date(now.getTime() + delay),
-          delivered_at: outcome.succeeded ? now : null,
-          last_status_code: outcome.statusCode,
-          last_latency_ms: outcome.latencyMs,
-          last_error: outcome.error,
-        })
-        .where('id', '=', delivery.id)
-        .where('attempts', '=', n)
-        .where('status', '=', 'pending')
-        .returning('id')
-        .executeTakeFirst();
-      // Only state changes are written, so a busy endpoint's row is not rewritten on every delivery.
-      let streak = trx.updateTable('webhook_endpoints').where('id', '=', delivery.endpoint_id);
-      streak = outcome.succeeded ? streak.set({ failing_since: null }).where('failing_since', 'is not', null) : streak.set({ failing_since: outcome.startedAt }).where('failing_since', 'is', null);
-      await streak.execute();
-      return updated !== undefined && delay !== null;
-    });
-    if (rescheduled) {
-      await this.enqueue(delivery.id, n + 1, delay!).catch((err: Error) =>
-        this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: delivery.id, error: err.message }),
+    // One statement (data-modifying CTEs run whether or not they are read): the attempt's row and the delivery's new state together.
+    const updated = await this.#db
+      .with('updated', (qc) =>
+        qc
+          .updateTable('webhook_deliveries')
+          .set({
+            status: outcome.succeeded ? 'delivered' : delay === null ? 'failed' : 'pending',
+            next_attempt_at: delay === null ? null : new Date(now.getTime() + delay),
+            delivered_at: outcome.succeeded ? now : null,
+            last_status_code: outcome.statusCode,
+            last_latency_ms: outcome.latencyMs,
+            last_error: outcome.error,
+          })
+          .where('id', '=', claimed.id)
+          .where('attempts', '=', n)
+          .where('status', '=', 'pending')
+          .returning('id'),
+      )
+      .with('recorded', (qc) =>
+        qc
+          .insertInto('webhook_attempts')
+          .values({ delivery_id: claimed.id, attempt: n, trigger, started_at: outcome.startedAt, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, succeeded: outcome.succeeded })
+          .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
+          .returning('delivery_id'),
+      )
+      .selectFrom('updated')
+      .select('id')
+      .executeTakeFirst();
+    await this.#trackStreak(claimed, outcome);
+    if (updated && delay !== null) {
+      await this.enqueue(claimed.id, n + 1, delay).catch((err: Error) =>
+        this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: claimed.id, error: err.message }),
       );
     }
   }
 
-  async #close(delivery: DeliveryRow, status: 'cancelled' | 'failed', reason: string): Promise<void> {
+  /** Only changes are written (a success after failures, a first failure), so a busy endpoint's row is rarely touched. */
+  async #trackStreak(claimed: Claimed, outcome: Outcome): Promise<void> {
+    if (outcome.succeeded && claimed.failing_since !== null) {
+      await this.#db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', claimed.endpoint_id).execute();
+    } else if (!outcome.succeeded && claimed.failing_since === null) {
+      await this.#db.updateTable('webhook_endpoints').set({ failing_since: outcome.startedAt }).where('id', '=', claimed.endpoint_id).where('failing_since', 'is', null).execute();
+    }
+  }
+
+  async #close(claimed: Claimed, status: 'cancelled' | 'failed', reason: string): Promise<void> {
     await this.#db
       .updateTable('webhook_deliveries')
       .set({ status, next_attempt_at: null, last_error: reason })
-      .where('id', '=', delivery.id)
-      .where('attempts', '=', delivery.attempts)
+      .where('id', '=', claimed.id)
+      .where('attempts', '=', claimed.attempts)
       .execute();
   }
 }

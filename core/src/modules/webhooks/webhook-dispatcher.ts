@@ -131,14 +131,22 @@ export class WebhookDispatcher {
     return events.length;
   }
 
-  /** Due deliveries whose job was lost (crash before enqueue, expired lease of a dead worker) go back on the queue. */
+  /**
+   * Due deliveries whose job was lost (a crash before the enqueue, the expired lease of a dead
+   * worker, a Redis that lost data) go back on the queue. While jobs wait to run, a due row is
+   * more likely backlog than loss, so only rows overdue for long are taken then: re-adding a
+   * whole backlog every sweep would slow the queue it waits for.
+   */
   async #requeueDue(): Promise<number> {
+    const now = this.#clock();
+    const busy = (await this.#deliverer.waitingJobs()) > 0;
+    const dueBefore = busy ? new Date(now.getTime() - this.#options.requeueStaleAfterMs) : now;
     const due = await this.#db
       .selectFrom('webhook_deliveries as d')
       .leftJoin('webhook_attempts as a', (j) => j.onRef('a.delivery_id', '=', 'd.id').onRef('a.attempt', '=', 'd.attempts'))
       .select(['d.id', 'd.attempts', 'd.last_attempt_at', 'a.attempt as recorded'])
       .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', this.#clock())
+      .where('d.next_attempt_at', '<=', dueBefore)
       .orderBy('d.next_attempt_at')
       .limit(SWEEP_BATCH)
       .execute();

@@ -13,6 +13,8 @@ export interface WebhooksOptions {
    * (the claimer crashed). Longer than `timeoutMs`, so a slow live attempt is not duplicated.
    */
   leaseMs: number;
+  /** While the queue has waiting jobs, the sweep re-enqueues only deliveries overdue by this much (lost jobs hide in a backlog). */
+  requeueStaleAfterMs: number;
   /** Deliveries sent at once per worker process. */
   concurrency: number;
   /** An endpoint whose every attempt failed for this long is disabled (5 days). */
@@ -34,6 +36,7 @@ export function resolveWebhooksOptions(partial: Partial<WebhooksOptions> = {}): 
     retryScheduleMs: partial.retryScheduleMs ?? DEFAULT_RETRY_SCHEDULE_MS,
     jitterRatio: partial.jitterRatio ?? 0.1,
     leaseMs: partial.leaseMs ?? timeoutMs + 30_000,
+    requeueStaleAfterMs: partial.requeueStaleAfterMs ?? 10 * 60_000,
     concurrency: partial.concurrency ?? 20,
     disableAfterMs: partial.disableAfterMs ?? 5 * DAY,
     maxEndpoints: partial.maxEndpoints ?? 20,

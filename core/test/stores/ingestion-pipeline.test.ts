@@ -1,0 +1,195 @@
+import { expect } from 'chai';
+import { createHmac, randomUUID } from 'node:crypto';
+import nock from 'nock';
+import { referenceConnector } from '../../../test/reference-connector/reference-connector.ts';
+import type { TestHttpsServer } from '../helpers/https-server.ts';
+import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { startFileServer } from '../orders/orders-helpers.ts';
+
+const SHOP = 'https://ref-shop.example';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[] }> = {}) {
+  return {
+    id,
+    number: `#${id}`,
+    paid: true,
+    cancelled: false,
+    created_at: '2026-11-20T10:00:00Z',
+    updated_at: '2026-11-20T10:05:00Z',
+    items: [
+      { id: `${id}-1`, sku: 'CARD-01', qty: 250, product_id: 'p-1', variant_id: 'v-1' },
+      { id: `${id}-2`, sku: 'TSHIRT-XL', qty: 1 },
+      { id: `${id}-3`, sku: null, qty: 1 },
+    ],
+    ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+    ...over,
+  };
+}
+
+for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
+  describe(`the ingestion pipeline with the reference connector [${backend}]`, function () {
+    this.timeout(60_000);
+    let t: TestService;
+    let files: TestHttpsServer;
+    let key: string;
+    let storeId: string;
+    let secret = '';
+    const shipments: unknown[] = [];
+
+    const deliver = async (order: unknown, opts: { eventId?: string; forge?: boolean } = {}) => {
+      const body = JSON.stringify({ order });
+      const signature = createHmac('sha256', opts.forge ? 'wrong' : secret).update(body).digest('hex');
+      const res = await fetch(`${t.baseUrl}/connectors/wix/webhooks/${storeId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': opts.eventId ?? randomUUID(), 'x-ref-topic': 'order.updated', 'user-agent': 'RefShop-Hookshot/1.0' },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const ingest = (externalId: string) =>
+      t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirst();
+
+    before(async function () {
+      files = await startFileServer();
+      t = await startTestService(this, backend, { PRODUCTION_SIMULATOR: 'on', PRODUCTION_SIMULATOR_STEP_MS: '1000' }, { connectors: [referenceConnector], maintenanceIntervalMs: 200 });
+      nock.disableNetConnect();
+      nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+      nock(SHOP)
+        .persist()
+        .get('/api/shop')
+        .reply(200, { id: 'ref-shop-1', name: 'Reference Shop' })
+        // nock 15 hangs on reply functions for fetch POSTs with a body: capture through the body matcher instead.
+        .post('/api/webhooks', (body: unknown) => {
+          const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { secret?: string } | undefined;
+          if (parsed?.secret) secret = parsed.secret;
+          return true;
+        })
+        .reply(201, { id: 'wh-1' })
+        .get(/\/api\/orders.*/)
+        .reply(200, { orders: [] })
+        .post(/\/api\/orders\/[^/]+\/shipments/, (body: unknown) => {
+          shipments.push({ body: typeof body === 'string' ? JSON.parse(body) : body });
+          return true;
+        })
+        .reply(201, {});
+      const r = await t.reseller();
+      key = r.key;
+      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
+      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      expect(product.status, JSON.stringify(product.body)).to.equal(201);
+      const store = await t.api(key, 'POST', '/stores', { platform: 'WIX', shopUrl: SHOP, token: 'tok-123' });
+      expect(store.status, JSON.stringify(store.body)).to.equal(201);
+      storeId = store.body.data.id;
+      await until(async () => secret !== '' && secret !== undefined);
+    });
+    after(async () => {
+      nock.cleanAll();
+      nock.enableNetConnect();
+      await t?.close();
+      await files?.close();
+    });
+
+    it('connects the store through the connector and never shows its credentials', async () => {
+      const store = (await t.api(key, 'GET', `/stores/${storeId}`)).body.data;
+      expect(store).to.include({ platform: 'WIX', externalId: 'ref-shop-1', name: 'Reference Shop', status: 'connected' });
+      expect(JSON.stringify(store)).not.to.contain('tok-123');
+      const row = await t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+      expect(row.credentials_sealed).not.to.contain('tok-123');
+      expect(row.webhook_secret_sealed).not.to.contain(secret);
+    });
+
+    it('refuses a forged webhook with 401 and stores nothing', async () => {
+      const res = await deliver(refOrder('F-1'), { forge: true });
+      expect(res.status).to.equal(401);
+      expect(await t.service.db.selectFrom('store_webhook_events').selectAll().execute()).to.have.length(0);
+    });
+
+    it('places a paid store order with source WIX, skipping the lines that are not print items', async () => {
+      const res = await deliver(refOrder('1001'));
+      expect(res.status).to.equal(200);
+      const row = await until(async () => (await ingest('1001'))?.order_id ? ingest('1001') : undefined);
+      const order = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
+      expect(order).to.include({ source: 'WIX', externalOrderId: '1001', storeId, state: 'SUBMITTED' });
+      expect(order.lines).to.have.length(1);
+      expect(order.recipient.country).to.equal('NL');
+      expect(row!.skipped_lines.map((l) => l.sku)).to.deep.equal(['TSHIRT-XL', null]);
+      const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data;
+      expect(links[0]).to.include({ sku: 'CARD-01', externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
+    });
+
+    it('turns the same order delivered five times, concurrently, into one print order', async () => {
+      const order = refOrder('1002');
+      await Promise.all(Array.from({ length: 5 }, (_, i) => deliver(order, { eventId: `evt-1002-${i}` })));
+      await until(async () => (await ingest('1002'))?.order_id);
+      await sleep(300);
+      const orders = await t.service.db.selectFrom('orders').select('id').where('external_order_id', '=', '1002').execute();
+      expect(orders).to.have.length(1);
+    });
+
+    it('waits for payment, then places the order when the paid update arrives (even after an older copy)', async () => {
+      await deliver(refOrder('1003', { paid: false, updated_at: '2026-11-20T10:01:00Z' }));
+      expect((await until(async () => ingest('1003')))!.status).to.equal('waiting_payment');
+      await deliver(refOrder('1003', { paid: true, updated_at: '2026-11-20T10:03:00Z' }));
+      const placed = await until(async () => ((await ingest('1003'))?.status === 'placed' ? ingest('1003') : undefined));
+      expect(placed!.order_id).to.be.a('string');
+    });
+
+    it('records a store order without print lines and places nothing', async () => {
+      await deliver(refOrder('1004', { items: [{ id: 'x', sku: 'MUG', qty: 2 }] }));
+      const row = await until(async () => ingest('1004'));
+      expect(row!.status).to.equal('no_print_lines');
+      expect(row!.order_id).to.equal(null);
+    });
+
+    it('cancels our order when the store cancels it, while that is still possible', async () => {
+      await deliver(refOrder('1005'));
+      const placed = await until(async () => (await ingest('1005'))?.order_id);
+      const res = await deliver(refOrder('1005', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' }));
+      expect(res.status).to.equal(200);
+      const row = await until(async () => ((await ingest('1005'))?.status === 'cancelled' || (await ingest('1005'))?.error ? ingest('1005') : undefined));
+      const order = (await t.api(key, 'GET', `/orders/${placed}`)).body.data;
+      expect(order.state).to.equal('CANCELLED');
+      expect(row!.status).to.equal('cancelled');
+    });
+
+    it('pushes the tracking back to the store once the production simulator ships', async () => {
+      await deliver(refOrder('1006'));
+      const orderId = await until(async () => (await ingest('1006'))?.order_id);
+      const order = await until(async () => {
+        const o = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
+        return o.tracking ? o : undefined;
+      }, 30_000);
+      const pushed = (await until(async () => shipments.find((s: any) => s.body.tracking_number === order.tracking.trackingNumber), 20_000)) as any;
+      expect(pushed.body).to.include({ carrier: order.tracking.carrier, tracking_url: order.tracking.trackingUrl });
+      const fulfilment = await t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
+      expect(fulfilment.status).to.equal('pushed');
+      // A cancellation that comes after production started cannot cancel ours: it is recorded, not lost.
+      await deliver(refOrder('1006', { cancelled: true, updated_at: '2026-11-20T12:00:00Z' }));
+      const row = await until(async () => ((await ingest('1006'))?.error ? ingest('1006') : undefined));
+      expect(row!.error).to.match(/could not be: Order .* cannot be cancelled/);
+      expect((await t.api(key, 'GET', `/orders/${orderId}`)).body.data.state).to.equal('SUBMITTED');
+    });
+
+    it('guards a linked SKU against deletion until the store is disconnected', async () => {
+      const refused = await t.api(key, 'DELETE', '/reseller-products/CARD-01');
+      expect(refused.status).to.equal(409);
+      expect(refused.body.error.code).to.equal('reseller_product_linked');
+      expect(refused.body.error.message).to.contain(storeId);
+      expect((await t.api(key, 'GET', '/reseller-products/CARD-01')).body.data.links).to.equal(1);
+      expect((await t.api(key, 'DELETE', `/stores/${storeId}`)).body.data.status).to.equal('disconnected');
+      expect((await t.api(key, 'DELETE', '/reseller-products/CARD-01')).status).to.equal(200);
+      const ingests = (await t.api(key, 'GET', `/stores/${storeId}/ingests`)).body.data;
+      expect(ingests.length).to.be.at.least(5);
+    });
+  });
+}
