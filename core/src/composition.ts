@@ -14,6 +14,7 @@ import { InProcessJobQueue } from './infra/queue/in-process-queue.ts';
 import type { JobQueue } from './infra/queue/job-queue.ts';
 import { createRateLimiter } from './infra/rate-limit.ts';
 import { Metrics } from './infra/metrics.ts';
+import { queueDashboard } from './infra/queue/queue-dashboard.ts';
 import { AccountsService } from './modules/accounts/accounts-service.ts';
 import { adminAccountRoutes } from './modules/admin/admin-routes.ts';
 import { healthRouter } from './modules/health/health-routes.ts';
@@ -223,6 +224,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/connectors', handler: connectorWebhooksRouter({ ingestion }) },
       { path: '/connectors', handler: connectorCredentialsRouter({ credentialRequests }) },
     ],
+    adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [
       ...meRoutes(),
       ...catalogRoutes({ catalog, cursors }),
