@@ -6,7 +6,13 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { scenarios, type BenchContext } from './scenarios.ts';
+import { writeFileSync } from 'node:fs';
+import { authScenario, catalogScenario, type BenchContext, type Scenario } from './scenarios.ts';
+import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
+import { sendBytes, startHttpsServer } from '../core/test/helpers/https-server.ts';
+import { tinyPdf } from '../core/test/print-files/print-file-fixtures.ts';
+
+const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, listOrdersScenario];
 
 /**
  * `npm run bench`: starts a bare Express baseline and the service (PostgreSQL + Redis when
@@ -108,6 +114,13 @@ async function main(): Promise<void> {
   if (up.redis && up.pg) env.REDIS_URL = REDIS_URL;
   const backend = `${env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} + ${env.REDIS_URL ? 'Redis' : 'in-process queue, memory limits'}`;
 
+  const files = await startHttpsServer();
+  files.route('/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
+  const caFile = path.join(dataDir, 'bench-ca.pem');
+  writeFileSync(caFile, files.ca);
+  env.NODE_EXTRA_CA_CERTS = caFile;
+  env.OUTBOUND_ALLOWED_HOSTS = 'localhost';
+
   const children: ChildProcess[] = [];
   try {
     const baseline = await startChild('bench/baseline-server.ts', {});
@@ -115,7 +128,7 @@ async function main(): Promise<void> {
     const service = await startChild('core/src/main.ts', env);
     children.push(service.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = { baseUrl, fileServerUrl: files.url, adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json` });
@@ -137,6 +150,7 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
+    await files.close();
     await dropDb?.().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }

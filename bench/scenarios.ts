@@ -3,6 +3,8 @@ import type { Measured } from './run.ts';
 
 export interface BenchContext {
   baseUrl: string;
+  /** A local HTTPS server with print files (the service trusts it through NODE_EXTRA_CA_CERTS). */
+  fileServerUrl: string;
   adminToken: string;
   env: Record<string, string>;
   root: string;
@@ -40,12 +42,32 @@ export async function benchReseller(ctx: BenchContext, topUpCents = 0): Promise<
 
 export const apiHeaders = (key: string) => ({ authorization: `Bearer ${key}`, 'user-agent': UA });
 
-export const scenarios: Scenario[] = [
-  {
-    name: 'auth',
-    async run(ctx) {
-      const { key } = await benchReseller(ctx);
-      return [await ctx.measure('GET /me (API key auth + rate limiter)', { url: `${ctx.baseUrl}/api/reseller/v1/me`, headers: apiHeaders(key) })];
-    },
+export const authScenario: Scenario = {
+  name: 'auth',
+  async run(ctx) {
+    const { key } = await benchReseller(ctx);
+    return [await ctx.measure('GET /me (API key auth + rate limiter)', { url: `${ctx.baseUrl}/api/reseller/v1/me`, headers: apiHeaders(key) })];
   },
-];
+};
+
+export const catalogScenario: Scenario = {
+  name: 'catalog',
+  async run(ctx) {
+    const { key } = await benchReseller(ctx);
+    const detail = await ctx.measure('GET /products/{id} (product detail)', { url: `${ctx.baseUrl}/api/reseller/v1/products/business-cards?lang=en`, headers: apiHeaders(key) });
+    const quote = await ctx.measure('POST /quotes (three lines)', {
+      url: `${ctx.baseUrl}/api/reseller/v1/quotes`,
+      method: 'POST',
+      headers: { ...apiHeaders(key), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        country: 'DE',
+        lines: [
+          { productId: 'flyers-a5', quantity: 500, options: { paper: 'mc170' } },
+          { productId: 'business-cards', quantity: 250, options: { finish: 'soft-touch', paper: 'mc400' } },
+          { productId: 'posters', quantity: 3, options: { size: 'a0' } },
+        ],
+      }),
+    });
+    return [detail, quote];
+  },
+};

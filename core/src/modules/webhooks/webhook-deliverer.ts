@@ -147,9 +147,8 @@ export class WebhookDeliverer {
     const startedAt = this.#clock();
     let outcome: Outcome;
     try {
-      const event = claimed.payload as unknown as EventEnvelope;
-      // Rebuilt in a fixed field order: the stored JSON (jsonb) does not keep key order.
-      const body = JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt, testMode: event.testMode, data: event.data });
+      const event = envelopeOf(claimed.payload);
+      const body = JSON.stringify(event);
       const headers = signedHeaders(
         this.#box.open(claimed.secret_sealed),
         { eventId: event.id, eventType: event.type, deliveryId: claimed.id, attempt: claimed.attempts, body },
@@ -240,6 +239,17 @@ export class WebhookDeliverer {
       .where('attempts', '=', claimed.attempts)
       .execute();
   }
+}
+
+/** The event body in its documented field order (the stored jsonb does not keep key order). */
+function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
+  return {
+    id: String(payload.id),
+    type: String(payload.type),
+    createdAt: String(payload.createdAt),
+    testMode: payload.testMode === true,
+    data: (payload.data ?? {}) as Record<string, unknown>,
+  };
 }
 
 /** A non-2xx answer in a line: the status, where a redirect pointed (not followed), the start of the body. */
