@@ -124,7 +124,11 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const box = new SecretBox(secrets.encryptionKey);
   const cursors = new CursorCodec(createHmac('sha256', Buffer.from(secrets.encryptionKey, 'base64')).update('cursor-signing').digest());
 
-  const database = await openDatabase<Tables>({ url: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const database = await openDatabase<Tables>({
+    url: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    onIdleError: (err) => logger.warn('an idle database connection failed; the pool replaces it', { error: err.message }),
+  });
   const db = database.db;
   const applied = await migrateToLatest(db, migrations);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });

@@ -26,7 +26,13 @@ function parseInt8(value: string): number {
  * Opens PostgreSQL when a URL is given, else embedded PGlite in `dataDir` (`memory://` for an
  * in-memory database). The same migrations and queries run on both.
  */
-export async function openDatabase<T>(opts: { url?: string | undefined; dataDir?: string; poolSize?: number }): Promise<DatabaseHandle<T>> {
+export async function openDatabase<T>(opts: {
+  url?: string | undefined;
+  dataDir?: string;
+  poolSize?: number;
+  /** Errors of idle pooled connections (a database restart): reported, never a crash. */
+  onIdleError?: (err: Error) => void;
+}): Promise<DatabaseHandle<T>> {
   if (opts.url) {
     const pool = new pg.Pool({
       connectionString: opts.url,
@@ -36,6 +42,8 @@ export async function openDatabase<T>(opts: { url?: string | undefined; dataDir?
           oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
+    // Without a listener, an idle connection that dies (database restart, failover) would crash the process.
+    pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
