@@ -1,118 +1,150 @@
+import { Decimal } from 'decimal.js';
 import { z } from 'zod';
+import { checkProduct } from './product-checks.ts';
 
+/** The four storefront languages; every text and slug exists in each. */
 export const LANGS = ['nl', 'en', 'de', 'fr'] as const;
 export type Lang = (typeof LANGS)[number];
 
 const text = z.string().trim().min(1);
+/** A text in all four languages; a missing language is a broken catalogue, not a fallback. */
 export const localized = z.strictObject({ nl: text, en: text, de: text, fr: text });
-/** Exact decimal (cents or a factor) as a string: never a float. */
+/** Exact decimal (cents or a factor) as a string: a float in money is refused at load time. */
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string such as "12.5"');
-const slug = z.string().regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be a lowercase slug');
-/** Run sizes of the form 2^a·5^b keep run price / run size a terminating decimal: unit prices stay exact. */
-const runSize = z
-  .number()
-  .int()
-  .positive()
-  .refine((n) => {
-    let m = n;
-    for (const p of [2, 5]) while (m % p === 0) m /= p;
-    return m === 1;
-  }, 'run sizes must be of the form 2^a x 5^b (25, 50, 100, 250, …) so unit prices are exact decimals');
+const positiveDecimal = decimal.refine((s) => /[1-9]/.test(s), 'must be above zero');
+const SLUG = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const slug = z.string().regex(SLUG, 'must be a lowercase slug');
+const optionKey = z.string().regex(/^[a-z][a-zA-Z0-9]*$/, 'must be a camelCase key');
+const count = z.number().int().positive();
 
-/** Conditions on the configuration: every listed option must have one of the listed values. */
-const condition = z.record(z.string(), z.array(z.string()).min(1));
+/** True for n = 2^a·5^b: a price divided by such a run is a terminating decimal, so unit prices stay exact. */
+export function isExactRunSize(n: number): boolean {
+  let m = n;
+  for (const p of [2, 5]) while (m % p === 0) m /= p;
+  return m === 1;
+}
+const runSize = count.refine(isExactRunSize, 'run sizes must be of the form 2^a x 5^b (25, 50, 100, 250, …) so unit prices are exact decimals');
+
+/** A condition on the configuration: every listed option has one of the listed values. */
+const condition = z.record(optionKey, z.array(z.string().min(1)).min(1)).refine((c) => Object.keys(c).length > 0, 'names no option');
+export type Condition = z.output<typeof condition>;
+
+const optionValueSchema = z.strictObject({
+  value: z.string().min(1),
+  labels: localized,
+  /** Multiplies the run or tier price (1 = no surcharge). */
+  priceFactor: positiveDecimal,
+  /** Multiplies the weight per piece (a heavier paper, a bigger size). */
+  weightFactor: positiveDecimal,
+});
 
 const optionSchema = z.strictObject({
-  key: z.string().regex(/^[a-z][a-zA-Z0-9]*$/),
+  key: optionKey.refine((k) => k !== 'copies', "'copies' is reserved: quantity is the number of pieces"),
   names: localized,
+  /** The product page's preferred value; availability rules may move it (see option-rules.ts). */
   default: z.string(),
-  values: z
-    .array(z.strictObject({ value: z.string().min(1), labels: localized, priceFactor: decimal, weightFactor: decimal }))
-    .min(1),
+  values: z.array(optionValueSchema).min(1),
 });
 
-const automaticSchema = z.strictObject({
-  key: z.string().regex(/^[a-z][a-zA-Z0-9]*$/),
-  names: localized,
-  rules: z.array(z.strictObject({ when: z.strictObject({ minQuantity: z.number().int().positive() }).optional(), value: z.string().min(1) })).min(1),
+/** First matching rule wins; the last rule has no `when`, so every configuration gets a value. */
+const automaticRuleSchema = z.strictObject({
+  when: z
+    .strictObject({ minQuantity: count.optional(), maxQuantity: count.optional(), options: condition.optional() })
+    .refine((w) => Object.keys(w).length > 0, 'an empty when: leave it out instead')
+    .optional(),
+  value: z.string().min(1),
 });
+
+const automaticSchema = z.strictObject({ key: optionKey, names: localized, rules: z.array(automaticRuleSchema).min(1) });
 
 const quantitySchema = z.discriminatedUnion('pricedBy', [
   z.strictObject({ pricedBy: z.literal('copies'), runs: z.array(runSize).min(1) }),
   z.strictObject({
     pricedBy: z.literal('piece'),
-    min: z.number().int().positive(),
-    max: z.number().int().positive(),
-    tiers: z.array(z.strictObject({ from: z.number().int().positive(), unitCents: decimal })).min(1),
+    min: count,
+    max: count,
+    tiers: z.array(z.strictObject({ from: count, unitCents: positiveDecimal })).min(1),
   }),
 ]);
 
-export const productSchema = z
-  .strictObject({
-    id: slug,
-    category: slug,
-    names: localized,
-    slugs: localized.refine((s) => Object.values(s).every((v) => /^[a-z0-9]+(-[a-z0-9]+)*$/.test(v)), 'slugs must be lowercase slugs'),
-    descriptions: localized,
-    quantity: quantitySchema,
-    runPrices: z.record(z.string().regex(/^\d+$/), decimal).optional(),
-    weightGramsPerPiece: z.number().positive(),
-    options: z.array(optionSchema).min(1),
-    automatic: z.array(automaticSchema),
-    constraints: z.array(z.strictObject({ when: condition, forbid: condition, reason: localized, availability: z.boolean().optional() })),
-    runRules: z.array(z.strictObject({ when: condition, runs: z.array(runSize).min(1) })),
-    unpriceable: z.array(z.strictObject({ when: condition, reason: localized })),
-    fileRequirements: z.strictObject({
-      acceptedTypes: z.array(z.enum(['pdf', 'png', 'jpg'])).min(1),
-      trimSizeMm: z.strictObject({ width: z.number().positive(), height: z.number().positive() }),
-      bleedMm: z.number().min(0),
-      minResolutionDpi: z.number().int().positive(),
-      colourSpace: z.enum(['CMYK', 'RGB']),
-      notes: localized,
-    }),
-  })
-  .superRefine((p, ctx) => {
-    const keys = new Map(p.options.map((o) => [o.key, new Set(o.values.map((v) => v.value))]));
-    for (const [i, o] of p.options.entries()) {
-      if (!o.values.some((v) => v.value === o.default)) ctx.addIssue({ code: 'custom', path: ['options', i, 'default'], message: `default '${o.default}' is not one of the values of '${o.key}'` });
-      if (new Set(o.values.map((v) => v.value)).size !== o.values.length) ctx.addIssue({ code: 'custom', path: ['options', i, 'values'], message: `'${o.key}' lists a value twice` });
-    }
-    for (const a of p.automatic) if (keys.has(a.key)) ctx.addIssue({ code: 'custom', path: ['automatic'], message: `'${a.key}' is both a customer and an automatic option` });
-    const checkCondition = (c: Record<string, string[]>, path: (string | number)[]) => {
-      for (const [key, values] of Object.entries(c)) {
-        const allowed = keys.get(key);
-        if (!allowed) ctx.addIssue({ code: 'custom', path: [...path, key], message: `names an unknown option '${key}'` });
-        else for (const v of values) if (!allowed.has(v)) ctx.addIssue({ code: 'custom', path: [...path, key], message: `names an unknown value '${v}' of '${key}'` });
-      }
-    };
-    p.constraints.forEach((c, i) => {
-      checkCondition(c.when, ['constraints', i, 'when']);
-      checkCondition(c.forbid, ['constraints', i, 'forbid']);
-    });
-    p.runRules.forEach((r, i) => checkCondition(r.when, ['runRules', i, 'when']));
-    p.unpriceable.forEach((r, i) => checkCondition(r.when, ['unpriceable', i, 'when']));
-    if (p.quantity.pricedBy === 'copies') {
-      const runs = p.quantity.runs;
-      if (!p.runPrices) ctx.addIssue({ code: 'custom', path: ['runPrices'], message: 'run-priced products need runPrices' });
-      else for (const run of runs) if (!p.runPrices[String(run)]) ctx.addIssue({ code: 'custom', path: ['runPrices', String(run)], message: `no price for the run of ${run}` });
-      p.runRules.forEach((r, i) => r.runs.forEach((run) => !runs.includes(run) && ctx.addIssue({ code: 'custom', path: ['runRules', i, 'runs'], message: `run ${run} is not in quantity.runs` })));
-    } else {
-      if (p.quantity.min > p.quantity.max) ctx.addIssue({ code: 'custom', path: ['quantity', 'min'], message: 'min is above max' });
-      if (p.quantity.tiers[0]?.from !== p.quantity.min) ctx.addIssue({ code: 'custom', path: ['quantity', 'tiers', 0, 'from'], message: 'the first tier must start at quantity.min' });
-    }
-  });
+const millimetres = z.strictObject({ width: z.number().positive(), height: z.number().positive() });
 
-export type Product = z.output<typeof productSchema>;
+const fileRequirementsSchema = z.strictObject({
+  acceptedTypes: z.array(z.enum(['pdf', 'png', 'jpg'])).min(1),
+  /** Trim size of the starting configuration. */
+  trimSizeMm: millimetres,
+  /** Trim size per value of the option that sets it, for products sold in several sizes. */
+  trimSizeMmByOption: z.strictObject({ option: optionKey, values: z.record(z.string(), millimetres) }).optional(),
+  bleedMm: z.number().min(0),
+  minResolutionDpi: count,
+  colourSpace: z.enum(['CMYK', 'RGB']),
+  notes: localized,
+});
+
+/** The shape of one product file of `core/data/catalog/products/`, before the cross-field rules. */
+export const productShape = z.strictObject({
+  id: slug,
+  category: slug,
+  names: localized,
+  slugs: z.strictObject({ nl: slug, en: slug, de: slug, fr: slug }),
+  descriptions: localized,
+  quantity: quantitySchema,
+  /** Run-priced products: price of each run in cents, excl. VAT, for the base configuration. */
+  runPrices: z.record(z.string().regex(/^\d+$/, 'must be a run size'), positiveDecimal).optional(),
+  weightGramsPerPiece: z.number().positive(),
+  options: z.array(optionSchema).min(1),
+  automatic: z.array(automaticSchema),
+  /** Combinations the print partner does not offer. `availability` ones also move omitted defaults. */
+  constraints: z.array(z.strictObject({ when: condition, forbid: condition, reason: localized, availability: z.boolean().optional() })),
+  /** Run-priced products: a matching rule narrows the runs that can be made. */
+  runRules: z.array(z.strictObject({ when: condition, runs: z.array(runSize).min(1) })),
+  /** Valid combinations the partner still cannot price. */
+  unpriceable: z.array(z.strictObject({ when: condition, reason: localized })),
+  fileRequirements: fileRequirementsSchema,
+});
+
+export type Product = z.output<typeof productShape>;
+/** A product file with its cross-field rules (product-checks.ts). */
+export const productSchema = productShape.superRefine(checkProduct);
 export type ProductOption = Product['options'][number];
+export type AutomaticOption = Product['automatic'][number];
 
-export const categorySchema = z.array(z.strictObject({ slug, names: localized }));
+/** `categories.json`: storefront categories with names in four languages. */
+export const categorySchema = z
+  .array(z.strictObject({ slug, names: localized }))
+  .min(1)
+  .superRefine((cats, ctx) => {
+    const seen = new Set<string>();
+    cats.forEach((c, i) => {
+      if (seen.has(c.slug)) ctx.addIssue({ code: 'custom', path: [i, 'slug'], message: `category '${c.slug}' is listed twice` });
+      seen.add(c.slug);
+    });
+  });
 export type Category = z.output<typeof categorySchema>[number];
 
-export const countriesSchema = z.strictObject({
-  countries: z.record(z.string().regex(/^[A-Z]{2}$/), z.strictObject({ vatRate: decimal, zone: z.string() })),
-  shippingZones: z.record(
-    z.string(),
-    z.strictObject({ brackets: z.array(z.strictObject({ upToGrams: z.number().int().positive(), cents: decimal })).min(1), perExtra10kgCents: decimal }),
-  ),
-});
+/** `countries.json`: standard VAT rate and shipping zone per destination, and each zone's weight brackets. */
+export const countriesSchema = z
+  .strictObject({
+    countries: z.record(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO-2 code'), z.strictObject({ vatRate: decimal, zone: z.string().min(1) })),
+    shippingZones: z.record(
+      z.string(),
+      z.strictObject({
+        brackets: z.array(z.strictObject({ upToGrams: count, cents: decimal })).min(1),
+        perExtra10kgCents: positiveDecimal,
+      }),
+    ),
+  })
+  .superRefine((c, ctx) => {
+    for (const [code, country] of Object.entries(c.countries)) {
+      if (!c.shippingZones[country.zone]) ctx.addIssue({ code: 'custom', path: ['countries', code, 'zone'], message: `unknown shipping zone '${country.zone}'` });
+    }
+    for (const [zone, table] of Object.entries(c.shippingZones)) {
+      table.brackets.forEach((b, i) => {
+        const prev = table.brackets[i - 1];
+        if (prev && (b.upToGrams <= prev.upToGrams || new Decimal(b.cents).lt(prev.cents))) {
+          ctx.addIssue({ code: 'custom', path: ['shippingZones', zone, 'brackets', i], message: 'brackets must rise in weight and never get cheaper' });
+        }
+      });
+    }
+  });
 export type Countries = z.output<typeof countriesSchema>;

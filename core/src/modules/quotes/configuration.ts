@@ -1,62 +1,49 @@
 import type { ErrorDetail } from '../../http/api-error.ts';
-import type { Product } from '../catalog/catalog-schema.ts';
+import type { Condition, Product } from '../catalog/catalog-schema.ts';
+import { brokenConstraints, deriveAutomaticOptions, matches, startingConfiguration, unpriceableRules, type Configuration } from '../catalog/option-rules.ts';
 
-export type OptionValues = Record<string, string>;
+export { availableRuns } from '../catalog/option-rules.ts';
 
-export type ConfigurationResult =
-  | { ok: true; options: OptionValues; derivedOptions: OptionValues }
-  | { ok: false; problems: ErrorDetail[] };
+/** Option key -> value. Every catalogue value is a string; a number sent for one ("85" as 85) is normalised. */
+export type OptionValues = Configuration;
 
-type Condition = Record<string, string[]>;
+/** A line's configuration: complete customer options and the automatic ones, or every problem found. */
+export type ConfigurationResult = { ok: true; options: OptionValues; derivedOptions: OptionValues } | { ok: false; problems: ErrorDetail[] };
 
-const matches = (when: Condition, config: OptionValues): boolean => Object.entries(when).every(([k, vs]) => config[k] !== undefined && vs.includes(config[k]!));
+const mentions = (keys: Set<string>, ...conditions: Condition[]) => conditions.some((c) => Object.keys(c).some((k) => keys.has(k)));
 
-/** The constraints `config` breaks (a `when` that holds and a `forbid` that is hit). */
-function violations(product: Product, config: OptionValues) {
-  return product.constraints.filter((c) => matches(c.when, config) && Object.entries(c.forbid).some(([k, vs]) => config[k] !== undefined && vs.includes(config[k]!)));
-}
-
-/** Values of `key` that break no constraint with the rest of `config` as it is. */
-function compatibleValues(product: Product, config: OptionValues, key: string): string[] {
-  const option = product.options.find((o) => o.key === key)!;
-  return option.values.map((v) => v.value).filter((value) => violations(product, { ...config, [key]: value }).length === 0);
-}
-
-/** The runs that can be made for this configuration (every matching run rule narrows them). */
-export function availableRuns(product: Product, config: OptionValues): number[] {
-  if (product.quantity.pricedBy !== 'copies') return [];
-  let runs = product.quantity.runs;
-  for (const rule of product.runRules) if (matches(rule.when, config)) runs = runs.filter((r) => rule.runs.includes(r));
-  return runs;
-}
-
-function nearest(runs: number[], quantity: number): number | undefined {
-  return [...runs].sort((a, b) => Math.abs(a - quantity) - Math.abs(b - quantity) || b - a)[0];
-}
+/** `options.copies` equals `quantity` when it is the same whole number, sent as a number or a digit string. */
+const sameCount = (raw: unknown, quantity: number) => (typeof raw === 'number' && raw === quantity) || (typeof raw === 'string' && /^\d+$/.test(raw) && Number(raw) === quantity);
 
 /**
- * Spec §4 option and quantity rules for one line: only customer option keys (automatic ones
- * are refused with the allowed keys), only allowed values, defaults for omitted options (a
- * default the chosen options rule out moves to the first available value, as the product page
- * does), no conflicting combination, a run that exists for this configuration (never a price
- * for another run), and `options.copies` only when it equals quantity. Every problem is reported.
- * The options returned resolve again to themselves.
+ * Spec §4 option rules 1-6 and quantity rules 1-4 for one line: only customer option keys
+ * (automatic or unknown ones are refused with the allowed keys), only allowed values, defaults
+ * for omitted options (availability may move a default, see startingConfiguration), no
+ * combination the partner does not offer or cannot price, a run that can be made for this
+ * configuration (never a price for another run), a piece quantity within min and max, and
+ * `options.copies` only when it equals quantity (it is then dropped). Every problem is reported,
+ * one ErrorDetail each. The options returned resolve again to themselves, so a quote line's
+ * options can be sent back unchanged.
+ *
+ * @param input.quantity undefined checks the options alone (a reseller product's fixed options).
+ * @param line the line's index in the request, copied into every problem.
  */
 export function resolveConfiguration(
   product: Product,
-  /** `quantity` undefined: check the options alone (a reseller product's fixed options). */
   input: { quantity?: number | undefined; options?: Record<string, unknown> | undefined },
   line: number,
 ): ConfigurationResult {
   const problems: ErrorDetail[] = [];
   const customerKeys = product.options.map((o) => o.key);
   const automaticKeys = new Set(product.automatic.map((a) => a.key));
-  const explicit: OptionValues = {};
+  const explicit: Configuration = {};
+  // Options whose sent value was refused: rules naming them are not judged on a value nobody chose.
+  const refused = new Set<string>();
 
   for (const [key, raw] of Object.entries(input.options ?? {})) {
     if (key === 'copies') {
-      if (input.quantity !== undefined && String(raw) !== String(input.quantity)) {
-        problems.push({ line, field: 'options.copies', code: 'copies_mismatch', message: `options.copies (${String(raw)}) must equal quantity (${input.quantity}); quantity is always the number of pieces, so leave copies out.` });
+      if (input.quantity !== undefined && !sameCount(raw, input.quantity)) {
+        problems.push({ line, field: 'options.copies', code: 'copies_mismatch', message: `options.copies (${JSON.stringify(raw)}) must equal quantity (${input.quantity}); quantity is always the number of pieces, so leave copies out.` });
       }
       continue;
     }
@@ -66,77 +53,95 @@ export function resolveConfiguration(
       problems.push({ line, field: `options.${key}`, code: 'invalid_options', message: `${why}; allowed keys: ${customerKeys.join(', ')}.`, allowedKeys: customerKeys });
       continue;
     }
-    const value = typeof raw === 'string' || typeof raw === 'number' ? String(raw) : undefined;
+    const value = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
     const allowed = option.values.map((v) => v.value);
     if (value === undefined || !allowed.includes(value)) {
+      refused.add(key);
       problems.push({ line, field: `options.${key}`, code: 'invalid_option_value', message: `${JSON.stringify(raw)} is not a value of '${key}'; allowed: ${allowed.join(', ')}.`, allowedValues: allowed });
       continue;
     }
     explicit[key] = value;
   }
 
-  // Defaults for the rest, in page order; a default ruled out by what is chosen moves to the first available value.
-  const config: OptionValues = { ...explicit };
-  for (const option of product.options) {
-    if (config[option.key] !== undefined) continue;
-    const candidates = [option.default, ...option.values.map((v) => v.value).filter((v) => v !== option.default)];
-    config[option.key] = candidates.find((c) => violations(product, { ...config, [option.key]: c }).length === 0) ?? option.default;
-  }
-  const ordered: OptionValues = Object.fromEntries(product.options.map((o) => [o.key, config[o.key]!]));
+  const config = startingConfiguration(product, explicit);
+  const show = (k: string) => `${k}=${config[k]}${explicit[k] === undefined ? ' (default)' : ''}`;
+  const valuesOf = (key: string) => product.options.find((o) => o.key === key)!.values.map((v) => v.value);
+  /** The values of `key` that, with everything else as it is, break no rule naming `key`. */
+  const compatibleValues = (key: string, extra: (c: Configuration) => boolean = () => true) =>
+    valuesOf(key).filter((v) => {
+      const changed = { ...config, [key]: v };
+      return extra(changed) && brokenConstraints(product, changed).every((c) => !(key in c.when) && !(key in c.forbid));
+    });
+  // Point the field at what the customer sent, not at a default the service filled in.
+  const fieldKey = (keys: string[]) => keys.find((k) => explicit[k] !== undefined) ?? keys[0]!;
 
-  for (const c of violations(product, ordered)) {
+  for (const c of brokenConstraints(product, config)) {
+    if (mentions(refused, c.when, c.forbid)) continue;
     const keys = [...new Set([...Object.keys(c.when), ...Object.keys(c.forbid)])];
-    const forbidKey = Object.keys(c.forbid).find((k) => c.forbid[k]!.includes(ordered[k]!))!;
+    const hit = Object.keys(c.forbid).filter((k) => c.forbid[k]!.includes(config[k]!));
     problems.push({
       line,
-      field: `options.${forbidKey}`,
+      field: `options.${fieldKey(hit)}`,
       code: 'option_conflict',
-      message: `${c.reason.en} (${keys.map((k) => `${k}=${ordered[k]}`).join(', ')})`,
-      conflicts: keys.map((k) => ({ option: k, value: ordered[k]!, compatibleValues: compatibleValues(product, ordered, k) })),
+      message: `${c.reason.en} (${keys.map(show).join(', ')})`,
+      conflicts: keys.map((k) => ({ option: k, value: config[k]!, compatibleValues: compatibleValues(k) })),
     });
   }
 
-  const q = product.quantity;
-  if (input.quantity !== undefined && q.pricedBy === 'copies') {
-    const runs = availableRuns(product, ordered);
-    if (!runs.includes(input.quantity)) {
-      const near = nearest(runs, input.quantity);
-      problems.push({
-        line,
-        field: 'quantity',
-        code: 'run_unavailable',
-        message: `A run of ${input.quantity} cannot be made for this configuration${near !== undefined ? `; the nearest available quantity is ${near}` : ''}. Available runs: ${runs.join(', ')}.`,
-        ...(near !== undefined ? { nearestQuantity: near } : {}),
-        allowedValues: runs,
-      });
-    }
-  } else if (input.quantity !== undefined && q.pricedBy === 'piece' && (input.quantity < q.min || input.quantity > q.max)) {
+  if (input.quantity !== undefined) {
+    const problem = quantityProblem(product, config, input.quantity, refused, line);
+    if (problem) problems.push(problem);
+  }
+
+  for (const rule of unpriceableRules(product, config)) {
+    if (mentions(refused, rule.when)) continue;
+    const keys = Object.keys(rule.when);
+    const priceable = (changed: Configuration) => unpriceableRules(product, changed).length === 0;
     problems.push({
       line,
-      field: 'quantity',
-      code: 'quantity_out_of_range',
-      message: `Quantity must be between ${q.min} and ${q.max} for ${product.id}.`,
-      nearestQuantity: Math.min(Math.max(input.quantity, q.min), q.max),
-      min: q.min,
-      max: q.max,
+      field: `options.${fieldKey(keys)}`,
+      code: 'unpriceable_configuration',
+      message: `${rule.reason.en} (${keys.map(show).join(', ')})`,
+      conflicts: keys.map((k) => ({ option: k, value: config[k]!, compatibleValues: compatibleValues(k, priceable) })),
     });
-  }
-
-  for (const rule of product.unpriceable) {
-    if (matches(rule.when, ordered)) {
-      problems.push({
-        line,
-        field: `options.${Object.keys(rule.when).join(',')}`,
-        code: 'unpriceable_configuration',
-        message: rule.reason.en,
-        conflicts: Object.keys(rule.when).map((k) => ({ option: k, value: ordered[k]!, compatibleValues: product.options.find((o) => o.key === k)!.values.map((v) => v.value).filter((v) => !rule.when[k]!.includes(v)) })),
-      });
-    }
   }
 
   if (problems.length > 0) return { ok: false, problems };
-  const derivedOptions: OptionValues = Object.fromEntries(
-    product.automatic.map((a) => [a.key, (a.rules.find((r) => !r.when || (input.quantity ?? 0) >= r.when.minQuantity) ?? a.rules[a.rules.length - 1]!).value]),
-  );
-  return { ok: true, options: ordered, derivedOptions };
+  return { ok: true, options: config, derivedOptions: deriveAutomaticOptions(product, config, input.quantity) };
+}
+
+/** Quantity rules 1, 2 and 4 (runs) and the piece range; undefined when the quantity is fine. */
+function quantityProblem(product: Product, config: Configuration, quantity: number, refused: Set<string>, line: number): ErrorDetail | undefined {
+  const q = product.quantity;
+  // NaN or Infinity never reach here through the HTTP layer; still, report a real number.
+  const target = Number.isFinite(quantity) ? quantity : 0;
+  if (q.pricedBy === 'piece') {
+    if (Number.isSafeInteger(quantity) && quantity >= q.min && quantity <= q.max) return undefined;
+    return {
+      line,
+      field: 'quantity',
+      code: 'quantity_out_of_range',
+      message: `Quantity must be a whole number from ${q.min} to ${q.max} for ${product.id}.`,
+      nearestQuantity: Math.min(Math.max(Math.round(target), q.min), q.max),
+      min: q.min,
+      max: q.max,
+    };
+  }
+  // Run rules naming a refused option are left out: they would judge a value nobody chose.
+  let runs = q.runs;
+  for (const rule of product.runRules) if (!mentions(refused, rule.when) && matches(rule.when, config)) runs = runs.filter((r) => rule.runs.includes(r));
+  if (runs.includes(quantity)) return undefined;
+  // Nearest by distance; on a tie the bigger run, so the customer is never short of pieces.
+  const nearest = [...runs].sort((a, b) => Math.abs(a - target) - Math.abs(b - target) || b - a)[0];
+  return {
+    line,
+    field: 'quantity',
+    code: 'run_unavailable',
+    message:
+      nearest === undefined
+        ? `No run can be made for this configuration of ${product.id}.`
+        : `A run of ${quantity} cannot be made for this configuration of ${product.id}; the nearest available quantity is ${nearest}. Available runs: ${runs.join(', ')}.`,
+    ...(nearest !== undefined ? { nearestQuantity: nearest } : {}),
+    allowedValues: runs,
+  };
 }

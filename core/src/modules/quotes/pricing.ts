@@ -1,9 +1,14 @@
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Product } from '../catalog/catalog-schema.ts';
 import type { OptionValues } from './configuration.ts';
+import { Exact, roundCents } from './money.ts';
+import { shippingNetCents } from './shipping-rates.ts';
+import { vatRatePercent } from './vat-rates.ts';
 
-/** A line whose product, options and quantity have passed every rule. */
+export { supportedCountries, unsupportedCountryProblem } from './vat-rates.ts';
+
+/** A line whose product, options and quantity have passed every rule (resolveConfiguration). */
 export interface ResolvedLine {
   line: number;
   product: Product;
@@ -12,6 +17,7 @@ export interface ResolvedLine {
   derivedOptions: OptionValues;
 }
 
+/** One priced line of a quote. Its amounts are authoritative; the quote totals are their sums. */
 export interface QuoteLine {
   line: number;
   productId: string;
@@ -25,12 +31,14 @@ export interface QuoteLine {
   publicNetCents: number;
   discountCents: number;
   netCents: number;
+  /** Standard VAT rate of the destination, percent, e.g. "21" or "8.1". */
   vatRate: string;
   vatCents: number;
   totalCents: number;
   weightGrams: number;
 }
 
+/** The `data` of POST /quotes. */
 export interface Quote {
   country: string;
   currency: 'EUR';
@@ -39,80 +47,83 @@ export interface Quote {
   totals: { publicNetCents: number; discountCents: number; netCents: number; shippingCents: number; vatCents: number; totalCents: number };
 }
 
-const cents = (d: Decimal): number => d.toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber();
+const BPS = 10_000;
 
-const factor = (product: Product, options: OptionValues, field: 'priceFactor' | 'weightFactor'): Decimal =>
-  product.options.reduce((acc, o) => acc.times(o.values.find((v) => v.value === options[o.key])?.[field] ?? '1'), new Decimal(1));
+/** The product of the chosen values' factors: option surcharges (price) or heavier stock (weight). */
+function factor(product: Product, options: OptionValues, field: 'priceFactor' | 'weightFactor'): Decimal {
+  return product.options.reduce((acc, o) => {
+    const value = o.values.find((v) => v.value === options[o.key]);
+    if (!value) throw new RangeError(`${product.id}: '${o.key}' has no value '${options[o.key]}'`);
+    return acc.times(value[field]);
+  }, new Exact(1));
+}
 
-/** The public unit price (cents, exact): the run's price spread over the run, or the volume tier's piece price. */
+/**
+ * The public unit price in cents, excl. VAT, exact: a run-priced product's run price times the
+ * option surcharges, spread over the run (run sizes 2^a·5^b keep it a terminating decimal); a
+ * piece-priced product's volume-tier price times the surcharges.
+ */
 export function unitPublicPrice(product: Product, options: OptionValues, quantity: number): Decimal {
   const q = product.quantity;
   if (q.pricedBy === 'copies') {
     const run = product.runPrices?.[String(quantity)];
-    if (!run) throw new RangeError(`${product.id} has no run of ${quantity}`);
-    return new Decimal(run).times(factor(product, options, 'priceFactor')).dividedBy(quantity);
+    if (run === undefined) throw new RangeError(`${product.id} has no run of ${quantity}`);
+    return new Exact(run).times(factor(product, options, 'priceFactor')).dividedBy(quantity);
   }
-  const tier = [...q.tiers].reverse().find((t) => quantity >= t.from) ?? q.tiers[0]!;
-  return new Decimal(tier.unitCents).times(factor(product, options, 'priceFactor'));
+  const tier = q.tiers.findLast((t) => quantity >= t.from) ?? q.tiers[0]!;
+  return new Exact(tier.unitCents).times(factor(product, options, 'priceFactor'));
 }
 
+/** Shipping weight of a line in whole grams, rounded up (a parcel never weighs less than its contents). */
 export function lineWeightGrams(product: Product, options: OptionValues, quantity: number): number {
-  return new Decimal(product.weightGramsPerPiece).times(factor(product, options, 'weightFactor')).times(quantity).ceil().toNumber();
+  return new Exact(product.weightGramsPerPiece).times(factor(product, options, 'weightFactor')).times(quantity).ceil().toNumber();
 }
 
-/** Every country we ship to, sorted. */
-export function supportedCountries(catalog: Catalog): string[] {
-  return Object.keys(catalog.countries.countries).sort();
-}
-
-export function shippingNetCents(catalog: Catalog, country: string, weightGrams: number): { cents: number; zone: string } {
-  const { zone } = catalog.countries.countries[country]!;
-  const table = catalog.countries.shippingZones[zone]!;
-  const bracket = table.brackets.find((b) => weightGrams <= b.upToGrams);
-  if (bracket) return { cents: cents(new Decimal(bracket.cents)), zone };
-  const last = table.brackets[table.brackets.length - 1]!;
-  const extra = Math.ceil((weightGrams - last.upToGrams) / 10_000);
-  return { cents: cents(new Decimal(last.cents).plus(new Decimal(table.perExtra10kgCents).times(extra))), zone };
+function priceLine(l: ResolvedLine, keep: Decimal, vatRate: Decimal): QuoteLine {
+  const unitPublic = unitPublicPrice(l.product, l.options, l.quantity);
+  const unitNet = unitPublic.times(keep);
+  // Each amount is rounded once from its exact value; the discount is the difference, so
+  // net = public - discount holds exactly and net is within half a cent of unitNet x quantity.
+  const publicNetCents = roundCents(unitPublic.times(l.quantity));
+  const netCents = roundCents(unitNet.times(l.quantity));
+  const vatCents = roundCents(new Exact(netCents).times(vatRate).dividedBy(100));
+  return {
+    line: l.line,
+    productId: l.product.id,
+    quantity: l.quantity,
+    options: { ...l.options },
+    derivedOptions: { ...l.derivedOptions },
+    unitPublicPrice: unitPublic.toFixed(),
+    unitNetPrice: unitNet.toFixed(),
+    publicNetCents,
+    discountCents: publicNetCents - netCents,
+    netCents,
+    vatRate: vatRate.toFixed(),
+    vatCents,
+    totalCents: netCents + vatCents,
+    weightGrams: lineWeightGrams(l.product, l.options, l.quantity),
+  };
 }
 
 /**
- * Prices resolved lines for a destination: public price, the reseller's discount on it
- * (excl. VAT), VAT at the destination's standard rate, shipping by zone and weight. Each amount
- * is rounded once, half up, per line; totals are exact sums of the lines and shipping.
+ * Prices resolved lines for a destination: public price, the reseller's discount on it (basis
+ * points, excl. VAT), VAT at the destination's standard rate, shipping by zone and total weight
+ * (VAT on shipping too). Amounts are integer cents, rounded half up once per line amount; the
+ * totals are exact sums of the lines and shipping, and every totalCents = netCents + vatCents.
+ * Throws a RangeError for an unsupported country (check with supportedCountries first) or a
+ * discount outside 0-10000 bps.
  */
 export function priceQuote(input: { lines: ResolvedLine[]; country: string; discountBps: number }, catalog: Catalog): Quote {
-  const country = catalog.countries.countries[input.country];
-  if (!country) throw new RangeError(`unsupported country ${input.country}`);
-  const vatRate = new Decimal(country.vatRate);
-  const keep = new Decimal(10_000 - input.discountBps).dividedBy(10_000);
-
-  const lines: QuoteLine[] = input.lines.map((l) => {
-    const unitPublic = unitPublicPrice(l.product, l.options, l.quantity);
-    const unitNet = unitPublic.times(keep);
-    const publicNetCents = cents(unitPublic.times(l.quantity));
-    const netCents = cents(unitNet.times(l.quantity));
-    const vatCents = cents(new Decimal(netCents).times(vatRate).dividedBy(100));
-    return {
-      line: l.line,
-      productId: l.product.id,
-      quantity: l.quantity,
-      options: l.options,
-      derivedOptions: l.derivedOptions,
-      unitPublicPrice: unitPublic.toFixed(),
-      unitNetPrice: unitNet.toFixed(),
-      publicNetCents,
-      discountCents: publicNetCents - netCents,
-      netCents,
-      vatRate: vatRate.toFixed(),
-      vatCents,
-      totalCents: netCents + vatCents,
-      weightGrams: lineWeightGrams(l.product, l.options, l.quantity),
-    };
-  });
+  if (!Number.isSafeInteger(input.discountBps) || input.discountBps < 0 || input.discountBps > BPS) {
+    throw new RangeError(`discountBps must be a whole number from 0 to ${BPS}, not ${input.discountBps}`);
+  }
+  const vatRate = vatRatePercent(catalog, input.country);
+  const keep = new Exact(BPS - input.discountBps).dividedBy(BPS);
+  const lines = input.lines.map((l) => priceLine(l, keep, vatRate));
 
   const weightGrams = lines.reduce((s, l) => s + l.weightGrams, 0);
   const ship = shippingNetCents(catalog, input.country, weightGrams);
-  const shippingVat = cents(new Decimal(ship.cents).times(vatRate).dividedBy(100));
+  const shippingVat = roundCents(new Exact(ship.cents).times(vatRate).dividedBy(100));
   const sum = (f: (l: QuoteLine) => number) => lines.reduce((s, l) => s + f(l), 0);
   const netCents = sum((l) => l.netCents);
   const vatCents = sum((l) => l.vatCents) + shippingVat;
@@ -130,4 +141,17 @@ export function priceQuote(input: { lines: ResolvedLine[]; country: string; disc
       totalCents: netCents + ship.cents + vatCents,
     },
   };
+}
+
+/** An order line's money, taken from its quote line so an order costs exactly what its quote said. */
+export interface OrderLinePrice extends Omit<QuoteLine, 'unitPublicPrice' | 'unitNetPrice'> {
+  /** The exact unit net price (the quote's unitNetPrice). */
+  unitPrice: string;
+  /** unitPrice rounded half up to whole cents; informational, the line amounts stay authoritative. */
+  unitPriceCents: number;
+}
+
+/** The order-line view of a priced quote (spec §2 Order: line.unitPrice and line.unitPriceCents). */
+export function priceLinesForOrder(quote: Quote): OrderLinePrice[] {
+  return quote.lines.map(({ unitPublicPrice: _public, unitNetPrice, ...rest }) => ({ ...rest, unitPrice: unitNetPrice, unitPriceCents: roundCents(new Exact(unitNetPrice)) }));
 }
