@@ -60,7 +60,8 @@ export async function openDatabase<T>(opts: {
 
 /** Applies every pending migration (idempotent, safe when several processes start at once). */
 export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Modules add migrations independently; one written later with a lower number must still apply.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -14,83 +14,85 @@ import {
   type QueueOptions,
 } from './job-queue.ts';
 
+/**
+ * Where the Redis connections come from: a URL, or a factory (called once per purpose; a
+ * `worker` connection must have `maxRetriesPerRequest: null`, as BullMQ requires).
+ */
+export type BullMqConnection = { url: string } | ((purpose: 'producer' | 'worker') => Redis);
+
+/** Settings of the Redis-backed queue. */
+export interface BullMqJobQueueDeps {
+  connection: BullMqConnection;
+  /** Redis key prefix (default `print-api`); tests use a random one so runs never collide. */
+  prefix?: string;
+  logger: Logger;
+}
+
 /** What a BullMQ job carries: the payload and, for schedule backoff, its delays. */
 interface Envelope<T> {
   d: T;
   s?: number[];
 }
 
-/** BullMQ forbids ':' in custom job ids (it separates key parts). */
-const bullJobId = (id: string): string => id.replace(/:/g, '_');
+const DAY_S = 24 * 3600;
+/** Completed jobs stay a day for the dashboard, failed ones a week for inspection; `add` replaces either. */
+const RETENTION: JobsOptions = { removeOnComplete: { age: DAY_S, count: 1000 }, removeOnFail: { age: 7 * DAY_S, count: 10_000 } };
 
 /**
  * The Redis-backed queue: BullMQ queues shared by every process, workers only in worker
- * roles. Jobs with the same id are added once while they exist; completed jobs are removed at
- * once (so the same id can be queued again), failed ones kept for a week for inspection.
+ * roles. A job id is added once while its job waits, is delayed or runs; a completed or
+ * failed job with that id is replaced. Retry policy maps onto BullMQ: `fixed` and
+ * `exponential` backoff are BullMQ's own, `schedule` is a custom backoff strategy reading the
+ * delays carried by the job, `PermanentJobError` becomes `UnrecoverableError`, and
+ * `RetryLaterError` moves the job back to delayed without spending an attempt.
  */
 export class BullMqJobQueue implements JobQueue {
-  readonly #url: string;
   readonly #prefix: string;
   readonly #logger: Logger;
-  readonly #connection: Redis;
+  readonly #connect: (purpose: 'producer' | 'worker') => Redis;
+  readonly #producer: Redis;
+  #workerConnection: Redis | undefined;
   readonly #queues = new Map<string, BullMqQueue<any>>();
   readonly #workers: Worker[] = [];
-  readonly #workerConnections: Redis[] = [];
+  #started = false;
+  #closing: Promise<void> | undefined;
 
-  constructor(deps: { connection: { url: string }; prefix?: string; logger: Logger }) {
-    this.#url = deps.connection.url;
+  constructor(deps: BullMqJobQueueDeps) {
     this.#prefix = deps.prefix ?? 'print-api';
     this.#logger = deps.logger;
-    this.#connection = this.#redis();
-  }
-
-  #redis(): Redis {
-    const redis = new Redis(this.#url, { maxRetriesPerRequest: null, enableReadyCheck: true });
-    redis.on('error', (err) => this.#logger.warn('queue redis error', { error: err.message }));
-    return redis;
+    const { connection } = deps;
+    this.#connect = typeof connection === 'function' ? connection : (purpose) => openRedis(connection.url, purpose);
+    this.#producer = this.#watch(this.#connect('producer'));
   }
 
   define<T>(name: string, options: QueueOptions<T>): Queue<T> {
     if (this.#queues.has(name)) throw new Error(`queue ${name} is already defined`);
-    const bull = new BullQueue<Envelope<T>>(name, {
-      connection: this.#connection,
-      prefix: this.#prefix,
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
-    });
+    const bull = new BullQueue<Envelope<T>>(name, { connection: this.#producer, prefix: this.#prefix, defaultJobOptions: RETENTION });
+    bull.on('error', (err) => this.#logger.warn('queue error', { queue: name, error: err.message }));
     const queue = new BullMqQueue<T>(name, options, bull);
     this.#queues.set(name, queue);
+    if (this.#started) this.#startWorker(queue);
     return queue;
   }
 
   async startWorkers(): Promise<void> {
-    for (const queue of this.#queues.values()) {
-      const connection = this.#redis();
-      this.#workerConnections.push(connection);
-      const worker = new Worker<Envelope<unknown>>(queue.name, (job, token) => queue.process(job, token), {
-        connection,
-        prefix: this.#prefix,
-        concurrency: queue.options.concurrency ?? 1,
-        ...(queue.options.limiter ? { limiter: { max: queue.options.limiter.max, duration: queue.options.limiter.durationMs } } : {}),
-        settings: {
-          backoffStrategy: (attemptsMade: number, type?: string, _err?: Error, job?: MinimalJob) =>
-            type === 'schedule' ? backoffDelay({ type: 'schedule', delaysMs: (job?.data as Envelope<unknown> | undefined)?.s ?? [0] }, attemptsMade) : 0,
-        },
-      });
-      worker.on('failed', (job, err) => {
-        if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) {
-          this.#logger.warn('job failed for good', { queue: queue.name, jobId: job.id, attempt: job.attemptsMade, error: err.message });
-        }
-      });
-      worker.on('error', (err) => this.#logger.warn('queue worker error', { queue: queue.name, error: err.message }));
-      this.#workers.push(worker);
-    }
+    if (this.#closing) throw new Error('the job queue is closed');
+    if (this.#started) return;
+    this.#started = true;
+    for (const queue of this.#queues.values()) this.#startWorker(queue);
     await Promise.all(this.#workers.map((w) => w.waitUntilReady()));
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.#workers.map((w) => w.close()));
-    await Promise.all([...this.#queues.values()].map((q) => q.bull.close()));
-    for (const c of [...this.#workerConnections, this.#connection]) c.disconnect();
+  /** Closes workers first (each waits for its running jobs), then queues and connections; final. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#started = false;
+      await Promise.all(this.#workers.splice(0).map((w) => w.close()));
+      await Promise.all([...this.#queues.values()].map((q) => q.bull.close()));
+      this.#workerConnection?.disconnect();
+      this.#producer.disconnect();
+    })();
+    return this.#closing;
   }
 
   queues(): Array<Queue<unknown>> {
@@ -101,6 +103,57 @@ export class BullMqJobQueue implements JobQueue {
   bullQueues(): BullQueue[] {
     return [...this.#queues.values()].map((q) => q.bull as BullQueue);
   }
+
+  #startWorker(queue: BullMqQueue<any>): void {
+    // Workers share one command connection; BullMQ adds a blocking one per worker.
+    this.#workerConnection ??= this.#watch(this.#connect('worker'));
+    const { concurrency, limiter } = queue.options;
+    const worker = new Worker<Envelope<unknown>>(queue.name, (job, token) => queue.process(job, token), {
+      connection: this.#workerConnection,
+      prefix: this.#prefix,
+      concurrency: concurrency ?? 1,
+      ...(limiter ? { limiter: { max: limiter.max, duration: limiter.durationMs } } : {}),
+      settings: { backoffStrategy: scheduleBackoff },
+    });
+    worker.on('failed', (job, err) => {
+      if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
+        this.#logger.warn('job failed for good', { queue: queue.name, jobId: job.id, attempt: job.attemptsMade, error: err.message });
+      }
+    });
+    worker.on('error', (err) => this.#logger.warn('queue worker error', { queue: queue.name, error: err.message }));
+    this.#workers.push(worker);
+  }
+
+  #watch(redis: Redis): Redis {
+    redis.on('error', (err: Error) => this.#logger.warn('queue redis error', { error: err.message }));
+    return redis;
+  }
+}
+
+/** Producers fail fast when Redis is down (callers fall back on their sweepers); workers wait for it. */
+function openRedis(url: string, purpose: 'producer' | 'worker'): Redis {
+  return new Redis(url, { maxRetriesPerRequest: purpose === 'worker' ? null : 3 });
+}
+
+/** BullMQ's custom backoff: called for types it does not know, i.e. our `schedule`. */
+function scheduleBackoff(attemptsMade: number, type?: string, _err?: Error, job?: MinimalJob): number {
+  if (type !== 'schedule') return 0;
+  const delays = (job?.data as Envelope<unknown> | undefined)?.s ?? [];
+  return backoffDelay({ type: 'schedule', delaysMs: delays }, attemptsMade);
+}
+
+/**
+ * BullMQ refuses custom ids that look like integers or contain ':'. Escaping '%' and ':' and
+ * marking integer-looking ids with '%i' keeps distinct ids distinct and reversible.
+ */
+export function toBullJobId(id: string): string {
+  const escaped = id.replace(/%/g, '%25').replace(/:/g, '%3A');
+  return `${Number.parseInt(escaped, 10)}` === escaped ? `%i${escaped}` : escaped;
+}
+
+/** The inverse of `toBullJobId`. */
+export function fromBullJobId(bullId: string): string {
+  return bullId.replace(/^%i/, '').replace(/%3A/g, ':').replace(/%25/g, '%');
 }
 
 class BullMqQueue<T> implements Queue<T> {
@@ -116,23 +169,23 @@ class BullMqQueue<T> implements Queue<T> {
 
   async add(data: T, options: AddOptions = {}): Promise<void> {
     const backoff: Backoff | undefined = options.backoff ?? this.options.backoff;
+    const jobId = options.jobId === undefined ? undefined : toBullJobId(options.jobId);
     const jobOptions: JobsOptions = {
       attempts: options.attempts ?? this.options.attempts ?? 1,
-      ...(options.jobId ? { jobId: bullJobId(options.jobId) } : {}),
+      ...(jobId ? { jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
-      ...(backoff
-        ? { backoff: backoff.type === 'schedule' ? { type: 'schedule' } : { type: backoff.type, delay: backoff.delayMs } }
-        : {}),
+      ...(backoff ? { backoff: backoff.type === 'schedule' ? { type: 'schedule' } : { type: backoff.type, delay: backoff.delayMs } } : {}),
     };
     const envelope: Envelope<T> = backoff?.type === 'schedule' ? { d: data, s: backoff.delaysMs } : { d: data };
+    if (jobId) await this.#releaseFinished(jobId);
     await this.bull.add(this.name, envelope, jobOptions);
   }
 
   async remove(jobId: string): Promise<void> {
-    const job = await this.bull.getJob(bullJobId(jobId));
-    if (!job) return;
-    const state = await job.getState();
-    if (state === 'delayed' || state === 'waiting' || state === 'prioritized') await job.remove().catch(() => undefined);
+    const id = toBullJobId(jobId);
+    const state = await this.bull.getJobState(id);
+    // A job taken by a worker in the meantime is locked, and BullMQ leaves it alone.
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized') await this.bull.remove(id);
   }
 
   async counts(): Promise<QueueCounts> {
@@ -146,9 +199,10 @@ class BullMqQueue<T> implements Queue<T> {
     };
   }
 
+  /** The worker's processor: runs the port's job and maps its errors onto BullMQ's. */
   async process(bullJob: BullJob<Envelope<unknown>>, token?: string): Promise<void> {
     const job: Job<T> = {
-      id: String(bullJob.id),
+      id: fromBullJobId(String(bullJob.id)),
       name: this.name,
       data: bullJob.data.d as T,
       attempt: bullJob.attemptsMade + 1,
@@ -159,11 +213,18 @@ class BullMqQueue<T> implements Queue<T> {
     } catch (err) {
       if (err instanceof PermanentJobError) throw new UnrecoverableError(err.message);
       if (err instanceof RetryLaterError) {
-        // Waiting is not failing: the job goes back to delayed without spending an attempt.
+        // Waiting is not failing: back to delayed without spending an attempt. Per job rather
+        // than worker.rateLimit(), which would pause every job of the queue.
         await bullJob.moveToDelayed(Date.now() + err.retryAfterMs, token);
         throw new DelayedError();
       }
       throw err;
     }
+  }
+
+  /** A completed or failed job kept for inspection must not block a new job with its id. */
+  async #releaseFinished(id: string): Promise<void> {
+    const state = await this.bull.getJobState(id);
+    if (state === 'completed' || state === 'failed') await this.bull.remove(id);
   }
 }

@@ -13,28 +13,58 @@ import {
   type QueueCounts,
   type QueueOptions,
 } from './job-queue.ts';
+import { QueueJobStore, type StoredJob } from './queue-job-store.ts';
+
+/** Settings of the embedded queue. */
+export interface InProcessJobQueueDeps {
+  db: Db;
+  logger: Logger;
+  /** Longest sleep between two looks at the table, which is how soon jobs added by another process are seen (default 1 s). */
+  pollIntervalMs?: number;
+  /** How long a claimed job stays claimed; renewed every third of it while it runs, so only a dead worker's job expires (default 30 s). */
+  leaseMs?: number;
+  /** Wall clock in ms for `run_at` times (tests); timers always use real time. */
+  clock?: () => number;
+}
+
+interface Settings {
+  db: Db;
+  logger: Logger;
+  pollIntervalMs: number;
+  leaseMs: number;
+  clock: () => number;
+}
+
+/** A queue with a poller that can be started and stopped. */
+type RunnableQueue = Queue<unknown> & { start(): void; stop(): Promise<void> };
 
 /**
  * The embedded queue: jobs live in the `queue_jobs` table, so they survive a restart, and run
  * in this process. One poller per queue sleeps until the next due job (or until `add` wakes
- * it), so thousands of delayed jobs cost one timer.
+ * it), so thousands of delayed jobs cost one timer. On `startWorkers()` every due row is
+ * picked up again: that is how work queued before a restart resumes.
+ *
+ * Limits: `concurrency` and `limiter` hold per process (the limiter is meant to be global only
+ * on BullMQ; run one worker process per database with this adapter).
  */
 export class InProcessJobQueue implements JobQueue {
-  readonly #db: Db;
-  readonly #logger: Logger;
-  readonly #queues = new Map<string, InProcessQueue<any>>();
-  readonly #pollIntervalMs: number;
+  readonly #settings: Settings;
+  readonly #queues = new Map<string, RunnableQueue>();
   #started = false;
 
-  constructor(deps: { db: Db; logger: Logger; pollIntervalMs?: number }) {
-    this.#db = deps.db;
-    this.#logger = deps.logger;
-    this.#pollIntervalMs = deps.pollIntervalMs ?? 1000;
+  constructor(deps: InProcessJobQueueDeps) {
+    this.#settings = {
+      db: deps.db,
+      logger: deps.logger,
+      pollIntervalMs: deps.pollIntervalMs ?? 1000,
+      leaseMs: deps.leaseMs ?? 30_000,
+      clock: deps.clock ?? Date.now,
+    };
   }
 
   define<T>(name: string, options: QueueOptions<T>): Queue<T> {
     if (this.#queues.has(name)) throw new Error(`queue ${name} is already defined`);
-    const queue = new InProcessQueue<T>(name, options, this.#db, this.#logger, this.#pollIntervalMs);
+    const queue = new InProcessQueue<T>(name, options, this.#settings);
     this.#queues.set(name, queue);
     if (this.#started) queue.start();
     return queue;
@@ -46,6 +76,7 @@ export class InProcessJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
+    this.#started = false;
     await Promise.all([...this.#queues.values()].map((q) => q.stop()));
   }
 
@@ -57,74 +88,44 @@ export class InProcessJobQueue implements JobQueue {
 class InProcessQueue<T> implements Queue<T> {
   readonly name: string;
   readonly #options: QueueOptions<T>;
-  readonly #db: Db;
-  readonly #logger: Logger;
-  readonly #pollIntervalMs: number;
+  readonly #settings: Settings;
+  readonly #store: QueueJobStore;
   readonly #running = new Map<string, Promise<void>>();
+  /** Start times (real ms) inside the limiter's window. */
   readonly #starts: number[] = [];
   #completed = 0;
-  #timer: NodeJS.Timeout | undefined;
   #active = false;
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
+  #heartbeat: NodeJS.Timeout | undefined;
   #pumping: Promise<void> | undefined;
   #again = false;
 
-  constructor(name: string, options: QueueOptions<T>, db: Db, logger: Logger, pollIntervalMs: number) {
+  constructor(name: string, options: QueueOptions<T>, settings: Settings) {
     this.name = name;
     this.#options = options;
-    this.#db = db;
-    this.#logger = logger;
-    this.#pollIntervalMs = pollIntervalMs;
+    this.#settings = settings;
+    this.#store = new QueueJobStore({ db: settings.db, queue: name });
   }
 
   async add(data: T, options: AddOptions = {}): Promise<void> {
-    const runAt = new Date(Date.now() + (options.delayMs ?? 0));
-    const backoff: Backoff | undefined = options.backoff ?? this.#options.backoff;
-    await this.#db
-      .insertInto('queue_jobs')
-      .values({
-        queue: this.name,
-        job_id: options.jobId ?? randomUUID(),
-        data: JSON.stringify(data ?? null),
-        attempt: 0,
-        max_attempts: options.attempts ?? this.#options.attempts ?? 1,
-        backoff: backoff ? JSON.stringify(backoff) : null,
-        run_at: runAt,
-        state: 'waiting',
-        last_error: null,
-      })
-      .onConflict((oc) => oc.columns(['queue', 'job_id']).doNothing())
-      .execute();
-    this.#wake((options.delayMs ?? 0) + 1);
+    const delayMs = options.delayMs ?? 0;
+    await this.#store.insert({
+      jobId: options.jobId ?? randomUUID(),
+      data,
+      maxAttempts: options.attempts ?? this.#options.attempts ?? 1,
+      backoff: options.backoff ?? this.#options.backoff,
+      runAt: new Date(this.#settings.clock() + delayMs),
+    });
+    this.#wake(delayMs);
   }
 
   async remove(jobId: string): Promise<void> {
-    if (this.#running.has(jobId)) return;
-    await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.name).where('job_id', '=', jobId).where('state', '=', 'waiting').execute();
+    await this.#store.removeWaiting(jobId);
   }
 
   async counts(): Promise<QueueCounts> {
-    const now = new Date();
-    const rows = await this.#db
-      .selectFrom('queue_jobs')
-      .select((eb) => [
-        'state',
-        eb.fn.countAll<number>().as('n'),
-        eb.fn.sum<number>(eb.case().when('run_at', '>', now).then(1).else(0).end()).as('delayed'),
-      ])
-      .where('queue', '=', this.name)
-      .groupBy('state')
-      .execute();
-    const waitingRow = rows.find((r) => r.state === 'waiting');
-    const total = Number(waitingRow?.n ?? 0);
-    const delayed = Number(waitingRow?.delayed ?? 0);
-    const active = this.#running.size;
-    return {
-      waiting: Math.max(0, total - delayed - active),
-      active,
-      delayed,
-      failed: Number(rows.find((r) => r.state === 'failed')?.n ?? 0),
-      completed: this.#completed,
-    };
+    return { ...(await this.#store.counts(new Date(this.#settings.clock()))), completed: this.#completed };
   }
 
   start(): void {
@@ -135,111 +136,134 @@ class InProcessQueue<T> implements Queue<T> {
 
   async stop(): Promise<void> {
     this.#active = false;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#clearTimer();
     await this.#pumping;
     await Promise.allSettled([...this.#running.values()]);
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
   }
 
-  /** Schedules a pump in `ms` unless one comes sooner. */
+  /** Makes the poller look in `ms` unless it already will sooner. */
   #wake(ms: number): void {
     if (!this.#active) return;
     if (this.#pumping) {
+      // The running pump looks again when it is done and picks the right sleep then.
       this.#again = true;
       return;
     }
-    if (this.#timer) clearTimeout(this.#timer);
+    const at = Date.now() + Math.max(0, ms);
+    if (this.#timer && this.#timerAt <= at) return;
+    this.#clearTimer();
+    this.#timerAt = at;
     this.#timer = setTimeout(() => void this.#pump(), Math.max(0, ms));
   }
 
-  async #pump(): Promise<void> {
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (!this.#active || this.#pumping) return;
-    this.#pumping = (async () => {
-      let nextIn = this.#pollIntervalMs;
-      try {
-        do {
-          this.#again = false;
-          nextIn = await this.#startDueJobs();
-        } while (this.#again && this.#active);
-      } catch (err) {
-        this.#logger.error('queue poll failed', { queue: this.name, error: (err as Error).message });
-      } finally {
-        this.#pumping = undefined;
-      }
-      if (this.#active) this.#wake(nextIn);
-    })();
-    await this.#pumping;
+    this.#timerAt = Infinity;
   }
 
-  /** Starts due jobs up to the concurrency and rate limit; returns ms until it should look again. */
+  async #pump(): Promise<void> {
+    this.#clearTimer();
+    if (!this.#active || this.#pumping) return;
+    let nextIn = this.#settings.pollIntervalMs;
+    this.#pumping = (async () => {
+      do {
+        this.#again = false;
+        nextIn = await this.#startDueJobs();
+      } while (this.#again && this.#active);
+    })().catch((err: unknown) => {
+      this.#settings.logger.error('queue poll failed', { queue: this.name, error: errorMessage(err) });
+    });
+    await this.#pumping;
+    this.#pumping = undefined;
+    this.#wake(this.#again ? 0 : nextIn);
+  }
+
+  /** Claims and starts due jobs within the concurrency and rate limit; returns ms until the next look. */
   async #startDueJobs(): Promise<number> {
-    const concurrency = this.#options.concurrency ?? 1;
-    const free = concurrency - this.#running.size;
-    if (free <= 0) return this.#pollIntervalMs;
-    let allowed = free;
+    const { pollIntervalMs, leaseMs, clock } = this.#settings;
+    let allowed = (this.#options.concurrency ?? 1) - this.#running.size;
+    if (allowed <= 0) return pollIntervalMs; // a finishing job wakes the poller
     const limiter = this.#options.limiter;
     if (limiter) {
-      const since = Date.now() - limiter.durationMs;
-      while (this.#starts.length > 0 && this.#starts[0]! <= since) this.#starts.shift();
+      const windowStart = Date.now() - limiter.durationMs;
+      while (this.#starts.length > 0 && this.#starts[0]! <= windowStart) this.#starts.shift();
       allowed = Math.min(allowed, limiter.max - this.#starts.length);
       if (allowed <= 0) return this.#starts[0]! + limiter.durationMs - Date.now() + 1;
     }
-    const now = new Date();
-    const due = await this.#db
-      .selectFrom('queue_jobs')
-      .selectAll()
-      .where('queue', '=', this.name)
-      .where('state', '=', 'waiting')
-      .where('run_at', '<=', now)
-      .orderBy('run_at')
-      .limit(allowed + this.#running.size)
-      .execute();
-    for (const row of due) {
-      if (this.#running.size >= concurrency || allowed <= 0) break;
-      if (this.#running.has(row.job_id)) continue;
-      allowed--;
-      if (limiter) this.#starts.push(Date.now());
-      const job: Job<T> = { id: row.job_id, name: this.name, data: row.data as T, attempt: row.attempt + 1, maxAttempts: row.max_attempts };
-      const run = this.#run(job, (row.backoff as Backoff | null) ?? undefined).finally(() => {
-        this.#running.delete(job.id);
-        this.#wake(0);
-      });
-      this.#running.set(job.id, run);
-    }
-    const next = await this.#db
-      .selectFrom('queue_jobs')
-      .select('run_at')
-      .where('queue', '=', this.name)
-      .where('state', '=', 'waiting')
-      .where('run_at', '>', now)
-      .orderBy('run_at')
-      .limit(1)
-      .executeTakeFirst();
-    const untilNext = next ? next.run_at.getTime() - Date.now() : this.#pollIntervalMs;
-    return Math.max(1, Math.min(untilNext, this.#pollIntervalMs));
+    const now = clock();
+    const claimed = await this.#store.claim(new Date(now), allowed, new Date(now + leaseMs));
+    // A job still running here whose lease lapsed (a blocked event loop) is not started twice.
+    for (const row of claimed) if (!this.#running.has(row.jobId)) this.#launch(row);
+    const next = await this.#store.nextRunAt(new Date(now));
+    const untilNext = next ? next.getTime() - clock() : pollIntervalMs;
+    return Math.max(1, Math.min(untilNext, pollIntervalMs));
   }
 
-  async #run(job: Job<T>, backoff: Backoff | undefined): Promise<void> {
-    const where = (q: any) => q.where('queue', '=', this.name).where('job_id', '=', job.id);
+  #launch(row: StoredJob): void {
+    if (this.#options.limiter) this.#starts.push(Date.now());
+    const job: Job<T> = { id: row.jobId, name: this.name, data: row.data as T, attempt: row.attempt + 1, maxAttempts: row.maxAttempts };
+    const run = this.#run(job, row.backoff).finally(() => {
+      this.#running.delete(job.id);
+      if (this.#running.size === 0) {
+        clearInterval(this.#heartbeat);
+        this.#heartbeat = undefined;
+      }
+      this.#wake(0);
+    });
+    this.#running.set(job.id, run);
+    this.#heartbeat ??= setInterval(() => void this.#renewLeases(), Math.max(1, Math.floor(this.#settings.leaseMs / 3)));
+  }
+
+  async #renewLeases(): Promise<void> {
     try {
-      await this.#options.process(job);
-      await where(this.#db.deleteFrom('queue_jobs')).execute();
-      this.#completed++;
+      await this.#store.renew([...this.#running.keys()], new Date(this.#settings.clock() + this.#settings.leaseMs));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof RetryLaterError) {
-        await where(this.#db.updateTable('queue_jobs').set({ run_at: new Date(Date.now() + err.retryAfterMs), last_error: message })).execute();
-        return;
-      }
-      const exhausted = err instanceof PermanentJobError || job.attempt >= job.maxAttempts;
-      if (exhausted) {
-        this.#logger.warn('job failed for good', { queue: this.name, jobId: job.id, attempt: job.attempt, error: message });
-        await where(this.#db.updateTable('queue_jobs').set({ state: 'failed', attempt: job.attempt, last_error: message })).execute();
-        return;
-      }
-      const delay = backoffDelay(backoff, job.attempt);
-      await where(this.#db.updateTable('queue_jobs').set({ attempt: job.attempt, run_at: new Date(Date.now() + delay), last_error: message })).execute();
+      this.#settings.logger.warn('queue lease renewal failed', { queue: this.name, error: errorMessage(err) });
     }
   }
+
+  /** Runs one job and records the outcome; never rejects (a lost update only means the lease expires and the job runs again). */
+  async #run(job: Job<T>, backoff: Backoff | undefined): Promise<void> {
+    let failure: unknown;
+    let failed = false;
+    try {
+      await this.#options.process(job);
+    } catch (err) {
+      failed = true;
+      failure = err;
+    }
+    try {
+      if (!failed) {
+        await this.#store.complete(job.id);
+        this.#completed++;
+      } else {
+        await this.#recordFailure(job, backoff, failure);
+      }
+    } catch (err) {
+      this.#settings.logger.error('queue could not record a job outcome', { queue: this.name, jobId: job.id, error: errorMessage(err) });
+    }
+  }
+
+  async #recordFailure(job: Job<T>, backoff: Backoff | undefined, err: unknown): Promise<void> {
+    const error = errorMessage(err);
+    const now = this.#settings.clock();
+    if (err instanceof RetryLaterError) {
+      // Waiting is not failing: back to the table with the attempt given back.
+      await this.#store.reschedule(job.id, { attempt: job.attempt - 1, runAt: new Date(now + err.retryAfterMs), error });
+      return;
+    }
+    if (err instanceof PermanentJobError || job.attempt >= job.maxAttempts) {
+      this.#settings.logger.warn('job failed for good', { queue: this.name, jobId: job.id, attempt: job.attempt, error });
+      await this.#store.fail(job.id, { attempt: job.attempt, error });
+      return;
+    }
+    await this.#store.reschedule(job.id, { attempt: job.attempt, runAt: new Date(now + backoffDelay(backoff, job.attempt)), error });
+  }
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,9 @@
 import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
 
+/** `active` rows are claimed by a worker; a lease that runs out puts them back in play (a crashed worker). */
+export type QueueJobState = 'waiting' | 'active' | 'failed';
+
 /** Jobs of the in-process queue, kept in the database so they survive a restart. */
 export interface QueueJobsTable {
   queue: string;
@@ -9,8 +12,9 @@ export interface QueueJobsTable {
   attempt: number;
   max_attempts: number;
   backoff: ColumnType<unknown, string | null, string | null>;
+  /** When a waiting job is due; for an active job, when its lease expires (renewed while it runs). */
   run_at: Date;
-  state: 'waiting' | 'failed';
+  state: QueueJobState;
   last_error: string | null;
   created_at: ColumnType<Date, Date | undefined, never>;
 }

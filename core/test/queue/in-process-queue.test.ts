@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { InProcessJobQueue } from '../../src/infra/queue/in-process-queue.ts';
+import type { JobQueue } from '../../src/infra/queue/job-queue.ts';
+import { silentLogger } from '../../src/infra/logger.ts';
+import { describeEachDatabase } from '../helpers/services.ts';
+import { sleep, until } from './queue-adapters.ts';
+
+/** What only the in-process adapter has: leases on claimed rows and an injectable clock. */
+describeEachDatabase('in-process job queue', (t) => {
+  const open: JobQueue[] = [];
+  const make = (opts: { leaseMs?: number; clock?: () => number } = {}) => {
+    const q = new InProcessJobQueue({ db: t.db, logger: silentLogger(), pollIntervalMs: 20, ...opts });
+    open.push(q);
+    return q;
+  };
+  const name = () => `q-${randomBytes(4).toString('hex')}`;
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((q) => q.close()));
+  });
+
+  it('runs again the job of a dead worker once its lease ran out, without spending an attempt', async () => {
+    const queueName = name();
+    const seen: number[] = [];
+    const jq = make();
+    const q = jq.define<null>(queueName, { attempts: 1, process: async (job) => void seen.push(job.attempt) });
+    await q.add(null, { jobId: 'orphan' });
+    // As a worker that claimed the job and then died would have left it.
+    const leaseEnd = Date.now() + 150;
+    await t.db.updateTable('queue_jobs').set({ state: 'active', run_at: new Date(leaseEnd) }).where('queue', '=', queueName).execute();
+    await jq.startWorkers();
+    await sleep(80);
+    expect(seen).to.deep.equal([]);
+    await until(() => seen.length === 1);
+    expect(Date.now()).to.be.at.least(leaseEnd - 5);
+    expect(seen).to.deep.equal([1]);
+  });
+
+  it('renews the lease of a long job so that no other worker takes it', async () => {
+    const queueName = name();
+    let runs = 0;
+    const workers = [make({ leaseMs: 60 }), make({ leaseMs: 60 })];
+    const queues = workers.map((w) =>
+      w.define<null>(queueName, {
+        process: async () => {
+          runs++;
+          await sleep(300);
+        },
+      }),
+    );
+    await Promise.all(workers.map((w) => w.startWorkers()));
+    await queues[0]!.add(null);
+    await until(async () => (await queues[0]!.counts()).completed + (await queues[1]!.counts()).completed === 1);
+    expect(runs).to.equal(1);
+  });
+
+  it('reads due times from the injected clock', async () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const q = make({ clock: () => now }).define<null>(name(), { process: async () => undefined });
+    await q.add(null, { delayMs: 60_000 });
+    expect(await q.counts()).to.include({ waiting: 0, delayed: 1 });
+    now += 60_000;
+    expect(await q.counts()).to.include({ waiting: 1, delayed: 0 });
+  });
+});
