@@ -46,6 +46,7 @@ import { ResellerProductsService } from './modules/reseller-products/reseller-pr
 import { ConnectorRegistry, loadConnectors } from './modules/stores/connector-registry.ts';
 import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
 import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
+import { connectorInstallRouter } from './modules/stores/connector-install-router.ts';
 import { CredentialRequests } from './modules/stores/credential-requests.ts';
 import { createConnectorHttp } from './modules/stores/connector-http.ts';
 import { IngestionService } from './modules/stores/ingestion-service.ts';
@@ -227,6 +228,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
       { path: '/connectors', handler: connectorWebhooksRouter({ ingestion }) },
       { path: '/connectors', handler: connectorCredentialsRouter({ credentialRequests }) },
+      { path: '/connectors', handler: connectorInstallRouter({ accounts, stores, connectors, box, context: connectorContext }) },
     ],
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [

@@ -139,10 +139,38 @@ export interface Connector<C = unknown> {
   /** `POST /stores`: checks pasted credentials against the platform and describes the store. */
   connect(ctx: ConnectorContext, input: unknown): Promise<StoreConnection<C>>;
 
-  /** OAuth install flow, when the platform has one (`/connectors/<platform>/install`). */
+  /**
+   * OAuth install flow, when the platform has one. Core serves it: an authenticated
+   * `POST /connectors/<platform>/install-links {...input}` seals the reseller, the input and an
+   * expiry into `state` and answers an install URL; `GET /connectors/<platform>/install?state=…`
+   * sets `state` as an HttpOnly cookie, adds the connector's `cookies` and redirects to
+   * `redirectUrl`; the platform sends the merchant back to `callbackUrl`
+   * (`/connectors/<platform>/callback`), where core reads its cookie and calls `callback`. The
+   * connector checks what the platform echoes (its `state` parameter, HMAC…) and exchanges
+   * the code; core saves the store like `POST /stores`.
+   *
+   * @example
+   * install: {
+   *   inputSchema: z.strictObject({ shop: z.string() }),
+   *   async begin(ctx, { query, state, callbackUrl }) {
+   *     return { redirectUrl: `https://${query.shop}/oauth/authorize?${new URLSearchParams({ client_id: ctx.appSettings.apiKey!, state, redirect_uri: callbackUrl })}` };
+   *   },
+   *   async callback(ctx, { query, state, callbackUrl }) {
+   *     if (query.state !== state) throw new ConnectorError('auth', 'state mismatch');
+   *     return exchangeCode(ctx, query.shop!, query.code!, callbackUrl);
+   *   },
+   * },
+   */
   install?: {
-    begin(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; state: string }): Promise<{ redirectUrl: string }>;
-    callback(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; rawQuery: string; state: string }): Promise<StoreConnection<C>>;
+    /** The fields of the install link besides `returnUrl` (e.g. the shop); checked when the link is made. */
+    inputSchema?: ZodType;
+    /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
+    begin(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
+    /** The platform's redirect back: `headers` are the browser's (its cookies included). */
+    callback(
+      ctx: ConnectorContext,
+      params: { query: Record<string, string | undefined>; rawQuery: string; state: string; headers: Record<string, string | undefined>; callbackUrl: string },
+    ): Promise<StoreConnection<C>>;
   };
 
   /**
@@ -182,8 +210,8 @@ export interface Connector<C = unknown> {
   /** Which store sent this webhook, when the path does not say (e.g. Shopify's X-Shopify-Shop-Domain). */
   identifyStore?(req: InboundWebhook): string | undefined;
 
-  /** Checks the signature on the raw body. Pure: no I/O. */
-  verifyWebhook(req: InboundWebhook, secrets: { appSecret?: string | undefined; storeSecret?: string | undefined }): WebhookVerdict;
+  /** Checks the signature on the raw body. Pure: no I/O (it may be async, e.g. to use WebCrypto or a platform library). */
+  verifyWebhook(req: InboundWebhook, secrets: { appSecret?: string | undefined; storeSecret?: string | undefined }): WebhookVerdict | Promise<WebhookVerdict>;
 
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;

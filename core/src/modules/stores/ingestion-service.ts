@@ -1,4 +1,4 @@
-import type { Connector, ConnectorContext, InboundWebhook, StoreOrder } from '@print-api/connector-kit';
+import type { Connector, ConnectorContext, InboundWebhook, StoreConnection, StoreOrder, WebhookContent } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { ApiError } from '../../http/api-error.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
@@ -32,6 +32,7 @@ export class IngestionService {
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
   readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
+  readonly #renewals = new Map<string, Promise<unknown>>();
 
   constructor(deps: {
     db: Db;
@@ -104,10 +105,11 @@ export class IngestionService {
     if (pathStoreId) store = await this.#stores.findById(pathStoreId);
     else {
       const external = connector.identifyStore?.(req);
-      if (external) store = await this.#stores.findConnected(platform, external);
+      // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
+      if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
     }
     const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.connection(store).webhookSecret : undefined };
-    const verdict = connector.verifyWebhook(req, secrets);
+    const verdict = await connector.verifyWebhook(req, secrets);
     if (!verdict.ok) return { status: 401, body: { error: { code: 'invalid_signature', message: verdict.reason } } };
     if (verdict.acknowledgeOnly) return { status: 200, body: { received: true } };
     if (!store || store.platform !== platform) return { status: 200, body: { received: true, ignored: 'unknown store' } };
@@ -134,6 +136,34 @@ export class IngestionService {
     return { status: 200, body: { received: true, duplicate: !inserted } };
   }
 
+  async #latestStore(platform: string, externalId: string): Promise<StoreRow | undefined> {
+    return this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /**
+   * The store's connection for a call to its platform, with expiring credentials renewed first
+   * when the connector says they are due (and stored: some platforms rotate the refresh token).
+   * Reads the stored credentials afresh (another job may have renewed them); one renewal at a
+   * time per store in this process.
+   */
+  async #freshConnection(row: StoreRow): Promise<StoreConnection<unknown>> {
+    const store = (await this.#stores.findById(row.id)) ?? row;
+    const connection = this.#stores.connection(store);
+    const connector = this.#connectors.get(store.platform);
+    if (!connector?.refreshCredentials) return connection;
+    let renewal = this.#renewals.get(store.id);
+    if (!renewal) {
+      renewal = (async () => {
+        const renewed = await connector.refreshCredentials!(this.#context(store.platform), connection);
+        if (renewed) await this.#stores.updateCredentials(store.id, renewed);
+        return renewed;
+      })().finally(() => this.#renewals.delete(store.id));
+      this.#renewals.set(store.id, renewal);
+    }
+    const renewed = await renewal;
+    return renewed ? { ...connection, credentials: renewed } : connection;
+  }
+
   /** A store was connected (or reconnected): register its webhooks and catch up by polling. */
   async onStoreConnected(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform);
@@ -141,7 +171,7 @@ export class IngestionService {
     if (connector.registerWebhooks) {
       const ctx = this.#context(store.platform);
       const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(store.platform)}/webhooks/${store.id}`;
-      const { webhookSecret } = await connector.registerWebhooks(ctx, this.#stores.connection(store), callbackUrl);
+      const { webhookSecret } = await connector.registerWebhooks(ctx, await this.#freshConnection(store), callbackUrl);
       if (webhookSecret) await this.#stores.setWebhookSecret(store.id, webhookSecret);
     }
     if (connector.listOrders) await this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
@@ -165,23 +195,34 @@ export class IngestionService {
     if (!event || event.processed_at) return;
     const store = event.store_id ? await this.#stores.findById(event.store_id) : undefined;
     const connector = this.#connectors.get(event.platform);
-    if (store && connector && store.status === 'connected') {
+    if (store && connector) {
       const ctx = this.#context(store.platform);
       const connection = this.#stores.connection(store);
       const req: InboundWebhook = { headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} };
-      const content = await connector.parseWebhook(ctx, connection, req);
+      let content: WebhookContent;
+      if (store.status === 'connected') content = await connector.parseWebhook(ctx, connection, req);
+      else {
+        // A disconnected store's deliveries change nothing, except privacy requests, which are always honoured.
+        const parsed = await connector.parseWebhook(ctx, connection, req).catch((err: Error) => {
+          this.#logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });
+          return null;
+        });
+        content = parsed?.kind === 'redact' ? parsed : { kind: 'ignored', reason: 'the store is disconnected' };
+      }
       switch (content.kind) {
         case 'orders':
           for (const order of content.orders) await this.ingestOrder(store, order);
           break;
         case 'fetch':
-          if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, connection, content.externalOrderIds)) await this.ingestOrder(store, order);
+          if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, await this.#freshConnection(store), content.externalOrderIds)) await this.ingestOrder(store, order);
           break;
         case 'uninstalled':
           await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');
           break;
         case 'redact':
           await this.redact(store.id, content.externalOrderIds);
+          // The request itself names the customer: keep only that it happened.
+          await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('id', '=', eventId).execute();
           break;
         case 'ignored':
           break;
@@ -309,9 +350,10 @@ export class IngestionService {
     const connector = this.#connectors.get(store.platform);
     if (!connector?.listOrders) return;
     const ctx = this.#context(store.platform);
+    const connection = await this.#freshConnection(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < 50; page++) {
-      const result = await connector.listOrders(ctx, this.#stores.connection(store), cursor);
+      const result = await connector.listOrders(ctx, connection, cursor);
       for (const order of result.orders) await this.ingestOrder(store, order);
       if (result.nextCursor) cursor = result.nextCursor;
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date() }).where('id', '=', store.id).execute();
@@ -369,7 +411,7 @@ export class IngestionService {
     const order = await this.#orders.get({ resellerId: store.reseller_id, mode: store.mode }, orderId);
     if (!connector?.pushShipment || !order.tracking || !order.externalOrderId) return;
     try {
-      await connector.pushShipment(this.#context(store.platform), this.#stores.connection(store), {
+      await connector.pushShipment(this.#context(store.platform), await this.#freshConnection(store), {
         externalOrderId: order.externalOrderId,
         carrier: order.tracking.carrier,
         trackingNumber: order.tracking.trackingNumber,
@@ -389,10 +431,13 @@ export class IngestionService {
 
   /** Privacy: erases the personal data we hold for these store orders (or the whole store). */
   async redact(storeId: string, externalOrderIds: string[] | 'all'): Promise<void> {
-    let q = this.#db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, updated_at: new Date() }).where('store_id', '=', storeId);
+    // Every connection we ever had to this store (reconnects make new rows) holds its data.
+    const store = await this.#stores.findById(storeId);
+    const storeIds = store ? (await this.#db.selectFrom('stores').select('id').where('platform', '=', store.platform).where('external_id', '=', store.external_id).execute()).map((r) => r.id) : [storeId];
+    let q = this.#db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, updated_at: new Date() }).where('store_id', 'in', storeIds);
     if (externalOrderIds !== 'all') q = q.where('external_order_id', 'in', externalOrderIds.length ? externalOrderIds : ['']);
     await q.execute();
-    await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('store_id', '=', storeId).where('processed_at', 'is not', null).execute();
+    await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('store_id', 'in', storeIds).where('processed_at', 'is not', null).execute();
     this.#logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
   }
 
