@@ -1,0 +1,73 @@
+import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { connectSchema, credentialsSchema, installInputSchema, type ShopifyCredentials } from './config.ts';
+import { connectCustomApp } from './connect.ts';
+import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
+import { pollOrders } from './order-polling.ts';
+import { pushShopifyShipment } from './shipment-push.ts';
+import { ShopifyClient } from './shopify-client.ts';
+import { webhookContent } from './webhook-content.ts';
+import { registerStoreWebhooks } from './webhook-registration.ts';
+import { verifyShopifyWebhook } from './webhook-verifier.ts';
+
+function clientFor(ctx: ConnectorContext, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
+  return new ShopifyClient({ http: ctx.http, shop: store.credentials.shop, accessToken: store.credentials.accessToken, logger: ctx.logger });
+}
+
+/**
+ * Shopify: installed through OAuth (`@shopify/shopify-api`, expiring offline tokens refreshed
+ * before they expire) or connected as a merchant's custom app (`POST /stores` with the Admin
+ * API access token); `orders/*` webhooks verified with the library and deduplicated by event
+ * id; GraphQL polling as the safety net; tracking pushed back with `fulfillmentCreate`;
+ * `app/uninstalled` and the compliance topics honoured.
+ */
+export const shopifyConnector = defineConnector<ShopifyCredentials>({
+  manifest: {
+    platform: 'SHOPIFY',
+    displayName: 'Shopify',
+    connectSchema,
+    credentialsSchema,
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
+    // Per store, GraphQL allows 100 cost points per second (Standard plan); a job costs 0-2
+    // calls of ~10-80 points. Bursts beyond are answered by the client waiting on throttleStatus.
+    rateLimit: { max: 10, durationMs: 1000 },
+    pollIntervalMs: 5 * 60_000,
+  },
+
+  async connect(ctx, input) {
+    return connectCustomApp(ctx, connectSchema.parse(input));
+  },
+
+  install: {
+    inputSchema: installInputSchema,
+    begin: (ctx, { query, callbackUrl }) => beginInstall(ctx, { query, callbackUrl }),
+    callback: (ctx, { rawQuery, headers, callbackUrl }) => completeInstall(ctx, { rawQuery, headers, callbackUrl }),
+  },
+
+  refreshCredentials: (ctx, store) => refreshIfDue(ctx, store.credentials),
+
+  async registerWebhooks(ctx, store, callbackUrl) {
+    if (store.credentials.kind === 'custom' && !store.webhookSecret) {
+      ctx.logger.info('custom app connected without its API secret key: the store is polled, not subscribed', { shop: store.externalId });
+      return {};
+    }
+    await registerStoreWebhooks(clientFor(ctx, store), callbackUrl, ctx.logger);
+    return {};
+  },
+
+  identifyStore: (req) => req.headers['x-shopify-shop-domain']?.toLowerCase(),
+
+  // Our app's deliveries are signed with its client secret; a custom app's with its own API secret key.
+  verifyWebhook: (req, secrets) => verifyShopifyWebhook(req, [secrets.storeSecret, secrets.appSecret], new Date()),
+
+  async parseWebhook(ctx, store, req) {
+    return webhookContent(req, store.externalId, ctx.logger);
+  },
+
+  async listOrders(ctx, store, cursor) {
+    return pollOrders(clientFor(ctx, store), cursor, ctx.clock());
+  },
+
+  async pushShipment(ctx, store, shipment) {
+    await pushShopifyShipment(clientFor(ctx, store), shipment, ctx.logger);
+  },
+});

@@ -1,0 +1,268 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import nock from 'nock';
+import { shopifyWebhook } from '@print-api/connector-kit/testing';
+import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
+import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
+import orderFixture from './fixtures/order.json' with { type: 'json' };
+
+/** An order webhook body, typed from the fixture (nullable fields widened). */
+export type ShopifyOrderJson = Omit<typeof orderFixture, 'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'> & {
+  cancelled_at: string | null;
+  cancel_reason: string | null;
+  phone: string | null;
+  email: string | null;
+  shipping_address: typeof orderFixture.shipping_address | null;
+};
+type Reply = [number, unknown, Record<string, string>?];
+
+export interface SeenCall {
+  operation: string;
+  variables: Record<string, any>;
+  token: string | null;
+  at: number;
+}
+
+interface FulfillmentOrder {
+  id: string;
+  status: string;
+  items: Array<{ id: string; lineItemId: string; sku: string | null; remaining: number }>;
+}
+
+const API = '/admin/api/2026-10/graphql.json';
+const ALL_SCOPES = ['read_orders', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'];
+const cost = (requested: number) => ({ cost: { requestedQueryCost: requested, actualQueryCost: Math.min(requested, 12), throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 } } });
+
+/**
+ * A Shopify store behind nock, answering from memory what our connector calls: the OAuth
+ * consent (`approve`, with Shopify's query HMAC), the token endpoint (authorization code with
+ * `expiring=1`, refresh-token grant with rotation), and the GraphQL Admin API operations
+ * (shop, webhook subscriptions, orders by `updated_at` with cursor pages, fulfillment orders,
+ * `fulfillmentCreate`), with cost throttling and faults on demand. It delivers signed
+ * webhooks to our service as Shopify would (`deliver`, `compliance`).
+ */
+export class FakeShopifyStore {
+  readonly domain: string;
+  readonly app: { apiKey: string; secret: string };
+  scopes = [...ALL_SCOPES];
+  readonly customToken = `shpat_${randomBytes(16).toString('hex')}`;
+  readonly customSecret = randomBytes(16).toString('hex');
+  readonly orders = new Map<string, ShopifyOrderJson>();
+  readonly fulfillmentOrders = new Map<string, FulfillmentOrder[]>();
+  readonly fulfillments: Array<{ fulfillmentOrderId: string; items: Array<{ id: string; quantity: number }>; trackingInfo: unknown; notifyCustomer: boolean }> = [];
+  readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
+  readonly calls: SeenCall[] = [];
+  readonly tokenRequests: Array<Record<string, string>> = [];
+  readonly #tokens = new Map<string, number>();
+  readonly #refreshTokens = new Set<string>();
+  readonly #codes = new Set<string>();
+  readonly #faults: Array<{ operation: string; reply: Reply | 'throttle'; remaining: number }> = [];
+  readonly #ourBaseUrl: string;
+  readonly #publicUrl: string;
+  #next = 1;
+
+  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string }) {
+    this.domain = `${opts.name}.myshopify.com`;
+    this.app = opts.app;
+    this.#ourBaseUrl = opts.ourBaseUrl;
+    this.#publicUrl = opts.publicUrl;
+    this.#tokens.set(this.customToken, Number.POSITIVE_INFINITY);
+    const scope = nock(`https://${this.domain}`).persist();
+    scope.post(API).reply(async (req: Request) => this.#graphql(req));
+    scope.post('/admin/oauth/access_token').reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
+  }
+
+  /** The next `times` calls of `operation` are throttled (a 200 with "Throttled", as Shopify answers) or get `reply`. */
+  faultNext(operation: string, reply: Reply | 'throttle', times = 1): void {
+    this.#faults.push({ operation, reply, remaining: times });
+  }
+
+  seen(operation: string): SeenCall[] {
+    return this.calls.filter((c) => c.operation === operation);
+  }
+
+  /** Expires every access token issued so far (as one hour passing would). */
+  expireTokens(): void {
+    for (const token of this.#tokens.keys()) if (token !== this.customToken) this.#tokens.set(token, 0);
+  }
+
+  /** Puts an order in the store (as a checkout or an edit would) without delivering anything. */
+  save(order: ShopifyOrderJson): ShopifyOrderJson {
+    this.orders.set(String(order.id), structuredClone(order));
+    if (!this.fulfillmentOrders.has(String(order.id))) {
+      const items = order.line_items.filter((l) => l.requires_shipping).map((l) => ({ id: `gid://shopify/FulfillmentOrderLineItem/${l.id + 1_000_000}`, lineItemId: l.admin_graphql_api_id, sku: l.sku, remaining: l.current_quantity }));
+      this.fulfillmentOrders.set(String(order.id), [{ id: `gid://shopify/FulfillmentOrder/${order.id + 7}`, status: 'OPEN', items }]);
+    }
+    return order;
+  }
+
+  /** Delivers `order` as the `topic` webhook of this store's subscription; answers our HTTP status. */
+  async deliver(order: unknown, topic: string, opts: { secret?: string; eventId?: string; triggeredAt?: string } = {}): Promise<number> {
+    const sub = this.subscriptions.find((s) => s.topic === topic.toUpperCase().replace('/', '_'));
+    if (!sub) throw new Error(`${this.domain} has no ${topic} subscription`);
+    return this.post(sub.uri, shopifyWebhook({ payload: order, secret: opts.secret ?? this.app.secret, topic, shop: this.domain, apiVersion: '2026-10', ...pick(opts, ['eventId', 'triggeredAt']) }));
+  }
+
+  /** A mandatory compliance delivery, sent to the app-level URL of the app's configuration. */
+  async compliance(topic: string, payload: unknown, secret = this.app.secret): Promise<number> {
+    return this.post(`${this.#publicUrl}/connectors/shopify/webhooks/compliance`, shopifyWebhook({ payload, secret, topic, shop: this.domain, apiVersion: '2026-10' }));
+  }
+
+  async post(url: string, req: { headers: Record<string, string>; body: string }): Promise<number> {
+    const res = await fetch(url.replace(this.#publicUrl, this.#ourBaseUrl), { method: 'POST', headers: { ...req.headers, 'user-agent': 'Shopify-Captain-Hook' }, body: req.body });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /**
+   * The merchant approves our app on `/admin/oauth/authorize`: Shopify sends them back to
+   * `redirect_uri` with `code`, `hmac` (hex HMAC-SHA256 of the sorted query, app secret),
+   * `host`, `shop`, `state` and `timestamp`. Answers that callback URL.
+   */
+  approve(authorizeUrl: string, tamper: (q: Record<string, string>) => Record<string, string> = (q) => q): string {
+    const url = new URL(authorizeUrl);
+    if (`${url.origin}${url.pathname}` !== `https://${this.domain}/admin/oauth/authorize`) throw new Error(`not this shop's consent screen: ${authorizeUrl}`);
+    const p = url.searchParams;
+    if (p.get('client_id') !== this.app.apiKey) throw new Error('unknown client_id');
+    this.scopes = (p.get('scope') ?? '').split(',');
+    const code = randomBytes(16).toString('hex');
+    this.#codes.add(code);
+    const query = tamper({ code, host: Buffer.from(`admin.shopify.com/store/${this.domain.split('.')[0]}`).toString('base64url'), shop: this.domain, state: p.get('state') ?? '', timestamp: String(Math.floor(Date.now() / 1000)) });
+    const signed = new URLSearchParams({ ...query, hmac: shopifyQueryHmac(query, this.app.secret) });
+    return `${p.get('redirect_uri')}?${signed.toString()}`.replace(this.#publicUrl, this.#ourBaseUrl);
+  }
+
+  #token(body: Record<string, string>): Reply {
+    this.tokenRequests.push(body);
+    if (body.client_id !== this.app.apiKey || body.client_secret !== this.app.secret) return [400, { error: 'invalid_client', error_description: 'Client authentication failed' }];
+    if (body.grant_type === 'refresh_token') {
+      if (!this.#refreshTokens.delete(body.refresh_token ?? '')) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired' }];
+    } else if (!this.#codes.delete(body.code ?? '')) {
+      return [400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' }];
+    }
+    const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
+    const refreshToken = `shprt_${randomBytes(16).toString('hex')}`;
+    const expiring = body.expiring === '1' || body.grant_type === 'refresh_token';
+    this.#tokens.set(accessToken, expiring ? Date.now() + accessTokenFixture.expires_in * 1000 : Number.POSITIVE_INFINITY);
+    if (!expiring) return [200, { access_token: accessToken, scope: this.scopes.join(',') }];
+    this.#refreshTokens.add(refreshToken);
+    return [200, { ...accessTokenFixture, access_token: accessToken, refresh_token: refreshToken, scope: this.scopes.join(',') }];
+  }
+
+  async #graphql(req: Request): Promise<Reply> {
+    const { query, variables } = (await req.json()) as { query: string; variables: Record<string, any> };
+    const operation = /^(?:query|mutation)\s+(\w+)/.exec(query.trim())?.[1] ?? 'anonymous';
+    const token = req.headers.get('x-shopify-access-token');
+    this.calls.push({ operation, variables, token, at: Date.now() });
+    if (!token || !((this.#tokens.get(token) ?? 0) > Date.now())) return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
+    const fault = this.#faults.find((f) => f.operation === operation && f.remaining > 0);
+    if (fault) {
+      fault.remaining--;
+      if (fault.reply === 'throttle') return [200, throttled];
+      return fault.reply;
+    }
+    const data = this.#operation(operation, variables);
+    return data ? [200, { data, extensions: cost(10) }] : [200, { errors: [{ message: `unknown operation ${operation}` }] }];
+  }
+
+  #operation(operation: string, v: Record<string, any>): unknown {
+    switch (operation) {
+      case 'ShopForConnection':
+        return { shop: { name: 'Tulip Prints', myshopifyDomain: this.domain }, currentAppInstallation: { accessScopes: this.scopes.map((handle) => ({ handle })) } };
+      case 'OurWebhookSubscriptions':
+        return { webhookSubscriptions: { nodes: this.subscriptions.filter((s) => s.uri === v.uri) } };
+      case 'SubscribeWebhook': {
+        const sub = { id: `gid://shopify/WebhookSubscription/${this.#next++}`, topic: v.topic, uri: v.uri };
+        this.subscriptions.push(sub);
+        return { webhookSubscriptionCreate: { webhookSubscription: sub, userErrors: [] } };
+      }
+      case 'OrdersChangedSince': {
+        const since = /updated_at:>'([^']+)'/.exec(v.query)?.[1] ?? '';
+        const list = [...this.orders.values()].filter((o) => Date.parse(o.updated_at) > Date.parse(since)).sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
+        const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
+        const page = list.slice(start, start + v.first);
+        const end = start + page.length;
+        return { orders: { pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes: page.map((o) => toGraphqlOrder(o, v.lines)) } };
+      }
+      case 'MoreOrderLines': {
+        const order = this.orders.get(String(v.id).split('/').pop()!);
+        if (!order) return { order: null };
+        const start = Number(Buffer.from(v.after, 'base64url').toString());
+        const all = toGraphqlOrder(order, Number.MAX_SAFE_INTEGER).lineItems.nodes;
+        const nodes = all.slice(start, start + v.lines);
+        const end = start + nodes.length;
+        return { order: { lineItems: { pageInfo: { hasNextPage: end < all.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes } } };
+      }
+      case 'OpenFulfillmentOrders': {
+        const id = String(v.id).split('/').pop()!;
+        const fos = this.fulfillmentOrders.get(id);
+        if (!fos) return { order: null };
+        return {
+          order: {
+            id: v.id,
+            fulfillmentOrders: {
+              nodes: fos.map((fo) => ({
+                id: fo.id,
+                status: fo.status,
+                supportedActions: fo.status === 'CLOSED' ? [] : [{ action: 'CREATE_FULFILLMENT' }, { action: 'HOLD' }],
+                lineItems: { nodes: fo.items.map((i) => ({ id: i.id, remainingQuantity: i.remaining, lineItem: { id: i.lineItemId, sku: i.sku } })) },
+              })),
+            },
+          },
+        };
+      }
+      case 'FulfilPrintLines': {
+        const input = v.fulfillment;
+        const group = input.lineItemsByFulfillmentOrder[0];
+        const fo = [...this.fulfillmentOrders.values()].flat().find((f) => f.id === group.fulfillmentOrderId);
+        if (!fo) return { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order does not exist.' }] } };
+        for (const item of group.fulfillmentOrderLineItems) {
+          const line = fo.items.find((i) => i.id === item.id);
+          if (!line || item.quantity > line.remaining) return { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment', 'lineItemsByFulfillmentOrder', '0', 'fulfillmentOrderLineItems', '0', 'quantity'], message: 'Invalid fulfillment order line item quantity requested.' }] } };
+        }
+        for (const item of group.fulfillmentOrderLineItems) fo.items.find((i) => i.id === item.id)!.remaining -= item.quantity;
+        fo.status = fo.items.every((i) => i.remaining === 0) ? 'CLOSED' : 'IN_PROGRESS';
+        this.fulfillments.push({ fulfillmentOrderId: fo.id, items: group.fulfillmentOrderLineItems, trackingInfo: input.trackingInfo, notifyCustomer: input.notifyCustomer });
+        return { fulfillmentCreate: { fulfillment: { id: `gid://shopify/Fulfillment/${this.#next++}`, status: 'SUCCESS', trackingInfo: [input.trackingInfo] }, userErrors: [] } };
+      }
+      default:
+        return null;
+    }
+  }
+}
+
+/** Shopify's OAuth query signature: hex HMAC-SHA256 of the sorted, URL-encoded query without `hmac`. */
+export function shopifyQueryHmac(query: Record<string, string>, secret: string): string {
+  const sorted = new URLSearchParams(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));
+  return createHmac('sha256', secret).update(sorted.toString().replace(/\+/g, '%20')).digest('hex');
+}
+
+/** The webhook (REST) order as the GraphQL Admin API shows it. */
+export function toGraphqlOrder(o: ShopifyOrderJson, lines = 25) {
+  const a = o.shipping_address;
+  const nodes = o.line_items.map((l) => ({
+    id: l.admin_graphql_api_id,
+    sku: l.sku,
+    quantity: l.quantity,
+    currentQuantity: l.current_quantity,
+    title: l.title,
+    variant: l.variant_id ? { legacyResourceId: String(l.variant_id) } : null,
+    product: l.product_id ? { legacyResourceId: String(l.product_id) } : null,
+  }));
+  return {
+    id: o.admin_graphql_api_id,
+    legacyResourceId: String(o.id),
+    name: o.name,
+    email: o.email,
+    phone: o.phone,
+    createdAt: new Date(o.created_at).toISOString().replace('.000', ''),
+    updatedAt: new Date(o.updated_at).toISOString().replace('.000', ''),
+    cancelledAt: o.cancelled_at ? new Date(o.cancelled_at).toISOString() : null,
+    displayFinancialStatus: String(o.financial_status).toUpperCase(),
+    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, countryCodeV2: a.country_code, phone: a.phone } : null,
+    lineItems: { pageInfo: { hasNextPage: nodes.length > lines, endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url') }, nodes: nodes.slice(0, lines) },
+  };
+}
+
+function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Partial<Pick<T, K>>;
+}
