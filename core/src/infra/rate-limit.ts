@@ -7,6 +7,8 @@ export interface RateLimitDecision {
   remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
+  /** Milliseconds until the window resets (for a job that waits rather than a client). */
+  msBeforeNext: number;
 }
 
 /** The rate-limit port: one counter per key per window, shared by every process when backed by Redis. */
@@ -14,8 +16,14 @@ export interface RateLimiter {
   consume(key: string): Promise<RateLimitDecision>;
 }
 
-export function createRateLimiter(opts: { perMinute: number; redis?: Redis | undefined; keyPrefix?: string }): RateLimiter {
-  const base = { points: opts.perMinute, duration: 60, keyPrefix: opts.keyPrefix ?? 'rl:api' };
+/**
+ * `perMinute` requests per key per minute, or `points` per `durationMs` (rounded up to whole
+ * seconds, the library's unit).
+ */
+export function createRateLimiter(opts: ({ perMinute: number } | { points: number; durationMs: number }) & { redis?: Redis | undefined; keyPrefix?: string }): RateLimiter {
+  const points = 'perMinute' in opts ? opts.perMinute : opts.points;
+  const duration = 'perMinute' in opts ? 60 : Math.max(1, Math.ceil(opts.durationMs / 1000));
+  const base = { points, duration, keyPrefix: opts.keyPrefix ?? 'rl:api' };
   const limiter: RateLimiterAbstract = opts.redis
     ? new RateLimiterRedis({ ...base, storeClient: opts.redis, rejectIfRedisNotReady: false })
     : new RateLimiterMemory(base);
@@ -23,10 +31,10 @@ export function createRateLimiter(opts: { perMinute: number; redis?: Redis | und
     async consume(key) {
       try {
         const res = await limiter.consume(key, 1);
-        return { allowed: true, limit: opts.perMinute, remaining: res.remainingPoints, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+        return { allowed: true, limit: points, remaining: res.remainingPoints, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), msBeforeNext: res.msBeforeNext };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
-          return { allowed: false, limit: opts.perMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+          return { allowed: false, limit: points, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), msBeforeNext: rejection.msBeforeNext };
         }
         throw rejection;
       }

@@ -101,7 +101,7 @@ export interface ConnectorManifest<C> {
     fulfilment: boolean;
     oauth: boolean;
   };
-  /** The platform's request budget for one store; the connector's queues are limited to it. */
+  /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */
   rateLimit: { max: number; durationMs: number };
   /** How often polling runs for a connected store (ms), when `capabilities.polling`. */
   pollIntervalMs?: number;

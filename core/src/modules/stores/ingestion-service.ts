@@ -5,6 +5,7 @@ import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
+import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 import type { OrderSource } from '../orders/order-states.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
@@ -33,6 +34,7 @@ export class IngestionService {
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
   readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
   readonly #renewals = new Map<string, Promise<unknown>>();
+  readonly #callLimiters = new Map<string, RateLimiter>();
 
   constructor(deps: {
     db: Db;
@@ -43,6 +45,8 @@ export class IngestionService {
     orders: OrdersService;
     logger: Logger;
     context: (platform: string) => ConnectorContext;
+    /** A limiter per platform (shared by every process on Redis); its key is the store. */
+    callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
     onPlaced?: (platform: string, storeCreatedAt: string) => void;
   }) {
     this.#db = deps.db;
@@ -53,14 +57,17 @@ export class IngestionService {
     this.#logger = deps.logger;
     this.#context = deps.context;
     this.#onPlaced = deps.onPlaced ?? (() => undefined);
+    // The platform's rate limit is per store: it is taken before each call to the platform
+    // (#callSlot), not on the queues, so one busy store never slows another and a webhook that
+    // carries its order (no call at all) is never held back.
     for (const connector of deps.connectors.all()) {
       const { platform, rateLimit } = connector.manifest;
       const slug = platformSlug(platform);
+      this.#callLimiters.set(platform, deps.callLimiter(platform, rateLimit));
       this.#ingest.set(
         platform,
         deps.queue.define<IngestJob>(`ingest-${slug}`, {
           concurrency: 8,
-          limiter: { max: rateLimit.max, durationMs: rateLimit.durationMs },
           attempts: 12,
           backoff: { type: 'exponential', delayMs: 2000 },
           process: (job) => this.#guard(connector, () => (job.data.kind === 'event' ? this.processEvent(job.data.eventId) : this.poll(job.data.storeId))),
@@ -70,7 +77,6 @@ export class IngestionService {
         platform,
         deps.queue.define<{ orderId: string }>(`fulfil-${slug}`, {
           concurrency: 4,
-          limiter: { max: rateLimit.max, durationMs: rateLimit.durationMs },
           attempts: 15,
           backoff: { type: 'exponential', delayMs: 5000 },
           process: (job) => this.#guard(connector, () => this.pushShipment(job.data.orderId)),
@@ -141,12 +147,22 @@ export class IngestionService {
   }
 
   /**
-   * The store's connection for a call to its platform, with expiring credentials renewed first
+   * Takes one of the store's calls under the platform's rate limit, or has the job wait (no
+   * attempt spent) until the window allows one.
+   */
+  async #callSlot(store: StoreRow): Promise<void> {
+    const decision = await this.#callLimiters.get(store.platform)?.consume(store.id);
+    if (decision && !decision.allowed) throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext));
+  }
+
+  /**
+   * The store's connection for a call to its platform (after taking a call slot), with expiring credentials renewed first
    * when the connector says they are due (and stored: some platforms rotate the refresh token).
    * Reads the stored credentials afresh (another job may have renewed them); one renewal at a
    * time per store in this process.
    */
   async #freshConnection(row: StoreRow): Promise<StoreConnection<unknown>> {
+    await this.#callSlot(row);
     const store = (await this.#stores.findById(row.id)) ?? row;
     const connection = this.#stores.connection(store);
     const connector = this.#connectors.get(store.platform);
@@ -353,6 +369,7 @@ export class IngestionService {
     const connection = await this.#freshConnection(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < 50; page++) {
+      if (page > 0) await this.#callSlot(store);
       const result = await connector.listOrders(ctx, connection, cursor);
       for (const order of result.orders) await this.ingestOrder(store, order);
       if (result.nextCursor) cursor = result.nextCursor;

@@ -1,0 +1,135 @@
+import { expect } from 'chai';
+import { createHmac, randomUUID } from 'node:crypto';
+import nock from 'nock';
+import { defineConnector } from '@print-api/connector-kit';
+import { referenceConnector } from '../../../test/reference-connector/reference-connector.ts';
+import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
+import type { TestHttpsServer } from '../helpers/https-server.ts';
+import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { startFileServer } from '../orders/orders-helpers.ts';
+
+/** The reference connector with a tight budget: 3 calls per store per minute. */
+const limited = defineConnector({ ...referenceConnector, manifest: { ...referenceConnector.manifest, rateLimit: { max: 3, durationMs: 60_000 } } });
+const SHOPS = ['https://limited-a.example', 'https://limited-b.example'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`${what}: not in time`);
+    await sleep(25);
+  }
+}
+
+/**
+ * A platform's rate limit is a budget per store, taken before each call to the platform and
+ * shared by every process: one store that spent its budget waits (its jobs are put back, no
+ * attempt spent) while other stores go on, and orders that arrive in their webhooks (no call
+ * to make) are never held back.
+ */
+for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
+  describe(`platform rate limits per store [${backend}]`, function () {
+    this.timeout(60_000);
+    let t: TestService;
+    let files: TestHttpsServer;
+    let key: string;
+    const stores: Array<{ id: string; secret: string }> = [];
+    const listCalls = new Map<string, number>();
+
+    before(async function () {
+      files = await startFileServer();
+      t = await startTestService(this, backend, {}, { connectors: [limited] });
+      nock.disableNetConnect();
+      nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+      const secrets = new Map<string, string>();
+      for (const [i, shop] of SHOPS.entries()) {
+        nock(shop)
+          .persist()
+          .get('/api/shop')
+          .reply(200, { id: `limited-${i}`, name: `Limited ${i}` })
+          .post('/api/webhooks', (body: unknown) => {
+            const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as { secret?: string } | undefined;
+            if (!parsed?.secret) return false;
+            secrets.set(shop, parsed.secret);
+            return true;
+          })
+          .reply(201, { id: 'wh-1' })
+          .get(/\/api\/orders.*/)
+          .reply(200, { orders: [] })
+          // Counted as replied: nock 15's reply functions do not suit core's fetch.
+          .on('replied', (req: { url?: string; path?: string }) => {
+            if (new URL(req.url ?? req.path ?? '', shop).pathname === '/api/orders') listCalls.set(shop, (listCalls.get(shop) ?? 0) + 1);
+          });
+      }
+      const r = await t.reseller();
+      key = r.key;
+      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
+      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      expect(product.status, JSON.stringify(product.body)).to.equal(201);
+      for (const shop of SHOPS) {
+        const res = await t.api(key, 'POST', '/stores', { platform: 'WIX', shopUrl: shop, token: 'tok' });
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        const secret = await until('webhook secret', async () => secrets.get(shop));
+        stores.push({ id: res.body.data.id, secret });
+      }
+      // Connecting spent two calls of each store's budget: the webhook registration and the catch-up poll.
+      await until('catch-up polls', async () => SHOPS.every((s) => listCalls.get(s) === 1));
+    });
+    after(async () => {
+      nock.cleanAll();
+      nock.enableNetConnect();
+      await t?.close();
+      await files?.close();
+    });
+
+    it('makes a store that spent its budget wait, without holding back another store', async () => {
+      const { ingestion } = t.service.services;
+      const a = stores[0]!;
+      const b = stores[1]!;
+      await ingestion.poll(a.id);
+      expect(listCalls.get(SHOPS[0]!)).to.equal(2);
+      const waited = await ingestion.poll(a.id).then(() => null, (err: unknown) => err);
+      expect(waited).to.be.instanceOf(RetryLaterError);
+      expect((waited as RetryLaterError).retryAfterMs).to.be.greaterThan(1000).and.at.most(60_000);
+      expect(listCalls.get(SHOPS[0]!), 'no call beyond the budget').to.equal(2);
+      await ingestion.poll(b.id);
+      expect(listCalls.get(SHOPS[1]!)).to.equal(2);
+    });
+
+    it('places orders that arrive in webhooks for a store whose budget is spent', async () => {
+      const a = stores[0]!;
+      const ids = Array.from({ length: 10 }, (_, i) => `L-${i}`);
+      for (const id of ids) {
+        const body = JSON.stringify({
+          order: {
+            id,
+            number: `#${id}`,
+            paid: true,
+            cancelled: false,
+            created_at: '2026-11-20T10:00:00Z',
+            updated_at: '2026-11-20T10:05:00Z',
+            items: [{ id: `${id}-1`, sku: 'CARD-01', qty: 250 }],
+            ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+          },
+        });
+        const res = await fetch(`${t.baseUrl}/connectors/wix/webhooks/${a.id}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-ref-signature': createHmac('sha256', a.secret).update(body).digest('hex'),
+            'x-ref-event-id': randomUUID(),
+            'x-ref-topic': 'order.updated',
+            'user-agent': 'RefShop-Hookshot/1.0',
+          },
+          body,
+        });
+        expect(res.status).to.equal(200);
+      }
+      const placed = async () =>
+        (await t.service.db.selectFrom('store_ingests').select('status').where('store_id', '=', a.id).where('external_order_id', 'in', ids).execute()).filter((r) => r.status === 'placed').length;
+      await until('ten placed', async () => (await placed()) === 10);
+    });
+  });
+}
