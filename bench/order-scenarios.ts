@@ -3,39 +3,64 @@ import pg from 'pg';
 import type autocannon from 'autocannon';
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
 
-const RECIPIENT = { name: 'Bench Recipient', email: 'r@example.nl', phone: '+31 6 1234 5678', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
+export const RECIPIENT = { name: 'Bench Recipient', email: 'r@example.nl', phone: '+31 6 1234 5678', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
 
-/** Wallet-paid POST /orders, each with a new Idempotency-Key; the print file is served by a local HTTPS server. */
-export const placeOrdersScenario: Scenario = {
-  name: 'orders',
-  async run(ctx) {
+const RESELLERS = Number(process.env.BENCH_RESELLERS ?? 10);
+
+/** `count` approved resellers with funded wallets; their live keys. */
+async function fundedResellers(ctx: BenchContext, count: number): Promise<string[]> {
+  const keys: string[] = [];
+  for (let r = 0; r < count; r++) {
     const { key } = await benchReseller(ctx, 0);
     const reseller = await benchResellerId(ctx, key);
     for (let i = 0; i < 20; i++) await topUp(ctx, reseller, 100_000_000);
+    keys.push(key);
+  }
+  return keys;
+}
+
+/**
+ * Wallet-paid POST /orders, each with a new Idempotency-Key; the print file is served by a
+ * local HTTPS server. Measured twice: every order from one reseller (all serialised on that
+ * reseller's wallet row, the worst case), and spread over BENCH_RESELLERS resellers.
+ */
+export const placeOrdersScenario: Scenario = {
+  name: 'orders',
+  async run(ctx) {
     const body = JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }], recipient: RECIPIENT });
-    const result = await ctx.measure('POST /orders (wallet-paid, file checked over HTTPS)', {
-      url: `${ctx.baseUrl}/api/reseller/v1/orders`,
-      method: 'POST',
-      headers: { ...apiHeaders(key), 'content-type': 'application/json' },
-      body,
-      requests: [
-        {
+    const results = [];
+    for (const count of [1, RESELLERS]) {
+      const keys = await fundedResellers(ctx, count);
+      let n = 0;
+      results.push(
+        await ctx.measure(`POST /orders (wallet-paid, file over HTTPS), ${count} reseller${count === 1 ? '' : 's'}`, {
+          url: `${ctx.baseUrl}/api/reseller/v1/orders`,
           method: 'POST',
-          path: '/api/reseller/v1/orders',
-          setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }),
-        },
-      ],
-    } as autocannon.Options);
-    return [result];
+          headers: { ...apiHeaders(keys[0]!), 'content-type': 'application/json' },
+          body,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/reseller/v1/orders',
+              setupRequest: (req: autocannon.Request) => ({
+                ...req,
+                headers: { ...req.headers, authorization: `Bearer ${keys[n++ % keys.length]}`, 'idempotency-key': randomUUID() },
+              }),
+            },
+          ],
+        } as autocannon.Options),
+      );
+    }
+    return results;
   },
 };
 
-async function benchResellerId(ctx: BenchContext, key: string): Promise<string> {
+export async function benchResellerId(ctx: BenchContext, key: string): Promise<string> {
   const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/me`, { headers: apiHeaders(key) });
   return ((await res.json()) as { data: { resellerId: string } }).data.resellerId;
 }
 
-async function topUp(ctx: BenchContext, resellerId: string, amountCents: number): Promise<void> {
+export async function topUp(ctx: BenchContext, resellerId: string, amountCents: number): Promise<void> {
   await fetch(`${ctx.baseUrl}/admin/v1/resellers/${resellerId}/wallet/top-ups`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ctx.adminToken}`, 'user-agent': 'print-api-bench/1.0', 'content-type': 'application/json' },

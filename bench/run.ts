@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -9,10 +9,11 @@ import { Redis } from 'ioredis';
 import { writeFileSync } from 'node:fs';
 import { authScenario, catalogScenario, type BenchContext, type Scenario } from './scenarios.ts';
 import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
-import { sendBytes, startHttpsServer } from '../core/test/helpers/https-server.ts';
-import { tinyPdf } from '../core/test/print-files/print-file-fixtures.ts';
+import { webhookDeliveryScenario } from './webhook-scenarios.ts';
+import { connectorIngestScenario } from './connector-scenarios.ts';
+import { testCertificates } from '../core/test/helpers/tls.ts';
 
-const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, listOrdersScenario];
+const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, listOrdersScenario, webhookDeliveryScenario, connectorIngestScenario];
 
 /**
  * `npm run bench`: starts a bare Express baseline and the service (PostgreSQL + Redis when
@@ -20,7 +21,8 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * prints each scenario next to the baseline as a ratio.
  *
  * BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
- * BENCH_ONLY (comma-separated scenario names).
+ * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
+ * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -39,9 +41,9 @@ async function reachable(): Promise<{ pg: boolean; redis: boolean }> {
   return { pg: pgUp, redis: redisUp };
 }
 
-function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && script.includes('main') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
@@ -49,13 +51,40 @@ function startChild(script: string, env: Record<string, string>): Promise<{ chil
       if (port) {
         child.stdout!.off('data', onData);
         child.stdout!.resume();
-        resolve({ child, port: Number(port) });
+        const line = out.split('\n').find((l) => l.startsWith('{') && l.includes('"port"'));
+        let announced: Record<string, unknown> = {};
+        try {
+          announced = line ? (JSON.parse(line) as Record<string, unknown>) : {};
+        } catch {
+          // a log line, not an announcement
+        }
+        resolve({ child, port: Number(port), announced });
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    // BENCH_CHILD_LOG=<file>: keep what the children print (the service logs at LOG_LEVEL warn).
+    if (process.env.BENCH_CHILD_LOG) {
+      const log = createWriteStream(process.env.BENCH_CHILD_LOG, { flags: 'a' });
+      child.stdout!.pipe(log);
+      child.stderr!.pipe(log);
+    }
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}:\n${out}`)));
   });
+}
+
+async function dropRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
 
 export interface Measured {
@@ -93,6 +122,9 @@ async function main(): Promise<void> {
     PRODUCTION_SIMULATOR: 'off',
     LOG_LEVEL: 'warn',
     NODE_ENV: 'development',
+    ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SHOPIFY_API_KEY: 'bench-app',
+    SHOPIFY_API_SECRET: randomBytes(24).toString('hex'),
   };
   let dropDb: (() => Promise<void>) | undefined;
   if (up.pg) {
@@ -111,24 +143,30 @@ async function main(): Promise<void> {
       await c.end();
     };
   }
-  if (up.redis && up.pg) env.REDIS_URL = REDIS_URL;
+  // A prefix of its own: nothing left in Redis by another run (or the service) mixes in.
+  const redisPrefix = `pa-bench-${randomBytes(4).toString('hex')}`;
+  if (up.redis && up.pg) {
+    env.REDIS_URL = REDIS_URL;
+    env.REDIS_PREFIX = redisPrefix;
+  }
   const backend = `${env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'} + ${env.REDIS_URL ? 'Redis' : 'in-process queue, memory limits'}`;
-
-  const files = await startHttpsServer();
-  files.route('/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
-  const caFile = path.join(dataDir, 'bench-ca.pem');
-  writeFileSync(caFile, files.ca);
-  env.NODE_EXTRA_CA_CERTS = caFile;
-  env.OUTBOUND_ALLOWED_HOSTS = 'localhost';
 
   const children: ChildProcess[] = [];
   try {
+    const files = await startChild('bench/file-server.ts', {});
+    children.push(files.child);
+    // The service trusts the file host's CA and this process's (its webhook receivers).
+    const caFile = path.join(dataDir, 'bench-ca.pem');
+    writeFileSync(caFile, `${String(files.announced.ca)}\n${(await testCertificates()).ca}`);
+    env.NODE_EXTRA_CA_CERTS = caFile;
+    env.OUTBOUND_ALLOWED_HOSTS = 'localhost';
+
     const baseline = await startChild('bench/baseline-server.ts', {});
     children.push(baseline.child);
     const service = await startChild('core/src/main.ts', env);
     children.push(service.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, fileServerUrl: files.url, adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json` });
@@ -150,8 +188,8 @@ async function main(): Promise<void> {
   } finally {
     for (const c of children) c.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    await files.close();
     await dropDb?.().catch(() => undefined);
+    if (env.REDIS_URL) await dropRedisKeys(redisPrefix).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -134,7 +134,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const applied = await migrateToLatest(db, migrations);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
 
-  const redisPrefix = overrides.redisPrefix ?? 'print-api';
+  const redisPrefix = overrides.redisPrefix ?? config.REDIS_PREFIX;
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
   redis?.on('error', (err) => logger.warn('redis connection error', { error: err.message }));
   const queue: JobQueue = config.REDIS_URL

@@ -26,6 +26,10 @@ export const configSchema = z
     DATABASE_URL: url(['postgres', 'postgresql']).optional(),
     DATA_DIR: z.string().min(1).default('./.data'),
     REDIS_URL: url(['redis', 'rediss']).optional(),
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, 'must be 1-40 letters, digits, _ or -')
+      .default('print-api'),
     ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     ENCRYPTION_KEY: z
       .string()

@@ -24,7 +24,9 @@ export function testCertificates(): Promise<TestCertificates> {
 async function generateCertificates(): Promise<TestCertificates> {
   const notAfterDate = new Date(Date.now() + 7 * 24 * 3600 * 1000);
   const common = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notAfterDate } as const;
-  const authority = await generate([{ name: 'commonName', value: 'print-api test CA' }], {
+  // A name of its own per process: a client trusting the CAs of two processes (the bench's
+  // file host and its webhook receiver) must find each leaf's issuer by name.
+  const authority = await generate([{ name: 'commonName', value: `print-api test CA ${process.pid}-${Date.now().toString(36)}` }], {
     ...common,
     extensions: [
       { name: 'basicConstraints', cA: true, critical: true },

@@ -1,4 +1,4 @@
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { SecureContext } from 'node:tls';
@@ -25,6 +25,22 @@ export interface HopResponse {
 }
 
 /**
+ * Keep-alive agents, one per trust store: deliveries and file checks to the same host reuse a
+ * TLS connection (and resume sessions) instead of a full handshake per request. A pooled
+ * socket is connected to an address that was checked when it was opened; new sockets connect
+ * through the request's pinned lookup. Idle sockets close after a few seconds.
+ */
+const agents = new Map<SecureContext | undefined, Agent>();
+function agentFor(secureContext: SecureContext | undefined): Agent {
+  let agent = agents.get(secureContext);
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 32, timeout: 30_000, scheduling: 'lifo' });
+    agents.set(secureContext, agent);
+  }
+  return agent;
+}
+
+/**
  * One HTTPS request/response to an already checked target. The socket may connect only to
  * the checked addresses: the custom `lookup` hands them to Node instead of asking DNS a
  * second time, so a host cannot resolve to a public address for the check and to a private
@@ -34,11 +50,13 @@ export interface HopResponse {
 export function exchange(target: CheckedTarget, hop: HopRequest): Promise<HopResponse> {
   return new Promise<HopResponse>((resolve, reject) => {
     let settled = false;
-    const finish = (outcome: { ok: HopResponse } | { err: SafeFetchError }): void => {
+    // A response read to its end leaves the socket to the agent's pool; anything else (an
+    // error, a timeout, a body cut at the limit) drops it.
+    const finish = (outcome: { ok: HopResponse } | { err: SafeFetchError }, reusable = false): void => {
       if (settled) return;
       settled = true;
       hop.signal.removeEventListener('abort', onAbort);
-      req.destroy();
+      if (!reusable) req.destroy();
       if ('ok' in outcome) resolve(outcome.ok);
       else reject(outcome.err);
     };
@@ -53,22 +71,24 @@ export function exchange(target: CheckedTarget, hop: HopRequest): Promise<HopRes
       method: hop.method,
       headers: hop.headers,
       lookup: pinnedLookup(target),
-      agent: false,
+      agent: agentFor(hop.secureContext),
       ...(hop.secureContext ? { secureContext: hop.secureContext } : {}),
     });
     req.on('error', fail);
-    req.on('response', (res: IncomingMessage) => readBody(res, hop, (body) => finish({ ok: { status: res.statusCode ?? 0, headers: res.headers, body } }), fail));
+    req.on('response', (res: IncomingMessage) =>
+      readBody(res, hop, (body, whole) => finish({ ok: { status: res.statusCode ?? 0, headers: res.headers, body } }, whole), fail),
+    );
     if (hop.signal.aborted) return onAbort();
     hop.signal.addEventListener('abort', onAbort);
     req.end(hop.body);
   });
 }
 
-function readBody(res: IncomingMessage, hop: HopRequest, done: (body: Buffer) => void, fail: (err: unknown) => void): void {
+function readBody(res: IncomingMessage, hop: HopRequest, done: (body: Buffer, whole: boolean) => void, fail: (err: unknown) => void): void {
   const limit = Math.max(0, hop.bodyLimit(res.statusCode ?? 0, res.headers));
   const chunks: Buffer[] = [];
   let size = 0;
-  const complete = (): void => done(Buffer.concat(chunks, size));
+  const complete = (whole = false): void => done(Buffer.concat(chunks, size), whole);
   if (limit === 0) return complete();
   res.on('data', (chunk: Buffer) => {
     const room = limit - size;
@@ -77,7 +97,7 @@ function readBody(res: IncomingMessage, hop: HopRequest, done: (body: Buffer) =>
     size += kept.length;
     if (size >= limit) complete(); // enough: `finish` destroys the socket, nothing more is downloaded
   });
-  res.on('end', complete);
+  res.on('end', () => complete(true));
   res.on('error', fail);
   res.on('close', () => {
     if (!res.complete) fail(new Error('the connection closed before the response was complete'));

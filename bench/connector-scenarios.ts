@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type autocannon from 'autocannon';
+import { shopifyWebhook, wooCommerceWebhook, type SignedWebhook } from '@print-api/connector-kit/testing';
+import { SecretBox } from '../core/src/infra/crypto.ts';
+import { newId } from '../core/src/infra/ids.ts';
+import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with { type: 'json' };
+import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with { type: 'json' };
+import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
+import { benchResellerId, topUp } from './order-scenarios.ts';
+import type { Measured } from './run.ts';
+
+/** Store orders sent per connector (each one a webhook with a new order). */
+const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
+const SKU = 'POSTER-TULIPS';
+
+interface Platform {
+  name: string;
+  slug: string;
+  platform: 'SHOPIFY' | 'WOOCOMMERCE';
+  externalId: (ctx: BenchContext) => string;
+  credentials: (ctx: BenchContext) => unknown;
+  /** The signed delivery of store order number `n`. */
+  delivery: (ctx: BenchContext, n: number, secret: string) => SignedWebhook;
+  /** The secret deliveries are signed with: the app's (Shopify) or the store's (WooCommerce). */
+  secret: (ctx: BenchContext) => string;
+  storeSecret: boolean;
+}
+
+const SHOP = 'bench-prints.myshopify.com';
+const platforms: Platform[] = [
+  {
+    name: 'Shopify',
+    slug: 'shopify',
+    platform: 'SHOPIFY',
+    externalId: () => SHOP,
+    credentials: () => ({ kind: 'oauth', shop: SHOP, accessToken: `shpat_${randomBytes(16).toString('hex')}`, scope: 'read_orders', expiresAt: null, refreshToken: null, refreshTokenExpiresAt: null }),
+    secret: (ctx) => ctx.env.SHOPIFY_API_SECRET!,
+    storeSecret: false,
+    delivery: (_ctx, n, secret) => {
+      const id = 7_000_000_000_000 + n;
+      const signed = shopifyWebhook({ payload: { ...shopifyOrder, id, admin_graphql_api_id: `gid://shopify/Order/${id}`, name: `#B${n}`, order_number: n }, secret, topic: 'orders/paid', shop: SHOP });
+      return { body: signed.body, headers: { ...signed.headers, 'user-agent': 'Shopify-Captain-Hook' } };
+    },
+  },
+  {
+    name: 'WooCommerce',
+    slug: 'woocommerce',
+    platform: 'WOOCOMMERCE',
+    externalId: (ctx) => ctx.fileServerUrl,
+    credentials: (ctx) => ({ storeUrl: ctx.fileServerUrl, consumerKey: `ck_${randomBytes(20).toString('hex')}`, consumerSecret: `cs_${randomBytes(20).toString('hex')}` }),
+    secret: () => randomBytes(32).toString('hex'),
+    storeSecret: true,
+    delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
+  },
+];
+
+/**
+ * A connected store, written straight into the bench's database as `POST /stores` would leave
+ * it (the platforms themselves cannot be reached from here): credentials sealed with the
+ * service's key, polled just now so the catch-up poll does not call the platform.
+ */
+async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, webhookSecret: string | null): Promise<string> {
+  const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
+  const id = newId('sto');
+  const client = new pg.Client({ connectionString: ctx.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at)
+       values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null)`,
+      [id, resellerId, p.platform, p.externalId(ctx), `Bench ${p.name} store`, box.sealJson(p.credentials(ctx)), webhookSecret ? box.seal(webhookSecret) : null],
+    );
+  } finally {
+    await client.end();
+  }
+  return id;
+}
+
+async function placed(databaseUrl: string, storeId: string): Promise<{ events: number; placed: number; firstReceived: number; lastPlaced: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const events = await client.query(`select count(*)::int as n, min(received_at) as first from store_webhook_events where store_id = $1`, [storeId]);
+    const orders = await client.query(`select count(*)::int as n, max(created_at) as last from orders where store_id = $1`, [storeId]);
+    return {
+      events: events.rows[0].n,
+      placed: orders.rows[0].n,
+      firstReceived: events.rows[0].first ? new Date(events.rows[0].first).getTime() : 0,
+      lastPlaced: orders.rows[0].last ? new Date(orders.rows[0].last).getTime() : 0,
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Each connector's ingestion: STORE_ORDERS signed `orders/paid` (Shopify) or `order.updated`
+ * (WooCommerce) webhooks, each a new paid order with one print line, posted by autocannon.
+ * Reports the webhook acknowledgement (req/s, p50, p99) and the store orders placed per second
+ * end to end (first webhook stored -> last print order placed, wallet-paid, file checked).
+ */
+export const connectorIngestScenario: Scenario = {
+  name: 'connectors',
+  async run(ctx) {
+    const databaseUrl = ctx.env.DATABASE_URL;
+    if (!databaseUrl) {
+      process.stdout.write('connectors: skipped (needs PostgreSQL to seed the connected stores)\n');
+      return [];
+    }
+    const rows: Measured[] = [];
+    for (const p of platforms) {
+      const { key } = await benchReseller(ctx, 0);
+      const resellerId = await benchResellerId(ctx, key);
+      for (let i = 0; i < 20; i++) await topUp(ctx, resellerId, 100_000_000);
+      const product = await fetch(`${ctx.baseUrl}/api/reseller/v1/reseller-products`, {
+        method: 'POST',
+        headers: { ...apiHeaders(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }),
+      });
+      if (product.status !== 201) throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
+      const secret = p.secret(ctx);
+      const storeId = await seedStore(ctx, p, resellerId, p.storeSecret ? secret : null);
+      let n = 0;
+      const path = `/connectors/${p.slug}/webhooks/${storeId}`;
+      const ack = await ctx.measure(`${p.name} webhook ack (POST ${`/connectors/${p.slug}/webhooks`})`, {
+        url: `${ctx.baseUrl}${path}`,
+        amount: STORE_ORDERS,
+        requests: [
+          {
+            method: 'POST',
+            path,
+            setupRequest: (req: autocannon.Request) => {
+              const signed = p.delivery(ctx, ++n, secret);
+              return { ...req, headers: signed.headers, body: signed.body };
+            },
+          },
+        ],
+      } as unknown as autocannon.Options);
+      rows.push(ack);
+      let state = await placed(databaseUrl, storeId);
+      const deadline = Date.now() + 300_000;
+      while (state.placed < state.events && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        state = await placed(databaseUrl, storeId);
+      }
+      const seconds = Math.max(0.001, (state.lastPlaced - state.firstReceived) / 1000);
+      process.stdout.write(`connectors: ${p.name}: ${state.events} webhooks stored, ${state.placed} print orders placed in ${seconds.toFixed(1)} s\n`);
+      rows.push({ name: `${p.name} store orders placed/s (webhook -> print order)`, requests: state.placed, rps: state.placed / seconds, p50: 0, p99: 0, errors: state.events - state.placed, non2xx: 0 });
+    }
+    return rows;
+  },
+};
