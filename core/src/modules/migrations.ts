@@ -6,7 +6,7 @@ import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
-import { storesMigration } from './stores/stores-tables.ts';
+import { storeShipmentsIndexMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhooksMigration } from './webhooks/webhooks-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
@@ -20,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0007_webhooks': webhooksMigration,
   '0008_reseller_products': resellerProductsMigration,
   '0009_stores': storesMigration,
+  '0010_store_shipments_index': storeShipmentsIndexMigration,
 };

@@ -399,8 +399,10 @@ export class IngestionService {
       .innerJoin('stores', 'stores.id', 'orders.store_id')
       .leftJoin('store_fulfilments', 'store_fulfilments.order_id', 'orders.id')
       .select(['orders.id', 'orders.store_id', 'stores.platform'])
-      .where('orders.status', 'in', ['SHIPPED', 'DELIVERED'])
+      // The conditions of store_orders_shipped_idx, so the lookup uses it.
+      .where('orders.store_id', 'is not', null)
       .where('orders.tracking', 'is not', null)
+      .where('orders.status', 'in', ['SHIPPED', 'DELIVERED'])
       .where('store_fulfilments.order_id', 'is', null)
       .where('orders.updated_at', '>', new Date(Date.now() - 30 * 24 * 3600 * 1000))
       .limit(500)

@@ -170,3 +170,17 @@ export const storesMigration = {
       .execute();
   },
 };
+
+/**
+ * Store orders shipped but not yet pushed back are found after every order write: a partial
+ * index keeps that a lookup among store orders, not a scan of every order (API orders have no
+ * store).
+ */
+export const storeShipmentsIndexMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`create index store_orders_shipped_idx on orders (updated_at) where store_id is not null and tracking is not null and status in ('SHIPPED', 'DELIVERED')`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.dropIndex('store_orders_shipped_idx').execute();
+  },
+};
