@@ -9,22 +9,12 @@ import noteFixture from './fixtures/order-note.json' with { type: 'json' };
 import trackingItem from './fixtures/shipment-tracking-item.json' with { type: 'json' };
 import webhookFixture from './fixtures/webhook.json' with { type: 'json' };
 import wpIndex from './fixtures/wp-index.json' with { type: 'json' };
-import { CREDENTIALS, inbound, modifiedAt, PUBLIC_URL, store, STORE_URL, testContext, testStore, unpaidOrder, useNock, wooOrder } from './woo-fixtures.ts';
+import { CREDENTIALS, inbound, modifiedAt, PUBLIC_URL, store, STORE_URL, testContext, testStore, unpaidOrder, useNock, wooOrder, rejection } from './woo-fixtures.ts';
 
 const CALLBACK = `${PUBLIC_URL}/connectors/woocommerce/webhooks/sto_01`;
 const hook = (id: number, topic: string, deliveryUrl: string, status = 'active') => ({ ...webhookFixture, id, name: `Print API ${topic}`, topic, status, delivery_url: deliveryUrl, event: topic.split('.')[1] });
 
 const expectSame = (actual: unknown, expected: unknown): boolean => (expect(actual).to.deep.equal(expected), true);
-
-async function rejection(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('WooCommerce connector', () => {
   useNock();

@@ -3,21 +3,11 @@ import { ConnectorError } from '@print-api/connector-kit';
 import { wooCommerceConnector as woo } from '../src/index.ts';
 import issuedKeys from './fixtures/issued-keys.json' with { type: 'json' };
 import wpIndex from './fixtures/wp-index.json' with { type: 'json' };
-import { PUBLIC_URL, store, STORE_URL, testContext, useNock } from './woo-fixtures.ts';
+import { PUBLIC_URL, store, STORE_URL, testContext, useNock, rejection } from './woo-fixtures.ts';
 
 const STATE = 'v1.c3RhdGU.dGFn.Y2lwaGVy';
 const CALLBACK = `${PUBLIC_URL}/connectors/woocommerce/credentials/${STATE}`;
 const body = (patch: Record<string, unknown> = {}) => Buffer.from(JSON.stringify({ ...issuedKeys, user_id: STATE, ...patch }));
-
-async function rejection(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
 
 describe('WooCommerce key-issuing flow (/wc-auth/v1/authorize)', () => {
   useNock();

@@ -1,4 +1,6 @@
+import { expect } from 'chai';
 import nock from 'nock';
+import { ConnectorError } from '@print-api/connector-kit';
 import type { ConnectorContext, InboundWebhook, StoreConnection } from '@print-api/connector-kit';
 import type { SignedWebhook } from '@print-api/connector-kit/testing';
 import { createConnectorHttp } from '../../../core/src/modules/stores/connector-http.ts';
@@ -76,3 +78,14 @@ export function useNock(): void {
 }
 
 export const store = (): nock.Scope => nock(STORE_URL);
+
+/** The ConnectorError a promise rejects with (fails when it resolves or rejects otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConnectorError);
+    return err as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}

@@ -3,7 +3,7 @@ import { ConnectorError, type HttpClient, type HttpRequest } from '@print-api/co
 import { WooCommerceClient } from '../src/woocommerce-client.ts';
 import errors from './fixtures/errors.json' with { type: 'json' };
 import trackingItem from './fixtures/shipment-tracking-item.json' with { type: 'json' };
-import { CREDENTIALS, store, testContext, useNock, wooOrder } from './woo-fixtures.ts';
+import { CREDENTIALS, store, testContext, useNock, wooOrder, rejection } from './woo-fixtures.ts';
 
 const BASIC = `Basic ${Buffer.from(`${CREDENTIALS.consumerKey}:${CREDENTIALS.consumerSecret}`).toString('base64')}`;
 
@@ -12,16 +12,6 @@ function recordingHttp(): HttpClient & { sent: HttpRequest[] } {
   const inner = testContext().http;
   const sent: HttpRequest[] = [];
   return { sent, request: (req) => (sent.push(req), inner.request(req)) };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
 }
 
 describe('WooCommerce client (@woocommerce/woocommerce-rest-api through core HttpClient)', () => {

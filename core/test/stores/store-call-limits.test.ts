@@ -7,21 +7,11 @@ import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /** The reference connector with a tight budget: 3 calls per store per minute. */
 const limited = defineConnector({ ...referenceConnector, manifest: { ...referenceConnector.manifest, rateLimit: { max: 3, durationMs: 60_000 } } });
 const SHOPS = ['https://limited-a.example', 'https://limited-b.example'];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what}: not in time`);
-    await sleep(25);
-  }
-}
 
 /**
  * A platform's rate limit is a budget per store, taken before each call to the platform and
@@ -71,11 +61,11 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       for (const shop of SHOPS) {
         const res = await t.api(key, 'POST', '/stores', { platform: 'WIX', shopUrl: shop, token: 'tok' });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
-        const secret = await until('webhook secret', async () => secrets.get(shop));
+        const secret = (await waitFor('webhook secret', () => secrets.get(shop)))!;
         stores.push({ id: res.body.data.id, secret });
       }
       // Connecting spent two calls of each store's budget: the webhook registration and the catch-up poll.
-      await until('catch-up polls', async () => SHOPS.every((s) => listCalls.get(s) === 1));
+      await waitFor('catch-up polls', () => SHOPS.every((s) => listCalls.get(s) === 1));
     });
     after(async () => {
       nock.cleanAll();
@@ -129,7 +119,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       }
       const placed = async () =>
         (await t.service.db.selectFrom('store_ingests').select('status').where('store_id', '=', a.id).where('external_order_id', 'in', ids).execute()).filter((r) => r.status === 'placed').length;
-      await until('ten placed', async () => (await placed()) === 10);
+      await waitFor('ten placed', async () => (await placed()) === 10);
     });
   });
 }
