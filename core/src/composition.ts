@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
+import { AuthCache } from './modules/accounts/auth-cache.ts';
 import type { Config } from './config.ts';
 import { API_BASE, createHttpApp } from './http/app.ts';
 import { CursorCodec } from './http/pagination.ts';
@@ -56,6 +57,9 @@ import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
+
+/** How long an authenticated key is trusted without asking the database (revocations clear it at once). */
+const AUTH_CACHE_TTL_MS = 30_000;
 export interface Overrides {
   logger?: Logger;
   gateway?: PaymentGateway;
@@ -135,15 +139,22 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
 
   const redisPrefix = overrides.redisPrefix ?? config.REDIS_PREFIX;
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true }) : undefined;
+  // Auto-pipelining: the commands of concurrent requests (rate-limit counters) share one write.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: true }) : undefined;
   redis?.on('error', (err) => logger.warn('redis connection error', { error: err.message }));
+  // Authenticated keys are cached for a few seconds when every process can be told of a
+  // revocation: through Redis, or trivially with the embedded database (one process).
+  const authCache = new AuthCache({ ttlMs: AUTH_CACHE_TTL_MS, enabled: !config.DATABASE_URL || redis !== undefined });
+  const authSubscriber = redis?.duplicate({ enableAutoPipelining: false });
+  authSubscriber?.on('error', (err) => logger.warn('redis subscriber error', { error: err.message }));
+  if (redis && authSubscriber) await authCache.connect(redis, authSubscriber, `${redisPrefix}:auth-invalidate`);
   const queue: JobQueue = config.REDIS_URL
     ? new BullMqJobQueue({ connection: { url: config.REDIS_URL }, prefix: redisPrefix, logger })
     : new InProcessJobQueue({ db, logger });
   const metrics = new Metrics({ queue });
   const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl` });
 
-  const accounts = new AccountsService({ db });
+  const accounts = new AccountsService({ db, cache: authCache });
   const wallet = new WalletService({ db, cursors });
   const gateway = overrides.gateway ?? (config.STRIPE_SECRET_KEY ? new StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
   const cards = new CardsService({ db, gateway, box });
@@ -282,6 +293,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       await maintenance.stop();
       await queue.close();
       redis?.disconnect();
+      authSubscriber?.disconnect();
       await database.close();
     },
   };

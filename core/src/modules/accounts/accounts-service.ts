@@ -9,6 +9,7 @@ import type { ApiKeysTable, Mode, ResellersTable, ResellerStatus } from './accou
 export type ResellerRow = Selectable<ResellersTable>;
 type ApiKeyRow = Selectable<ApiKeysTable>;
 import { generateApiKey, modeOfKey } from './api-key-format.ts';
+import { AuthCache } from './auth-cache.ts';
 import type { Scope } from './scopes.ts';
 
 export interface Reseller {
@@ -39,10 +40,12 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export class AccountsService {
   readonly #db: Db;
   readonly #clock: () => Date;
+  readonly #cache: AuthCache;
 
-  constructor(deps: { db: Db; clock?: () => Date }) {
+  constructor(deps: { db: Db; clock?: () => Date; cache?: AuthCache }) {
     this.#db = deps.db;
     this.#clock = deps.clock ?? (() => new Date());
+    this.#cache = deps.cache ?? new AuthCache({ ttlMs: 0, enabled: false });
   }
 
   async createReseller(input: { name: string; email: string; phone: string; discountPercent: number }): Promise<Reseller> {
@@ -85,6 +88,7 @@ export class AccountsService {
       .returningAll()
       .executeTakeFirst();
     if (!row) throw notFound('reseller', id);
+    this.#cache.invalidateReseller(id);
     return toReseller(row);
   }
 
@@ -121,6 +125,7 @@ export class AccountsService {
       .returningAll()
       .executeTakeFirst();
     if (!row) throw notFound('API key', id);
+    this.#cache.invalidateKey(id);
     return toKeyView(row);
   }
 
@@ -136,6 +141,16 @@ export class AccountsService {
   async authenticate(presented: string | undefined): Promise<AuthContext> {
     if (!presented) throw unauthorized('No API key: send it as Authorization: Bearer <API_KEY>.');
     if (!modeOfKey(presented)) throw unauthorized('The API key is malformed: keys start with prk_live_ or prk_test_.');
+    const keyHash = sha256Hex(presented);
+    const now = this.#clock();
+    const cached = this.#cache.get(keyHash, now.getTime());
+    if (cached) {
+      if (now.getTime() - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+        cached.lastUsedAt = now.getTime();
+        this.#touch(cached.auth.keyId, now);
+      }
+      return cached.auth;
+    }
     const row = await this.#db
       .selectFrom('api_keys')
       .innerJoin('resellers', 'resellers.id', 'api_keys.reseller_id')
@@ -150,19 +165,19 @@ export class AccountsService {
         'resellers.status',
         'resellers.discount_bps',
       ])
-      .where('api_keys.key_hash', '=', sha256Hex(presented))
+      .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
     if (!row) throw unauthorized('The API key is not valid.');
     if (row.revoked_at) throw unauthorized('The API key has been revoked.');
     if (row.status !== 'approved') {
       throw new ApiError(403, 'account_not_active', `The reseller account is ${row.status}; the API is available to approved accounts only.`);
     }
-    const now = this.#clock();
-    if (!row.last_used_at || now.getTime() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-      // Bookkeeping only: never delays or fails the request.
-      this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.keyId).execute().catch(() => undefined);
+    let lastUsedAt = row.last_used_at?.getTime() ?? 0;
+    if (now.getTime() - lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      lastUsedAt = now.getTime();
+      this.#touch(row.keyId, now);
     }
-    return {
+    const auth: AuthContext = {
       keyId: row.keyId,
       resellerId: row.resellerId,
       resellerName: row.resellerName,
@@ -170,6 +185,14 @@ export class AccountsService {
       mode: row.mode,
       scopes: row.scopes ? new Set(row.scopes as Scope[]) : null,
     };
+    Object.freeze(auth);
+    this.#cache.set(keyHash, auth, now.getTime(), lastUsedAt);
+    return auth;
+  }
+
+  /** Bookkeeping only: never delays or fails the request. */
+  #touch(keyId: string, now: Date): void {
+    this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute().catch(() => undefined);
   }
 }
 

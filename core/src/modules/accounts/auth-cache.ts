@@ -1,0 +1,90 @@
+import type { Redis } from 'ioredis';
+import type { AuthContext } from '../../http/auth-context.ts';
+
+interface Entry {
+  auth: AuthContext;
+  expiresAt: number;
+  lastUsedAt: number;
+}
+
+/**
+ * Authenticated keys kept in memory for a short while, so a request costs no database round
+ * trip. Every change that affects authentication (a key revoked, an account suspended) clears
+ * the entries here and, through Redis, on every other process; an entry also expires on its own
+ * after `ttlMs`. Without a way to reach the other processes (PostgreSQL without Redis), the cache
+ * stays off: a revoked key must stop working at once everywhere.
+ */
+export class AuthCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #ttlMs: number;
+  readonly #max: number;
+  #enabled: boolean;
+  #publish: ((message: string) => void) | undefined;
+
+  constructor(opts: { ttlMs: number; enabled: boolean; max?: number }) {
+    this.#ttlMs = opts.ttlMs;
+    this.#enabled = opts.enabled && opts.ttlMs > 0;
+    this.#max = opts.max ?? 10_000;
+  }
+
+  get(keyHash: string, now: number): Entry | undefined {
+    if (!this.#enabled) return undefined;
+    const entry = this.#entries.get(keyHash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.#entries.delete(keyHash);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(keyHash: string, auth: AuthContext, now: number, lastUsedAt: number): void {
+    if (!this.#enabled) return;
+    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(keyHash, { auth, expiresAt: now + this.#ttlMs, lastUsedAt });
+  }
+
+  /** Drops every entry of a reseller here and on the other processes. */
+  invalidateReseller(resellerId: string): void {
+    this.#drop((auth) => auth.resellerId === resellerId);
+    this.#publish?.(`reseller:${resellerId}`);
+  }
+
+  /** Drops one key's entry here and on the other processes. */
+  invalidateKey(keyId: string): void {
+    this.#drop((auth) => auth.keyId === keyId);
+    this.#publish?.(`key:${keyId}`);
+  }
+
+  /**
+   * Shares invalidations through Redis pub/sub (`subscriber` is a connection of its own). While the
+   * subscription is down the cache is off and empty, so no message can be missed.
+   */
+  async connect(publisher: Redis, subscriber: Redis, channel: string): Promise<void> {
+    const apply = (message: string) => {
+      const [kind, id] = [message.slice(0, message.indexOf(':')), message.slice(message.indexOf(':') + 1)];
+      this.#drop((auth) => (kind === 'key' ? auth.keyId === id : auth.resellerId === id));
+    };
+    const off = () => {
+      this.#enabled = false;
+      this.#entries.clear();
+    };
+    subscriber.on('message', (ch: string, message: string) => {
+      if (ch === channel) apply(message);
+    });
+    subscriber.on('close', off);
+    subscriber.on('end', off);
+    subscriber.on('ready', () => {
+      // After a reconnection ioredis re-subscribes; entries cached before the gap were already dropped.
+      void subscriber.subscribe(channel).then(() => (this.#enabled = this.#ttlMs > 0), off);
+    });
+    this.#publish = (message) => void publisher.publish(channel, message).catch(() => undefined);
+    off();
+    await subscriber.subscribe(channel);
+    this.#enabled = this.#ttlMs > 0;
+  }
+
+  #drop(match: (auth: AuthContext) => boolean): void {
+    for (const [hash, entry] of this.#entries) if (match(entry.auth)) this.#entries.delete(hash);
+  }
+}
