@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { Logger } from '../infra/logger.ts';
 import { ApiError } from './api-error.ts';
-import type { AnyRoute } from './route.ts';
+import { bodyJson, type AnyRoute } from './route.ts';
 import { parseOrThrow } from './validation.ts';
 
 export interface MountOptions {
@@ -30,15 +30,31 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
         const params = parseOrThrow(route.params, req.params, 'path');
         const query = parseOrThrow(route.query, { ...req.query }, 'query');
         const body = route.body ? parseOrThrow(route.body, req.body ?? undefined, 'body') : undefined;
-        const log = opts.logger.child({ requestId: req.requestId });
-        const reply = await route.handle({ params, query, body, auth: req.auth!, headers: req.headers, requestId: req.requestId, log, req, res });
+        let log: Logger | undefined;
+        const reply = await route.handle({
+          params,
+          query,
+          body,
+          auth: req.auth!,
+          headers: req.headers,
+          requestId: req.requestId,
+          // Made on first use: most requests log nothing.
+          get log() {
+            return (log ??= opts.logger.child({ requestId: req.requestId }));
+          },
+          req,
+          res,
+        });
         if (opts.checkResponses) {
           const declared = route.responses[reply.status];
           if (!declared) throw new Error(`${route.operationId} answered ${reply.status}, which it does not declare`);
           const check = declared.schema?.safeParse(reply.body);
           if (check && !check.success) throw new Error(`${route.operationId} answered a body that does not match its schema: ${check.error.message}`);
         }
-        res.status(reply.status).set(reply.headers ?? {}).json(reply.body);
+        res.status(reply.status);
+        if (reply.headers) res.set(reply.headers);
+        if (reply.body === undefined) res.end();
+        else res.type('json').send(bodyJson(reply.body));
       } catch (err) {
         next(err);
       }

@@ -28,6 +28,22 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+const serialized = new WeakMap<object, string>();
+
+/**
+ * Marks a body that never changes (a catalogue view) so its JSON is produced once and reused by
+ * every reply that sends it. The body is frozen: nobody may change what other replies share.
+ */
+export function constantBody<T extends object>(body: T): T {
+  if (!serialized.has(body)) serialized.set(Object.freeze(body), JSON.stringify(body));
+  return body;
+}
+
+/** The JSON text of a body (reused for a `constantBody`). */
+export function bodyJson(body: unknown): string {
+  return (typeof body === 'object' && body !== null && serialized.get(body)) || JSON.stringify(body);
+}
+
 export interface DocumentedError {
   status: number;
   code: string;

@@ -24,7 +24,7 @@ export function newId(prefix: string, at: number = Date.now()): string {
     increment(lastRandom);
   } else {
     lastTime = now;
-    lastRandom = [...randomBytes(16)].map((b) => b % 32);
+    lastRandom = [...pooledRandom(16)].map((b) => b % 32);
     lastRandom[0] = lastRandom[0]! % 16; // headroom: increments never overflow
   }
   return `${prefix}_${time}${lastRandom.map((d) => ALPHABET[d]).join('')}`;
@@ -40,7 +40,26 @@ function increment(digits: number[]): void {
   }
 }
 
+// Random bytes drawn from the OS in blocks: one getrandom call serves many tokens (request ids
+// are made on every request, and a system call per request is not free).
+const POOL_SIZE = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = POOL_SIZE;
+
+function pooledRandom(bytes: number): Buffer {
+  if (bytes > POOL_SIZE / 4) return randomBytes(bytes);
+  if (poolOffset + bytes > pool.length) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + bytes));
+  // Never hand the same bytes out twice.
+  pool.fill(0, poolOffset, poolOffset + bytes);
+  poolOffset += bytes;
+  return out;
+}
+
 /** A URL-safe random token of `bytes` random bytes. */
 export function randomToken(bytes = 24): string {
-  return randomBytes(bytes).toString('base64url');
+  return pooledRandom(bytes).toString('base64url');
 }

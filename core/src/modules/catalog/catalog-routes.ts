@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { notFound } from '../../http/api-error.ts';
 import { listEnvelope, listEnvelopeSchema, pageQueryShape, resolvePage, type CursorCodec } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { constantBody, defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { Catalog } from './catalog.ts';
+import type { Product } from './catalog-schema.ts';
 import { toProductDetail, toProductSummary } from './product-views.ts';
 
 const LANGS = ['nl', 'en', 'de', 'fr'] as const;
@@ -21,6 +22,14 @@ const productDetailSchema = productSummarySchema.extend({ fileRequirements: z.lo
 /** GET /products and GET /products/{id}: the catalogue, in four languages. */
 export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec }): AnyRoute[] {
   const { catalog, cursors } = deps;
+  // The catalogue is fixed for the life of the process: each product page is built once per language.
+  const details = new Map<string, { data: unknown }>();
+  const detail = (product: Product, lang: (typeof LANGS)[number]) => {
+    const key = `${product.id}\u0000${lang}`;
+    let body = details.get(key);
+    if (!body) details.set(key, (body = constantBody({ data: toProductDetail(product, lang) })));
+    return body;
+  };
   return [
     defineRoute({
       method: 'get',
@@ -61,7 +70,7 @@ export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec }):
       handle: async ({ params, query }) => {
         const product = catalog.find(params.id);
         if (!product) throw notFound('product', params.id);
-        return { status: 200, body: { data: toProductDetail(product, query.lang) } };
+        return { status: 200, body: detail(product, query.lang) };
       },
     }),
   ];
