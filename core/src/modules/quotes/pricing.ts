@@ -49,14 +49,35 @@ export interface Quote {
 
 const BPS = 10_000;
 
+type OptionValue = Product['options'][number]['values'][number];
+
+/** Each option value's factors as decimals, parsed once: the catalogue never changes while we run. */
+const parsedFactors = new WeakMap<OptionValue, { priceFactor: Decimal | null; weightFactor: Decimal | null }>();
+
+function factorsOf(value: OptionValue): { priceFactor: Decimal | null; weightFactor: Decimal | null } {
+  let parsed = parsedFactors.get(value);
+  if (!parsed) {
+    // null stands for a factor of exactly 1: nothing to multiply.
+    const exact = (f: string) => (new Exact(f).eq(1) ? null : new Exact(f));
+    parsed = { priceFactor: exact(value.priceFactor), weightFactor: exact(value.weightFactor) };
+    parsedFactors.set(value, parsed);
+  }
+  return parsed;
+}
+
 /** The product of the chosen values' factors: option surcharges (price) or heavier stock (weight). */
 function factor(product: Product, options: OptionValues, field: 'priceFactor' | 'weightFactor'): Decimal {
-  return product.options.reduce((acc, o) => {
+  let acc: Decimal = ONE;
+  for (const o of product.options) {
     const value = o.values.find((v) => v.value === options[o.key]);
     if (!value) throw new RangeError(`${product.id}: '${o.key}' has no value '${options[o.key]}'`);
-    return acc.times(value[field]);
-  }, new Exact(1));
+    const f = factorsOf(value)[field];
+    if (f) acc = acc.times(f);
+  }
+  return acc;
 }
+
+const ONE = new Exact(1);
 
 /**
  * The public unit price in cents, excl. VAT, exact: a run-priced product's run price times the
@@ -79,8 +100,33 @@ export function lineWeightGrams(product: Product, options: OptionValues, quantit
   return new Exact(product.weightGramsPerPiece).times(factor(product, options, 'weightFactor')).times(quantity).ceil().toNumber();
 }
 
+/**
+ * Unit price and weight of a complete configuration and quantity. They depend on the catalogue
+ * alone, which is fixed while the process runs, so the most recent ones are kept (a reseller
+ * quotes and orders the same few configurations over and over).
+ */
+const configurationCosts = new WeakMap<Product, Map<string, { unitPublic: Decimal; weightGrams: number }>>();
+const COSTS_KEPT = 1000;
+
+function configurationCost(product: Product, options: OptionValues, quantity: number): { unitPublic: Decimal; weightGrams: number } {
+  let costs = configurationCosts.get(product);
+  if (!costs) configurationCosts.set(product, (costs = new Map()));
+  let key = String(quantity);
+  for (const o of product.options) key += `\u0000${options[o.key]}`;
+  let cost = costs.get(key);
+  if (cost) {
+    // Most recently used last: the map's first key is the one to drop.
+    costs.delete(key);
+  } else {
+    cost = { unitPublic: unitPublicPrice(product, options, quantity), weightGrams: lineWeightGrams(product, options, quantity) };
+    if (costs.size >= COSTS_KEPT) costs.delete(costs.keys().next().value!);
+  }
+  costs.set(key, cost);
+  return cost;
+}
+
 function priceLine(l: ResolvedLine, keep: Decimal, vatRate: Decimal): QuoteLine {
-  const unitPublic = unitPublicPrice(l.product, l.options, l.quantity);
+  const { unitPublic, weightGrams } = configurationCost(l.product, l.options, l.quantity);
   const unitNet = unitPublic.times(keep);
   // Each amount is rounded once from its exact value; the discount is the difference, so
   // net = public - discount holds exactly and net is within half a cent of unitNet x quantity.
@@ -101,7 +147,7 @@ function priceLine(l: ResolvedLine, keep: Decimal, vatRate: Decimal): QuoteLine 
     vatRate: vatRate.toFixed(),
     vatCents,
     totalCents: netCents + vatCents,
-    weightGrams: lineWeightGrams(l.product, l.options, l.quantity),
+    weightGrams,
   };
 }
 

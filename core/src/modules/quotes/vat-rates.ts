@@ -8,8 +8,12 @@ export const EU_MEMBER_STATES = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE',
 
 /** Every destination country (ISO-2), sorted: the EU, plus GB, CH and NO. Rates live in `countries.json`. */
 export function supportedCountries(catalog: Catalog): string[] {
-  return Object.keys(catalog.countries.countries).sort();
+  let list = sortedCountries.get(catalog);
+  if (!list) sortedCountries.set(catalog, (list = Object.freeze(Object.keys(catalog.countries.countries).sort()) as string[]));
+  return list;
 }
+
+const sortedCountries = new WeakMap<Catalog, string[]>();
 
 /** The standard VAT rate of `country` in percent (e.g. 21, 8.1). Throws for a country we do not ship to. */
 export function vatRatePercent(catalog: Catalog, country: string): Decimal {
