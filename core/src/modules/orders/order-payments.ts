@@ -3,7 +3,7 @@ import type { Logger } from '../../infra/logger.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { CardsService } from '../payments/cards-service.ts';
 import type { Db, Tables } from '../tables.ts';
-import type { WalletService } from '../wallet/wallet-service.ts';
+import type { Posting, WalletService } from '../wallet/wallet-service.ts';
 import type { TransitionName } from './order-transitions.ts';
 import { writeTransition } from './order-writer.ts';
 import type { OrdersTable } from './orders-tables.ts';
@@ -40,18 +40,38 @@ export class OrderPayments {
     this.#onSubmitted = deps.onSubmitted;
   }
 
-  async decide(trx: Trx, order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number; state: string }, at: Date): Promise<PaymentDecision> {
-    if (order.mode === 'test' || order.total_cents === 0) {
-      return { transition: 'submit', patch: { payment_status: 'not_charged', paid_at: at }, chargeCard: false };
-    }
-    const debit = await this.#wallet.post(trx, {
+  /** Sandbox orders and free ones are never charged. */
+  neverCharged(order: { mode: 'live' | 'test'; total_cents: number }): boolean {
+    return order.mode === 'test' || order.total_cents === 0;
+  }
+
+  notChargedPatch(at: Date): { payment_status: 'not_charged'; paid_at: Date } {
+    return { payment_status: 'not_charged', paid_at: at };
+  }
+
+  /** The wallet posting that pays an order (`id`: the ledger entry's id, known before it is written). */
+  orderDebit(order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number }, id?: string): Posting & { id?: string } {
+    return {
       resellerId: order.reseller_id,
       mode: order.mode,
       kind: 'order_payment',
       amountCents: -order.total_cents,
       orderId: order.id,
       reference: `Order ${order.id}`,
-    });
+      ...(id ? { id } : {}),
+    };
+  }
+
+  /**
+   * Wallet, else card, else waiting for funds. The wallet row stays locked to the commit also
+   * when the balance is short, so a concurrent top-up commits after this order and its release
+   * of orders awaiting funds sees it.
+   */
+  async decide(trx: Trx, order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number; state: string }, at: Date): Promise<PaymentDecision> {
+    if (this.neverCharged(order)) {
+      return { transition: 'submit', patch: this.notChargedPatch(at), chargeCard: false };
+    }
+    const debit = await this.#wallet.post(trx, this.orderDebit(order));
     if (debit) {
       return { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debit.id, paid_at: at }, chargeCard: false };
     }

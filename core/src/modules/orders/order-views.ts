@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Tables } from '../tables.ts';
 import type { OrderView } from './orders-schemas.ts';
 import type { OrderLinesTable, OrdersTable } from './orders-tables.ts';
@@ -61,12 +62,56 @@ export function toOrderView(order: OrderRow, lines: OrderLineRow[]): OrderView {
   };
 }
 
-/** Reads an order with its lines (inside a transaction when given one). */
+/** Reads an order with its lines (inside a transaction when given one), in one round trip. */
 export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: string, opts: { forUpdate?: boolean } = {}): Promise<{ order: OrderRow; lines: OrderLineRow[] } | undefined> {
-  let q = db.selectFrom('orders').selectAll().where('id', '=', id);
-  if (opts.forUpdate) q = q.forUpdate();
-  const order = await q.executeTakeFirst();
-  if (!order) return undefined;
-  const lines = await db.selectFrom('order_lines').selectAll().where('order_id', '=', id).orderBy('line').execute();
-  return { order, lines };
+  if (opts.forUpdate) {
+    const order = await db.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    return order ? { order, lines: await loadLines(db, id) } : undefined;
+  }
+  const row = await db
+    .selectFrom('orders')
+    .selectAll('orders')
+    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { lines_json: lines, ...order } = row;
+  for (const l of lines) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
+  return { order, lines: lines as OrderLineRow[] };
+}
+
+/** The lines of an order, by line number. */
+export async function loadLines(db: Kysely<Tables> | Transaction<Tables>, orderId: string): Promise<OrderLineRow[]> {
+  return db.selectFrom('order_lines').selectAll().where('order_id', '=', orderId).orderBy('line').execute();
+}
+
+/** bigint columns of a line: through JSON they arrive as plain numbers, so the int8 parser's range check is repeated here. */
+const INT8_LINE_COLUMNS = ['unit_price_cents', 'public_net_cents', 'discount_cents', 'net_cents', 'vat_cents', 'total_cents'] as const;
+
+function checkSafe(value: unknown): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new RangeError(`int8 value ${String(value)} is outside the safe integer range`);
+}
+
+/**
+ * `value` as a jsonb column gives it back: through JSON (undefined members dropped), with the
+ * keys of every object in jsonb's order (shorter first, then bytewise). A row built in memory
+ * from what was just written then answers exactly as the row read back would.
+ */
+export function asStoredJson<T>(value: T): T {
+  return normalize(JSON.parse(JSON.stringify(value))) as T;
+}
+
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalize);
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value).sort(jsonbKeyOrder);
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = normalize((value as Record<string, unknown>)[k]);
+  return out;
+}
+
+function jsonbKeyOrder(a: string, b: string): number {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length - bb.length || Buffer.compare(ba, bb);
 }

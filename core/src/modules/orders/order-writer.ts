@@ -2,14 +2,15 @@ import type { Transaction, Updateable } from 'kysely';
 import type { Outbox } from '../events/outbox.ts';
 import type { Tables } from '../tables.ts';
 import { applyTransition, type TransitionName } from './order-transitions.ts';
-import { loadOrder, toOrderView, type OrderRow } from './order-views.ts';
+import { loadLines, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrdersTable } from './orders-tables.ts';
 
 type Trx = Transaction<Tables>;
 
 /**
  * Moves a locked order along one transition, with any other column changes, and writes the
- * transition's event to the outbox, all in the caller's transaction.
+ * transition's event to the outbox, all in the caller's transaction. `lines`, when the caller
+ * has them as they stand in this transaction, spare reading them again for the event.
  */
 export async function writeTransition(
   trx: Trx,
@@ -18,6 +19,7 @@ export async function writeTransition(
   transition: TransitionName,
   patch: Updateable<OrdersTable> = {},
   at: Date = new Date(),
+  lines?: OrderLineRow[],
 ): Promise<OrderRow> {
   const next = applyTransition({ state: order.state, status: order.status }, transition);
   const updated = await trx
@@ -26,16 +28,17 @@ export async function writeTransition(
     .where('id', '=', order.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (next.event) await writeOrderEvent(trx, outbox, updated.id, next.event, at);
+  if (next.event) await writeOrderEvent(trx, outbox, updated, lines ?? (await loadLines(trx, updated.id)), next.event, at);
   return updated;
 }
 
-/** Writes `type` for an order with the order as it now stands (plus tracking on order.shipped). */
-export async function writeOrderEvent(trx: Trx, outbox: Outbox, orderId: string, type: string, at: Date = new Date()): Promise<void> {
-  const loaded = await loadOrder(trx, orderId);
-  if (!loaded) throw new Error(`order ${orderId} vanished inside its own transaction`);
-  const order = toOrderView(loaded.order, loaded.lines);
-  const data: Record<string, unknown> = { order };
-  if (type === 'order.shipped') data.tracking = order.tracking;
-  await outbox.write(trx, { resellerId: loaded.order.reseller_id, mode: loaded.order.mode, type, orderId, data, at });
+/**
+ * Writes `type` for an order with the order as it now stands in this transaction (plus tracking
+ * on order.shipped): `order` and `lines` are its rows as written, not read again.
+ */
+export async function writeOrderEvent(trx: Trx, outbox: Outbox, order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): Promise<void> {
+  const view = toOrderView(order, lines);
+  const data: Record<string, unknown> = { order: view };
+  if (type === 'order.shipped') data.tracking = view.tracking;
+  await outbox.write(trx, { resellerId: order.reseller_id, mode: order.mode, type, orderId: order.id, data, at });
 }

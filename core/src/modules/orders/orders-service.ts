@@ -9,13 +9,14 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { PrintFileCheck } from '../print-files/print-file-checker.ts';
 import type { QuotesService } from '../quotes/quotes-service.ts';
-import type { Db } from '../tables.ts';
+import type { Transaction } from 'kysely';
+import type { Db, Tables } from '../tables.ts';
 import type { WalletService } from '../wallet/wallet-service.ts';
 import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
-import { isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS } from './order-transitions.ts';
+import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
 import { writeOrderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
-import { loadOrder, toOrderView } from './order-views.ts';
+import { asStoredJson, loadOrder, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
 import type { CarrierContact, FileStatus, Tracking } from './orders-tables.ts';
 
@@ -31,7 +32,12 @@ export interface FileChecker {
 
 class IdempotencyRace extends Error {}
 
+/** The optimistic wallet debit of a placement found the balance short: that transaction is rolled back. */
+class WalletShort extends Error {}
+
 const IDEMPOTENCY_RETENTION_DAYS = 30;
+
+type Trx = Transaction<Tables>;
 
 /**
  * Orders: placement (idempotent, priced like quotes, files checked, paid in the same
@@ -83,10 +89,13 @@ export class OrdersService {
     opts: { idempotencyKey: string; source: OrderSource; storeId?: string | null },
   ): Promise<{ order: OrderView; duplicate: boolean }> {
     const requestHash = sha256Hex(canonicalJson({ source: opts.source, storeId: opts.storeId ?? null, input }));
+    // The key's first use and the reseller's terms are looked up side by side.
+    const resellerRow = this.#accounts.resellerRow(tenant.resellerId);
+    resellerRow.catch(() => undefined);
     const earlier = await this.#replay(tenant, opts.idempotencyKey, requestHash);
     if (earlier) return earlier;
 
-    const reseller = await this.#accounts.resellerRow(tenant.resellerId);
+    const reseller = await resellerRow;
     const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
       lines: input.lines,
       country: input.recipient.country,
@@ -115,91 +124,104 @@ export class OrdersService {
     };
     const now = new Date();
     const orderId = newId('ord', now.getTime());
-    let decision: PaymentDecision | undefined;
-    try {
-      await this.#db.transaction().execute(async (trx) => {
-        const claimed = await trx
-          .insertInto('idempotency_keys')
-          .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key: opts.idempotencyKey, request_hash: requestHash, order_id: orderId, created_at: now })
-          .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
-          .returning('order_id')
-          .executeTakeFirst();
-        if (!claimed) throw new IdempotencyRace();
+    const totals = quote.totals;
+    // The rows exactly as they are written (and as a read would give them back): events and the
+    // answer are built from these, never read again.
+    const created: OrderRow = {
+      id: orderId,
+      reseller_id: tenant.resellerId,
+      mode: tenant.mode,
+      source: opts.source,
+      external_order_id: input.externalOrderId ?? null,
+      store_id: opts.storeId ?? null,
+      state: 'AWAITING_FUNDS',
+      status: 'PENDING',
+      country: input.recipient.country,
+      recipient: asStoredJson(recipient),
+      carrier_contact: asStoredJson(carrierContact),
+      public_net_cents: totals.publicNetCents,
+      discount_cents: totals.discountCents,
+      net_cents: totals.netCents,
+      shipping_cents: totals.shippingCents,
+      vat_cents: totals.vatCents,
+      total_cents: totals.totalCents,
+      shipping: asStoredJson(quote.shipping),
+      payment_method: null,
+      payment_status: 'none',
+      payment_reference: null,
+      payment_error: null,
+      tracking: null,
+      production_partner: null,
+      production_reference: null,
+      handed_off_at: null,
+      created_at: now,
+      updated_at: now,
+      paid_at: null,
+      cancelled_at: null,
+    };
+    const orderLines: OrderLineRow[] = quote.lines.map((q, i) => ({
+      order_id: orderId,
+      line: q.line,
+      product_id: q.productId,
+      reseller_sku: lines[i]!.resellerSku,
+      quantity: q.quantity,
+      options: asStoredJson(q.options),
+      derived_options: asStoredJson(q.derivedOptions),
+      unit_price: q.unitNetPrice,
+      unit_price_cents: roundHalfUpCents(q.unitNetPrice),
+      public_net_cents: q.publicNetCents,
+      discount_cents: q.discountCents,
+      net_cents: q.netCents,
+      vat_rate: q.vatRate,
+      vat_cents: q.vatCents,
+      total_cents: q.totalCents,
+      weight_grams: q.weightGrams,
+      file_url: lines[i]!.fileUrl,
+      file_type: fileStatus[i]!.type,
+      file_status: fileStatus[i]!.status,
+    }));
 
-        const totals = quote.totals;
-        await trx
-          .insertInto('orders')
-          .values({
-            id: orderId,
-            reseller_id: tenant.resellerId,
-            mode: tenant.mode,
-            source: opts.source,
-            external_order_id: input.externalOrderId ?? null,
-            store_id: opts.storeId ?? null,
-            state: 'AWAITING_FUNDS',
-            status: 'PENDING',
-            country: input.recipient.country,
-            recipient: JSON.stringify(recipient),
-            carrier_contact: JSON.stringify(carrierContact),
-            public_net_cents: totals.publicNetCents,
-            discount_cents: totals.discountCents,
-            net_cents: totals.netCents,
-            shipping_cents: totals.shippingCents,
-            vat_cents: totals.vatCents,
-            total_cents: totals.totalCents,
-            shipping: JSON.stringify(quote.shipping),
-            payment_method: null,
-            payment_status: 'none',
-            payment_reference: null,
-            payment_error: null,
-            tracking: null,
-            production_partner: null,
-            production_reference: null,
-            handed_off_at: null,
-            created_at: now,
-            updated_at: now,
-            paid_at: null,
-            cancelled_at: null,
-          })
-          .execute();
-        await trx
-          .insertInto('order_lines')
-          .values(
-            quote.lines.map((q, i) => ({
-              order_id: orderId,
-              line: q.line,
-              product_id: q.productId,
-              reseller_sku: lines[i]!.resellerSku,
-              quantity: q.quantity,
-              options: JSON.stringify(q.options),
-              derived_options: JSON.stringify(q.derivedOptions),
-              unit_price: q.unitNetPrice,
-              unit_price_cents: roundHalfUpCents(q.unitNetPrice),
-              public_net_cents: q.publicNetCents,
-              discount_cents: q.discountCents,
-              net_cents: q.netCents,
-              vat_rate: q.vatRate,
-              vat_cents: q.vatCents,
-              total_cents: q.totalCents,
-              weight_grams: q.weightGrams,
-              file_url: lines[i]!.fileUrl,
-              file_type: fileStatus[i]!.type,
-              file_status: fileStatus[i]!.status,
-            })),
-          )
-          .execute();
-        await writeOrderEvent(trx, this.#outbox, orderId, 'order.created', now);
-        // The row starts as NEW/PENDING in the transition table's terms.
-        const order = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
-        const fresh = { ...order, state: 'NEW' as const };
-        if (fileStatus.some((f) => f.status !== 'ok')) {
-          await writeTransition(trx, this.#outbox, fresh, 'await_file', {}, now);
-          return;
-        }
-        decision = await this.#payments.decide(trx, fresh, now);
-        if (decision.transition) await writeTransition(trx, this.#outbox, fresh, decision.transition, decision.patch, now);
-        else await trx.updateTable('orders').set(decision.patch).where('id', '=', orderId).execute();
-      });
+    // Where the order ends up when nothing is left to chance: it waits for a file, or it is a
+    // sandbox (or free) order, never charged. A live order is first written as paid from the
+    // wallet, with the debit as the transaction's last statement; when the balance is short the
+    // transaction is rolled back and the order placed again the careful way (`decide`).
+    const fresh = { ...created, state: 'NEW' as const };
+    let plan: { transition: TransitionName; patch: Partial<Pick<OrderRow, 'payment_method' | 'payment_status' | 'payment_reference' | 'paid_at'>>; debitId?: string };
+    if (fileStatus.some((f) => f.status !== 'ok')) plan = { transition: 'await_file', patch: {} };
+    else if (this.#payments.neverCharged(created)) plan = { transition: 'submit', patch: this.#payments.notChargedPatch(now) };
+    else {
+      const debitId = this.#wallet.newEntryId(now);
+      plan = { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debitId, paid_at: now }, debitId };
+    }
+
+    let decision: PaymentDecision | undefined;
+    let final: OrderRow | undefined;
+    try {
+      try {
+        final = await this.#db.transaction().execute(async (trx) => {
+          const moved = applyTransition(fresh, plan.transition);
+          const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
+          await this.#insertOrder(trx, tenant, opts.idempotencyKey, requestHash, row, orderLines);
+          await writeOrderEvent(trx, this.#outbox, created, orderLines, 'order.created', now);
+          if (moved.event) await writeOrderEvent(trx, this.#outbox, row, orderLines, moved.event, now);
+          if (plan.debitId) {
+            const debit = await this.#wallet.debit(trx, this.#payments.orderDebit(row, plan.debitId));
+            if (!debit) throw new WalletShort();
+          }
+          return row;
+        });
+        if (plan.transition === 'submit') decision = { transition: 'submit', patch: plan.patch, chargeCard: false };
+      } catch (err) {
+        if (!(err instanceof WalletShort)) throw err;
+        final = undefined;
+        await this.#db.transaction().execute(async (trx) => {
+          await this.#insertOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines);
+          await writeOrderEvent(trx, this.#outbox, created, orderLines, 'order.created', now);
+          decision = await this.#payments.decide(trx, fresh, now);
+          if (decision.transition) await writeTransition(trx, this.#outbox, fresh, decision.transition, decision.patch, now, orderLines);
+          else await trx.updateTable('orders').set(decision.patch).where('id', '=', orderId).execute();
+        });
+      }
     } catch (err) {
       if (err instanceof IdempotencyRace) {
         const winner = await this.#replay(tenant, opts.idempotencyKey, requestHash);
@@ -208,7 +230,33 @@ export class OrdersService {
       throw err;
     }
     await this.#payments.afterCommit(orderId, decision);
-    return { order: await this.get(tenant, orderId), duplicate: false };
+    // A card charge ran after the commit and changed the order: only then is it read again.
+    return { order: final ? toOrderView(final, orderLines) : await this.get(tenant, orderId), duplicate: false };
+  }
+
+  /** Claims the Idempotency-Key (IdempotencyRace when another request holds it), then writes the order and its lines. */
+  async #insertOrder(trx: Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]): Promise<void> {
+    const claimed = await trx
+      .insertInto('idempotency_keys')
+      .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
+      .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
+      .returning('order_id')
+      .executeTakeFirst();
+    if (!claimed) throw new IdempotencyRace();
+    await trx
+      .insertInto('orders')
+      .values({
+        ...row,
+        recipient: JSON.stringify(row.recipient),
+        carrier_contact: JSON.stringify(row.carrier_contact),
+        shipping: JSON.stringify(row.shipping),
+        tracking: null,
+      })
+      .execute();
+    await trx
+      .insertInto('order_lines')
+      .values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) })))
+      .execute();
   }
 
   async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {

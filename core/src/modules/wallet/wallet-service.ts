@@ -1,4 +1,4 @@
-import type { Selectable, Transaction } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import { ApiError } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';
@@ -92,6 +92,46 @@ export class WalletService {
       .where('mode', '=', posting.mode)
       .execute();
     return toEntry(row);
+  }
+
+  /**
+   * A debit in ONE statement inside the caller's transaction: the wallet row is updated only
+   * when its balance covers the amount, and the ledger row is inserted from the balance that
+   * update produced. The row lock is taken by this statement and held to the commit, so make it
+   * the transaction's last statement (orders of one reseller queue on that lock).
+   *
+   * Returns null, having written nothing, when the balance is short or the wallet has no row
+   * yet. No lock is held then: a caller that must keep a concurrent top-up waiting until it
+   * commits (so the top-up's release of orders awaiting funds sees its order) falls back to
+   * `post`, which locks the row first.
+   */
+  async debit(trx: Trx, posting: Posting & { id?: string }): Promise<LedgerEntry | null> {
+    if (!Number.isSafeInteger(posting.amountCents) || posting.amountCents >= 0) {
+      throw new RangeError(`A debit must be a negative whole number of cents, got ${posting.amountCents}`);
+    }
+    const now = this.#clock();
+    const id = posting.id ?? newId('wle', now.getTime());
+    const amount = -posting.amountCents;
+    // Under READ COMMITTED a concurrent debit makes this update wait for the row and re-check
+    // `balance_cents >= amount` on the committed balance: the wallet never goes negative (and the
+    // check constraint stands behind it).
+    const { rows } = await sql<Selectable<WalletLedgerTable>>`
+      with debited as (
+        update wallets set balance_cents = balance_cents - ${amount}::bigint, updated_at = ${now}::timestamptz
+        where reseller_id = ${posting.resellerId} and mode = ${posting.mode} and balance_cents >= ${amount}::bigint
+        returning balance_cents
+      )
+      insert into wallet_ledger (id, reseller_id, mode, kind, amount_cents, balance_after_cents, order_id, reference, created_at)
+      select ${id}::text, ${posting.resellerId}::text, ${posting.mode}::text, ${posting.kind}::text, ${posting.amountCents}::bigint,
+        debited.balance_cents, ${posting.orderId ?? null}::text, ${posting.reference ?? null}::text, ${now}::timestamptz
+      from debited
+      returning *`.execute(trx);
+    return rows[0] ? toEntry(rows[0]) : null;
+  }
+
+  /** A ledger entry id made now (for a debit whose id is written elsewhere before the debit itself). */
+  newEntryId(at: Date = this.#clock()): string {
+    return newId('wle', at.getTime());
   }
 
   async balance(resellerId: string, mode: Mode): Promise<number> {
