@@ -45,6 +45,25 @@ describeEachBackend('orders', (get) => {
       expect((await t.api(r.key, 'GET', `/orders/${order.id}`)).body.data.id).to.equal(order.id);
     });
 
+    it('answers, and writes its events, exactly as the stored order reads back', async () => {
+      const t = get();
+      const r = await funded();
+      for (const body of [orderBody(files), orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }, { ...PRODUCT, quantity: 500 }] })]) {
+        const res = await placeOrder(t, r.key, body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+        const { duplicate: _d, ...placed } = res.body.data;
+        const read = (await t.api(r.key, 'GET', `/orders/${placed.id}`)).body.data;
+        // Byte for byte: the answer is built from the rows as written, in jsonb's key order.
+        expect(JSON.stringify(placed)).to.equal(JSON.stringify(read));
+        const events = await t.service.db.selectFrom('events').select(['type', 'payload']).where('order_id', '=', placed.id).orderBy('created_at').orderBy('id').execute();
+        const payloads = events.map((e: { payload: any }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order);
+        expect(JSON.stringify(payloads.at(-1))).to.equal(JSON.stringify(read));
+        // order.created carries the order as it was created: pending, unpaid.
+        expect(events[0]!.type).to.equal('order.created');
+        expect(payloads[0]).to.deep.equal({ ...read, state: 'AWAITING_FUNDS', status: 'PENDING', payment: { method: null, status: 'none', error: null, paidAt: null } });
+      }
+    });
+
     it('requires an Idempotency-Key', async () => {
       const t = get();
       const r = await funded();
