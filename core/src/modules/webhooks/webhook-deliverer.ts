@@ -11,17 +11,21 @@ import { signedHeaders } from './webhook-signer.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';
 import type { AttemptTrigger } from './webhooks-tables.ts';
 
-/** A queue job: "attempt number `attempt` of this delivery is due". */
-export interface DeliveryJob {
-  deliveryId: string;
-  attempt: number;
-}
+/**
+ * A queue job: "attempt number `attempt` of these deliveries is due". Fan-out queues one job
+ * per batch of new deliveries (`deliveryIds`); a retry or the sweeper queues one job per
+ * delivery (`deliveryId`, with a job id per attempt so it is added once).
+ */
+export type DeliveryJob = { deliveryId: string; attempt: number } | { deliveryIds: string[]; attempt: number };
 
 /** One job id per (delivery, attempt): the sweeper and the normal path add the same job at most once. */
 export const deliveryJobId = (deliveryId: string, attempt: number): string => `${deliveryId}-a${attempt}`;
 
 /** A job may start this much before its attempt is due (clocks of two processes differ a little). */
 const EARLY_SLACK_MS = 1000;
+
+/** Decrypted endpoint secrets kept at most (keyed by the sealed text, so a new secret is a new entry). */
+const SECRET_CACHE_MAX = 10_000;
 
 interface Outcome {
   startedAt: Date;
@@ -35,6 +39,7 @@ interface Outcome {
 interface Claimed {
   id: string;
   endpoint_id: string;
+  event_id: string;
   event_type: string;
   attempts: number;
   url: string;
@@ -45,14 +50,16 @@ interface Claimed {
   payload: Record<string, unknown>;
 }
 
-/** Which attempt to take: the scheduled one a job names, or the next one at once (manual). */
-type ClaimKind = { kind: 'scheduled'; attempt: number } | { kind: 'manual' };
+/** What one claimed attempt ended with: sent (an outcome), or closed without sending. */
+type Result = { claimed: Claimed; outcome: Outcome; close?: undefined } | { claimed: Claimed; close: { status: 'cancelled' | 'failed'; reason: string }; outcome?: undefined };
 
 /**
- * Sends one attempt of one delivery. An attempt is first claimed in the database (the attempt
+ * Sends attempts of deliveries. An attempt is first claimed in the database (the attempt
  * counter moves on and `next_attempt_at` becomes a lease), so two processes never send the
  * same attempt, and a process that dies mid-send leaves a lease that runs out: the sweeper
- * then re-enqueues the delivery and the next attempt carries the same event.
+ * then re-enqueues the delivery and the next attempt carries the same event. A job claims
+ * its whole batch in one statement, sends it at once, and records every outcome in one
+ * statement: a few round trips per batch instead of a few per delivery.
  */
 export class WebhookDeliverer {
   readonly #db: Db;
@@ -61,6 +68,8 @@ export class WebhookDeliverer {
   readonly #logger: Logger;
   readonly #options: WebhooksOptions;
   readonly #clock: () => Date;
+  /** Sealed secret -> secret: opening AES-GCM once per endpoint secret, not once per attempt. */
+  readonly #secrets = new Map<string, string>();
   #queue: Queue<DeliveryJob> | undefined;
 
   constructor(deps: { db: Db; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
@@ -77,10 +86,24 @@ export class WebhookDeliverer {
     this.#queue = queue;
   }
 
-  /** Queues attempt `attempt` after `delayMs`. */
+  /** Queues attempt `attempt` of one delivery after `delayMs`. */
   async enqueue(deliveryId: string, attempt: number, delayMs = 0): Promise<void> {
     if (!this.#queue) throw new Error('the webhook queue is not defined');
     await this.#queue.add({ deliveryId, attempt }, { jobId: deliveryJobId(deliveryId, attempt), ...(delayMs > 0 ? { delayMs } : {}) });
+  }
+
+  /**
+   * Queues the first attempt of new deliveries, `batchSize` per job. No job id: a batch is
+   * queued once by the fan-out that created its deliveries, and whatever it loses the sweeper
+   * queues again one by one (a claim is exclusive, so a delivery in two jobs is sent once).
+   */
+  async enqueueFirst(deliveryIds: string[]): Promise<void> {
+    if (!this.#queue) throw new Error('the webhook queue is not defined');
+    const size = Math.max(1, this.#options.batchSize);
+    const adds: Array<Promise<void>> = [];
+    for (let i = 0; i < deliveryIds.length; i += size) adds.push(this.#queue.add({ deliveryIds: deliveryIds.slice(i, i + size), attempt: 1 }));
+    const failed = (await Promise.allSettled(adds)).find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
   /** Jobs waiting to start now (none: every due delivery without a running attempt has lost its job). */
@@ -95,72 +118,104 @@ export class WebhookDeliverer {
 
   /**
    * The queue's processor. Never throws: a job that finds nothing to do (already sent,
-   * cancelled, not yet due) simply ends, and the database row says what happens next.
+   * cancelled, not yet due) simply ends, and the database rows say what happens next.
    */
   async process(job: DeliveryJob): Promise<void> {
+    const ids = 'deliveryIds' in job ? job.deliveryIds : [job.deliveryId];
     try {
-      const now = this.#clock();
-      const claimed = await this.#claim(job.deliveryId, now, { kind: 'scheduled', attempt: job.attempt });
-      if (claimed) await this.#attempt(claimed, 'scheduled');
+      const claimed = await this.#claimScheduled(ids, job.attempt, this.#clock());
+      if (claimed.length > 0) await this.#attempt(claimed, 'scheduled');
     } catch (err) {
-      // The row is unchanged or holds a lease: the sweeper brings the delivery back.
-      this.#logger.warn('webhook attempt aborted', { deliveryId: job.deliveryId, attempt: job.attempt, error: (err as Error).message });
+      // The rows are unchanged or hold a lease: the sweeper brings the deliveries back.
+      this.#logger.warn('webhook attempt aborted', { deliveryIds: ids.slice(0, 10), deliveries: ids.length, attempt: job.attempt, error: (err as Error).message });
     }
   }
 
   /** Sends a delivery now, whatever its schedule or status (manual redelivery, the test ping). */
   async sendNow(deliveryId: string): Promise<void> {
-    const claimed = await this.#claim(deliveryId, this.#clock(), { kind: 'manual' });
-    if (claimed) await this.#attempt(claimed, 'manual');
+    const claimed = await this.#claimManual(deliveryId, this.#clock());
+    if (claimed) await this.#attempt([claimed], 'manual');
   }
 
   /**
-   * Takes the next attempt of a delivery (counter up, lease set) and reads what sending needs,
-   * in one statement: one round trip per attempt instead of three.
+   * Takes scheduled attempt `attempt` of those deliveries that are still waiting for it (counter
+   * up, lease set) and reads what sending needs, in one statement. SKIP LOCKED: a row another
+   * claimer or a deletion holds is theirs; this job never waits for it (and never deadlocks).
    */
-  async #claim(deliveryId: string, now: Date, claim: ClaimKind): Promise<Claimed | undefined> {
-    let q = this.#db
+  async #claimScheduled(ids: string[], attempt: number, now: Date): Promise<Claimed[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await sql<Claimed>`
+      with due as (
+        select id from webhook_deliveries
+        where id in (${sql.join(ids)})
+          and status = 'pending'
+          and attempts = ${attempt - 1}
+          and next_attempt_at <= ${new Date(now.getTime() + EARLY_SLACK_MS)}
+        for update skip locked
+      )
+      update webhook_deliveries as d
+      set attempts = ${attempt}, next_attempt_at = ${new Date(now.getTime() + this.#options.leaseMs)}, last_attempt_at = ${now}
+      from due, webhook_endpoints as e, events as ev
+      where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
+      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url, e.secret_sealed, e.deleted_at, e.disabled_at, e.failing_since, ev.payload`.execute(this.#db);
+    return rows;
+  }
+
+  /** Manual: the next attempt at once, whatever the schedule; a pending job for an earlier number then finds nothing. */
+  async #claimManual(deliveryId: string, now: Date): Promise<Claimed | undefined> {
+    return this.#db
       .updateTable('webhook_deliveries as d')
       .from(['webhook_endpoints as e', 'events as ev'])
-      .set({ next_attempt_at: new Date(now.getTime() + this.#options.leaseMs), last_attempt_at: now })
+      .set({ next_attempt_at: new Date(now.getTime() + this.#options.leaseMs), last_attempt_at: now, status: 'pending', attempts: sql<number>`d.attempts + 1`, delivered_at: null })
       .whereRef('e.id', '=', 'd.endpoint_id')
       .whereRef('ev.id', '=', 'd.event_id')
-      .where('d.id', '=', deliveryId);
-    q =
-      claim.kind === 'scheduled'
-        ? q
-            .set({ attempts: claim.attempt })
-            .where('d.status', '=', 'pending')
-            .where('d.attempts', '=', claim.attempt - 1)
-            .where('d.next_attempt_at', '<=', new Date(now.getTime() + EARLY_SLACK_MS))
-        : // Manual: the next attempt at once, whatever the schedule; a pending job for an earlier number then finds nothing.
-          q.set({ status: 'pending', attempts: sql<number>`d.attempts + 1`, delivered_at: null }).where('d.status', '<>', 'cancelled');
-    return q
-      .returning(['d.id', 'd.endpoint_id', 'd.event_type', 'd.attempts', 'e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'e.failing_since', 'ev.payload'])
+      .where('d.id', '=', deliveryId)
+      .where('d.status', '<>', 'cancelled')
+      .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.attempts', 'e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'e.failing_since', 'ev.payload'])
       .executeTakeFirst();
   }
 
-  async #attempt(claimed: Claimed, trigger: AttemptTrigger): Promise<void> {
-    if (claimed.deleted_at) return this.#close(claimed, 'cancelled', 'endpoint deleted');
-    if (claimed.disabled_at && trigger === 'scheduled') return this.#close(claimed, 'failed', 'endpoint disabled');
+  /** Sends every claimed attempt at once, then records all outcomes together. */
+  async #attempt(claimed: Claimed[], trigger: AttemptTrigger): Promise<void> {
+    // The body of an event is the same for each of its endpoints: built once per batch.
+    const bodies = new Map<string, { event: EventEnvelope; body: string }>();
+    const results = await Promise.all(
+      claimed.map(async (c): Promise<Result> => {
+        if (c.deleted_at) return { claimed: c, close: { status: 'cancelled', reason: 'endpoint deleted' } };
+        if (c.disabled_at && trigger === 'scheduled') return { claimed: c, close: { status: 'failed', reason: 'endpoint disabled' } };
+        const startedAt = this.#clock();
+        try {
+          let built = bodies.get(c.event_id);
+          if (!built) {
+            const event = envelopeOf(c.payload);
+            built = { event, body: JSON.stringify(event) };
+            bodies.set(c.event_id, built);
+          }
+          const { event, body } = built;
+          const headers = signedHeaders(
+            this.#secretOf(c.secret_sealed),
+            { eventId: event.id, eventType: event.type, deliveryId: c.id, attempt: c.attempts, body },
+            this.#options.userAgent,
+            startedAt,
+          );
+          return { claimed: c, outcome: await this.#send(c.url, headers, body, startedAt) };
+        } catch (err) {
+          // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
+          return { claimed: c, outcome: { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` } };
+        }
+      }),
+    );
+    await this.#record(results, trigger);
+  }
 
-    const startedAt = this.#clock();
-    let outcome: Outcome;
-    try {
-      const event = envelopeOf(claimed.payload);
-      const body = JSON.stringify(event);
-      const headers = signedHeaders(
-        this.#box.open(claimed.secret_sealed),
-        { eventId: event.id, eventType: event.type, deliveryId: claimed.id, attempt: claimed.attempts, body },
-        this.#options.userAgent,
-        startedAt,
-      );
-      outcome = await this.#send(claimed.url, headers, body, startedAt);
-    } catch (err) {
-      // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
-      outcome = { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` };
+  #secretOf(sealed: string): string {
+    let secret = this.#secrets.get(sealed);
+    if (secret === undefined) {
+      secret = this.#box.open(sealed);
+      if (this.#secrets.size >= SECRET_CACHE_MAX) this.#secrets.clear();
+      this.#secrets.set(sealed, secret);
     }
-    await this.#record(claimed, trigger, outcome);
+    return secret;
   }
 
   async #send(url: string, headers: Record<string, string>, body: string, startedAt: Date): Promise<Outcome> {
@@ -181,63 +236,114 @@ export class WebhookDeliverer {
     }
   }
 
-  /** Stores the outcome, schedules the next attempt or ends the delivery, and tracks the endpoint's failure streak. */
-  async #record(claimed: Claimed, trigger: AttemptTrigger, outcome: Outcome): Promise<void> {
-    const n = claimed.attempts;
-    const delay = outcome.succeeded || claimed.event_type === PING_EVENT ? null : nextRetryDelay(this.#options.retryScheduleMs, n, this.#options.jitterRatio);
+  /**
+   * Stores the outcomes, schedules next attempts or ends the deliveries, in one statement
+   * (data-modifying CTEs run whether or not they are read): each attempt's row and its
+   * delivery's new state together. Then the endpoints' failure streaks and the retries' jobs.
+   */
+  async #record(results: Result[], trigger: AttemptTrigger): Promise<void> {
+    if (results.length === 0) return;
     const now = this.#clock();
-    // One statement (data-modifying CTEs run whether or not they are read): the attempt's row and the delivery's new state together.
-    const updated = await this.#db
-      .with('updated', (qc) =>
-        qc
-          .updateTable('webhook_deliveries')
-          .set({
-            status: outcome.succeeded ? 'delivered' : delay === null ? 'failed' : 'pending',
-            next_attempt_at: delay === null ? null : new Date(now.getTime() + delay),
-            delivered_at: outcome.succeeded ? now : null,
-            last_status_code: outcome.statusCode,
-            last_latency_ms: outcome.latencyMs,
-            last_error: outcome.error,
-          })
-          .where('id', '=', claimed.id)
-          .where('attempts', '=', n)
-          .where('status', '=', 'pending')
-          .returning('id'),
+    const retries: Array<{ id: string; attempt: number; delay: number }> = [];
+    const rows = results.map((r) => {
+      const n = r.claimed.attempts;
+      if (r.close) {
+        return { id: r.claimed.id, attempt: n, closed: true, status: r.close.status, next_attempt_at: null, delivered_at: null, status_code: null, latency_ms: null, error: r.close.reason, trigger, started_at: null, succeeded: false };
+      }
+      const { outcome } = r;
+      const delay = outcome.succeeded || r.claimed.event_type === PING_EVENT ? null : nextRetryDelay(this.#options.retryScheduleMs, n, this.#options.jitterRatio);
+      if (delay !== null) retries.push({ id: r.claimed.id, attempt: n + 1, delay });
+      return {
+        id: r.claimed.id,
+        attempt: n,
+        closed: false,
+        status: outcome.succeeded ? 'delivered' : delay === null ? 'failed' : 'pending',
+        next_attempt_at: delay === null ? null : new Date(now.getTime() + delay).toISOString(),
+        delivered_at: outcome.succeeded ? now.toISOString() : null,
+        status_code: outcome.statusCode,
+        latency_ms: outcome.latencyMs,
+        error: outcome.error,
+        trigger,
+        started_at: outcome.startedAt.toISOString(),
+        succeeded: outcome.succeeded,
+      };
+    });
+    // A closed delivery keeps its last outcome and gets no attempt row; a sent one must still be
+    // pending at the claimed attempt (not cancelled by a deletion, not taken over after a lease ran out).
+    const { rows: updated } = await sql<{ id: string }>`
+      with v as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
+          id text, attempt int, closed boolean, status text, next_attempt_at timestamptz, delivered_at timestamptz,
+          status_code int, latency_ms int, error text, trigger text, started_at timestamptz, succeeded boolean)
+      ),
+      -- Row locks in id order, as the endpoint deletion takes them: the two never deadlock.
+      locked as (
+        select id from webhook_deliveries where id in (select id from v) order by id for update
+      ),
+      updated as (
+        update webhook_deliveries as d
+        set status = v.status,
+            next_attempt_at = v.next_attempt_at,
+            delivered_at = case when v.closed then d.delivered_at else v.delivered_at end,
+            last_status_code = case when v.closed then d.last_status_code else v.status_code end,
+            last_latency_ms = case when v.closed then d.last_latency_ms else v.latency_ms end,
+            last_error = v.error
+        from v, locked
+        where d.id = v.id and locked.id = v.id and d.attempts = v.attempt and (v.closed or d.status = 'pending')
+        returning d.id
+      ),
+      recorded as (
+        insert into webhook_attempts (delivery_id, attempt, trigger, started_at, status_code, latency_ms, error, succeeded)
+        select id, attempt, trigger, started_at, status_code, latency_ms, error, succeeded from v where not v.closed
+        on conflict (delivery_id, attempt) do nothing
+        returning delivery_id
       )
-      .with('recorded', (qc) =>
-        qc
-          .insertInto('webhook_attempts')
-          .values({ delivery_id: claimed.id, attempt: n, trigger, started_at: outcome.startedAt, status_code: outcome.statusCode, latency_ms: outcome.latencyMs, error: outcome.error, succeeded: outcome.succeeded })
-          .onConflict((oc) => oc.columns(['delivery_id', 'attempt']).doNothing())
-          .returning('delivery_id'),
-      )
-      .selectFrom('updated')
-      .select('id')
-      .executeTakeFirst();
-    await this.#trackStreak(claimed, outcome);
-    if (updated && delay !== null) {
-      await this.enqueue(claimed.id, n + 1, delay).catch((err: Error) =>
-        this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: claimed.id, error: err.message }),
-      );
-    }
+      select id from updated`.execute(this.#db);
+    await this.#trackStreaks(results);
+    if (retries.length === 0) return;
+    const scheduled = new Set(updated.map((u) => u.id));
+    await Promise.all(
+      retries
+        .filter((r) => scheduled.has(r.id))
+        .map((r) =>
+          this.enqueue(r.id, r.attempt, r.delay).catch((err: Error) =>
+            this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: r.id, error: err.message }),
+          ),
+        ),
+    );
   }
 
-  /** Only changes are written (a success after failures, a first failure), so a busy endpoint's row is rarely touched. */
-  async #trackStreak(claimed: Claimed, outcome: Outcome): Promise<void> {
-    if (outcome.succeeded && claimed.failing_since !== null) {
-      await this.#db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', claimed.endpoint_id).execute();
-    } else if (!outcome.succeeded && claimed.failing_since === null) {
-      await this.#db.updateTable('webhook_endpoints').set({ failing_since: outcome.startedAt }).where('id', '=', claimed.endpoint_id).where('failing_since', 'is', null).execute();
+  /**
+   * An endpoint's failure streak starts at its first failure after a success and ends with any
+   * success. Only changes are written (against the streak each claim read), so a busy
+   * endpoint's row is rarely touched; one statement per changed endpoint, in parallel.
+   */
+  async #trackStreaks(results: Result[]): Promise<void> {
+    const byEndpoint = new Map<string, { known: Date | null; outcomes: Outcome[] }>();
+    for (const r of results) {
+      if (!r.outcome) continue;
+      const entry = byEndpoint.get(r.claimed.endpoint_id) ?? { known: r.claimed.failing_since, outcomes: [] };
+      entry.outcomes.push(r.outcome);
+      byEndpoint.set(r.claimed.endpoint_id, entry);
     }
-  }
-
-  async #close(claimed: Claimed, status: 'cancelled' | 'failed', reason: string): Promise<void> {
-    await this.#db
-      .updateTable('webhook_deliveries')
-      .set({ status, next_attempt_at: null, last_error: reason })
-      .where('id', '=', claimed.id)
-      .where('attempts', '=', claimed.attempts)
-      .execute();
+    const writes: Array<Promise<unknown>> = [];
+    for (const [endpointId, { known, outcomes }] of byEndpoint) {
+      // In the order the attempts ended: the last success, and the first failure after it.
+      const ended = outcomes.slice().sort((a, b) => a.startedAt.getTime() + a.latencyMs - (b.startedAt.getTime() + b.latencyMs));
+      let lastSuccess = -1;
+      ended.forEach((o, i) => (o.succeeded ? (lastSuccess = i) : undefined));
+      const firstFailureAfter = ended[lastSuccess + 1];
+      const update = this.#db.updateTable('webhook_endpoints').where('id', '=', endpointId);
+      if (!firstFailureAfter) {
+        if (known !== null) writes.push(update.set({ failing_since: null }).execute());
+      } else if (lastSuccess >= 0) {
+        // A success then failures: a new streak from the first of those failures.
+        writes.push(update.set({ failing_since: firstFailureAfter.startedAt }).execute());
+      } else if (known === null) {
+        writes.push(update.set({ failing_since: firstFailureAfter.startedAt }).where('failing_since', 'is', null).execute());
+      }
+    }
+    await Promise.all(writes);
   }
 }
 

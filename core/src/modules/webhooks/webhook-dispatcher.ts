@@ -125,8 +125,10 @@ export class WebhookDispatcher {
         .execute();
       return { events, created };
     });
-    for (const { id } of created) {
-      await this.#deliverer.enqueue(id, 1).catch((err: Error) => this.#logger.warn('webhook delivery not queued; the sweeper will queue it', { deliveryId: id, error: err.message }));
+    if (created.length > 0) {
+      await this.#deliverer
+        .enqueueFirst(created.map((c) => c.id))
+        .catch((err: Error) => this.#logger.warn('webhook deliveries not queued; the sweeper will queue them', { deliveries: created.length, error: err.message }));
     }
     return events.length;
   }

@@ -127,10 +127,13 @@ export class WebhookEndpointsService {
         .returning('id')
         .executeTakeFirst();
       if (!deleted) throw notFound('webhook endpoint', id);
+      // Row locks in id order, as the deliverer's batched outcome writes take them: the two never deadlock.
       return trx
         .updateTable('webhook_deliveries')
         .set({ status: 'cancelled', next_attempt_at: null, last_error: 'endpoint deleted' })
-        .where('endpoint_id', '=', id)
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).where('status', '=', 'pending').orderBy('id').forUpdate(),
+        )
         .where('status', '=', 'pending')
         .returning(['id', 'attempts'])
         .execute();

@@ -53,10 +53,9 @@ export class WebhooksModule {
     this.#logger = logger;
     this.deliverer = new WebhookDeliverer({ db: deps.db, box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
     const deliverer = this.deliverer;
-    // One attempt per job; the retry schedule is in the delivery row, so the queue never retries by itself.
-    deliverer.useQueue(
-      deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: options.concurrency, attempts: 1, process: (job) => deliverer.process(job.data) }),
-    );
+    // One attempt of a batch per job; the retry schedule is in the delivery rows, so the queue never retries by itself.
+    const jobs = Math.max(1, Math.ceil(options.concurrency / Math.max(1, options.batchSize)));
+    deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data) }));
     this.dispatcher = new WebhookDispatcher({ db: deps.db, deliverer, logger, options, clock });
     this.endpoints = new WebhookEndpointsService({
       db: deps.db,

@@ -15,8 +15,10 @@ export interface WebhooksOptions {
   leaseMs: number;
   /** While the queue has waiting jobs, the sweep re-enqueues only deliveries overdue by this much (lost jobs hide in a backlog). */
   requeueStaleAfterMs: number;
-  /** Deliveries sent at once per worker process. */
+  /** Deliveries sent at once per worker process (at most; `concurrency / batchSize` jobs run at once). */
   concurrency: number;
+  /** New deliveries per queue job: one job claims, sends and records its batch together. */
+  batchSize: number;
   /** An endpoint whose every attempt failed for this long is disabled (5 days). */
   disableAfterMs: number;
   /** Endpoints per reseller and mode. */
@@ -37,7 +39,8 @@ export function resolveWebhooksOptions(partial: Partial<WebhooksOptions> = {}): 
     jitterRatio: partial.jitterRatio ?? 0.1,
     leaseMs: partial.leaseMs ?? timeoutMs + 30_000,
     requeueStaleAfterMs: partial.requeueStaleAfterMs ?? 10 * 60_000,
-    concurrency: partial.concurrency ?? 20,
+    concurrency: partial.concurrency ?? 100,
+    batchSize: partial.batchSize ?? 25,
     disableAfterMs: partial.disableAfterMs ?? 5 * DAY,
     maxEndpoints: partial.maxEndpoints ?? 20,
     retentionMs: partial.retentionMs ?? 30 * DAY,

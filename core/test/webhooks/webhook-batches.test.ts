@@ -1,0 +1,163 @@
+import { expect } from 'chai';
+import { SecretBox } from '../../src/infra/crypto.ts';
+import { newId } from '../../src/infra/ids.ts';
+import { silentLogger } from '../../src/infra/logger.ts';
+import type { AddOptions, Queue, QueueCounts } from '../../src/infra/queue/job-queue.ts';
+import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
+import { WebhookDeliverer, type DeliveryJob } from '../../src/modules/webhooks/webhook-deliverer.ts';
+import { resolveWebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
+import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { testCertificates } from '../helpers/tls.ts';
+import { createEndpoint, deliveries, FAST_WEBHOOKS, Receiver, signatureIsValid, waitFor, writeEvents } from './webhook-test-helpers.ts';
+
+/** A queue that only remembers what was added (the retries a deliverer schedules). */
+class RecordingQueue implements Queue<DeliveryJob> {
+  readonly name = 'webhooks-test';
+  readonly added: Array<{ data: DeliveryJob; options: AddOptions | undefined }> = [];
+  async add(data: DeliveryJob, options?: AddOptions): Promise<void> {
+    this.added.push({ data, options });
+  }
+  async remove(): Promise<void> {}
+  async counts(): Promise<QueueCounts> {
+    return { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 };
+  }
+}
+
+for (const backend of ['pglite', 'postgres+redis'] as const) {
+  describe(`webhook batches [${backend}]`, function () {
+    this.timeout(30_000);
+    const encryptionKey = SecretBox.generateKey();
+    const box = new SecretBox(encryptionKey);
+    let t: TestService;
+    let receiver: Receiver;
+    before(async function () {
+      // Sweeps far apart: only the deliverers these tests build send what they insert by hand.
+      t = await startTestService(this, backend, { ENCRYPTION_KEY: encryptionKey }, { ...FAST_WEBHOOKS, maintenanceIntervalMs: 600_000 });
+      receiver = await Receiver.start();
+    });
+    after(async () => {
+      await receiver?.close();
+      await t?.close();
+    });
+
+    /** A second "process": its own deliverer over the same database. */
+    async function deliverer(queue = new RecordingQueue()): Promise<WebhookDeliverer> {
+      const d = new WebhookDeliverer({
+        db: t.service.db,
+        box,
+        safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
+        logger: silentLogger(),
+        options: resolveWebhooksOptions(FAST_WEBHOOKS.webhooks),
+      });
+      d.useQueue(queue);
+      return d;
+    }
+
+    /** Due deliveries of new events to the endpoints, as a fan-out would create them, but queued nowhere. */
+    async function dueDeliveries(resellerId: string, endpointIds: string[], events: number): Promise<string[]> {
+      const eventIds = await writeEvents(t, { resellerId, count: events, notify: false });
+      const now = new Date();
+      await t.service.db.updateTable('events').set({ dispatched_at: now }).where('id', 'in', eventIds).execute();
+      const rows = eventIds.flatMap((eventId) =>
+        endpointIds.map((endpointId) => ({
+          id: newId('whd', now.getTime()),
+          endpoint_id: endpointId,
+          event_id: eventId,
+          event_type: 'order.created',
+          status: 'pending' as const,
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+        })),
+      );
+      await t.service.db.insertInto('webhook_deliveries').values(rows).execute();
+      return rows.map((r) => r.id);
+    }
+
+    it('sends each attempt once when two deliverers claim overlapping batches at the same time', async () => {
+      const { id: resellerId, key } = await t.reseller();
+      const a = await createEndpoint(t, key, receiver.hook('/race-a'));
+      const b = await createEndpoint(t, key, receiver.hook('/race-b'));
+      const ids = await dueDeliveries(resellerId, [a.id, b.id], 30);
+      const [one, two] = [await deliverer(), await deliverer()];
+      // Whole batches both ways round, overlapping halves, and single-delivery jobs (the sweeper's).
+      const half = ids.length / 2;
+      await Promise.all([
+        one.process({ deliveryIds: ids, attempt: 1 }),
+        two.process({ deliveryIds: ids.slice().reverse(), attempt: 1 }),
+        one.process({ deliveryIds: ids.slice(0, half + 5), attempt: 1 }),
+        two.process({ deliveryIds: ids.slice(half - 5), attempt: 1 }),
+        ...ids.slice(0, 10).map((id) => two.process({ deliveryId: id, attempt: 1 })),
+      ]);
+      const seen = [...receiver.requests('/race-a'), ...receiver.requests('/race-b')];
+      expect(seen.map((r) => r.headers['x-service-delivery']).sort()).to.deep.equal(ids.slice().sort());
+      expect(seen.every((r) => r.headers['x-service-attempt'] === '1')).to.equal(true);
+      for (const r of receiver.requests('/race-a')) expect(signatureIsValid(a.secret, r.headers, r.raw)).to.equal(true);
+      for (const r of receiver.requests('/race-b')) expect(signatureIsValid(b.secret, r.headers, r.raw)).to.equal(true);
+      const rows = await t.service.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', 'in', ids).execute();
+      expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).to.equal(true);
+      const attempts = await t.service.db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', ids).execute();
+      expect(attempts).to.have.length(ids.length);
+
+      // Once sent, the same job again finds nothing to do.
+      await one.process({ deliveryIds: ids, attempt: 1 });
+      expect(receiver.requests('/race-a').length + receiver.requests('/race-b').length).to.equal(ids.length);
+    });
+
+    it('records a mixed batch in one go: delivered, retry scheduled, cancelled for a deleted endpoint', async () => {
+      const { id: resellerId, key } = await t.reseller();
+      const ok = await createEndpoint(t, key, receiver.hook('/mixed-ok'));
+      const failing = await createEndpoint(t, key, receiver.hook('/mixed-500', () => 500));
+      const gone = await createEndpoint(t, key, receiver.hook('/mixed-gone'));
+      const ids = await dueDeliveries(resellerId, [ok.id, failing.id, gone.id], 4);
+      // Deleted between the fan-out and the attempt (its deliveries stay pending, as if the deletion raced the fan-out).
+      await t.service.db.updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('id', '=', gone.id).execute();
+      const queue = new RecordingQueue();
+      await (await deliverer(queue)).process({ deliveryIds: ids, attempt: 1 });
+
+      const rows = await t.service.db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).execute();
+      const of = (endpointId: string) => rows.filter((r) => r.endpoint_id === endpointId);
+      expect(of(ok.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['delivered', 1, 200]));
+      expect(of(failing.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['pending', 1, 500]));
+      for (const r of of(failing.id)) expect(r.next_attempt_at!.getTime()).to.be.greaterThan(Date.now());
+      expect(of(gone.id).map((r) => [r.status, r.last_error, r.next_attempt_at])).to.deep.equal(Array(4).fill(['cancelled', 'endpoint deleted', null]));
+      expect(receiver.requests('/mixed-gone')).to.have.length(0);
+      // One retry job per failed delivery, with the per-attempt id the sweeper uses too.
+      expect(queue.added.map((a) => a.options?.jobId).sort()).to.deep.equal(of(failing.id).map((r) => `${r.id}-a2`).sort());
+      expect(queue.added.every((a) => a.options?.delayMs === 300)).to.equal(true);
+      // Attempt rows for what was sent, none for what was closed.
+      const attempts = await t.service.db.selectFrom('webhook_attempts').select(['delivery_id', 'succeeded', 'status_code']).where('delivery_id', 'in', ids).execute();
+      expect(attempts).to.have.length(8);
+      // The failure streak of the failing endpoint started; the healthy one has none.
+      const streaks = await t.service.db.selectFrom('webhook_endpoints').select(['id', 'failing_since']).where('id', 'in', [ok.id, failing.id]).execute();
+      expect(streaks.find((e) => e.id === failing.id)!.failing_since).to.be.an.instanceOf(Date);
+      expect(streaks.find((e) => e.id === ok.id)!.failing_since).to.equal(null);
+
+      // The retry attempt (a single-delivery job) goes through the same path and ends the streak.
+      receiver.hook('/mixed-500');
+      const [retry] = queue.added;
+      await t.service.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date() }).where('id', '=', (retry!.data as { deliveryId: string }).deliveryId).execute();
+      await (await deliverer()).process(retry!.data);
+      const after = await t.service.db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', failing.id).executeTakeFirstOrThrow();
+      expect(after.failing_since).to.equal(null);
+    });
+
+    it('signs with a changed endpoint secret at once (the decrypted-secret cache follows the stored secret)', async () => {
+      const { id: resellerId, key } = await t.reseller();
+      const endpoint = await createEndpoint(t, key, receiver.hook('/rotated'));
+      await writeEvents(t, { resellerId });
+      await waitFor('the first event', () => receiver.requests('/rotated').length === 1);
+      const [first] = receiver.requests('/rotated');
+      expect(signatureIsValid(endpoint.secret, first!.headers, first!.raw)).to.equal(true);
+
+      const rotated = 'whsec_rotated_for_the_test_0123456789abcdefghijklmnop';
+      await t.service.db.updateTable('webhook_endpoints').set({ secret_sealed: box.seal(rotated) }).where('id', '=', endpoint.id).execute();
+      await writeEvents(t, { resellerId });
+      await waitFor('the second event', () => receiver.requests('/rotated').length === 2);
+      const second = receiver.requests('/rotated')[1]!;
+      expect(signatureIsValid(rotated, second.headers, second.raw)).to.equal(true);
+      expect(signatureIsValid(endpoint.secret, second.headers, second.raw)).to.equal(false);
+      await waitFor('both recorded', async () => (await deliveries(t, key, endpoint.id)).filter((d) => d.status === 'delivered').length === 2);
+    });
+  });
+}
