@@ -6,7 +6,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { authScenario, catalogScenario, type BenchContext, type Scenario } from './scenarios.ts';
 import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
 import { webhookDeliveryScenario } from './webhook-scenarios.ts';
@@ -90,6 +90,8 @@ async function dropRedisKeys(prefix: string): Promise<void> {
 
 export interface Measured {
   name: string;
+  /** CPU time (user + system) the measured process spent per request, in µs: steady whatever else runs. */
+  cpuUsPerRequest?: number;
   requests: number;
   rps: number;
   p50: number;
@@ -98,10 +100,27 @@ export interface Measured {
   non2xx: number;
 }
 
+/** user + system CPU ticks of a process, in µs. */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS);
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100;
+
+let measuredPid: number | undefined;
+
 export async function measure(name: string, opts: autocannon.Options): Promise<Measured> {
+  const cpuBefore = cpuMicros(measuredPid);
   const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
+  const cpuAfter = cpuMicros(measuredPid);
   return {
     name,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / result.requests.total } : {}),
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -170,19 +189,21 @@ async function main(): Promise<void> {
     const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
+    measuredPid = baseline.child.pid;
     const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json` });
+    measuredPid = service.child.pid;
     const rows: Array<Measured & { ratio?: number }> = [base];
     for (const scenario of scenarios) {
       if (ONLY && !ONLY.includes(scenario.name)) continue;
       const results = await scenario.run(ctx);
       for (const r of results) rows.push({ ...r, ratio: r.rps / base.rps });
     }
-    const header = `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs baseline'.padStart(12)}`;
+    const header = `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs baseline'.padStart(12)} ${'CPU µs/req'.padStart(11)}`;
     process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
     for (const r of rows) {
       const ratio = r.ratio === undefined ? '1.00' : r.ratio.toFixed(2);
       process.stdout.write(
-        `${r.name.padEnd(58)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors + r.non2xx).padStart(7)} ${`${ratio}x`.padStart(12)}\n`,
+        `${r.name.padEnd(58)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors + r.non2xx).padStart(7)} ${`${ratio}x`.padStart(12)} ${(r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0)).padStart(11)}\n`,
       );
     }
     process.stdout.write('\n');

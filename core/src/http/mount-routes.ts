@@ -53,8 +53,16 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
         }
         res.status(reply.status);
         if (reply.headers) res.set(reply.headers);
-        if (reply.body === undefined) res.end();
-        else res.type('json').send(bodyJson(reply.body));
+        if (reply.body === undefined) {
+          res.end();
+        } else {
+          // Straight to the socket: headers and body leave in one write (express's send turns
+          // a longer string into a Buffer, which then goes out as a second chunk).
+          const json = bodyJson(reply.body);
+          res.setHeader('Content-Type', 'application/json; charset=utf-8');
+          res.setHeader('Content-Length', Buffer.byteLength(json));
+          res.end(json);
+        }
       } catch (err) {
         next(err);
       }
