@@ -81,9 +81,25 @@ export class OrderPayments {
     return { transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds', patch: { payment_status: 'none' }, chargeCard: false };
   }
 
+  #notifyScheduled = false;
+
+  /**
+   * Tells the outbox's listeners (webhook fan-out, store shipments) of committed events once
+   * per turn of the event loop, however many orders committed in it: each listener looks for
+   * all that is pending, so one call serves them all.
+   */
+  #notifySoon(): void {
+    if (this.#notifyScheduled) return;
+    this.#notifyScheduled = true;
+    setImmediate(() => {
+      this.#notifyScheduled = false;
+      this.#outbox.notify();
+    });
+  }
+
   /** After commit: what the decision left to do. */
   async afterCommit(orderId: string, decision: PaymentDecision | undefined): Promise<void> {
-    this.#outbox.notify();
+    this.#notifySoon();
     if (decision?.transition === 'submit') this.#onSubmitted(orderId);
     if (decision?.chargeCard) {
       try {
@@ -120,7 +136,7 @@ export class OrderPayments {
       await writeTransition(trx, this.#outbox, locked, 'fail_payment', { payment_status: 'declined', payment_error: `${result.declineCode}: ${result.message}` }, at);
       return false;
     });
-    this.#outbox.notify();
+    this.#notifySoon();
     if (submitted) this.#onSubmitted(orderId);
   }
 

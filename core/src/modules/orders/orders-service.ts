@@ -234,29 +234,42 @@ export class OrdersService {
     return { order: final ? toOrderView(final, orderLines) : await this.get(tenant, orderId), duplicate: false };
   }
 
-  /** Claims the Idempotency-Key (IdempotencyRace when another request holds it), then writes the order and its lines. */
+  /**
+   * Claims the Idempotency-Key and writes the order and its lines, in one statement. When
+   * another request holds the key, IdempotencyRace: the caller's transaction rolls back and with
+   * it the order written alongside.
+   */
   async #insertOrder(trx: Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]): Promise<void> {
     const claimed = await trx
-      .insertInto('idempotency_keys')
-      .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
-      .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
-      .returning('order_id')
+      .with('claimed', (db) =>
+        db
+          .insertInto('idempotency_keys')
+          .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
+          .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
+          .returning('order_id'),
+      )
+      .with('order_row', (db) =>
+        db
+          .insertInto('orders')
+          .values({
+            ...row,
+            recipient: JSON.stringify(row.recipient),
+            carrier_contact: JSON.stringify(row.carrier_contact),
+            shipping: JSON.stringify(row.shipping),
+            tracking: null,
+          })
+          .returning('id'),
+      )
+      .with('line_rows', (db) =>
+        db
+          .insertInto('order_lines')
+          .values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) })))
+          .returning('line'),
+      )
+      .selectFrom('claimed')
+      .select('order_id')
       .executeTakeFirst();
     if (!claimed) throw new IdempotencyRace();
-    await trx
-      .insertInto('orders')
-      .values({
-        ...row,
-        recipient: JSON.stringify(row.recipient),
-        carrier_contact: JSON.stringify(row.carrier_contact),
-        shipping: JSON.stringify(row.shipping),
-        tracking: null,
-      })
-      .execute();
-    await trx
-      .insertInto('order_lines')
-      .values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) })))
-      .execute();
   }
 
   async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {
