@@ -59,6 +59,16 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
     );
   });
 
+  it('lets checks of one URL at the same moment share one read, and reads again for a later check', async () => {
+    const url = `${server.url}/photo.jpg`;
+    const before = server.hits('/photo.jpg');
+    const together = await Promise.all(Array.from({ length: 5 }, () => checker.check(url)));
+    expect(together.every((c) => c.ok)).to.equal(true);
+    expect(server.hits('/photo.jpg') - before).to.equal(1);
+    await checker.check(url);
+    expect(server.hits('/photo.jpg') - before).to.equal(2);
+  });
+
   it('follows a redirect chain to the file', async () => {
     const url = `${server.url}/short-link`;
     expect(await checker.check(url)).to.deep.equal({ ok: true, url, fileType: 'pdf', needsConversion: false });

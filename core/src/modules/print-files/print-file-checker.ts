@@ -28,8 +28,23 @@ export class PrintFileChecker {
     this.#limits = { timeoutMs: deps.timeoutMs ?? 5000, maxRedirects: deps.maxRedirects ?? 5 };
   }
 
-  /** Never rejects for a bad file or an unreachable host; those are `{ ok: false, reason }`. */
-  async check(url: string): Promise<PrintFileCheck> {
+  /** Checks under way, by URL: placements that need the same file at the same moment share one read of it. */
+  readonly #inFlight = new Map<string, Promise<PrintFileCheck>>();
+
+  /**
+   * Never rejects for a bad file or an unreachable host; those are `{ ok: false, reason }`.
+   * A check of a URL already being read joins that read (the bytes are read while this
+   * placement runs); nothing is kept once it is done, so every later placement reads again.
+   */
+  check(url: string): Promise<PrintFileCheck> {
+    const pending = this.#inFlight.get(url);
+    if (pending) return pending;
+    const started = this.#read(url).finally(() => this.#inFlight.delete(url));
+    this.#inFlight.set(url, started);
+    return started;
+  }
+
+  async #read(url: string): Promise<PrintFileCheck> {
     let response;
     try {
       response = await this.#safeFetch.request(url, { method: 'GET', headers: { accept: '*/*' }, maxBodyBytes: SNIFF_BYTES, ...this.#limits });
