@@ -42,8 +42,14 @@ function matchesAny(forbid: Condition, config: Configuration): boolean {
  */
 export function startingConfiguration(product: Product, chosen: Configuration = {}): Configuration {
   const config: Configuration = { ...chosen };
+  // Without availability rules every default stands (most products): no candidate to weigh.
+  const weighAvailability = product.constraints.some((c) => c.availability === true);
   for (const option of product.options) {
     if (config[option.key] !== undefined) continue;
+    if (!weighAvailability) {
+      config[option.key] = option.default;
+      continue;
+    }
     const others = option.values.map((v) => v.value).filter((v) => v !== option.default);
     const available = [option.default, ...others].find(
       (candidate) => brokenConstraints(product, { ...config, [option.key]: candidate }, { availabilityOnly: true }).length === 0,
