@@ -10,6 +10,9 @@ import type { OrdersTable } from './orders-tables.ts';
 
 type Trx = Transaction<Tables>;
 
+/** Outbox listeners are told of commits at most this often (the first commit at once, the rest at the window's end). */
+const NOTIFY_WINDOW_MS = 10;
+
 /** How an order with every file in place gets paid, decided inside its transaction. */
 export interface PaymentDecision {
   transition: TransitionName | null;
@@ -81,20 +84,28 @@ export class OrderPayments {
     return { transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds', patch: { payment_status: 'none' }, chargeCard: false };
   }
 
-  #notifyScheduled = false;
+  #notifyWindow: NodeJS.Timeout | undefined;
+  #notifyAgain = false;
 
   /**
-   * Tells the outbox's listeners (webhook fan-out, store shipments) of committed events once
-   * per turn of the event loop, however many orders committed in it: each listener looks for
-   * all that is pending, so one call serves them all.
+   * Tells the outbox's listeners (webhook fan-out, store shipments) that events were committed:
+   * at once, and then at most once per NOTIFY_WINDOW_MS however many orders commit meanwhile,
+   * the last of them at the window's end. Each listener looks for everything pending, so one
+   * call serves every commit before it.
    */
   #notifySoon(): void {
-    if (this.#notifyScheduled) return;
-    this.#notifyScheduled = true;
-    setImmediate(() => {
-      this.#notifyScheduled = false;
-      this.#outbox.notify();
-    });
+    if (this.#notifyWindow) {
+      this.#notifyAgain = true;
+      return;
+    }
+    this.#outbox.notify();
+    this.#notifyWindow = setTimeout(() => {
+      this.#notifyWindow = undefined;
+      if (!this.#notifyAgain) return;
+      this.#notifyAgain = false;
+      this.#notifySoon();
+    }, NOTIFY_WINDOW_MS);
+    this.#notifyWindow.unref();
   }
 
   /** After commit: what the decision left to do. */

@@ -39,6 +39,9 @@ const IDEMPOTENCY_RETENTION_DAYS = 30;
 
 type Trx = Transaction<Tables>;
 
+/** An order priced and with its files checked, ready to be written. */
+type Prepared = Awaited<ReturnType<QuotesService['price']>> & { fileStatus: Array<{ status: FileStatus; type: string | null }> };
+
 /**
  * Orders: placement (idempotent, priced like quotes, files checked, paid in the same
  * transaction as it is written), reading, cancelling, files supplied later, and the
@@ -89,33 +92,17 @@ export class OrdersService {
     opts: { idempotencyKey: string; source: OrderSource; storeId?: string | null },
   ): Promise<{ order: OrderView; duplicate: boolean }> {
     const requestHash = sha256Hex(canonicalJson({ source: opts.source, storeId: opts.storeId ?? null, input }));
-    // The key's first use and the reseller's terms are looked up side by side.
-    const resellerRow = this.#accounts.resellerRow(tenant.resellerId);
-    resellerRow.catch(() => undefined);
-    const earlier = await this.#replay(tenant, opts.idempotencyKey, requestHash);
-    if (earlier) return earlier;
-
-    const reseller = await resellerRow;
-    const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
-      lines: input.lines,
-      country: input.recipient.country,
-      discountBps: reseller.discount_bps,
-    });
-    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))]);
-    const fileProblems: ErrorDetail[] = [];
-    const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
-      if (!l.fileUrl) return { status: 'missing', type: null };
-      const check = checks.get(l.fileUrl)!;
-      if (!check.ok) {
-        fileProblems.push({ line: l.line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason });
-        return { status: 'missing', type: null };
-      }
-      return { status: check.needsConversion ? 'needs_conversion' : 'ok', type: check.fileType };
-    });
-    if (fileProblems.length > 0) {
-      const first = fileProblems[0]!;
-      throw unprocessable('invalid_file_url', `Line ${first.line}: ${first.message}`, fileProblems);
+    // A new key is claimed inside the transaction; a repeat is recognised there (or, when this
+    // copy of the request fails before it, right here) and answered with its first order.
+    let prepared: Prepared;
+    try {
+      prepared = await this.#prepare(tenant, input);
+    } catch (err) {
+      const earlier = await this.#replay(tenant, opts.idempotencyKey, requestHash);
+      if (earlier) return earlier;
+      throw err;
     }
+    const { quote, lines, fileStatus } = prepared;
 
     const { recipient } = input;
     const carrierContact: CarrierContact = {
@@ -232,6 +219,32 @@ export class OrdersService {
     await this.#payments.afterCommit(orderId, decision);
     // A card charge ran after the commit and changed the order: only then is it read again.
     return { order: final ? toOrderView(final, orderLines) : await this.get(tenant, orderId), duplicate: false };
+  }
+
+  /** Prices the lines on the reseller's terms and checks their print files (422 for any problem). */
+  async #prepare(tenant: Tenant, input: PlaceOrderInput): Promise<Prepared> {
+    const reseller = await this.#accounts.resellerRow(tenant.resellerId);
+    const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
+      lines: input.lines,
+      country: input.recipient.country,
+      discountBps: reseller.discount_bps,
+    });
+    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))]);
+    const fileProblems: ErrorDetail[] = [];
+    const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
+      if (!l.fileUrl) return { status: 'missing', type: null };
+      const check = checks.get(l.fileUrl)!;
+      if (!check.ok) {
+        fileProblems.push({ line: l.line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason });
+        return { status: 'missing', type: null };
+      }
+      return { status: check.needsConversion ? 'needs_conversion' : 'ok', type: check.fileType };
+    });
+    if (fileProblems.length > 0) {
+      const first = fileProblems[0]!;
+      throw unprocessable('invalid_file_url', `Line ${first.line}: ${first.message}`, fileProblems);
+    }
+    return { quote, lines, fileStatus };
   }
 
   /**
