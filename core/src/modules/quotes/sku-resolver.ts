@@ -1,5 +1,7 @@
 /** What a quote or order line needs of a reseller product (the reseller-products module implements it). */
 export interface ResellerSkuProduct {
+  /** The reseller product's id. */
+  id: string;
   sku: string;
   productId: string;
   options: Record<string, string | number>;

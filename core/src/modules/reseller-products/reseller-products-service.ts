@@ -71,7 +71,7 @@ export class ResellerProductsService implements SkuResolver {
       .where('reseller_id', '=', resellerId)
       .where('sku_key', '=', sku.toLowerCase())
       .executeTakeFirst();
-    return row ? { sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active } : undefined;
+    return row ? { id: row.id, sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active } : undefined;
   }
 
   async create(resellerId: string, input: ResellerProductInput): Promise<ResellerProduct> {

@@ -114,7 +114,7 @@ export class IngestionService {
       // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
       if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
     }
-    const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.connection(store).webhookSecret : undefined };
+    const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.webhookSecret(store) : undefined };
     const verdict = await connector.verifyWebhook(req, secrets);
     if (!verdict.ok) return { status: 401, body: { error: { code: 'invalid_signature', message: verdict.reason } } };
     if (verdict.acknowledgeOnly) return { status: 200, body: { received: true } };
@@ -253,7 +253,7 @@ export class IngestionService {
    */
   async ingestOrder(store: StoreRow, order: StoreOrder): Promise<void> {
     const now = new Date();
-    await this.#db
+    const ingest = await this.#db
       .insertInto('store_ingests')
       .values({
         id: newId('ing', now.getTime()),
@@ -270,9 +270,10 @@ export class IngestionService {
         created_at: now,
         updated_at: now,
       })
-      .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doNothing())
-      .execute();
-    const ingest = await this.#db.selectFrom('store_ingests').selectAll().where('store_id', '=', store.id).where('external_order_id', '=', order.externalId).executeTakeFirstOrThrow();
+      // A no-op update on conflict, so the one statement returns the row, new or existing.
+      .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doUpdateSet((eb) => ({ store_id: eb.ref('store_ingests.store_id') })))
+      .returningAll()
+      .executeTakeFirstOrThrow();
     const updatedAt = new Date(order.updatedAt);
     const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
     if (stale && !order.cancelled) return;
@@ -327,7 +328,7 @@ export class IngestionService {
         continue;
       }
       lines.push({ resellerSku: product.sku, quantity: line.quantity });
-      if (line.externalProductId || line.externalVariantId) await this.#discoverLink(store, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+      if (line.externalProductId || line.externalVariantId) await this.#stores.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
     }
     if (lines.length === 0) return record({ status: 'no_print_lines', skipped });
     if (!order.paid) return record({ status: 'waiting_payment', skipped });
@@ -351,12 +352,6 @@ export class IngestionService {
       }
       throw err;
     }
-  }
-
-  async #discoverLink(store: StoreRow, sku: string, externalProductId: string | null, externalVariantId: string | null): Promise<void> {
-    const product = await this.#db.selectFrom('reseller_products').select('id').where('reseller_id', '=', store.reseller_id).where('sku_key', '=', sku.toLowerCase()).executeTakeFirst();
-    if (!product) return;
-    await this.#stores.addLink({ resellerId: store.reseller_id, mode: store.mode }, store.id, { resellerProductId: product.id, sku, externalProductId, externalVariantId }, true);
   }
 
   /** Polls one store for orders changed since its cursor (polling platforms, and catch-up after missed webhooks). */

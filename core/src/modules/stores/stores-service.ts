@@ -31,9 +31,16 @@ export interface StoreView {
  * sealed at rest and never shown again. Disconnecting keeps the history, stops ingestion
  * and releases the SKU guard.
  */
+
+/** How long a recorded link is taken to exist before it is written again (idempotently). */
+const KNOWN_LINK_MS = 10 * 60_000;
 export class StoresService implements LinkRegistry {
   readonly #db: Db;
   readonly #box: SecretBox;
+  /** Webhook secrets by sealed value (see webhookSecret). */
+  readonly #openedSecrets = new Map<string, string>();
+  /** Discovered links recorded lately, until when they are trusted to exist (see discoverLink). */
+  readonly #knownLinks = new Map<string, number>();
   readonly #cursors: CursorCodec;
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
@@ -158,6 +165,50 @@ export class StoresService implements LinkRegistry {
     };
   }
 
+  /**
+   * The store's webhook secret, for checking a delivery's signature: opened once per sealed value
+   * (a new secret is a new sealed value, so a replaced secret is never served from here).
+   */
+  webhookSecret(row: StoreRow): string | undefined {
+    const sealed = row.webhook_secret_sealed;
+    if (!sealed) return undefined;
+    let secret = this.#openedSecrets.get(sealed);
+    if (secret === undefined) {
+      secret = this.#box.open(sealed);
+      if (this.#openedSecrets.size >= 1000) this.#openedSecrets.delete(this.#openedSecrets.keys().next().value!);
+      this.#openedSecrets.set(sealed, secret);
+    }
+    return secret;
+  }
+
+  /**
+   * Records a link seen on a store order (its listing sells this SKU) unless it is known: one
+   * statement the first time, none after (the links recorded lately are remembered).
+   */
+  async discoverLink(store: StoreRow, resellerProductId: string, sku: string, externalProductId: string | null, externalVariantId: string | null): Promise<void> {
+    const key = [store.id, resellerProductId, externalProductId ?? '', externalVariantId ?? ''].join('\u0000');
+    if ((this.#knownLinks.get(key) ?? 0) > Date.now()) return;
+    const now = new Date();
+    await this.#db
+      .insertInto('store_links')
+      .values({
+        id: newId('lnk', now.getTime()),
+        store_id: store.id,
+        reseller_product_id: resellerProductId,
+        sku,
+        external_product_id: externalProductId,
+        external_variant_id: externalVariantId,
+        discovered: true,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    this.#knownLinks.delete(key);
+    if (this.#knownLinks.size >= 10_000) this.#knownLinks.delete(this.#knownLinks.keys().next().value!);
+    // Remembered for a while only: a link deleted through another process is found again later.
+    this.#knownLinks.set(key, Date.now() + KNOWN_LINK_MS);
+  }
+
   async updateCredentials(id: string, credentials: unknown): Promise<void> {
     await this.#db.updateTable('stores').set({ credentials_sealed: this.#box.sealJson(credentials), updated_at: new Date() }).where('id', '=', id).execute();
   }
@@ -224,6 +275,7 @@ export class StoresService implements LinkRegistry {
   async removeLink(tenant: Tenant, storeId: string, linkId: string): Promise<{ id: string; deleted: true }> {
     await this.row(tenant, storeId);
     const deleted = await this.#db.deleteFrom('store_links').where('id', '=', linkId).where('store_id', '=', storeId).executeTakeFirst();
+    this.#knownLinks.clear();
     if (Number(deleted.numDeletedRows) === 0) throw notFound('store link', linkId);
     return { id: linkId, deleted: true };
   }
@@ -252,6 +304,7 @@ export class StoresService implements LinkRegistry {
 
   async removeLinksOf(resellerProductId: string): Promise<void> {
     await this.#db.deleteFrom('store_links').where('reseller_product_id', '=', resellerProductId).execute();
+    this.#knownLinks.clear();
   }
 
   // Ingests
