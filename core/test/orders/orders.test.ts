@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
+import { sendBytes } from '../helpers/https-server.ts';
 import { describeEachBackend } from '../helpers/test-service.ts';
+import { tinyHtml, tinyPdf } from '../print-files/print-file-fixtures.ts';
 import { orderBody, placeOrder, PRODUCT, RECIPIENT, startFileServer } from './orders-helpers.ts';
 
 async function eventsOf(db: any, orderId: string): Promise<string[]> {
@@ -84,6 +86,27 @@ describeEachBackend('orders', (get) => {
       expect(second.status).to.equal(200);
       expect(second.body.data.duplicate).to.equal(true);
       expect(second.body.data.id).to.equal(first.body.data.id);
+      const ledger = (await t.api(r.key, 'GET', '/wallet')).body.data.entries.data;
+      expect(ledger.filter((e: { kind: string }) => e.kind === 'order_payment')).to.have.length(1);
+    });
+
+    it('answers a repeat with its first order even when its file cannot be read any more, and charges once', async () => {
+      const t = get();
+      const r = await funded();
+      const path = `/art/replaced-${randomUUID().slice(0, 8)}.pdf`;
+      files.route(path, sendBytes(tinyPdf(), 'application/pdf'));
+      const body = orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}${path}` }] });
+      const key = randomUUID();
+      const first = await placeOrder(t, r.key, body, key);
+      expect(first.status).to.equal(201);
+      files.route(path, sendBytes(tinyHtml(), 'text/html'));
+      const second = await placeOrder(t, r.key, body, key);
+      expect(second.status, JSON.stringify(second.body)).to.equal(200);
+      expect(second.body.data).to.include({ id: first.body.data.id, duplicate: true });
+      // The same key with another body that fails too: still the key's answer.
+      const other = await placeOrder(t, r.key, { ...body, externalOrderId: 'other' }, key);
+      expect(other.status).to.equal(422);
+      expect(other.body.error.code).to.equal('idempotency_key_reused');
       const ledger = (await t.api(r.key, 'GET', '/wallet')).body.data.entries.data;
       expect(ledger.filter((e: { kind: string }) => e.kind === 'order_payment')).to.have.length(1);
     });
