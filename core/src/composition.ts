@@ -211,7 +211,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     callLimiter: (platform, rate) => createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}` }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
-  outbox.onWritten(() => void ingestion!.queueShipments().catch((err: Error) => logger.warn('shipment push not queued; the sweeper will retry', { error: err.message })));
+  outbox.onWritten(() => ingestion!.queueShipmentsSoon((err) => logger.warn('shipment push not queued; the sweeper will retry', { error: err.message })));
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });

@@ -22,6 +22,9 @@ type IngestJob = { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: s
  * idempotency key `<platform>:<store>:<order>`, so an order is never placed twice; shipments
  * are pushed back to the store.
  */
+
+/** How long order writes are gathered before one look for shipments to push (queueShipmentsSoon). */
+const SHIPMENTS_COALESCE_MS = 100;
 export class IngestionService {
   readonly #db: Db;
   readonly #stores: StoresService;
@@ -386,6 +389,30 @@ export class IngestionService {
     }
     return n;
   }
+
+  /**
+   * Asks for a queueShipments run soon: the calls of many order writes close together (every
+   * write with events calls this) share one run, and one made while a run is under way gets
+   * another run after it, so no shipment written meanwhile waits for the sweeper.
+   */
+  queueShipmentsSoon(onError: (err: Error) => void): void {
+    if (this.#shipments === 'running') this.#shipments = 'again';
+    if (this.#shipments !== 'idle') return;
+    this.#shipments = 'scheduled';
+    const run = () => {
+      this.#shipments = 'running';
+      this.queueShipments()
+        .catch(onError)
+        .finally(() => {
+          const again = this.#shipments === 'again';
+          this.#shipments = 'idle';
+          if (again) this.queueShipmentsSoon(onError);
+        });
+    };
+    setTimeout(run, SHIPMENTS_COALESCE_MS).unref();
+  }
+
+  #shipments: 'idle' | 'scheduled' | 'running' | 'again' = 'idle';
 
   /** Finds shipped store orders whose tracking has not been pushed and queues the push. */
   async queueShipments(): Promise<number> {
