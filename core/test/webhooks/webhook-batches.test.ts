@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { newId } from '../../src/infra/ids.ts';
-import { silentLogger } from '../../src/infra/logger.ts';
+import { createLogger, silentLogger } from '../../src/infra/logger.ts';
 import type { AddOptions, Queue, QueueCounts } from '../../src/infra/queue/job-queue.ts';
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
 import { WebhookDeliverer, type DeliveryJob } from '../../src/modules/webhooks/webhook-deliverer.ts';
@@ -46,8 +46,9 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
         db: t.service.db,
         box,
         safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
-        logger: silentLogger(),
-        options: resolveWebhooksOptions(FAST_WEBHOOKS.webhooks),
+        logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
+        // The fast retry schedule, but a timeout no busy test machine runs into: these tests are about claims and records.
+        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000 }),
       });
       d.useQueue(queue);
       return d;
@@ -113,13 +114,15 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       // Deleted between the fan-out and the attempt (its deliveries stay pending, as if the deletion raced the fan-out).
       await t.service.db.updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('id', '=', gone.id).execute();
       const queue = new RecordingQueue();
+      const before = Date.now();
       await (await deliverer(queue)).process({ deliveryIds: ids, attempt: 1 });
 
       const rows = await t.service.db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).execute();
       const of = (endpointId: string) => rows.filter((r) => r.endpoint_id === endpointId);
       expect(of(ok.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['delivered', 1, 200]));
       expect(of(failing.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['pending', 1, 500]));
-      for (const r of of(failing.id)) expect(r.next_attempt_at!.getTime()).to.be.greaterThan(Date.now());
+      // The next attempt is due one retry wait (300 ms, no jitter) after the outcome was written.
+      for (const r of of(failing.id)) expect(r.next_attempt_at!.getTime()).to.be.at.least(before + 300);
       expect(of(gone.id).map((r) => [r.status, r.last_error, r.next_attempt_at])).to.deep.equal(Array(4).fill(['cancelled', 'endpoint deleted', null]));
       expect(receiver.requests('/mixed-gone')).to.have.length(0);
       // One retry job per failed delivery, with the per-attempt id the sweeper uses too.

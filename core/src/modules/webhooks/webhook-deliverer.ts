@@ -5,6 +5,7 @@ import type { Queue } from '../../infra/queue/job-queue.ts';
 import { SafeFetchError, type SafeFetch } from '../../infra/safe-fetch/safe-fetch.ts';
 import type { EventEnvelope } from '../events/outbox.ts';
 import type { Db } from '../tables.ts';
+import { WebhookDbLane } from './webhook-db-lane.ts';
 import { PING_EVENT } from './webhook-event-types.ts';
 import { nextRetryDelay } from './webhook-retry-schedule.ts';
 import { signedHeaders } from './webhook-signer.ts';
@@ -63,6 +64,8 @@ type Result = { claimed: Claimed; outcome: Outcome; close?: undefined } | { clai
  */
 export class WebhookDeliverer {
   readonly #db: Db;
+  /** Batch claims and outcome writes: on a connection of their own while busy. */
+  readonly #lane: WebhookDbLane;
   readonly #box: SecretBox;
   readonly #safeFetch: SafeFetch;
   readonly #logger: Logger;
@@ -74,6 +77,7 @@ export class WebhookDeliverer {
 
   constructor(deps: { db: Db; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
     this.#db = deps.db;
+    this.#lane = new WebhookDbLane(deps.db);
     this.#box = deps.box;
     this.#safeFetch = deps.safeFetch;
     this.#logger = deps.logger;
@@ -144,7 +148,7 @@ export class WebhookDeliverer {
    */
   async #claimScheduled(ids: string[], attempt: number, now: Date): Promise<Claimed[]> {
     if (ids.length === 0) return [];
-    const { rows } = await sql<Claimed>`
+    const claim = sql<Claimed>`
       with due as (
         select id from webhook_deliveries
         where id in (${sql.join(ids)})
@@ -157,8 +161,8 @@ export class WebhookDeliverer {
       set attempts = ${attempt}, next_attempt_at = ${new Date(now.getTime() + this.#options.leaseMs)}, last_attempt_at = ${now}
       from due, webhook_endpoints as e, events as ev
       where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
-      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url, e.secret_sealed, e.deleted_at, e.disabled_at, e.failing_since, ev.payload`.execute(this.#db);
-    return rows;
+      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url, e.secret_sealed, e.deleted_at, e.disabled_at, e.failing_since, ev.payload`;
+    return (await this.#lane.run((db) => claim.execute(db))).rows;
   }
 
   /** Manual: the next attempt at once, whatever the schedule; a pending job for an earlier number then finds nothing. */
@@ -270,7 +274,7 @@ export class WebhookDeliverer {
     });
     // A closed delivery keeps its last outcome and gets no attempt row; a sent one must still be
     // pending at the claimed attempt (not cancelled by a deletion, not taken over after a lease ran out).
-    const { rows: updated } = await sql<{ id: string }>`
+    const write = sql<{ id: string }>`
       with v as (
         select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(
           id text, attempt int, closed boolean, status text, next_attempt_at timestamptz, delivered_at timestamptz,
@@ -298,7 +302,8 @@ export class WebhookDeliverer {
         on conflict (delivery_id, attempt) do nothing
         returning delivery_id
       )
-      select id from updated`.execute(this.#db);
+      select id from updated`;
+    const { rows: updated } = await this.#lane.run((db) => write.execute(db));
     await this.#trackStreaks(results);
     if (retries.length === 0) return;
     const scheduled = new Set(updated.map((u) => u.id));
