@@ -21,11 +21,13 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * reachable, else the embedded defaults), drives both with autocannon from this process, and
  * prints each scenario next to the baseline as a ratio.
  *
- * BENCH_DURATION (seconds per scenario, default 10), BENCH_CONNECTIONS (default 50),
+ * BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
+ * baseline, auth and catalogue runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
  * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -114,7 +116,15 @@ const CLOCK_TICKS = 100;
 
 let measuredPid: number | undefined;
 
-export async function measure(name: string, opts: autocannon.Options): Promise<Measured> {
+/**
+ * One autocannon run of BENCH_DURATION seconds. `warmUp` first sends the same requests for
+ * BENCH_WARMUP seconds (default 2), unmeasured, so the JIT has compiled the path being measured
+ * (only for requests that can be repeated without changing what is measured).
+ */
+export async function measure(name: string, opts: autocannon.Options & { warmUp?: boolean }): Promise<Measured> {
+  const { warmUp, ...options } = opts;
+  if (warmUp && WARMUP > 0) await autocannon({ duration: WARMUP, connections: CONNECTIONS, ...options });
+  opts = options;
   const cpuBefore = cpuMicros(measuredPid);
   const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
   const cpuAfter = cpuMicros(measuredPid);
@@ -190,7 +200,7 @@ async function main(): Promise<void> {
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     measuredPid = baseline.child.pid;
-    const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json` });
+    const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json`, warmUp: true });
     measuredPid = service.child.pid;
     const rows: Array<Measured & { ratio?: number }> = [base];
     for (const scenario of scenarios) {

@@ -10,7 +10,7 @@ export interface BenchContext {
   root: string;
   connections: number;
   duration: number;
-  measure(name: string, opts: autocannon.Options): Promise<Measured>;
+  measure(name: string, opts: autocannon.Options & { warmUp?: boolean }): Promise<Measured>;
 }
 
 export interface Scenario {
@@ -46,7 +46,7 @@ export const authScenario: Scenario = {
   name: 'auth',
   async run(ctx) {
     const { key } = await benchReseller(ctx);
-    return [await ctx.measure('GET /me (API key auth + rate limiter)', { url: `${ctx.baseUrl}/api/reseller/v1/me`, headers: apiHeaders(key) })];
+    return [await ctx.measure('GET /me (API key auth + rate limiter)', { url: `${ctx.baseUrl}/api/reseller/v1/me`, headers: apiHeaders(key), warmUp: true })];
   },
 };
 
@@ -54,10 +54,11 @@ export const catalogScenario: Scenario = {
   name: 'catalog',
   async run(ctx) {
     const { key } = await benchReseller(ctx);
-    const detail = await ctx.measure('GET /products/{id} (product detail)', { url: `${ctx.baseUrl}/api/reseller/v1/products/business-cards?lang=en`, headers: apiHeaders(key) });
+    const detail = await ctx.measure('GET /products/{id} (product detail)', { url: `${ctx.baseUrl}/api/reseller/v1/products/business-cards?lang=en`, headers: apiHeaders(key), warmUp: true });
     const quote = await ctx.measure('POST /quotes (three lines)', {
       url: `${ctx.baseUrl}/api/reseller/v1/quotes`,
       method: 'POST',
+      warmUp: true,
       headers: { ...apiHeaders(key), 'content-type': 'application/json' },
       body: JSON.stringify({
         country: 'DE',
