@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import { shopifyWebhook } from '@print-api/connector-kit/testing';
 import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { startTestService, type TestService } from '../../../core/test/helpers/test-service.ts';
-import { startFileServer } from '../../../core/test/orders/orders-helpers.ts';
+import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
+import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
@@ -15,20 +14,8 @@ import { cancelledOrder, shopifyOrder, unpaidOrder, updatedAt } from './shopify-
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };
-const SKU = 'POSTER-TULIPS';
 const ORDER_ID = '6512345678901';
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
-
-/** Waits until `probe` returns something truthy (the queues work asynchronously). */
-async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]!);
 
@@ -38,25 +25,8 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
   let files: TestHttpsServer;
   let shops = 0;
 
-  before(async function () {
-    nock.disableNetConnect();
-    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-    files = await startFileServer();
-    // Live orders wait for the back-office (so cancellation can happen before production);
-    // sandbox (test-mode) orders always run through the production simulator, every 50 ms.
-    t = await startTestService(
-      this,
-      'postgres+redis',
-      { PUBLIC_URL, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50' },
-      { connectors: [shopifyConnector], connectorSettings: { SHOPIFY: APP }, maintenanceIntervalMs: 200 },
-    );
-  });
-
-  after(async () => {
-    await t?.close();
-    await files?.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
+  connectorE2eService(PUBLIC_URL, { connectors: [shopifyConnector], connectorSettings: { SHOPIFY: APP } }, (started) => {
+    ({ t, files } = started);
   });
 
   const db = () => t.service.db;
@@ -66,14 +36,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
   const storeRow = (storeId: string) => db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
   const newShop = () => new FakeShopifyStore({ name: `tulip-prints-${++shops}`, app: APP, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
 
-  /** An approved reseller with the poster product (and a funded wallet when live). */
-  async function reseller(mode: 'live' | 'test' = 'live') {
-    const r = await t.reseller({ mode });
-    if (mode === 'live') await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 1_000_000, mode });
-    const product = await t.api(r.key, 'POST', '/reseller-products', { sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
-    expect(product.status, JSON.stringify(product.body)).to.equal(201);
-    return r;
-  }
+  const reseller = (mode: 'live' | 'test' = 'live') => posterReseller(t, files, mode);
 
   /** The OAuth install as a merchant's browser goes through it; answers the callback's response. */
   async function oauthInstall(key: string, shop: FakeShopifyStore, opts: { tamper?: (q: Record<string, string>) => Record<string, string>; forge?: (callbackUrl: string) => string } = {}) {

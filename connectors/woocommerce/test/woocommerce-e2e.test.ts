@@ -1,26 +1,13 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { startTestService, type TestService } from '../../../core/test/helpers/test-service.ts';
-import { startFileServer } from '../../../core/test/orders/orders-helpers.ts';
+import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
+import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
-const SKU = 'POSTER-TULIPS';
-
-/** Waits until `probe` returns something truthy (the queues work asynchronously). */
-async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
   this.timeout(30_000);
@@ -28,25 +15,8 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
   let files: TestHttpsServer;
   let shops = 0;
 
-  before(async function () {
-    nock.disableNetConnect();
-    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-    files = await startFileServer();
-    // Live orders wait for the back-office (so cancellation can happen before production);
-    // sandbox (test-mode) orders always run through the production simulator, every 50 ms.
-    t = await startTestService(
-      this,
-      'postgres+redis',
-      { PUBLIC_URL, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50' },
-      { connectors: [wooCommerceConnector], maintenanceIntervalMs: 200 },
-    );
-  });
-
-  after(async () => {
-    await t?.close();
-    await files?.close();
-    nock.cleanAll();
-    nock.enableNetConnect();
+  connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
+    ({ t, files } = started);
   });
 
   const db = () => t.service.db;
@@ -57,10 +27,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
   /** A reseller with a funded wallet and the poster product, and a WooCommerce store connected with pasted keys. */
   async function connected(opts: { mode?: 'live' | 'test' } = {}) {
     const mode = opts.mode ?? 'live';
-    const reseller = await t.reseller({ mode });
-    if (mode === 'live') await t.admin('POST', `/resellers/${reseller.id}/wallet/top-ups`, { amountCents: 1_000_000, mode });
-    const product = await t.api(reseller.key, 'POST', '/reseller-products', { sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
-    expect(product.status, JSON.stringify(product.body)).to.equal(201);
+    const reseller = await posterReseller(t, files, mode);
     const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     const res = await t.api(reseller.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
