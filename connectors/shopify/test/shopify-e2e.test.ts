@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { shopifyWebhook } from '@print-api/connector-kit/testing';
 import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
 import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
@@ -265,7 +265,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
     it('catches up an order whose webhooks were missed', async () => {
       const { shop, storeId } = await installed();
       shop.save(updatedAt(shopifyOrder(), new Date(Date.now() - 60_000).toISOString()));
-      await t.service.services.ingestion.poll(storeId);
+      await pollNow(t, storeId);
       expect(await ingest(storeId)).to.include({ status: 'placed' });
       expect(await printOrders(storeId)).to.have.length(1);
       expect(await events(storeId)).to.deep.equal([]);
@@ -279,7 +279,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       await stores.updateCredentials(storeId, { ...old, expiresAt: new Date(Date.now() + 60_000).toISOString() });
       shop.expireTokens();
       shop.save(updatedAt(shopifyOrder(), new Date(Date.now() - 30_000).toISOString()));
-      await t.service.services.ingestion.poll(storeId);
+      await pollNow(t, storeId);
       expect(await ingest(storeId)).to.include({ status: 'placed' });
       const renewed = stores.connection(await storeRow(storeId)).credentials as OAuthCredentials;
       expect(renewed.accessToken).not.to.equal(old.accessToken);

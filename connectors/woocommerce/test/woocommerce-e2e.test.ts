@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
 import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
@@ -259,7 +259,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       // The delivery failed (and WooCommerce never retries); after more failures it disabled the webhook.
       shop.hook('order.created').status = 'disabled';
       shop.save(modifiedAt(wooOrder(), new Date(Date.now() - 60_000).toISOString().slice(0, 19)) as WooOrderJson);
-      await t.service.services.ingestion.poll(storeId);
+      await pollNow(t, storeId);
       const row = await ingest(storeId, 1842);
       expect(row).to.include({ status: 'placed' });
       expect(await printOrders(storeId)).to.have.length(1);

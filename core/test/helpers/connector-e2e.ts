@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import type { Overrides } from '../../src/composition.ts';
+import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 import type { TestHttpsServer } from './https-server.ts';
 import { startTestService, type TestService } from './test-service.ts';
@@ -46,4 +47,19 @@ export async function posterReseller(t: TestService, files: TestHttpsServer, mod
   const product = await t.api(r.key, 'POST', '/reseller-products', { sku: POSTER_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
   expect(product.status, JSON.stringify(product.body)).to.equal(201);
   return r;
+}
+
+/**
+ * Polls a store now, the way its queue job would: when the store's platform budget is spent
+ * (the connect flow has just made its calls), waits as long as the limiter says and tries again.
+ */
+export async function pollNow(t: TestService, storeId: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await t.service.services.ingestion.poll(storeId);
+    } catch (err) {
+      if (!(err instanceof RetryLaterError) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, err.retryAfterMs));
+    }
+  }
 }
