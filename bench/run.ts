@@ -21,13 +21,16 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * reachable, else the embedded defaults), drives both with autocannon from this process, and
  * prints each scenario next to the baseline as a ratio.
  *
- * BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
+ * BENCH_TOPOLOGY (split: ROLE=api + ROLE=worker processes, the default with PostgreSQL + Redis;
+ * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
  * baseline, auth and catalogue runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
  * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000).
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+/** split (default with PostgreSQL + Redis): an API process and a worker process; single: ROLE=all. */
+const TOPOLOGY = process.env.BENCH_TOPOLOGY ?? 'split';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean);
 const PG_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -44,13 +47,13 @@ async function reachable(): Promise<{ pg: boolean; redis: boolean }> {
   return { pg: pgUp, redis: redisUp };
 }
 
-function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
+function startChild(script: string, env: Record<string, string>, ready?: RegExp): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && script.includes('main') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const port = /"port":(\d+)/.exec(out)?.[1] ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+      const port = /"port":(\d+)/.exec(out)?.[1] ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? (ready?.test(out) ? '0' : undefined);
       if (port) {
         child.stdout!.off('data', onData);
         child.stdout!.resume();
@@ -114,7 +117,18 @@ function cpuMicros(pid: number | undefined): number | undefined {
 }
 const CLOCK_TICKS = 100;
 
-let measuredPid: number | undefined;
+/** The processes whose CPU time a measurement counts: the baseline's, or the service's (API and worker). */
+let measuredPids: number[] = [];
+
+function cpuOfMeasured(): number | undefined {
+  let sum = 0;
+  for (const pid of measuredPids) {
+    const micros = cpuMicros(pid);
+    if (micros === undefined) return undefined;
+    sum += micros;
+  }
+  return measuredPids.length > 0 ? sum : undefined;
+}
 
 /**
  * One autocannon run of BENCH_DURATION seconds. `warmUp` first sends the same requests for
@@ -125,9 +139,9 @@ export async function measure(name: string, opts: autocannon.Options & { warmUp?
   const { warmUp, ...options } = opts;
   if (warmUp && WARMUP > 0) await autocannon({ duration: WARMUP, connections: CONNECTIONS, ...options });
   opts = options;
-  const cpuBefore = cpuMicros(measuredPid);
+  const cpuBefore = cpuOfMeasured();
   const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...opts });
-  const cpuAfter = cpuMicros(measuredPid);
+  const cpuAfter = cpuOfMeasured();
   return {
     name,
     ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / result.requests.total } : {}),
@@ -193,15 +207,20 @@ async function main(): Promise<void> {
 
     const baseline = await startChild('bench/baseline-server.ts', {});
     children.push(baseline.child);
-    const service = await startChild('core/src/main.ts', env);
+    // As deployed: with PostgreSQL and Redis, one API process and one worker process (ROLE),
+    // so webhook acknowledgements and API calls never wait behind queue work on one event loop.
+    const split = TOPOLOGY === 'split' && env.DATABASE_URL !== undefined && env.REDIS_URL !== undefined;
+    const service = await startChild('core/src/main.ts', { ...env, ...(split ? { ROLE: 'api' } : {}) });
     children.push(service.child);
+    const worker = split ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/) : undefined;
+    if (worker) children.push(worker.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
     const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
 
-    process.stdout.write(`\nprint-api bench — ${backend}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
-    measuredPid = baseline.child.pid;
+    process.stdout.write(`\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
+    measuredPids = [baseline.child.pid!];
     const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json`, warmUp: true });
-    measuredPid = service.child.pid;
+    measuredPids = [service.child.pid, worker?.child.pid].filter((pid): pid is number => pid !== undefined);
     const rows: Array<Measured & { ratio?: number }> = [base];
     for (const scenario of scenarios) {
       if (ONLY && !ONLY.includes(scenario.name)) continue;

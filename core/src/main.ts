@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     }
   } else {
     logger.info('worker started', { database: service.databaseKind });
+    if (config.NODE_ENV !== 'production') process.stdout.write(`\nReseller Print API worker started; database: ${service.databaseKind}; queue: BullMQ on Redis\n\n`);
   }
 
   let stopping = false;
