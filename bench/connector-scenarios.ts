@@ -123,7 +123,9 @@ export const connectorIngestScenario: Scenario = {
       return [];
     }
     const rows: Measured[] = [];
-    for (const p of platforms) {
+    // BENCH_PLATFORMS=shopify,woocommerce (default: both)
+    const only = process.env.BENCH_PLATFORMS?.split(',').filter(Boolean);
+    for (const p of platforms.filter((x) => !only || only.includes(x.slug))) {
       const { key } = await benchReseller(ctx, 0);
       const resellerId = await benchResellerId(ctx, key);
       for (let i = 0; i < 20; i++) await topUp(ctx, resellerId, 100_000_000);
