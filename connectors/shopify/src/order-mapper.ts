@@ -12,10 +12,15 @@ const PAID = new Set(['paid', 'partially_refunded']);
  * (its documented example order is 820982911946154508, which a double rounds to …500).
  */
 export function parseJsonExact(text: string): unknown {
+  // An integer beyond 2^53 has at least 16 digits; without such a run of digits anywhere, the
+  // plain parse is exact (and several times faster than one with a reviver).
+  if (!SIXTEEN_DIGITS.test(text)) return JSON.parse(text);
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
     typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source) ? context.source : value,
   );
 }
+
+const SIXTEEN_DIGITS = /\d{16}/;
 
 /** `gid://shopify/Order/820982911946154508` -> `820982911946154508`. */
 export function legacyId(gid: string): string {

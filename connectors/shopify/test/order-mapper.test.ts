@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { ConnectorError } from '@print-api/connector-kit';
 import { mapGraphqlOrder, mapWebhookOrder, parseJsonExact } from '../src/order-mapper.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
@@ -68,6 +69,21 @@ describe('Shopify order mapper', () => {
     const { admin_graphql_api_id: _gid, ...withoutGid } = parsed;
     expect(mapWebhookOrder(withoutGid).externalId).to.equal('820982911946154508');
     expect(parseJsonExact('{"rate":0.21,"n":3}')).to.deep.equal({ rate: 0.21, n: 3 });
+  });
+
+  it('parses exactly as JSON.parse does whenever no integer is beyond 2^53, and keeps the ones beyond exact', () => {
+    fc.assert(
+      fc.property(fc.jsonValue().filter((v) => !JSON.stringify(v).match(/\d{16}/)), (value) => {
+        const text = JSON.stringify(value);
+        expect(parseJsonExact(text)).to.deep.equal(JSON.parse(text));
+      }),
+    );
+    fc.assert(
+      fc.property(fc.bigInt({ min: 2n ** 53n, max: 2n ** 63n - 1n }), fc.string(), (id, note) => {
+        const parsed = parseJsonExact(`{"id":${id},"note":${JSON.stringify(note)},"n":[1,-${id}]}`) as { id: unknown; note: string; n: unknown[] };
+        expect(parsed).to.deep.equal({ id: String(id), note, n: [1, `-${id}`] });
+      }),
+    );
   });
 
   it('falls back to first and last name, the order phone and contact email; no address means no recipient', () => {
