@@ -1,9 +1,11 @@
 import { expect } from 'chai';
+import { sql } from 'kysely';
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { newId } from '../../src/infra/ids.ts';
 import { createLogger, silentLogger } from '../../src/infra/logger.ts';
 import type { AddOptions, Queue, QueueCounts } from '../../src/infra/queue/job-queue.ts';
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
+import { WebhookDbLane } from '../../src/modules/webhooks/webhook-db-lane.ts';
 import { WebhookDeliverer, type DeliveryJob } from '../../src/modules/webhooks/webhook-deliverer.ts';
 import { resolveWebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
@@ -143,6 +145,34 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       await (await deliverer()).process(retry!.data);
       const after = await t.service.db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', failing.id).executeTakeFirstOrThrow();
       expect(after.failing_since).to.equal(null);
+    });
+
+    it('runs statements on its own connections: each caller gets its result or its error, transactions stay whole, and work goes on after the linger', async () => {
+      const lane = new WebhookDbLane(t.service.db, { connections: 2, lingerMs: 50 });
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => lane.run((db) => sql<{ n: number }>`select ${i}::int as n`.execute(db))));
+      expect(results.map((r) => r.rows[0]!.n)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i));
+      // A failing statement fails its caller only.
+      const [bad, good] = await Promise.allSettled([lane.run((db) => sql`select * from no_such_table`.execute(db)), lane.run((db) => sql<{ n: number }>`select 1 as n`.execute(db))]);
+      expect(bad.status).to.equal('rejected');
+      expect(good.status === 'fulfilled' && good.value.rows[0]!.n).to.equal(1);
+      // A transaction on a lane connection is not entered by the statements queued behind it.
+      const { id: resellerId } = await t.reseller();
+      const [eventId] = await writeEvents(t, { resellerId, notify: false });
+      const seen = await Promise.all([
+        lane.run((db) =>
+          db.transaction().execute(async (trx) => {
+            await trx.updateTable('events').set({ dispatched_at: new Date(0) }).where('id', '=', eventId!).execute();
+            await sql`select pg_sleep(0.05)`.execute(trx);
+            throw new Error('rolled back');
+          }),
+        ).catch(() => 'rolled back'),
+        ...Array.from({ length: 3 }, () => lane.run((db) => db.selectFrom('events').select('dispatched_at').where('id', '=', eventId!).executeTakeFirstOrThrow())),
+      ]);
+      expect(seen[0]).to.equal('rolled back');
+      for (const row of seen.slice(1)) expect((row as { dispatched_at: Date | null }).dispatched_at).to.equal(null);
+      // After the linger the connections are given back; the next statement takes one again.
+      await new Promise((r) => setTimeout(r, 150));
+      expect((await lane.run((db) => sql<{ n: number }>`select 2 as n`.execute(db))).rows[0]!.n).to.equal(2);
     });
 
     it('signs with a changed endpoint secret at once (the decrypted-secret cache follows the stored secret)', async () => {

@@ -8,35 +8,40 @@ interface Task {
 }
 
 /**
- * Runs the deliverer's hot statements (batch claims and outcome writes) on one pooled
- * connection that it keeps while they keep coming, and gives back after `lingerMs` without
- * work. Under API load every other query of the process queues for the shared pool; a claim
- * or an outcome write waiting its turn there (hundreds of ms) would hold a whole batch of
- * deliveries back. One connection is plenty: a statement covers a whole batch.
+ * Runs the deliverer's hot statements (batch claims and outcome writes, the fan-out) on up to
+ * `connections` pooled connections that it keeps while statements keep coming, each given back
+ * after `lingerMs` without work. Under API load every other query of the process queues for
+ * the shared pool; a claim or an outcome write waiting its turn there (hundreds of ms) would
+ * hold a whole batch of deliveries back. A few connections are plenty: a statement covers a
+ * whole batch.
  *
  * On PGlite (one connection for the whole process) there is no pool to wait for, and keeping
  * the connection would block every other query: statements then run on `db` directly.
  */
 export class WebhookDbLane {
   readonly #db: Db;
+  readonly #connections: number;
   readonly #lingerMs: number;
   readonly #tasks: Task[] = [];
   #pooled: Promise<boolean> | undefined;
-  #holding = false;
-  /** Wakes a lingering holder when a statement arrives. */
-  #wake: (() => void) | undefined;
+  /** Connections held now. */
+  #holders = 0;
+  /** Holders waiting for a statement (each wakes when given one). */
+  readonly #idle: Array<() => void> = [];
 
-  constructor(db: Db, lingerMs = 250) {
+  constructor(db: Db, options: { connections?: number; lingerMs?: number } = {}) {
     this.#db = db;
-    this.#lingerMs = lingerMs;
+    this.#connections = Math.max(1, options.connections ?? 1);
+    this.#lingerMs = options.lingerMs ?? 250;
   }
 
   async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
     if (!(await this.#isPooled())) return work(this.#db);
     return new Promise<T>((resolve, reject) => {
       this.#tasks.push({ run: work, resolve: resolve as (value: unknown) => void, reject });
-      this.#wake?.();
-      this.#hold();
+      const idle = this.#idle.shift();
+      if (idle) idle();
+      else if (this.#holders < this.#connections) this.#hold();
     });
   }
 
@@ -51,46 +56,43 @@ export class WebhookDbLane {
     return this.#pooled;
   }
 
-  /** Takes a connection (once) and runs queued statements on it until none came for `lingerMs`. */
+  /** Takes a connection and runs queued statements on it, one at a time, until none came for `lingerMs`. */
   #hold(): void {
-    if (this.#holding) return;
-    this.#holding = true;
+    this.#holders++;
     this.#db
       .connection()
       .execute(async (conn) => {
         for (;;) {
-          while (this.#tasks.length > 0) {
-            // Statements on one connection run one after the other anyway; each settles its own caller.
-            const tasks = this.#tasks.splice(0);
-            await Promise.all(tasks.map((t) => t.run(conn).then(t.resolve, t.reject)));
-          }
-          if (!(await this.#more())) return;
+          const task = this.#tasks.shift();
+          if (task) await task.run(conn).then(task.resolve, task.reject);
+          else if (!(await this.#more())) return;
         }
       })
       .catch((err: unknown) => {
         // The connection could not be had or broke: whatever still waits fails now, like a failed query.
-        for (const t of this.#tasks.splice(0)) t.reject(err);
+        if (this.#holders === 1) for (const t of this.#tasks.splice(0)) t.reject(err);
       })
       .finally(() => {
-        this.#holding = false;
-        if (this.#tasks.length > 0) this.#hold();
+        this.#holders--;
+        if (this.#tasks.length > 0 && this.#holders < this.#connections) this.#hold();
       });
   }
 
-  /** Waits up to `lingerMs` for another statement; true when one came. */
+  /** Waits up to `lingerMs` to be given a statement; true when one came. */
   #more(): Promise<boolean> {
     if (this.#tasks.length > 0) return Promise.resolve(true);
     return new Promise<boolean>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
       const timer = setTimeout(() => {
-        this.#wake = undefined;
+        const i = this.#idle.indexOf(wake);
+        if (i >= 0) this.#idle.splice(i, 1);
         resolve(false);
       }, this.#lingerMs);
       timer.unref();
-      this.#wake = () => {
-        clearTimeout(timer);
-        this.#wake = undefined;
-        resolve(true);
-      };
+      this.#idle.push(wake);
     });
   }
 }

@@ -75,9 +75,9 @@ export class WebhookDeliverer {
   readonly #secrets = new Map<string, string>();
   #queue: Queue<DeliveryJob> | undefined;
 
-  constructor(deps: { db: Db; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+  constructor(deps: { db: Db; lane?: WebhookDbLane; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
     this.#db = deps.db;
-    this.#lane = new WebhookDbLane(deps.db);
+    this.#lane = deps.lane ?? new WebhookDbLane(deps.db);
     this.#box = deps.box;
     this.#safeFetch = deps.safeFetch;
     this.#logger = deps.logger;

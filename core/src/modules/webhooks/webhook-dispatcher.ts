@@ -1,6 +1,7 @@
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';
+import { WebhookDbLane } from './webhook-db-lane.ts';
 import type { WebhookDeliverer } from './webhook-deliverer.ts';
 import { isSubscribed } from './webhook-event-types.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';
@@ -24,6 +25,8 @@ export interface SweepReport {
  */
 export class WebhookDispatcher {
   readonly #db: Db;
+  /** The fan-out transaction: on a connection of its own while busy, not behind API queries in the pool. */
+  readonly #lane: WebhookDbLane;
   readonly #deliverer: WebhookDeliverer;
   readonly #logger: Logger;
   readonly #options: WebhooksOptions;
@@ -31,8 +34,9 @@ export class WebhookDispatcher {
   #running: Promise<number> | undefined;
   #again = false;
 
-  constructor(deps: { db: Db; deliverer: WebhookDeliverer; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+  constructor(deps: { db: Db; lane?: WebhookDbLane; deliverer: WebhookDeliverer; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
     this.#db = deps.db;
+    this.#lane = deps.lane ?? new WebhookDbLane(deps.db);
     this.#deliverer = deps.deliverer;
     this.#logger = deps.logger;
     this.#options = deps.options;
@@ -74,57 +78,59 @@ export class WebhookDispatcher {
   }
 
   async #fanOutBatch(): Promise<number> {
-    const { events, created } = await this.#db.transaction().execute(async (trx) => {
-      // SKIP LOCKED: several processes fan out side by side, each taking other events.
-      const events = await trx
-        .selectFrom('events')
-        .select(['id', 'reseller_id', 'mode', 'type', 'created_at'])
-        .where('dispatched_at', 'is', null)
-        .orderBy('created_at')
-        .limit(FAN_OUT_BATCH)
-        .forUpdate()
-        .skipLocked()
-        .execute();
-      if (events.length === 0) return { events, created: [] };
-      const endpoints = await trx
-        .selectFrom('webhook_endpoints')
-        .select(['id', 'reseller_id', 'mode', 'events', 'created_at'])
-        .where('reseller_id', 'in', [...new Set(events.map((e) => e.reseller_id))])
-        .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null)
-        .execute();
-      const now = this.#clock();
-      const rows = events.flatMap((ev) =>
-        endpoints
-          // Same account and mode (a test endpoint never sees a live event), subscribed, and registered before the event happened.
-          .filter((ep) => ep.reseller_id === ev.reseller_id && ep.mode === ev.mode && isSubscribed(ep.events, ev.type) && ep.created_at.getTime() <= ev.created_at.getTime())
-          .map((ep) => ({
-            id: newId('whd', now.getTime()),
-            endpoint_id: ep.id,
-            event_id: ev.id,
-            event_type: ev.type,
-            status: 'pending' as const,
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-          })),
-      );
-      const created =
-        rows.length === 0
-          ? []
-          : await trx
-              .insertInto('webhook_deliveries')
-              .values(rows)
-              .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-              .returning('id')
-              .execute();
-      await trx
-        .updateTable('events')
-        .set({ dispatched_at: now })
-        .where('id', 'in', events.map((e) => e.id))
-        .execute();
-      return { events, created };
-    });
+    const { events, created } = await this.#lane.run((db) =>
+      db.transaction().execute(async (trx) => {
+        // SKIP LOCKED: several processes fan out side by side, each taking other events.
+        const events = await trx
+          .selectFrom('events')
+          .select(['id', 'reseller_id', 'mode', 'type', 'created_at'])
+          .where('dispatched_at', 'is', null)
+          .orderBy('created_at')
+          .limit(FAN_OUT_BATCH)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (events.length === 0) return { events, created: [] };
+        const endpoints = await trx
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'reseller_id', 'mode', 'events', 'created_at'])
+          .where('reseller_id', 'in', [...new Set(events.map((e) => e.reseller_id))])
+          .where('deleted_at', 'is', null)
+          .where('disabled_at', 'is', null)
+          .execute();
+        const now = this.#clock();
+        const rows = events.flatMap((ev) =>
+          endpoints
+            // Same account and mode (a test endpoint never sees a live event), subscribed, and registered before the event happened.
+            .filter((ep) => ep.reseller_id === ev.reseller_id && ep.mode === ev.mode && isSubscribed(ep.events, ev.type) && ep.created_at.getTime() <= ev.created_at.getTime())
+            .map((ep) => ({
+              id: newId('whd', now.getTime()),
+              endpoint_id: ep.id,
+              event_id: ev.id,
+              event_type: ev.type,
+              status: 'pending' as const,
+              attempts: 0,
+              next_attempt_at: now,
+              created_at: now,
+            })),
+        );
+        const created =
+          rows.length === 0
+            ? []
+            : await trx
+                .insertInto('webhook_deliveries')
+                .values(rows)
+                .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+                .returning('id')
+                .execute();
+        await trx
+          .updateTable('events')
+          .set({ dispatched_at: now })
+          .where('id', 'in', events.map((e) => e.id))
+          .execute();
+        return { events, created };
+      }),
+    );
     if (created.length > 0) {
       await this.#deliverer
         .enqueueFirst(created.map((c) => c.id))

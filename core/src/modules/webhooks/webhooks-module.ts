@@ -6,6 +6,7 @@ import type { JobQueue } from '../../infra/queue/job-queue.ts';
 import type { SafeFetchClient } from '../../infra/safe-fetch/safe-fetch.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Db } from '../tables.ts';
+import { WebhookDbLane } from './webhook-db-lane.ts';
 import { WebhookDeliverer, type DeliveryJob } from './webhook-deliverer.ts';
 import { WebhookDeliveriesService } from './webhook-deliveries-service.ts';
 import { WebhookDispatcher, type SweepReport } from './webhook-dispatcher.ts';
@@ -51,12 +52,13 @@ export class WebhooksModule {
     const logger = deps.logger.child({ module: 'webhooks' });
     this.options = options;
     this.#logger = logger;
-    this.deliverer = new WebhookDeliverer({ db: deps.db, box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
+    // Batch claims and outcome writes on up to three connections while busy, the fan-out on another.
+    this.deliverer = new WebhookDeliverer({ db: deps.db, lane: new WebhookDbLane(deps.db, { connections: 3 }), box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
     const deliverer = this.deliverer;
     // One attempt of a batch per job; the retry schedule is in the delivery rows, so the queue never retries by itself.
     const jobs = Math.max(1, Math.ceil(options.concurrency / Math.max(1, options.batchSize)));
     deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data) }));
-    this.dispatcher = new WebhookDispatcher({ db: deps.db, deliverer, logger, options, clock });
+    this.dispatcher = new WebhookDispatcher({ db: deps.db, lane: new WebhookDbLane(deps.db), deliverer, logger, options, clock });
     this.endpoints = new WebhookEndpointsService({
       db: deps.db,
       box: deps.box,
