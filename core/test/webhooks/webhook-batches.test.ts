@@ -7,7 +7,7 @@ import type { AddOptions, Queue, QueueCounts } from '../../src/infra/queue/job-q
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
 import { WebhookDbLane } from '../../src/modules/webhooks/webhook-db-lane.ts';
 import { WebhookDeliverer, type DeliveryJob } from '../../src/modules/webhooks/webhook-deliverer.ts';
-import { resolveWebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
+import { resolveWebhooksOptions, type WebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { testCertificates } from '../helpers/tls.ts';
 import { createEndpoint, deliveries, FAST_WEBHOOKS, Receiver, signatureIsValid, waitFor, writeEvents } from './webhook-test-helpers.ts';
@@ -43,14 +43,14 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     });
 
     /** A second "process": its own deliverer over the same database. */
-    async function deliverer(queue = new RecordingQueue()): Promise<WebhookDeliverer> {
+    async function deliverer(queue = new RecordingQueue(), options: Partial<WebhooksOptions> = {}): Promise<WebhookDeliverer> {
       const d = new WebhookDeliverer({
         db: t.service.db,
         box,
         safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
         // The fast retry schedule, but a timeout no busy test machine runs into: these tests are about claims and records.
-        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000 }),
+        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, ...options }),
       });
       d.useQueue(queue);
       return d;
@@ -145,6 +145,29 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       await (await deliverer()).process(retry!.data);
       const after = await t.service.db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', failing.id).executeTakeFirstOrThrow();
       expect(after.failing_since).to.equal(null);
+    });
+
+    it('sends at most perHostConcurrency at once to a host, and a send waiting its turn is not on the timeout clock', async () => {
+      const { id: resellerId, key } = await t.reseller();
+      let inFlight = 0;
+      let most = 0;
+      const endpoint = await createEndpoint(t, key, receiver.hook('/one-host'));
+      receiver.server.route('/one-host', (_req, res) => {
+        most = Math.max(most, ++inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200).end('ok');
+        }, 300);
+      });
+      const ids = await dueDeliveries(resellerId, [endpoint.id], 6);
+      const started = Date.now();
+      // Each answer takes 300 ms, within the 700 ms timeout; the batch takes three turns of two.
+      await (await deliverer(new RecordingQueue(), { perHostConcurrency: 2, timeoutMs: 700 })).process({ deliveryIds: ids, attempt: 1 });
+      expect(Date.now() - started).to.be.at.least(850);
+      expect(most).to.equal(2);
+      const rows = await t.service.db.selectFrom('webhook_deliveries').select(['status', 'last_latency_ms']).where('id', 'in', ids).execute();
+      expect(rows.map((r) => r.status)).to.deep.equal(Array(6).fill('delivered'));
+      for (const r of rows) expect(r.last_latency_ms!).to.be.below(700);
     });
 
     it('runs statements on its own connections: each caller gets its result or its error, transactions stay whole, and work goes on after the linger', async () => {

@@ -73,6 +73,8 @@ export class WebhookDeliverer {
   readonly #clock: () => Date;
   /** Sealed secret -> secret: opening AES-GCM once per endpoint secret, not once per attempt. */
   readonly #secrets = new Map<string, string>();
+  /** Sends in flight per receiver host, across the jobs of this process. */
+  readonly #hosts: HostGate;
   #queue: Queue<DeliveryJob> | undefined;
 
   constructor(deps: { db: Db; lane?: WebhookDbLane; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
@@ -83,6 +85,7 @@ export class WebhookDeliverer {
     this.#logger = deps.logger;
     this.#options = deps.options;
     this.#clock = deps.clock ?? (() => new Date());
+    this.#hosts = new HostGate(deps.options.perHostConcurrency);
   }
 
   /** The queue that carries attempts (defined by the module, whose processor calls `process`). */
@@ -187,6 +190,8 @@ export class WebhookDeliverer {
       claimed.map(async (c): Promise<Result> => {
         if (c.deleted_at) return { claimed: c, close: { status: 'cancelled', reason: 'endpoint deleted' } };
         if (c.disabled_at && trigger === 'scheduled') return { claimed: c, close: { status: 'failed', reason: 'endpoint disabled' } };
+        // Waiting for a turn at the receiver's host happens here, off the clock of its 10 s timeout.
+        const release = await this.#hosts.acquire(hostOf(c.url));
         const startedAt = this.#clock();
         try {
           let built = bodies.get(c.event_id);
@@ -206,6 +211,8 @@ export class WebhookDeliverer {
         } catch (err) {
           // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
           return { claimed: c, outcome: { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` } };
+        } finally {
+          release();
         }
       }),
     );
@@ -349,6 +356,50 @@ export class WebhookDeliverer {
       }
     }
     await Promise.all(writes);
+  }
+}
+
+/** Host and port of a URL (the outbound agent's unit); the raw text when it does not parse (safe-fetch then says why). */
+function hostOf(url: string): string {
+  return URL.parse(url)?.host ?? url;
+}
+
+/** At most `limit` holders per key at once; the others wait in line. */
+class HostGate {
+  readonly #limit: number;
+  readonly #active = new Map<string, number>();
+  readonly #waiting = new Map<string, Array<() => void>>();
+
+  constructor(limit: number) {
+    this.#limit = Math.max(1, limit);
+  }
+
+  /** Resolves with the release function once the key has a free place. */
+  async acquire(key: string): Promise<() => void> {
+    const active = this.#active.get(key) ?? 0;
+    if (active < this.#limit) this.#active.set(key, active + 1);
+    else {
+      // The releaser hands its place over directly: the count stays as it is.
+      await new Promise<void>((resolve) => {
+        const line = this.#waiting.get(key) ?? [];
+        line.push(resolve);
+        this.#waiting.set(key, line);
+      });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const line = this.#waiting.get(key);
+      const next = line?.shift();
+      if (line && line.length === 0) this.#waiting.delete(key);
+      if (next) next();
+      else {
+        const n = (this.#active.get(key) ?? 1) - 1;
+        if (n <= 0) this.#active.delete(key);
+        else this.#active.set(key, n);
+      }
+    };
   }
 }
 

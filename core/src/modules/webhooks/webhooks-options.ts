@@ -19,6 +19,12 @@ export interface WebhooksOptions {
   concurrency: number;
   /** New deliveries per queue job: one job claims, sends and records its batch together. */
   batchSize: number;
+  /**
+   * Sends in flight per receiver host and process. The outbound agent keeps at most 64 sockets
+   * per host; more would queue inside it, on the clock of the receiver's timeout. The rest wait
+   * in the deliverer, before their timestamp and signature are made.
+   */
+  perHostConcurrency: number;
   /** An endpoint whose every attempt failed for this long is disabled (5 days). */
   disableAfterMs: number;
   /** Endpoints per reseller and mode. */
@@ -41,6 +47,7 @@ export function resolveWebhooksOptions(partial: Partial<WebhooksOptions> = {}): 
     requeueStaleAfterMs: partial.requeueStaleAfterMs ?? 10 * 60_000,
     concurrency: partial.concurrency ?? 400,
     batchSize: partial.batchSize ?? 50,
+    perHostConcurrency: partial.perHostConcurrency ?? 64,
     disableAfterMs: partial.disableAfterMs ?? 5 * DAY,
     maxEndpoints: partial.maxEndpoints ?? 20,
     retentionMs: partial.retentionMs ?? 30 * DAY,
