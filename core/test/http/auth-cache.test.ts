@@ -26,7 +26,11 @@ describe('cached API keys across processes', function () {
       await waitFor('the revocation on b', async () => (await b.api(key, 'GET', '/me')).status === 401, 2000);
       expect((await b.api(other.body.data.key, 'GET', '/me')).status).to.equal(200);
 
+      // b has the reseller's row cached (its orders' placement and hand-off read it) ...
+      expect((await b.service.services.accounts.resellerRow(id)).status).to.equal('approved');
       await a.admin('POST', `/resellers/${id}/suspend`);
+      // ... and is told of the suspension like of a revoked key.
+      await waitFor('the suspended row on b', async () => (await b.service.services.accounts.resellerRow(id)).status === 'suspended', 2000);
       await waitFor('the suspension on b', async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 403, 2000);
       await a.admin('POST', `/resellers/${id}/approve`);
       await waitFor('the approval on b', async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 200, 2000);

@@ -73,10 +73,17 @@ export class AccountsService {
     return toReseller(row);
   }
 
-  /** The internal row (discount in basis points, contact data) for other modules. */
+  /**
+   * The internal row (discount in basis points, contact data) for other modules; served from the
+   * cache of authenticated keys when it is on (cleared with them when the account changes).
+   */
   async resellerRow(id: string): Promise<ResellerRow> {
+    const now = this.#clock().getTime();
+    const cached = this.#cache.reseller<ResellerRow>(id, now);
+    if (cached) return cached;
     const row = await this.#db.selectFrom('resellers').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('reseller', id);
+    this.#cache.setReseller(id, Object.freeze(row), now);
     return row;
   }
 

@@ -8,14 +8,16 @@ interface Entry {
 }
 
 /**
- * Authenticated keys kept in memory for a short while, so a request costs no database round
- * trip. Every change that affects authentication (a key revoked, an account suspended) clears
- * the entries here and, through Redis, on every other process; an entry also expires on its own
- * after `ttlMs`. Without a way to reach the other processes (PostgreSQL without Redis), the cache
- * stays off: a revoked key must stop working at once everywhere.
+ * Authenticated keys and reseller rows kept in memory for a short while, so a request (or an
+ * order's placement and hand-off) costs no database round trip for them. Every change that
+ * affects them (a key revoked, an account's status changed) clears the entries here and,
+ * through Redis, on every other process; an entry also expires on its own after `ttlMs`.
+ * Without a way to reach the other processes (PostgreSQL without Redis), the cache stays off: a
+ * revoked key must stop working at once everywhere.
  */
 export class AuthCache {
   readonly #entries = new Map<string, Entry>();
+  readonly #resellers = new Map<string, { row: unknown; expiresAt: number }>();
   readonly #ttlMs: number;
   readonly #max: number;
   #enabled: boolean;
@@ -44,8 +46,25 @@ export class AuthCache {
     this.#entries.set(keyHash, { auth, expiresAt: now + this.#ttlMs, lastUsedAt });
   }
 
+  /** A reseller's row, when cached and fresh. */
+  reseller<T>(resellerId: string, now: number): T | undefined {
+    if (!this.#enabled) return undefined;
+    const entry = this.#resellers.get(resellerId);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry.row as T;
+    this.#resellers.delete(resellerId);
+    return undefined;
+  }
+
+  setReseller(resellerId: string, row: unknown, now: number): void {
+    if (!this.#enabled) return;
+    if (this.#resellers.size >= this.#max) this.#resellers.delete(this.#resellers.keys().next().value!);
+    this.#resellers.set(resellerId, { row, expiresAt: now + this.#ttlMs });
+  }
+
   /** Drops every entry of a reseller here and on the other processes. */
   invalidateReseller(resellerId: string): void {
+    this.#resellers.delete(resellerId);
     this.#drop((auth) => auth.resellerId === resellerId);
     this.#publish?.(`reseller:${resellerId}`);
   }
@@ -63,11 +82,13 @@ export class AuthCache {
   async connect(publisher: Redis, subscriber: Redis, channel: string): Promise<void> {
     const apply = (message: string) => {
       const [kind, id] = [message.slice(0, message.indexOf(':')), message.slice(message.indexOf(':') + 1)];
+      if (kind === 'reseller') this.#resellers.delete(id);
       this.#drop((auth) => (kind === 'key' ? auth.keyId === id : auth.resellerId === id));
     };
     const off = () => {
       this.#enabled = false;
       this.#entries.clear();
+      this.#resellers.clear();
     };
     subscriber.on('message', (ch: string, message: string) => {
       if (ch === channel) apply(message);
