@@ -14,6 +14,16 @@ export interface EventEnvelope {
 /** Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the guarantee. */
 export type OutboxListener = () => void;
 
+/** An event to write: whose, which type, about which order, its data. */
+export interface OutboxEvent {
+  resellerId: string;
+  mode: Mode;
+  type: string;
+  orderId?: string | null;
+  data: Record<string, unknown>;
+  at?: Date;
+}
+
 /** Writes events inside the caller's transaction. */
 export class Outbox {
   readonly #listeners: OutboxListener[] = [];
@@ -27,24 +37,25 @@ export class Outbox {
     for (const l of this.#listeners) l();
   }
 
-  async write(
-    trx: Transaction<Tables>,
-    event: { resellerId: string; mode: Mode; type: string; orderId?: string | null; data: Record<string, unknown>; at?: Date },
-  ): Promise<EventEnvelope> {
-    const at = event.at ?? new Date();
-    const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
+  async write(trx: Transaction<Tables>, event: OutboxEvent): Promise<EventEnvelope> {
+    return (await this.writeMany(trx, [event]))[0]!;
+  }
+
+  /** Writes several events in one statement, in the order given (their ids sort the same way). */
+  async writeMany(trx: Transaction<Tables>, events: OutboxEvent[]): Promise<EventEnvelope[]> {
+    if (events.length === 0) return [];
+    const rows = events.map((event) => {
+      const at = event.at ?? new Date();
+      const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
+      return {
+        envelope,
+        row: { id: envelope.id, reseller_id: event.resellerId, mode: event.mode, type: event.type, order_id: event.orderId ?? null, payload: JSON.stringify(envelope), created_at: at },
+      };
+    });
     await trx
       .insertInto('events')
-      .values({
-        id: envelope.id,
-        reseller_id: event.resellerId,
-        mode: event.mode,
-        type: event.type,
-        order_id: event.orderId ?? null,
-        payload: JSON.stringify(envelope),
-        created_at: at,
-      })
+      .values(rows.map((r) => r.row))
       .execute();
-    return envelope;
+    return rows.map((r) => r.envelope);
   }
 }

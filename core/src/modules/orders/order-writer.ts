@@ -1,5 +1,5 @@
 import type { Transaction, Updateable } from 'kysely';
-import type { Outbox } from '../events/outbox.ts';
+import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { Tables } from '../tables.ts';
 import { applyTransition, type TransitionName } from './order-transitions.ts';
 import { loadLines, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
@@ -37,8 +37,13 @@ export async function writeTransition(
  * on order.shipped): `order` and `lines` are its rows as written, not read again.
  */
 export async function writeOrderEvent(trx: Trx, outbox: Outbox, order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): Promise<void> {
+  await outbox.write(trx, orderEvent(order, lines, type, at));
+}
+
+/** The event `type` of an order as `order` and `lines` stand (see writeOrderEvent), to write with others. */
+export function orderEvent(order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): OutboxEvent {
   const view = toOrderView(order, lines);
   const data: Record<string, unknown> = { order: view };
   if (type === 'order.shipped') data.tracking = view.tracking;
-  await outbox.write(trx, { resellerId: order.reseller_id, mode: order.mode, type, orderId: order.id, data, at });
+  return { resellerId: order.reseller_id, mode: order.mode, type, orderId: order.id, data, at };
 }

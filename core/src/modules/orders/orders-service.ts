@@ -14,7 +14,7 @@ import type { Db, Tables } from '../tables.ts';
 import type { WalletService } from '../wallet/wallet-service.ts';
 import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
-import { writeOrderEvent, writeTransition } from './order-writer.ts';
+import { orderEvent, writeOrderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
 import { asStoredJson, loadOrder, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
@@ -189,8 +189,8 @@ export class OrdersService {
           const moved = applyTransition(fresh, plan.transition);
           const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
           await this.#insertOrder(trx, tenant, opts.idempotencyKey, requestHash, row, orderLines);
-          await writeOrderEvent(trx, this.#outbox, created, orderLines, 'order.created', now);
-          if (moved.event) await writeOrderEvent(trx, this.#outbox, row, orderLines, moved.event, now);
+          // order.created, then where it moved (order.paid…), in one statement.
+          await this.#outbox.writeMany(trx, [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])]);
           if (plan.debitId) {
             const debit = await this.#wallet.debit(trx, this.#payments.orderDebit(row, plan.debitId));
             if (!debit) throw new WalletShort();
