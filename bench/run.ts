@@ -23,7 +23,7 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  *
  * BENCH_TOPOLOGY (split: ROLE=api + ROLE=worker processes, the default with PostgreSQL + Redis;
  * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
- * baseline, auth and catalogue runs, default 2), BENCH_CONNECTIONS (default 50),
+ * baseline, auth, catalogue and order runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
  * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000).
  */
