@@ -6,6 +6,8 @@ import { benchResellerId, RECIPIENT, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
 
 const ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 10);
+/** Deliveries a second the paced run aims at (BENCH_WEBHOOK_RATE, default 1000: the target). */
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 1000);
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -28,10 +30,10 @@ async function settle(count: () => number, quietMs: number, maxMs: number): Prom
 
 /**
  * Webhook delivery: a reseller with ENDPOINTS endpoints (all events) on a local HTTPS receiver
- * places wallet-paid orders as fast as autocannon drives it; every order's events fan out to
- * every endpoint. Reports deliveries/s at the receiver (first to last receipt, including the
- * drain after the load stops) and the latency from the event's commit (its `createdAt`) to
- * its receipt.
+ * places wallet-paid orders; every order's events fan out to every endpoint. First as fast as
+ * autocannon drives it: deliveries/s at the receiver (first to last receipt, including the
+ * drain after the load stops). Then paced to about BENCH_WEBHOOK_RATE deliveries a second: the
+ * latency from each event's commit (its `createdAt`) to its receipt at that rate.
  */
 export const webhookDeliveryScenario: Scenario = {
   name: 'webhooks',
@@ -65,37 +67,52 @@ export const webhookDeliveryScenario: Scenario = {
         endpointIds.push(((await res.json()) as { data: { id: string } }).data.id);
       }
       const body = JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }], recipient: RECIPIENT });
-      const orders = await ctx.measure(`POST /orders while delivering to ${ENDPOINTS} endpoints`, {
-        url: `${ctx.baseUrl}/api/reseller/v1/orders`,
-        method: 'POST',
-        headers: { ...apiHeaders(key), 'content-type': 'application/json' },
-        body,
-        requests: [{ method: 'POST', path: '/api/reseller/v1/orders', setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
-      } as autocannon.Options);
-      // Let the backlog drain: done when nothing has arrived for 3 s.
-      await settle(() => receipts.length, 3000, 180_000);
-      if (receipts.length === 0) {
-        const log = await fetch(`${ctx.baseUrl}/api/reseller/v1/webhooks/${endpointIds[0]}/deliveries?limit=1`, { headers: apiHeaders(key) });
-        throw new Error(`webhooks: nothing arrived; the first endpoint's delivery log: ${await log.text()}`);
-      }
-      // The receiver keeps every request for tests; the bench only needs the timings.
-      receiver.requests.length = 0;
-      const first = Math.min(...receipts.map((r) => r.at));
-      const last = Math.max(...receipts.map((r) => r.at));
-      const latencies = receipts.map((r) => r.latency).sort((a, b) => a - b);
-      const seconds = Math.max(0.001, (last - first) / 1000);
-      process.stdout.write(`webhooks: ${receipts.length} deliveries of ${orders.requests} orders' events to ${ENDPOINTS} endpoints in ${seconds.toFixed(1)} s\n`);
+      const place = (name: string, extra: Partial<autocannon.Options>) =>
+        ctx.measure(name, {
+          url: `${ctx.baseUrl}/api/reseller/v1/orders`,
+          method: 'POST',
+          headers: { ...apiHeaders(key), 'content-type': 'application/json' },
+          body,
+          ...extra,
+          requests: [{ method: 'POST', path: '/api/reseller/v1/orders', setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
+        } as autocannon.Options);
+      /** Receipts from `from` on, once the backlog has drained (nothing arrived for 3 s). */
+      const drained = async (from: number) => {
+        await settle(() => receipts.length, 3000, 180_000);
+        if (receipts.length === from) {
+          const log = await fetch(`${ctx.baseUrl}/api/reseller/v1/webhooks/${endpointIds[0]}/deliveries?limit=1`, { headers: apiHeaders(key) });
+          throw new Error(`webhooks: nothing arrived; the first endpoint's delivery log: ${await log.text()}`);
+        }
+        // The receiver keeps every request for tests; the bench only needs the timings.
+        receiver.requests.length = 0;
+        return receipts.slice(from);
+      };
+      const deliveries = (name: string, got: typeof receipts): Measured => {
+        const first = Math.min(...got.map((r) => r.at));
+        const last = Math.max(...got.map((r) => r.at));
+        const latencies = got.map((r) => r.latency).sort((a, b) => a - b);
+        return { name, requests: got.length, rps: got.length / Math.max(0.001, (last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors: refused, non2xx: 0 };
+      };
+
+      // 1. Capacity: orders as fast as 50 connections place them; deliveries/s at the receiver
+      // from the first receipt to the last, the drain included. When orders x events x
+      // endpoints outrun the deliverer, a backlog builds and its latency says only that.
+      const flatOut = await place(`POST /orders while delivering to ${ENDPOINTS} endpoints`, {});
+      const burst = await drained(0);
+      const perOrder = burst.length / Math.max(1, flatOut.requests);
+      process.stdout.write(`webhooks: ${burst.length} deliveries of ${flatOut.requests} orders' events to ${ENDPOINTS} endpoints (${perOrder.toFixed(1)} per order)\n`);
+
+      // 2. Latency at the target rate: orders paced so that their events make RATE deliveries a
+      // second, the latency from each event's commit to its receipt.
+      const ordersPerSecond = Math.max(1, Math.round(RATE / perOrder));
+      const paced = await place(`POST /orders at ${ordersPerSecond}/s (about ${RATE} deliveries/s)`, { overallRate: ordersPerSecond });
+      const steady = await drained(burst.length);
+      process.stdout.write(`webhooks: paced run: ${steady.length} deliveries of ${paced.requests} orders' events\n`);
       return [
-        orders,
-        {
-          name: `webhook deliveries/s; p50/p99 = commit -> receipt`,
-          requests: receipts.length,
-          rps: receipts.length / seconds,
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-          errors: refused,
-          non2xx: 0,
-        },
+        flatOut,
+        deliveries('webhook deliveries/s flat out; p50/p99 = commit -> receipt', burst),
+        paced,
+        deliveries(`webhook deliveries/s at ${ordersPerSecond} orders/s; p50/p99 = commit -> receipt`, steady),
       ];
     } finally {
       await receiver.close();
