@@ -28,13 +28,15 @@ export interface HopResponse {
  * Keep-alive agents, one per trust store: deliveries and file checks to the same host reuse a
  * TLS connection (and resume sessions) instead of a full handshake per request. A pooled
  * socket is connected to an address that was checked when it was opened; new sockets connect
- * through the request's pinned lookup. Idle sockets close after a few seconds.
+ * through the request's pinned lookup. Every socket a burst opened may wait idle for the next
+ * one (as many free as in use), so a busy receiver is not handshaken with again and again;
+ * an idle socket closes after 30 s.
  */
 const agents = new Map<SecureContext | undefined, Agent>();
 function agentFor(secureContext: SecureContext | undefined): Agent {
   let agent = agents.get(secureContext);
   if (!agent) {
-    agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 32, timeout: 30_000, scheduling: 'lifo' });
+    agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000, scheduling: 'lifo' });
     agents.set(secureContext, agent);
   }
   return agent;

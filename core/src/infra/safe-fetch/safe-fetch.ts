@@ -68,10 +68,9 @@ const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authoriz
 
 export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
   const deps = { allowedHosts: allowedHostSet(config.allowedHosts), lookup: config.lookup ?? systemLookup };
-  // Passing `ca` replaces Node's store, so the defaults (NODE_EXTRA_CA_CERTS included) are added back.
-  // Built once: parsing ~150 root certificates per request would cost tens of milliseconds.
-  const secureContext: SecureContext | undefined =
-    config.ca && config.ca.length > 0 ? createSecureContext({ ca: [...getCACertificates('default'), ...config.ca] }) : undefined;
+  // Node's default trust store (NODE_EXTRA_CA_CERTS included) plus any extra CAs, built once:
+  // without a context of its own every new connection would build one (~150 root certificates).
+  const secureContext: SecureContext = createSecureContext({ ca: [...getCACertificates('default'), ...(config.ca ?? [])] });
 
   return {
     async checkUrl(url) {
