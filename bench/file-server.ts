@@ -2,13 +2,36 @@ import { sendBytes, startHttpsServer } from '../core/test/helpers/https-server.t
 import { tinyPdf } from '../core/test/print-files/print-file-fixtures.ts';
 
 /**
- * The print-file host of the bench, in its own process as it would be on its own machine (in
- * the load generator's process it would share autocannon's event loop). Prints its URL and
- * the CA the service must trust as one JSON line.
+ * The bench's outside world, in its own process as it would be on other machines (in the load
+ * generator's process it would share autocannon's event loop, and a busy autocannon would
+ * delay every receipt): the print-file host (`/flyer.pdf`) and the resellers' webhook receiver
+ * (`/hooks/...`: each event's receipt time and its latency from the event's `createdAt`).
+ * `GET /receipts?from=N` answers the receipts from the N-th on. Prints its URL and the CA the
+ * service must trust as one JSON line.
  */
-const files = await startHttpsServer();
-files.route('/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
-// The bench only needs the responses: keep no history.
-setInterval(() => void (files.requests.length = 0), 1000).unref();
-process.stdout.write(`${JSON.stringify({ port: Number(new URL(files.url).port), url: files.url, ca: files.ca })}\n`);
-process.on('SIGTERM', () => void files.close().then(() => process.exit(0)));
+const receipts: Array<[at: number, latency: number]> = [];
+let refused = 0;
+const host = await startHttpsServer((req, res, body) => {
+  const url = new URL(req.url ?? '/', 'https://localhost');
+  if (url.pathname.startsWith('/hooks/')) {
+    const at = Date.now();
+    try {
+      const event = JSON.parse(body.toString('utf8')) as { createdAt: string };
+      receipts.push([at, at - Date.parse(event.createdAt)]);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    } catch {
+      refused++;
+      res.writeHead(400).end();
+    }
+  } else if (url.pathname === '/receipts') {
+    const from = Number(url.searchParams.get('from') ?? 0);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: receipts.length, refused, receipts: receipts.slice(from) }));
+  } else {
+    res.writeHead(404).end();
+  }
+});
+host.route('/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
+// The bench only needs the responses and the receipts: keep no request history.
+setInterval(() => void (host.requests.length = 0), 1000).unref();
+process.stdout.write(`${JSON.stringify({ port: Number(new URL(host.url).port), url: host.url, ca: host.ca })}\n`);
+process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));

@@ -215,7 +215,7 @@ async function main(): Promise<void> {
     const worker = split ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/) : undefined;
     if (worker) children.push(worker.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     measuredPids = [baseline.child.pid!];

@@ -3,8 +3,10 @@ import type { Measured } from './run.ts';
 
 export interface BenchContext {
   baseUrl: string;
-  /** A local HTTPS server with print files (the service trusts it through NODE_EXTRA_CA_CERTS). */
+  /** A local HTTPS server with print files and the webhook receiver (bench/file-server.ts; the service trusts it through NODE_EXTRA_CA_CERTS). */
   fileServerUrl: string;
+  /** The CA of that server's certificate. */
+  fileServerCa: string;
   adminToken: string;
   env: Record<string, string>;
   root: string;
