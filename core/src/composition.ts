@@ -164,7 +164,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
-  const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
+  const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
     db,

@@ -46,6 +46,7 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     async function deliverer(queue = new RecordingQueue(), options: Partial<WebhooksOptions> = {}): Promise<WebhookDeliverer> {
       const d = new WebhookDeliverer({
         db: t.service.db,
+        lane: new WebhookDbLane(t.service.db, { pooled: t.service.databaseKind === 'postgres' }),
         box,
         safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
@@ -171,7 +172,7 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     });
 
     it('runs statements on its own connections: each caller gets its result or its error, transactions stay whole, and work goes on after the linger', async () => {
-      const lane = new WebhookDbLane(t.service.db, { connections: 2, lingerMs: 50 });
+      const lane = new WebhookDbLane(t.service.db, { pooled: t.service.databaseKind === 'postgres', connections: 2, lingerMs: 50 });
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => lane.run((db) => sql<{ n: number }>`select ${i}::int as n`.execute(db))));
       expect(results.map((r) => r.rows[0]!.n)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i));
       // A failing statement fails its caller only.

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../tables.ts';
 
 interface Task {
@@ -15,45 +14,36 @@ interface Task {
  * hold a whole batch of deliveries back. A few connections are plenty: a statement covers a
  * whole batch.
  *
- * On PGlite (one connection for the whole process) there is no pool to wait for, and keeping
- * the connection would block every other query: statements then run on `db` directly.
+ * On PGlite (one connection for the whole process: `pooled: false`) there is no pool to wait
+ * for, and keeping the connection would block every other query: statements then run on `db`
+ * directly.
  */
 export class WebhookDbLane {
   readonly #db: Db;
   readonly #connections: number;
   readonly #lingerMs: number;
   readonly #tasks: Task[] = [];
-  #pooled: Promise<boolean> | undefined;
+  readonly #pooled: boolean;
   /** Connections held now. */
   #holders = 0;
   /** Holders waiting for a statement (each wakes when given one). */
   readonly #idle: Array<() => void> = [];
 
-  constructor(db: Db, options: { connections?: number; lingerMs?: number } = {}) {
+  constructor(db: Db, options: { pooled: boolean; connections?: number; lingerMs?: number }) {
     this.#db = db;
+    this.#pooled = options.pooled;
     this.#connections = Math.max(1, options.connections ?? 1);
     this.#lingerMs = options.lingerMs ?? 250;
   }
 
   async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
-    if (!(await this.#isPooled())) return work(this.#db);
+    if (!this.#pooled) return work(this.#db);
     return new Promise<T>((resolve, reject) => {
       this.#tasks.push({ run: work, resolve: resolve as (value: unknown) => void, reject });
       const idle = this.#idle.shift();
       if (idle) idle();
       else if (this.#holders < this.#connections) this.#hold();
     });
-  }
-
-  #isPooled(): Promise<boolean> {
-    this.#pooled ??= sql<{ version: string }>`select version() as version`
-      .execute(this.#db)
-      .then(({ rows }) => !String(rows[0]?.version ?? '').includes('PGlite'))
-      .catch(() => {
-        this.#pooled = undefined; // ask again next time
-        return false;
-      });
-    return this.#pooled;
   }
 
   /** Takes a connection and runs queued statements on it, one at a time, until none came for `lingerMs`. */

@@ -79,7 +79,7 @@ export class WebhookDeliverer {
 
   constructor(deps: { db: Db; lane?: WebhookDbLane; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
     this.#db = deps.db;
-    this.#lane = deps.lane ?? new WebhookDbLane(deps.db);
+    this.#lane = deps.lane ?? new WebhookDbLane(deps.db, { pooled: false });
     this.#box = deps.box;
     this.#safeFetch = deps.safeFetch;
     this.#logger = deps.logger;

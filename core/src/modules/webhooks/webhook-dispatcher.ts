@@ -36,7 +36,7 @@ export class WebhookDispatcher {
 
   constructor(deps: { db: Db; lane?: WebhookDbLane; deliverer: WebhookDeliverer; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
     this.#db = deps.db;
-    this.#lane = deps.lane ?? new WebhookDbLane(deps.db);
+    this.#lane = deps.lane ?? new WebhookDbLane(deps.db, { pooled: false });
     this.#deliverer = deps.deliverer;
     this.#logger = deps.logger;
     this.#options = deps.options;

@@ -1,5 +1,6 @@
 import type { CursorCodec } from '../../http/pagination.ts';
 import type { AnyRoute } from '../../http/route.ts';
+import type { DatabaseKind } from '../../infra/db/database.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { JobQueue } from '../../infra/queue/job-queue.ts';
@@ -27,6 +28,8 @@ export interface WebhooksDeps {
   cursors: CursorCodec;
   options?: Partial<WebhooksOptions>;
   clock?: () => Date;
+  /** PostgreSQL's pool (the delivery path keeps connections of its own) or PGlite's one connection. */
+  databaseKind: DatabaseKind;
 }
 
 /**
@@ -34,7 +37,7 @@ export interface WebhooksDeps {
  * at-least-once delivery with retries, the delivery log. Built once by the composition root.
  *
  * @example
- * const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors });
+ * const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind });
  * apiRoutes.push(...webhooks.routes());
  * maintenance.add('webhooks sweep', () => webhooks.sweep());
  */
@@ -53,12 +56,13 @@ export class WebhooksModule {
     this.options = options;
     this.#logger = logger;
     // Batch claims and outcome writes on up to three connections while busy, the fan-out on another.
-    this.deliverer = new WebhookDeliverer({ db: deps.db, lane: new WebhookDbLane(deps.db, { connections: 3 }), box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
+    const pooled = deps.databaseKind === 'postgres';
+    this.deliverer = new WebhookDeliverer({ db: deps.db, lane: new WebhookDbLane(deps.db, { pooled, connections: 3 }), box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
     const deliverer = this.deliverer;
     // One attempt of a batch per job; the retry schedule is in the delivery rows, so the queue never retries by itself.
     const jobs = Math.max(1, Math.ceil(options.concurrency / Math.max(1, options.batchSize)));
     deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data) }));
-    this.dispatcher = new WebhookDispatcher({ db: deps.db, lane: new WebhookDbLane(deps.db), deliverer, logger, options, clock });
+    this.dispatcher = new WebhookDispatcher({ db: deps.db, lane: new WebhookDbLane(deps.db, { pooled }), deliverer, logger, options, clock });
     this.endpoints = new WebhookEndpointsService({
       db: deps.db,
       box: deps.box,
