@@ -24,6 +24,9 @@ export interface OutboxEvent {
   at?: Date;
 }
 
+/** Outbox listeners are told of commits at most this often (the first commit at once, the rest at the window's end). */
+const NOTIFY_WINDOW_MS = 10;
+
 /** Writes events inside the caller's transaction. */
 export class Outbox {
   readonly #listeners: OutboxListener[] = [];
@@ -32,9 +35,28 @@ export class Outbox {
     this.#listeners.push(listener);
   }
 
-  /** Call after the transaction that wrote events committed. */
+  #window: NodeJS.Timeout | undefined;
+  #again = false;
+
+  /**
+   * Call after the transaction that wrote events committed. Listeners are told at once, and then
+   * at most once per NOTIFY_WINDOW_MS however many commits call this meanwhile, the last of them
+   * at the window's end: each listener looks for everything pending, so one call serves every
+   * commit before it.
+   */
   notify(): void {
+    if (this.#window) {
+      this.#again = true;
+      return;
+    }
     for (const l of this.#listeners) l();
+    this.#window = setTimeout(() => {
+      this.#window = undefined;
+      if (!this.#again) return;
+      this.#again = false;
+      this.notify();
+    }, NOTIFY_WINDOW_MS);
+    this.#window.unref();
   }
 
   async write(trx: Transaction<Tables>, event: OutboxEvent): Promise<EventEnvelope> {

@@ -10,9 +10,6 @@ import type { OrdersTable } from './orders-tables.ts';
 
 type Trx = Transaction<Tables>;
 
-/** Outbox listeners are told of commits at most this often (the first commit at once, the rest at the window's end). */
-const NOTIFY_WINDOW_MS = 10;
-
 /** How an order with every file in place gets paid, decided inside its transaction. */
 export interface PaymentDecision {
   transition: TransitionName | null;
@@ -84,33 +81,9 @@ export class OrderPayments {
     return { transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds', patch: { payment_status: 'none' }, chargeCard: false };
   }
 
-  #notifyWindow: NodeJS.Timeout | undefined;
-  #notifyAgain = false;
-
-  /**
-   * Tells the outbox's listeners (webhook fan-out, store shipments) that events were committed:
-   * at once, and then at most once per NOTIFY_WINDOW_MS however many orders commit meanwhile,
-   * the last of them at the window's end. Each listener looks for everything pending, so one
-   * call serves every commit before it.
-   */
-  #notifySoon(): void {
-    if (this.#notifyWindow) {
-      this.#notifyAgain = true;
-      return;
-    }
-    this.#outbox.notify();
-    this.#notifyWindow = setTimeout(() => {
-      this.#notifyWindow = undefined;
-      if (!this.#notifyAgain) return;
-      this.#notifyAgain = false;
-      this.#notifySoon();
-    }, NOTIFY_WINDOW_MS);
-    this.#notifyWindow.unref();
-  }
-
   /** After commit: what the decision left to do. */
   async afterCommit(orderId: string, decision: PaymentDecision | undefined): Promise<void> {
-    this.#notifySoon();
+    this.#outbox.notify();
     if (decision?.transition === 'submit') this.#onSubmitted(orderId);
     if (decision?.chargeCard) {
       try {
@@ -147,7 +120,7 @@ export class OrderPayments {
       await writeTransition(trx, this.#outbox, locked, 'fail_payment', { payment_status: 'declined', payment_error: `${result.declineCode}: ${result.message}` }, at);
       return false;
     });
-    this.#notifySoon();
+    this.#outbox.notify();
     if (submitted) this.#onSubmitted(orderId);
   }
 
