@@ -11,12 +11,16 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return ab.length === bb.length && timingSafeEqual(ab, bb);
 }
 
+/** Opened secrets a SecretBox remembers at most (openRemembered). */
+const OPENED_KEPT = 10_000;
+
 /**
  * AES-256-GCM for secrets at rest (webhook secrets, store credentials). The stored text is
  * `v1.<iv>.<tag>.<ciphertext>` in base64url, so a key rotation can add `v2` later.
  */
 export class SecretBox {
   readonly #key: Buffer;
+  readonly #opened = new Map<string, string>();
 
   constructor(keyBase64: string) {
     const key = Buffer.from(keyBase64, 'base64');
@@ -41,6 +45,21 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+  }
+
+  /**
+   * `open`, remembered: a secret checked on every delivery (webhook signing and verification)
+   * is decrypted once per sealed value. A replaced secret is a new sealed value, so it is never
+   * served from here; at most OPENED_KEPT values are kept.
+   */
+  openRemembered(sealed: string): string {
+    let plain = this.#opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.open(sealed);
+      if (this.#opened.size >= OPENED_KEPT) this.#opened.delete(this.#opened.keys().next().value!);
+      this.#opened.set(sealed, plain);
+    }
+    return plain;
   }
 
   sealJson(value: unknown): string {

@@ -37,8 +37,6 @@ const KNOWN_LINK_MS = 10 * 60_000;
 export class StoresService implements LinkRegistry {
   readonly #db: Db;
   readonly #box: SecretBox;
-  /** Webhook secrets by sealed value (see webhookSecret). */
-  readonly #openedSecrets = new Map<string, string>();
   /** Discovered links recorded lately, until when they are trusted to exist (see discoverLink). */
   readonly #knownLinks = new Map<string, number>();
   readonly #cursors: CursorCodec;
@@ -165,20 +163,9 @@ export class StoresService implements LinkRegistry {
     };
   }
 
-  /**
-   * The store's webhook secret, for checking a delivery's signature: opened once per sealed value
-   * (a new secret is a new sealed value, so a replaced secret is never served from here).
-   */
+  /** The store's webhook secret, for checking a delivery's signature (opened once per sealed value). */
   webhookSecret(row: StoreRow): string | undefined {
-    const sealed = row.webhook_secret_sealed;
-    if (!sealed) return undefined;
-    let secret = this.#openedSecrets.get(sealed);
-    if (secret === undefined) {
-      secret = this.#box.open(sealed);
-      if (this.#openedSecrets.size >= 1000) this.#openedSecrets.delete(this.#openedSecrets.keys().next().value!);
-      this.#openedSecrets.set(sealed, secret);
-    }
-    return secret;
+    return row.webhook_secret_sealed ? this.#box.openRemembered(row.webhook_secret_sealed) : undefined;
   }
 
   /**

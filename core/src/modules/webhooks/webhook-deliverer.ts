@@ -25,9 +25,6 @@ export const deliveryJobId = (deliveryId: string, attempt: number): string => `$
 /** A job may start this much before its attempt is due (clocks of two processes differ a little). */
 const EARLY_SLACK_MS = 1000;
 
-/** Decrypted endpoint secrets kept at most (keyed by the sealed text, so a new secret is a new entry). */
-const SECRET_CACHE_MAX = 10_000;
-
 interface Outcome {
   startedAt: Date;
   statusCode: number | null;
@@ -71,8 +68,6 @@ export class WebhookDeliverer {
   readonly #logger: Logger;
   readonly #options: WebhooksOptions;
   readonly #clock: () => Date;
-  /** Sealed secret -> secret: opening AES-GCM once per endpoint secret, not once per attempt. */
-  readonly #secrets = new Map<string, string>();
   /** Sends in flight per receiver host, across the jobs of this process. */
   readonly #hosts: HostGate;
   #queue: Queue<DeliveryJob> | undefined;
@@ -202,7 +197,7 @@ export class WebhookDeliverer {
           }
           const { event, body } = built;
           const headers = signedHeaders(
-            this.#secretOf(c.secret_sealed),
+            this.#box.openRemembered(c.secret_sealed),
             { eventId: event.id, eventType: event.type, deliveryId: c.id, attempt: c.attempts, body },
             this.#options.userAgent,
             startedAt,
@@ -217,16 +212,6 @@ export class WebhookDeliverer {
       }),
     );
     await this.#record(results, trigger);
-  }
-
-  #secretOf(sealed: string): string {
-    let secret = this.#secrets.get(sealed);
-    if (secret === undefined) {
-      secret = this.#box.open(sealed);
-      if (this.#secrets.size >= SECRET_CACHE_MAX) this.#secrets.clear();
-      this.#secrets.set(sealed, secret);
-    }
-    return secret;
   }
 
   async #send(url: string, headers: Record<string, string>, body: string, startedAt: Date): Promise<Outcome> {
