@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** SHA-256 hex of a secret (API keys): the database never holds the key itself. */
 export function sha256Hex(value: string): string {
@@ -20,7 +21,7 @@ const OPENED_KEPT = 10_000;
  */
 export class SecretBox {
   readonly #key: Buffer;
-  readonly #opened = new Map<string, string>();
+  readonly #opened = new LRUCache<string, string>({ max: OPENED_KEPT });
 
   constructor(keyBase64: string) {
     const key = Buffer.from(keyBase64, 'base64');
@@ -56,7 +57,6 @@ export class SecretBox {
     let plain = this.#opened.get(sealed);
     if (plain === undefined) {
       plain = this.open(sealed);
-      if (this.#opened.size >= OPENED_KEPT) this.#opened.delete(this.#opened.keys().next().value!);
       this.#opened.set(sealed, plain);
     }
     return plain;

@@ -78,12 +78,11 @@ export class AccountsService {
    * cache of authenticated keys when it is on (cleared with them when the account changes).
    */
   async resellerRow(id: string): Promise<ResellerRow> {
-    const now = this.#clock().getTime();
-    const cached = this.#cache.reseller<ResellerRow>(id, now);
+    const cached = this.#cache.reseller<ResellerRow>(id);
     if (cached) return cached;
     const row = await this.#db.selectFrom('resellers').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('reseller', id);
-    this.#cache.setReseller(id, Object.freeze(row), now);
+    this.#cache.setReseller(id, Object.freeze(row));
     return row;
   }
 
@@ -150,7 +149,7 @@ export class AccountsService {
     if (!modeOfKey(presented)) throw unauthorized('The API key is malformed: keys start with prk_live_ or prk_test_.');
     const keyHash = sha256Hex(presented);
     const now = this.#clock();
-    const cached = this.#cache.get(keyHash, now.getTime());
+    const cached = this.#cache.get(keyHash);
     if (cached) {
       if (now.getTime() - cached.lastUsedAt > LAST_USED_RESOLUTION_MS) {
         cached.lastUsedAt = now.getTime();
@@ -193,7 +192,7 @@ export class AccountsService {
       scopes: row.scopes ? new Set(row.scopes as Scope[]) : null,
     };
     Object.freeze(auth);
-    this.#cache.set(keyHash, auth, now.getTime(), lastUsedAt);
+    this.#cache.set(keyHash, auth, lastUsedAt);
     return auth;
   }
 

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { AuthContext } from '../../http/auth-context.ts';
 
 interface Entry {
   auth: AuthContext;
-  expiresAt: number;
   lastUsedAt: number;
 }
 
@@ -16,50 +16,35 @@ interface Entry {
  * revoked key must stop working at once everywhere.
  */
 export class AuthCache {
-  readonly #entries = new Map<string, Entry>();
-  readonly #resellers = new Map<string, { row: unknown; expiresAt: number }>();
+  readonly #entries: LRUCache<string, Entry>;
+  readonly #resellers: LRUCache<string, object>;
   readonly #ttlMs: number;
-  readonly #max: number;
   #enabled: boolean;
   #publish: ((message: string) => void) | undefined;
 
   constructor(opts: { ttlMs: number; enabled: boolean; max?: number }) {
     this.#ttlMs = opts.ttlMs;
     this.#enabled = opts.enabled && opts.ttlMs > 0;
-    this.#max = opts.max ?? 10_000;
+    const bounds = { max: opts.max ?? 10_000, ttl: Math.max(1, opts.ttlMs) };
+    this.#entries = new LRUCache(bounds);
+    this.#resellers = new LRUCache(bounds);
   }
 
-  get(keyHash: string, now: number): Entry | undefined {
-    if (!this.#enabled) return undefined;
-    const entry = this.#entries.get(keyHash);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now) {
-      this.#entries.delete(keyHash);
-      return undefined;
-    }
-    return entry;
+  get(keyHash: string): Entry | undefined {
+    return this.#enabled ? this.#entries.get(keyHash) : undefined;
   }
 
-  set(keyHash: string, auth: AuthContext, now: number, lastUsedAt: number): void {
-    if (!this.#enabled) return;
-    if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(keyHash, { auth, expiresAt: now + this.#ttlMs, lastUsedAt });
+  set(keyHash: string, auth: AuthContext, lastUsedAt: number): void {
+    if (this.#enabled) this.#entries.set(keyHash, { auth, lastUsedAt });
   }
 
   /** A reseller's row, when cached and fresh. */
-  reseller<T>(resellerId: string, now: number): T | undefined {
-    if (!this.#enabled) return undefined;
-    const entry = this.#resellers.get(resellerId);
-    if (!entry) return undefined;
-    if (entry.expiresAt > now) return entry.row as T;
-    this.#resellers.delete(resellerId);
-    return undefined;
+  reseller<T extends object>(resellerId: string): T | undefined {
+    return this.#enabled ? (this.#resellers.get(resellerId) as T | undefined) : undefined;
   }
 
-  setReseller(resellerId: string, row: unknown, now: number): void {
-    if (!this.#enabled) return;
-    if (this.#resellers.size >= this.#max) this.#resellers.delete(this.#resellers.keys().next().value!);
-    this.#resellers.set(resellerId, { row, expiresAt: now + this.#ttlMs });
+  setReseller(resellerId: string, row: object): void {
+    if (this.#enabled) this.#resellers.set(resellerId, row);
   }
 
   /** Drops every entry of a reseller here and on the other processes. */
@@ -106,6 +91,7 @@ export class AuthCache {
   }
 
   #drop(match: (auth: AuthContext) => boolean): void {
-    for (const [hash, entry] of this.#entries) if (match(entry.auth)) this.#entries.delete(hash);
+    const matching = [...this.#entries.entries()].filter(([, entry]) => match(entry.auth)).map(([hash]) => hash);
+    for (const hash of matching) this.#entries.delete(hash);
   }
 }

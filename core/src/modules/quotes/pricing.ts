@@ -1,4 +1,5 @@
 import type { Decimal } from 'decimal.js';
+import { LRUCache } from 'lru-cache';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Product } from '../catalog/catalog-schema.ts';
 import type { OptionValues } from './configuration.ts';
@@ -105,23 +106,18 @@ export function lineWeightGrams(product: Product, options: OptionValues, quantit
  * alone, which is fixed while the process runs, so the most recent ones are kept (a reseller
  * quotes and orders the same few configurations over and over).
  */
-const configurationCosts = new WeakMap<Product, Map<string, { unitPublic: Decimal; weightGrams: number }>>();
-const COSTS_KEPT = 1000;
+const configurationCosts = new WeakMap<Product, LRUCache<string, { unitPublic: Decimal; weightGrams: number }>>();
 
 function configurationCost(product: Product, options: OptionValues, quantity: number): { unitPublic: Decimal; weightGrams: number } {
   let costs = configurationCosts.get(product);
-  if (!costs) configurationCosts.set(product, (costs = new Map()));
+  if (!costs) configurationCosts.set(product, (costs = new LRUCache({ max: 1000 })));
   let key = String(quantity);
   for (const o of product.options) key += `\u0000${options[o.key]}`;
   let cost = costs.get(key);
-  if (cost) {
-    // Most recently used last: the map's first key is the one to drop.
-    costs.delete(key);
-  } else {
+  if (!cost) {
     cost = { unitPublic: unitPublicPrice(product, options, quantity), weightGrams: lineWeightGrams(product, options, quantity) };
-    if (costs.size >= COSTS_KEPT) costs.delete(costs.keys().next().value!);
+    costs.set(key, cost);
   }
-  costs.set(key, cost);
   return cost;
 }
 

@@ -1,5 +1,6 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
+import { LRUCache } from 'lru-cache';
 import type { Selectable } from 'kysely';
 import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
@@ -37,8 +38,8 @@ const KNOWN_LINK_MS = 10 * 60_000;
 export class StoresService implements LinkRegistry {
   readonly #db: Db;
   readonly #box: SecretBox;
-  /** Discovered links recorded lately, until when they are trusted to exist (see discoverLink). */
-  readonly #knownLinks = new Map<string, number>();
+  /** Discovered links recorded lately, trusted to exist for KNOWN_LINK_MS (see discoverLink). */
+  readonly #knownLinks = new LRUCache<string, true>({ max: 10_000, ttl: KNOWN_LINK_MS });
   readonly #cursors: CursorCodec;
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
@@ -174,7 +175,7 @@ export class StoresService implements LinkRegistry {
    */
   async discoverLink(store: StoreRow, resellerProductId: string, sku: string, externalProductId: string | null, externalVariantId: string | null): Promise<void> {
     const key = [store.id, resellerProductId, externalProductId ?? '', externalVariantId ?? ''].join('\u0000');
-    if ((this.#knownLinks.get(key) ?? 0) > Date.now()) return;
+    if (this.#knownLinks.has(key)) return;
     const now = new Date();
     await this.#db
       .insertInto('store_links')
@@ -190,10 +191,8 @@ export class StoresService implements LinkRegistry {
       })
       .onConflict((oc) => oc.doNothing())
       .execute();
-    this.#knownLinks.delete(key);
-    if (this.#knownLinks.size >= 10_000) this.#knownLinks.delete(this.#knownLinks.keys().next().value!);
     // Remembered for a while only: a link deleted through another process is found again later.
-    this.#knownLinks.set(key, Date.now() + KNOWN_LINK_MS);
+    this.#knownLinks.set(key, true);
   }
 
   async updateCredentials(id: string, credentials: unknown): Promise<void> {
