@@ -167,7 +167,15 @@ export const connectorIngestScenario: Scenario = {
       // 2. Acknowledgement latency at the target rate: ACK_RATE webhooks a second (each a new
       // order the service places meanwhile), the way a platform delivers them, not a closed loop
       // of 50 connections whose latency is only connections / throughput.
-      const paced = await ctx.measure(`${p.name} webhook ack at ${ACK_RATE}/s (orders placed meanwhile)`, webhooks({ overallRate: ACK_RATE }));
+      // Evenly spaced arrivals, latency from when each was due (bench/paced.ts).
+      const paced = await ctx.measurePaced(`${p.name} webhook ack at ${ACK_RATE}/s (orders placed meanwhile)`, {
+        baseUrl: ctx.baseUrl,
+        rate: ACK_RATE,
+        next: () => {
+          const signed = p.delivery(ctx, ++n, secret);
+          return { method: 'POST', path, headers: signed.headers, body: signed.body };
+        },
+      });
       rows.push(paced);
       const after = await drained(databaseUrl, storeId);
       process.stdout.write(`connectors: ${p.name}: paced run: ${after.events - state.events} webhooks stored, ${after.placed - state.placed} more print orders placed\n`);

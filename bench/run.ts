@@ -12,6 +12,7 @@ import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
 import { webhookDeliveryScenario } from './webhook-scenarios.ts';
 import { connectorIngestScenario } from './connector-scenarios.ts';
 import { testCertificates } from '../core/test/helpers/tls.ts';
+import { pacedRun, type PacedRequest } from './paced.ts';
 
 // order-pages seeds a million orders: it runs last, so the others measure an ordinary database.
 const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, webhookDeliveryScenario, connectorIngestScenario, listOrdersScenario];
@@ -25,7 +26,7 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
  * baseline, auth, catalogue and order runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
- * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000).
+ * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000). BENCH_KEEP_DB=1 keeps the bench database.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
@@ -154,6 +155,22 @@ export async function measure(name: string, opts: autocannon.Options & { warmUp?
   };
 }
 
+/**
+ * One paced run of BENCH_DURATION seconds: requests at `rate` a second, evenly spaced
+ * (bench/paced.ts), latency from when each was due. For latency at a given load, where
+ * autocannon's `overallRate` would send each second's requests as one burst.
+ */
+export async function measurePaced(name: string, opts: { baseUrl: string; rate: number; next: (i: number) => PacedRequest }): Promise<Measured> {
+  const cpuBefore = cpuOfMeasured();
+  const result = await pacedRun({ ...opts, durationSeconds: DURATION, connections: CONNECTIONS });
+  const cpuAfter = cpuOfMeasured();
+  return {
+    name,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / result.requests } : {}),
+    ...result,
+  };
+}
+
 async function main(): Promise<void> {
   const up = await reachable();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-bench-'));
@@ -180,7 +197,10 @@ async function main(): Promise<void> {
     const url = new URL(PG_URL);
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();
+    // BENCH_KEEP_DB=1: leave the database for a look afterwards (its name is printed).
+    if (process.env.BENCH_KEEP_DB) process.stdout.write(`bench database: ${name} (kept)\n`);
     dropDb = async () => {
+      if (process.env.BENCH_KEEP_DB) return;
       const c = new pg.Client({ connectionString: PG_URL });
       await c.connect();
       await c.query(`drop database if exists ${name} with (force)`);
@@ -215,7 +235,7 @@ async function main(): Promise<void> {
     const worker = split ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/) : undefined;
     if (worker) children.push(worker.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, measurePaced, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     measuredPids = [baseline.child.pid!];

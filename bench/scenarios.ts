@@ -1,5 +1,6 @@
 import type autocannon from 'autocannon';
 import type { Measured } from './run.ts';
+import type { PacedRequest } from './paced.ts';
 
 export interface BenchContext {
   baseUrl: string;
@@ -13,6 +14,8 @@ export interface BenchContext {
   connections: number;
   duration: number;
   measure(name: string, opts: autocannon.Options & { warmUp?: boolean }): Promise<Measured>;
+  /** Requests at a constant arrival rate, latency from when each was due (bench/paced.ts). */
+  measurePaced(name: string, opts: { baseUrl: string; rate: number; next: (i: number) => PacedRequest }): Promise<Measured>;
 }
 
 export interface Scenario {
