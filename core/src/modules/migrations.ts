@@ -8,6 +8,7 @@ import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
 import { storeShipmentsIndexMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhooksMigration } from './webhooks/webhooks-tables.ts';
+import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0008_reseller_products': resellerProductsMigration,
   '0009_stores': storesMigration,
   '0010_store_shipments_index': storeShipmentsIndexMigration,
+  '0011_statement_abort': statementAbortMigration,
 };

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
+import { abortReason, abortStatement } from '../../src/infra/db/statement-abort.ts';
 import type { Tables } from '../../src/modules/tables.ts';
 import { createTestPostgresDatabase, describeEachDatabase, needService } from '../helpers/services.ts';
 
@@ -39,6 +40,25 @@ describeEachDatabase('storage contract', (t) => {
     }
     const count = await t.db.selectFrom('resellers').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
     expect(count.n).to.equal(1);
+  });
+
+  it('undoes everything one autocommit statement wrote when it aborts itself', async () => {
+    const write = (abort: boolean) =>
+      sql`
+        with r as (insert into resellers (id, name, email, phone, status, discount_bps) values ('rsl_3', 'C', 'c@example.com', '+31', 'pending', 0)),
+        w as (update wallets set balance_cents = balance_cents - 5 where reseller_id = 'rsl_1' returning balance_cents)
+        select case when ${abort} then ${abortStatement('nope')} end as outcome`.execute(t.db);
+    const before = await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow();
+    const error = await write(true).then(() => undefined, (e: unknown) => e);
+    expect(abortReason(error)).to.equal('nope');
+    expect(abortReason(new Error('nope'))).to.equal(undefined);
+    expect(await t.db.selectFrom('resellers').select('id').where('id', '=', 'rsl_3').execute()).to.deep.equal([]);
+    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(before.balance_cents);
+    await write(false);
+    expect(await t.db.selectFrom('resellers').select('id').where('id', '=', 'rsl_3').execute()).to.have.length(1);
+    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(before.balance_cents - 5);
+    await t.db.deleteFrom('resellers').where('id', '=', 'rsl_3').execute();
+    await t.db.updateTable('wallets').set({ balance_cents: before.balance_cents }).where('reseller_id', '=', 'rsl_1').execute();
   });
 
   it('serialises concurrent transactions that update the same row', async () => {

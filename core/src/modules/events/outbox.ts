@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { InsertQueryBuilder, InsertResult, Kysely, Transaction } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { Tables } from '../tables.ts';
@@ -66,6 +66,16 @@ export class Outbox {
   /** Writes several events in one statement, in the order given (their ids sort the same way). */
   async writeMany(trx: Transaction<Tables>, events: OutboxEvent[]): Promise<EventEnvelope[]> {
     if (events.length === 0) return [];
+    const { insert, envelopes } = this.insertOf(trx, events);
+    await insert.execute();
+    return envelopes;
+  }
+
+  /**
+   * The insert of `writeMany`, not run: for a caller that writes the events as part of one larger
+   * statement (which must commit with the change the events tell of). `events` is not empty.
+   */
+  insertOf(db: Pick<Kysely<Tables>, 'insertInto'>, events: OutboxEvent[]): { insert: InsertQueryBuilder<Tables, 'events', InsertResult>; envelopes: EventEnvelope[] } {
     const rows = events.map((event) => {
       const at = event.at ?? new Date();
       const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
@@ -74,10 +84,6 @@ export class Outbox {
         row: { id: envelope.id, reseller_id: event.resellerId, mode: event.mode, type: event.type, order_id: event.orderId ?? null, payload: JSON.stringify(envelope), created_at: at },
       };
     });
-    await trx
-      .insertInto('events')
-      .values(rows.map((r) => r.row))
-      .execute();
-    return rows.map((r) => r.envelope);
+    return { insert: db.insertInto('events').values(rows.map((r) => r.row)), envelopes: rows.map((r) => r.envelope) };
   }
 }

@@ -6,12 +6,13 @@ import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
-import type { Outbox } from '../events/outbox.ts';
+import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { PrintFileCheck } from '../print-files/print-file-checker.ts';
 import type { QuotesService } from '../quotes/quotes-service.ts';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import { abortReason, abortStatement } from '../../infra/db/statement-abort.ts';
 import type { Db, Tables } from '../tables.ts';
-import type { WalletService } from '../wallet/wallet-service.ts';
+import type { Posting, WalletService } from '../wallet/wallet-service.ts';
 import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
 import { orderEvent, writeOrderEvent, writeTransition } from './order-writer.ts';
@@ -170,8 +171,8 @@ export class OrdersService {
 
     // Where the order ends up when nothing is left to chance: it waits for a file, or it is a
     // sandbox (or free) order, never charged. A live order is first written as paid from the
-    // wallet, with the debit as the transaction's last statement; when the balance is short the
-    // transaction is rolled back and the order placed again the careful way (`decide`).
+    // wallet, the debit in the same single statement (`#writeOrder`); when the balance is short
+    // that statement is undone and the order placed again the careful way (`decide`).
     const fresh = { ...created, state: 'NEW' as const };
     let plan: { transition: TransitionName; patch: Partial<Pick<OrderRow, 'payment_method' | 'payment_status' | 'payment_reference' | 'paid_at'>>; debitId?: string };
     if (fileStatus.some((f) => f.status !== 'ok')) plan = { transition: 'await_file', patch: {} };
@@ -185,18 +186,12 @@ export class OrdersService {
     let final: OrderRow | undefined;
     try {
       try {
-        final = await this.#db.transaction().execute(async (trx) => {
-          const moved = applyTransition(fresh, plan.transition);
-          const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
-          await this.#insertOrder(trx, tenant, opts.idempotencyKey, requestHash, row, orderLines);
-          // order.created, then where it moved (order.paid…), in one statement.
-          await this.#outbox.writeMany(trx, [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])]);
-          if (plan.debitId) {
-            const debit = await this.#wallet.debit(trx, this.#payments.orderDebit(row, plan.debitId));
-            if (!debit) throw new WalletShort();
-          }
-          return row;
-        });
+        const moved = applyTransition(fresh, plan.transition);
+        const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
+        // order.created, then where it moved (order.paid…), and the debit: all one statement.
+        const events = [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])];
+        await this.#writeOrder(tenant, opts.idempotencyKey, requestHash, row, orderLines, events, plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined);
+        final = row;
         if (plan.transition === 'submit') decision = { transition: 'submit', patch: plan.patch, chargeCard: false };
       } catch (err) {
         if (!(err instanceof WalletShort)) throw err;
@@ -253,36 +248,62 @@ export class OrdersService {
    * it the order written alongside.
    */
   async #insertOrder(trx: Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]): Promise<void> {
+    const inserts = this.#orderInserts(trx, tenant, key, requestHash, row, lines);
     const claimed = await trx
-      .with('claimed', (db) =>
-        db
-          .insertInto('idempotency_keys')
-          .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
-          .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
-          .returning('order_id'),
-      )
-      .with('order_row', (db) =>
-        db
-          .insertInto('orders')
-          .values({
-            ...row,
-            recipient: JSON.stringify(row.recipient),
-            carrier_contact: JSON.stringify(row.carrier_contact),
-            shipping: JSON.stringify(row.shipping),
-            tracking: null,
-          })
-          .returning('id'),
-      )
-      .with('line_rows', (db) =>
-        db
-          .insertInto('order_lines')
-          .values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) })))
-          .returning('line'),
-      )
+      .with('claimed', () => inserts.claim)
+      .with('order_row', () => inserts.order)
+      .with('line_rows', () => inserts.lines)
       .selectFrom('claimed')
       .select('order_id')
       .executeTakeFirst();
     if (!claimed) throw new IdempotencyRace();
+  }
+
+  /**
+   * The placement in ONE autocommit statement, no BEGIN or COMMIT: the key claimed, the order,
+   * its lines, its events and (when `debit` is given) the wallet debit. The wallet row is locked
+   * only while the database runs the statement and commits it, never across a round trip, so
+   * one reseller's orders do not queue on their wallet for network time. Undone as a whole by
+   * aborting: IdempotencyRace when another request holds the key (the debit is only tried once
+   * the key is claimed, so the key is always locked before the wallet), WalletShort when the
+   * balance does not cover the total.
+   */
+  async #writeOrder(tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
+    const inserts = this.#orderInserts(this.#db, tenant, key, requestHash, row, lines);
+    const eventRows = this.#outbox.insertOf(this.#db, events).insert;
+    const debitCtes = debit ? this.#wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
+    try {
+      await sql`
+        with claimed as (${inserts.claim}), order_row as (${inserts.order}), line_rows as (${inserts.lines}), event_rows as (${eventRows})${debitCtes ? sql`, ${debitCtes}` : sql``}
+        select case
+          when not exists (select 1 from claimed) then ${abortStatement('idempotency_race')}
+          ${debitCtes ? sql`when not exists (select 1 from debit_entry) then ${abortStatement('wallet_short')}` : sql``}
+        end as outcome`.execute(this.#db);
+    } catch (err) {
+      const reason = abortReason(err);
+      if (reason === 'idempotency_race') throw new IdempotencyRace();
+      if (reason === 'wallet_short') throw new WalletShort();
+      throw err;
+    }
+  }
+
+  /** The inserts of a placement, not run: the key's claim (returning the order id when this request got the key), the order, its lines. */
+  #orderInserts(db: Pick<Db, 'insertInto'>, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]) {
+    return {
+      claim: db
+        .insertInto('idempotency_keys')
+        .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
+        .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
+        .returning('order_id'),
+      order: db.insertInto('orders').values({
+        ...row,
+        recipient: JSON.stringify(row.recipient),
+        carrier_contact: JSON.stringify(row.carrier_contact),
+        shipping: JSON.stringify(row.shipping),
+        tracking: null,
+      }),
+      lines: db.insertInto('order_lines').values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) }))),
+    };
   }
 
   async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {

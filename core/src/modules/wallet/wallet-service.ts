@@ -1,4 +1,4 @@
-import { sql, type Selectable, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { ApiError } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';
@@ -106,6 +106,18 @@ export class WalletService {
    * `post`, which locks the row first.
    */
   async debit(trx: Trx, posting: Posting & { id?: string }): Promise<LedgerEntry | null> {
+    const { rows } = await sql<Selectable<WalletLedgerTable>>`with ${this.debitCtes(posting)} select * from debit_entry`.execute(trx);
+    return rows[0] ? toEntry(rows[0]) : null;
+  }
+
+  /**
+   * The debit of `debit` as two common table expressions, `debited` (the wallet row's new
+   * balance) and `debit_entry` (the ledger row), for a caller's larger statement: both are empty
+   * when the balance is short, the wallet has no row, or `onlyIf` (an SQL condition) is false.
+   * The row lock is held from this update to the commit; in an autocommit statement that is no
+   * round trip at all.
+   */
+  debitCtes(posting: Posting & { id?: string }, onlyIf: RawBuilder<unknown> = sql`true`): RawBuilder<unknown> {
     if (!Number.isSafeInteger(posting.amountCents) || posting.amountCents >= 0) {
       throw new RangeError(`A debit must be a negative whole number of cents, got ${posting.amountCents}`);
     }
@@ -115,18 +127,18 @@ export class WalletService {
     // Under READ COMMITTED a concurrent debit makes this update wait for the row and re-check
     // `balance_cents >= amount` on the committed balance: the wallet never goes negative (and the
     // check constraint stands behind it).
-    const { rows } = await sql<Selectable<WalletLedgerTable>>`
-      with debited as (
+    return sql`debited as (
         update wallets set balance_cents = balance_cents - ${amount}::bigint, updated_at = ${now}::timestamptz
-        where reseller_id = ${posting.resellerId} and mode = ${posting.mode} and balance_cents >= ${amount}::bigint
+        where reseller_id = ${posting.resellerId} and mode = ${posting.mode} and balance_cents >= ${amount}::bigint and ${onlyIf}
         returning balance_cents
-      )
-      insert into wallet_ledger (id, reseller_id, mode, kind, amount_cents, balance_after_cents, order_id, reference, created_at)
-      select ${id}::text, ${posting.resellerId}::text, ${posting.mode}::text, ${posting.kind}::text, ${posting.amountCents}::bigint,
-        debited.balance_cents, ${posting.orderId ?? null}::text, ${posting.reference ?? null}::text, ${now}::timestamptz
-      from debited
-      returning *`.execute(trx);
-    return rows[0] ? toEntry(rows[0]) : null;
+      ),
+      debit_entry as (
+        insert into wallet_ledger (id, reseller_id, mode, kind, amount_cents, balance_after_cents, order_id, reference, created_at)
+        select ${id}::text, ${posting.resellerId}::text, ${posting.mode}::text, ${posting.kind}::text, ${posting.amountCents}::bigint,
+          debited.balance_cents, ${posting.orderId ?? null}::text, ${posting.reference ?? null}::text, ${now}::timestamptz
+        from debited
+        returning *
+      )`;
   }
 
   /** A ledger entry id made now (for a debit whose id is written elsewhere before the debit itself). */
