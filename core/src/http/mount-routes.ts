@@ -57,10 +57,11 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
           res.end();
         } else {
           // Straight to the socket: headers and body leave in one write (express's send turns
-          // a longer string into a Buffer, which then goes out as a second chunk).
+          // a longer string into a Buffer, which then goes out as a second chunk). A constant
+          // body is bytes already, sent as they are (no encoding per reply).
           const json = bodyJson(reply.body);
           res.setHeader('Content-Type', 'application/json; charset=utf-8');
-          res.setHeader('Content-Length', Buffer.byteLength(json));
+          res.setHeader('Content-Length', typeof json === 'string' ? Buffer.byteLength(json) : json.length);
           res.end(json);
         }
       } catch (err) {

@@ -28,19 +28,20 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
-const serialized = new WeakMap<object, string>();
+const serialized = new WeakMap<object, Buffer>();
 
 /**
- * Marks a body that never changes (a catalogue view) so its JSON is produced once and reused by
- * every reply that sends it. The body is frozen: nobody may change what other replies share.
+ * Marks a body that never changes (a catalogue view) so its JSON is produced and encoded once
+ * and the bytes reused by every reply that sends it. The body is frozen: nobody may change what
+ * other replies share.
  */
 export function constantBody<T extends object>(body: T): T {
-  if (!serialized.has(body)) serialized.set(Object.freeze(body), JSON.stringify(body));
+  if (!serialized.has(body)) serialized.set(Object.freeze(body), Buffer.from(JSON.stringify(body), 'utf8'));
   return body;
 }
 
-/** The JSON text of a body (reused for a `constantBody`). */
-export function bodyJson(body: unknown): string {
+/** The JSON of a body: the encoded bytes of a `constantBody`, else its text. */
+export function bodyJson(body: unknown): string | Buffer {
   return (typeof body === 'object' && body !== null && serialized.get(body)) || JSON.stringify(body);
 }
 
