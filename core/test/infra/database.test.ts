@@ -89,3 +89,25 @@ describe('migrations on PostgreSQL', function () {
     }
   });
 });
+
+describe('prepared statements on PostgreSQL', function () {
+  it('runs a repeated statement prepared, and again unprepared when a migration changed its table under it', async function () {
+    await needService(this, 'postgres');
+    const { url, drop } = await createTestPostgresDatabase();
+    // One connection, so the statement prepared by the first runs is the one the later run meets.
+    const handle = await openDatabase<any>({ url, poolSize: 1 });
+    try {
+      await sql`create table widgets (id text primary key, size int not null)`.execute(handle.db);
+      await handle.db.insertInto('widgets').values({ id: 'w1', size: 3 }).execute();
+      const read = () => handle.db.selectFrom('widgets').selectAll().where('id', '=', 'w1').execute();
+      expect(await read()).to.deep.equal([{ id: 'w1', size: 3 }]);
+      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like 'select * from "widgets"%'`.execute(handle.db);
+      expect(prepared.rows[0]!.n).to.equal(1);
+      await sql`alter table widgets add column colour text not null default 'red'`.execute(handle.db);
+      expect(await read()).to.deep.equal([{ id: 'w1', size: 3, colour: 'red' }]);
+    } finally {
+      await handle.close();
+      await drop();
+    }
+  });
+});

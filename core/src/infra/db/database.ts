@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -22,6 +23,37 @@ function parseInt8(value: string): number {
   return n;
 }
 
+/** Distinct statement texts that get a prepared statement on each connection; others are parsed and planned per run. */
+const MAX_PREPARED = 256;
+const preparedNames = new Map<string, string>();
+
+/**
+ * Statements with parameters run as named prepared statements on `client`: PostgreSQL parses
+ * (and, once it settles on a generic plan, plans) each text once per connection instead of on
+ * every run, which on the hot paths (an order's one statement, the hand-off, the webhook claims)
+ * is a good part of the database's work. Texts are named by their hash, so every connection and
+ * process names a text the same way; only the first MAX_PREPARED distinct texts are named (one
+ * built with a different number of rows is another text), so a connection's memory stays bounded.
+ */
+function prepareRepeatedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0) return query(config, values, callback);
+    let name = preparedNames.get(config);
+    if (name === undefined && preparedNames.size < MAX_PREPARED) {
+      name = `pa_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
+      preparedNames.set(config, name);
+    }
+    if (name === undefined || callback !== undefined) return query(config, values, callback);
+    // A migration run by a newer process can change a table under a statement prepared here
+    // ("cached plan must not change result type"): that run goes again, unprepared.
+    return (query({ name, text: config, values }) as Promise<unknown>).catch((err: { code?: string }) => {
+      if (err.code === '0A000') return query(config, values);
+      throw err;
+    });
+  };
+}
+
 /**
  * Opens PostgreSQL when a URL is given, else embedded PGlite in `dataDir` (`memory://` for an
  * in-memory database). The same migrations and queries run on both.
@@ -44,6 +76,7 @@ export async function openDatabase<T>(opts: {
     });
     // Without a listener, an idle connection that dies (database restart, failover) would crash the process.
     pool.on('error', (err) => opts.onIdleError?.(err));
+    pool.on('connect', (client) => prepareRepeatedStatements(client));
     const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
