@@ -6,6 +6,8 @@ import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './s
 export const RECIPIENT = { name: 'Bench Recipient', email: 'r@example.nl', phone: '+31 6 1234 5678', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
 
 const RESELLERS = Number(process.env.BENCH_RESELLERS ?? 10);
+/** Orders a second offered in the paced run (BENCH_ORDER_RATE, default 400: the target). */
+const ORDER_RATE = Number(process.env.BENCH_ORDER_RATE ?? 400);
 
 /** `count` approved resellers with funded wallets; their live keys. */
 async function fundedResellers(ctx: BenchContext, count: number): Promise<string[]> {
@@ -22,7 +24,10 @@ async function fundedResellers(ctx: BenchContext, count: number): Promise<string
 /**
  * Wallet-paid POST /orders, each with a new Idempotency-Key; the print file is served by a
  * local HTTPS server. Measured twice: every order from one reseller (all serialised on that
- * reseller's wallet row, the worst case), and spread over BENCH_RESELLERS resellers.
+ * reseller's wallet row, the worst case), and spread over BENCH_RESELLERS resellers: both as
+ * fast as 50 connections place them (capacity; the latency of a closed loop is only
+ * connections / throughput). Then the latency at BENCH_ORDER_RATE orders a second, evenly
+ * spaced over the resellers (bench/paced.ts).
  */
 export const placeOrdersScenario: Scenario = {
   name: 'orders',
@@ -53,6 +58,19 @@ export const placeOrdersScenario: Scenario = {
         } as autocannon.Options & { warmUp: boolean }),
       );
     }
+    const keys = await fundedResellers(ctx, RESELLERS);
+    results.push(
+      await ctx.measurePaced(`POST /orders at ${ORDER_RATE}/s, ${RESELLERS} resellers`, {
+        baseUrl: ctx.baseUrl,
+        rate: ORDER_RATE,
+        next: (i) => ({
+          method: 'POST',
+          path: '/api/reseller/v1/orders',
+          headers: { ...apiHeaders(keys[i % keys.length]!), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          body,
+        }),
+      }),
+    );
     return results;
   },
 };

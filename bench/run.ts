@@ -26,7 +26,8 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
  * baseline, auth, catalogue and order runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
- * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000). BENCH_KEEP_DB=1 keeps the bench database.
+ * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000),
+ * BENCH_RESELLERS (default 10), BENCH_ORDER_RATE (default 400). BENCH_KEEP_DB=1 keeps the bench database.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
