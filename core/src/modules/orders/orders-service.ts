@@ -9,6 +9,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { PrintFileCheck } from '../print-files/print-file-checker.ts';
 import type { QuotesService } from '../quotes/quotes-service.ts';
+import type { KnownSkus } from '../quotes/sku-resolver.ts';
 import { sql, type Transaction } from 'kysely';
 import { abortReason, abortStatement } from '../../infra/db/statement-abort.ts';
 import type { Db, Tables } from '../tables.ts';
@@ -90,14 +91,14 @@ export class OrdersService {
   async place(
     tenant: Tenant,
     input: PlaceOrderInput,
-    opts: { idempotencyKey: string; source: OrderSource; storeId?: string | null },
+    opts: { idempotencyKey: string; source: OrderSource; storeId?: string | null; knownSkus?: KnownSkus },
   ): Promise<{ order: OrderView; duplicate: boolean }> {
     const requestHash = sha256Hex(canonicalJson({ source: opts.source, storeId: opts.storeId ?? null, input }));
     // A new key is claimed inside the transaction; a repeat is recognised there (or, when this
     // copy of the request fails before it, right here) and answered with its first order.
     let prepared: Prepared;
     try {
-      prepared = await this.#prepare(tenant, input);
+      prepared = await this.#prepare(tenant, input, opts.knownSkus);
     } catch (err) {
       const earlier = await this.#replay(tenant, opts.idempotencyKey, requestHash);
       if (earlier) return earlier;
@@ -217,12 +218,13 @@ export class OrdersService {
   }
 
   /** Prices the lines on the reseller's terms and checks their print files (422 for any problem). */
-  async #prepare(tenant: Tenant, input: PlaceOrderInput): Promise<Prepared> {
+  async #prepare(tenant: Tenant, input: PlaceOrderInput, knownSkus: KnownSkus | undefined): Promise<Prepared> {
     const reseller = await this.#accounts.resellerRow(tenant.resellerId);
     const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
       lines: input.lines,
       country: input.recipient.country,
       discountBps: reseller.discount_bps,
+      knownSkus,
     });
     const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))]);
     const fileProblems: ErrorDetail[] = [];

@@ -9,7 +9,12 @@ export interface ResellerSkuProduct {
   active: boolean;
 }
 
-/** Looks up a reseller's own SKU (case-insensitive). */
+/** Looks up a reseller's own SKUs (case-insensitive). */
 export interface SkuResolver {
   findBySku(resellerId: string, sku: string): Promise<ResellerSkuProduct | undefined>;
+  /** Several SKUs in one query: the products found, by lower-cased SKU. */
+  findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>>;
 }
+
+/** Reseller products already looked up (by lower-cased SKU), handed on so nobody looks them up again. */
+export type KnownSkus = ReadonlyMap<string, ResellerSkuProduct>;

@@ -65,13 +65,14 @@ export class ResellerProductsService implements SkuResolver {
   }
 
   async findBySku(resellerId: string, sku: string): Promise<ResellerSkuProduct | undefined> {
-    const row = await this.#db
-      .selectFrom('reseller_products')
-      .selectAll()
-      .where('reseller_id', '=', resellerId)
-      .where('sku_key', '=', sku.toLowerCase())
-      .executeTakeFirst();
-    return row ? { id: row.id, sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active } : undefined;
+    return (await this.findBySkus(resellerId, [sku])).get(sku.toLowerCase());
+  }
+
+  async findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>> {
+    const keys = [...new Set(skus.map((s) => s.toLowerCase()))];
+    if (keys.length === 0) return new Map();
+    const rows = await this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', resellerId).where('sku_key', 'in', keys).execute();
+    return new Map(rows.map((row) => [row.sku_key, { id: row.id, sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active }]));
   }
 
   async create(resellerId: string, input: ResellerProductInput): Promise<ResellerProduct> {

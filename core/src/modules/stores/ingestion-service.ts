@@ -315,13 +315,15 @@ export class IngestionService {
 
     const skipped: Array<{ sku: string | null; quantity: number; reason: string }> = [];
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
+    // Every SKU of the order in one query; the order placement below uses the same lookups.
+    const products = await this.#products.findBySkus(store.reseller_id, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
       if (!sku) {
         skipped.push({ sku, quantity: line.quantity, reason: 'no SKU: not a print item' });
         continue;
       }
-      const product = await this.#products.findBySku(store.reseller_id, sku);
+      const product = products.get(sku.toLowerCase());
       if (!product) {
         skipped.push({ sku, quantity: line.quantity, reason: 'not one of your SKUs: not a print item' });
         continue;
@@ -344,7 +346,7 @@ export class IngestionService {
           lines,
           recipient: { ...order.recipient, country: order.recipient.country.toUpperCase() },
         },
-        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform as OrderSource, storeId: store.id },
+        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform as OrderSource, storeId: store.id, knownSkus: products },
       );
       await record({ status: 'placed', order_id: result.order.id, skipped });
       if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
