@@ -25,12 +25,15 @@ export async function verifyShopifyWebhook(req: InboundWebhook, secrets: Array<s
   if (keys.length === 0) return { ok: false, reason: 'no Shopify secret is configured to verify this delivery' };
   if (req.headers['shopify-hmac-sha256'] && !req.headers['x-shopify-hmac-sha256']) return { ok: false, reason: 'Shopify Events deliveries are not subscribed to' };
   const rawBody = req.rawBody.toString('utf8');
+  // Only Shopify's own headers: the library canonicalises every header name on every lookup.
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (name.startsWith('x-shopify-')) headers[name] = value;
   let reason = 'X-Shopify-Hmac-Sha256 does not match the body';
   let verified = false;
   for (const secret of keys) {
     const result = await shopifyLibrary({ apiKey: 'webhook-verification', secret, publicUrl: VERIFY_HOST }).webhooks.validate({
       rawBody,
-      rawRequest: { method: 'POST', url: '/', headers: req.headers },
+      rawRequest: { method: 'POST', url: '/', headers },
     });
     if (result.valid) {
       verified = result.webhookType === WebhookType.Webhooks;
