@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import type { Measured } from './run.ts';
 
 /** One request of a paced run: what to send (built when it is due, so each can carry a fresh key or body). */
 export interface PacedRequest {
@@ -8,15 +9,8 @@ export interface PacedRequest {
   body?: string;
 }
 
-export interface PacedResult {
-  requests: number;
-  /** Requests answered per second over the run (the offered rate when the service keeps up). */
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  non2xx: number;
-}
+/** What a paced run measured: a Measured row without its name and CPU figure (`rps` is the rate answered). */
+export type PacedResult = Omit<Measured, 'name' | 'cpuUsPerRequest'>;
 
 /**
  * An open-loop load at a constant arrival rate (as wrk2 does it): request i is due at
