@@ -11,8 +11,7 @@ export interface ResellerSkuProduct {
 
 /** Looks up a reseller's own SKUs (case-insensitive). */
 export interface SkuResolver {
-  findBySku(resellerId: string, sku: string): Promise<ResellerSkuProduct | undefined>;
-  /** Several SKUs in one query: the products found, by lower-cased SKU. */
+  /** The SKUs' products in one query, by lower-cased SKU (those not found are absent). */
   findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>>;
 }
 

@@ -64,10 +64,6 @@ export class ResellerProductsService implements SkuResolver {
     this.#links = links;
   }
 
-  async findBySku(resellerId: string, sku: string): Promise<ResellerSkuProduct | undefined> {
-    return (await this.findBySkus(resellerId, [sku])).get(sku.toLowerCase());
-  }
-
   async findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>> {
     const keys = [...new Set(skus.map((s) => s.toLowerCase()))];
     if (keys.length === 0) return new Map();
