@@ -16,7 +16,7 @@ import type { Db, Tables } from '../tables.ts';
 import type { Posting, WalletService } from '../wallet/wallet-service.ts';
 import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
-import { orderEvent, writeOrderEvent, writeTransition } from './order-writer.ts';
+import { orderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
 import { asStoredJson, loadOrder, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
@@ -191,15 +191,14 @@ export class OrdersService {
         const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
         // order.created, then where it moved (order.paid…), and the debit: all one statement.
         const events = [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])];
-        await this.#writeOrder(tenant, opts.idempotencyKey, requestHash, row, orderLines, events, plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined);
+        await this.#writeOrder(this.#db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined);
         final = row;
         if (plan.transition === 'submit') decision = { transition: 'submit', patch: plan.patch, chargeCard: false };
       } catch (err) {
         if (!(err instanceof WalletShort)) throw err;
         final = undefined;
         await this.#db.transaction().execute(async (trx) => {
-          await this.#insertOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines);
-          await writeOrderEvent(trx, this.#outbox, created, orderLines, 'order.created', now);
+          await this.#writeOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines, [orderEvent(created, orderLines, 'order.created', now)], undefined);
           decision = await this.#payments.decide(trx, fresh, now);
           if (decision.transition) await writeTransition(trx, this.#outbox, fresh, decision.transition, decision.patch, now, orderLines);
           else await trx.updateTable('orders').set(decision.patch).where('id', '=', orderId).execute();
@@ -245,34 +244,18 @@ export class OrdersService {
   }
 
   /**
-   * Claims the Idempotency-Key and writes the order and its lines, in one statement. When
-   * another request holds the key, IdempotencyRace: the caller's transaction rolls back and with
-   * it the order written alongside.
+   * The placement in ONE statement: the key claimed, the order, its lines, its events (at least
+   * one) and, when `debit` is given, the wallet debit. Run on `db` (autocommit: no BEGIN or
+   * COMMIT), the wallet row is locked only while the database runs the statement and commits
+   * it, never across a round trip, so one reseller's orders do not queue on their wallet for
+   * network time; run in a transaction, it is that transaction's first write. Undone as a whole
+   * by aborting: IdempotencyRace when another request holds the key (the debit is only tried
+   * once the key is claimed, so the key is always locked before the wallet), WalletShort when
+   * the balance does not cover the total.
    */
-  async #insertOrder(trx: Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]): Promise<void> {
-    const inserts = this.#orderInserts(trx, tenant, key, requestHash, row, lines);
-    const claimed = await trx
-      .with('claimed', () => inserts.claim)
-      .with('order_row', () => inserts.order)
-      .with('line_rows', () => inserts.lines)
-      .selectFrom('claimed')
-      .select('order_id')
-      .executeTakeFirst();
-    if (!claimed) throw new IdempotencyRace();
-  }
-
-  /**
-   * The placement in ONE autocommit statement, no BEGIN or COMMIT: the key claimed, the order,
-   * its lines, its events and (when `debit` is given) the wallet debit. The wallet row is locked
-   * only while the database runs the statement and commits it, never across a round trip, so
-   * one reseller's orders do not queue on their wallet for network time. Undone as a whole by
-   * aborting: IdempotencyRace when another request holds the key (the debit is only tried once
-   * the key is claimed, so the key is always locked before the wallet), WalletShort when the
-   * balance does not cover the total.
-   */
-  async #writeOrder(tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
-    const inserts = this.#orderInserts(this.#db, tenant, key, requestHash, row, lines);
-    const eventRows = this.#outbox.insertOf(this.#db, events).insert;
+  async #writeOrder(db: Db | Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
+    const inserts = this.#orderInserts(db, tenant, key, requestHash, row, lines);
+    const eventRows = this.#outbox.insertOf(db, events).insert;
     const debitCtes = debit ? this.#wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
     try {
       await sql`
@@ -280,7 +263,7 @@ export class OrdersService {
         select case
           when not exists (select 1 from claimed) then ${abortStatement('idempotency_race')}
           ${debitCtes ? sql`when not exists (select 1 from debit_entry) then ${abortStatement('wallet_short')}` : sql``}
-        end as outcome`.execute(this.#db);
+        end as outcome`.execute(db);
     } catch (err) {
       const reason = abortReason(err);
       if (reason === 'idempotency_race') throw new IdempotencyRace();
