@@ -1,9 +1,10 @@
+import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';
 import { WebhookDbLane } from './webhook-db-lane.ts';
 import type { WebhookDeliverer } from './webhook-deliverer.ts';
-import { isSubscribed } from './webhook-event-types.ts';
+import { PING_EVENT } from './webhook-event-types.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';
 
 const FAN_OUT_BATCH = 200;
@@ -77,66 +78,43 @@ export class WebhookDispatcher {
     return { fannedOut, requeued, disabled, purged };
   }
 
+  /**
+   * One batch in ONE statement (no BEGIN, COMMIT or rows sent back and forth): up to
+   * FAN_OUT_BATCH undispatched events are claimed (SKIP LOCKED: several processes fan out side
+   * by side, each taking other events) and marked dispatched, and their deliveries are created
+   * in the same statement, so an event is fanned out exactly once. A delivery goes to every
+   * endpoint of the event's account and mode (a test endpoint never sees a live event) that is
+   * live, registered before the event happened, and subscribed (`isSubscribed`, in SQL). Its id
+   * is the usual time-ordered one, its random part taken from the (event, endpoint) pair.
+   */
   async #fanOutBatch(): Promise<number> {
-    const { events, created } = await this.#lane.run((db) =>
-      db.transaction().execute(async (trx) => {
-        // SKIP LOCKED: several processes fan out side by side, each taking other events.
-        const events = await trx
-          .selectFrom('events')
-          .select(['id', 'reseller_id', 'mode', 'type', 'created_at'])
-          .where('dispatched_at', 'is', null)
-          .orderBy('created_at')
-          .limit(FAN_OUT_BATCH)
-          .forUpdate()
-          .skipLocked()
-          .execute();
-        if (events.length === 0) return { events, created: [] };
-        const endpoints = await trx
-          .selectFrom('webhook_endpoints')
-          .select(['id', 'reseller_id', 'mode', 'events', 'created_at'])
-          .where('reseller_id', 'in', [...new Set(events.map((e) => e.reseller_id))])
-          .where('deleted_at', 'is', null)
-          .where('disabled_at', 'is', null)
-          .execute();
-        const now = this.#clock();
-        const rows = events.flatMap((ev) =>
-          endpoints
-            // Same account and mode (a test endpoint never sees a live event), subscribed, and registered before the event happened.
-            .filter((ep) => ep.reseller_id === ev.reseller_id && ep.mode === ev.mode && isSubscribed(ep.events, ev.type) && ep.created_at.getTime() <= ev.created_at.getTime())
-            .map((ep) => ({
-              id: newId('whd', now.getTime()),
-              endpoint_id: ep.id,
-              event_id: ev.id,
-              event_type: ev.type,
-              status: 'pending' as const,
-              attempts: 0,
-              next_attempt_at: now,
-              created_at: now,
-            })),
-        );
-        const created =
-          rows.length === 0
-            ? []
-            : await trx
-                .insertInto('webhook_deliveries')
-                .values(rows)
-                .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-                .returning('id')
-                .execute();
-        await trx
-          .updateTable('events')
-          .set({ dispatched_at: now })
-          .where('id', 'in', events.map((e) => e.id))
-          .execute();
-        return { events, created };
-      }),
+    const now = this.#clock();
+    const idPrefix = newId('whd', now.getTime()).slice(0, 'whd_'.length + 10);
+    const { rows } = await this.#lane.run((db) =>
+      sql<{ events: number; created: string[] }>`
+        with ev as (
+          update events set dispatched_at = ${now}::timestamptz
+          where id in (select id from events where dispatched_at is null order by created_at limit ${FAN_OUT_BATCH} for update skip locked)
+          returning id, reseller_id, mode, type, created_at
+        ),
+        created as (
+          insert into webhook_deliveries (id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
+          select ${idPrefix}::text || upper(substr(md5(ev.id || ':' || ep.id), 1, 16)), ep.id, ev.id, ev.type, 'pending', 0, ${now}::timestamptz, ${now}::timestamptz
+          from ev
+          join webhook_endpoints ep on ep.reseller_id = ev.reseller_id and ep.mode = ev.mode and ep.created_at <= ev.created_at
+          where ep.deleted_at is null and ep.disabled_at is null and ev.type <> ${PING_EVENT} and (ep.events ? '*' or ep.events ? ev.type)
+          on conflict (event_id, endpoint_id) do nothing
+          returning id
+        )
+        select (select count(*) from ev)::int as events, coalesce((select array_agg(id order by id) from created), '{}') as created`.execute(db),
     );
+    const { events, created } = rows[0]!;
     if (created.length > 0) {
       await this.#deliverer
-        .enqueueFirst(created.map((c) => c.id))
+        .enqueueFirst(created)
         .catch((err: Error) => this.#logger.warn('webhook deliveries not queued; the sweeper will queue them', { deliveries: created.length, error: err.message }));
     }
-    return events.length;
+    return events;
   }
 
   /**

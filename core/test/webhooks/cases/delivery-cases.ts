@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { TestService } from '../../helpers/test-service.ts';
+import { isSubscribed } from '../../../src/modules/webhooks/webhook-event-types.ts';
 import { createEndpoint, deliveries, Receiver, signatureIsValid, sleep, waitFor, writeEvents } from '../webhook-test-helpers.ts';
 
 /** Delivery: signature, headers, retries, timeouts, redirects, deletion, modes, SSRF at send time, redelivery, ping, the log. */
@@ -39,6 +40,24 @@ export function deliveryCases(get: () => TestService): void {
     const [delivery] = await waitFor('the delivery log', async () => (await deliveries(t, key, endpoint.id)).find((d) => d.status === 'delivered') && deliveries(t, key, endpoint.id));
     expect(delivery).to.include({ id: headers['x-service-delivery'], eventId, eventType: 'order.shipped', status: 'delivered', attemptCount: 1, lastStatusCode: 200 });
     expect(delivery.attempts[0]).to.include({ attempt: 1, statusCode: 200, succeeded: true, trigger: 'scheduled' });
+  });
+
+  it('fans each event out to exactly the endpoints isSubscribed names, and a ping to none', async () => {
+    const t = get();
+    const { id: resellerId, key } = await t.reseller();
+    const subscriptions = [['*'], ['order.created'], ['order.shipped', 'order.cancelled']];
+    const endpoints: Array<{ id: string; events: string[] }> = [];
+    for (const [i, events] of subscriptions.entries()) endpoints.push({ ...(await createEndpoint(t, key, receiver.hook(`/fan-${i}`), events)), events });
+    const types = ['order.created', 'order.shipped', 'order.cancelled', 'ping'];
+    const written: Array<{ type: string; id: string }> = [];
+    for (const type of types) written.push({ type, id: (await writeEvents(t, { resellerId, type }))[0]! });
+    const ids = written.map((w) => w.id);
+    await waitFor('every event fanned out', async () => (await t.service.db.selectFrom('events').select('id').where('id', 'in', ids).where('dispatched_at', 'is', null).execute()).length === 0);
+    const rows = await t.service.db.selectFrom('webhook_deliveries').select(['id', 'event_id', 'endpoint_id', 'event_type']).where('event_id', 'in', ids).execute();
+    const made = rows.map((r) => `${r.event_id}>${r.endpoint_id}`).sort();
+    const expected = written.flatMap((w) => endpoints.filter((e) => isSubscribed(e.events, w.type)).map((e) => `${w.id}>${e.id}`)).sort();
+    expect(made).to.deep.equal(expected);
+    expect(rows.every((r) => /^whd_[0-9A-HJKMNP-TV-Z]{26}$/.test(r.id) && r.event_type === written.find((w) => w.id === r.event_id)!.type)).to.equal(true);
   });
 
   it('retries a receiver that answers 500 twice then 200: the same event id three times', async () => {
