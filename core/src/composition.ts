@@ -39,6 +39,7 @@ import { ordersRoutes } from './modules/orders/orders-routes.ts';
 import { OrdersService } from './modules/orders/orders-service.ts';
 import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
 import { ProductionService } from './modules/production/production-service.ts';
+import type { ProductionPartner } from './modules/production/production-partner.ts';
 import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
 import { QuotesService } from './modules/quotes/quotes-service.ts';
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
@@ -76,6 +77,8 @@ export interface Overrides {
   connectorSettings?: Record<string, Record<string, string | undefined>>;
   /** Webhook delivery tunables (timeout, retry schedule, lease…); tests shorten them. */
   webhooks?: Partial<WebhooksOptions>;
+  /** The print facility live orders are handed to (a third party: tests stand one in). */
+  productionPartner?: ProductionPartner;
 }
 
 
@@ -172,11 +175,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     cards,
     outbox,
     logger,
-    onSubmitted: (orderId) =>
-      void production?.enqueueHandoff(orderId).catch((err: Error) => logger.warn('hand-off not queued; the sweeper will retry', { orderId, error: err.message })),
+    onSubmitted: (orderId) => production?.enqueueHandoff(orderId),
   });
   const orders = new OrdersService({ db, quotes, files, accounts, wallet, payments, outbox, cursors });
-  production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS });
+  production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS, ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}) });
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const connectors = new ConnectorRegistry(overrides.connectors ?? (await loadConnectors(config.CONNECTORS)));
   const connectorHttp = createConnectorHttp();
@@ -291,6 +293,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
         clearTimeout(timer);
       }
       await maintenance.stop();
+      // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
+      await production!.flush();
       await queue.close();
       redis?.disconnect();
       authSubscriber?.disconnect();

@@ -80,6 +80,21 @@ export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: st
   return { order, lines: lines as OrderLineRow[] };
 }
 
+/** Several orders with their lines, in one query (in no particular order; unknown ids are left out). */
+export async function loadOrders(db: Kysely<Tables> | Transaction<Tables>, ids: string[]): Promise<Array<{ order: OrderRow; lines: OrderLineRow[] }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('orders')
+    .selectAll('orders')
+    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'))
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map(({ lines_json: lines, ...order }) => {
+    for (const l of lines) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
+    return { order, lines: lines as OrderLineRow[] };
+  });
+}
+
 /** The lines of an order, by line number. */
 export async function loadLines(db: Kysely<Tables> | Transaction<Tables>, orderId: string): Promise<OrderLineRow[]> {
   return db.selectFrom('order_lines').selectAll().where('order_id', '=', orderId).orderBy('line').execute();

@@ -18,7 +18,7 @@ import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
 import { orderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
-import { asStoredJson, loadOrder, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
+import { asStoredJson, loadOrder, loadOrders, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
 import type { CarrierContact, FileStatus, Tracking } from './orders-tables.ts';
 
@@ -463,13 +463,18 @@ export class OrdersService {
     return loadOrder(this.#db, id);
   }
 
-  async markHandedOff(id: string, partner: string, reference: string): Promise<void> {
-    await this.#db
-      .updateTable('orders')
-      .set({ production_partner: partner, production_reference: reference, handed_off_at: new Date() })
-      .where('id', '=', id)
-      .where('handed_off_at', 'is', null)
-      .execute();
+  /** Several orders as the hand-off needs them, in one query (internal: no tenant check). */
+  async loadManyForHandoff(ids: string[]) {
+    return loadOrders(this.#db, ids);
+  }
+
+  /** Records the partner and its reference of each order handed off, in one statement (an order handed off already keeps its first). */
+  async markHandedOff(handoffs: Array<{ id: string; partner: string; reference: string }>): Promise<void> {
+    if (handoffs.length === 0) return;
+    await sql`
+      update orders set production_partner = h.partner, production_reference = h.reference, handed_off_at = ${new Date()}::timestamptz
+      from unnest(${handoffs.map((h) => h.id)}::text[], ${handoffs.map((h) => h.partner)}::text[], ${handoffs.map((h) => h.reference)}::text[]) as h(id, partner, reference)
+      where orders.id = h.id and orders.handed_off_at is null`.execute(this.#db);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from '../../http/api-error.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { OrderStatus } from '../orders/order-states.ts';
@@ -9,6 +10,13 @@ import type { Tracking } from '../orders/orders-tables.ts';
 import type { ProductionHandoff, ProductionPartner } from './production-partner.ts';
 
 const STEPS: OrderStatus[] = ['PROCESSING', 'PRINTING', 'SHIPPED', 'DELIVERED'];
+
+/** A hand-off job: the paid orders of one batch (`orderId`: one order, as jobs queued before batches carried it). */
+type HandoffJob = { orderIds: string[] } | { orderId: string };
+
+/** Paid orders close together are handed off by one job: how long the first waits for others, and the most a job takes. */
+const HANDOFF_WINDOW_MS = 20;
+const HANDOFF_BATCH = 100;
 
 /**
  * Hands paid orders to production and, where the simulator stands in for the print
@@ -21,7 +29,8 @@ export class ProductionService {
   readonly #livePartner: ProductionPartner;
   readonly #logger: Logger;
   readonly #stepMs: number;
-  readonly #handoffs: Queue<{ orderId: string }>;
+  readonly #handoffs: Queue<HandoffJob>;
+  readonly #batcher: JobBatcher<string, HandoffJob>;
   readonly #steps: Queue<{ orderId: string; status: OrderStatus }>;
   readonly #simulator: ProductionPartner;
 
@@ -32,11 +41,17 @@ export class ProductionService {
     this.#stepMs = deps.stepMs;
     this.#simulator = { name: 'simulator', submit: async (h) => this.#simulate(h) };
     this.#livePartner = deps.livePartner ?? (deps.simulate ? this.#simulator : manualPartner(deps.logger));
-    this.#handoffs = deps.queue.define<{ orderId: string }>('production', {
+    this.#handoffs = deps.queue.define<HandoffJob>('production', {
       concurrency: 10,
       attempts: 20,
       backoff: { type: 'exponential', delayMs: 2000 },
-      process: async (job) => this.#handOff(job.data.orderId),
+      process: async (job) => this.#handOff('orderIds' in job.data ? job.data.orderIds : [job.data.orderId]),
+    });
+    this.#batcher = new JobBatcher(this.#handoffs, {
+      windowMs: HANDOFF_WINDOW_MS,
+      max: HANDOFF_BATCH,
+      toJob: (orderIds) => ({ data: { orderIds }, options: { jobId: `handoff-${orderIds[0]}` } }),
+      onError: (err, orderIds) => this.#logger.warn('hand-off not queued; the sweeper will retry', { orders: orderIds.length, error: err.message }),
     });
     this.#steps = deps.queue.define<{ orderId: string; status: OrderStatus }>('production-simulator', {
       concurrency: 20,
@@ -46,21 +61,45 @@ export class ProductionService {
     });
   }
 
-  /** Queues the hand-off of a paid order (idempotent per order). */
-  async enqueueHandoff(orderId: string): Promise<void> {
-    await this.#handoffs.add({ orderId }, { jobId: `handoff-${orderId}` });
+  /**
+   * Queues the hand-off of a paid order, in one job with the others paid within
+   * HANDOFF_WINDOW_MS (handing off twice is harmless: an order handed off is skipped). A job
+   * lost before it was queued is the sweeper's: the order stays PAID and not handed off.
+   */
+  enqueueHandoff(orderId: string): void {
+    this.#batcher.add(orderId);
+  }
+
+  /** Queues the hand-offs still waiting for their batch (at shutdown). */
+  async flush(): Promise<void> {
+    await this.#batcher.flush();
   }
 
   /** Re-queues paid orders whose hand-off was lost (a crash between commit and enqueue). */
   async sweep(olderThanMs = 60_000): Promise<number> {
     const ids = await this.#orders.ordersAwaitingHandoff(olderThanMs);
-    for (const id of ids) await this.enqueueHandoff(id);
+    for (let i = 0; i < ids.length; i += HANDOFF_BATCH) {
+      const orderIds = ids.slice(i, i + HANDOFF_BATCH);
+      await this.#handoffs.add({ orderIds }, { jobId: `handoff-${orderIds[0]}` });
+    }
     return ids.length;
   }
 
-  async #handOff(orderId: string): Promise<void> {
-    const loaded = await this.#orders.loadForHandoff(orderId);
-    if (!loaded || loaded.order.status !== 'PAID' || loaded.order.handed_off_at) return;
+  /**
+   * Hands a batch of orders to their partner: read in one query, submitted side by side, and
+   * those the partner took marked in one statement. When some submission failed the job fails
+   * after the others are marked, so its retry submits only what is still not handed off.
+   */
+  async #handOff(orderIds: string[]): Promise<void> {
+    const due = (await this.#orders.loadManyForHandoff(orderIds)).filter(({ order }) => order.status === 'PAID' && !order.handed_off_at);
+    const outcomes = await Promise.allSettled(due.map(async (loaded) => this.#submit(loaded)));
+    const taken = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    await this.#orders.markHandedOff(taken);
+    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${due[i]!.order.id}: ${(o.reason as Error).message}`] : []));
+    if (failed.length > 0) throw new Error(`${failed.length} of ${due.length} hand-offs failed (${failed.slice(0, 3).join('; ')})`);
+  }
+
+  async #submit(loaded: NonNullable<Awaited<ReturnType<OrdersService['loadForHandoff']>>>): Promise<{ id: string; partner: string; reference: string }> {
     const { order, lines } = loaded;
     const reseller = await this.#accounts.resellerRow(order.reseller_id);
     const handoff: ProductionHandoff = {
@@ -76,7 +115,7 @@ export class ProductionService {
     };
     const partner = order.mode === 'test' ? this.#simulator : this.#livePartner;
     const { reference } = await partner.submit(handoff);
-    await this.#orders.markHandedOff(order.id, partner.name, reference);
+    return { id: order.id, partner: partner.name, reference };
   }
 
   async #simulate(handoff: ProductionHandoff): Promise<{ reference: string }> {
