@@ -20,6 +20,7 @@ import { orderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
 import { asStoredJson, loadOrder, loadOrders, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
+import { WalletLanes } from './wallet-lanes.ts';
 import type { CarrierContact, FileStatus, Tracking } from './orders-tables.ts';
 
 export interface Tenant {
@@ -58,6 +59,7 @@ export class OrdersService {
   readonly #payments: OrderPayments;
   readonly #outbox: Outbox;
   readonly #cursors: CursorCodec;
+  readonly #lanes: WalletLanes;
 
   constructor(deps: {
     db: Db;
@@ -77,6 +79,7 @@ export class OrdersService {
     this.#payments = deps.payments;
     this.#outbox = deps.outbox;
     this.#cursors = deps.cursors;
+    this.#lanes = new WalletLanes(deps.db);
   }
 
   get payments(): OrderPayments {
@@ -191,7 +194,11 @@ export class OrdersService {
         const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
         // order.created, then where it moved (order.paid…), and the debit: all one statement.
         const events = [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])];
-        await this.#writeOrder(this.#db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined);
+        const debit = plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined;
+        const write = (db: Db | Trx) => this.#writeOrder(db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, debit);
+        // A debit takes its wallet's turn: one reseller's placements side by side commit together (WalletLanes).
+        if (debit) await this.#lanes.run(`${tenant.resellerId}:${tenant.mode}`, write);
+        else await write(this.#db);
         final = row;
         if (plan.transition === 'submit') decision = { transition: 'submit', patch: plan.patch, chargeCard: false };
       } catch (err) {
