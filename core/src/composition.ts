@@ -294,7 +294,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       }
       await maintenance.stop();
       // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
-      await production!.flush();
+      await Promise.all([production!.flush(), ingestion!.flush()]);
       await queue.close();
       redis?.disconnect();
       authSubscriber?.disconnect();

@@ -136,6 +136,18 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(orders).to.have.length(1);
     });
 
+    it('ingests the webhooks received together despite one it cannot read, which is retried on its own and ends failed', async () => {
+      const failedBefore = (await t.service.queue.queues().find((q) => q.name === 'ingest-wix')!.counts()).failed;
+      const good = ['1101', '1102', '1103', '1104'];
+      const results = await Promise.all([...good.map((id) => deliver(refOrder(id))), deliver({ id: 'BAD-1' }, { eventId: 'evt-bad-1' })]);
+      expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
+      for (const id of good) await until(async () => (await ingest(id))?.order_id);
+      await until(async () => (await t.service.queue.queues().find((q) => q.name === 'ingest-wix')!.counts()).failed > failedBefore);
+      const bad = await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('event_key', '=', 'evt-bad-1').executeTakeFirstOrThrow();
+      expect(bad.processed_at).to.equal(null);
+      expect(await ingest('BAD-1')).to.equal(undefined);
+    });
+
     it('waits for payment, then places the order when the paid update arrives (even after an older copy)', async () => {
       await deliver(refOrder('1003', { paid: false, updated_at: '2026-11-20T10:01:00Z' }));
       expect((await until(async () => ingest('1003')))!.status).to.equal('waiting_payment');

@@ -1,9 +1,12 @@
 import type { Connector, ConnectorContext, InboundWebhook, StoreConnection, StoreOrder, WebhookContent } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
+import { sql, type Selectable } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../http/api-error.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
@@ -12,8 +15,11 @@ import type { ResellerProductsService } from '../reseller-products/reseller-prod
 import type { Db } from '../tables.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreWebhookEventsTable } from './stores-tables.ts';
 
-type IngestJob = { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
+/** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), or a store to poll. */
+type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
+type StoredEvent = Selectable<StoreWebhookEventsTable>;
 
 /**
  * The one pipeline through which every platform's orders become print orders: inbound
@@ -25,6 +31,13 @@ type IngestJob = { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: s
 
 /** How long order writes are gathered before one look for shipments to push (queueShipmentsSoon). */
 const SHIPMENTS_COALESCE_MS = 100;
+/** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
+const EVENTS_WINDOW_MS = 10;
+const EVENTS_BATCH = 50;
+/** Events of one batch ingested side by side. */
+const EVENTS_PARALLEL = 4;
+/** How long a store read for a webhook's signature check is reused (a check that fails on it reads the store again). */
+const STORE_FOR_WEBHOOK_MS = 10_000;
 export class IngestionService {
   readonly #db: Db;
   readonly #stores: StoresService;
@@ -34,6 +47,8 @@ export class IngestionService {
   readonly #logger: Logger;
   readonly #context: (platform: string) => ConnectorContext;
   readonly #ingest = new Map<string, Queue<IngestJob>>();
+  readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
+  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS });
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
   readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
   readonly #renewals = new Map<string, Promise<unknown>>();
@@ -67,13 +82,24 @@ export class IngestionService {
       const { platform, rateLimit } = connector.manifest;
       const slug = platformSlug(platform);
       this.#callLimiters.set(platform, deps.callLimiter(platform, rateLimit));
-      this.#ingest.set(
+      const ingest: Queue<IngestJob> = deps.queue.define<IngestJob>(`ingest-${slug}`, {
+        concurrency: 8,
+        attempts: 12,
+        backoff: { type: 'exponential', delayMs: 2000 },
+        process: (job): Promise<void> => {
+          const data = job.data;
+          if (data.kind === 'events') return this.#processEvents(ingest, data.eventIds);
+          return this.#guard(connector, () => (data.kind === 'event' ? this.processEvent(data.eventId) : this.poll(data.storeId)));
+        },
+      });
+      this.#ingest.set(platform, ingest);
+      this.#received.set(
         platform,
-        deps.queue.define<IngestJob>(`ingest-${slug}`, {
-          concurrency: 8,
-          attempts: 12,
-          backoff: { type: 'exponential', delayMs: 2000 },
-          process: (job) => this.#guard(connector, () => (job.data.kind === 'event' ? this.processEvent(job.data.eventId) : this.poll(job.data.storeId))),
+        new JobBatcher(ingest, {
+          windowMs: EVENTS_WINDOW_MS,
+          max: EVENTS_BATCH,
+          toJob: (eventIds) => ({ data: { kind: 'events', eventIds }, options: { jobId: `events-${eventIds[0]}` } }),
+          onError: (err, eventIds) => this.#logger.warn('stored webhooks not queued; the sweeper will queue them', { platform, events: eventIds.length, error: err.message }),
         }),
       );
       this.#fulfil.set(
@@ -111,14 +137,20 @@ export class IngestionService {
     const platform = connector.manifest.platform;
     const pathStoreId = req.path.split('/').find((p) => p.startsWith('sto_'));
     let store: StoreRow | undefined;
-    if (pathStoreId) store = await this.#stores.findById(pathStoreId);
-    else {
+    let reused = false;
+    if (pathStoreId) {
+      store = this.#storesForWebhooks.get(pathStoreId);
+      reused = store !== undefined;
+      store ??= await this.#storeForWebhooks(pathStoreId);
+    } else {
       const external = connector.identifyStore?.(req);
       // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
       if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
     }
-    const secrets = { appSecret: this.#context(platform).appSettings.secret, storeSecret: store ? this.#stores.webhookSecret(store) : undefined };
-    const verdict = await connector.verifyWebhook(req, secrets);
+    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { appSecret: this.#context(platform).appSettings.secret, storeSecret: row ? this.#stores.webhookSecret(row) : undefined });
+    let verdict = await verify(store);
+    // The store's secret may have changed since it was read (a reconnect registers new webhooks): read it again.
+    if (!verdict.ok && reused) verdict = await verify((store = await this.#storeForWebhooks(pathStoreId!)));
     if (!verdict.ok) return { status: 401, body: { error: { code: 'invalid_signature', message: verdict.reason } } };
     if (verdict.acknowledgeOnly) return { status: 200, body: { received: true } };
     if (!store || store.platform !== platform) return { status: 200, body: { received: true, ignored: 'unknown store' } };
@@ -141,8 +173,20 @@ export class IngestionService {
       .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (inserted) await this.#ingest.get(platform)!.add({ kind: 'event', eventId: id }, { jobId: `event-${id}` });
+    // Stored is what the platform is told: the job follows within EVENTS_WINDOW_MS, and one lost is the sweeper's.
+    if (inserted) this.#received.get(platform)!.add(id);
     return { status: 200, body: { received: true, duplicate: !inserted } };
+  }
+
+  async #storeForWebhooks(id: string): Promise<StoreRow | undefined> {
+    const store = await this.#stores.findById(id);
+    if (store) this.#storesForWebhooks.set(id, store);
+    return store;
+  }
+
+  /** Queues the stored webhooks still waiting for their batch (at shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#received.values()].map((b) => b.flush()));
   }
 
   async #latestStore(platform: string, externalId: string): Promise<StoreRow | undefined> {
@@ -205,15 +249,60 @@ export class IngestionService {
       .where('received_at', '<', new Date(Date.now() - olderThanMs))
       .limit(500)
       .execute();
-    for (const r of rows) await this.#ingest.get(r.platform)?.add({ kind: 'event', eventId: r.id }, { jobId: `event-${r.id}` });
+    const byPlatform = Map.groupBy(rows, (r) => r.platform);
+    for (const [platform, events] of byPlatform) {
+      for (let i = 0; i < events.length; i += EVENTS_BATCH) {
+        const eventIds = events.slice(i, i + EVENTS_BATCH).map((e) => e.id);
+        await this.#ingest.get(platform)?.add({ kind: 'events', eventIds }, { jobId: `events-${eventIds[0]}` });
+      }
+    }
     return rows.length;
   }
 
+  /**
+   * A batch of stored webhooks, read in two queries and ingested EVENTS_PARALLEL at a time. One
+   * that fails goes back on the queue as a job of its own (with the usual retries and waits)
+   * while the rest go on; the batch itself fails only when that cannot be queued, and its retry
+   * skips what was processed.
+   */
+  async #processEvents(queue: Queue<IngestJob>, eventIds: string[]): Promise<void> {
+    const loaded = await this.#loadEvents(eventIds);
+    let next = 0;
+    const lane = async () => {
+      while (next < eventIds.length) {
+        const eventId = eventIds[next++]!;
+        const found = loaded.get(eventId);
+        if (!found) continue;
+        try {
+          await this.#process(found.event, found.store);
+        } catch (err) {
+          const waitMs = err instanceof ConnectorError && err.kind === 'rate_limited' ? (err.retryAfterMs ?? 2000) : err instanceof RetryLaterError ? err.retryAfterMs : 1000;
+          this.#logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
+          await queue.add({ kind: 'event', eventId }, { jobId: `event-${eventId}`, delayMs: waitMs });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(EVENTS_PARALLEL, eventIds.length) }, lane));
+  }
+
+  /** Stored webhooks not yet processed, with their stores. */
+  async #loadEvents(eventIds: string[]): Promise<Map<string, { event: StoredEvent; store: StoreRow | undefined }>> {
+    const events = await this.#db.selectFrom('store_webhook_events').selectAll().where('id', 'in', eventIds).where('processed_at', 'is', null).execute();
+    const storeIds = [...new Set(events.flatMap((e) => (e.store_id ? [e.store_id] : [])))];
+    const stores = new Map((storeIds.length ? await this.#db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute() : []).map((s) => [s.id, s]));
+    return new Map(events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]));
+  }
+
   async processEvent(eventId: string): Promise<void> {
-    const event = await this.#db.selectFrom('store_webhook_events').selectAll().where('id', '=', eventId).executeTakeFirst();
-    if (!event || event.processed_at) return;
-    const store = event.store_id ? await this.#stores.findById(event.store_id) : undefined;
+    const found = (await this.#loadEvents([eventId])).get(eventId);
+    if (found) await this.#process(found.event, found.store);
+  }
+
+  async #process(event: StoredEvent, store: StoreRow | undefined): Promise<void> {
+    const eventId = event.id;
     const connector = this.#connectors.get(event.platform);
+    // The last order of a delivery records its outcome and marks the delivery processed in one statement.
+    let marked = false;
     if (store && connector) {
       const ctx = this.#context(store.platform);
       const connection = this.#stores.connection(store);
@@ -230,7 +319,7 @@ export class IngestionService {
       }
       switch (content.kind) {
         case 'orders':
-          for (const order of content.orders) await this.ingestOrder(store, order);
+          for (const [i, order] of content.orders.entries()) marked = await this.ingestOrder(store, order, i === content.orders.length - 1 ? eventId : undefined);
           break;
         case 'fetch':
           if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, await this.#freshConnection(store), content.externalOrderIds)) await this.ingestOrder(store, order);
@@ -247,14 +336,22 @@ export class IngestionService {
           break;
       }
     }
-    await this.#db.updateTable('store_webhook_events').set({ processed_at: new Date() }).where('id', '=', eventId).execute();
+    if (!marked) await this.#markProcessed(eventId).execute();
+  }
+
+  #markProcessed(eventId: string) {
+    return this.#db.updateTable('store_webhook_events').set({ processed_at: new Date() }).where('id', '=', eventId);
   }
 
   /**
    * One store order: place it when paid and it has print lines, cancel ours when it is
    * cancelled, record every outcome. An older copy of the order never overrides a newer one.
    */
-  async ingestOrder(store: StoreRow, order: StoreOrder): Promise<void> {
+  /**
+   * `fromEvent`: the stored webhook the order came in, marked processed by the statement that
+   * records the outcome (the answer says whether it was: an order that changes nothing records nothing).
+   */
+  async ingestOrder(store: StoreRow, order: StoreOrder, fromEvent?: string): Promise<boolean> {
     const now = new Date();
     const ingest = await this.#db
       .insertInto('store_ingests')
@@ -279,10 +376,10 @@ export class IngestionService {
       .executeTakeFirstOrThrow();
     const updatedAt = new Date(order.updatedAt);
     const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
-    if (stale && !order.cancelled) return;
+    if (stale && !order.cancelled) return false;
 
-    const record = async (patch: { status: typeof ingest.status; order_id?: string | null; skipped?: Array<{ sku: string | null; quantity: number; reason: string }>; error?: string | null }) => {
-      await this.#db
+    const record = async (patch: { status: typeof ingest.status; order_id?: string | null; skipped?: Array<{ sku: string | null; quantity: number; reason: string }>; error?: string | null }): Promise<boolean> => {
+      const update = this.#db
         .updateTable('store_ingests')
         .set({
           status: patch.status,
@@ -294,8 +391,10 @@ export class IngestionService {
           attempts: ingest.attempts + 1,
           updated_at: new Date(),
         })
-        .where('id', '=', ingest.id)
-        .execute();
+        .where('id', '=', ingest.id);
+      if (fromEvent) await sql`with processed as (${this.#markProcessed(fromEvent)}) ${update}`.execute(this.#db);
+      else await update.execute();
+      return fromEvent !== undefined;
     };
     const tenant = { resellerId: store.reseller_id, mode: store.mode };
 
@@ -303,15 +402,15 @@ export class IngestionService {
       if (ingest.order_id) {
         try {
           await this.#orders.cancel(tenant, ingest.order_id);
-          await record({ status: 'cancelled' });
+          return await record({ status: 'cancelled' });
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 409) throw err;
-          await record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
+          return record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
         }
-      } else await record({ status: 'cancelled' });
-      return;
+      }
+      return record({ status: 'cancelled' });
     }
-    if (ingest.order_id) return; // placed already: nothing an update can change
+    if (ingest.order_id) return false; // placed already: nothing an update can change
 
     const skipped: Array<{ sku: string | null; quantity: number; reason: string }> = [];
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
@@ -348,13 +447,10 @@ export class IngestionService {
         },
         { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform as OrderSource, storeId: store.id, knownSkus: products },
       );
-      await record({ status: 'placed', order_id: result.order.id, skipped });
       if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
+      return await record({ status: 'placed', order_id: result.order.id, skipped });
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) {
-        await record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
-        return;
-      }
+      if (err instanceof ApiError && err.status < 500) return record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
       throw err;
     }
   }
