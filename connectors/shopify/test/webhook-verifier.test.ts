@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import type { InboundWebhook } from '@print-api/connector-kit';
 import { shopifyWebhook } from '@print-api/connector-kit/testing';
 import { webhookContent } from '../src/webhook-content.ts';
+import { shopifyLibrary } from '../src/shopify-library.ts';
 import { verifyShopifyWebhook } from '../src/webhook-verifier.ts';
 import appUninstalled from './fixtures/app-uninstalled.json' with { type: 'json' };
 import dataRequest from './fixtures/customers-data-request.json' with { type: 'json' };
@@ -23,7 +24,7 @@ const signed = (over: Partial<Parameters<typeof shopifyWebhook>[0]> = {}) =>
   inbound(shopifyWebhook({ payload: orderFixture, secret: APP_SECRET, topic: 'orders/create', shop: SHOP, eventId: 'evt-1', webhookId: 'wh-1', triggeredAt: '2026-11-20T09:15:07Z', apiVersion: '2026-10', ...over }));
 const verify = (req: InboundWebhook, secrets: Array<string | undefined> = [undefined, APP_SECRET]) => verifyShopifyWebhook(req, secrets, NOW);
 
-describe('Shopify webhook verifier (the library\'s validate on the raw body)', () => {
+describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents it)', () => {
   it('accepts a genuine delivery; the event key is topic + event id, the time is X-Shopify-Triggered-At', async () => {
     expect(await verify(signed())).to.deep.equal({ ok: true, topic: 'orders/create', eventId: 'orders/create:evt-1', occurredAt: '2026-11-20T09:15:07.000Z' });
   });
@@ -78,6 +79,32 @@ describe('Shopify webhook verifier (the library\'s validate on the raw body)', (
     expect((await verify(req)).ok).to.equal(true);
     req.rawBody = Buffer.from(JSON.stringify(orderFixture));
     expect((await verify(req)).ok).to.equal(false);
+  });
+});
+
+describe("Shopify webhook verifier against the library's webhooks.validate", () => {
+  it('accepts and refuses exactly the deliveries the library does', async () => {
+    const library = shopifyLibrary({ apiKey: 'webhook-verification', secret: APP_SECRET, publicUrl: 'https://webhooks.invalid' });
+    const cases: Array<[string, InboundWebhook]> = [
+      ['genuine', signed()],
+      ['another secret', signed({ secret: 'not-the-secret' })],
+      ['another topic', signed({ topic: 'orders/paid' })],
+    ];
+    const tampered = signed();
+    tampered.rawBody = Buffer.concat([tampered.rawBody, Buffer.from(' ')]);
+    cases.push(['tampered body', tampered]);
+    for (const header of ['x-shopify-hmac-sha256', 'x-shopify-topic', 'x-shopify-shop-domain', 'x-shopify-api-version', 'x-shopify-webhook-id', 'x-shopify-event-id']) {
+      const req = signed();
+      delete req.headers[header];
+      cases.push([`without ${header}`, req]);
+    }
+    const garbled = signed();
+    garbled.headers['x-shopify-hmac-sha256'] = 'not base64 at all!';
+    cases.push(['garbled signature', garbled]);
+    for (const [name, req] of cases) {
+      const theirs = await library.webhooks.validate({ rawBody: req.rawBody.toString('utf8'), rawRequest: { method: 'POST', url: '/', headers: { ...req.headers } } });
+      expect((await verify(req, [APP_SECRET])).ok, name).to.equal(theirs.valid);
+    }
   });
 });
 
