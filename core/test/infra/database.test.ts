@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
 import { abortReason, abortStatement } from '../../src/infra/db/statement-abort.ts';
+import { RELAXED_COMMIT } from '../../src/infra/db/relaxed-commit.ts';
 import type { Tables } from '../../src/modules/tables.ts';
 import { createTestPostgresDatabase, describeEachDatabase, needService } from '../helpers/services.ts';
 
@@ -72,6 +73,18 @@ describeEachDatabase('storage contract', (t) => {
     );
     const row = await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow();
     expect(row.balance_cents).to.equal(9_007_199_254_740_971);
+  });
+
+  it('relaxes the commit of one statement only: it writes, and its connection keeps synchronous commits', async () => {
+    await t.db.connection().execute(async (conn) => {
+      const setting = async () => (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]!.synchronous_commit;
+      const before = await setting();
+      const update = conn.updateTable('wallets').set({ balance_cents: 7 }).where('reseller_id', '=', 'rsl_1');
+      const { rows } = await sql<{ relaxed: string }>`with w as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(conn);
+      expect(rows[0]!.relaxed).to.equal('off');
+      expect(await setting()).to.equal(before);
+    });
+    expect((await t.db.selectFrom('wallets').select('balance_cents').where('reseller_id', '=', 'rsl_1').executeTakeFirstOrThrow()).balance_cents).to.equal(7);
   });
 });
 

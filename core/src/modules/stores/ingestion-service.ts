@@ -6,6 +6,7 @@ import { ApiError } from '../../http/api-error.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
@@ -15,11 +16,12 @@ import type { ResellerProductsService } from '../reseller-products/reseller-prod
 import type { Db } from '../tables.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
-import type { StoreWebhookEventsTable } from './stores-tables.ts';
+import type { StoreIngestsTable, StoreWebhookEventsTable } from './stores-tables.ts';
 
 /** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), or a store to poll. */
 type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
 type StoredEvent = Selectable<StoreWebhookEventsTable>;
+type StoreIngest = Selectable<StoreIngestsTable>;
 
 /**
  * The one pipeline through which every platform's orders become print orders: inbound
@@ -353,7 +355,7 @@ export class IngestionService {
    */
   async ingestOrder(store: StoreRow, order: StoreOrder, fromEvent?: string): Promise<boolean> {
     const now = new Date();
-    const ingest = await this.#db
+    const upsert = this.#db
       .insertInto('store_ingests')
       .values({
         id: newId('ing', now.getTime()),
@@ -372,8 +374,10 @@ export class IngestionService {
       })
       // A no-op update on conflict, so the one statement returns the row, new or existing.
       .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doUpdateSet((eb) => ({ store_id: eb.ref('store_ingests.store_id') })))
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      .returningAll();
+    // Relaxed: lost in a crash, it is written again when the webhook is processed again (see record).
+    const { rows } = await sql<StoreIngest & { relaxed: string }>`with ing as (${upsert}) select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#db);
+    const { relaxed: _, ...ingest } = rows[0]!;
     const updatedAt = new Date(order.updatedAt);
     const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
     if (stale && !order.cancelled) return false;
@@ -392,8 +396,11 @@ export class IngestionService {
           updated_at: new Date(),
         })
         .where('id', '=', ingest.id);
-      if (fromEvent) await sql`with processed as (${this.#markProcessed(fromEvent)}) ${update}`.execute(this.#db);
-      else await update.execute();
+      // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
+      // the processed mark in a crash only has the sweeper queue the webhook again, and its
+      // second run finds the order by its idempotency key and records it.
+      if (fromEvent) await sql`with processed as (${this.#markProcessed(fromEvent)}), recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+      else await sql`with recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
       return fromEvent !== undefined;
     };
     const tenant = { resellerId: store.reseller_id, mode: store.mode };
