@@ -51,7 +51,7 @@ async function reachable(): Promise<{ pg: boolean; redis: boolean }> {
 
 function startChild(script: string, env: Record<string, string>, ready?: RegExp): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && script.includes('main') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && script.includes('main') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), ...(script.includes('main') ? (process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []) : []), script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
