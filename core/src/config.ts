@@ -21,6 +21,8 @@ export const configSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    /** CPU niceness of a ROLE=worker process: on a machine it shares with API processes, requests go first. */
+    WORKER_NICE: z.coerce.number().int().min(0).max(19).default(5),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: url(['postgres', 'postgresql']).optional(),

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { ConfigError, loadConfig } from './config.ts';
 import { API_BASE, composeService } from './composition.ts';
 
@@ -15,6 +16,14 @@ async function main(): Promise<void> {
   }
   const service = await composeService(config);
   const { logger } = service;
+  // Queue work waits a moment where API requests cannot: on a shared machine the scheduler runs them first.
+  if (config.ROLE === 'worker' && config.WORKER_NICE > 0) {
+    try {
+      setPriority(config.WORKER_NICE);
+    } catch (err) {
+      logger.warn('worker priority not lowered', { error: (err as Error).message });
+    }
+  }
   if (config.ROLE !== 'api') await service.startWorkers();
   if (config.ROLE !== 'worker') {
     const server = await service.listen();

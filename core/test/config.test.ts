@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 describe('configuration', () => {
   it('runs on embedded defaults with an empty environment', () => {
     const c = loadConfig({});
-    expect(c).to.include({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './.data', RATE_LIMIT_PER_MINUTE: 120, ROLE: 'all', PRODUCTION_SIMULATOR: true });
+    expect(c).to.include({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './.data', RATE_LIMIT_PER_MINUTE: 120, ROLE: 'all', WORKER_NICE: 5, PRODUCTION_SIMULATOR: true });
     expect(c.DATABASE_URL).to.equal(undefined);
     expect(c.REDIS_URL).to.equal(undefined);
   });
@@ -18,6 +18,7 @@ describe('configuration', () => {
     [{ ENCRYPTION_KEY: 'short' }, /^ {2}ENCRYPTION_KEY must be 32 bytes/m],
     [{ NODE_ENV: 'production' }, /ADMIN_TOKEN is required when NODE_ENV=production/],
     [{ ROLE: 'worker' }, /ROLE =worker needs DATABASE_URL and REDIS_URL/],
+    [{ WORKER_NICE: '20' }, /WORKER_NICE/],
     [{ PRODUCTION_SIMULATOR: 'maybe' }, /^ {2}PRODUCTION_SIMULATOR /m],
     [{ LOG_LEVEL: 'loud' }, /^ {2}LOG_LEVEL /m],
   ];
