@@ -348,8 +348,6 @@ export class IngestionService {
   /**
    * One store order: place it when paid and it has print lines, cancel ours when it is
    * cancelled, record every outcome. An older copy of the order never overrides a newer one.
-   */
-  /**
    * `fromEvent`: the stored webhook the order came in, marked processed by the statement that
    * records the outcome (the answer says whether it was: an order that changes nothing records nothing).
    */
