@@ -68,31 +68,27 @@ export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: st
     const order = await db.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     return order ? { order, lines: await loadLines(db, id) } : undefined;
   }
-  const row = await db
-    .selectFrom('orders')
-    .selectAll('orders')
-    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'))
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const { lines_json: lines, ...order } = row;
-  for (const l of lines) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
-  return { order, lines: lines as OrderLineRow[] };
+  const row = await withLines(db).where('id', '=', id).executeTakeFirst();
+  return row ? splitLines(row) : undefined;
 }
 
 /** Several orders with their lines, in one query (in no particular order; unknown ids are left out). */
 export async function loadOrders(db: Kysely<Tables> | Transaction<Tables>, ids: string[]): Promise<Array<{ order: OrderRow; lines: OrderLineRow[] }>> {
   if (ids.length === 0) return [];
-  const rows = await db
+  return (await withLines(db).where('id', 'in', ids).execute()).map(splitLines);
+}
+
+/** Orders, each with its lines (by line number) as one JSON column. */
+function withLines(db: Kysely<Tables> | Transaction<Tables>) {
+  return db
     .selectFrom('orders')
     .selectAll('orders')
-    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'))
-    .where('id', 'in', ids)
-    .execute();
-  return rows.map(({ lines_json: lines, ...order }) => {
-    for (const l of lines) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
-    return { order, lines: lines as OrderLineRow[] };
-  });
+    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'));
+}
+
+function splitLines<R extends OrderRow & { lines_json: unknown[] }>({ lines_json: lines, ...order }: R): { order: OrderRow; lines: OrderLineRow[] } {
+  for (const l of lines as OrderLineRow[]) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
+  return { order, lines: lines as OrderLineRow[] };
 }
 
 /** The lines of an order, by line number. */
