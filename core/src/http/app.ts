@@ -25,7 +25,7 @@ export interface HttpAppDeps {
   blockedUserAgents: string[];
   apiRoutes: AnyRoute[];
   adminRoutes: AnyRoute[];
-  /** Routes outside the two APIs: health, metrics, connector webhooks (mounted first, raw). */
+  /** Routes outside the two APIs: health, metrics, connector webhooks (raw bodies: no JSON parsing before them). */
   rootHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
@@ -45,7 +45,6 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestId());
   if (deps.observe) app.use(deps.observe);
-  for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
 
   const openapi = buildOpenApi({
     title: 'Reseller Print API',
@@ -78,6 +77,11 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   admin.use(jsonBody());
   mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, checkResponses: deps.checkResponses ?? false });
   app.use(ADMIN_BASE, admin);
+
+  // After the two APIs, whose paths they never share: an API request does not walk their stacks
+  // (routers mounted at '/' are entered by every request that reaches them). The connector
+  // webhooks still get their raw bodies: only the API routers parse JSON.
+  for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
 
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
