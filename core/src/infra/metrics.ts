@@ -51,7 +51,7 @@ export class Metrics {
     return (req: Request, res: Response, next: NextFunction): void => {
       const end = this.#httpDuration.startTimer();
       res.on('finish', () => {
-        const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+        const route = req.routePath ?? (req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched');
         end({ method: req.method, route, status: String(res.statusCode) });
       });
       next();

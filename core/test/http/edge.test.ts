@@ -28,6 +28,20 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     expect(res.headers.get('request-id')).to.match(/^req_/);
   });
 
+  it('routes as express does: any case, a trailing slash, HEAD on a GET route', async () => {
+    const t = get();
+    expect((await t.api(key, 'GET', '/ME/')).status).to.equal(200);
+    const head = await fetch(`${t.baseUrl}/api/reseller/v1/products/business-cards`, { method: 'HEAD', headers: { 'user-agent': 'test/1.0', authorization: `Bearer ${key}` } });
+    expect(head.status).to.equal(200);
+  });
+
+  it('answers a path parameter with broken percent-encoding with 400 invalid_request, not 500', async () => {
+    const res = await get().api(key, 'GET', '/orders/%E0%A4%A');
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('invalid_request');
+    expect(res.body.error.message).to.contain("'id'");
+  });
+
   it('answers malformed JSON with 400 invalid_request', async () => {
     const res = await get().admin('POST', '/resellers', '{"name": ');
     expect(res.status).to.equal(400);
