@@ -61,7 +61,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   api.use(jsonBody());
   api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
   // The routes as mounted (the OpenAPI test compares them with the description).
-  app.locals.apiRoutes = mountRoutes(api, deps.apiRoutes, { logger: deps.logger, checkResponses: deps.checkResponses ?? false });
+  app.locals.apiRoutes = mountRoutes(api, deps.apiRoutes, { logger: deps.logger, basePath: API_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(API_BASE, api);
 
   const adminOpenapi = buildOpenApi({
@@ -75,7 +75,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   admin.get('/openapi.json', (_req, res) => void res.json(adminOpenapi));
   for (const { path, handler } of deps.adminHandlers ?? []) admin.use(path, handler);
   admin.use(jsonBody());
-  mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, checkResponses: deps.checkResponses ?? false });
+  mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(ADMIN_BASE, admin);
 
   // After the two APIs, whose paths they never share: an API request does not walk their stacks
