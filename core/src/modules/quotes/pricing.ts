@@ -101,40 +101,59 @@ export function lineWeightGrams(product: Product, options: OptionValues, quantit
   return new Exact(product.weightGramsPerPiece).times(factor(product, options, 'weightFactor')).times(quantity).ceil().toNumber();
 }
 
-/**
- * Unit price and weight of a complete configuration and quantity. They depend on the catalogue
- * alone, which is fixed while the process runs, so the most recent ones are kept (a reseller
- * quotes and orders the same few configurations over and over).
- */
-const configurationCosts = new WeakMap<Product, LRUCache<string, { unitPublic: Decimal; weightGrams: number }>>();
+/** A line's money for one discount and VAT rate: what priceLine adds to the line's identity. */
+interface LineAmounts {
+  unitPublicPrice: string;
+  unitNetPrice: string;
+  publicNetCents: number;
+  discountCents: number;
+  netCents: number;
+  vatRate: string;
+  vatCents: number;
+  totalCents: number;
+  weightGrams: number;
+}
 
-function configurationCost(product: Product, options: OptionValues, quantity: number): { unitPublic: Decimal; weightGrams: number } {
+interface ConfigurationCost {
+  unitPublic: Decimal;
+  weightGrams: number;
+  /** The line amounts by discount (bps) and VAT rate, computed once each. */
+  amounts: LRUCache<string, LineAmounts>;
+}
+
+/**
+ * Unit price and weight of a complete configuration and quantity, and its line amounts per
+ * discount and VAT rate. They depend on the catalogue alone, which is fixed while the process
+ * runs, so the most recent ones are kept (a reseller quotes and orders the same few
+ * configurations over and over, to a few countries).
+ */
+const configurationCosts = new WeakMap<Product, LRUCache<string, ConfigurationCost>>();
+
+function configurationCost(product: Product, options: OptionValues, quantity: number): ConfigurationCost {
   let costs = configurationCosts.get(product);
   if (!costs) configurationCosts.set(product, (costs = new LRUCache({ max: 1000 })));
   let key = String(quantity);
   for (const o of product.options) key += `\u0000${options[o.key]}`;
   let cost = costs.get(key);
   if (!cost) {
-    cost = { unitPublic: unitPublicPrice(product, options, quantity), weightGrams: lineWeightGrams(product, options, quantity) };
+    cost = { unitPublic: unitPublicPrice(product, options, quantity), weightGrams: lineWeightGrams(product, options, quantity), amounts: new LRUCache({ max: 64 }) };
     costs.set(key, cost);
   }
   return cost;
 }
 
-function priceLine(l: ResolvedLine, keep: Decimal, vatRate: Decimal): QuoteLine {
-  const { unitPublic, weightGrams } = configurationCost(l.product, l.options, l.quantity);
-  const unitNet = unitPublic.times(keep);
+function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: number, vatRate: Decimal): LineAmounts {
+  const key = `${discountBps}:${vatRate.toFixed()}`;
+  let amounts = cost.amounts.get(key);
+  if (amounts) return amounts;
+  const { unitPublic, weightGrams } = cost;
+  const unitNet = unitPublic.times(BPS - discountBps).dividedBy(BPS);
   // Each amount is rounded once from its exact value; the discount is the difference, so
   // net = public - discount holds exactly and net is within half a cent of unitNet x quantity.
-  const publicNetCents = roundCents(unitPublic.times(l.quantity));
-  const netCents = roundCents(unitNet.times(l.quantity));
+  const publicNetCents = roundCents(unitPublic.times(quantity));
+  const netCents = roundCents(unitNet.times(quantity));
   const vatCents = roundCents(new Exact(netCents).times(vatRate).dividedBy(100));
-  return {
-    line: l.line,
-    productId: l.product.id,
-    quantity: l.quantity,
-    options: { ...l.options },
-    derivedOptions: { ...l.derivedOptions },
+  amounts = {
     unitPublicPrice: unitPublic.toFixed(),
     unitNetPrice: unitNet.toFixed(),
     publicNetCents,
@@ -145,6 +164,13 @@ function priceLine(l: ResolvedLine, keep: Decimal, vatRate: Decimal): QuoteLine 
     totalCents: netCents + vatCents,
     weightGrams,
   };
+  cost.amounts.set(key, amounts);
+  return amounts;
+}
+
+function priceLine(l: ResolvedLine, discountBps: number, vatRate: Decimal): QuoteLine {
+  const amounts = lineAmounts(configurationCost(l.product, l.options, l.quantity), l.quantity, discountBps, vatRate);
+  return { line: l.line, productId: l.product.id, quantity: l.quantity, options: { ...l.options }, derivedOptions: { ...l.derivedOptions }, ...amounts };
 }
 
 /**
@@ -160,8 +186,7 @@ export function priceQuote(input: { lines: ResolvedLine[]; country: string; disc
     throw new RangeError(`discountBps must be a whole number from 0 to ${BPS}, not ${input.discountBps}`);
   }
   const vatRate = vatRatePercent(catalog, input.country);
-  const keep = new Exact(BPS - input.discountBps).dividedBy(BPS);
-  const lines = input.lines.map((l) => priceLine(l, keep, vatRate));
+  const lines = input.lines.map((l) => priceLine(l, input.discountBps, vatRate));
 
   const weightGrams = lines.reduce((s, l) => s + l.weightGrams, 0);
   const ship = shippingNetCents(catalog, input.country, weightGrams);
