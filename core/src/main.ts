@@ -1,3 +1,4 @@
+import './infra/v8-tuning.ts';
 import { setPriority } from 'node:os';
 import { ConfigError, loadConfig } from './config.ts';
 import { API_BASE, composeService } from './composition.ts';
