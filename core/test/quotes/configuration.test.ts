@@ -169,3 +169,33 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
     expect(r.ok && r.options).to.deep.equal({ paper: 'mc350', sides: '4/4', finish: 'soft-touch', corners: 'square' });
   });
 });
+
+describe('resolved configurations are kept per product and input', () => {
+  it('answers the same input again with the same frozen result', () => {
+    const first = resolveConfiguration(product('flyers-a5'), { quantity: 500, options: { paper: 'mc170' } }, 0);
+    const again = resolveConfiguration(product('flyers-a5'), { quantity: 500, options: { paper: 'mc170' } }, 3);
+    expect(again).to.equal(first);
+    if (!again.ok) throw new Error('expected a configuration');
+    expect(Object.isFrozen(again.options)).to.equal(true);
+    expect(() => ((again.options as Record<string, string>).paper = 'mc90')).to.throw(TypeError);
+  });
+
+  it('never answers another input from the cache: keys, values and their types are told apart', () => {
+    const cards = product('business-cards');
+    expect(resolveConfiguration(cards, { quantity: 250, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok).to.equal(true);
+    // The same characters, cut differently between keys and values, are other inputs.
+    const shifted = resolveConfiguration(cards, { quantity: 250, options: { 'paper|5:smc400|6:finish': 'soft-touch' } }, 0);
+    expect(shifted.ok).to.equal(false);
+    const glued = resolveConfiguration(cards, { quantity: 250, options: { paper: 'mc400|6:finish10:ssoft-touch' } }, 0);
+    expect(glued.ok).to.equal(false);
+    // Another quantity, or no quantity, is another input too.
+    expect(resolveConfiguration(cards, { quantity: 251, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok).to.equal(false);
+  });
+
+  it('keeps no refusal: each problem names the line that sent it', () => {
+    const bad = { paper: 'mc999' };
+    expect(problems('flyers-a5', 500, bad)[0]!.line).to.equal(2);
+    const again = resolveConfiguration(product('flyers-a5'), { quantity: 500, options: bad }, 7);
+    expect(!again.ok && again.problems[0]!.line).to.equal(7);
+  });
+});

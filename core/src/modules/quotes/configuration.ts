@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ErrorDetail } from '../../http/api-error.ts';
 import type { Condition, Product } from '../catalog/catalog-schema.ts';
 import { brokenConstraints, deriveAutomaticOptions, matches, startingConfiguration, unpriceableRules, type Configuration } from '../catalog/option-rules.ts';
@@ -29,6 +30,49 @@ const sameCount = (raw: unknown, quantity: number) => (typeof raw === 'number' &
  * @param line the line's index in the request, copied into every problem.
  */
 export function resolveConfiguration(
+  product: Product,
+  input: { quantity?: number | undefined; options?: Record<string, unknown> | undefined },
+  line: number,
+): ConfigurationResult {
+  const key = resolutionKey(input);
+  if (key === undefined) return resolve(product, input, line);
+  let resolutions = resolvedConfigurations.get(product);
+  if (!resolutions) resolvedConfigurations.set(product, (resolutions = new LRUCache({ max: 1000 })));
+  const known = resolutions.get(key);
+  if (known) return known;
+  const result = resolve(product, input, line);
+  // Only what resolved: a problem names its line, and a broken request is not worth keeping.
+  if (!result.ok) return result;
+  const kept = Object.freeze({ ok: true as const, options: Object.freeze(result.options), derivedOptions: Object.freeze(result.derivedOptions) });
+  resolutions.set(key, kept);
+  return kept;
+}
+
+/**
+ * Resolved configurations by product and what was sent, kept like the prices they lead to
+ * (the catalogue is fixed while the process runs, and resellers send the same few again and
+ * again). Frozen: every line that sent the same shares them.
+ */
+const resolvedConfigurations = new WeakMap<Product, LRUCache<string, ConfigurationResult & { ok: true }>>();
+
+/**
+ * The cache key of a line's quantity and options exactly as sent: every key and value with its
+ * length before it, so no two different inputs share a key; none for anything but strings and
+ * numbers (such input is refused, and not worth keeping).
+ */
+function resolutionKey(input: { quantity?: number | undefined; options?: Record<string, unknown> | undefined }): string | undefined {
+  let key = input.quantity === undefined ? 'q' : `q${input.quantity}`;
+  for (const k in input.options) {
+    if (!Object.hasOwn(input.options, k)) continue;
+    const v = input.options[k];
+    const text = typeof v === 'string' ? `s${v}` : typeof v === 'number' ? `n${v}` : undefined;
+    if (text === undefined) return undefined;
+    key += `|${k.length}:${k}${text.length}:${text}`;
+  }
+  return key;
+}
+
+function resolve(
   product: Product,
   input: { quantity?: number | undefined; options?: Record<string, unknown> | undefined },
   line: number,
