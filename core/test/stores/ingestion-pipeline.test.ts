@@ -8,13 +8,13 @@ import { startFileServer } from '../orders/orders-helpers.ts';
 
 const SHOP = 'https://ref-shop.example';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
     if (v) return v;
     if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(25);
+    await sleep(intervalMs);
   }
 }
 
@@ -177,10 +177,16 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('pushes the tracking back to the store once the production simulator ships', async () => {
       await deliver(refOrder('1006'));
       const orderId = await until(async () => (await ingest('1006'))?.order_id);
-      const order = await until(async () => {
-        const o = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
-        return o.tracking ? o : undefined;
-      }, 30_000);
+      // Asked through the API every 250 ms: at every 25 ms the three simulated steps (a second
+      // each) would spend the key's 120 requests a minute, and the next test would get 429s.
+      const order = await until(
+        async () => {
+          const o = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
+          return o.tracking ? o : undefined;
+        },
+        30_000,
+        250,
+      );
       const pushed = (await until(async () => shipments.find((s: any) => s.body.tracking_number === order.tracking.trackingNumber), 20_000)) as any;
       expect(pushed.body).to.include({ carrier: order.tracking.carrier, tracking_url: order.tracking.trackingUrl });
       const fulfilment = await t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
