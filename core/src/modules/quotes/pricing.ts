@@ -102,22 +102,12 @@ export function lineWeightGrams(product: Product, options: OptionValues, quantit
 }
 
 /** A line's money for one discount and VAT rate: what priceLine adds to the line's identity. */
-interface LineAmounts {
-  unitPublicPrice: string;
-  unitNetPrice: string;
-  publicNetCents: number;
-  discountCents: number;
-  netCents: number;
-  vatRate: string;
-  vatCents: number;
-  totalCents: number;
-  weightGrams: number;
-}
+type LineAmounts = Omit<QuoteLine, 'line' | 'productId' | 'quantity' | 'options' | 'derivedOptions'>;
 
 interface ConfigurationCost {
   unitPublic: Decimal;
   weightGrams: number;
-  /** The line amounts by discount (bps) and VAT rate, computed once each. */
+  /** The line amounts by discount and destination (`<bps>:<country>`), computed once each. */
   amounts: LRUCache<string, LineAmounts>;
 }
 
@@ -142,8 +132,9 @@ function configurationCost(product: Product, options: OptionValues, quantity: nu
   return cost;
 }
 
-function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: number, vatRate: Decimal): LineAmounts {
-  const key = `${discountBps}:${vatRate.toFixed()}`;
+/** `country` names the VAT rate (the catalogue gives each country one) for the cache key. */
+function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: number, country: string, vatRate: Decimal): LineAmounts {
+  const key = `${discountBps}:${country}`;
   let amounts = cost.amounts.get(key);
   if (amounts) return amounts;
   const { unitPublic, weightGrams } = cost;
@@ -168,8 +159,8 @@ function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: num
   return amounts;
 }
 
-function priceLine(l: ResolvedLine, discountBps: number, vatRate: Decimal): QuoteLine {
-  const amounts = lineAmounts(configurationCost(l.product, l.options, l.quantity), l.quantity, discountBps, vatRate);
+function priceLine(l: ResolvedLine, discountBps: number, country: string, vatRate: Decimal): QuoteLine {
+  const amounts = lineAmounts(configurationCost(l.product, l.options, l.quantity), l.quantity, discountBps, country, vatRate);
   return { line: l.line, productId: l.product.id, quantity: l.quantity, options: { ...l.options }, derivedOptions: { ...l.derivedOptions }, ...amounts };
 }
 
@@ -186,7 +177,7 @@ export function priceQuote(input: { lines: ResolvedLine[]; country: string; disc
     throw new RangeError(`discountBps must be a whole number from 0 to ${BPS}, not ${input.discountBps}`);
   }
   const vatRate = vatRatePercent(catalog, input.country);
-  const lines = input.lines.map((l) => priceLine(l, input.discountBps, vatRate));
+  const lines = input.lines.map((l) => priceLine(l, input.discountBps, input.country, vatRate));
 
   const weightGrams = lines.reduce((s, l) => s + l.weightGrams, 0);
   const ship = shippingNetCents(catalog, input.country, weightGrams);

@@ -17,10 +17,19 @@ const sortedCountries = new WeakMap<Catalog, string[]>();
 
 /** The standard VAT rate of `country` in percent (e.g. 21, 8.1). Throws for a country we do not ship to. */
 export function vatRatePercent(catalog: Catalog, country: string): Decimal {
-  const entry = Object.hasOwn(catalog.countries.countries, country) ? catalog.countries.countries[country] : undefined;
-  if (!entry) throw new RangeError(`unsupported country ${country}`);
-  return new Exact(entry.vatRate);
+  let rates = parsedRates.get(catalog);
+  if (!rates) parsedRates.set(catalog, (rates = new Map()));
+  let rate = rates.get(country);
+  if (!rate) {
+    const entry = Object.hasOwn(catalog.countries.countries, country) ? catalog.countries.countries[country] : undefined;
+    if (!entry) throw new RangeError(`unsupported country ${country}`);
+    rates.set(country, (rate = new Exact(entry.vatRate)));
+  }
+  return rate;
 }
+
+/** Each country's rate parsed once (decimals are immutable; the catalogue does not change). */
+const parsedRates = new WeakMap<Catalog, Map<string, Decimal>>();
 
 /**
  * The 422 detail for a destination we do not ship to; the HTTP layer lists the supported
