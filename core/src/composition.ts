@@ -135,6 +135,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const database = await openDatabase<Tables>({
     url: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     onIdleError: (err) => logger.warn('an idle database connection failed; the pool replaces it', { error: err.message }),
   });
   const db = database.db;

@@ -26,6 +26,8 @@ export const configSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+    /** Named prepared statements on PostgreSQL; off behind a pooler that cannot keep them (PgBouncer before 1.21 in transaction mode). */
+    DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
     DATA_DIR: z.string().min(1).default('./.data'),
     REDIS_URL: url(['redis', 'rediss']).optional(),
     REDIS_PREFIX: z

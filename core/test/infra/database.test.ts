@@ -123,4 +123,20 @@ describe('prepared statements on PostgreSQL', function () {
       await drop();
     }
   });
+
+  it('prepares nothing when told not to (DATABASE_PREPARED_STATEMENTS=off, for a pooler in transaction mode)', async function () {
+    await needService(this, 'postgres');
+    const { url, drop } = await createTestPostgresDatabase();
+    const handle = await openDatabase<any>({ url, poolSize: 1, preparedStatements: false });
+    try {
+      await sql`create table widgets (id text primary key, size int not null)`.execute(handle.db);
+      await handle.db.insertInto('widgets').values({ id: 'w1', size: 3 }).execute();
+      for (let i = 0; i < 3; i++) expect(await handle.db.selectFrom('widgets').selectAll().where('id', '=', 'w1').execute()).to.have.length(1);
+      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(handle.db);
+      expect(prepared.rows[0]!.n).to.equal(0);
+    } finally {
+      await handle.close();
+      await drop();
+    }
+  });
 });

@@ -62,6 +62,8 @@ export async function openDatabase<T>(opts: {
   url?: string | undefined;
   dataDir?: string;
   poolSize?: number;
+  /** PostgreSQL: run repeated statements as named prepared statements (default true). */
+  preparedStatements?: boolean;
   /** Errors of idle pooled connections (a database restart): reported, never a crash. */
   onIdleError?: (err: Error) => void;
 }): Promise<DatabaseHandle<T>> {
@@ -76,7 +78,7 @@ export async function openDatabase<T>(opts: {
     });
     // Without a listener, an idle connection that dies (database restart, failover) would crash the process.
     pool.on('error', (err) => opts.onIdleError?.(err));
-    pool.on('connect', (client) => prepareRepeatedStatements(client));
+    if (opts.preparedStatements !== false) pool.on('connect', (client) => prepareRepeatedStatements(client));
     const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
