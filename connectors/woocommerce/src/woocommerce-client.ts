@@ -71,6 +71,21 @@ export class WooCommerceClient {
     }
   }
 
+  /**
+   * Whether WordPress answers its REST index as `/?rest_route=/` with WooCommerce's namespace: a
+   * site on plain permalinks serves its REST API only there, never under `/wp-json/`.
+   */
+  async restApiOnlyAtQueryRoute(): Promise<boolean> {
+    try {
+      const res = await this.#http.request({ method: 'GET', url: `${this.#storeUrl}/?rest_route=/`, headers: { accept: 'application/json' } });
+      if (res.status !== 200) return false;
+      const index = JSON.parse(res.body) as { namespaces?: unknown };
+      return Array.isArray(index.namespaces) && index.namespaces.includes(WC_API_VERSION);
+    } catch {
+      return false;
+    }
+  }
+
   /** Proves the keys read, and belong to a user who may manage WooCommerce (webhooks need it). */
   async checkReadAccess(): Promise<void> {
     await this.#call(this.#wc.get('webhooks', { per_page: 1 }));

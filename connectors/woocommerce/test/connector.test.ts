@@ -45,6 +45,22 @@ describe('WooCommerce connector', () => {
       expect((await rejection(woo.connect(testContext(), woo.manifest.connectSchema.parse(input)))).kind).to.equal('upstream_unavailable');
     });
 
+    it('tells a store on plain permalinks exactly what to change, and a URL without WooCommerce what is wrong', async () => {
+      // Plain permalinks: /wp-json/ is WordPress's 404 page; the REST index answers at ?rest_route=/.
+      const notFoundPage = '<!DOCTYPE html><html><head><title>Page not found – Tulip Prints</title></head><body>Oops! That page can’t be found.</body></html>';
+      store().get('/wp-json/wc/v3/webhooks').query(true).reply(404, notFoundPage, { 'content-type': 'text/html; charset=UTF-8' });
+      store().get('/').query({ rest_route: '/' }).reply(200, wpIndex);
+      const plain = await rejection(woo.connect(testContext(), woo.manifest.connectSchema.parse(input)));
+      expect(plain.kind).to.equal('invalid_payload');
+      expect(plain.message).to.contain('Settings > Permalinks').and.not.contain('<html');
+      // Neither address answers like WooCommerce: not a store's home address.
+      store().get('/wp-json/wc/v3/webhooks').query(true).reply(404, notFoundPage, { 'content-type': 'text/html; charset=UTF-8' });
+      store().get('/').query({ rest_route: '/' }).reply(404, notFoundPage, { 'content-type': 'text/html; charset=UTF-8' });
+      const elsewhere = await rejection(woo.connect(testContext(), woo.manifest.connectSchema.parse(input)));
+      expect(elsewhere.kind).to.equal('invalid_payload');
+      expect(elsewhere.message).to.contain(`${STORE_URL}/wp-json/wc/v3`).and.not.contain('<html');
+    });
+
     it('names the store after its host when WordPress hides its REST index', async () => {
       store().get('/wp-json/wc/v3/webhooks').query(true).reply(200, []);
       store().post('/wp-json/wc/v3/webhooks/batch').reply(200, {});

@@ -45,6 +45,8 @@ export class FakeWooStore {
   readonly consumerSecret: string;
   permissions: 'read' | 'read_write' = 'read_write';
   shipmentTracking = true;
+  /** WordPress on plain permalinks: no /wp-json/ (its 404 page), the REST index only at /?rest_route=/. */
+  plainPermalinks = false;
   readonly webhooks: StoredWebhook[] = [];
   readonly orders = new Map<number, WooOrderJson>();
   readonly notes = new Map<number, Array<{ id: number; note: string; customer_note: boolean }>>();
@@ -148,6 +150,10 @@ export class FakeWooStore {
     if (fault) {
       fault.remaining--;
       return [fault.status, { code: 'fault', message: `injected ${fault.status}` }, fault.headers];
+    }
+    if (this.plainPermalinks) {
+      if (url.pathname === '/' && url.searchParams.get('rest_route') === '/') return [200, { ...wpIndex, url: this.url, home: this.url }];
+      if (url.pathname.startsWith('/wp-json/')) return [404, '<!DOCTYPE html><html><head><title>Page not found</title></head><body>Nothing here.</body></html>', { 'content-type': 'text/html; charset=UTF-8' }];
     }
     if (url.pathname === '/wp-json/') return [200, { ...wpIndex, url: this.url, home: this.url }];
     const basic = `Basic ${Buffer.from(`${this.consumerKey}:${this.consumerSecret}`).toString('base64')}`;

@@ -99,6 +99,18 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(http.status).to.equal(400);
     });
 
+    it('refuses a store on plain permalinks with 422 store_not_connectable saying what to change, and connects nothing', async () => {
+      const reseller = await t.reseller();
+      const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+      shop.plainPermalinks = true;
+      const res = await t.api(reseller.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+      expect(res.status).to.equal(422);
+      expect(res.body.error.code).to.equal('store_not_connectable');
+      expect(res.body.error.message).to.contain('Settings > Permalinks');
+      expect((await t.api(reseller.key, 'GET', '/stores')).body.data).to.deep.equal([]);
+      expect(shop.webhooks).to.deep.equal([]);
+    });
+
     it('refuses read-only keys (422) and plain-HTTP stores (400), and connects nothing', async () => {
       const reseller = await t.reseller();
       const shop = new FakeWooStore({ host: `shop-${++shops}.example.com`, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });

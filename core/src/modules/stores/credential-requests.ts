@@ -5,7 +5,7 @@ import { ApiError, unprocessable } from '../../http/api-error.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
-import type { StoresService } from './stores-service.ts';
+import { connectionRefused, type StoresService } from './stores-service.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */
 const REQUEST_TTL_MS = 60 * 60 * 1000;
@@ -72,8 +72,7 @@ export class CredentialRequests {
       connection = await connector.credentialRequest.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody });
     } catch (err) {
       if (!(err instanceof ConnectorError)) throw err;
-      const status = err.kind === 'auth' || err.kind === 'invalid_payload' ? 422 : 502;
-      throw new ApiError(status, err.kind === 'auth' ? 'store_credentials_rejected' : 'store_unreachable', `${connector.manifest.displayName} said: ${err.message}`);
+      throw connectionRefused(connector.manifest.displayName, err);
     }
     const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     return { storeId: row.id };

@@ -78,10 +78,7 @@ export class StoresService implements LinkRegistry {
     try {
       connection = await connector.connect(this.#context(platform), parsed.data);
     } catch (err) {
-      if (err instanceof ConnectorError) {
-        const status = err.kind === 'auth' || err.kind === 'invalid_payload' ? 422 : 502;
-        throw new ApiError(status, err.kind === 'auth' ? 'store_credentials_rejected' : 'store_unreachable', `${connector.manifest.displayName} said: ${err.message}`);
-      }
+      if (err instanceof ConnectorError) throw connectionRefused(connector.manifest.displayName, err);
       throw err;
     }
     return this.#view(await this.saveConnection(tenant, platform, connection));
@@ -349,4 +346,16 @@ export function ingestView(row: Selectable<StoreIngestsTable>) {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/**
+ * The API error for a connection the platform's answer ruled out: credentials refused (422
+ * store_credentials_rejected), a store that cannot be connected as given, such as a URL that is
+ * not a store (422 store_not_connectable), or a platform that did not answer (502 store_unreachable).
+ */
+export function connectionRefused(platformName: string, err: ConnectorError): ApiError {
+  const message = `${platformName} said: ${err.message}`;
+  if (err.kind === 'auth') return new ApiError(422, 'store_credentials_rejected', message);
+  if (err.kind === 'invalid_payload') return new ApiError(422, 'store_not_connectable', message);
+  return new ApiError(502, 'store_unreachable', message);
 }
