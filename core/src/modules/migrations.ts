@@ -7,7 +7,7 @@ import { eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration } from './reseller-products/reseller-products-tables.ts';
 import { storeShipmentsIndexMigration, storesMigration } from './stores/stores-tables.ts';
-import { webhooksMigration } from './webhooks/webhooks-tables.ts';
+import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
@@ -23,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0009_stores': storesMigration,
   '0010_store_shipments_index': storeShipmentsIndexMigration,
   '0011_statement_abort': statementAbortMigration,
+  '0012_webhook_secret_rotation': webhookSecretRotationMigration,
 };

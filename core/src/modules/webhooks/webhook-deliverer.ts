@@ -42,6 +42,8 @@ interface Claimed {
   attempts: number;
   url: string;
   secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: Date | null;
   deleted_at: Date | null;
   disabled_at: Date | null;
   failing_since: Date | null;
@@ -159,7 +161,7 @@ export class WebhookDeliverer {
       set attempts = ${attempt}, next_attempt_at = ${new Date(now.getTime() + this.#options.leaseMs)}, last_attempt_at = ${now}
       from due, webhook_endpoints as e, events as ev
       where d.id = due.id and e.id = d.endpoint_id and ev.id = d.event_id
-      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url, e.secret_sealed, e.deleted_at, e.disabled_at, e.failing_since, ev.payload`;
+      returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, e.deleted_at, e.disabled_at, e.failing_since, ev.payload`;
     return (await this.#lane.run((db) => claim.execute(db))).rows;
   }
 
@@ -173,8 +175,15 @@ export class WebhookDeliverer {
       .whereRef('ev.id', '=', 'd.event_id')
       .where('d.id', '=', deliveryId)
       .where('d.status', '<>', 'cancelled')
-      .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.attempts', 'e.url', 'e.secret_sealed', 'e.deleted_at', 'e.disabled_at', 'e.failing_since', 'ev.payload'])
+      .returning(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.attempts', 'e.url', 'e.secret_sealed', 'e.previous_secret_sealed', 'e.previous_secret_expires_at', 'e.deleted_at', 'e.disabled_at', 'e.failing_since', 'ev.payload'])
       .executeTakeFirst();
+  }
+
+  /** The secrets that sign an attempt started at `at`: the current one, and the previous one until it expires. */
+  #secrets(c: Claimed, at: Date): string[] {
+    const current = this.#box.openRemembered(c.secret_sealed);
+    if (!c.previous_secret_sealed || !c.previous_secret_expires_at || c.previous_secret_expires_at <= at) return [current];
+    return [current, this.#box.openRemembered(c.previous_secret_sealed)];
   }
 
   /** Sends every claimed attempt at once, then records all outcomes together. */
@@ -197,7 +206,7 @@ export class WebhookDeliverer {
           }
           const { event, body } = built;
           const headers = signedHeaders(
-            this.#box.openRemembered(c.secret_sealed),
+            this.#secrets(c, startedAt),
             { eventId: event.id, eventType: event.type, deliveryId: c.id, attempt: c.attempts, body },
             this.#options.userAgent,
             startedAt,

@@ -142,6 +142,43 @@ export class WebhookEndpointsService {
     return { id, deleted: true };
   }
 
+  /**
+   * Replaces the signing secret and returns the new one, the only time it is shown. The secret
+   * it replaces keeps signing too (a second `v1=` in X-Service-Signature) for `expiresInHours`,
+   * so receivers can switch without losing a delivery; 0 retires it at once. A rotation during
+   * an overlap retires the older secret: at most two sign at any time.
+   */
+  async rotateSecret(caller: Caller, id: string, input: { expiresInHours: number }): Promise<WebhookEndpointView & { secret: string }> {
+    const secret = newWebhookSecret();
+    // Two rotations at once take turns on the row: the second retires the first one's secret's predecessor.
+    const { row, now } = await this.#db.transaction().execute(async (trx) => {
+      const current = await trx
+        .selectFrom('webhook_endpoints')
+        .select('secret_sealed')
+        .where('id', '=', id)
+        .where('reseller_id', '=', caller.resellerId)
+        .where('mode', '=', caller.mode)
+        .where('deleted_at', 'is', null)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!current) throw notFound('webhook endpoint', id);
+      const now = this.#clock();
+      const overlap = input.expiresInHours > 0;
+      const row = await trx
+        .updateTable('webhook_endpoints')
+        .set({
+          secret_sealed: this.#box.seal(secret),
+          previous_secret_sealed: overlap ? current.secret_sealed : null,
+          previous_secret_expires_at: overlap ? new Date(now.getTime() + input.expiresInHours * 3_600_000) : null,
+        })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { row, now };
+    });
+    return { ...toEndpointView(row, now), secret };
+  }
+
   /** Re-enables an endpoint that was disabled after failing continuously. */
   async enable(caller: Caller, id: string): Promise<WebhookEndpointView> {
     await this.load(caller, id);

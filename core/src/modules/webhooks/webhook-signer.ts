@@ -24,10 +24,13 @@ export interface WebhookMessage {
 
 /**
  * The request headers of one attempt. The timestamp is taken at send time, so every attempt
- * is signed afresh and a receiver's 300 s tolerance holds for late retries too.
+ * is signed afresh and a receiver's 300 s tolerance holds for late retries too. `secrets`: the
+ * endpoint's secret, or the current and the previous one during a rotation's overlap.
  */
-export function signedHeaders(secret: string, message: WebhookMessage, userAgent: string, now: Date = new Date()): Record<string, string> {
+export function signedHeaders(secrets: string | readonly string[], message: WebhookMessage, userAgent: string, now: Date = new Date()): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
+  // One v1= per secret that signs (two while a rotated-out secret still does), current first.
+  const signature = (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => `${SIGNATURE_VERSION}=${signPayload(secret, timestamp, message.body)}`).join(',');
   return {
     'content-type': 'application/json',
     'user-agent': userAgent,
@@ -35,6 +38,6 @@ export function signedHeaders(secret: string, message: WebhookMessage, userAgent
     'x-service-delivery': message.deliveryId,
     'x-service-attempt': String(message.attempt),
     'x-service-timestamp': String(timestamp),
-    'x-service-signature': `${SIGNATURE_VERSION}=${signPayload(secret, timestamp, message.body)}`,
+    'x-service-signature': signature,
   };
 }

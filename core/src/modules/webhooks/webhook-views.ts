@@ -9,8 +9,9 @@ export type WebhookAttemptView = z.infer<typeof webhookAttemptSchema>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-/** The endpoint as the API shows it: never the secret. */
-export function toEndpointView(row: Selectable<WebhookEndpointsTable>): WebhookEndpointView {
+/** The endpoint as the API shows it: never a secret. `now` tells whether the previous secret still signs. */
+export function toEndpointView(row: Selectable<WebhookEndpointsTable>, now: Date = new Date()): WebhookEndpointView {
+  const overlap = row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
   return {
     id: row.id,
     url: row.url,
@@ -20,6 +21,7 @@ export function toEndpointView(row: Selectable<WebhookEndpointsTable>): WebhookE
     disabledAt: iso(row.disabled_at),
     disabledReason: row.disabled_reason,
     failingSince: iso(row.failing_since),
+    previousSecretExpiresAt: overlap ? iso(row.previous_secret_expires_at) : null,
     createdAt: row.created_at.toISOString(),
   };
 }

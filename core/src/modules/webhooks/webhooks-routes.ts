@@ -8,6 +8,7 @@ import {
   createWebhookBody,
   createdWebhookEndpointSchema,
   deliveriesQueryShape,
+  rotateSecretBody,
   webhookDeliverySchema,
   webhookEndpointSchema,
 } from './webhooks-schemas.ts';
@@ -27,10 +28,11 @@ function deliveryContract(o: WebhooksOptions): string {
     `A 2xx within ${o.timeoutMs / 1000} s is success. Anything else (another status, a timeout, a connection error, a redirect, which is never followed) is retried with exponential backoff and jitter for about ${hours} hours, then the delivery is failed.`,
     'The event `id` is the same on every attempt: delivery is at least once, so deduplicate on it. Deliveries to one endpoint are not ordered; use `createdAt` and the order itself.',
     'An endpoint whose every attempt failed for 5 days is disabled (`enabled: false`); POST /webhooks/{id}/enable turns it back on.',
+    'POST /webhooks/{id}/rotate-secret replaces the secret; for a while both sign (two `v1=` values).',
   ].join(' ');
 }
 
-/** GET/POST /webhooks, GET/DELETE /webhooks/{id}, and the extensions: enable, test ping, delivery log, redelivery. */
+/** GET/POST /webhooks, GET/DELETE /webhooks/{id}, and the extensions: enable, secret rotation, test ping, delivery log, redelivery. */
 export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliveries: WebhookDeliveriesService; options: WebhooksOptions }): AnyRoute[] {
   const { endpoints, deliveries } = deps;
   return [
@@ -110,6 +112,22 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       responses: { 200: { description: 'The endpoint', schema: endpointBody } },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.enable(auth, params.id) } }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/webhooks/{id}/rotate-secret',
+      operationId: 'rotateWebhookSecret',
+      summary: 'Replace the signing secret, keeping the old one valid for a while',
+      description:
+        'Answers with the new secret (whsec_…), shown only here. Until `previousSecretExpiresAt` (`expiresInHours` from now, default 24, at most 168; 0 retires it at once) every delivery carries two signatures, `X-Service-Signature: v1=<with the new secret>,v1=<with the previous one>`: a receiver that checks either secret (the SDK accepts any matching v1) keeps working while it switches. Rotating again during that time retires the older secret.',
+      tags,
+      auth: 'apiKey',
+      scope: 'webhooks:write',
+      params: idParams,
+      body: rotateSecretBody,
+      responses: { 200: { description: 'The endpoint with its new secret', schema: z.object({ data: createdWebhookEndpointSchema }) } },
+      errors: [endpointNotFound],
+      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await endpoints.rotateSecret(auth, params.id, body) } }),
     }),
     defineRoute({
       method: 'post',

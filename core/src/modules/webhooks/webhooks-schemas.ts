@@ -10,11 +10,28 @@ export const webhookEndpointSchema = z.object({
   disabledAt: z.string().nullable(),
   disabledReason: z.string().nullable(),
   failingSince: z.string().nullable().meta({ description: 'Every delivery attempt since this time has failed; after 5 days the endpoint is disabled.' }),
+  previousSecretExpiresAt: z
+    .string()
+    .nullable()
+    .meta({ description: 'After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs.' }),
   createdAt: z.string(),
 });
 
 export const createdWebhookEndpointSchema = webhookEndpointSchema.extend({
   secret: z.string().meta({ description: 'The signing secret (whsec_…). Shown only in this response: store it now.' }),
+});
+
+/** Hours the previous secret keeps signing after a rotation: up to a week, 24 by default. */
+export const MAX_SECRET_OVERLAP_HOURS = 168;
+
+export const rotateSecretBody = z.strictObject({
+  expiresInHours: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_SECRET_OVERLAP_HOURS)
+    .default(24)
+    .meta({ description: `How long the previous secret keeps signing beside the new one (0 to ${MAX_SECRET_OVERLAP_HOURS} hours, default 24; 0 stops it at once).` }),
 });
 
 export const webhookAttemptSchema = z.object({

@@ -12,6 +12,9 @@ export interface WebhookEndpointsTable {
   events: ColumnType<string[], string, string>;
   /** The signing secret, sealed with the SecretBox: never stored in clear. */
   secret_sealed: string;
+  /** The secret before the last rotation, still signing (beside the new one) until it expires. */
+  previous_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Set at the first failure after a success; cleared by any success. */
   failing_since: Date | null;
   disabled_at: Date | null;
@@ -120,5 +123,13 @@ export const webhooksMigration = {
       .addColumn('succeeded', 'boolean', (c) => c.notNull())
       .addPrimaryKeyConstraint('webhook_attempts_pk', ['delivery_id', 'attempt'])
       .execute();
+  },
+};
+
+/** Secret rotation: the previous secret and until when it signs too. */
+export const webhookSecretRotationMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('webhook_endpoints').addColumn('previous_secret_sealed', 'text').execute();
+    await db.schema.alterTable('webhook_endpoints').addColumn('previous_secret_expires_at', 'timestamptz').execute();
   },
 };

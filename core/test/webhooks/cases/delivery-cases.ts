@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { TestService } from '../../helpers/test-service.ts';
 import { isSubscribed } from '../../../src/modules/webhooks/webhook-event-types.ts';
+import { verifyWebhook, WebhookVerificationError } from '../../../../packages/sdk/src/index.ts';
 import { createEndpoint, deliveries, Receiver, signatureIsValid, sleep, waitFor, writeEvents } from '../webhook-test-helpers.ts';
 
 /** Delivery: signature, headers, retries, timeouts, redirects, deletion, modes, SSRF at send time, redelivery, ping, the log. */
@@ -190,6 +191,66 @@ export function deliveryCases(get: () => TestService): void {
     expect(failed.body.data).to.include({ status: 'failed', lastStatusCode: 500, nextAttemptAt: null });
     await sleep(800);
     expect(receiver.requests('/ping-fails'), 'a ping is not retried').to.have.length(1);
+  });
+
+  it('rotates the secret: the new one shown once, both sign until the previous one expires, 0 retires it at once', async () => {
+    const t = get();
+    const { key } = await t.reseller();
+    const endpoint = await createEndpoint(t, key, receiver.hook('/rotate'));
+    const rotated = await t.api(key, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, {});
+    expect(rotated.status).to.equal(200);
+    const second: string = rotated.body.data.secret;
+    expect(second).to.match(/^whsec_[A-Za-z0-9_-]{43}$/).and.not.equal(endpoint.secret);
+    const overlapMs = Date.parse(rotated.body.data.previousSecretExpiresAt) - Date.now();
+    expect(overlapMs).to.be.within(24 * 3_600_000 - 60_000, 24 * 3_600_000);
+    const read = await t.api(key, 'GET', `/webhooks/${endpoint.id}`);
+    expect(read.body.data.previousSecretExpiresAt).to.equal(rotated.body.data.previousSecretExpiresAt);
+    expect(JSON.stringify(read.body)).to.not.include(second.slice(6)).and.not.include(endpoint.secret.slice(6));
+
+    // During the overlap: v1=<new>,v1=<previous>, each checked on its own, and the SDK takes either secret.
+    await t.api(key, 'POST', `/webhooks/${endpoint.id}/test`);
+    const during = receiver.requests('/rotate').at(-1)!;
+    const [withNew, withPrevious, ...more] = String(during.headers['x-service-signature']).split(',');
+    expect(more).to.deep.equal([]);
+    expect(signatureIsValid(second, { ...during.headers, 'x-service-signature': withNew }, during.raw)).to.equal(true);
+    expect(signatureIsValid(endpoint.secret, { ...during.headers, 'x-service-signature': withPrevious }, during.raw)).to.equal(true);
+    expect(verifyWebhook(during.raw, during.headers, endpoint.secret).type).to.equal('ping');
+    expect(verifyWebhook(during.raw, during.headers, second).type).to.equal('ping');
+
+    // Once the previous secret has expired, only the current one signs.
+    await t.service.db.updateTable('webhook_endpoints').set({ previous_secret_expires_at: new Date(Date.now() - 1000) }).where('id', '=', endpoint.id).execute();
+    expect((await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data.previousSecretExpiresAt).to.equal(null);
+    await t.api(key, 'POST', `/webhooks/${endpoint.id}/test`);
+    const expired = receiver.requests('/rotate').at(-1)!;
+    expect(String(expired.headers['x-service-signature']).split(',')).to.have.length(1);
+    expect(() => verifyWebhook(expired.raw, expired.headers, endpoint.secret)).to.throw(WebhookVerificationError);
+
+    // expiresInHours 0: the secret it replaces stops signing at once.
+    const third = await t.api(key, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, { expiresInHours: 0 });
+    expect(third.body.data.previousSecretExpiresAt).to.equal(null);
+    await t.api(key, 'POST', `/webhooks/${endpoint.id}/test`);
+    const after = receiver.requests('/rotate').at(-1)!;
+    expect(signatureIsValid(third.body.data.secret, after.headers, after.raw)).to.equal(true);
+    expect(() => verifyWebhook(after.raw, after.headers, second)).to.throw(WebhookVerificationError);
+    const row = await t.service.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+    expect(row.previous_secret_sealed).to.equal(null);
+    expect(row.secret_sealed).to.not.include(third.body.data.secret.slice(6));
+  });
+
+  it('answers a malformed rotation with 400, and another account’s or a deleted endpoint with 404', async () => {
+    const t = get();
+    const { key } = await t.reseller();
+    const endpoint = await createEndpoint(t, key, receiver.hook('/rotate-bad'));
+    for (const body of [{ expiresInHours: -1 }, { expiresInHours: 169 }, { expiresInHours: 1.5 }, { expiresInHours: 'soon' }, { keep: true }]) {
+      const res = await t.api(key, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_request');
+    }
+    const other = await t.reseller();
+    expect((await t.api(other.key, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, {})).status).to.equal(404);
+    expect((await t.api(key, 'DELETE', `/webhooks/${endpoint.id}`)).status).to.equal(200);
+    expect((await t.api(key, 'POST', `/webhooks/${endpoint.id}/rotate-secret`, {})).status).to.equal(404);
+    expect(receiver.requests('/rotate-bad')).to.deep.equal([]);
   });
 
   it('pages the delivery log and filters it by status', async () => {
