@@ -150,7 +150,8 @@ export class WebhookEndpointsService {
    */
   async rotateSecret(caller: Caller, id: string, input: { expiresInHours: number }): Promise<WebhookEndpointView & { secret: string }> {
     const secret = newWebhookSecret();
-    // Two rotations at once take turns on the row: the second retires the first one's secret's predecessor.
+    // Rotations of one endpoint take turns on its row: a second one sees the first one's secret as
+    // current, so it retires the secret the first one kept, and never more than two sign.
     const { row, now } = await this.#db.transaction().execute(async (trx) => {
       const current = await trx
         .selectFrom('webhook_endpoints')
