@@ -61,14 +61,9 @@ export class WooCommerceClient {
 
   /** The site's title from WordPress's public REST index (`GET /wp-json/`), or null when the index is hidden. */
   async siteName(): Promise<string | null> {
-    try {
-      const res = await this.#http.request({ method: 'GET', url: `${this.#storeUrl}/wp-json/`, headers: { accept: 'application/json' } });
-      if (res.status !== 200) return null;
-      const index = JSON.parse(res.body) as { name?: unknown };
-      return typeof index.name === 'string' && index.name.trim() ? index.name.trim() : null;
-    } catch {
-      return null;
-    }
+    const index = await this.#publicJson('/wp-json/');
+    const name = index?.name;
+    return typeof name === 'string' && name.trim() ? name.trim() : null;
   }
 
   /**
@@ -76,13 +71,19 @@ export class WooCommerceClient {
    * site on plain permalinks serves its REST API only there, never under `/wp-json/`.
    */
   async restApiOnlyAtQueryRoute(): Promise<boolean> {
+    const namespaces = (await this.#publicJson('/?rest_route=/'))?.namespaces;
+    return Array.isArray(namespaces) && namespaces.includes(WC_API_VERSION);
+  }
+
+  /** A public (unauthenticated) JSON page of the site, or null when it is not a 200 with a JSON object. */
+  async #publicJson(path: string): Promise<Record<string, unknown> | null> {
     try {
-      const res = await this.#http.request({ method: 'GET', url: `${this.#storeUrl}/?rest_route=/`, headers: { accept: 'application/json' } });
-      if (res.status !== 200) return false;
-      const index = JSON.parse(res.body) as { namespaces?: unknown };
-      return Array.isArray(index.namespaces) && index.namespaces.includes(WC_API_VERSION);
+      const res = await this.#http.request({ method: 'GET', url: `${this.#storeUrl}${path}`, headers: { accept: 'application/json' } });
+      if (res.status !== 200) return null;
+      const json: unknown = JSON.parse(res.body);
+      return typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : null;
     } catch {
-      return false;
+      return null;
     }
   }
 

@@ -10,7 +10,7 @@ import { PING_EVENT } from './webhook-event-types.ts';
 import { nextRetryDelay } from './webhook-retry-schedule.ts';
 import { signedHeaders } from './webhook-signer.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';
-import type { AttemptTrigger } from './webhooks-tables.ts';
+import { previousSecretSigns, type AttemptTrigger } from './webhooks-tables.ts';
 
 /**
  * A queue job: "attempt number `attempt` of these deliveries is due". Fan-out queues one job
@@ -182,8 +182,7 @@ export class WebhookDeliverer {
   /** The secrets that sign an attempt started at `at`: the current one, and the previous one until it expires. */
   #secrets(c: Claimed, at: Date): string[] {
     const current = this.#box.openRemembered(c.secret_sealed);
-    if (!c.previous_secret_sealed || !c.previous_secret_expires_at || c.previous_secret_expires_at <= at) return [current];
-    return [current, this.#box.openRemembered(c.previous_secret_sealed)];
+    return previousSecretSigns(c, at) ? [current, this.#box.openRemembered(c.previous_secret_sealed)] : [current];
   }
 
   /** Sends every claimed attempt at once, then records all outcomes together. */

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhooks-tables.ts';
+import { previousSecretSigns, type WebhookAttemptsTable, type WebhookDeliveriesTable, type WebhookEndpointsTable } from './webhooks-tables.ts';
 import type { webhookAttemptSchema, webhookDeliverySchema, webhookEndpointSchema } from './webhooks-schemas.ts';
 
 export type WebhookEndpointView = z.infer<typeof webhookEndpointSchema>;
@@ -11,7 +11,6 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /** The endpoint as the API shows it: never a secret. `now` tells whether the previous secret still signs. */
 export function toEndpointView(row: Selectable<WebhookEndpointsTable>, now: Date = new Date()): WebhookEndpointView {
-  const overlap = row.previous_secret_sealed !== null && row.previous_secret_expires_at !== null && row.previous_secret_expires_at > now;
   return {
     id: row.id,
     url: row.url,
@@ -21,7 +20,7 @@ export function toEndpointView(row: Selectable<WebhookEndpointsTable>, now: Date
     disabledAt: iso(row.disabled_at),
     disabledReason: row.disabled_reason,
     failingSince: iso(row.failing_since),
-    previousSecretExpiresAt: overlap ? iso(row.previous_secret_expires_at) : null,
+    previousSecretExpiresAt: previousSecretSigns(row, now) ? iso(row.previous_secret_expires_at) : null,
     createdAt: row.created_at.toISOString(),
   };
 }

@@ -23,6 +23,14 @@ export interface WebhookEndpointsTable {
   deleted_at: Date | null;
 }
 
+/** Whether an endpoint's previous secret still signs at `at` (after a rotation, until it expires). */
+export function previousSecretSigns<T extends { previous_secret_sealed: string | null; previous_secret_expires_at: Date | null }>(
+  endpoint: T,
+  at: Date,
+): endpoint is T & { previous_secret_sealed: string; previous_secret_expires_at: Date } {
+  return endpoint.previous_secret_sealed !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > at;
+}
+
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 
 /**
