@@ -24,7 +24,6 @@ import { migrations } from './modules/migrations.ts';
 import type { PaymentGateway } from './modules/payments/payment-gateway.ts';
 import { CardsService } from './modules/payments/cards-service.ts';
 import { SandboxGateway } from './modules/payments/sandbox-gateway.ts';
-import { StripeGateway } from './modules/payments/stripe-gateway.ts';
 import type { Db, Tables } from './modules/tables.ts';
 import { walletRoutes } from './modules/wallet/wallet-routes.ts';
 import { WalletService } from './modules/wallet/wallet-service.ts';
@@ -160,7 +159,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
 
   const accounts = new AccountsService({ db, cache: authCache });
   const wallet = new WalletService({ db, cursors });
-  const gateway = overrides.gateway ?? (config.STRIPE_SECRET_KEY ? new StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
+  // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
+  const gateway =
+    overrides.gateway ??
+    (config.STRIPE_SECRET_KEY ? new (await import('./modules/payments/stripe-gateway.ts')).StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
   const cards = new CardsService({ db, gateway, box });
   const catalog = loadCatalog();
   const safeFetch = createSafeFetch({ allowedHosts: config.OUTBOUND_ALLOWED_HOSTS, userAgent: 'print-api/1.0 (+outbound)', ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}) });

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import pg from 'pg';
-import { PGliteDialect } from './pglite-dialect.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -88,6 +86,8 @@ export async function openDatabase<T>(opts: {
     location = path.resolve(dataDir, 'pglite');
     mkdirSync(location, { recursive: true });
   }
+  // Loaded only here: a process on PostgreSQL never compiles the embedded database's code.
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect.ts')]);
   const pglite = await PGlite.create(location, { parsers: { [INT8]: parseInt8 } });
   const db = new Kysely<T>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
