@@ -135,7 +135,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     url: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
-    onIdleError: (err) => logger.warn('an idle database connection failed; the pool replaces it', { error: err.message }),
+    onConnectionError: (err) => logger.warn('a database connection failed; the pool replaces it', { error: err.message }),
   });
   const db = database.db;
   const applied = await migrateToLatest(db, migrations);

@@ -22,6 +22,8 @@ const errorSchema = z.object({
   }),
 });
 
+const UNAVAILABLE: DocumentedError = { status: 503, code: 'service_unavailable', description: 'A dependency (the database) is briefly unreachable; retry after Retry-After seconds.' };
+
 const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
   apiKey: [
     { status: 400, code: 'invalid_request', description: 'Malformed request; details name each problem.' },
@@ -29,13 +31,15 @@ const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
     { status: 403, code: 'insufficient_scope', description: 'The key lacks the scope; or account_not_active: account not approved or suspended.' },
     { status: 429, code: 'rate_limited', description: 'Rate limit exceeded; see Retry-After.' },
     { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
+    UNAVAILABLE,
   ],
   admin: [
     { status: 400, code: 'invalid_request', description: 'Malformed request.' },
     { status: 401, code: 'unauthorized', description: 'Missing or wrong back-office token.' },
     { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
+    UNAVAILABLE,
   ],
-  public: [{ status: 500, code: 'internal_error', description: 'Error on the service side only.' }],
+  public: [{ status: 500, code: 'internal_error', description: 'Error on the service side only.' }, UNAVAILABLE],
 };
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {

@@ -1,14 +1,22 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
 import { ApiError } from '../api-error.ts';
+import { isDependencyUnavailable, serviceUnavailable } from '../dependency-unavailable.ts';
 
-/** The one place that turns errors into HTTP: ApiErrors as they are, anything else as a logged 500. */
+/**
+ * The one place that turns errors into HTTP: ApiErrors as they are, an unreachable dependency
+ * (the database restarting) as a 503 to retry, anything else as a logged 500.
+ */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
       logger.error('error after the response started', { requestId: req.requestId, err });
       res.end();
       return;
+    }
+    if (isDependencyUnavailable(err)) {
+      logger.warn('dependency unavailable', { requestId: req.requestId, method: req.method, path: req.path, error: (err as Error).message });
+      err = serviceUnavailable();
     }
     if (err instanceof ApiError) {
       res.status(err.status).set(err.headers).json(err.toBody());

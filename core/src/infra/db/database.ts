@@ -53,6 +53,32 @@ function prepareRepeatedStatements(client: pg.PoolClient): void {
 }
 
 /**
+ * How long getting a connection may take: connecting (refused at once while PostgreSQL is down,
+ * but a host that does not answer would hold a request for minutes) or waiting for a turn at a
+ * full pool (seconds of waiting means the database is overwhelmed: better a quick 503).
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * A connection that dies (a database restart, a failover, pg_terminate_backend) makes its client
+ * emit 'error', and an 'error' nobody listens to crashes the process. pg-pool listens only while
+ * a client is idle in the pool and removes its listener on checkout, so a client held by a
+ * transaction, by `db.connection()` or by the webhook lane would have none. Hence a listener of
+ * our own on every client from its first moment, never removed. What ran on the client fails
+ * with the connection's error, its next statement with "not queryable", and on release the pool
+ * drops it and connects afresh for the next checkout.
+ */
+function survivesItsConnection(client: pg.PoolClient, report: (err: Error) => void): void {
+  let reported = false;
+  client.on('error', (err) => {
+    // A dying connection can emit twice (the server's 57P01, then the socket's end): one report.
+    if (reported) return;
+    reported = true;
+    report(err);
+  });
+}
+
+/**
  * Opens PostgreSQL when a URL is given, else embedded PGlite in `dataDir` (`memory://` for an
  * in-memory database). The same migrations and queries run on both.
  */
@@ -62,21 +88,29 @@ export async function openDatabase<T>(opts: {
   poolSize?: number;
   /** PostgreSQL: run repeated statements as named prepared statements (default true). */
   preparedStatements?: boolean;
-  /** Errors of idle pooled connections (a database restart): reported, never a crash. */
-  onIdleError?: (err: Error) => void;
+  /** PostgreSQL: how long getting a connection may take (a new one, or a turn at a full pool); default CONNECT_TIMEOUT_MS. */
+  connectTimeoutMs?: number;
+  /** A connection that died (a database restart, a failover): reported once per connection, never a crash. */
+  onConnectionError?: (err: Error) => void;
 }): Promise<DatabaseHandle<T>> {
   if (opts.url) {
     const pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
+      // While PostgreSQL is unreachable, a query fails after this long (and a request answers 503) instead of waiting for ever.
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8 ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // Without a listener, an idle connection that dies (database restart, failover) would crash the process.
-    pool.on('error', (err) => opts.onIdleError?.(err));
-    if (opts.preparedStatements !== false) pool.on('connect', (client) => prepareRepeatedStatements(client));
+    pool.on('connect', (client) => {
+      survivesItsConnection(client, (err) => opts.onConnectionError?.(err));
+      if (opts.preparedStatements !== false) prepareRepeatedStatements(client);
+    });
+    // pg-pool passes on the error of a connection that died idle in the pool (after dropping it):
+    // survivesItsConnection reported it already. Without a listener the pool would throw it.
+    pool.on('error', () => undefined);
     const db = new Kysely<T>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }

@@ -46,7 +46,10 @@ export class WebhookDbLane {
     });
   }
 
-  /** Takes a connection and runs queued statements on it, one at a time, until none came for `lingerMs`. */
+  /**
+   * Takes a connection and runs queued statements on it, one at a time, until none came for
+   * `lingerMs` or one failed.
+   */
   #hold(): void {
     this.#holders++;
     this.#db
@@ -54,8 +57,17 @@ export class WebhookDbLane {
       .execute(async (conn) => {
         for (;;) {
           const task = this.#tasks.shift();
-          if (task) await task.run(conn).then(task.resolve, task.reject);
-          else if (!(await this.#more())) return;
+          if (task) {
+            let failed = false;
+            await task.run(conn).then(task.resolve, (err: unknown) => {
+              failed = true;
+              task.reject(err);
+            });
+            // A failure may mean the connection died (a database restart): kept, it would fail every
+            // statement after it for as long as they keep coming. Given back, the pool drops a dead
+            // one, and what is still queued runs on a fresh connection.
+            if (failed) return;
+          } else if (!(await this.#more())) return;
         }
       })
       .catch((err: unknown) => {
