@@ -189,8 +189,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       );
       const pushed = (await until(async () => shipments.find((s: any) => s.body.tracking_number === order.tracking.trackingNumber), 20_000)) as any;
       expect(pushed.body).to.include({ carrier: order.tracking.carrier, tracking_url: order.tracking.trackingUrl });
-      const fulfilment = await t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirstOrThrow();
-      expect(fulfilment.status).to.equal('pushed');
+      // The store answers the push before its outcome is written: the row follows a moment later.
+      const fulfilment = await until(async () => {
+        const f = await t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        return f?.status === 'pushed' ? f : undefined;
+      });
+      expect(fulfilment!.status).to.equal('pushed');
       // A cancellation that comes after production started cannot cancel ours: it is recorded, not lost.
       await deliver(refOrder('1006', { cancelled: true, updated_at: '2026-11-20T12:00:00Z' }));
       const row = await until(async () => ((await ingest('1006'))?.error ? ingest('1006') : undefined));
