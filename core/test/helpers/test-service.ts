@@ -7,7 +7,7 @@ import { configSchema, type Config } from '../../src/config.ts';
 import { composeService, type Overrides, type Service } from '../../src/composition.ts';
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { createLogger, silentLogger } from '../../src/infra/logger.ts';
-import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from './services.ts';
+import { createTestPostgresDatabase, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from './services.ts';
 import { testCertificates } from './tls.ts';
 
 export const USER_AGENT = 'print-api-tests/1.0';
@@ -40,6 +40,9 @@ export async function startTestService(
   env: Record<string, string> = {},
   overrides: Overrides = {},
 ): Promise<TestService> {
+  // Starting a service (PGlite's WebAssembly, migrations) takes seconds on a busy machine: the
+  // hook or test that starts one gets the setup budget, whatever its own timeout.
+  if (ctx.timeout() < SETUP_TIMEOUT_MS) ctx.timeout(SETUP_TIMEOUT_MS);
   let drop: (() => Promise<void>) | undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-test-'));
   const base: Record<string, string> = {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { createTestPostgresDatabase } from '../helpers/services.ts';
+import { createTestPostgresDatabase, SETUP_TIMEOUT_MS } from '../helpers/services.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 async function burst(t: TestService, key: string, n: number) {
@@ -8,6 +8,8 @@ async function burst(t: TestService, key: string, n: number) {
 }
 
 describe('rate limits', function () {
+  // Each test starts its own services (a budget is per process or per Redis), and sends 121 requests.
+  this.timeout(SETUP_TIMEOUT_MS);
   it('answers the 121st request in a minute with 429 and Retry-After [pglite, memory limiter]', async function () {
     const t = await startTestService(this, 'pglite');
     try {

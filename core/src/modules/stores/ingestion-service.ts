@@ -360,7 +360,8 @@ export class IngestionService {
         store_id: store.id,
         external_order_id: order.externalId,
         external_name: order.name ?? null,
-        status: 'waiting_payment',
+        // Until its outcome is recorded a moment later (a reader never sees a guess at it).
+        status: 'received',
         order_id: null,
         skipped_lines: '[]',
         error: null,

@@ -30,7 +30,7 @@ const ingestSchema = z.object({
   id: z.string(),
   externalOrderId: z.string(),
   externalName: z.string().nullable(),
-  status: z.enum(['placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted']),
+  status: z.enum(['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted']),
   orderId: z.string().nullable(),
   skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
   error: z.string().nullable(),
