@@ -27,7 +27,7 @@ import { SandboxGateway } from './modules/payments/sandbox-gateway.ts';
 import type { Db, Tables } from './modules/tables.ts';
 import { walletRoutes } from './modules/wallet/wallet-routes.ts';
 import { WalletService } from './modules/wallet/wallet-service.ts';
-import { createSafeFetch } from './infra/safe-fetch/safe-fetch.ts';
+import { createSafeFetch, type HostLookup } from './infra/safe-fetch/safe-fetch.ts';
 import { adminOrderRoutes } from './modules/admin/admin-order-routes.ts';
 import { loadCatalog } from './modules/catalog/catalog.ts';
 import { catalogRoutes } from './modules/catalog/catalog-routes.ts';
@@ -68,6 +68,8 @@ export interface Overrides {
   redisPrefix?: string;
   /** Extra CA certificates trusted for outbound HTTPS (tests' self-signed local servers). */
   outboundCa?: string[];
+  /** DNS for outbound HTTPS (tests resolve the platforms they put behind nock); the OS resolver otherwise. */
+  outboundLookup?: HostLookup;
   /** How often the maintenance sweeps run (ms). */
   maintenanceIntervalMs?: number;
   /** Connectors to load instead of CONNECTORS (tests' reference connector). */
@@ -165,7 +167,12 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     (config.STRIPE_SECRET_KEY ? new (await import('./modules/payments/stripe-gateway.ts')).StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
   const cards = new CardsService({ db, gateway, box });
   const catalog = loadCatalog();
-  const safeFetch = createSafeFetch({ allowedHosts: config.OUTBOUND_ALLOWED_HOSTS, userAgent: 'print-api/1.0 (+outbound)', ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}) });
+  const safeFetch = createSafeFetch({
+    allowedHosts: config.OUTBOUND_ALLOWED_HOSTS,
+    userAgent: 'print-api/1.0 (+outbound)',
+    ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}),
+    ...(overrides.outboundLookup ? { lookup: overrides.outboundLookup } : {}),
+  });
   const files = new PrintFileChecker({ safeFetch });
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
@@ -184,7 +191,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS, ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}) });
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const connectors = new ConnectorRegistry(overrides.connectors ?? (await loadConnectors(config.CONNECTORS)));
-  const connectorHttp = createConnectorHttp();
+  // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
+  const connectorHttp = createConnectorHttp({ safeFetch });
   const connectorContext = (platform: string): ConnectorContext => ({
     http: connectorHttp,
     logger: logger.child({ connector: platform }),

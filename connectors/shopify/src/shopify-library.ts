@@ -19,9 +19,10 @@ import { API_VERSION, SCOPES, type AppSettings } from './config.ts';
  * `@shopify/shopify-api` talks to its host through process-wide adapter functions (fetch,
  * request/response conversion). Ours keep every call on core's HttpClient: the connector
  * context of the current call travels in an AsyncLocalStorage, so the library's token
- * exchange and refresh go through `ctx.http` (timeouts, logging, test interception) exactly
- * like our own GraphQL calls. Requests and responses are plain objects: the library reads the
- * query, cookies and headers we hand it and returns Location / Set-Cookie to us.
+ * exchange and refresh go through `ctx.http` (outbound guard, timeouts, logging, test
+ * interception) exactly like our own GraphQL calls. Requests and responses are plain objects:
+ * the library reads the query, cookies and headers we hand it and returns Location /
+ * Set-Cookie to us.
  */
 const current = new AsyncLocalStorage<ConnectorContext>();
 

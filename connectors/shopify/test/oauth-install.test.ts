@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
-import { createConnectorHttp } from '../../../core/src/modules/stores/connector-http.ts';
+import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import type { OAuthCredentials } from '../src/config.ts';
 import { beginInstall, completeInstall, refreshIfDue } from '../src/oauth-install.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
@@ -22,7 +22,7 @@ describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify
 
   before(() => nock.disableNetConnect());
   beforeEach(() => {
-    ctx = { http: createConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, appSettings: APP };
+    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, appSettings: APP };
     store = new FakeShopifyStore({ name: `oauth-test-${++n}`, app: APP, ourBaseUrl: PUBLIC_URL, publicUrl: PUBLIC_URL });
   });
   afterEach(() => nock.cleanAll());

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
-import { createConnectorHttp } from '../../../core/src/modules/stores/connector-http.ts';
+import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import { decodeCursor, pollOrders } from '../src/order-polling.ts';
 import { pushShopifyShipment } from '../src/shipment-push.ts';
 import { ShopifyClient, throttleWaitMs } from '../src/shopify-client.ts';
@@ -27,7 +27,7 @@ describe('Shopify GraphQL client (nock)', () => {
 
   before(() => {
     nock.disableNetConnect();
-    http = createConnectorHttp('print-api-tests/1.0');
+    http = nockedConnectorHttp();
   });
   afterEach(() => {
     nock.cleanAll();

@@ -24,9 +24,10 @@ export interface LibraryResponse {
 const METHODS = new Set<HttpRequest['method']>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * An axios adapter that sends the library's requests through core's HttpClient (its timeouts,
- * logging, metrics and test interception) instead of axios's own transport. The library
- * builds the URL, Basic credentials and JSON body; this turns them into one `HttpRequest`.
+ * An axios adapter that sends the library's requests through core's HttpClient (its outbound
+ * guard, timeouts, logging, metrics and test interception) instead of axios's own transport.
+ * The library builds the URL, Basic credentials and JSON body; this turns them into one
+ * `HttpRequest`.
  * Every status resolves (no axios error): the client maps statuses to ConnectorErrors.
  */
 export function httpClientAdapter(http: HttpClient): (config: LibraryRequest) => Promise<LibraryResponse> {

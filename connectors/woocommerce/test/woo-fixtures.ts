@@ -3,7 +3,7 @@ import nock from 'nock';
 import { ConnectorError } from '@print-api/connector-kit';
 import type { ConnectorContext, InboundWebhook, StoreConnection } from '@print-api/connector-kit';
 import type { SignedWebhook } from '@print-api/connector-kit/testing';
-import { createConnectorHttp } from '../../../core/src/modules/stores/connector-http.ts';
+import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import type { WooCredentials } from '../src/config.ts';
 import order from './fixtures/order.json' with { type: 'json' };
 
@@ -42,7 +42,7 @@ export interface TestLogs {
 export function testContext(now: () => Date = () => new Date()): ConnectorContext & { logs: TestLogs } {
   const logs: TestLogs = { info: [], warn: [] };
   return {
-    http: createConnectorHttp('print-api-tests/1.0'),
+    http: nockedConnectorHttp(),
     logger: { info: (m) => void logs.info.push(m), warn: (m) => void logs.warn.push(m), error: (m) => void logs.warn.push(m) },
     clock: now,
     publicUrl: PUBLIC_URL,

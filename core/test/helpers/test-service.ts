@@ -7,6 +7,7 @@ import { configSchema, type Config } from '../../src/config.ts';
 import { composeService, type Overrides, type Service } from '../../src/composition.ts';
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { createLogger, silentLogger } from '../../src/infra/logger.ts';
+import { nockedPlatformLookup } from './nocked-platforms.ts';
 import { createTestPostgresDatabase, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from './services.ts';
 import { testCertificates } from './tls.ts';
 
@@ -73,6 +74,8 @@ export async function startTestService(
     logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
     checkResponses: true,
     outboundCa: [(await testCertificates()).ca],
+    // Platforms behind nock (connector suites) pass the outbound guard's DNS check; nothing else changes.
+    outboundLookup: nockedPlatformLookup,
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,
     ...overrides,
   });

@@ -49,6 +49,15 @@ describe('SafeFetch against a real local HTTPS server', () => {
       expect(seen.headers['content-type']).to.equal('application/json');
     });
 
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      it(`sends a ${method} with its body`, async () => {
+        const res = await fetcher().request(`${server.url}/echo`, { ...GET, method, headers: { 'content-type': 'application/json' }, body: '{"status":"completed"}' });
+        const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
+        expect(seen).to.include({ method, body: '{"status":"completed"}' });
+        expect(seen.headers['content-length']).to.equal('22');
+      });
+    }
+
     it('keeps only maxBodyBytes of a large body and hangs up', async () => {
       server.route('/large', sendBytes(Buffer.alloc(8 * 1024 * 1024, 0x61)));
       const started = Date.now();
@@ -218,6 +227,34 @@ describe('SafeFetch against a real local HTTPS server', () => {
       expect(seen.method).to.equal('GET');
       expect(seen.body).to.equal('');
       expect(seen.headers).to.not.have.property('authorization');
+    });
+  });
+
+  describe('redirects of other methods', () => {
+    it('repeats a PUT and its body on 307 and 308, and on 301 and 302 (only POST becomes a GET there)', async () => {
+      for (const status of [301, 302, 307, 308]) {
+        server.route(`/moved-${status}`, redirectTo('/echo', status));
+        const res = await fetcher().request(`${server.url}/moved-${status}`, { ...GET, method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'v2' });
+        expect(JSON.parse(res.body.toString()), String(status)).to.include({ method: 'PUT', body: 'v2' });
+      }
+    });
+
+    it('turns a PATCH or DELETE into a GET on 303, without the body', async () => {
+      server.route('/see-other', redirectTo('/echo', 303));
+      for (const method of ['PATCH', 'DELETE'] as const) {
+        const res = await fetcher().request(`${server.url}/see-other`, { ...GET, method, headers: { 'content-type': 'text/plain' }, body: 'x' });
+        const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
+        expect(seen).to.include({ method: 'GET', body: '' });
+        expect(seen.headers).to.not.have.property('content-type');
+      }
+    });
+
+    it('refuses a PUT redirected to a private address at that hop, before connecting', async () => {
+      server.route('/put-bounce', redirectTo(`https://127.0.0.1:${server.port}/echo`, 307));
+      const echoes = server.hits('/echo');
+      const err = await refusal(fetcher().request(`${server.url}/put-bounce`, { ...GET, method: 'PUT', body: 'secret' }));
+      expect(err.code).to.equal('address_blocked');
+      expect(server.hits('/echo')).to.equal(echoes);
     });
   });
 

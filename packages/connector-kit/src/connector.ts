@@ -16,7 +16,14 @@ export interface HttpResponse {
   body: string;
 }
 
-/** The only way a connector reaches its platform: no database, no Redis, no globals. */
+/**
+ * The only way a connector reaches its platform: no database, no Redis, no globals (and no
+ * other transport: point a platform library's at this one). Core's client calls https URLs of
+ * public hosts only, checked after DNS (anything else fails as `invalid_payload` before a
+ * connection is made), does not follow redirects (a 3xx is returned like any status), decodes
+ * compressed bodies and fails bodies over its size limit; network failures and timeouts are
+ * `upstream_unavailable`. Statuses are the connector's to judge.
+ */
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>;
 }

@@ -6,8 +6,10 @@ import { allowedHostSet, resolveTarget, systemLookup, type HostLookup } from './
 export { SafeFetchError, type SafeFetchErrorCode } from './safe-fetch-error.ts';
 export type { HostLookup, ResolvedAddress } from './target-resolver.ts';
 
+export type SafeMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
 export interface SafeRequestOptions {
-  method?: 'GET' | 'POST' | 'HEAD';
+  method?: SafeMethod;
   headers?: Record<string, string>;
   body?: string | Buffer;
   /** Budget for the whole exchange: DNS, connect, TLS, every redirect hop and the body. */
@@ -30,7 +32,8 @@ export interface SafeResponse {
 }
 
 /**
- * The only way to request a URL someone else supplied (print files, webhook endpoints).
+ * The only way to request a URL someone else supplied (print files, webhook endpoints, the
+ * stores connectors call).
  * It refuses anything but https, refuses private and reserved addresses on every hop and
  * connects only to the addresses it checked. Failures are `SafeFetchError`s.
  *
@@ -117,9 +120,10 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
         throw new SafeFetchError('too_many_redirects', `more than ${options.maxRedirects} redirects, starting at ${startUrl}`, { url: target.url.href });
       }
       const nextUrl = resolveLocation(String(location), target.url);
-      if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
-        // What browsers do: the redirect target is fetched, not re-posted.
-        method = method === 'HEAD' ? 'HEAD' : 'GET';
+      if ((res.status === 303 && method !== 'GET' && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+        // What browsers do (the Fetch standard): the redirect target is fetched, not re-posted;
+        // 307/308, and 301/302 of other methods, repeat the method and body.
+        method = 'GET';
         body = undefined;
         headers = omit(headers, ['content-type']);
       }

@@ -6,6 +6,7 @@ import { ApiError, unprocessable } from '../../http/api-error.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Tenant } from '../orders/orders-service.ts';
+import { refusedPrivateHost } from './connector-http.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoresService } from './stores-service.ts';
 
@@ -139,6 +140,8 @@ async function platformCall<T>(connector: Connector<any>, work: () => Promise<T>
     return await work();
   } catch (err) {
     if (!(err instanceof ConnectorError)) throw err;
+    const privateHost = refusedPrivateHost(err);
+    if (privateHost !== undefined) throw new ApiError(422, 'invalid_install', `${privateHost} is a local, private or reserved address, which Print API does not connect to.`);
     const status = err.kind === 'auth' || err.kind === 'invalid_payload' ? 422 : 502;
     throw new ApiError(status, err.kind === 'auth' ? 'store_install_rejected' : status === 422 ? 'invalid_install' : 'store_unreachable', `${connector.manifest.displayName} said: ${err.message}`);
   }

@@ -76,7 +76,7 @@ export function storesRoutes(deps: {
       responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }) } },
       errors: [
         { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials (also unsupported_platform).' },
-        { status: 422, code: 'store_not_connectable', description: 'The store cannot be connected as given (not a store of the platform, or set up in a way the connection cannot use); the message says what to change.' },
+        { status: 422, code: 'store_not_connectable', description: 'The store cannot be connected as given (not a store of the platform, an address that is not public, or set up in a way the connection cannot use); the message says what to change.' },
         { status: 409, code: 'store_connected_elsewhere', description: 'The store is connected to another account.' },
         { status: 502, code: 'store_unreachable', description: 'The platform could not be reached.' },
       ],

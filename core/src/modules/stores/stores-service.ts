@@ -9,6 +9,7 @@ import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { LinkRegistry } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
+import { refusedPrivateHost } from './connector-http.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
@@ -351,9 +352,15 @@ export function ingestView(row: Selectable<StoreIngestsTable>) {
 /**
  * The API error for a connection the platform's answer ruled out: credentials refused (422
  * store_credentials_rejected), a store that cannot be connected as given, such as a URL that is
- * not a store (422 store_not_connectable), or a platform that did not answer (502 store_unreachable).
+ * not a store or an address that is not public (422 store_not_connectable), or a platform that
+ * did not answer (502 store_unreachable).
  */
 export function connectionRefused(platformName: string, err: ConnectorError): ApiError {
+  const privateHost = refusedPrivateHost(err);
+  if (privateHost !== undefined) {
+    // Refused before any connection: nothing answered, and the message says no more than that.
+    return new ApiError(422, 'store_not_connectable', `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`);
+  }
   const message = `${platformName} said: ${err.message}`;
   if (err.kind === 'auth') return new ApiError(422, 'store_credentials_rejected', message);
   if (err.kind === 'invalid_payload') return new ApiError(422, 'store_not_connectable', message);
