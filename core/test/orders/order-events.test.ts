@@ -46,6 +46,7 @@ class OrderFollower {
   readonly #key: string;
   readonly orderId: string;
   #seen = 0;
+  #updatedAt = '';
   readonly types: string[] = [];
 
   constructor(t: TestService, key: string, orderId: string) {
@@ -63,6 +64,11 @@ class OrderFollower {
     this.#seen = events.length;
     for (const e of fresh) {
       expect(e.order, `${step}: ${e.type} carries ${e.order.state}/${e.order.status}, GET shows ${current.body.data.state}/${current.body.data.status}`).to.deep.equal(current.body.data);
+    }
+    // A step's changes are later than the last step's: a receiver orders the events by updatedAt.
+    if (fresh.length > 0) {
+      expect(current.body.data.updatedAt > this.#updatedAt, `${step}: updatedAt ${current.body.data.updatedAt} after ${this.#updatedAt}`).to.equal(true);
+      this.#updatedAt = current.body.data.updatedAt;
     }
     const types = fresh.map((e) => e.type);
     this.types.push(...types);
@@ -126,6 +132,20 @@ describeEachBackend(
       expect(states.filter((s) => s === 'SUBMITTED')).to.have.length(4);
     });
 
+    it('moves updatedAt forward on every change, also when this process\'s clock is behind the last writer\'s', async () => {
+      const t = get();
+      const r = await reseller({ fundsCents: 1_000_000 });
+      const order = await place(r.key, orderBody(files));
+      await order.check('placed');
+      // Another process, its clock a minute ahead, wrote the order last.
+      const ahead = new Date(Date.now() + 60_000);
+      await t.service.db.updateTable('orders').set({ updated_at: ahead }).where('id', '=', order.orderId).execute();
+      expect((await t.admin('POST', `/orders/${order.orderId}/production`, { status: 'PROCESSING' })).status).to.equal(200);
+      expect(await order.check('in production')).to.deep.equal(['order.in_production']);
+      const moved = (await storedEvents(t, order.orderId)).at(-1)!.order;
+      expect(new Date(moved.updatedAt).getTime()).to.be.greaterThan(ahead.getTime());
+    });
+
     it('card-paid: created is committed while the card is charged (AWAITING_FUNDS, charging), submitted after', async () => {
       const t = get();
       const r = await reseller({ card: 'tok_visa' });
@@ -162,6 +182,7 @@ describeEachBackend(
       const current = (await get().api(r.key, 'GET', `/orders/${order.orderId}`)).body.data;
       expect(current).to.include({ state: 'PAYMENT_FAILED', status: 'PENDING' });
       expect(events[1]!.order).to.deep.equal(current);
+      expect(events[1]!.order.updatedAt > events[0]!.order.updatedAt).to.equal(true);
     });
 
     it('awaiting funds, then paid after a top-up', async () => {

@@ -1,4 +1,4 @@
-import type { Transaction, Updateable } from 'kysely';
+import { sql, type Transaction, type Updateable } from 'kysely';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { Tables } from '../tables.ts';
 import type { EventType } from './order-states.ts';
@@ -41,9 +41,13 @@ export async function moveOrder(
   at: Date = new Date(),
 ): Promise<{ row: OrderRow; event: EventType | null }> {
   const next = applyTransition({ state: order.state, status: order.status }, transition);
+  // Each move of an order gets a later updatedAt than the one before, also within a millisecond
+  // (a card charged at once) or after a process whose clock runs ahead: of an order's events,
+  // delivered in no particular order, the one with the latest updatedAt is the current one.
+  const updatedAt = sql<Date>`greatest(${at}::timestamptz, updated_at + interval '1 millisecond')`;
   const row = await trx
     .updateTable('orders')
-    .set({ ...patch, state: next.state, status: next.status, updated_at: at })
+    .set({ ...patch, state: next.state, status: next.status, updated_at: updatedAt })
     .where('id', '=', order.id)
     .returningAll()
     .executeTakeFirstOrThrow();
