@@ -233,7 +233,7 @@ export class OrdersService {
   /** Prices the lines on the reseller's terms and checks their print files (422 for any problem). */
   async #prepare(tenant: Tenant, input: PlaceOrderInput, knownSkus: KnownSkus | undefined): Promise<Prepared> {
     const reseller = await this.#accounts.resellerRow(tenant.resellerId);
-    const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
+    const { quote, lines } = await this.#quotes.price(tenant, {
       lines: input.lines,
       country: input.recipient.country,
       discountBps: reseller.discount_bps,
