@@ -263,7 +263,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...ordersRoutes({ orders }),
       ...walletRoutes({ wallet }),
       ...resellerProductsRoutes({ resellerProducts }),
-      ...storesRoutes({ stores, credentialRequests, resolveProduct: (resellerId, idOrSku) => resellerProducts.get(resellerId, idOrSku) }),
+      ...storesRoutes({ stores, credentialRequests, resolveProduct: (tenant, idOrSku) => resellerProducts.get(tenant, idOrSku) }),
       ...webhooks.routes(),
     ],
     adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders })],

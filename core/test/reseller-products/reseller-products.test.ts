@@ -79,4 +79,48 @@ describeEachBackend('reseller products', (get) => {
     expect(res.body.data).to.include({ deleted: true });
     expect((await t.api(key, 'GET', '/reseller-products/POSTER-A0')).status).to.equal(404);
   });
+
+  it('keeps test and live products apart: a key sees, changes, prices and orders with its own mode\'s only', async () => {
+    const t = get();
+    const r = await t.reseller();
+    const liveKey = r.key;
+    const testKey = (await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'test' })).body.data.key as string;
+    await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 1_000_000 });
+    const live = await t.api(liveKey, 'POST', '/reseller-products', { sku: 'MODE-CARD', title: 'Live cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+    expect(live.status, JSON.stringify(live.body)).to.equal(201);
+    // Neither by id nor by SKU, nor in the list, nor to change or delete.
+    for (const ref of [live.body.data.id, 'MODE-CARD', 'mode-card']) {
+      expect((await t.api(testKey, 'GET', `/reseller-products/${ref}`)).status, ref).to.equal(404);
+      expect((await t.api(testKey, 'PATCH', `/reseller-products/${ref}`, { title: 'Changed by a test key' })).status, ref).to.equal(404);
+      expect((await t.api(testKey, 'DELETE', `/reseller-products/${ref}`)).status, ref).to.equal(404);
+    }
+    expect((await t.api(testKey, 'GET', '/reseller-products')).body.data).to.deep.equal([]);
+    const quote = await t.api(testKey, 'POST', '/quotes', { country: 'NL', lines: [{ resellerSku: 'MODE-CARD', quantity: 250 }] });
+    expect(quote.status).to.equal(422);
+    expect(quote.body.error.details[0]).to.include({ field: 'resellerSku', code: 'unknown_sku' });
+    expect(quote.body.error.details[0].message).to.contain('test');
+    expect((await placeOrder(t, testKey, { lines: [{ resellerSku: 'MODE-CARD', quantity: 250 }], recipient: RECIPIENT })).status).to.equal(422);
+
+    // The same SKU in test mode is another product, with its own options; the live one is untouched.
+    const sandbox = await t.api(testKey, 'POST', '/reseller-products', { sku: 'mode-card', title: 'Test cards', productId: 'business-cards', options: { finish: 'soft-touch' }, fileUrl: `${files.url}/art/flyer.pdf` });
+    expect(sandbox.status, JSON.stringify(sandbox.body)).to.equal(201);
+    expect(sandbox.body.data.id).to.not.equal(live.body.data.id);
+    expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'MODE-CARD', title: 'Again', productId: 'business-cards' })).status).to.equal(409);
+    const testOrder = await placeOrder(t, testKey, { lines: [{ resellerSku: 'MODE-CARD', quantity: 250 }], recipient: RECIPIENT });
+    expect(testOrder.status, JSON.stringify(testOrder.body)).to.equal(201);
+    expect(testOrder.body.data.lines[0]).to.include({ resellerSku: 'mode-card' });
+    expect(testOrder.body.data.lines[0].options.finish).to.equal('soft-touch');
+    const liveOrder = await placeOrder(t, liveKey, { lines: [{ resellerSku: 'MODE-CARD', quantity: 250 }], recipient: RECIPIENT });
+    expect(liveOrder.status, JSON.stringify(liveOrder.body)).to.equal(201);
+    expect(liveOrder.body.data.lines[0]).to.include({ resellerSku: 'MODE-CARD' });
+    expect(liveOrder.body.data.lines[0].options.finish).to.not.equal('soft-touch');
+    expect((await t.api(liveKey, 'GET', '/reseller-products')).body.data.map((p: { title: string }) => p.title)).to.deep.equal(['Live cards']);
+    expect((await t.api(testKey, 'DELETE', '/reseller-products/MODE-CARD')).status).to.equal(200);
+    expect((await t.api(liveKey, 'GET', '/reseller-products/MODE-CARD')).body.data.title).to.equal('Live cards');
+    // And the API description says so on each of the five operations.
+    const paths = (await t.api(undefined, 'GET', '/openapi.json')).body.paths;
+    const operations = [...Object.values(paths['/reseller-products']), ...Object.values(paths['/reseller-products/{id}'])] as Array<{ description?: string }>;
+    expect(operations).to.have.length(5);
+    for (const op of operations) expect(op.description).to.contain('Test and live products are separate');
+  });
 });

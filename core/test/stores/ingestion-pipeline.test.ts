@@ -42,6 +42,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let t: TestService;
     let files: TestHttpsServer;
     let key: string;
+    let resellerId: string;
     let storeId: string;
     let secret = '';
     const shipments: unknown[] = [];
@@ -84,6 +85,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         .reply(201, {});
       const r = await t.reseller();
       key = r.key;
+      resellerId = r.id;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
       const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
@@ -125,6 +127,21 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(row!.skipped_lines.map((l) => l.sku)).to.deep.equal(['TSHIRT-XL', null]);
       const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data;
       expect(links[0]).to.include({ sku: 'CARD-01', externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
+    });
+
+    it("uses the products of the store's mode only: a live store neither links nor prints the reseller's test products", async () => {
+      const testKey = (await t.admin('POST', `/resellers/${resellerId}/api-keys`, { mode: 'test' })).body.data.key as string;
+      expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'TEST-ONLY', title: 'Sandbox cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
+      const link = await t.api(key, 'POST', `/stores/${storeId}/links`, { resellerProduct: 'TEST-ONLY', externalProductId: 'p-9' });
+      expect(link.status, JSON.stringify(link.body)).to.equal(404);
+      // The test key does not see the live store either.
+      expect((await t.api(testKey, 'POST', `/stores/${storeId}/links`, { resellerProduct: 'TEST-ONLY', externalProductId: 'p-9' })).status).to.equal(404);
+      const order = refOrder('1090', { items: [{ id: '1090-1', sku: 'CARD-01', qty: 250 }, { id: '1090-2', sku: 'TEST-ONLY', qty: 250, product_id: 'p-9' }] });
+      expect((await deliver(order)).status).to.equal(200);
+      const row = await until(async () => (await ingest('1090'))?.order_id ? ingest('1090') : undefined);
+      expect(row!.skipped_lines).to.deep.equal([{ sku: 'TEST-ONLY', quantity: 250, reason: 'not one of your SKUs: not a print item' }]);
+      const placed = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
+      expect(placed.lines.map((l: { resellerSku: string }) => l.resellerSku)).to.deep.equal(['CARD-01']);
     });
 
     it('turns the same order delivered five times, concurrently, into one print order', async () => {

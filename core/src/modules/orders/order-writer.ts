@@ -1,6 +1,7 @@
-import type { Transaction, Updateable } from 'kysely';
+import { sql, type Transaction, type Updateable } from 'kysely';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { Tables } from '../tables.ts';
+import type { EventType } from './order-states.ts';
 import { applyTransition, type TransitionName } from './order-transitions.ts';
 import { loadLines, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrdersTable } from './orders-tables.ts';
@@ -10,7 +11,8 @@ type Trx = Transaction<Tables>;
 /**
  * Moves a locked order along one transition, with any other column changes, and writes the
  * transition's event to the outbox, all in the caller's transaction. `lines`, when the caller
- * has them as they stand in this transaction, spare reading them again for the event.
+ * has them as they stand in this transaction, spare reading them again for the event. The event
+ * carries the order as the transaction commits it, so nothing may change the order after it.
  */
 export async function writeTransition(
   trx: Trx,
@@ -21,15 +23,35 @@ export async function writeTransition(
   at: Date = new Date(),
   lines?: OrderLineRow[],
 ): Promise<OrderRow> {
+  const { row, event } = await moveOrder(trx, order, transition, patch, at);
+  if (event) await writeOrderEvent(trx, outbox, row, lines ?? (await loadLines(trx, row.id)), event, at);
+  return row;
+}
+
+/**
+ * The change of `writeTransition` without its event: the order's row as updated, and the
+ * transition's event type (null when it has none), for a caller that writes the event itself
+ * once nothing else about the order changes in its transaction.
+ */
+export async function moveOrder(
+  trx: Trx,
+  order: Pick<OrderRow, 'id' | 'status'> & { state: OrderRow['state'] | 'NEW' },
+  transition: TransitionName,
+  patch: Updateable<OrdersTable> = {},
+  at: Date = new Date(),
+): Promise<{ row: OrderRow; event: EventType | null }> {
   const next = applyTransition({ state: order.state, status: order.status }, transition);
-  const updated = await trx
+  // Each move of an order gets a later updatedAt than the one before, also within a millisecond
+  // (a card charged at once) or after a process whose clock runs ahead: of an order's events,
+  // delivered in no particular order, the one with the latest updatedAt is the current one.
+  const updatedAt = sql<Date>`greatest(${at}::timestamptz, updated_at + interval '1 millisecond')`;
+  const row = await trx
     .updateTable('orders')
-    .set({ ...patch, state: next.state, status: next.status, updated_at: at })
+    .set({ ...patch, state: next.state, status: next.status, updated_at: updatedAt })
     .where('id', '=', order.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (next.event) await writeOrderEvent(trx, outbox, updated, lines ?? (await loadLines(trx, updated.id)), next.event, at);
-  return updated;
+  return { row, event: next.event };
 }
 
 /**

@@ -14,9 +14,9 @@ import { sql, type Transaction } from 'kysely';
 import { abortReason, abortStatement } from '../../infra/db/statement-abort.ts';
 import type { Db, Tables } from '../tables.ts';
 import type { Posting, WalletService } from '../wallet/wallet-service.ts';
-import type { OrderSource, OrderState, OrderStatus } from './order-states.ts';
+import type { EventType, OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
-import { orderEvent, writeTransition } from './order-writer.ts';
+import { moveOrder, orderEvent, writeTransition } from './order-writer.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
 import { asStoredJson, loadOrder, loadOrders, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
@@ -192,8 +192,10 @@ export class OrdersService {
       try {
         const moved = applyTransition(fresh, plan.transition);
         const row: OrderRow = { ...created, ...plan.patch, state: moved.state, status: moved.status };
-        // order.created, then where it moved (order.paid…), and the debit: all one statement.
-        const events = [orderEvent(created, orderLines, 'order.created', now), ...(moved.event ? [orderEvent(row, orderLines, moved.event, now)] : [])];
+        // order.created, then where it moved (order.submitted…), and the debit: all one statement.
+        // Both events carry the order as that statement commits it: a receiver never sees it in a
+        // state it was never in (order.created is not "AWAITING_FUNDS" for an order paid at once).
+        const events = committedEvents(row, orderLines, moved.event, now);
         const debit = plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined;
         const write = (db: Db | Trx) => this.#writeOrder(db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, debit);
         // A debit takes its wallet's turn: one reseller's placements side by side commit together (WalletLanes).
@@ -205,10 +207,15 @@ export class OrdersService {
         if (!(err instanceof WalletShort)) throw err;
         final = undefined;
         await this.#db.transaction().execute(async (trx) => {
-          await this.#writeOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines, [orderEvent(created, orderLines, 'order.created', now)], undefined);
-          decision = await this.#payments.decide(trx, fresh, now);
-          if (decision.transition) await writeTransition(trx, this.#outbox, fresh, decision.transition, decision.patch, now, orderLines);
-          else await trx.updateTable('orders').set(decision.patch).where('id', '=', orderId).execute();
+          // The key first, then the wallet (as in the one statement above); the events last, with
+          // the order as this transaction commits it (paid, charging a card, or waiting for funds).
+          await this.#writeOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines, [], undefined);
+          const d = await this.#payments.decide(trx, fresh, now);
+          decision = d;
+          const { row, event } = d.transition
+            ? await moveOrder(trx, fresh, d.transition, d.patch, now)
+            : { row: await trx.updateTable('orders').set(d.patch).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow(), event: null };
+          await this.#outbox.writeMany(trx, committedEvents(row, orderLines, event, now));
         });
       }
     } catch (err) {
@@ -226,7 +233,7 @@ export class OrdersService {
   /** Prices the lines on the reseller's terms and checks their print files (422 for any problem). */
   async #prepare(tenant: Tenant, input: PlaceOrderInput, knownSkus: KnownSkus | undefined): Promise<Prepared> {
     const reseller = await this.#accounts.resellerRow(tenant.resellerId);
-    const { quote, lines } = await this.#quotes.price(tenant.resellerId, {
+    const { quote, lines } = await this.#quotes.price(tenant, {
       lines: input.lines,
       country: input.recipient.country,
       discountBps: reseller.discount_bps,
@@ -251,8 +258,8 @@ export class OrdersService {
   }
 
   /**
-   * The placement in ONE statement: the key claimed, the order, its lines, its events (at least
-   * one) and, when `debit` is given, the wallet debit. Run on `db` (autocommit: no BEGIN or
+   * The placement in ONE statement: the key claimed, the order, its lines, its events (none when
+   * the caller writes them later in its transaction) and, when `debit` is given, the wallet debit. Run on `db` (autocommit: no BEGIN or
    * COMMIT), the wallet row is locked only while the database runs the statement and commits
    * it, never across a round trip, so one reseller's orders do not queue on their wallet for
    * network time; run in a transaction, it is that transaction's first write. Undone as a whole
@@ -262,11 +269,11 @@ export class OrdersService {
    */
   async #writeOrder(db: Db | Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
     const inserts = this.#orderInserts(db, tenant, key, requestHash, row, lines);
-    const eventRows = this.#outbox.insertOf(db, events).insert;
+    const eventRows = events.length > 0 ? sql`, event_rows as (${this.#outbox.insertOf(db, events).insert})` : sql``;
     const debitCtes = debit ? this.#wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
     try {
       await sql`
-        with claimed as (${inserts.claim}), order_row as (${inserts.order}), line_rows as (${inserts.lines}), event_rows as (${eventRows})${debitCtes ? sql`, ${debitCtes}` : sql``}
+        with claimed as (${inserts.claim}), order_row as (${inserts.order}), line_rows as (${inserts.lines})${eventRows}${debitCtes ? sql`, ${debitCtes}` : sql``}
         select case
           when not exists (select 1 from claimed) then ${abortStatement('idempotency_race')}
           ${debitCtes ? sql`when not exists (select 1 from debit_entry) then ${abortStatement('wallet_short')}` : sql``}
@@ -483,6 +490,15 @@ export class OrdersService {
       from unnest(${handoffs.map((h) => h.id)}::text[], ${handoffs.map((h) => h.partner)}::text[], ${handoffs.map((h) => h.reference)}::text[]) as h(id, partner, reference)
       where orders.id = h.id and orders.handed_off_at is null`.execute(this.#db);
   }
+}
+
+/**
+ * The events of a placement, written with the order in one commit: order.created, then the event
+ * of where the order moved in that commit (none when it only waits for a card charge), both
+ * carrying the order as committed.
+ */
+function committedEvents(row: OrderRow, lines: OrderLineRow[], moved: EventType | null, at: Date): OutboxEvent[] {
+  return [orderEvent(row, lines, 'order.created', at), ...(moved ? [orderEvent(row, lines, moved, at)] : [])];
 }
 
 /** Whole cents of an exact decimal cent amount, half up. */

@@ -62,7 +62,7 @@ export function quotesRoutes(deps: { quotes: QuotesService }): AnyRoute[] {
         },
       ],
       handle: async ({ auth, body }) => {
-        const { quote } = await deps.quotes.price(auth.resellerId, { lines: body.lines, country: body.country, discountBps: auth.discountBps });
+        const { quote } = await deps.quotes.price(auth, { lines: body.lines, country: body.country, discountBps: auth.discountBps });
         return { status: 200, body: { data: quote } };
       },
     }),

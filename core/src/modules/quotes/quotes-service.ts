@@ -2,7 +2,7 @@ import { unprocessable, type ErrorDetail } from '../../http/api-error.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { resolveConfiguration } from './configuration.ts';
 import { priceQuote, supportedCountries, type Quote, type ResolvedLine } from './pricing.ts';
-import type { KnownSkus, SkuResolver } from './sku-resolver.ts';
+import type { KnownSkus, SkuOwner, SkuResolver } from './sku-resolver.ts';
 
 export interface LineInput {
   productId?: string | undefined;
@@ -37,7 +37,7 @@ export class QuotesService {
   }
 
   /** Prices `lines` for `country`, or throws one 422 listing every problem. */
-  async price(resellerId: string, input: { lines: LineInput[]; country: string; discountBps: number; knownSkus?: KnownSkus | undefined }): Promise<{ quote: Quote; lines: PricedLine[] }> {
+  async price(owner: SkuOwner, input: { lines: LineInput[]; country: string; discountBps: number; knownSkus?: KnownSkus | undefined }): Promise<{ quote: Quote; lines: PricedLine[] }> {
     const problems: ErrorDetail[] = [];
     const countries = supportedCountries(this.#catalog);
     if (!countries.includes(input.country)) {
@@ -51,10 +51,10 @@ export class QuotesService {
     // Every SKU of the request in one query (those the caller looked up already are not asked again).
     const wanted = input.lines.flatMap((l) => (l.resellerSku !== undefined && !input.knownSkus?.has(l.resellerSku.toLowerCase()) ? [l.resellerSku] : []));
     const skus = new Map(input.knownSkus ?? []);
-    if (wanted.length > 0) for (const [key, product] of await this.#skus.findBySkus(resellerId, wanted)) skus.set(key, product);
+    if (wanted.length > 0) for (const [key, product] of await this.#skus.findBySkus(owner, wanted)) skus.set(key, product);
     const resolved: PricedLine[] = [];
     for (const [index, line] of input.lines.entries()) {
-      const found = this.#resolveProduct(skus, line, index, problems);
+      const found = this.#resolveProduct(skus, owner.mode, line, index, problems);
       if (!found) continue;
       // A reseller product's options are fixed: they win over anything the line sends.
       const options = { ...(line.options ?? {}), ...found.fixedOptions };
@@ -78,11 +78,11 @@ export class QuotesService {
     return { quote, lines: resolved };
   }
 
-  #resolveProduct(skus: KnownSkus, line: LineInput, index: number, problems: ErrorDetail[]) {
+  #resolveProduct(skus: KnownSkus, mode: SkuOwner['mode'], line: LineInput, index: number, problems: ErrorDetail[]) {
     if (line.resellerSku !== undefined) {
       const own = skus.get(line.resellerSku.toLowerCase());
       if (!own) {
-        problems.push({ line: index, field: 'resellerSku', code: 'unknown_sku', message: `You have no product with SKU '${line.resellerSku}'.` });
+        problems.push({ line: index, field: 'resellerSku', code: 'unknown_sku', message: `You have no ${mode} product with SKU '${line.resellerSku}' (test and live products are separate).` });
         return undefined;
       }
       if (!own.active) {

@@ -1,3 +1,5 @@
+import type { Mode } from '../accounts/accounts-tables.ts';
+
 /** What a quote or order line needs of a reseller product (the reseller-products module implements it). */
 export interface ResellerSkuProduct {
   /** The reseller product's id. */
@@ -9,10 +11,16 @@ export interface ResellerSkuProduct {
   active: boolean;
 }
 
-/** Looks up a reseller's own SKUs (case-insensitive). */
+/** Whose SKUs: a reseller's, in one mode (test and live products are separate). */
+export interface SkuOwner {
+  resellerId: string;
+  mode: Mode;
+}
+
+/** Looks up a reseller's own SKUs (case-insensitive), in the caller's mode. */
 export interface SkuResolver {
   /** The SKUs' products in one query, by lower-cased SKU (those not found are absent). */
-  findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>>;
+  findBySkus(owner: SkuOwner, skus: string[]): Promise<Map<string, ResellerSkuProduct>>;
 }
 
 /** Reseller products already looked up (by lower-cased SKU), handed on so nobody looks them up again. */

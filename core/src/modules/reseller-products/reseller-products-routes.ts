@@ -4,6 +4,9 @@ import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { ResellerProductsService } from './reseller-products-service.ts';
 
 const tags = ['Reseller products'];
+/** Said on every reseller-product route: which products a key sees. */
+const perMode =
+  'Test and live products are separate, like orders: a `prk_test_` key lists, reads, prices with and changes only its test products, a `prk_live_` key only its live ones, and a store uses the products of the mode it was connected with. The same SKU may exist in both modes.';
 const optionValues = z.record(z.string().max(64), z.union([z.string().max(100), z.number().finite()]));
 const sku = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may contain letters, digits, dot, underscore and hyphen only');
 const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2048);
@@ -22,7 +25,7 @@ const resellerProductSchema = z.object({
 });
 
 const inputSchema = z.strictObject({
-  sku: sku.meta({ description: '1-64 characters [A-Za-z0-9._-], unique per account regardless of case.' }),
+  sku: sku.meta({ description: '1-64 characters [A-Za-z0-9._-], unique per account and mode regardless of case.' }),
   title: z.string().trim().min(1).max(200),
   productId: z.string().min(1).max(200).meta({ description: 'Catalogue product id or slug.' }),
   options: optionValues.optional().meta({ description: 'Customer options only, validated like quote options; defaults are added and stored.' }),
@@ -42,8 +45,8 @@ const patchSchema = z
   .refine((p) => Object.keys(p).length > 0, { message: 'send at least one field to change' });
 
 const idParams = z.object({ id: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }) });
-const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller product.' };
-const skuExists = { status: 409, code: 'sku_exists', description: 'Another of your products has this SKU.' };
+const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller product (in this key\'s mode).' };
+const skuExists = { status: 409, code: 'sku_exists', description: 'Another of your products in this mode has this SKU.' };
 const invalid = { status: 422, code: 'invalid_options', description: 'Unknown product, invalid options or file (details as for quotes).' };
 
 /** The five reseller-product endpoints of the spec. */
@@ -55,6 +58,7 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       path: '/reseller-products',
       operationId: 'listResellerProducts',
       summary: 'List own products',
+      description: perMode,
       tags,
       auth: 'apiKey',
       scope: 'reseller-products:read',
@@ -64,39 +68,42 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
         ...pageQueryShape,
       }),
       responses: { 200: { description: 'A page of products', schema: listEnvelopeSchema(resellerProductSchema) } },
-      handle: async ({ auth, query }) => ({ status: 200, body: await service.list(auth.resellerId, query) }),
+      handle: async ({ auth, query }) => ({ status: 200, body: await service.list(auth, query) }),
     }),
     defineRoute({
       method: 'post',
       path: '/reseller-products',
       operationId: 'createResellerProduct',
       summary: 'Create own product',
+      description: perMode,
       tags,
       auth: 'apiKey',
       scope: 'reseller-products:write',
       body: inputSchema,
       responses: { 201: { description: 'Created', schema: z.object({ data: resellerProductSchema }) } },
       errors: [skuExists, invalid],
-      handle: async ({ auth, body }) => ({ status: 201, body: { data: await service.create(auth.resellerId, body) } }),
+      handle: async ({ auth, body }) => ({ status: 201, body: { data: await service.create(auth, body) } }),
     }),
     defineRoute({
       method: 'get',
       path: '/reseller-products/{id}',
       operationId: 'getResellerProduct',
       summary: 'Get own product (id or SKU)',
+      description: perMode,
       tags,
       auth: 'apiKey',
       scope: 'reseller-products:read',
       params: idParams,
       responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.get(auth.resellerId, params.id) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.get(auth, params.id) } }),
     }),
     defineRoute({
       method: 'patch',
       path: '/reseller-products/{id}',
       operationId: 'updateResellerProduct',
       summary: 'Update own product',
+      description: perMode,
       tags,
       auth: 'apiKey',
       scope: 'reseller-products:write',
@@ -104,20 +111,21 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       body: patchSchema,
       responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
       errors: [notFound, skuExists, invalid],
-      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await service.update(auth.resellerId, params.id, body) } }),
+      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await service.update(auth, params.id, body) } }),
     }),
     defineRoute({
       method: 'delete',
       path: '/reseller-products/{id}',
       operationId: 'deleteResellerProduct',
       summary: 'Delete own product',
+      description: perMode,
       tags,
       auth: 'apiKey',
       scope: 'reseller-products:write',
       params: idParams,
       responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
       errors: [notFound, { status: 409, code: 'reseller_product_linked', description: 'Still linked to a connected store.' }],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.delete(auth.resellerId, params.id) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.delete(auth, params.id) } }),
     }),
   ];
 }

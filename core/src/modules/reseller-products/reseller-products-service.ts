@@ -5,7 +5,7 @@ import { newId } from '../../infra/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FileChecker } from '../orders/orders-service.ts';
 import { unprocessableLines } from '../quotes/quotes-service.ts';
-import type { ResellerSkuProduct, SkuResolver } from '../quotes/sku-resolver.ts';
+import type { ResellerSkuProduct, SkuOwner, SkuResolver } from '../quotes/sku-resolver.ts';
 import type { Db } from '../tables.ts';
 import { validateFixedOptions } from './fixed-options.ts';
 import type { ResellerProductsTable } from './reseller-products-tables.ts';
@@ -45,7 +45,11 @@ export interface LinkRegistry {
 
 const NO_LINKS: LinkRegistry = { countLinks: async () => new Map(), connectedStoresLinkedTo: async () => [], removeLinksOf: async () => undefined };
 
-/** The reseller's own SKUs with fixed options: the bridge from store listings to print products. */
+/**
+ * The reseller's own SKUs with fixed options: the bridge from store listings to print products.
+ * Test and live products are separate, as orders and stores are: a key (and a store connected
+ * with it) sees, prices with and changes only the products of its own mode.
+ */
 export class ResellerProductsService implements SkuResolver {
   readonly #db: Db;
   readonly #catalog: Catalog;
@@ -64,21 +68,28 @@ export class ResellerProductsService implements SkuResolver {
     this.#links = links;
   }
 
-  async findBySkus(resellerId: string, skus: string[]): Promise<Map<string, ResellerSkuProduct>> {
+  async findBySkus(owner: SkuOwner, skus: string[]): Promise<Map<string, ResellerSkuProduct>> {
     const keys = [...new Set(skus.map((s) => s.toLowerCase()))];
     if (keys.length === 0) return new Map();
-    const rows = await this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', resellerId).where('sku_key', 'in', keys).execute();
+    const rows = await this.#db
+      .selectFrom('reseller_products')
+      .selectAll()
+      .where('reseller_id', '=', owner.resellerId)
+      .where('mode', '=', owner.mode)
+      .where('sku_key', 'in', keys)
+      .execute();
     return new Map(rows.map((row) => [row.sku_key, { id: row.id, sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active }]));
   }
 
-  async create(resellerId: string, input: ResellerProductInput): Promise<ResellerProduct> {
+  async create(owner: SkuOwner, input: ResellerProductInput): Promise<ResellerProduct> {
     const checked = await this.#check(input.productId, input.options ?? {}, input.fileUrl ?? null);
     const now = new Date();
     const row = await this.#db
       .insertInto('reseller_products')
       .values({
         id: newId('rp', now.getTime()),
-        reseller_id: resellerId,
+        reseller_id: owner.resellerId,
+        mode: owner.mode,
         sku: input.sku,
         sku_key: input.sku.toLowerCase(),
         title: input.title,
@@ -89,21 +100,21 @@ export class ResellerProductsService implements SkuResolver {
         created_at: now,
         updated_at: now,
       })
-      .onConflict((oc) => oc.columns(['reseller_id', 'sku_key']).doNothing())
+      .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'sku_key']).doNothing())
       .returningAll()
       .executeTakeFirst();
     if (!row) throw skuTaken(input.sku);
     return this.#view(row, 0);
   }
 
-  async get(resellerId: string, idOrSku: string): Promise<ResellerProduct> {
-    const row = await this.#find(resellerId, idOrSku);
+  async get(owner: SkuOwner, idOrSku: string): Promise<ResellerProduct> {
+    const row = await this.#find(owner, idOrSku);
     const counts = await this.#links.countLinks([row.id]);
     return this.#view(row, counts.get(row.id) ?? 0);
   }
 
-  async update(resellerId: string, idOrSku: string, patch: Partial<ResellerProductInput>): Promise<ResellerProduct> {
-    const current = await this.#find(resellerId, idOrSku);
+  async update(owner: SkuOwner, idOrSku: string, patch: Partial<ResellerProductInput>): Promise<ResellerProduct> {
+    const current = await this.#find(owner, idOrSku);
     const productChanges = patch.productId !== undefined && patch.productId !== current.product_id;
     // A new product starts from its own defaults; otherwise the patch refines the stored options.
     const options = productChanges ? (patch.options ?? {}) : { ...current.options, ...(patch.options ?? {}) };
@@ -132,8 +143,8 @@ export class ResellerProductsService implements SkuResolver {
     }
   }
 
-  async delete(resellerId: string, idOrSku: string): Promise<{ id: string; deleted: true }> {
-    const row = await this.#find(resellerId, idOrSku);
+  async delete(owner: SkuOwner, idOrSku: string): Promise<{ id: string; deleted: true }> {
+    const row = await this.#find(owner, idOrSku);
     const stores = await this.#links.connectedStoresLinkedTo(row.id);
     if (stores.length > 0) {
       throw conflict(
@@ -148,11 +159,11 @@ export class ResellerProductsService implements SkuResolver {
   }
 
   async list(
-    resellerId: string,
+    owner: SkuOwner,
     query: { q?: string | undefined; active?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined },
   ): Promise<ListEnvelope<ResellerProduct>> {
     const page = resolvePage(this.#cursors, 'reseller_products', query);
-    let q = this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', resellerId);
+    let q = this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', owner.resellerId).where('mode', '=', owner.mode);
     if (query.active !== undefined) q = q.where('active', '=', query.active);
     if (query.q) {
       const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -167,11 +178,12 @@ export class ResellerProductsService implements SkuResolver {
     return listEnvelope(this.#cursors, 'reseller_products', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => this.#view(r, counts.get(r.id) ?? 0));
   }
 
-  async #find(resellerId: string, idOrSku: string): Promise<Row> {
+  async #find(owner: SkuOwner, idOrSku: string): Promise<Row> {
     const row = await this.#db
       .selectFrom('reseller_products')
       .selectAll()
-      .where('reseller_id', '=', resellerId)
+      .where('reseller_id', '=', owner.resellerId)
+      .where('mode', '=', owner.mode)
       .where((eb) => eb.or([eb('id', '=', idOrSku), eb('sku_key', '=', idOrSku.toLowerCase())]))
       .executeTakeFirst();
     if (!row) throw notFound('reseller product', idOrSku);
@@ -210,7 +222,7 @@ export class ResellerProductsService implements SkuResolver {
 }
 
 function skuTaken(sku: string) {
-  return conflict('sku_exists', `You already have a product with SKU '${sku}' (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
+  return conflict('sku_exists', `You already have a product with SKU '${sku}' in this mode (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
 }
 
 function isUniqueViolation(err: unknown): boolean {

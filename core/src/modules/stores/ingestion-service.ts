@@ -421,7 +421,7 @@ export class IngestionService {
     const skipped: Array<{ sku: string | null; quantity: number; reason: string }> = [];
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
     // Every SKU of the order in one query; the order placement below uses the same lookups.
-    const products = await this.#products.findBySkus(store.reseller_id, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
+    const products = await this.#products.findBySkus(tenant, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
       if (!sku) {

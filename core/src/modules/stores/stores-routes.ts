@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { Tenant } from '../orders/orders-service.ts';
 import type { CredentialRequests } from './credential-requests.ts';
 import type { StoresService } from './stores-service.ts';
 
@@ -45,7 +46,8 @@ const notFound = { status: 404, code: 'not_found', description: 'Unknown store.'
 /** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
 export function storesRoutes(deps: {
   stores: StoresService;
-  resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }>;
+  /** The caller's reseller product (by id or SKU) in the caller's mode, as stores are. */
+  resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>;
   credentialRequests?: CredentialRequests;
 }): AnyRoute[] {
   const { stores, credentialRequests } = deps;
@@ -141,7 +143,7 @@ export function storesRoutes(deps: {
       responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
       errors: [notFound],
       handle: async ({ auth, params, body }) => {
-        const product = await deps.resolveProduct(auth.resellerId, body.resellerProduct);
+        const product = await deps.resolveProduct(auth, body.resellerProduct);
         const link = await stores.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
         return { status: 201, body: { data: link } };
       },

@@ -40,6 +40,8 @@ export function orderEventsCases(get: () => TestService): void {
     }
     const byType = Object.fromEntries(seen.map((r) => [r.event.type, r.event]));
     expect(byType['order.submitted'].data.order).to.include({ state: 'SUBMITTED', status: 'PAID' });
+    // Paid in the placement's one commit: order.created carries the order as committed with it, paid.
+    expect(byType['order.created'].data.order).to.deep.equal(byType['order.submitted'].data.order);
     expect(byType['order.in_production'].data.order.status).to.equal('PROCESSING');
     expect(byType['order.shipped'].data.tracking).to.deep.include(tracking);
     // The last event carries the order exactly as GET /orders/{id} shows it now.
