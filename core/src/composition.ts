@@ -13,7 +13,8 @@ import { createLogger, type Logger } from './infra/logger.ts';
 import { BullMqJobQueue } from './infra/queue/bullmq-queue.ts';
 import { InProcessJobQueue } from './infra/queue/in-process-queue.ts';
 import type { JobQueue } from './infra/queue/job-queue.ts';
-import { createRateLimiter } from './infra/rate-limit.ts';
+import { createRateLimiter, rateLimitFallbackReporter } from './infra/rate-limit.ts';
+import { REQUEST_PATH_REDIS } from './infra/redis-options.ts';
 import { Metrics } from './infra/metrics.ts';
 import { queueDashboard } from './infra/queue/queue-dashboard.ts';
 import { AccountsService } from './modules/accounts/accounts-service.ts';
@@ -144,20 +145,27 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
 
   const redisPrefix = overrides.redisPrefix ?? config.REDIS_PREFIX;
-  // Auto-pipelining: the commands of concurrent requests (rate-limit counters) share one write.
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: true }) : undefined;
+  // Requests wait for this client (rate-limit counters, revocations, /readyz), never for long:
+  // see REQUEST_PATH_REDIS. Auto-pipelining: the commands of concurrent requests share one write.
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { ...REQUEST_PATH_REDIS, enableAutoPipelining: true }) : undefined;
   redis?.on('error', (err) => logger.warn('redis connection error', { error: err.message }));
   // Authenticated keys are cached for a few seconds when every process can be told of a
   // revocation: through Redis, or trivially with the embedded database (one process).
   const authCache = new AuthCache({ ttlMs: AUTH_CACHE_TTL_MS, enabled: !config.DATABASE_URL || redis !== undefined });
-  const authSubscriber = redis?.duplicate({ enableAutoPipelining: false });
+  // The subscription is no request's wait: it keeps its offline queue (subscribing at start-up
+  // waits for the connection) and has no command timeout; its socket timeout finds a hung Redis.
+  const authSubscriber = redis?.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true, commandTimeout: undefined });
   authSubscriber?.on('error', (err) => logger.warn('redis subscriber error', { error: err.message }));
   if (redis && authSubscriber) await authCache.connect(redis, authSubscriber, `${redisPrefix}:auth-invalidate`);
+  // Counted from the first request on through Redis, not in memory while the client still connects.
+  if (redis && redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   const queue: JobQueue = config.REDIS_URL
     ? new BullMqJobQueue({ connection: { url: config.REDIS_URL }, prefix: redisPrefix, logger })
     : new InProcessJobQueue({ db, logger });
   const metrics = new Metrics({ queue });
-  const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl` });
+  const rateLimitFallbacks = metrics.counter('rate_limit_fallback_total', 'Requests a rate limiter counted in this process because Redis was unreachable', ['limiter']);
+  const onRateLimitFallback = rateLimitFallbackReporter({ logger, count: (limiter) => rateLimitFallbacks.inc({ limiter }) });
+  const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl`, onFallback: onRateLimitFallback });
 
   const accounts = new AccountsService({ db, cache: authCache });
   const wallet = new WalletService({ db, cursors });
@@ -221,7 +229,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     orders,
     logger,
     context: connectorContext,
-    callLimiter: (platform, rate) => createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}` }),
+    callLimiter: (platform, rate) =>
+      createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
   outbox.onWritten(() => ingestion!.queueShipmentsSoon((err) => logger.warn('shipment push not queued; the sweeper will retry', { error: err.message })));
@@ -307,6 +316,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
       await Promise.all([production!.flush(), ingestion!.flush()]);
       await queue.close();
+      authCache.close();
       redis?.disconnect();
       authSubscriber?.disconnect();
       await database.close();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AnyRoute, DocumentedError } from './route.ts';
+import { SERVICE_UNAVAILABLE_ERROR } from './service-unavailable.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -22,7 +23,6 @@ const errorSchema = z.object({
   }),
 });
 
-const UNAVAILABLE: DocumentedError = { status: 503, code: 'service_unavailable', description: 'A dependency (the database) is briefly unreachable; retry after Retry-After seconds.' };
 
 const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
   apiKey: [
@@ -31,15 +31,15 @@ const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
     { status: 403, code: 'insufficient_scope', description: 'The key lacks the scope; or account_not_active: account not approved or suspended.' },
     { status: 429, code: 'rate_limited', description: 'Rate limit exceeded; see Retry-After.' },
     { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
-    UNAVAILABLE,
+    SERVICE_UNAVAILABLE_ERROR,
   ],
   admin: [
     { status: 400, code: 'invalid_request', description: 'Malformed request.' },
     { status: 401, code: 'unauthorized', description: 'Missing or wrong back-office token.' },
     { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
-    UNAVAILABLE,
+    SERVICE_UNAVAILABLE_ERROR,
   ],
-  public: [{ status: 500, code: 'internal_error', description: 'Error on the service side only.' }, UNAVAILABLE],
+  public: [{ status: 500, code: 'internal_error', description: 'Error on the service side only.' }, SERVICE_UNAVAILABLE_ERROR],
 };
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {

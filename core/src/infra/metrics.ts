@@ -28,11 +28,12 @@ export class Metrics {
       labelNames: ['queue', 'state'],
       registers: [this.registry],
       async collect() {
+        // Side by side: while Redis is away each count waits out its command timeout, once for all queues.
+        const all = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, counts: await q.counts().catch(() => undefined) })));
         this.reset();
-        for (const q of queue.queues()) {
-          const counts = await q.counts().catch(() => undefined);
+        for (const { name, counts } of all) {
           if (!counts) continue;
-          for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ queue: q.name, state }, counts[state]);
+          for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ queue: name, state }, counts[state]);
         }
       },
     });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from './logger.ts';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -17,15 +18,52 @@ export interface RateLimiter {
 }
 
 /**
- * `perMinute` requests per key per minute, or `points` per `durationMs` (rounded up to whole
- * seconds, the library's unit).
+ * The insurance of a Redis-backed limiter: counts in this process while Redis is unreachable
+ * (rate-limiter-flexible calls it only then), and says so each time.
  */
-export function createRateLimiter(opts: ({ perMinute: number } | { points: number; durationMs: number }) & { redis?: Redis | undefined; keyPrefix?: string }): RateLimiter {
+class FallbackLimiter extends RateLimiterMemory {
+  readonly #onUse: () => void;
+
+  constructor(opts: IRateLimiterOptions, onUse: () => void) {
+    super(opts);
+    this.#onUse = onUse;
+  }
+
+  override consume(key: string | number, points?: number, options?: { [key: string]: any }): Promise<RateLimiterRes> {
+    this.#onUse();
+    return super.consume(key, points, options);
+  }
+}
+
+/**
+ * `perMinute` requests per key per minute, or `points` per `durationMs` (rounded up to whole
+ * seconds, the library's unit). On Redis, a counter that cannot be reached at once (not
+ * connected, or no answer within the client's command timeout) is counted in this process
+ * instead: a request is never held up, nor failed, by a Redis outage; the limit is then per
+ * process, and `onFallback(name)` is told of every request counted so.
+ */
+export function createRateLimiter(
+  opts: ({ perMinute: number } | { points: number; durationMs: number }) & {
+    redis?: Redis | undefined;
+    keyPrefix?: string;
+    /** The limiter's name in logs and metrics (default `api`). */
+    name?: string;
+    onFallback?: (name: string) => void;
+  },
+): RateLimiter {
   const points = 'perMinute' in opts ? opts.perMinute : opts.points;
   const duration = 'perMinute' in opts ? 60 : Math.max(1, Math.ceil(opts.durationMs / 1000));
   const base = { points, duration, keyPrefix: opts.keyPrefix ?? 'rl:api' };
+  const name = opts.name ?? 'api';
+  const onFallback = opts.onFallback ?? (() => undefined);
   const limiter: RateLimiterAbstract = opts.redis
-    ? new RateLimiterRedis({ ...base, storeClient: opts.redis, rejectIfRedisNotReady: false })
+    ? new RateLimiterRedis({
+        ...base,
+        storeClient: opts.redis,
+        // While the client reconnects, straight to the insurance rather than waiting for it.
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new FallbackLimiter(base, () => onFallback(name)),
+      })
     : new RateLimiterMemory(base);
   return {
     async consume(key) {
@@ -39,5 +77,27 @@ export function createRateLimiter(opts: ({ perMinute: number } | { points: numbe
         throw rejection;
       }
     },
+  };
+}
+
+/**
+ * What the composition root does when a limiter counts in this process: `count` every time (a
+ * metric), and a warning at most once per `logEveryMs` per limiter (an outage under load would
+ * otherwise log a line per request), with how many were counted so since the last one.
+ */
+export function rateLimitFallbackReporter(deps: { logger: Logger; count: (name: string) => void; logEveryMs?: number }): (name: string) => void {
+  const logEveryMs = deps.logEveryMs ?? 60_000;
+  const pending = new Map<string, { lastLoggedAt: number; unlogged: number }>();
+  return (name) => {
+    deps.count(name);
+    const state = pending.get(name) ?? { lastLoggedAt: -Infinity, unlogged: 0 };
+    state.unlogged++;
+    const now = Date.now();
+    if (now - state.lastLoggedAt >= logEveryMs) {
+      deps.logger.warn('Redis unreachable: rate limits are counted per process', { limiter: name, requests: state.unlogged, sinceLastWarningMs: Number.isFinite(state.lastLoggedAt) ? now - state.lastLoggedAt : undefined });
+      state.lastLoggedAt = now;
+      state.unlogged = 0;
+    }
+    pending.set(name, state);
   };
 }

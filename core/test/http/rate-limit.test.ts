@@ -1,5 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import winston from 'winston';
+import { createRateLimiter, rateLimitFallbackReporter } from '../../src/infra/rate-limit.ts';
 import { createTestPostgresDatabase, SETUP_TIMEOUT_MS } from '../helpers/services.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
@@ -52,6 +56,30 @@ describe('rate limits', function () {
       await a.close();
       await b.close();
       await drop();
+    }
+  });
+
+  it('counts in this process while Redis is unreachable, with a metric per request and one warning per interval', async () => {
+    // Never connected: the limiter does not wait for it, it goes straight to its insurance.
+    const redis = new Redis({ lazyConnect: true, enableOfflineQueue: false });
+    const lines: string[] = [];
+    const logger = winston.createLogger({
+      transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }) })],
+    });
+    const counted: string[] = [];
+    const onFallback = rateLimitFallbackReporter({ logger, count: (name) => counted.push(name), logEveryMs: 60_000 });
+    const limiter = createRateLimiter({ perMinute: 3, redis, keyPrefix: `rl-test-${randomBytes(4).toString('hex')}`, onFallback });
+    try {
+      const decisions = [];
+      for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('key_1'));
+      // The limit still holds, per process.
+      expect(decisions.map((d) => d.allowed)).to.deep.equal([true, true, true, false]);
+      expect(decisions.map((d) => d.remaining)).to.deep.equal([2, 1, 0, 0]);
+      expect(counted).to.deep.equal(['api', 'api', 'api', 'api']);
+      expect(lines).to.have.length(1);
+      expect(JSON.parse(lines[0]!)).to.include({ level: 'warn', limiter: 'api' });
+    } finally {
+      redis.disconnect();
     }
   });
 });

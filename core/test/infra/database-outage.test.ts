@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { isDependencyUnavailable } from '../../src/http/dependency-unavailable.ts';
+import { databaseOutage } from '../../src/http/service-unavailable.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/infra/db/database.ts';
 import { WebhookDbLane } from '../../src/modules/webhooks/webhook-db-lane.ts';
 import type { Db, Tables } from '../../src/modules/tables.ts';
@@ -97,7 +97,7 @@ describe('PostgreSQL connections that die (a restart, a failover)', function () 
 
     for (const err of [await inFlight, await transaction, await onConnection]) {
       expect(err, String(err)).to.be.instanceOf(Error);
-      expect(isDependencyUnavailable(err), String(err)).to.equal(true);
+      expect(databaseOutage(err as Error), String(err)).to.equal(true);
     }
     expect((await sql<{ n: number }>`select 1 as n`.execute(db)).rows).to.deep.equal([{ n: 1 }]);
     expect(uncaught.errors).to.deep.equal([]);
@@ -122,7 +122,7 @@ describe('PostgreSQL connections that die (a restart, a failover)', function () 
 
     const [first, second] = await Promise.allSettled([lane.run(backendPid), lane.run(backendPid)]);
     expect(first.status).to.equal('rejected');
-    expect(isDependencyUnavailable((first as PromiseRejectedResult).reason)).to.equal(true);
+    expect(databaseOutage((first as PromiseRejectedResult).reason)).to.equal(true);
     expect(second.status).to.equal('fulfilled');
     expect((second as PromiseFulfilledResult<number>).value).to.not.equal(before);
     expect(uncaught.errors).to.deep.equal([]);
@@ -169,7 +169,7 @@ describe('PostgreSQL out of reach', function () {
     try {
       const started = Date.now();
       const err = await failure(sql`select 1`.execute(handle.db));
-      expect(isDependencyUnavailable(err), String(err)).to.equal(true);
+      expect(databaseOutage(err as Error), String(err)).to.equal(true);
       expect(Date.now() - started).to.be.below(10_000);
     } finally {
       await proxy.up();

@@ -219,6 +219,19 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect((await t.api(key, 'GET', `/orders/${orderId}`)).body.data.state).to.equal('SUBMITTED');
     });
 
+    it('queues a tracking push again whose job was lost (Redis away when it was queued)', async () => {
+      await deliver(refOrder('1007'));
+      const orderId = await until(async () => (await ingest('1007'))?.order_id);
+      const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
+      const pushes = shipments.length;
+      // As a push whose job could not be added is left: pending, never tried, queued minutes ago.
+      await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
+      expect(await t.service.services.ingestion.queueShipments()).to.be.at.least(1);
+      await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
+      expect(shipments.length).to.equal(pushes + 1);
+    });
+
     it('guards a linked SKU against deletion until the store is disconnected', async () => {
       const refused = await t.api(key, 'DELETE', '/reseller-products/CARD-01');
       expect(refused.status).to.equal(409);

@@ -1,12 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
 import { ApiError } from '../api-error.ts';
-import { isDependencyUnavailable, serviceUnavailable } from '../dependency-unavailable.ts';
+import { asServiceUnavailable } from '../service-unavailable.ts';
 
-/**
- * The one place that turns errors into HTTP: ApiErrors as they are, an unreachable dependency
- * (the database restarting) as a 503 to retry, anything else as a logged 500.
- */
+/** The one place that turns errors into HTTP: ApiErrors as they are, a dependency outage as 503, anything else as a logged 500. */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
@@ -14,12 +11,14 @@ export function errorHandler(logger: Logger) {
       res.end();
       return;
     }
-    if (isDependencyUnavailable(err)) {
-      logger.warn('dependency unavailable', { requestId: req.requestId, method: req.method, path: req.path, error: (err as Error).message });
-      err = serviceUnavailable();
-    }
     if (err instanceof ApiError) {
       res.status(err.status).set(err.headers).json(err.toBody());
+      return;
+    }
+    const unavailable = asServiceUnavailable(err);
+    if (unavailable) {
+      logger.warn('a dependency is unreachable: answered 503', { requestId: req.requestId, method: req.method, path: req.path, error: err instanceof Error ? err.message : String(err) });
+      res.status(unavailable.status).set(unavailable.headers).json(unavailable.toBody());
       return;
     }
     logger.error('unhandled error', { requestId: req.requestId, method: req.method, path: req.path, error: err instanceof Error ? err.stack : String(err) });

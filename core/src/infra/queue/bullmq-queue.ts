@@ -1,6 +1,7 @@
 import { Queue as BullQueue, Worker, UnrecoverableError, DelayedError, type Job as BullJob, type JobsOptions, type MinimalJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
+import { PRODUCER_REDIS } from '../redis-options.ts';
 import {
   backoffDelay,
   PermanentJobError,
@@ -130,9 +131,12 @@ export class BullMqJobQueue implements JobQueue {
   }
 }
 
-/** Producers fail fast when Redis is down (callers fall back on their sweepers); workers wait for it. */
+/**
+ * Producers fail fast when Redis is down or hangs (callers fall back on their sweepers; see
+ * PRODUCER_REDIS); workers wait for it, and take up their jobs again when it is back.
+ */
 function openRedis(url: string, purpose: 'producer' | 'worker'): Redis {
-  return new Redis(url, { maxRetriesPerRequest: purpose === 'worker' ? null : 3 });
+  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null } : { ...PRODUCER_REDIS });
 }
 
 /** BullMQ's custom backoff: called for types it does not know, i.e. our `schedule`. */

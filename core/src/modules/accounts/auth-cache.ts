@@ -21,6 +21,7 @@ export class AuthCache {
   readonly #ttlMs: number;
   #enabled: boolean;
   #publish: ((message: string) => void) | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(opts: { ttlMs: number; enabled: boolean; max?: number }) {
     this.#ttlMs = opts.ttlMs;
@@ -62,9 +63,13 @@ export class AuthCache {
 
   /**
    * Shares invalidations through Redis pub/sub (`subscriber` is a connection of its own). While the
-   * subscription is down the cache is off and empty, so no message can be missed.
+   * subscription is down the cache is off and empty, so no message can be missed. A Redis that
+   * hangs keeps the connection open and silent, which no event tells: a PING every `heartbeatMs`
+   * finds it (the subscriber's socket timeout drops a connection whose PING goes unanswered, and
+   * its 'close' turns the cache off), so a revocation is missed for seconds at most, not for the
+   * entries' lifetime.
    */
-  async connect(publisher: Redis, subscriber: Redis, channel: string): Promise<void> {
+  async connect(publisher: Redis, subscriber: Redis, channel: string, opts: { heartbeatMs?: number } = {}): Promise<void> {
     const apply = (message: string) => {
       const [kind, id] = [message.slice(0, message.indexOf(':')), message.slice(message.indexOf(':') + 1)];
       if (kind === 'reseller') this.#resellers.delete(id);
@@ -84,10 +89,21 @@ export class AuthCache {
       // After a reconnection ioredis re-subscribes; entries cached before the gap were already dropped.
       void subscriber.subscribe(channel).then(() => (this.#enabled = this.#ttlMs > 0), off);
     });
+    // Failed sends are not retried: the other processes drop their entries on their own when they lose Redis.
     this.#publish = (message) => void publisher.publish(channel, message).catch(() => undefined);
     off();
     await subscriber.subscribe(channel);
     this.#enabled = this.#ttlMs > 0;
+    this.#heartbeat = setInterval(() => {
+      if (subscriber.status === 'ready') subscriber.ping().catch(off);
+    }, opts.heartbeatMs ?? 1000);
+    this.#heartbeat.unref();
+  }
+
+  /** Stops the heartbeat (the composition root closes the connections). */
+  close(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
   }
 
   #drop(match: (auth: AuthContext) => boolean): void {

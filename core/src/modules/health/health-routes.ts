@@ -3,26 +3,47 @@ import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../tables.ts';
 
-/** `/healthz`: the process is up. `/readyz`: the database and (when configured) Redis answer. */
-export function healthRouter(deps: { db: Db; redis: Redis | undefined }): express.Router {
+/**
+ * How long each readiness check may take: the checks run side by side, so `/readyz` answers
+ * within about this, under a second, whatever a dependency does (a probe that hangs is worse
+ * than one that says "not ready").
+ */
+export const READY_CHECK_DEADLINE_MS = 800;
+
+/** 'ok', or why not: the check's error, or that it did not answer by the deadline. */
+async function check(work: () => Promise<unknown>, deadlineMs: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${deadlineMs} ms`), deadlineMs);
+  });
+  const outcome = work().then(
+    () => 'ok',
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  try {
+    return await Promise.race([outcome, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `/healthz`: the process is up. `/readyz`: the database and (when configured) Redis answer, each within the deadline. */
+export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineMs?: number }): express.Router {
   const router = express.Router();
+  const deadlineMs = deps.deadlineMs ?? READY_CHECK_DEADLINE_MS;
   router.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   router.get('/readyz', async (_req, res) => {
-    const checks: Record<string, 'ok' | string> = {};
-    try {
-      await sql`select 1`.execute(deps.db);
-      checks.database = 'ok';
-    } catch (err) {
-      checks.database = (err as Error).message;
-    }
-    if (deps.redis) {
-      try {
-        await deps.redis.ping();
-        checks.redis = 'ok';
-      } catch (err) {
-        checks.redis = (err as Error).message;
-      }
-    }
+    const redis = deps.redis;
+    const [database, redisCheck] = await Promise.all([
+      check(() => sql`select 1`.execute(deps.db), deadlineMs),
+      redis
+        ? // A client that is reconnecting is not asked (its commands would fail or wait): not ready.
+          redis.status === 'ready'
+          ? check(() => redis.ping(), deadlineMs)
+          : Promise.resolve(`not connected (${redis.status})`)
+        : undefined,
+    ]);
+    const checks: Record<string, 'ok' | string> = { database, ...(redisCheck === undefined ? {} : { redis: redisCheck }) };
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });

@@ -33,6 +33,8 @@ type StoreIngest = Selectable<StoreIngestsTable>;
 
 /** How long order writes are gathered before one look for shipments to push (queueShipmentsSoon). */
 const SHIPMENTS_COALESCE_MS = 100;
+/** A tracking push queued this long ago and never tried has lost its job: queued again (queueShipments). */
+const SHIPMENT_REQUEUE_AFTER_MS = 60_000;
 /** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
 const EVENTS_WINDOW_MS = 10;
 const EVENTS_BATCH = 50;
@@ -239,7 +241,13 @@ export class IngestionService {
       const { webhookSecret } = await connector.registerWebhooks(ctx, await this.#freshConnection(store), callbackUrl);
       if (webhookSecret) await this.#stores.setWebhookSecret(store.id, webhookSecret);
     }
-    if (connector.listOrders) await this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
+    if (connector.listOrders) {
+      // Not a failure of the connection: a store never polled is queued by the polling sweep (schedulePolls).
+      await this.#ingest
+        .get(store.platform)!
+        .add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` })
+        .catch((err: Error) => this.#logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }));
+    }
   }
 
   /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
@@ -518,8 +526,14 @@ export class IngestionService {
 
   #shipments: 'idle' | 'scheduled' | 'running' | 'again' = 'idle';
 
-  /** Finds shipped store orders whose tracking has not been pushed and queues the push. */
+  /**
+   * Finds shipped store orders whose tracking has not been pushed and queues the push: those
+   * without a fulfilment yet, and those whose push was queued over SHIPMENT_REQUEUE_AFTER_MS ago
+   * and never tried (its job was lost: Redis away when it was added, or a crash in between).
+   * Adding a job again while it still waits is harmless (one job per id).
+   */
   async queueShipments(): Promise<number> {
+    const requeueBefore = new Date(Date.now() - SHIPMENT_REQUEUE_AFTER_MS);
     const rows = await this.#db
       .selectFrom('orders')
       .innerJoin('stores', 'stores.id', 'orders.store_id')
@@ -529,7 +543,17 @@ export class IngestionService {
       .where('orders.store_id', 'is not', null)
       .where('orders.tracking', 'is not', null)
       .where('orders.status', 'in', ['SHIPPED', 'DELIVERED'])
-      .where('store_fulfilments.order_id', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('store_fulfilments.order_id', 'is', null),
+          eb.and([
+            eb('store_fulfilments.status', '=', 'pending'),
+            eb('store_fulfilments.attempts', '=', 0),
+            eb('store_fulfilments.updated_at', '<', requeueBefore),
+            eb('stores.status', '=', 'connected'),
+          ]),
+        ]),
+      )
       .where('orders.updated_at', '>', new Date(Date.now() - 30 * 24 * 3600 * 1000))
       .limit(500)
       .execute();
@@ -537,10 +561,11 @@ export class IngestionService {
       const connector = this.#connectors.get(r.platform);
       if (!connector?.manifest.capabilities.fulfilment) continue;
       const now = new Date();
+      // A fulfilment queued again is marked so: not again before SHIPMENT_REQUEUE_AFTER_MS.
       await this.#db
         .insertInto('store_fulfilments')
         .values({ order_id: r.id, store_id: r.store_id!, status: 'pending', attempts: 0, last_error: null, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('order_id').doNothing())
+        .onConflict((oc) => oc.column('order_id').doUpdateSet({ updated_at: now }).where('store_fulfilments.status', '=', 'pending'))
         .execute();
       await this.#fulfil.get(r.platform)!.add({ orderId: r.id }, { jobId: `fulfil-${r.id}` });
     }
