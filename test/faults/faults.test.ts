@@ -25,6 +25,8 @@ const SERVE_DEADLINE_MS = 60_000;
 const DELIVERY_DEADLINE_MS = 150_000;
 /** How long a dependency stays down. */
 const OUTAGE_MS = 4000;
+/** The slowest answer allowed while Redis is away: its waits are bounded well below this, the rest is a busy machine. */
+const REDIS_OUTAGE_MAX_ANSWER_MS = 5000;
 
 describe('faults on real processes (two API processes and a worker on PostgreSQL and Redis)', function () {
   this.timeout(420_000);
@@ -77,7 +79,7 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
    * once the dependency or process is back), restarts crashed processes as a supervisor would,
    * lets AFTER_RECOVERY more orders through, stops the load, and checks every guarantee.
    */
-  async function underFault(name: string, fault: (env: ScenarioEnvironment, load: OrderLoad) => Promise<void>): Promise<void> {
+  async function underFault(name: string, fault: (env: ScenarioEnvironment, load: OrderLoad) => Promise<void>, opts: { maxLatencyMs?: number } = {}): Promise<void> {
     env = await ScenarioEnvironment.start(world!, name);
     const load = env.startLoad();
     const problems: string[] = [];
@@ -101,6 +103,10 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
     problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, load.keys, world!.receiver, DELIVERY_DEADLINE_MS)));
     const { byOutcome, maxLatencyMs } = load.summary();
+    // A dependency outage is answered 503 with Retry-After, quickly: never a 500, never a hang.
+    const internalErrors = byOutcome['500'] ?? 0;
+    if (internalErrors > 0) problems.push(`${internalErrors} request(s) answered 500 (an outage must answer 503)`);
+    if (opts.maxLatencyMs !== undefined && maxLatencyMs > opts.maxLatencyMs) problems.push(`the slowest answer took ${maxLatencyMs} ms (at most ${opts.maxLatencyMs} ms)`);
     const summary = `${load.keys.length} keys, ${load.acknowledged()} acknowledged; attempts by outcome ${JSON.stringify(byOutcome)}; slowest answer ${maxLatencyMs} ms${revived.length > 0 ? `; restarted after crashing: ${revived.join(', ')}` : ''}`;
     // One line per scenario in the run's output: what the load met, pass or fail.
     process.stdout.write(`      ${name}: ${summary}; ${problems.length} broken guarantee(s)\n`);
@@ -147,6 +153,7 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
       await world!.redis.stop();
       await sleep(OUTAGE_MS);
       await world!.redis.start();
-    });
+      // Every Redis wait on the request path is bounded (half a second a command, two for an enqueue).
+    }, { maxLatencyMs: REDIS_OUTAGE_MAX_ANSWER_MS });
   });
 });
