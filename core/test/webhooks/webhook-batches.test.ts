@@ -50,8 +50,9 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
         box,
         safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
-        // The fast retry schedule, but a timeout no busy test machine runs into: these tests are about claims and records.
-        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, ...options }),
+        // The fast retry schedule, but a timeout (and a slow send, after which a job stops waiting
+        // for it) no busy test machine runs into: these tests are about claims and records.
+        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, slowAfterMs: 10_000, ...options }),
       });
       d.useQueue(queue);
       return d;
