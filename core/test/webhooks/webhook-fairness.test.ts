@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
-import { createEndpoint, Receiver, waitFor, writeEvents } from './webhook-test-helpers.ts';
+import { capturingLogger, createEndpoint, Receiver, waitFor, writeEvents } from './webhook-test-helpers.ts';
 
 /**
  * Fair delivery: two resellers' endpoints on the SAME receiver host:port (different paths).
@@ -14,8 +14,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     let t: TestService;
     let receiver: Receiver;
     const TIMEOUT_MS = 15_000;
+    const captured = capturingLogger();
     before(async function () {
       t = await startTestService(this, backend, {}, {
+        logger: captured.logger,
         maintenanceIntervalMs: 300,
         webhooks: {
           // A hanging request stays open for the whole first phase of a test (it is answered, or the test ends, first).
@@ -124,6 +126,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
 
       // After five failures in a row the circuit holds X's deliveries: put off without an attempt
       // (no attempt spent, nothing failed for it), instead of each one being tried and retried.
+      const held = await waitFor('X’s circuit open', () => captured.lines.find((l) => l.endpointId === xEndpoint.id && String(l.message).includes('held')), 20_000, 20);
+      expect(held).to.include({ consecutiveFailures: 5, holdMs: 300 });
       await waitFor(
         'X deliveries held unsent',
         async () => {

@@ -119,7 +119,7 @@ export class WebhookDeliverer {
       breakerHoldMs: o.breakerHoldMs,
       breakerMaxHoldMs: o.breakerMaxHoldMs,
       onHold: (endpointId, hold) =>
-        this.#logger.info('webhook endpoint failing: its deliveries are held, then one is tried', { endpointId, consecutiveFailures: hold.failures, holdMs: hold.holdMs }),
+        this.#logger.warn('webhook endpoint failing: its deliveries are held, then one is tried', { endpointId, consecutiveFailures: hold.failures, holdMs: hold.holdMs }),
     });
   }
 
