@@ -346,14 +346,12 @@ export class SendScheduler {
     this.#waiting--;
   }
 
+  /** Wakes the claims waiting for fewer sends in flight, oldest first. */
   #notifyBelow(): void {
-    for (let i = this.#belowWatchers.length - 1; i >= 0; i--) {
-      const w = this.#belowWatchers[i]!;
-      if (this.#active < w.limit) {
-        this.#belowWatchers.splice(i, 1);
-        w.resolve();
-      }
-    }
+    const ready = this.#belowWatchers.filter((w) => this.#active < w.limit);
+    if (ready.length === 0) return;
+    this.#belowWatchers.splice(0, this.#belowWatchers.length, ...this.#belowWatchers.filter((w) => !ready.includes(w)));
+    for (const w of ready) w.resolve();
   }
 
   /** Forgets endpoints without a send for long (a circuit that still holds is kept). */
