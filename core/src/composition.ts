@@ -316,6 +316,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
       await Promise.all([production!.flush(), ingestion!.flush()]);
       await queue.close();
+      // Jobs stop waiting for slow sends; what those sends answer is still recorded.
+      await webhooks.close();
       authCache.close();
       redis?.disconnect();
       authSubscriber?.disconnect();

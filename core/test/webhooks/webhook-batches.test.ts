@@ -50,8 +50,9 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
         box,
         safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
-        // The fast retry schedule, but a timeout no busy test machine runs into: these tests are about claims and records.
-        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, ...options }),
+        // The fast retry schedule, but a timeout (and a slow send, after which a job stops waiting
+        // for it) no busy test machine runs into: these tests are about claims and records.
+        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, slowAfterMs: 10_000, ...options }),
       });
       d.useQueue(queue);
       return d;
@@ -169,6 +170,25 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const rows = await t.service.db.selectFrom('webhook_deliveries').select(['status', 'last_latency_ms']).where('id', 'in', ids).execute();
       expect(rows.map((r) => r.status)).to.deep.equal(Array(6).fill('delivered'));
       for (const r of rows) expect(r.last_latency_ms!).to.be.below(700);
+    });
+
+    it('re-queues due deliveries endpoint by endpoint: one endpoint’s long backlog does not hide another’s', async () => {
+      const { id: resellerId, key } = await t.reseller();
+      const backlog = await createEndpoint(t, key, receiver.hook('/backlog'));
+      const other = await createEndpoint(t, key, receiver.hook('/behind-backlog'));
+      // More than one sweep's worth (1000) of due deliveries for one endpoint, all older than the other's.
+      const backlogIds = await dueDeliveries(resellerId, [backlog.id], 1001);
+      const [otherId] = await dueDeliveries(resellerId, [other.id], 1);
+      const { db } = t.service;
+      await db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 30 * 60_000) }).where('id', 'in', backlogIds).execute();
+      await db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 20 * 60_000) }).where('id', '=', otherId!).execute();
+      // Disabled: the backlog's deliveries are closed when their jobs run, not sent.
+      await db.updateTable('webhook_endpoints').set({ disabled_at: new Date() }).where('id', '=', backlog.id).execute();
+
+      const report = await t.service.services.webhooks.sweep();
+      expect(report.requeued).to.equal(1000);
+      await waitFor('the other endpoint’s delivery, queued by the same sweep', () => receiver.requests('/behind-backlog').length === 1);
+      expect(receiver.requests('/backlog')).to.have.length(0);
     });
 
     it('runs statements on its own connections: each caller gets its result or its error, transactions stay whole, and work goes on after the linger', async () => {

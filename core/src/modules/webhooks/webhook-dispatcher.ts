@@ -121,21 +121,27 @@ export class WebhookDispatcher {
    * Due deliveries whose job was lost (a crash before the enqueue, the expired lease of a dead
    * worker, a Redis that lost data) go back on the queue. While jobs wait to run, a due row is
    * more likely backlog than loss, so only rows overdue for long are taken then: re-adding a
-   * whole backlog every sweep would slow the queue it waits for.
+   * whole backlog every sweep would slow the queue it waits for. The endpoints take turns in a
+   * sweep (each one's oldest first, then each one's second…): one endpoint's long backlog never
+   * fills the batch ahead of everyone else's.
    */
   async #requeueDue(): Promise<number> {
     const now = this.#clock();
     const busy = (await this.#deliverer.waitingJobs()) > 0;
     const dueBefore = busy ? new Date(now.getTime() - this.#options.requeueStaleAfterMs) : now;
-    const due = await this.#db
-      .selectFrom('webhook_deliveries as d')
-      .leftJoin('webhook_attempts as a', (j) => j.onRef('a.delivery_id', '=', 'd.id').onRef('a.attempt', '=', 'd.attempts'))
-      .select(['d.id', 'd.attempts', 'd.last_attempt_at', 'a.attempt as recorded'])
-      .where('d.status', '=', 'pending')
-      .where('d.next_attempt_at', '<=', dueBefore)
-      .orderBy('d.next_attempt_at')
-      .limit(SWEEP_BATCH)
-      .execute();
+    const { rows: due } = await sql<{ id: string; attempts: number; last_attempt_at: Date | null; recorded: number | null }>`
+      with turns as (
+        select id, attempts, last_attempt_at, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as turn
+        from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ${dueBefore}
+      ),
+      picked as (
+        select * from turns order by turn, next_attempt_at limit ${SWEEP_BATCH}
+      )
+      select p.id, p.attempts, p.last_attempt_at, a.attempt as recorded
+      from picked as p
+      left join webhook_attempts as a on a.delivery_id = p.id and a.attempt = p.attempts
+      order by p.turn, p.next_attempt_at`.execute(this.#db);
     // A claimed attempt without an outcome whose lease ran out: its process stopped mid-send. Say so in the log.
     const interrupted = due.filter((d) => d.attempts > 0 && d.recorded === null);
     if (interrupted.length > 0) {

@@ -61,7 +61,7 @@ export class WebhooksModule {
     const deliverer = this.deliverer;
     // One attempt of a batch per job; the retry schedule is in the delivery rows, so the queue never retries by itself.
     const jobs = Math.max(1, Math.ceil(options.concurrency / Math.max(1, options.batchSize)));
-    deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data) }));
+    deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data, { release: true }) }));
     this.dispatcher = new WebhookDispatcher({ db: deps.db, lane: new WebhookDbLane(deps.db, { pooled }), deliverer, logger, options, clock });
     this.endpoints = new WebhookEndpointsService({
       db: deps.db,
@@ -88,6 +88,11 @@ export class WebhooksModule {
       this.#logger.warn('webhook fan-out failed; the sweeper will retry', { error: (err as Error).message });
       return 0;
     }
+  }
+
+  /** At shutdown, once the queue has stopped: waits for the outcomes of sends still running to be recorded. */
+  close(): Promise<void> {
+    return this.deliverer.drain();
   }
 
   /** The maintenance task (fan-out, lost jobs, failing endpoints, old history). */

@@ -22,9 +22,26 @@ export interface WebhooksOptions {
   /**
    * Sends in flight per receiver host and process. The outbound agent keeps at most 64 sockets
    * per host; more would queue inside it, on the clock of the receiver's timeout. The rest wait
-   * in the deliverer, before their timestamp and signature are made.
+   * in the deliverer, before their timestamp and signature are made, the host's endpoints
+   * taking turns.
    */
   perHostConcurrency: number;
+  /**
+   * Sends in flight per endpoint and process: a slow endpoint holds at most this many places.
+   * An endpoint not yet known to answer fast holds at most half of its host's places.
+   */
+  perEndpointConcurrency: number;
+  /**
+   * A send running this long makes its endpoint slow: claims take only its free places, a job
+   * stops waiting for the send (it is recorded when it ends), and an attempt that waited this
+   * long for a turn goes back to the schedule unsent.
+   */
+  slowAfterMs: number;
+  /** Consecutive failed sends to an endpoint that open its circuit: its sends are held, then one probe goes. */
+  breakerFailures: number;
+  /** The first hold of an opened circuit; each failed probe doubles it, up to `breakerMaxHoldMs`. */
+  breakerHoldMs: number;
+  breakerMaxHoldMs: number;
   /** An endpoint whose every attempt failed for this long is disabled (5 days). */
   disableAfterMs: number;
   /** Endpoints per reseller and mode. */
@@ -48,6 +65,11 @@ export function resolveWebhooksOptions(partial: Partial<WebhooksOptions> = {}): 
     concurrency: partial.concurrency ?? 400,
     batchSize: partial.batchSize ?? 50,
     perHostConcurrency: partial.perHostConcurrency ?? 64,
+    perEndpointConcurrency: partial.perEndpointConcurrency ?? 8,
+    slowAfterMs: partial.slowAfterMs ?? 1000,
+    breakerFailures: partial.breakerFailures ?? 5,
+    breakerHoldMs: partial.breakerHoldMs ?? 5000,
+    breakerMaxHoldMs: partial.breakerMaxHoldMs ?? 5 * 60_000,
     disableAfterMs: partial.disableAfterMs ?? 5 * DAY,
     maxEndpoints: partial.maxEndpoints ?? 20,
     retentionMs: partial.retentionMs ?? 30 * DAY,
