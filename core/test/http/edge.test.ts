@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '../helpers/test-service.ts';
+import { withoutNock } from '../helpers/without-nock.ts';
 
 describeEachBackend('edge and HTTP conventions', (get) => {
+  withoutNock();
   let key: string;
   before(async () => {
     key = (await get().reseller()).key;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { describeEachBackend, USER_AGENT, type TestService } from '../helpers/test-service.ts';
+import { withoutNock } from '../helpers/without-nock.ts';
 
 const RESELLER = { name: 'Acme Prints', email: 'ops@acme.example', phone: '+31 20 123 4567' };
 
@@ -22,6 +23,7 @@ function expectNamed(res: { status: number; body: any }, field: string, code: st
 
 /** Text PostgreSQL cannot store (NUL, unpaired surrogates) and bodies that cannot be decoded are the client's mistake. */
 describeEachBackend('text the database cannot store, refused at the edge', (get) => {
+  withoutNock();
   let key: string;
   before(async () => {
     key = (await get().reseller()).key;
