@@ -13,7 +13,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-reseller --name N --email E --phone P [--discount PERCENT]
   get-reseller ID
   approve ID | suspend ID
-  create-key ID --mode live|test [--scopes a:read,b:write]
+  create-key ID --mode live|test [--scopes a:read,b:write]   (no --scopes: every scope; --scopes '': none, only GET /me)
   list-keys ID
   revoke-key KEY_ID
   top-up ID --amount CENTS [--reference TEXT] [--mode live|test]
@@ -87,7 +87,8 @@ async function main(argv: string[]): Promise<number> {
     case 'create-key':
       return call('POST', `/resellers/${need(id, 'a reseller id')}/api-keys`, {
         mode: need(values.mode, '--mode live|test'),
-        ...(values.scopes ? { scopes: values.scopes.split(',') } : {}),
+        // Left out, the key gets every scope; given empty (--scopes ''), none.
+        ...(values.scopes !== undefined ? { scopes: values.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '') } : {}),
       });
     case 'list-keys':
       return call('GET', `/resellers/${need(id, 'a reseller id')}/api-keys`);

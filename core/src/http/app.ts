@@ -8,6 +8,7 @@ import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
+import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
 import { buildOpenApi, docsPage } from './openapi.ts';
@@ -45,6 +46,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestId());
   if (deps.observe) app.use(deps.observe);
+  // Before every router: the connector routes decode their paths and queries themselves.
+  app.use(rejectUnstorableUrl());
 
   const openapi = buildOpenApi({
     title: 'Reseller Print API',

@@ -9,6 +9,6 @@ export interface AuthContext {
   discountBps: number;
   keyId: string;
   mode: Mode;
-  /** null = every scope. */
+  /** null = every scope; an empty set = none (only routes without a scope, such as GET /me). */
   scopes: ReadonlySet<Scope> | null;
 }

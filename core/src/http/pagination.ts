@@ -11,7 +11,8 @@ export const pageQueryShape = {
   limit: z
     .string()
     .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
-    .transform(Number)
+    // Capped like any limit above 100; echoed as requestedLimit, which must stay an exact integer.
+    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
     .refine((n) => n >= 1, 'limit must be at least 1')
     .optional()
     .meta({ description: `Page size, 1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}; a larger value is capped to ${MAX_LIMIT}.` }),

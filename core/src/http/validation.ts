@@ -15,7 +15,8 @@ export function issuesToDetails(issues: z.core.$ZodIssue[], where: 'body' | 'que
   });
 }
 
-function fieldName(path: string[], where: string): string {
+/** `lines[0].options.paper`: how error details name a field (`where` for the whole body, query or path). */
+export function fieldName(path: string[], where: string): string {
   if (path.length === 0) return where;
   return path.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }

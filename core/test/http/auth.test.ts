@@ -78,6 +78,44 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
     expect((await t.api(all.key, 'GET', '/wallet')).status).to.equal(200);
   });
 
+  it('gives a key created with an empty scope list no scope at all: GET /me only, from the cache too', async () => {
+    const t = get();
+    const { id, key, keyId } = await t.reseller({ scopes: [] });
+    const listed = await t.admin('GET', `/resellers/${id}/api-keys`);
+    expect(listed.body.data.find((k: { id: string }) => k.id === keyId).scopes).to.deep.equal([]);
+    // Stored as jsonb '[]', not NULL (which is every scope).
+    const row = await t.service.db.selectFrom('api_keys').select('scopes').where('id', '=', keyId).executeTakeFirstOrThrow();
+    expect(row.scopes).to.deep.equal([]);
+    const all = await t.reseller();
+    expect((await t.service.db.selectFrom('api_keys').select('scopes').where('id', '=', all.keyId).executeTakeFirstOrThrow()).scopes).to.equal(null);
+    // Twice: the second answer comes from the cache of authenticated keys where it is on.
+    for (let i = 0; i < 2; i++) {
+      const me = await t.api(key, 'GET', '/me');
+      expect(me.status).to.equal(200);
+      expect(me.body.data.scopes).to.deep.equal([]);
+    }
+    const doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
+    const scoped = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([, op]) => op['x-scope'])
+        .map(([method, op]) => ({ path: path.replace(/\{\w+\}/g, 'x'), method: method.toUpperCase(), scope: op['x-scope'] as string })),
+    );
+    for (const op of scoped) {
+      const res = await t.api(key, op.method, op.path, op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
+      expect(res.status, `${op.method} ${op.path}`).to.equal(403);
+      expect(res.body.error.code).to.equal('insufficient_scope');
+    }
+    // Placing an order, the case the issue names, with a valid body.
+    const order = await t.api(key, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: { name: 'A', address1: 'B 1', postalCode: '1000 AA', city: 'C', country: 'NL' } }, { 'idempotency-key': `empty-${keyId}` });
+    expect(order.status).to.equal(403);
+    // The back-office description says so.
+    const adminDoc = (await t.admin('GET', '/openapi.json')).body;
+    expect(adminDoc.paths['/resellers/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.scopes.description).to.match(/\[\] gives none/);
+    // The connector install links check the scope themselves.
+    const link = await fetch(`${t.baseUrl}/connectors/shopify/install-links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(link.status).to.equal(403);
+  });
+
   it('keeps tenants apart: a reseller sees only its own wallet, and test keys only the test wallet', async () => {
     const t = get();
     const a = await t.reseller();

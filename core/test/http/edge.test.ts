@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { describeEachBackend } from '../helpers/test-service.ts';
+import { withoutNock } from '../helpers/without-nock.ts';
 
 describeEachBackend('edge and HTTP conventions', (get) => {
+  withoutNock();
   let key: string;
   before(async () => {
     key = (await get().reseller()).key;
@@ -40,6 +42,25 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('invalid_request');
     expect(res.body.error.message).to.contain("'id'");
+  });
+
+  it('answers what express itself refuses on the connector routes with a 4xx in the error shape, not 500', async () => {
+    const t = get();
+    const send = async (path: string, init: RequestInit = {}) => {
+      const res = await fetch(`${t.baseUrl}${path}`, init);
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    // A path parameter that is not valid percent-encoding (express's router throws a URIError).
+    const encoding = await send('/connectors/%ED%A0%80/callback');
+    expect(encoding.status).to.equal(400);
+    expect(encoding.body.error.code).to.equal('invalid_request');
+    // A raw body that does not decompress, and one over the webhook limit (body-parser's own errors).
+    const garbled = await send('/connectors/shopify/webhooks/sto_x', { method: 'POST', headers: { 'content-encoding': 'gzip' }, body: 'not gzip' });
+    expect(garbled.status).to.equal(400);
+    expect(garbled.body.error.code).to.equal('invalid_request');
+    const large = await send('/connectors/shopify/webhooks/sto_x', { method: 'POST', body: Buffer.alloc(6 * 1024 * 1024, 0x20) });
+    expect(large.status).to.equal(413);
+    expect(large.body.error.code).to.equal('payload_too_large');
   });
 
   it('answers malformed JSON with 400 invalid_request', async () => {

@@ -33,6 +33,14 @@ describeEachBackend('pagination', (get) => {
     expect(page.requestedLimit).to.equal(500);
   });
 
+  it('caps a limit with more digits than any safe integer like any other (requestedLimit says the largest it can)', async () => {
+    for (const huge of ['123456789012345678901234567890', '9'.repeat(400)]) {
+      const res = await get().api(key, 'GET', `/wallet?limit=${huge}`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.data.entries).to.include({ limit: 100, limitCapped: true, requestedLimit: Number.MAX_SAFE_INTEGER });
+    }
+  });
+
   for (const bad of ['0', '-1', 'abc', '1.5', '']) {
     it(`refuses limit=${bad} with 400`, async () => {
       const res = await get().api(key, 'GET', `/wallet?limit=${bad}`);

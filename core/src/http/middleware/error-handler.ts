@@ -11,8 +11,9 @@ export function errorHandler(logger: Logger) {
       res.end();
       return;
     }
-    if (err instanceof ApiError) {
-      res.status(err.status).set(err.headers).json(err.toBody());
+    const apiError = err instanceof ApiError ? err : requestError(err);
+    if (apiError) {
+      res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
       return;
     }
     const unavailable = asServiceUnavailable(err);
@@ -26,6 +27,23 @@ export function errorHandler(logger: Logger) {
       error: { code: 'internal_error', message: `Something went wrong on our side. Quote request id ${req.requestId} if you contact support.` },
     });
   };
+}
+
+const CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };
+
+/**
+ * What express's own parts raise about a malformed request, in the error shape with its 4xx:
+ * the router's URIError for a path parameter that is not valid percent-encoding, body-parser's
+ * http-errors (`expose` set: a body too large or not decodable, in the routers that read raw
+ * bodies). Nothing else with a `status` (an upstream's error) counts.
+ */
+function requestError(err: unknown): ApiError | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (err instanceof URIError) return new ApiError(400, 'invalid_request', `The path is not valid percent-encoding: ${err.message}.`);
+  if (expose !== true) return undefined;
+  return new ApiError(status, CODES[status] ?? 'invalid_request', `The request cannot be read: ${err.message}.`);
 }
 
 /** Unknown routes: 404 in the error shape. */

@@ -98,7 +98,10 @@ export class AccountsService {
     return toReseller(row);
   }
 
-  /** Creates a key and returns it in full, the only time it is ever shown. */
+  /**
+   * Creates a key and returns it in full, the only time it is ever shown. Without `scopes` the
+   * key has every scope; with `[]` none.
+   */
   async createApiKey(resellerId: string, input: { mode: Mode; scopes?: Scope[] | undefined }): Promise<ApiKeyView & { key: string }> {
     const reseller = await this.getReseller(resellerId);
     if (reseller.status !== 'approved') {
@@ -106,7 +109,8 @@ export class AccountsService {
     }
     const { key, prefix } = generateApiKey(input.mode);
     const now = this.#clock();
-    const scopes = input.scopes && input.scopes.length > 0 ? [...new Set(input.scopes)].sort() : null;
+    // Absent is every scope (NULL); an empty list is none (jsonb '[]'): the key can only call GET /me.
+    const scopes = input.scopes ? [...new Set(input.scopes)].sort() : null;
     const row = await this.#db
       .insertInto('api_keys')
       .values({

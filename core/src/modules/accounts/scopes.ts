@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** Scopes of spec §5, plus the store-management extension. A key without scopes has all. */
+/**
+ * Scopes of spec §5, plus the store-management extension. A key created without a scope list
+ * has them all (stored as NULL); one created with an empty list has none (stored as `[]`) and
+ * can call only what needs no scope (GET /me).
+ */
 export const SCOPES = [
   'catalog:read',
   'quotes:write',

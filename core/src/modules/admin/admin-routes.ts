@@ -67,6 +67,7 @@ export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: Wa
       path: '/resellers/{id}/api-keys',
       operationId: 'createApiKey',
       summary: 'Create an API key; the full key is returned only here',
+      description: 'Without `scopes` the key has every scope; with `scopes: []` it has none and can call only GET /me.',
       tags,
       auth: 'admin',
       params: idParams,

@@ -24,7 +24,7 @@ export const apiKeySchema = z.object({
   resellerId: z.string(),
   prefix: z.string(),
   mode: z.enum(['live', 'test']),
-  scopes: z.array(scopeSchema).nullable(),
+  scopes: z.array(scopeSchema).nullable().meta({ description: 'null: every scope; []: none (the key can call only GET /me).' }),
   revokedAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
   createdAt: z.string(),
@@ -32,7 +32,10 @@ export const apiKeySchema = z.object({
 
 export const createApiKeyBody = z.strictObject({
   mode: z.enum(['live', 'test']),
-  scopes: z.array(scopeSchema).optional(),
+  scopes: z
+    .array(scopeSchema)
+    .optional()
+    .meta({ description: 'The scopes the key carries. Leave it out for every scope; [] gives none (the key can call only GET /me, which needs no scope).' }),
 });
 
 

@@ -7,7 +7,7 @@ const meSchema = z.object({
   resellerName: z.string(),
   keyId: z.string(),
   mode: z.enum(['live', 'test']),
-  scopes: z.array(scopeSchema).nullable(),
+  scopes: z.array(scopeSchema).nullable().meta({ description: 'null: every scope; []: none.' }),
 });
 
 /** Who am I: the cheapest authenticated call, for integration checks (extension of the spec). */

@@ -3,6 +3,7 @@ import { ConnectorError } from '@print-api/connector-kit';
 import express, { type Request } from 'express';
 import { z } from 'zod';
 import { ApiError, unprocessable } from '../../http/api-error.ts';
+import { jsonBody } from '../../http/middleware/json-body.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Tenant } from '../orders/orders-service.ts';
@@ -70,7 +71,7 @@ export function connectorInstallRouter(deps: {
     }
   };
 
-  router.post('/:platform/install-links', express.json({ limit: '16kb' }), async (req, res, next) => {
+  router.post('/:platform/install-links', jsonBody({ limit: '16kb' }), async (req, res, next) => {
     try {
       const header = req.headers.authorization;
       const auth = await deps.accounts.authenticate(header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined);
