@@ -78,7 +78,11 @@ export function deliveryCases(get: () => TestService): void {
     expect(delivery.attempts.map((a: any) => a.statusCode)).to.deep.equal([500, 500, 200]);
     expect(delivery.attempts[0].error).to.match(/^HTTP 500/);
     expect(delivery.nextAttemptAt).to.equal(null);
-    const ep = (await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data;
+    // The streak is written just after the outcome (its own statement): a moment later, not with it.
+    const ep = await waitFor('the failure streak ended', async () => {
+      const e = (await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data;
+      return e.failingSince === null ? e : undefined;
+    }, 10_000, 250);
     expect(ep.failingSince, 'a success ends the failure streak').to.equal(null);
   });
 
