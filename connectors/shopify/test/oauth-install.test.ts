@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
 import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
-import type { OAuthCredentials } from '../src/config.ts';
+import { settingsSchema, type OAuthCredentials, type ShopifySettings } from '../src/config.ts';
 import { beginInstall, completeInstall, refreshIfDue } from '../src/oauth-install.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
 
@@ -16,13 +16,13 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).join('; ');
 
 describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify behind nock)', () => {
-  let ctx: ConnectorContext;
+  let ctx: ConnectorContext<ShopifySettings>;
   let store: FakeShopifyStore;
   let n = 0;
 
   before(() => nock.disableNetConnect());
   beforeEach(() => {
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, appSettings: APP };
+    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, settings: settingsSchema.parse({ apiKey: APP.apiKey, apiSecret: APP.secret }) };
     store = new FakeShopifyStore({ name: `oauth-test-${++n}`, app: APP, ourBaseUrl: PUBLIC_URL, publicUrl: PUBLIC_URL });
   });
   afterEach(() => nock.cleanAll());
