@@ -117,7 +117,9 @@ export interface ConnectorManifest<C, S = unknown> {
    *
    * A setting the connector can work without (an app secret needed by one flow only) is
    * `.optional()`, and the flow that needs it fails with a ConnectorError naming the variable
-   * (`settingVariable`). A required one that is not set keeps the connector from loading.
+   * (`settingVariable`). A required one that is not set keeps the connector from loading:
+   * left out with a warning under `CONNECTORS=all`, start-up stopped when `CONNECTORS` names it.
+   * A value that fails the schema always stops start-up, naming the variable.
    */
   settingsSchema?: ZodObject & ZodType<S>;
   /** The fields of `POST /stores {platform, ...fields}` for this platform (documented in OpenAPI as one branch of a union on `platform`). */
