@@ -37,7 +37,7 @@ const platforms: Platform[] = [
     platform: 'SHOPIFY',
     externalId: () => SHOP,
     credentials: () => ({ kind: 'oauth', shop: SHOP, accessToken: `shpat_${randomBytes(16).toString('hex')}`, scope: 'read_orders', expiresAt: null, refreshToken: null, refreshTokenExpiresAt: null }),
-    secret: (ctx) => ctx.env.SHOPIFY_API_SECRET!,
+    secret: (ctx) => ctx.env.CONNECTOR_SHOPIFY_API_SECRET!,
     storeSecret: false,
     delivery: (_ctx, n, secret) => {
       const id = 7_000_000_000_000 + n;

@@ -185,8 +185,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     NODE_ENV: 'development',
     ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    SHOPIFY_API_KEY: 'bench-app',
-    SHOPIFY_API_SECRET: randomBytes(24).toString('hex'),
+    CONNECTOR_SHOPIFY_API_KEY: 'bench-app',
+    CONNECTOR_SHOPIFY_API_SECRET: randomBytes(24).toString('hex'),
   };
   let dropDb: (() => Promise<void>) | undefined;
   if (up.pg) {

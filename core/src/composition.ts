@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import { AuthCache } from './modules/accounts/auth-cache.ts';
-import type { Config } from './config.ts';
+import { connectorEnv, type Config } from './config.ts';
 import { API_BASE, createHttpApp } from './http/app.ts';
 import { CursorCodec } from './http/pagination.ts';
 import { SecretBox } from './infra/crypto.ts';
@@ -45,7 +45,7 @@ import { QuotesService } from './modules/quotes/quotes-service.ts';
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { resellerProductsRoutes } from './modules/reseller-products/reseller-products-routes.ts';
 import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
-import { ConnectorRegistry, loadConnectors } from './modules/stores/connector-registry.ts';
+import { configureConnectors, loadConnectors } from './modules/stores/connector-registry.ts';
 import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
 import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
 import { connectorInstallRouter } from './modules/stores/connector-install-router.ts';
@@ -73,24 +73,16 @@ export interface Overrides {
   outboundLookup?: HostLookup;
   /** How often the maintenance sweeps run (ms). */
   maintenanceIntervalMs?: number;
-  /** Connectors to load instead of CONNECTORS (tests' reference connector). */
-  connectors?: Array<Connector<any>>;
-  /** Per-platform app settings (API keys and secrets of the platforms' apps). */
-  connectorSettings?: Record<string, Record<string, string | undefined>>;
+  /** Connectors to load instead of CONNECTORS (a test's variant of a connector). */
+  connectors?: Array<Connector<any, any>>;
+  /** Where connectors' `CONNECTOR_<PLATFORM>_*` variables are read (tests: their own environment); the process environment otherwise. */
+  connectorEnv?: (platform: string) => Record<string, string>;
   /** Webhook delivery tunables (timeout, retry schedule, lease…); tests shorten them. */
   webhooks?: Partial<WebhooksOptions>;
   /** The print facility live orders are handed to (a third party: tests stand one in). */
   productionPartner?: ProductionPartner;
 }
 
-
-
-/** The platforms' app credentials from configuration, per platform (`secret` verifies app-signed webhooks). */
-function appSettingsFromConfig(config: Config): Record<string, Record<string, string | undefined>> {
-  return {
-    SHOPIFY: { apiKey: config.SHOPIFY_API_KEY, secret: config.SHOPIFY_API_SECRET },
-  };
-}
 
 export interface Service {
   config: Config;
@@ -130,6 +122,13 @@ export interface Service {
  */
 export async function composeService(config: Config, overrides: Overrides = {}): Promise<Service> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, { service: 'print-api', role: config.ROLE });
+  // First: a connector's wrong setting stops start-up (ConfigError) before anything is opened.
+  const connectors = configureConnectors({
+    connectors: overrides.connectors ?? (await loadConnectors(config.CONNECTORS)),
+    env: overrides.connectorEnv ?? ((platform) => connectorEnv(platform)),
+    logger,
+    named: overrides.connectors !== undefined || config.CONNECTORS.trim() !== 'all',
+  });
   const secrets = resolveLocalSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, encryptionKey: config.ENCRYPTION_KEY });
   const box = new SecretBox(secrets.encryptionKey);
   const cursors = new CursorCodec(createHmac('sha256', Buffer.from(secrets.encryptionKey, 'base64')).update('cursor-signing').digest());
@@ -198,7 +197,6 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const orders = new OrdersService({ db, quotes, files, accounts, wallet, payments, outbox, cursors });
   production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS, ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}) });
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
-  const connectors = new ConnectorRegistry(overrides.connectors ?? (await loadConnectors(config.CONNECTORS)));
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
   const connectorHttp = createConnectorHttp({ safeFetch });
   const connectorContext = (platform: string): ConnectorContext => ({
@@ -206,7 +204,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
-    appSettings: overrides.connectorSettings?.[platform] ?? appSettingsFromConfig(config)[platform] ?? {},
+    settings: connectors.settings(platform),
   });
   let ingestion: IngestionService | undefined;
   const stores = new StoresService({
@@ -269,13 +267,13 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...meRoutes(),
       ...catalogRoutes({ catalog, cursors }),
       ...quotesRoutes({ quotes }),
-      ...ordersRoutes({ orders }),
+      ...ordersRoutes({ orders, sources: connectors.platforms() }),
       ...walletRoutes({ wallet }),
       ...resellerProductsRoutes({ resellerProducts }),
-      ...storesRoutes({ stores, credentialRequests, resolveProduct: (tenant, idOrSku) => resellerProducts.get(tenant, idOrSku) }),
+      ...storesRoutes({ stores, connectors, credentialRequests, resolveProduct: (tenant, idOrSku) => resellerProducts.get(tenant, idOrSku) }),
       ...webhooks.routes(),
     ],
-    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders })],
+    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
   });
 
   let server: Server | undefined;

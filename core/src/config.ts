@@ -44,11 +44,10 @@ export const configSchema = z
     OUTBOUND_ALLOWED_HOSTS: list.default([]),
     BLOCKED_USER_AGENTS: list.default([]),
     PUBLIC_URL: url(['http', 'https']).optional(),
+    /** `all` (every installed @print-api/connector-* package), or a comma-separated list of slugs, package names and paths. */
     CONNECTORS: z.string().default('all'),
     PRODUCTION_SIMULATOR: booleanFlag.default(true),
     PRODUCTION_SIMULATOR_STEP_MS: z.coerce.number().int().min(0).default(60_000),
-    SHOPIFY_API_KEY: z.string().min(1).optional(),
-    SHOPIFY_API_SECRET: z.string().min(1).optional(),
     STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
@@ -82,4 +81,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+}
+
+/**
+ * The raw `CONNECTOR_<PLATFORM>_<NAME>` variables of one platform, by NAME (`API_KEY`), empty
+ * ones left out. Their meaning belongs to the connector: the connector registry checks them
+ * against the connector's settings schema (and names the variable at fault).
+ */
+export function connectorEnv(platform: string, env: Record<string, string | undefined> = process.env): Record<string, string> {
+  const prefix = `CONNECTOR_${platform}_`;
+  return Object.fromEntries(
+    Object.entries(env).flatMap(([k, v]) => (k.startsWith(prefix) && v !== undefined && v !== '' ? [[k.slice(prefix.length), v]] : [])),
+  );
 }

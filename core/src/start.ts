@@ -5,8 +5,11 @@ import { API_BASE, composeService } from './composition.ts';
 /** The service process (loaded by main.ts). ROLE=all runs the API and the workers; api or worker run one of them. */
 async function main(): Promise<void> {
   let config;
+  let service;
   try {
     config = loadConfig();
+    // Composing reads the connectors' CONNECTOR_* settings: a wrong one is a configuration error too.
+    service = await composeService(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);
@@ -14,7 +17,6 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const service = await composeService(config);
   const { logger } = service;
   // Queue work waits a moment where API requests cannot: on a shared machine the scheduler runs them first.
   if (config.ROLE === 'worker' && config.WORKER_NICE > 0) {

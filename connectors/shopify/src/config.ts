@@ -79,10 +79,40 @@ export const credentialsSchema = z.discriminatedUnion('kind', [oauthCredentials,
 export type ShopifyCredentials = z.infer<typeof credentialsSchema>;
 export type OAuthCredentials = z.infer<typeof oauthCredentials>;
 
-/** The public app's settings (`SHOPIFY_API_KEY` / `SHOPIFY_API_SECRET`), as core hands them over. */
-export interface AppSettings {
-  apiKey: string;
-  secret: string;
+/** Where a shop's Admin API and OAuth pages live: `{shop}` is its myshopify.com domain. */
+export const DEFAULT_API_URL = 'https://{shop}';
+
+const shopOriginTemplate = z
+  .string()
+  .trim()
+  .transform((v) => v.replace(/\/+$/, ''))
+  .refine(
+    (v) => {
+      const url = URL.parse(v.replaceAll('{shop}', 'example.myshopify.com'));
+      return url?.protocol === 'https:' && !url.search && !url.hash;
+    },
+    { message: 'must be an https URL, {shop} standing for the shop\'s domain (e.g. https://shopify-sandbox.example.com/{shop})' },
+  );
+
+/**
+ * The app's settings (`CONNECTOR_SHOPIFY_*`). The key and secret are our public app's
+ * (Partner Dashboard > Apps > Client credentials): only OAuth installs, token refreshes and
+ * app-signed webhooks (the compliance topics) need them. A merchant's custom app connects
+ * without them (`POST /stores` with its own token and secret), so they are optional and the
+ * flows that need them say which variable is missing.
+ */
+export const settingsSchema = z.object({
+  apiKey: z.string().trim().min(1).optional().meta({ description: 'Client ID of the Shopify app; needed for OAuth installs (custom apps connect without it)' }),
+  apiSecret: z.string().trim().min(1).optional().meta({ description: 'Client secret of the Shopify app: OAuth installs, token refreshes and app-signed webhooks (compliance topics)' }),
+  apiUrl: shopOriginTemplate
+    .default(DEFAULT_API_URL)
+    .meta({ description: "Origin of each shop's Admin API and OAuth pages, `{shop}` standing for the shop's myshopify.com domain; point it at a sandbox or a local fake" }),
+});
+export type ShopifySettings = z.output<typeof settingsSchema>;
+
+/** The origin of `shop`'s Admin API and OAuth pages under these settings. */
+export function shopOrigin(settings: Pick<ShopifySettings, 'apiUrl'>, shop: string): string {
+  return settings.apiUrl.replaceAll('{shop}', shop);
 }
 
 /** Which required scopes a granted scope list lacks (`write_x` implies `read_x`). */

@@ -1,6 +1,6 @@
 import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
-import { missingScopes, type ConnectInput, type ShopifyCredentials } from './config.ts';
+import { missingScopes, shopOrigin, type ConnectInput, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { ShopifyClient } from './shopify-client.ts';
 
 const SHOP_QUERY = `query ShopForConnection {
@@ -27,8 +27,8 @@ export async function describeShop(client: ShopifyClient): Promise<{ name: strin
  * (name, domain, granted scopes). Its API secret key, when given, signs the webhooks we
  * register with that token, so it becomes the store's webhook secret (sealed by core).
  */
-export async function connectCustomApp(ctx: ConnectorContext, input: ConnectInput): Promise<StoreConnection<ShopifyCredentials>> {
-  const client = new ShopifyClient({ http: ctx.http, shop: input.shop, accessToken: input.accessToken, logger: ctx.logger });
+export async function connectCustomApp(ctx: ConnectorContext<ShopifySettings>, input: ConnectInput): Promise<StoreConnection<ShopifyCredentials>> {
+  const client = new ShopifyClient({ http: ctx.http, shop: input.shop, origin: shopOrigin(ctx.settings, input.shop), accessToken: input.accessToken, logger: ctx.logger });
   const shop = await describeShop(client);
   if (shop.domain !== input.shop) throw new ConnectorError('invalid_payload', `The token belongs to ${shop.domain}, not ${input.shop}.`);
   return {

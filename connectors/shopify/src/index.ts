@@ -1,5 +1,5 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
-import { connectSchema, credentialsSchema, installInputSchema, type ShopifyCredentials } from './config.ts';
+import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
 import { pollOrders } from './order-polling.ts';
@@ -9,8 +9,8 @@ import { webhookContent } from './webhook-content.ts';
 import { registerStoreWebhooks } from './webhook-registration.ts';
 import { verifyShopifyWebhook } from './webhook-verifier.ts';
 
-function clientFor(ctx: ConnectorContext, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
-  return new ShopifyClient({ http: ctx.http, shop: store.credentials.shop, accessToken: store.credentials.accessToken, logger: ctx.logger });
+function clientFor(ctx: ConnectorContext<ShopifySettings>, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
+  return new ShopifyClient({ http: ctx.http, shop: store.credentials.shop, origin: shopOrigin(ctx.settings, store.credentials.shop), accessToken: store.credentials.accessToken, logger: ctx.logger });
 }
 
 /**
@@ -20,11 +20,15 @@ function clientFor(ctx: ConnectorContext, store: StoreConnection<ShopifyCredenti
  * id; GraphQL polling as the safety net; tracking pushed back with `fulfillmentCreate`;
  * `app/uninstalled` and the compliance topics honoured.
  */
-export const shopifyConnector = defineConnector<ShopifyCredentials>({
+export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySettings>({
   manifest: {
     platform: 'SHOPIFY',
     displayName: 'Shopify',
+    settingsSchema,
     connectSchema,
+    examples: {
+      connect: { shop: 'tulip-prints.myshopify.com', accessToken: 'shpat_0123456789abcdef0123456789abcdef', apiSecretKey: '0123456789abcdef0123456789abcdef' },
+    },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
     // Per store, GraphQL allows 100 cost points per second (Standard plan); a job costs 0-2
@@ -57,7 +61,7 @@ export const shopifyConnector = defineConnector<ShopifyCredentials>({
   identifyStore: (req) => req.headers['x-shopify-shop-domain']?.toLowerCase(),
 
   // Our app's deliveries are signed with its client secret; a custom app's with its own API secret key.
-  verifyWebhook: (req, secrets) => verifyShopifyWebhook(req, [secrets.storeSecret, secrets.appSecret], new Date()),
+  verifyWebhook: (req, secrets) => verifyShopifyWebhook(req, [secrets.storeSecret, secrets.settings.apiSecret], new Date()),
 
   async parseWebhook(ctx, store, req) {
     return webhookContent(req, store.externalId, ctx.logger);

@@ -2,13 +2,15 @@ import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit
 import { ConnectorError } from '@print-api/connector-kit';
 import { HttpResponseError, ShopifyError, type Session } from '@shopify/shopify-api';
 import type { NormalizedResponse } from '@shopify/shopify-api/runtime';
-import { installInputSchema, missingScopes, REFRESH_MARGIN_MS, type OAuthCredentials, type ShopifyCredentials } from './config.ts';
+import { installInputSchema, missingScopes, REFRESH_MARGIN_MS, shopOrigin, type OAuthCredentials, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { describeShop } from './connect.ts';
 import { ShopifyClient } from './shopify-client.ts';
-import { appSettings, shopifyLibrary, withContext, type LibraryRequest } from './shopify-library.ts';
+import { appCredentials, atShopOrigin, shopifyLibrary, withContext, type LibraryRequest } from './shopify-library.ts';
 
-function library(ctx: ConnectorContext, callbackUrl: string) {
-  const { apiKey, secret } = appSettings(ctx);
+type Context = ConnectorContext<ShopifySettings>;
+
+function library(ctx: Context, callbackUrl: string) {
+  const { apiKey, secret } = appCredentials(ctx.settings);
   return shopifyLibrary({ apiKey, secret, publicUrl: new URL(callbackUrl).origin });
 }
 
@@ -18,7 +20,7 @@ function library(ctx: ConnectorContext, callbackUrl: string) {
  * merchant at `https://<shop>/admin/oauth/authorize` with our client id, scopes, redirect URI
  * and that nonce as `state`. Core's own state (which reseller asked) travels in core's cookie.
  */
-export async function beginInstall(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; callbackUrl: string }): Promise<{ redirectUrl: string; cookies: string[] }> {
+export async function beginInstall(ctx: Context, params: { query: Record<string, string | undefined>; callbackUrl: string }): Promise<{ redirectUrl: string; cookies: string[] }> {
   const input = installInputSchema.safeParse({ shop: params.query.shop });
   if (!input.success) throw new ConnectorError('invalid_payload', `shop ${input.error.issues[0]?.message ?? 'is invalid'}`);
   const shopify = library(ctx, params.callbackUrl);
@@ -28,7 +30,7 @@ export async function beginInstall(ctx: ConnectorContext, params: { query: Recor
   const location = headers.Location;
   if (response.statusCode !== 302 || typeof location !== 'string') throw new ConnectorError('invalid_payload', `Shopify's install could not start (${response.statusCode})`);
   const setCookie = headers['Set-Cookie'] ?? [];
-  return { redirectUrl: location, cookies: Array.isArray(setCookie) ? setCookie : [setCookie] };
+  return { redirectUrl: atShopOrigin(ctx.settings, location), cookies: Array.isArray(setCookie) ? setCookie : [setCookie] };
 }
 
 /**
@@ -37,7 +39,7 @@ export async function beginInstall(ctx: ConnectorContext, params: { query: Recor
  * an expiring offline token (`expiring: 1`: 60-minute access token + rotating refresh token).
  */
 export async function completeInstall(
-  ctx: ConnectorContext,
+  ctx: Context,
   params: { rawQuery: string; headers: Record<string, string | undefined>; callbackUrl: string },
 ): Promise<StoreConnection<ShopifyCredentials>> {
   const shopify = library(ctx, params.callbackUrl);
@@ -50,7 +52,7 @@ export async function completeInstall(
   const missing = missingScopes(session.scope ?? '');
   if (missing.length > 0) throw new ConnectorError('auth', `The merchant did not grant ${missing.join(', ')}.`);
   const credentials = fromSession(session, null);
-  const shop = await describeShop(new ShopifyClient({ http: ctx.http, shop: session.shop, accessToken: session.accessToken!, logger: ctx.logger }));
+  const shop = await describeShop(new ShopifyClient({ http: ctx.http, shop: session.shop, origin: shopOrigin(ctx.settings, session.shop), accessToken: session.accessToken!, logger: ctx.logger }));
   return { externalId: session.shop, name: shop.name, credentials };
 }
 
@@ -59,14 +61,14 @@ export async function completeInstall(
  * `auth.refreshToken`, grant `refresh_token`). Shopify rotates the refresh token on every use:
  * core stores what this returns. Null when nothing is due (or the token never expires).
  */
-export async function refreshIfDue(ctx: ConnectorContext, credentials: ShopifyCredentials): Promise<ShopifyCredentials | null> {
+export async function refreshIfDue(ctx: Context, credentials: ShopifyCredentials): Promise<ShopifyCredentials | null> {
   if (credentials.kind !== 'oauth' || !credentials.expiresAt || !credentials.refreshToken) return null;
   const now = ctx.clock().getTime();
   if (Date.parse(credentials.expiresAt) - now > REFRESH_MARGIN_MS) return null;
   if (credentials.refreshTokenExpiresAt && Date.parse(credentials.refreshTokenExpiresAt) <= now) {
     throw new ConnectorError('auth', `The refresh token of ${credentials.shop} has expired: the merchant must reinstall the app.`);
   }
-  const { apiKey, secret } = appSettings(ctx);
+  const { apiKey, secret } = appCredentials(ctx.settings);
   const shopify = shopifyLibrary({ apiKey, secret, publicUrl: ctx.publicUrl });
   const refreshToken = credentials.refreshToken;
   const session = await libraryCall(ctx, 'refresh the access token', async () => (await shopify.auth.refreshToken({ shop: credentials.shop, refreshToken })).session);
@@ -88,7 +90,7 @@ function fromSession(session: Session, previous: OAuthCredentials | null): OAuth
 }
 
 /** The library's failures as typed errors: a bad HMAC, state or code is `auth`; HTTP answers by status. */
-async function libraryCall<T>(ctx: ConnectorContext, what: string, work: () => Promise<T>): Promise<T> {
+async function libraryCall<T>(ctx: Context, what: string, work: () => Promise<T>): Promise<T> {
   try {
     return await withContext(ctx, work);
   } catch (err) {

@@ -39,13 +39,16 @@ export function throttleWaitMs(cost: QueryCost | undefined): number {
 export class ShopifyClient {
   readonly #http: HttpClient;
   readonly #shop: string;
+  readonly #origin: string;
   readonly #accessToken: string;
   readonly #logger: ConnectorLogger | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
 
-  constructor(deps: { http: HttpClient; shop: string; accessToken: string; logger?: ConnectorLogger; sleep?: (ms: number) => Promise<void> }) {
+  /** `origin`: where the shop's Admin API is (`CONNECTOR_SHOPIFY_API_URL`); `https://<shop>` by default. */
+  constructor(deps: { http: HttpClient; shop: string; origin?: string; accessToken: string; logger?: ConnectorLogger; sleep?: (ms: number) => Promise<void> }) {
     this.#http = deps.http;
     this.#shop = deps.shop;
+    this.#origin = deps.origin ?? `https://${deps.shop}`;
     this.#accessToken = deps.accessToken;
     this.#logger = deps.logger;
     this.#sleep = deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -60,7 +63,7 @@ export class ShopifyClient {
     for (let attempt = 0; ; attempt++) {
       const res = await this.#http.request({
         method: 'POST',
-        url: `https://${this.#shop}/admin/api/${API_VERSION}/graphql.json`,
+        url: `${this.#origin}/admin/api/${API_VERSION}/graphql.json`,
         headers: { 'content-type': 'application/json', accept: 'application/json', 'x-shopify-access-token': this.#accessToken },
         body: JSON.stringify({ query, variables }),
       });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConnectorContext, HttpRequest } from '@print-api/connector-kit';
-import { ConnectorError } from '@print-api/connector-kit';
+import { ConnectorError, settingVariable } from '@print-api/connector-kit';
 import { LogSeverity, shopifyApi, type Shopify } from '@shopify/shopify-api';
 import {
   canonicalizeHeaders,
@@ -13,7 +13,7 @@ import {
   type NormalizedRequest,
   type NormalizedResponse,
 } from '@shopify/shopify-api/runtime';
-import { API_VERSION, SCOPES, type AppSettings } from './config.ts';
+import { API_VERSION, DEFAULT_API_URL, SCOPES, shopOrigin, type ShopifySettings } from './config.ts';
 
 /**
  * `@shopify/shopify-api` talks to its host through process-wide adapter functions (fetch,
@@ -24,7 +24,7 @@ import { API_VERSION, SCOPES, type AppSettings } from './config.ts';
  * the library reads the query, cookies and headers we hand it and returns Location /
  * Set-Cookie to us.
  */
-const current = new AsyncLocalStorage<ConnectorContext>();
+const current = new AsyncLocalStorage<ConnectorContext<ShopifySettings>>();
 
 const METHODS = new Set<HttpRequest['method']>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -38,7 +38,7 @@ export interface LibraryRequest {
 setAbstractFetchFunc(async (input, init) => {
   const ctx = current.getStore();
   if (!ctx) throw new Error('@shopify/shopify-api made a request outside a connector call');
-  const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
+  const url = atShopOrigin(ctx.settings, typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url);
   const method = (init?.method ?? 'GET').toUpperCase() as HttpRequest['method'];
   if (!METHODS.has(method)) throw new Error(`Unsupported method ${method}`);
   const headers: Record<string, string> = {};
@@ -59,17 +59,29 @@ setAbstractConvertHeadersFunc(async (headers) => headers);
 setAbstractRuntimeString(() => `Node ${process.version} (print-api)`);
 
 /** Runs `work` with `ctx` as the connector context the library's requests and logs use. */
-export function withContext<T>(ctx: ConnectorContext, work: () => Promise<T>): Promise<T> {
+export function withContext<T>(ctx: ConnectorContext<ShopifySettings>, work: () => Promise<T>): Promise<T> {
   return current.run(ctx, work);
 }
 
 const instances = new Map<string, Shopify>();
 
-/** The app's settings from core; a connector call without them cannot verify or install anything. */
-export function appSettings(ctx: Pick<ConnectorContext, 'appSettings'>): AppSettings {
-  const { apiKey, secret } = ctx.appSettings;
-  if (!apiKey || !secret) throw new ConnectorError('auth', 'The Shopify app is not configured: set SHOPIFY_API_KEY and SHOPIFY_API_SECRET.');
-  return { apiKey, secret };
+/**
+ * A URL the library made for a shop (`https://<shop>/admin/oauth/…`), on the configured origin
+ * instead (`CONNECTOR_SHOPIFY_API_URL`: a sandbox or a local fake); unchanged by default.
+ */
+export function atShopOrigin(settings: Pick<ShopifySettings, 'apiUrl'>, url: string): string {
+  if (settings.apiUrl === DEFAULT_API_URL) return url;
+  const u = new URL(url);
+  return `${shopOrigin(settings, u.host)}${u.pathname}${u.search}`;
+}
+
+/** Our public app's key and secret; a flow that needs them fails, naming the variables, when they are not set. */
+export function appCredentials(settings: ShopifySettings): { apiKey: string; secret: string } {
+  const { apiKey, apiSecret } = settings;
+  if (!apiKey || !apiSecret) {
+    throw new ConnectorError('auth', `The Shopify app is not configured: set ${settingVariable('SHOPIFY', 'apiKey')} and ${settingVariable('SHOPIFY', 'apiSecret')}.`);
+  }
+  return { apiKey, secret: apiSecret };
 }
 
 /**

@@ -58,17 +58,23 @@ export class FakeShopifyStore {
   readonly #faults: Array<{ operation: string; reply: Reply | 'throttle'; remaining: number }> = [];
   readonly #ourBaseUrl: string;
   readonly #publicUrl: string;
+  /** Where the shop's Admin API and OAuth pages are: `https://<domain>`, or under a sandbox's `apiUrl`. */
+  readonly origin: string;
   #next = 1;
 
-  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string }) {
+  /** `apiUrl`: the shop behind a sandbox (CONNECTOR_SHOPIFY_API_URL, `{shop}` standing for its domain). */
+  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string; apiUrl?: string }) {
     this.domain = `${opts.name}.myshopify.com`;
     this.app = opts.app;
     this.#ourBaseUrl = opts.ourBaseUrl;
     this.#publicUrl = opts.publicUrl;
+    this.origin = (opts.apiUrl ?? 'https://{shop}').replaceAll('{shop}', this.domain).replace(/\/+$/, '');
     this.#tokens.set(this.customToken, Number.POSITIVE_INFINITY);
-    const scope = nock(`https://${this.domain}`).persist();
-    scope.post(API).reply(async (req: Request) => this.#graphql(req));
-    scope.post('/admin/oauth/access_token').reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
+    const base = new URL(this.origin);
+    const prefix = base.pathname.replace(/\/$/, '');
+    const scope = nock(base.origin).persist();
+    scope.post(`${prefix}${API}`).reply(async (req: Request) => this.#graphql(req));
+    scope.post(`${prefix}/admin/oauth/access_token`).reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
   }
 
   /** The next `times` calls of `operation` are throttled (a 200 with "Throttled", as Shopify answers) or get `reply`. */
@@ -120,7 +126,7 @@ export class FakeShopifyStore {
    */
   approve(authorizeUrl: string, tamper: (q: Record<string, string>) => Record<string, string> = (q) => q): string {
     const url = new URL(authorizeUrl);
-    if (`${url.origin}${url.pathname}` !== `https://${this.domain}/admin/oauth/authorize`) throw new Error(`not this shop's consent screen: ${authorizeUrl}`);
+    if (`${url.origin}${url.pathname}` !== `${this.origin}/admin/oauth/authorize`) throw new Error(`not this shop's consent screen: ${authorizeUrl}`);
     const p = url.searchParams;
     if (p.get('client_id') !== this.app.apiKey) throw new Error('unknown client_id');
     this.scopes = (p.get('scope') ?? '').split(',');

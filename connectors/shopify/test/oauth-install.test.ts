@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
 import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
-import type { OAuthCredentials } from '../src/config.ts';
+import { settingsSchema, type OAuthCredentials, type ShopifySettings } from '../src/config.ts';
+import { shopifyConnector } from '../src/index.ts';
 import { beginInstall, completeInstall, refreshIfDue } from '../src/oauth-install.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
 
@@ -16,13 +17,13 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 const cookieHeader = (setCookies: string[]) => setCookies.map((c) => c.split(';')[0]).join('; ');
 
 describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify behind nock)', () => {
-  let ctx: ConnectorContext;
+  let ctx: ConnectorContext<ShopifySettings>;
   let store: FakeShopifyStore;
   let n = 0;
 
   before(() => nock.disableNetConnect());
   beforeEach(() => {
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, appSettings: APP };
+    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, settings: settingsSchema.parse({ apiKey: APP.apiKey, apiSecret: APP.secret }) };
     store = new FakeShopifyStore({ name: `oauth-test-${++n}`, app: APP, ourBaseUrl: PUBLIC_URL, publicUrl: PUBLIC_URL });
   });
   afterEach(() => nock.cleanAll());
@@ -91,6 +92,35 @@ describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify
     const err = await completeInstall(ctx, { rawQuery, headers: { cookie }, callbackUrl: CALLBACK }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConnectorError).and.include({ kind: 'auth' });
     expect((err as Error).message).to.contain('write_merchant_managed_fulfillment_orders');
+  });
+
+  it('says which variables to set when the app is not configured (custom apps need neither)', async () => {
+    const unconfigured = { ...ctx, settings: settingsSchema.parse({}) };
+    const err = await beginInstall(unconfigured, { query: { shop: store.domain }, callbackUrl: CALLBACK }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ConnectorError).and.include({ kind: 'auth' });
+    expect((err as Error).message).to.contain('CONNECTOR_SHOPIFY_API_KEY').and.contain('CONNECTOR_SHOPIFY_API_SECRET');
+  });
+
+  it('takes the consent screen, the token exchange and the Admin API to CONNECTOR_SHOPIFY_API_URL (a sandbox or a fake)', async () => {
+    const apiUrl = 'https://shopify-sandbox.example/shops/{shop}/';
+    const sandboxed = { ...ctx, settings: settingsSchema.parse({ apiKey: APP.apiKey, apiSecret: APP.secret, apiUrl }) };
+    const shop = new FakeShopifyStore({ name: `sandboxed-${++n}`, app: APP, ourBaseUrl: PUBLIC_URL, publicUrl: PUBLIC_URL, apiUrl });
+    expect(shop.origin).to.equal(`https://shopify-sandbox.example/shops/${shop.domain}`);
+    const begun = await beginInstall(sandboxed, { query: { shop: shop.domain }, callbackUrl: CALLBACK });
+    expect(begun.redirectUrl.startsWith(`${shop.origin}/admin/oauth/authorize?`)).to.equal(true);
+    const rawQuery = new URL(shop.approve(begun.redirectUrl)).search.slice(1);
+    const connection = await completeInstall(sandboxed, { rawQuery, headers: { cookie: cookieHeader(begun.cookies), 'user-agent': BROWSER }, callbackUrl: CALLBACK });
+    expect(connection.externalId).to.equal(shop.domain);
+    expect(shop.tokenRequests).to.have.length(1);
+    expect(shop.seen('ShopForConnection')).to.have.length(1);
+    // The store's own calls (here its connection check as a custom app) go there too.
+    await shopifyConnector.connect(sandboxed, { shop: shop.domain, accessToken: shop.customToken });
+    expect(shop.seen('ShopForConnection')).to.have.length(2);
+  });
+
+  it('accepts only an https origin for CONNECTOR_SHOPIFY_API_URL, https://{shop} by default', () => {
+    expect(settingsSchema.parse({}).apiUrl).to.equal('https://{shop}');
+    for (const apiUrl of ['http://localhost:8080/{shop}', 'not a url', 'https://sandbox.example/{shop}?x=1']) expect(settingsSchema.safeParse({ apiUrl }).success, apiUrl).to.equal(false);
   });
 
   it('refreshes a token about to expire (the refresh token rotates), and leaves a fresh or non-expiring one alone', async () => {

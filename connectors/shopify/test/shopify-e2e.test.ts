@@ -25,9 +25,14 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
   let files: TestHttpsServer;
   let shops = 0;
 
-  connectorE2eService(PUBLIC_URL, { connectors: [shopifyConnector], connectorSettings: { SHOPIFY: APP } }, (started) => {
-    ({ t, files } = started);
-  });
+  connectorE2eService(
+    PUBLIC_URL,
+    { connectors: [shopifyConnector] },
+    (started) => {
+      ({ t, files } = started);
+    },
+    { CONNECTOR_SHOPIFY_API_KEY: APP.apiKey, CONNECTOR_SHOPIFY_API_SECRET: APP.secret },
+  );
 
   const db = () => t.service.db;
   const events = async (storeId: string) => db().selectFrom('store_webhook_events').selectAll().where('store_id', '=', storeId).execute();

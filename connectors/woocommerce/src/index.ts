@@ -22,7 +22,13 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
   manifest: {
     platform: 'WOOCOMMERCE',
     displayName: 'WooCommerce',
+    // No settings: every call goes to the merchant's own store URL (its origin is the store's),
+    // and webhooks are signed with a per-store secret.
     connectSchema,
+    examples: {
+      connect: { storeUrl: 'https://tulip-prints.example.com', consumerKey: 'ck_0123456789abcdef0123456789abcdef01234567', consumerSecret: 'cs_0123456789abcdef0123456789abcdef01234567' },
+      credentialRequest: { storeUrl: 'https://tulip-prints.example.com', returnUrl: 'https://reseller.example.com/stores/connected' },
+    },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
     // Self-hosted WordPress sites, often on shared hosting: stay gentle.

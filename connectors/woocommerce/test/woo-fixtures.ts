@@ -46,7 +46,7 @@ export function testContext(now: () => Date = () => new Date()): ConnectorContex
     logger: { info: (m) => void logs.info.push(m), warn: (m) => void logs.warn.push(m), error: (m) => void logs.warn.push(m) },
     clock: now,
     publicUrl: PUBLIC_URL,
-    appSettings: {},
+    settings: {},
     logs,
   };
 }

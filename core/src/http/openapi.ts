@@ -86,7 +86,9 @@ export function buildOpenApi(opts: { title: string; description: string; serverU
         ...parameters(route.query, 'query'),
         ...(route.headers ?? []).map((h) => ({ name: h.name, in: 'header', required: h.required, description: h.description, schema: { type: 'string' } })),
       ],
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input'), ...(route.bodyExamples ? { examples: route.bodyExamples } : {}) } } } }
+        : {}),
       responses,
       security: route.auth === 'public' ? [] : [{ bearerAuth: [] }],
       ...(route.scope ? { 'x-scope': route.scope } : {}),

@@ -68,6 +68,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /** Named examples of the body for the OpenAPI description (e.g. one per branch of a union). */
+  bodyExamples?: Record<string, { summary?: string; value: unknown }>;
   /** Extra request headers to document (e.g. Idempotency-Key). */
   headers?: Array<{ name: string; required: boolean; description: string }>;
   responses: Record<number, { description: string; schema?: z.ZodType }>;

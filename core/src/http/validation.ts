@@ -10,6 +10,8 @@ export function issuesToDetails(issues: z.core.$ZodIssue[], where: 'body' | 'que
       detail.line = Number(path[1]);
     }
     if (issue.code === 'invalid_value') detail.allowedValues = issue.values.map((v) => String(v));
+    // A discriminated union's unknown tag (`platform` of POST /stores): name the ones it takes.
+    if (issue.code === 'invalid_union' && 'options' in issue && issue.options) detail.allowedValues = issue.options.map((v) => String(v));
     if (issue.code === 'unrecognized_keys') detail.allowedKeys = undefined;
     return stripUndefined(detail);
   });

@@ -22,14 +22,20 @@ export const POSTER_SKU = 'POSTER-TULIPS';
  * can happen before production); sandbox (test-mode) orders run through the production
  * simulator every 50 ms. `ready` receives both once they run.
  */
-export function connectorE2eService(publicUrl: string, overrides: Overrides, ready: (started: { t: TestService; files: TestHttpsServer }) => void): void {
+export function connectorE2eService(
+  publicUrl: string,
+  overrides: Overrides,
+  ready: (started: { t: TestService; files: TestHttpsServer }) => void,
+  /** More environment (the connector's CONNECTOR_<PLATFORM>_* settings). */
+  env: Record<string, string> = {},
+): void {
   let t: TestService | undefined;
   let files: TestHttpsServer | undefined;
   before(async function () {
     nock.disableNetConnect();
     nock.enableNetConnect(/127\.0\.0\.1|localhost/);
     files = await startFileServer();
-    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50' }, { maintenanceIntervalMs: 200, ...overrides });
+    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', ...env }, { maintenanceIntervalMs: 200, ...overrides });
     ready({ t, files });
   });
   after(async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { configSchema, type Config } from '../../src/config.ts';
+import { configSchema, connectorEnv, type Config } from '../../src/config.ts';
 import { composeService, type Overrides, type Service } from '../../src/composition.ts';
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { createLogger, silentLogger } from '../../src/infra/logger.ts';
@@ -77,6 +77,8 @@ export async function startTestService(
     // Platforms behind nock (connector suites) pass the outbound guard's DNS check; nothing else changes.
     outboundLookup: nockedPlatformLookup,
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,
+    // Connectors read their CONNECTOR_<PLATFORM>_* settings from the test's environment, as they would from the process's.
+    connectorEnv: (platform) => connectorEnv(platform, { ...base, ...env }),
     ...overrides,
   });
   await service.startWorkers();

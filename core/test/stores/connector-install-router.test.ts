@@ -15,6 +15,7 @@ const oauthConnector = defineConnector<{ token: string }>({
     platform: 'ETSY',
     displayName: 'OAuth test platform',
     connectSchema: z.strictObject({}),
+    examples: { connect: {} },
     credentialsSchema: z.object({ token: z.string() }),
     capabilities: { webhooks: false, polling: false, fulfilment: false, oauth: true },
     rateLimit: { max: 10, durationMs: 1000 },

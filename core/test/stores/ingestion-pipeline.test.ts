@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { createHmac, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import nock from 'nock';
-import { referenceConnector } from '../../../test/reference-connector/reference-connector.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 const SHOP = 'https://ref-shop.example';
+/** The reference connector's package folder: loaded by configuration, as an operator loads any connector. */
+const REFERENCE_CONNECTOR = fileURLToPath(new URL('../../../test/reference-connector', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -46,11 +48,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let storeId: string;
     let secret = '';
     const shipments: unknown[] = [];
+    const polls: string[] = [];
 
     const deliver = async (order: unknown, opts: { eventId?: string; forge?: boolean } = {}) => {
       const body = JSON.stringify({ order });
       const signature = createHmac('sha256', opts.forge ? 'wrong' : secret).update(body).digest('hex');
-      const res = await fetch(`${t.baseUrl}/connectors/wix/webhooks/${storeId}`, {
+      const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': opts.eventId ?? randomUUID(), 'x-ref-topic': 'order.updated', 'user-agent': 'RefShop-Hookshot/1.0' },
         body,
@@ -62,7 +65,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     before(async function () {
       files = await startFileServer();
-      t = await startTestService(this, backend, { PRODUCTION_SIMULATOR: 'on', PRODUCTION_SIMULATOR_STEP_MS: '1000' }, { connectors: [referenceConnector], maintenanceIntervalMs: 200 });
+      t = await startTestService(
+        this,
+        backend,
+        { PRODUCTION_SIMULATOR: 'on', PRODUCTION_SIMULATOR_STEP_MS: '1000', CONNECTORS: REFERENCE_CONNECTOR, CONNECTOR_REFERENCE_PAGE_SIZE: '20' },
+        { maintenanceIntervalMs: 200 },
+      );
       nock.disableNetConnect();
       nock.enableNetConnect(/127\.0\.0\.1|localhost/);
       nock(SHOP)
@@ -71,7 +79,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         .reply(200, { id: 'ref-shop-1', name: 'Reference Shop' })
         // nock 15 hangs on reply functions for fetch POSTs with a body: capture through the body matcher instead.
         .post('/api/webhooks', (body: unknown) => {
-          const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { secret?: string } | undefined;
+          // nock tries this matcher on other requests too (the polls' GETs, without a body).
+          const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as { secret?: string } | undefined;
           if (parsed?.secret) secret = parsed.secret;
           return true;
         })
@@ -82,14 +91,19 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           shipments.push({ body: typeof body === 'string' ? JSON.parse(body) : body });
           return true;
         })
-        .reply(201, {});
+        .reply(201, {})
+        // Recorded as replied: nock 15's reply functions do not suit core's fetch.
+        .on('replied', (req: { url?: string; path?: string }) => {
+          const url = new URL(req.url ?? req.path ?? '', SHOP);
+          if (url.pathname === '/api/orders') polls.push(url.search);
+        });
       const r = await t.reseller();
       key = r.key;
       resellerId = r.id;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
       const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
-      const store = await t.api(key, 'POST', '/stores', { platform: 'WIX', shopUrl: SHOP, token: 'tok-123' });
+      const store = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: SHOP, token: 'tok-123' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       storeId = store.body.data.id;
       await until(async () => secret !== '' && secret !== undefined);
@@ -103,11 +117,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     it('connects the store through the connector and never shows its credentials', async () => {
       const store = (await t.api(key, 'GET', `/stores/${storeId}`)).body.data;
-      expect(store).to.include({ platform: 'WIX', externalId: 'ref-shop-1', name: 'Reference Shop', status: 'connected' });
+      expect(store).to.include({ platform: 'REFERENCE', externalId: 'ref-shop-1', name: 'Reference Shop', status: 'connected' });
       expect(JSON.stringify(store)).not.to.contain('tok-123');
       const row = await t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
       expect(row.credentials_sealed).not.to.contain('tok-123');
       expect(row.webhook_secret_sealed).not.to.contain(secret);
+    });
+
+    it('polls the store with the page size its CONNECTOR_REFERENCE_PAGE_SIZE setting gives', async () => {
+      // The first poll follows the connection.
+      const uri = await until(async () => polls[0]);
+      expect(uri).to.match(/[?&]limit=20(&|$)/);
     });
 
     it('refuses a forged webhook with 401 and stores nothing', async () => {
@@ -116,12 +136,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(await t.service.db.selectFrom('store_webhook_events').selectAll().execute()).to.have.length(0);
     });
 
-    it('places a paid store order with source WIX, skipping the lines that are not print items', async () => {
+    it('places a paid store order with source REFERENCE, skipping the lines that are not print items', async () => {
       const res = await deliver(refOrder('1001'));
       expect(res.status).to.equal(200);
       const row = await until(async () => (await ingest('1001'))?.order_id ? ingest('1001') : undefined);
       const order = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
-      expect(order).to.include({ source: 'WIX', externalOrderId: '1001', storeId, state: 'SUBMITTED' });
+      expect(order).to.include({ source: 'REFERENCE', externalOrderId: '1001', storeId, state: 'SUBMITTED' });
       expect(order.lines).to.have.length(1);
       expect(order.recipient.country).to.equal('NL');
       expect(row!.skipped_lines.map((l) => l.sku)).to.deep.equal(['TSHIRT-XL', null]);
@@ -154,12 +174,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it('ingests the webhooks received together despite one it cannot read, which is retried on its own and ends failed', async () => {
-      const failedBefore = (await t.service.queue.queues().find((q) => q.name === 'ingest-wix')!.counts()).failed;
+      const failedBefore = (await t.service.queue.queues().find((q) => q.name === 'ingest-reference')!.counts()).failed;
       const good = ['1101', '1102', '1103', '1104'];
       const results = await Promise.all([...good.map((id) => deliver(refOrder(id))), deliver({ id: 'BAD-1' }, { eventId: 'evt-bad-1' })]);
       expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
       for (const id of good) await until(async () => (await ingest(id))?.order_id);
-      await until(async () => (await t.service.queue.queues().find((q) => q.name === 'ingest-wix')!.counts()).failed > failedBefore);
+      await until(async () => (await t.service.queue.queues().find((q) => q.name === 'ingest-reference')!.counts()).failed > failedBefore);
       const bad = await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('event_key', '=', 'evt-bad-1').executeTakeFirstOrThrow();
       expect(bad.processed_at).to.equal(null);
       expect(await ingest('BAD-1')).to.equal(undefined);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHmac, randomUUID } from 'node:crypto';
 import nock from 'nock';
 import { defineConnector } from '@print-api/connector-kit';
-import { referenceConnector } from '../../../test/reference-connector/reference-connector.ts';
+import { referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
@@ -59,7 +59,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
       for (const shop of SHOPS) {
-        const res = await t.api(key, 'POST', '/stores', { platform: 'WIX', shopUrl: shop, token: 'tok' });
+        const res = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: shop, token: 'tok' });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         const secret = (await waitFor('webhook secret', () => secrets.get(shop)))!;
         stores.push({ id: res.body.data.id, secret });
@@ -104,7 +104,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
             ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
           },
         });
-        const res = await fetch(`${t.baseUrl}/connectors/wix/webhooks/${a.id}`, {
+        const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${a.id}`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

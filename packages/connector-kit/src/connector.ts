@@ -1,4 +1,5 @@
-import type { ZodType } from 'zod';
+import type { ZodObject, ZodType } from 'zod';
+import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
 import type { Shipment, StoreOrder, StorePlatform } from './store-order.ts';
 
 /** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
@@ -34,15 +35,19 @@ export interface ConnectorLogger {
   error(message: string, meta?: Record<string, unknown>): void;
 }
 
-/** What core hands every connector call. */
-export interface ConnectorContext {
+/** What core hands every connector call; `S` is the connector's settings (the output of its `settingsSchema`). */
+export interface ConnectorContext<S = unknown> {
   http: HttpClient;
   logger: ConnectorLogger;
   clock: () => Date;
   /** Where platforms reach us (webhook callbacks, OAuth redirects), e.g. https://api.example.com. */
   publicUrl: string;
-  /** The app's own settings for this platform (API key and secret of a public app), from configuration. */
-  appSettings: Record<string, string | undefined>;
+  /**
+   * The connector's app settings (its public app's key and secret, the platform's origins),
+   * read by core from `CONNECTOR_<PLATFORM>_<NAME>` and parsed with the manifest's
+   * `settingsSchema` at start-up (defaults applied).
+   */
+  settings: S;
 }
 
 /**
@@ -94,12 +99,33 @@ export type WebhookContent =
   | { kind: 'redact'; externalOrderIds: string[] | 'all' }
   | { kind: 'ignored'; reason: string };
 
-export interface ConnectorManifest<C> {
-  /** The platform; also the `source` of the orders it brings. */
+export interface ConnectorManifest<C, S = unknown> {
+  /**
+   * The platform, in upper snake case (`SHOPIFY`, `TIKTOK_SHOP`): the `source` of the orders it
+   * brings, the prefix of its settings (`CONNECTOR_<PLATFORM>_…`) and, lower-cased with dashes,
+   * its URL slug (`/connectors/tiktok-shop/…`). Not `API` or `DASHBOARD` (the API's own sources).
+   */
   platform: StorePlatform;
   displayName: string;
-  /** The fields of `POST /stores {platform, ...fields}` for this platform. */
-  connectSchema: ZodType;
+  /**
+   * The app settings, as a zod object with camelCase keys: core reads each from
+   * `CONNECTOR_<PLATFORM>_<KEY in UPPER_SNAKE>` (`apiKey` -> `CONNECTOR_SHOPIFY_API_KEY`),
+   * parses them at start-up and hands the result over as `ctx.settings`. Values are strings
+   * (use `z.coerce` for numbers). Every origin the connector calls is a setting whose default
+   * is the real one (`apiUrl`, `authUrl`…), so a sandbox or a local fake platform can stand in.
+   * Give each a `.meta({ description })`: the README's table of variables is generated from it.
+   *
+   * A setting the connector can work without (an app secret needed by one flow only) is
+   * `.optional()`, and the flow that needs it fails with a ConnectorError naming the variable
+   * (`settingVariable`). A required one that is not set keeps the connector from loading:
+   * left out with a warning under `CONNECTORS=all`, start-up stopped when `CONNECTORS` names it.
+   * A value that fails the schema always stops start-up, naming the variable.
+   */
+  settingsSchema?: ZodObject & ZodType<S>;
+  /** The fields of `POST /stores {platform, ...fields}` for this platform (documented in OpenAPI as one branch of a union on `platform`). */
+  connectSchema: ZodObject;
+  /** Examples for the API reference: `connect` of `POST /stores`, `credentialRequest` of `POST /stores/credential-requests` (without `platform`). */
+  examples: { connect: Record<string, unknown>; credentialRequest?: Record<string, unknown> };
   /** The stored credentials' shape (checked when they are read back). */
   credentialsSchema: ZodType<C>;
   capabilities: {
@@ -120,16 +146,20 @@ export interface ConnectorManifest<C> {
  * idempotency, tracking push-back, rate limits and metrics.
  *
  * @example
- * export const acmeConnector = defineConnector<{ token: string }>({
+ * const settingsSchema = z.object({
+ *   apiUrl: z.url({ protocol: /^https$/ }).default('https://api.acme.example').meta({ description: "Acme's API origin" }),
+ * });
+ * export const acmeConnector = defineConnector<{ token: string }, z.output<typeof settingsSchema>>({
  *   manifest: {
- *     platform: 'WIX', displayName: 'Acme', connectSchema: z.object({ token: z.string() }),
+ *     platform: 'ACME', displayName: 'Acme', settingsSchema,
+ *     connectSchema: z.strictObject({ token: z.string() }), examples: { connect: { token: 'acme_0123' } },
  *     credentialsSchema: z.object({ token: z.string() }),
  *     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
  *     rateLimit: { max: 10, durationMs: 1000 },
  *   },
  *   async connect(ctx, input) {
  *     const { token } = input as { token: string };
- *     const shop = await ctx.http.request({ method: 'GET', url: 'https://api.acme.example/shop', headers: { authorization: `Bearer ${token}` } });
+ *     const shop = await ctx.http.request({ method: 'GET', url: `${ctx.settings.apiUrl}/shop`, headers: { authorization: `Bearer ${token}` } });
  *     if (shop.status !== 200) throw ConnectorError.fromStatus('Acme', shop.status, shop.body);
  *     const { id, name } = JSON.parse(shop.body);
  *     return { externalId: id, name, credentials: { token } };
@@ -140,11 +170,11 @@ export interface ConnectorManifest<C> {
  *   async pushShipment(ctx, store, shipment) { … },
  * });
  */
-export interface Connector<C = unknown> {
-  manifest: ConnectorManifest<C>;
+export interface Connector<C = unknown, S = unknown> {
+  manifest: ConnectorManifest<C, S>;
 
   /** `POST /stores`: checks pasted credentials against the platform and describes the store. */
-  connect(ctx: ConnectorContext, input: unknown): Promise<StoreConnection<C>>;
+  connect(ctx: ConnectorContext<S>, input: unknown): Promise<StoreConnection<C>>;
 
   /**
    * OAuth install flow, when the platform has one. Core serves it: an authenticated
@@ -160,7 +190,7 @@ export interface Connector<C = unknown> {
    * install: {
    *   inputSchema: z.strictObject({ shop: z.string() }),
    *   async begin(ctx, { query, state, callbackUrl }) {
-   *     return { redirectUrl: `https://${query.shop}/oauth/authorize?${new URLSearchParams({ client_id: ctx.appSettings.apiKey!, state, redirect_uri: callbackUrl })}` };
+   *     return { redirectUrl: `https://${query.shop}/oauth/authorize?${new URLSearchParams({ client_id: ctx.settings.apiKey, state, redirect_uri: callbackUrl })}` };
    *   },
    *   async callback(ctx, { query, state, callbackUrl }) {
    *     if (query.state !== state) throw new ConnectorError('auth', 'state mismatch');
@@ -172,10 +202,10 @@ export interface Connector<C = unknown> {
     /** The fields of the install link besides `returnUrl` (e.g. the shop); checked when the link is made. */
     inputSchema?: ZodType;
     /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
-    begin(ctx: ConnectorContext, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
+    begin(ctx: ConnectorContext<S>, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
     /** The platform's redirect back: `headers` are the browser's (its cookies included). */
     callback(
-      ctx: ConnectorContext,
+      ctx: ConnectorContext<S>,
       params: { query: Record<string, string | undefined>; rawQuery: string; state: string; headers: Record<string, string | undefined>; callbackUrl: string },
     ): Promise<StoreConnection<C>>;
   };
@@ -203,42 +233,53 @@ export interface Connector<C = unknown> {
    * },
    */
   credentialRequest?: {
-    /** The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL). */
-    inputSchema: ZodType;
+    /** The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL); documented in OpenAPI with `manifest.examples.credentialRequest`. */
+    inputSchema: ZodObject;
     /** Where to send the merchant to approve: the platform must POST the credentials to `callbackUrl` and send the merchant to `returnUrl`. */
-    begin(ctx: ConnectorContext, params: { input: unknown; state: string; callbackUrl: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
+    begin(ctx: ConnectorContext<S>, params: { input: unknown; state: string; callbackUrl: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
     /** The platform's POST to `callbackUrl`: checks what it sent (on the raw body) with the platform and describes the store. */
-    receive(ctx: ConnectorContext, params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<StoreConnection<C>>;
+    receive(ctx: ConnectorContext<S>, params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<StoreConnection<C>>;
   };
 
   /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */
-  registerWebhooks?(ctx: ConnectorContext, store: StoreConnection<C>, callbackUrl: string): Promise<{ webhookSecret?: string }>;
+  registerWebhooks?(ctx: ConnectorContext<S>, store: StoreConnection<C>, callbackUrl: string): Promise<{ webhookSecret?: string }>;
 
   /** Which store sent this webhook, when the path does not say (e.g. Shopify's X-Shopify-Shop-Domain). */
   identifyStore?(req: InboundWebhook): string | undefined;
 
-  /** Checks the signature on the raw body. Pure: no I/O (it may be async, e.g. to use WebCrypto or a platform library). */
-  verifyWebhook(req: InboundWebhook, secrets: { appSecret?: string | undefined; storeSecret?: string | undefined }): WebhookVerdict | Promise<WebhookVerdict>;
+  /**
+   * Checks the signature on the raw body. Pure: no I/O (it may be async, e.g. to use WebCrypto
+   * or a platform library). `storeSecret` is the store's (from `registerWebhooks` or the
+   * connection); app-level secrets are in `settings`.
+   */
+  verifyWebhook(req: InboundWebhook, secrets: { storeSecret?: string | undefined; settings: S }): WebhookVerdict | Promise<WebhookVerdict>;
 
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
-  parseWebhook(ctx: ConnectorContext, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
+  parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
 
   /** Fetches orders by id (thin webhooks). */
-  fetchOrders?(ctx: ConnectorContext, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
+  fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
   /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
-  listOrders?(ctx: ConnectorContext, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
+  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
 
   /** Pushes tracking back to the store. */
-  pushShipment?(ctx: ConnectorContext, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
+  pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 
   /** Renews expiring credentials; returns the new ones, or null when they are still good. */
-  refreshCredentials?(ctx: ConnectorContext, store: StoreConnection<C>): Promise<C | null>;
+  refreshCredentials?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<C | null>;
 }
 
-/** Declares a connector (type inference for the credentials, and a sanity check at load time). */
-export function defineConnector<C>(connector: Connector<C>): Connector<C> {
+/**
+ * Declares a connector: `C` is its stored credentials, `S` its settings (the output of its
+ * `settingsSchema`, typed as `ctx.settings`). Checks the manifest when the module loads.
+ */
+export function defineConnector<C, S = unknown>(connector: Connector<C, S>): Connector<C, S> {
   const m = connector.manifest;
+  if (!PLATFORM_NAME.test(m.platform)) throw new Error(`${m.platform}: a platform is named in upper snake case (SHOPIFY, TIKTOK_SHOP)`);
+  for (const key of Object.keys(m.settingsSchema?.shape ?? {})) {
+    if (!SETTING_KEY.test(key)) throw new Error(`${m.platform}: setting '${key}' must be camelCase (it becomes CONNECTOR_${m.platform}_<KEY>)`);
+  }
   if (m.capabilities.polling && !connector.listOrders) throw new Error(`${m.platform}: polling needs listOrders`);
   if (m.capabilities.fulfilment && !connector.pushShipment) throw new Error(`${m.platform}: fulfilment needs pushShipment`);
   if (m.capabilities.oauth && !connector.install) throw new Error(`${m.platform}: oauth needs install`);

@@ -1,6 +1,8 @@
-/** The platforms a store can live on; each is also the order `source` it produces. */
-export const STORE_PLATFORMS = ['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON'] as const;
-export type StorePlatform = (typeof STORE_PLATFORMS)[number];
+/**
+ * The platform a store lives on, in upper snake case (`SHOPIFY`, `TIKTOK_SHOP`): also the order
+ * `source` it produces. The list is open: it is whatever connectors are loaded.
+ */
+export type StorePlatform = string;
 
 /** One line of a store order, as the platform sold it. */
 export interface StoreOrderLine {

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import { orderViewSchema } from '../orders/orders-schemas.ts';
+import { orderSchemas } from '../orders/orders-schemas.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 
 const tags = ['Back-office'];
 
 /** The print facility's reports and the manual file-conversion step. */
-export function adminOrderRoutes(deps: { orders: OrdersService }): AnyRoute[] {
+export function adminOrderRoutes(deps: {
+  orders: OrdersService;
+  /** The loaded connectors' platforms: order sources besides the spec's. */
+  sources: readonly string[];
+}): AnyRoute[] {
+  const orderViewSchema = orderSchemas(deps.sources).orderView;
   return [
     defineRoute({
       method: 'post',

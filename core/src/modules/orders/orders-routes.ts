@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidRequest } from '../../http/api-error.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import { listOrdersQuery, orderResultSchema, orderViewSchema, placeOrderBody } from './orders-schemas.ts';
+import { orderSchemas, placeOrderBody } from './orders-schemas.ts';
 import type { OrdersService } from './orders-service.ts';
 
 const tags = ['Orders'];
@@ -11,8 +11,13 @@ const idParams = z.object({ id: z.string().min(1).max(64) });
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** POST/GET /orders, GET /orders/{id}, POST /orders/{id}/cancel, PUT /orders/{id}/lines/{line}/file. */
-export function ordersRoutes(deps: { orders: OrdersService }): AnyRoute[] {
+export function ordersRoutes(deps: {
+  orders: OrdersService;
+  /** The loaded connectors' platforms: order sources besides the spec's. */
+  sources: readonly string[];
+}): AnyRoute[] {
   const { orders } = deps;
+  const { orderView: orderViewSchema, orderResult: orderResultSchema, listQuery: listOrdersQuery } = orderSchemas(deps.sources);
   return [
     defineRoute({
       method: 'post',

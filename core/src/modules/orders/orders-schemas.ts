@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ORDER_SOURCES, ORDER_STATES, ORDER_STATUSES } from './order-states.ts';
+import { orderSources, ORDER_STATES, ORDER_STATUSES } from './order-states.ts';
 
 const optionValue = z.union([z.string().max(100), z.number().finite()]);
 
@@ -91,7 +91,8 @@ export const orderViewSchema = z.object({
   id: z.string(),
   state: z.enum(ORDER_STATES),
   status: z.enum(ORDER_STATUSES),
-  source: z.enum(ORDER_SOURCES),
+  /** Open: `API`, `DASHBOARD` or a store platform; `orderSchemas` lists this service's values. */
+  source: z.string(),
   externalOrderId: z.string().nullable(),
   testMode: z.boolean(),
   storeId: z.string().nullable(),
@@ -139,8 +140,22 @@ const dateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 da
 export const listOrdersQuery = z.strictObject({
   state: z.enum(ORDER_STATES).optional(),
   status: z.enum(ORDER_STATUSES).optional(),
-  source: z.enum(ORDER_SOURCES).optional(),
+  source: z.string().optional(),
   externalOrderId: z.string().min(1).max(100).optional(),
   createdFrom: dateTime.optional(),
   createdTo: dateTime.optional(),
 });
+
+/**
+ * The order schemas with `source` as this service's enumeration: the spec's values and the
+ * loaded connectors' platforms (`platforms`), so the OpenAPI description and the `source`
+ * filter list exactly what orders can carry here.
+ */
+export function orderSchemas(platforms: readonly string[]) {
+  const source = z.enum(orderSources(platforms));
+  return {
+    orderView: orderViewSchema.extend({ source }),
+    orderResult: orderResultSchema.extend({ source }),
+    listQuery: listOrdersQuery.extend({ source: source.optional() }),
+  };
+}

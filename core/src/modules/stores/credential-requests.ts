@@ -20,7 +20,8 @@ interface RequestState {
   e: number;
 }
 
-const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
+/** `returnUrl` of a credential request: where the merchant goes after the platform. */
+export const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
 
 /**
  * Key-issuing connect flows (a connector's `credentialRequest`, e.g. WooCommerce's

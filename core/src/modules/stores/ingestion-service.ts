@@ -11,7 +11,6 @@ import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
-import type { OrderSource } from '../orders/order-states.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
@@ -151,7 +150,7 @@ export class IngestionService {
       // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
       if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
     }
-    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { appSecret: this.#context(platform).appSettings.secret, storeSecret: row ? this.#stores.webhookSecret(row) : undefined });
+    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#stores.webhookSecret(row) : undefined, settings: this.#connectors.settings(platform) });
     let verdict = await verify(store);
     // The store's secret may have changed since it was read (a reconnect registers new webhooks): read it again.
     if (!verdict.ok && reused) verdict = await verify((store = await this.#storeForWebhooks(pathStoreId!)));
@@ -459,7 +458,7 @@ export class IngestionService {
           lines,
           recipient: { ...order.recipient, country: order.recipient.country.toUpperCase() },
         },
-        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform as OrderSource, storeId: store.id, knownSkus: products },
+        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform, storeId: store.id, knownSkus: products },
       );
       if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
       return await record({ status: 'placed', order_id: result.order.id, skipped });

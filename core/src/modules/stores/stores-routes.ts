@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { Tenant } from '../orders/orders-service.ts';
-import type { CredentialRequests } from './credential-requests.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
+import { platformBody } from './platform-bodies.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -46,13 +48,18 @@ const notFound = { status: 404, code: 'not_found', description: 'Unknown store.'
 /** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
 export function storesRoutes(deps: {
   stores: StoresService;
+  /** The loaded connectors: the platforms and fields `POST /stores` takes. */
+  connectors: ConnectorRegistry;
   /** The caller's reseller product (by id or SKU) in the caller's mode, as stores are. */
   resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>;
   credentialRequests?: CredentialRequests;
 }): AnyRoute[] {
   const { stores, credentialRequests } = deps;
+  const connect = platformBody(
+    deps.connectors.all().map((c) => ({ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.manifest.connectSchema, example: c.manifest.examples.connect })),
+  );
   return [
-    ...(credentialRequests ? [credentialRequestRoute(credentialRequests)] : []),
+    ...(credentialRequests ? [credentialRequestRoute(credentialRequests, deps.connectors)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -70,21 +77,22 @@ export function storesRoutes(deps: {
       path: '/stores',
       operationId: 'connectStore',
       summary: 'Connect a store with pasted credentials',
-      description: "`{platform, ...connection fields}`; the platform's connector verifies them with the platform. OAuth platforms connect through /connectors/<platform>/install.",
+      description: "`{platform, ...connection fields}`: the fields depend on the platform (one branch per enabled connector); the platform's connector verifies them with the platform. OAuth platforms connect through /connectors/<platform>/install.",
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
-      body: z.looseObject({ platform: z.enum(['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON']) }),
+      body: connect.body,
+      bodyExamples: connect.examples,
       responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }) } },
       errors: [
-        { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials (also unsupported_platform).' },
+        { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials.' },
         { status: 422, code: 'store_not_connectable', description: 'The store cannot be connected as given (not a store of the platform, an address that is not public, or set up in a way the connection cannot use); the message says what to change.' },
         { status: 409, code: 'store_connected_elsewhere', description: 'The store is connected to another account.' },
         { status: 502, code: 'store_unreachable', description: 'The platform could not be reached.' },
       ],
       handle: async ({ auth, body }) => {
         const { platform, ...fields } = body;
-        return { status: 201, body: { data: await stores.connect(auth, platform, fields) } };
+        return { status: 201, body: { data: await stores.connect(auth, String(platform), fields) } };
       },
     }),
     defineRoute({
@@ -179,23 +187,31 @@ export function storesRoutes(deps: {
 }
 
 /** `POST /stores/credential-requests`: begins a key-issuing connect flow (WooCommerce's /wc-auth/v1/authorize). */
-function credentialRequestRoute(credentialRequests: CredentialRequests): AnyRoute {
+function credentialRequestRoute(credentialRequests: CredentialRequests, connectors: ConnectorRegistry): AnyRoute {
+  const request = platformBody(
+    connectors.all().flatMap((c) =>
+      c.credentialRequest
+        ? [{ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.credentialRequest.inputSchema, example: c.manifest.examples.credentialRequest ?? {} }]
+        : [],
+    ),
+    { returnUrl: returnUrlSchema.meta({ description: 'Where the merchant goes once the platform is done (with its query).' }) },
+  );
   return defineRoute({
     method: 'post',
     path: '/stores/credential-requests',
     operationId: 'requestStoreCredentials',
     summary: 'Ask a store to issue credentials to us',
     description:
-      "`{platform, returnUrl?, ...fields}` (WOOCOMMERCE: `storeUrl`). Send the merchant to `redirectUrl`: once they approve, the platform hands the credentials to us, the store is connected as with POST /stores, and the merchant is sent to `returnUrl` (with the platform's query).",
+      "`{platform, returnUrl?, ...fields}`: the platforms with a key-issuing flow, each with its fields. Send the merchant to `redirectUrl`: once they approve, the platform hands the credentials to us, the store is connected as with POST /stores, and the merchant is sent to `returnUrl` (with the platform's query).",
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
-    body: z.looseObject({ platform: z.enum(['SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON']) }),
+    body: request.body,
+    bodyExamples: request.examples,
     responses: { 201: { description: 'Where to send the merchant', schema: z.object({ data: z.object({ redirectUrl: z.string(), expiresAt: z.string() }) }) } },
-    errors: [{ status: 422, code: 'unsupported_platform', description: 'The platform has no key-issuing flow, or no connector is enabled for it.' }],
     handle: async ({ auth, body }) => {
       const { platform, ...fields } = body;
-      return { status: 201, body: { data: await credentialRequests.begin(auth, platform, fields) } };
+      return { status: 201, body: { data: await credentialRequests.begin(auth, String(platform), fields) } };
     },
   });
 }

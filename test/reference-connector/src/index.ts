@@ -3,13 +3,21 @@ import { z } from 'zod';
 import { ConnectorError, defineConnector, type StoreOrder } from '@print-api/connector-kit';
 
 /**
- * A tiny connector for an imaginary platform, used only by the tests: it proves that a new
- * platform needs nothing outside its own folder. It borrows the WIX `source` value because
- * order sources are a closed list in the spec.
+ * A tiny connector for an imaginary platform, REFERENCE, used only by the tests. It lives in its
+ * own package folder and core loads it by configuration (`CONNECTORS=./test/reference-connector`):
+ * it proves that a new platform needs nothing outside its folder, not even a name in a list.
+ * It is not an npm workspace, so `CONNECTORS=all` never finds it.
  *
- * The imaginary platform: `GET /api/shop`, `GET /api/orders?updated_since=`, `POST /api/webhooks`,
- * `POST /api/orders/{id}/shipments`; webhooks signed with `X-Ref-Signature: hex HMAC-SHA256(body)`.
+ * The imaginary platform: `GET /api/shop`, `GET /api/orders?updated_since=&limit=`,
+ * `POST /api/webhooks`, `POST /api/orders/{id}/shipments`; webhooks signed with
+ * `X-Ref-Signature: hex HMAC-SHA256(body)`. Its origin is the merchant's shop URL (as with
+ * WooCommerce), so it has no `apiUrl` setting.
  */
+const settingsSchema = z.object({
+  pageSize: z.coerce.number().int().min(1).max(100).default(50).meta({ description: 'Orders per polling page' }),
+});
+type Settings = z.output<typeof settingsSchema>;
+
 const credentials = z.object({ shopUrl: z.string(), token: z.string() });
 type Credentials = z.infer<typeof credentials>;
 
@@ -42,11 +50,13 @@ export function mapReferenceOrder(raw: unknown): StoreOrder {
   };
 }
 
-export const referenceConnector = defineConnector<Credentials>({
+export const referenceConnector = defineConnector<Credentials, Settings>({
   manifest: {
-    platform: 'WIX',
+    platform: 'REFERENCE',
     displayName: 'Reference shop',
+    settingsSchema,
     connectSchema: z.strictObject({ shopUrl: z.url({ protocol: /^https$/ }), token: z.string().min(1) }),
+    examples: { connect: { shopUrl: 'https://ref-shop.example', token: 'ref_0123456789' } },
     credentialsSchema: credentials,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
     rateLimit: { max: 50, durationMs: 1000 },
@@ -91,7 +101,7 @@ export const referenceConnector = defineConnector<Credentials>({
 
   async listOrders(ctx, store, cursor) {
     const since = cursor ?? '1970-01-01T00:00:00Z';
-    const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/orders?updated_since=${encodeURIComponent(since)}`, headers: { authorization: `Bearer ${store.credentials.token}` } });
+    const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/orders?updated_since=${encodeURIComponent(since)}&limit=${ctx.settings.pageSize}`, headers: { authorization: `Bearer ${store.credentials.token}` } });
     if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
     const orders = (JSON.parse(res.body) as { orders: unknown[] }).orders.map(mapReferenceOrder);
     const latest = orders.reduce((max, o) => (o.updatedAt > max ? o.updatedAt : max), since);
