@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { CredentialRequests } from './credential-requests.ts';
+import type { OAuthInstalls } from './oauth-installs.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -39,6 +40,7 @@ const ingestSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export const installLinkSchema = z.object({ data: z.object({ installUrl: z.string(), expiresAt: z.string() }) });
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
 
@@ -47,10 +49,12 @@ export function storesRoutes(deps: {
   stores: StoresService;
   resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }>;
   credentialRequests?: CredentialRequests;
+  installs?: OAuthInstalls;
 }): AnyRoute[] {
-  const { stores, credentialRequests } = deps;
+  const { stores, credentialRequests, installs } = deps;
   return [
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests)] : []),
+    ...(installs ? [installLinkRoute(installs)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -174,6 +178,28 @@ export function storesRoutes(deps: {
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
     }),
   ];
+}
+
+/** `POST /stores/install-links`: begins an OAuth install (its old path, `/connectors/<platform>/install-links`, stays as an alias: connector-routes.ts). */
+function installLinkRoute(installs: OAuthInstalls): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/install-links',
+    operationId: 'createStoreInstallLink',
+    summary: 'Make a link that installs our app on a store (OAuth platforms)',
+    description:
+      "`{platform, returnUrl?, ...fields}` (SHOPIFY: `shop`). Send the merchant to `installUrl` within 30 minutes: they approve on the platform's consent screen, the store is connected as with POST /stores, and they are sent to `returnUrl` with `?store=<id>&platform=<platform>` (or shown a JSON confirmation). No API key travels in the link.",
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    body: z.looseObject({ platform: z.string().min(1).max(40), returnUrl: z.string().optional().meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }) }),
+    responses: { 201: { description: 'Where to send the merchant', schema: installLinkSchema } },
+    errors: [{ status: 422, code: 'unsupported_platform', description: 'No enabled connector installs through OAuth on this platform.' }],
+    handle: async ({ auth, body }) => {
+      const { platform, ...fields } = body;
+      return { status: 201, body: { data: await installs.createLink(auth, platform, fields) } };
+    },
+  });
 }
 
 /** `POST /stores/credential-requests`: begins a key-issuing connect flow (WooCommerce's /wc-auth/v1/authorize). */
