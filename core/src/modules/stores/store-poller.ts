@@ -1,4 +1,9 @@
 import type { ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
+import { sql } from 'kysely';
+import { conflict, unprocessable } from '../../http/api-error.ts';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
+import type { Tenant } from '../orders/orders-service.ts';
 import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { OrderIngester } from './order-ingester.ts';
@@ -11,9 +16,26 @@ const MAX_PAGES = 50;
 const DEFAULT_POLL_INTERVAL_MS = 5 * 60_000;
 
 /**
+ * How long a poll holds the store's sync lease without renewing it (every page renews it). A
+ * process that dies mid-poll leaves a lease that runs out by itself.
+ */
+export const SYNC_LEASE_MS = 2 * 60_000;
+
+/** When a sync was asked for (POST /stores/{id}/sync). */
+export interface SyncRequest {
+  storeId: string;
+  requestedAt: string;
+}
+
+/**
  * Polling: a store's orders changed since its cursor, for platforms that are polled and to
- * catch up after missed webhooks (on connect and on schedule). The queue runs one poll job per
- * store at a time (job id `poll-<store>`).
+ * catch up after missed webhooks (on connect, on schedule, and on demand through
+ * `POST /stores/{id}/sync`).
+ *
+ * A poll holds a lease on the store row (`poll_lease_until`) while it runs, and a sync request
+ * takes it when it is free: a second request while one runs is refused (409 sync_in_progress)
+ * whichever process answers it. The queue runs one poll job per store at a time (job id
+ * `poll-<store>`).
  */
 export class StorePoller {
   readonly #db: Db;
@@ -48,10 +70,47 @@ export class StorePoller {
     return this.#connectors.get(store.platform)?.listOrders !== undefined;
   }
 
+  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now. */
+  async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
+    const store = await this.#stores.row(tenant, storeId);
+    if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
+    if (!this.canPoll(store)) throw unprocessable('sync_not_supported', `${this.#connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
+    const taken = await this.#db
+      .updateTable('stores')
+      .set({ poll_lease_until: this.#leaseEnd() })
+      .where('id', '=', storeId)
+      .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', sql<Date>`now()`)]))
+      .returning(sql<Date>`now()`.as('now'))
+      .executeTakeFirst();
+    if (!taken) throw conflict('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
+    try {
+      await this.#queuePoll(store);
+    } catch (err) {
+      await this.#release(storeId);
+      throw err;
+    }
+    return { storeId, requestedAt: new Date(taken.now).toISOString() };
+  }
+
   /** Polls one store for orders changed since its cursor (the poll job). */
   async poll(storeId: string): Promise<void> {
     const store = await this.#stores.findById(storeId);
-    if (!store || store.status !== 'connected' || !this.canPoll(store)) return;
+    if (!store || store.status !== 'connected' || !this.canPoll(store)) {
+      if (store?.poll_lease_until) await this.#release(storeId);
+      return;
+    }
+    await this.#db.updateTable('stores').set({ poll_lease_until: this.#leaseEnd() }).where('id', '=', storeId).execute();
+    try {
+      await this.#pages(store);
+    } catch (err) {
+      // A poll that waits for the platform's budget comes back without spending an attempt: it keeps the lease.
+      if (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#release(storeId);
+      throw err;
+    }
+    await this.#release(storeId);
+  }
+
+  async #pages(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform)!;
     const ctx = this.#context(store.platform);
     const connection = await this.#calls.connection(store);
@@ -61,7 +120,7 @@ export class StorePoller {
       const result = await connector.listOrders!(ctx, connection, cursor);
       for (const order of result.orders) await this.#ingester.ingest(store, order);
       if (result.nextCursor) cursor = result.nextCursor;
-      await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date() }).where('id', '=', store.id).execute();
+      await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === store.poll_cursor) break;
     }
   }
@@ -78,5 +137,14 @@ export class StorePoller {
       n++;
     }
     return n;
+  }
+
+  /** The database's clock decides leases: every process reads the same one. */
+  #leaseEnd() {
+    return sql<Date>`now() + ${`${SYNC_LEASE_MS} milliseconds`}::interval`;
+  }
+
+  async #release(storeId: string): Promise<void> {
+    await this.#db.updateTable('stores').set({ poll_lease_until: null }).where('id', '=', storeId).execute();
   }
 }

@@ -212,9 +212,9 @@ export class StoresModule {
     await Promise.all([...this.#received.values()].map((b) => b.flush()));
   }
 
-  /** The reseller API's routes: stores, links, ingests, connect flows. */
+  /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
-    return storesRoutes({ stores: this.stores, credentialRequests: this.credentialRequests, installs: this.installs, resolveProduct });
+    return storesRoutes({ stores: this.stores, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, resolveProduct });
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */

@@ -3,6 +3,7 @@ import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { CredentialRequests } from './credential-requests.ts';
 import type { OAuthInstalls } from './oauth-installs.ts';
+import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -50,11 +51,13 @@ export function storesRoutes(deps: {
   resolveProduct: (resellerId: string, idOrSku: string) => Promise<{ id: string; sku: string }>;
   credentialRequests?: CredentialRequests;
   installs?: OAuthInstalls;
+  poller?: StorePoller;
 }): AnyRoute[] {
-  const { stores, credentialRequests, installs } = deps;
+  const { stores, credentialRequests, installs, poller } = deps;
   return [
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests)] : []),
     ...(installs ? [installLinkRoute(installs)] : []),
+    ...(poller ? [syncRoute(poller)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -199,6 +202,29 @@ function installLinkRoute(installs: OAuthInstalls): AnyRoute {
       const { platform, ...fields } = body;
       return { status: 201, body: { data: await installs.createLink(auth, platform, fields) } };
     },
+  });
+}
+
+/** `POST /stores/{id}/sync`: polls the store now instead of at its next interval. */
+function syncRoute(poller: StorePoller): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/{id}/sync',
+    operationId: 'syncStore',
+    summary: "Ask the store for its orders now, instead of at the next poll",
+    description: `Queues a poll of the store's orders changed since the last one (every platform that lists orders; on a platform without webhooks, this is how a new order shows at once). The orders appear in GET /stores/{id}/ingests as they are ingested; \`lastPolledAt\` on the store says when the poll ended. One sync at a time per store: another asked for while one runs is answered 409 (a poll that stops answering frees the store after ${SYNC_LEASE_MS / 60_000} minutes).`,
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    params: idParams,
+    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }) } },
+    errors: [
+      notFound,
+      { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },
+      { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' },
+      { status: 422, code: 'sync_not_supported', description: "The store's platform cannot be asked for its orders." },
+    ],
+    handle: async ({ auth, params }) => ({ status: 202, body: { data: await poller.requestSync(auth, params.id) } }),
   });
 }
 

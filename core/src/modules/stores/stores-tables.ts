@@ -21,6 +21,8 @@ export interface StoresTable {
   created_at: ColumnType<Date, Date, never>;
   updated_at: Date;
   disconnected_at: Date | null;
+  /** Until when a poll of the store runs (or is asked for through POST /stores/{id}/sync): another sync is refused meanwhile. Null when none. */
+  poll_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A store listing tied to a reseller product. */
@@ -182,5 +184,18 @@ export const storeShipmentsIndexMigration = {
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropIndex('store_orders_shipped_idx').execute();
+  },
+};
+
+/**
+ * On-demand polls (POST /stores/{id}/sync) hold a lease on the store, so a second request is
+ * refused whichever process answers it.
+ */
+export const storeSyncAndRedactionMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('stores').addColumn('poll_lease_until', 'timestamptz').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('stores').dropColumn('poll_lease_until').execute();
   },
 };
