@@ -114,17 +114,22 @@ export class OrderIngester {
     return ingest;
   }
 
-  /** Records an outcome (and marks `fromEvent` processed in the same statement). */
+  /**
+   * Records an outcome (and marks `fromEvent` processed in the same statement). An order a
+   * privacy request erased, even while this ingest was under way, stays erased: its name,
+   * skipped lines and error are not written again.
+   */
   async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined }): Promise<boolean> {
+    const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
     const update = this.#db
       .updateTable('store_ingests')
       .set({
         status: patch.status,
         ...(patch.order_id !== undefined ? { order_id: patch.order_id } : {}),
-        ...(patch.skipped ? { skipped_lines: JSON.stringify(patch.skipped) } : {}),
-        error: patch.error ?? null,
+        ...(patch.skipped ? { skipped_lines: sql<string>`case when redacted_at is null then ${JSON.stringify(patch.skipped)}::jsonb else '[]'::jsonb end` } : {}),
+        error: unlessRedacted(patch.error ?? null),
         store_updated_at: at.stale ? ingest.store_updated_at : at.updatedAt,
-        external_name: order.name ?? ingest.external_name,
+        external_name: unlessRedacted(order.name ?? ingest.external_name),
         attempts: ingest.attempts + 1,
         updated_at: new Date(),
       })
