@@ -101,6 +101,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(await events()).to.have.length(before);
     });
 
+    it('refuses a delivery larger than 5 MB with 413 payload_too_large (not a 500)', async () => {
+      const res = await fetch(`${t.baseUrl}/connectors/${platformSlug(PLATFORM)}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'AppPlatform-Webhooks/1.0' }, body: 'x'.repeat(5 * 1024 * 1024 + 1) });
+      expect(res.status).to.equal(413);
+      expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('payload_too_large');
+    });
+
     it('acknowledges a delivery for a store it does not know, and stores nothing', async () => {
       const before = (await events()).length;
       const res = await deliver({ shop_id: 'never-connected', order: refOrder('A-3') });
