@@ -46,14 +46,9 @@ import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { resellerProductsRoutes } from './modules/reseller-products/reseller-products-routes.ts';
 import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
 import { configureConnectors, loadConnectors } from './modules/stores/connector-registry.ts';
-import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
-import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
-import { connectorInstallRouter } from './modules/stores/connector-install-router.ts';
-import { CredentialRequests } from './modules/stores/credential-requests.ts';
 import { createConnectorHttp } from './modules/stores/connector-http.ts';
-import { IngestionService } from './modules/stores/ingestion-service.ts';
-import { storesRoutes } from './modules/stores/stores-routes.ts';
-import { StoresService } from './modules/stores/stores-service.ts';
+import { StoresModule } from './modules/stores/stores-module.ts';
+import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
@@ -104,8 +99,10 @@ export interface Service {
     outbox: Outbox;
     webhooks: WebhooksModule;
     resellerProducts: ResellerProductsService;
+    /** The connected stores themselves (the stores module's service). */
     stores: StoresService;
-    ingestion: IngestionService;
+    /** Stores, connectors and the ingestion pipeline. */
+    storesModule: StoresModule;
     maintenance: Maintenance;
   };
   /** Starts job processing (ROLE=all|worker). */
@@ -206,41 +203,31 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     publicUrl,
     settings: connectors.settings(platform),
   });
-  let ingestion: IngestionService | undefined;
-  const stores = new StoresService({
-    db,
-    box,
-    cursors,
-    connectors,
-    context: connectorContext,
-    onConnected: async (store) => ingestion!.onStoreConnected(store),
-  });
-  resellerProducts.useLinkRegistry(stores);
-  const credentialRequests = new CredentialRequests({ stores, connectors, box, context: connectorContext });
   const placedLag = metrics.histogram('store_order_ingestion_lag_seconds', 'Store order created -> print order placed', ['platform'], [1, 5, 15, 60, 300, 900, 3600, 86400]);
-  ingestion = new IngestionService({
+  const storesModule = new StoresModule({
     db,
     queue,
-    stores,
-    connectors,
-    resellerProducts,
-    orders,
+    box,
+    cursors,
     logger,
+    connectors,
     context: connectorContext,
+    orders,
+    resellerProducts,
     callLimiter: (platform, rate) =>
       createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
-  outbox.onWritten(() => ingestion!.queueShipmentsSoon((err) => logger.warn('shipment push not queued; the sweeper will retry', { error: err.message })));
+  const stores = storesModule.stores;
+  resellerProducts.useLinkRegistry(stores);
+  outbox.onWritten(() => storesModule.onOrdersWritten());
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
   const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
   maintenance.add('production hand-off sweep', () => production!.sweep());
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
-  maintenance.add('store webhooks sweep', () => ingestion!.sweepEvents());
-  maintenance.add('store polling', () => ingestion!.schedulePolls());
-  maintenance.add('store shipments', () => ingestion!.queueShipments());
+  for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
@@ -258,10 +245,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     rootHandlers: [
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
-      { path: '/connectors', handler: connectorWebhooksRouter({ ingestion }) },
-      { path: '/connectors', handler: connectorCredentialsRouter({ credentialRequests }) },
-      { path: '/connectors', handler: connectorInstallRouter({ accounts, stores, connectors, box, context: connectorContext }) },
     ],
+    rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [
       ...meRoutes(),
@@ -270,7 +255,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...ordersRoutes({ orders, sources: connectors.platforms() }),
       ...walletRoutes({ wallet }),
       ...resellerProductsRoutes({ resellerProducts }),
-      ...storesRoutes({ stores, connectors, credentialRequests, resolveProduct: (tenant, idOrSku) => resellerProducts.get(tenant, idOrSku) }),
+      ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
       ...webhooks.routes(),
     ],
     adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
@@ -288,7 +273,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, ingestion },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();
@@ -312,7 +297,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       }
       await maintenance.stop();
       // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
-      await Promise.all([production!.flush(), ingestion!.flush()]);
+      await Promise.all([production!.flush(), storesModule.flush()]);
       await queue.close();
       // Jobs stop waiting for slow sends; what those sends answer is still recorded.
       await webhooks.close();

@@ -46,3 +46,13 @@ export const conflict = (code: string, message: string, details?: ErrorDetail[])
 
 export const unprocessable = (code: string, message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError(422, code, message, details);
+
+/**
+ * Whether an error refuses a request by one of our rules (the caller's to change: the 4xx
+ * family) rather than failing on our side. Work outside a request, such as a job placing a
+ * store's order, records a refusal as its outcome and retries a failure; it asks this, never
+ * the status itself.
+ */
+export function isRefusal(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.status < 500;
+}

@@ -13,6 +13,7 @@ import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
 import { buildOpenApi, docsPage } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
+import { RouteTable } from './route-table.ts';
 
 export const API_BASE = '/api/reseller/v1';
 export const ADMIN_BASE = '/admin/v1';
@@ -26,8 +27,16 @@ export interface HttpAppDeps {
   blockedUserAgents: string[];
   apiRoutes: AnyRoute[];
   adminRoutes: AnyRoute[];
-  /** Routes outside the two APIs: health, metrics, connector webhooks (raw bodies: no JSON parsing before them). */
+  /** Handlers outside the two APIs: health, metrics. */
   rootHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  /**
+   * Declared routes outside the two APIs, at their own paths: what platforms and merchants'
+   * browsers call (`/connectors/...`: webhooks, install redirects and callbacks), and aliases
+   * of API routes kept for clients of an older path. No JSON parsing before them (webhooks
+   * are verified on their raw bytes); the `apiKey` ones get the API's edge (User-Agent check,
+   * JSON body, key and rate limit).
+   */
+  rootRoutes?: AnyRoute[];
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Per-request hooks (metrics). */
@@ -85,10 +94,29 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // (routers mounted at '/' are entered by every request that reaches them). The connector
   // webhooks still get their raw bodies: only the API routers parse JSON.
   for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
+  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes));
 
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));
   return app;
+}
+
+/** The root routes, the API's edge in front of those that take an API key. */
+function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
+  const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
+  const apiEdge = express.Router();
+  apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
+  const root = express.Router();
+  root.use((req, res, next) => {
+    try {
+      if (!keyed.find(req.method, req.path)) return next();
+    } catch (err) {
+      return next(err);
+    }
+    apiEdge(req, res, next);
+  });
+  mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false });
+  return root;
 }
 
 /** The OpenAPI document the app serves (tests compare it with the mounted routes). */

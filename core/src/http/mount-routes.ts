@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response, Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from '../infra/logger.ts';
 import { ApiError } from './api-error.ts';
 import { bodyJson, type AnyRoute, type RouteContext } from './route.ts';
@@ -30,6 +30,7 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
   const table = new RouteTable(routes);
   // One metric label per route, made here rather than concatenated on every request.
   const labels = new Map(routes.map((route) => [route, `${opts.basePath}${route.path}`]));
+  const rawReaders = new Map(routes.flatMap((route) => (route.rawBody ? [[route, rawBodyReader(route.rawBody.limit)] as const] : [])));
   router.use((req: Request, res: Response, next: NextFunction) => {
     let match;
     try {
@@ -40,7 +41,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
     if (!match) return next();
     req.params = match.params;
     req.routePath = labels.get(match.route);
-    void answer(match.route, req, res, next, opts);
+    const readRaw = rawReaders.get(match.route);
+    if (!readRaw) return void answer(match.route, req, res, next, opts);
+    readRaw(req, res, (err?: unknown) => (err ? next(err) : void answer(match.route, req, res, next, opts)));
   });
   return table;
 }
@@ -102,7 +105,11 @@ async function answer(route: AnyRoute, req: Request, res: Response, next: NextFu
     }
     res.status(reply.status);
     if (reply.headers) res.set(reply.headers);
-    if (reply.body === undefined) {
+    if (reply.text !== undefined) {
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.setHeader('Content-Length', Buffer.byteLength(reply.text));
+      res.end(reply.text);
+    } else if (reply.body === undefined) {
       res.end();
     } else {
       // Straight to the socket: headers and body leave in one write (express's send turns
@@ -116,4 +123,20 @@ async function answer(route: AnyRoute, req: Request, res: Response, next: NextFu
   } catch (err) {
     next(err);
   }
+}
+
+/** Reads a body as bytes (any content type) up to `limit`; too large is 413, one cut short 400. */
+function rawBodyReader(limit: string): RequestHandler {
+  const read = express.raw({ type: () => true, limit });
+  return (req, res, next) =>
+    read(req, res, (err?: unknown) => {
+      if (!err) {
+        if (!Buffer.isBuffer(req.body)) req.body = Buffer.alloc(0);
+        return next();
+      }
+      const type = (err as { type?: string }).type;
+      if (type === 'entity.too.large') return next(new ApiError(413, 'payload_too_large', `The request body is larger than ${limit}.`));
+      if (type === 'request.aborted') return next(new ApiError(400, 'invalid_request', 'The request body was not received completely.'));
+      next(err);
+    });
 }

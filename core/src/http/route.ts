@@ -25,7 +25,10 @@ export interface RouteContext<P, Q, B> {
 export interface Reply {
   status: number;
   body: unknown;
-  headers?: Record<string, string>;
+  /** A header given a list is sent once per value (Set-Cookie). */
+  headers?: Record<string, string | string[]>;
+  /** A plain-text body instead of `body` (a page a merchant's browser shows). */
+  text?: string;
 }
 
 const serialized = new WeakMap<object, Buffer>();
@@ -70,6 +73,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** Named examples of the body for the OpenAPI description (e.g. one per branch of a union). */
   bodyExamples?: Record<string, { summary?: string; value: unknown }>;
+  /**
+   * The body is read as bytes, any content type, at most `limit` (`'5mb'`), and not parsed:
+   * for a platform's signed deliveries, whose signature covers the exact bytes. `body` then
+   * checks a Buffer (`z.instanceof(Buffer)`).
+   */
+  rawBody?: { limit: string };
   /** Extra request headers to document (e.g. Idempotency-Key). */
   headers?: Array<{ name: string; required: boolean; description: string }>;
   responses: Record<number, { description: string; schema?: z.ZodType }>;

@@ -62,7 +62,7 @@ export async function posterReseller(t: TestService, files: TestHttpsServer, mod
 export async function pollNow(t: TestService, storeId: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await t.service.services.ingestion.poll(storeId);
+      return await t.service.services.storesModule.poller.poll(storeId);
     } catch (err) {
       if (!(err instanceof RetryLaterError) || attempt >= 5) throw err;
       await new Promise((r) => setTimeout(r, err.retryAfterMs));

@@ -85,6 +85,29 @@ describe('the generic OAuth install router [pglite]', function () {
     expect((await link(r.key, { shopName: 'tulips' })).status).to.equal(201);
   });
 
+  it('is an API route too: POST /stores/install-links {platform} makes the same link, under the key scope and rate limit, described in OpenAPI', async () => {
+    const r = await t.reseller();
+    const readOnly = await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'live', scopes: ['stores:read'] });
+    const created = await t.api(r.key, 'POST', '/stores/install-links', { platform: 'ETSY', shopName: 'tulips', returnUrl: 'https://app.reseller.example/done' });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.data.installUrl).to.match(new RegExp(`^${PUBLIC_URL}/connectors/etsy/install\\?state=v1\\.`));
+    expect(created.headers.get('ratelimit-limit')).to.be.a('string');
+    expect((await t.api(readOnly.body.data.key, 'POST', '/stores/install-links', { platform: 'ETSY', shopName: 'tulips' })).status).to.equal(403);
+    expect((await t.api(undefined, 'POST', '/stores/install-links', { platform: 'ETSY', shopName: 'tulips' })).status).to.equal(401);
+    expect((await t.api(r.key, 'POST', '/stores/install-links', { shopName: 'tulips' })).status).to.equal(400);
+    const unsupported = await t.api(r.key, 'POST', '/stores/install-links', { platform: 'WOOCOMMERCE', shopName: 'tulips' });
+    expect(unsupported.status).to.equal(422);
+    expect(unsupported.body.error.code).to.equal('unsupported_platform');
+    const begin = await fetch(local(created.body.data.installUrl), { redirect: 'manual' });
+    expect(begin.status).to.equal(302);
+    const doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
+    expect(doc.paths['/stores/install-links'].post).to.include({ operationId: 'createStoreInstallLink', 'x-scope': 'stores:write' });
+    // The old path is the same route: its key is counted against the same limit.
+    const old = await link(r.key, { shopName: 'tulips' });
+    expect(old.status).to.equal(201);
+    expect(Number(old.headers.get('ratelimit-remaining'))).to.be.lessThan(Number(created.headers.get('ratelimit-remaining')));
+  });
+
   it('sets the state cookie and the connector cookies, sends the merchant to consent, saves the store on the way back', async () => {
     const r = await t.reseller();
     const { authorize, cookies, res } = await flow(r.key, { shopName: 'tulips', returnUrl: 'https://app.reseller.example/done?x=1' });

@@ -247,7 +247,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const pushes = shipments.length;
       // As a push whose job could not be added is left: pending, never tried, queued minutes ago.
       await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
-      expect(await t.service.services.ingestion.queueShipments()).to.be.at.least(1);
+      expect(await t.service.services.storesModule.fulfilments.queueShipments()).to.be.at.least(1);
       await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
       expect(shipments.length).to.equal(pushes + 1);
     });

@@ -75,16 +75,16 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it('makes a store that spent its budget wait, without holding back another store', async () => {
-      const { ingestion } = t.service.services;
+      const { poller } = t.service.services.storesModule;
       const a = stores[0]!;
       const b = stores[1]!;
-      await ingestion.poll(a.id);
+      await poller.poll(a.id);
       expect(listCalls.get(SHOPS[0]!)).to.equal(2);
-      const waited = await ingestion.poll(a.id).then(() => null, (err: unknown) => err);
+      const waited = await poller.poll(a.id).then(() => null, (err: unknown) => err);
       expect(waited).to.be.instanceOf(RetryLaterError);
       expect((waited as RetryLaterError).retryAfterMs).to.be.greaterThan(1000).and.at.most(60_000);
       expect(listCalls.get(SHOPS[0]!), 'no call beyond the budget').to.equal(2);
-      await ingestion.poll(b.id);
+      await poller.poll(b.id);
       expect(listCalls.get(SHOPS[1]!)).to.equal(2);
     });
 

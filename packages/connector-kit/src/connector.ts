@@ -177,8 +177,9 @@ export interface Connector<C = unknown, S = unknown> {
   connect(ctx: ConnectorContext<S>, input: unknown): Promise<StoreConnection<C>>;
 
   /**
-   * OAuth install flow, when the platform has one. Core serves it: an authenticated
-   * `POST /connectors/<platform>/install-links {...input}` seals the reseller, the input and an
+   * OAuth install flow, when the platform has one. Core serves it: the reseller API's
+   * `POST /stores/install-links {platform, ...input}` (the old path
+   * `POST /connectors/<platform>/install-links` is an alias) seals the reseller, the input and an
    * expiry into `state` and answers an install URL; `GET /connectors/<platform>/install?state=…`
    * sets `state` as an HttpOnly cookie, adds the connector's `cookies` and redirects to
    * `redirectUrl`; the platform sends the merchant back to `callbackUrl`
@@ -244,7 +245,12 @@ export interface Connector<C = unknown, S = unknown> {
   /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */
   registerWebhooks?(ctx: ConnectorContext<S>, store: StoreConnection<C>, callbackUrl: string): Promise<{ webhookSecret?: string }>;
 
-  /** Which store sent this webhook, when the path does not say (e.g. Shopify's X-Shopify-Shop-Domain). */
+  /**
+   * Which store sent this webhook (the platform's id for it, as `externalId`), when the path
+   * does not say: deliveries to the app-level URL `POST /connectors/<platform>/webhooks`, signed
+   * with the app's secret (`secrets.appSecret` in verifyWebhook), name their store in a header
+   * or the body (Shopify's X-Shopify-Shop-Domain, Etsy's `shop_id`, Wix's `instanceId`).
+   */
   identifyStore?(req: InboundWebhook): string | undefined;
 
   /**

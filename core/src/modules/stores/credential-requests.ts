@@ -1,11 +1,11 @@
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
-import { ConnectorError } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { ApiError, unprocessable } from '../../http/api-error.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Tenant } from '../orders/orders-service.ts';
+import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
-import { connectionRefused, type StoresService } from './stores-service.ts';
+import type { StoresService } from './stores-service.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */
 const REQUEST_TTL_MS = 60 * 60 * 1000;
@@ -59,7 +59,7 @@ export class CredentialRequests {
     const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt } satisfies RequestState);
     const ctx = this.#context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
-    const { redirectUrl } = await flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` });
+    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }));
     return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
   }
 
@@ -68,13 +68,8 @@ export class CredentialRequests {
     const connector = this.#connectors.bySlug(slug);
     const request = this.#open(connector, state);
     if (!connector?.credentialRequest || !request) throw new ApiError(404, 'unknown_credential_request', 'This connection request is unknown or has expired.');
-    let connection;
-    try {
-      connection = await connector.credentialRequest.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody });
-    } catch (err) {
-      if (!(err instanceof ConnectorError)) throw err;
-      throw connectionRefused(connector.manifest.displayName, err);
-    }
+    const flow = connector.credentialRequest;
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody }));
     const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     return { storeId: row.id };
   }

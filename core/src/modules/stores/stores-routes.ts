@@ -5,6 +5,8 @@ import type { Tenant } from '../orders/orders-service.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
 import { platformBody } from './platform-bodies.ts';
+import type { OAuthInstalls } from './oauth-installs.ts';
+import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -42,6 +44,7 @@ const ingestSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+export const installLinkSchema = z.object({ data: z.object({ installUrl: z.string(), expiresAt: z.string() }) });
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
 
@@ -53,13 +56,17 @@ export function storesRoutes(deps: {
   /** The caller's reseller product (by id or SKU) in the caller's mode, as stores are. */
   resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>;
   credentialRequests?: CredentialRequests;
+  installs?: OAuthInstalls;
+  poller?: StorePoller;
 }): AnyRoute[] {
-  const { stores, credentialRequests } = deps;
+  const { stores, credentialRequests, installs, poller } = deps;
   const connect = platformBody(
     deps.connectors.all().map((c) => ({ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.manifest.connectSchema, example: c.manifest.examples.connect })),
   );
   return [
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests, deps.connectors)] : []),
+    ...(installs ? [installLinkRoute(installs)] : []),
+    ...(poller ? [syncRoute(poller)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -184,6 +191,51 @@ export function storesRoutes(deps: {
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
     }),
   ];
+}
+
+/** `POST /stores/install-links`: begins an OAuth install (its old path, `/connectors/<platform>/install-links`, stays as an alias: connector-routes.ts). */
+function installLinkRoute(installs: OAuthInstalls): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/install-links',
+    operationId: 'createStoreInstallLink',
+    summary: 'Make a link that installs our app on a store (OAuth platforms)',
+    description:
+      "`{platform, returnUrl?, ...fields}` (SHOPIFY: `shop`). Send the merchant to `installUrl` within 30 minutes: they approve on the platform's consent screen, the store is connected as with POST /stores, and they are sent to `returnUrl` with `?store=<id>&platform=<platform>` (or shown a JSON confirmation). No API key travels in the link.",
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    body: z.looseObject({ platform: z.string().min(1).max(40), returnUrl: z.string().optional().meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }) }),
+    responses: { 201: { description: 'Where to send the merchant', schema: installLinkSchema } },
+    errors: [{ status: 422, code: 'unsupported_platform', description: 'No enabled connector installs through OAuth on this platform.' }],
+    handle: async ({ auth, body }) => {
+      const { platform, ...fields } = body;
+      return { status: 201, body: { data: await installs.createLink(auth, platform, fields) } };
+    },
+  });
+}
+
+/** `POST /stores/{id}/sync`: polls the store now instead of at its next interval. */
+function syncRoute(poller: StorePoller): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/{id}/sync',
+    operationId: 'syncStore',
+    summary: "Ask the store for its orders now, instead of at the next poll",
+    description: `Queues a poll of the store's orders changed since the last one (every platform that lists orders; on a platform without webhooks, this is how a new order shows at once). The orders appear in GET /stores/{id}/ingests as they are ingested; \`lastPolledAt\` on the store says when the poll ended. One sync at a time per store: another asked for while one runs is answered 409 (a poll that stops answering frees the store after ${SYNC_LEASE_MS / 60_000} minutes).`,
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    params: idParams,
+    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }) } },
+    errors: [
+      notFound,
+      { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },
+      { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' },
+      { status: 422, code: 'sync_not_supported', description: "The store's platform cannot be asked for its orders." },
+    ],
+    handle: async ({ auth, params }) => ({ status: 202, body: { data: await poller.requestSync(auth, params.id) } }),
+  });
 }
 
 /** `POST /stores/credential-requests`: begins a key-issuing connect flow (WooCommerce's /wc-auth/v1/authorize). */

@@ -1,5 +1,4 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
-import { ConnectorError } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
 import type { Selectable } from 'kysely';
 import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
@@ -9,7 +8,7 @@ import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { LinkRegistry } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
-import { refusedPrivateHost } from './connector-http.ts';
+import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
@@ -75,13 +74,7 @@ export class StoresService implements LinkRegistry {
     if (!parsed.success) {
       throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${parsed.error.issues[0]?.message}`, parsed.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
     }
-    let connection: StoreConnection<unknown>;
-    try {
-      connection = await connector.connect(this.#context(platform), parsed.data);
-    } catch (err) {
-      if (err instanceof ConnectorError) throw connectionRefused(connector.manifest.displayName, err);
-      throw err;
-    }
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data));
     return this.#view(await this.saveConnection(tenant, platform, connection));
   }
 
@@ -347,22 +340,4 @@ export function ingestView(row: Selectable<StoreIngestsTable>) {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
-}
-
-/**
- * The API error for a connection the platform's answer ruled out: credentials refused (422
- * store_credentials_rejected), a store that cannot be connected as given, such as a URL that is
- * not a store or an address that is not public (422 store_not_connectable), or a platform that
- * did not answer (502 store_unreachable).
- */
-export function connectionRefused(platformName: string, err: ConnectorError): ApiError {
-  const privateHost = refusedPrivateHost(err);
-  if (privateHost !== undefined) {
-    // Refused before any connection: nothing answered, and the message says no more than that.
-    return new ApiError(422, 'store_not_connectable', `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`);
-  }
-  const message = `${platformName} said: ${err.message}`;
-  if (err.kind === 'auth') return new ApiError(422, 'store_credentials_rejected', message);
-  if (err.kind === 'invalid_payload') return new ApiError(422, 'store_not_connectable', message);
-  return new ApiError(502, 'store_unreachable', message);
 }

@@ -21,6 +21,8 @@ export interface StoresTable {
   created_at: ColumnType<Date, Date, never>;
   updated_at: Date;
   disconnected_at: Date | null;
+  /** Until when a poll of the store runs (or is asked for through POST /stores/{id}/sync): another sync is refused meanwhile. Null when none. */
+  poll_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A store listing tied to a reseller product. */
@@ -50,6 +52,8 @@ export interface StoreIngestsTable {
   attempts: number;
   created_at: ColumnType<Date, Date, never>;
   updated_at: Date;
+  /** When a privacy request erased the order's personal data: later outcomes are recorded without it. */
+  redacted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** Inbound webhooks, verified and stored before they are processed (duplicates stored once). */
@@ -64,6 +68,8 @@ export interface StoreWebhookEventsTable {
   path: string;
   received_at: ColumnType<Date, Date, never>;
   processed_at: Date | null;
+  /** A privacy request came while the delivery was not yet processed: its body and headers are erased when it is. */
+  erase_when_processed: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** Tracking pushed back to stores (one row per shipped store order). */
@@ -182,5 +188,23 @@ export const storeShipmentsIndexMigration = {
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropIndex('store_orders_shipped_idx').execute();
+  },
+};
+
+/**
+ * On-demand polls (POST /stores/{id}/sync) hold a lease on the store, so a second request is
+ * refused whichever process answers it; privacy requests erase what is still being ingested
+ * once it is (store_ingests.redacted_at, store_webhook_events.erase_when_processed).
+ */
+export const storeSyncAndRedactionMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('stores').addColumn('poll_lease_until', 'timestamptz').execute();
+    await db.schema.alterTable('store_ingests').addColumn('redacted_at', 'timestamptz').execute();
+    await db.schema.alterTable('store_webhook_events').addColumn('erase_when_processed', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('store_webhook_events').dropColumn('erase_when_processed').execute();
+    await db.schema.alterTable('store_ingests').dropColumn('redacted_at').execute();
+    await db.schema.alterTable('stores').dropColumn('poll_lease_until').execute();
   },
 };

@@ -1,0 +1,78 @@
+import { ConnectorError } from '@print-api/connector-kit';
+import { ApiError } from '../../http/api-error.ts';
+import { PermanentJobError, RetryLaterError } from '../../infra/queue/job-queue.ts';
+import { refusedPrivateHost } from './connector-http.ts';
+
+/** How long a job waits when a platform says it is rate limited without saying for how long. */
+export const DEFAULT_RATE_LIMIT_WAIT_MS = 2000;
+
+/** Which connect flow a platform refused: pasted or issued credentials (`POST /stores`, key-issuing flows), or an OAuth install. */
+export type ConnectFlow = 'credentials' | 'install';
+
+/**
+ * The one mapping of a connector's typed failure to the API's errors, for every request that
+ * waits on a platform (`POST /stores`, install links and their callback, key-issuing flows):
+ * - an address that is not public (refused by the outbound guard before connecting): 422
+ *   `store_not_connectable`, "not public", naming the host only;
+ * - `auth`: 422 `store_credentials_rejected` (credentials) or `store_install_rejected` (an
+ *   OAuth install whose code, state or signature the platform or connector refused);
+ * - `invalid_payload`: 422 `store_not_connectable` (not a store of the platform, or set up in
+ *   a way the connection cannot use: the connector's message says what to change);
+ * - `rate_limited`: 503 `store_rate_limited` with Retry-After (the platform asks us to wait);
+ * - `upstream_unavailable`: 502 `store_unreachable`.
+ */
+export function connectorApiError(platformName: string, err: ConnectorError, flow: ConnectFlow = 'credentials'): ApiError {
+  const privateHost = refusedPrivateHost(err);
+  if (privateHost !== undefined) {
+    // Refused before any connection: nothing answered, and the message says no more than that.
+    return new ApiError(422, 'store_not_connectable', `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`);
+  }
+  const message = `${platformName} said: ${err.message}`;
+  switch (err.kind) {
+    case 'auth':
+      return new ApiError(422, flow === 'install' ? 'store_install_rejected' : 'store_credentials_rejected', message);
+    case 'invalid_payload':
+      return new ApiError(422, 'store_not_connectable', message);
+    case 'rate_limited': {
+      const seconds = Math.max(1, Math.ceil((err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS) / 1000));
+      return new ApiError(503, 'store_rate_limited', `${message}; try again in ${seconds} s.`, undefined, { 'Retry-After': String(seconds) });
+    }
+    case 'upstream_unavailable':
+      return new ApiError(502, 'store_unreachable', message);
+  }
+}
+
+/** Runs a request's call to a platform, its typed failures answered as connectorApiError says. */
+export async function answeringFor<T>(platformName: string, flow: ConnectFlow, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ConnectorError) throw connectorApiError(platformName, err, flow);
+    throw err;
+  }
+}
+
+/**
+ * What a job does about a connector's typed failure: a rate limit waits (no attempt spent),
+ * refused credentials and payloads we cannot use are given up on (retrying cannot help), an
+ * unavailable platform is retried with the queue's backoff (the error as it is).
+ */
+export function jobErrorFor(platformName: string, err: unknown): unknown {
+  if (!(err instanceof ConnectorError)) return err;
+  switch (err.kind) {
+    case 'rate_limited':
+      return new RetryLaterError(err.message, err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS);
+    case 'auth':
+    case 'invalid_payload':
+      return new PermanentJobError(`${platformName}: ${err.message}`);
+    case 'upstream_unavailable':
+      return err;
+  }
+}
+
+/** How long work that failed should wait before its own retry: what the platform or the call budget asked for, else a second. */
+export function retryDelayFor(err: unknown): number {
+  if (err instanceof ConnectorError && err.kind === 'rate_limited') return err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+  if (err instanceof RetryLaterError) return err.retryAfterMs;
+  return 1000;
+}

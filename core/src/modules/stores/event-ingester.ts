@@ -1,0 +1,135 @@
+import type { ConnectorContext, InboundWebhook, WebhookContent } from '@print-api/connector-kit';
+import type { Selectable } from 'kysely';
+import type { Logger } from '../../infra/logger.ts';
+import type { Db } from '../tables.ts';
+import { retryDelayFor } from './connector-errors.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { OrderIngester } from './order-ingester.ts';
+import type { StoreCalls } from './store-calls.ts';
+import type { StoreRedactor } from './store-redactor.ts';
+import { markProcessed } from './stored-events.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreWebhookEventsTable } from './stores-tables.ts';
+
+type StoredEvent = Selectable<StoreWebhookEventsTable>;
+
+/** Events of one batch ingested side by side. */
+const EVENTS_PARALLEL = 4;
+
+/**
+ * Ingesting stored webhooks: what each means (the connector parses it) becomes store orders
+ * (OrderIngester), a disconnection or a redaction; the delivery is then marked processed.
+ */
+export class EventIngester {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #logger: Logger;
+  readonly #orders: OrderIngester;
+  readonly #calls: StoreCalls;
+  readonly #redactor: StoreRedactor;
+
+  constructor(deps: {
+    db: Db;
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    logger: Logger;
+    orders: OrderIngester;
+    calls: StoreCalls;
+    redactor: StoreRedactor;
+  }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#logger = deps.logger;
+    this.#orders = deps.orders;
+    this.#calls = deps.calls;
+    this.#redactor = deps.redactor;
+  }
+
+  /**
+   * A batch of stored webhooks, read in two queries and ingested EVENTS_PARALLEL at a time. One
+   * that fails goes back on the queue as a job of its own (`retryAlone`, with the usual retries
+   * and waits) while the rest go on; the batch itself fails only when that cannot be queued, and
+   * its retry skips what was processed.
+   */
+  async processBatch(eventIds: string[], retryAlone: (eventId: string, delayMs: number) => Promise<void>): Promise<void> {
+    const loaded = await this.#load(eventIds);
+    let next = 0;
+    const lane = async () => {
+      while (next < eventIds.length) {
+        const eventId = eventIds[next++]!;
+        const found = loaded.get(eventId);
+        if (!found) continue;
+        try {
+          await this.#process(found.event, found.store);
+        } catch (err) {
+          this.#logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
+          await retryAlone(eventId, retryDelayFor(err));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(EVENTS_PARALLEL, eventIds.length) }, lane));
+  }
+
+  /** One stored webhook, unless it was processed already. */
+  async process(eventId: string): Promise<void> {
+    const found = (await this.#load([eventId])).get(eventId);
+    if (found) await this.#process(found.event, found.store);
+  }
+
+  /** Stored webhooks not yet processed, with their stores. */
+  async #load(eventIds: string[]): Promise<Map<string, { event: StoredEvent; store: StoreRow | undefined }>> {
+    const events = await this.#db.selectFrom('store_webhook_events').selectAll().where('id', 'in', eventIds).where('processed_at', 'is', null).execute();
+    const storeIds = [...new Set(events.flatMap((e) => (e.store_id ? [e.store_id] : [])))];
+    const stores = new Map((storeIds.length ? await this.#db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute() : []).map((s) => [s.id, s]));
+    return new Map(events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]));
+  }
+
+  async #process(event: StoredEvent, store: StoreRow | undefined): Promise<void> {
+    const eventId = event.id;
+    const connector = this.#connectors.get(event.platform);
+    // The last order of a delivery records its outcome and marks the delivery processed in one statement.
+    let marked = false;
+    if (store && connector) {
+      const ctx = this.#context(store.platform);
+      const req: InboundWebhook = { headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} };
+      const content = await this.#content(store, req);
+      switch (content.kind) {
+        case 'orders':
+          for (const [i, order] of content.orders.entries()) marked = await this.#orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
+          break;
+        case 'fetch':
+          if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, await this.#calls.connection(store), content.externalOrderIds)) await this.#orders.ingest(store, order);
+          break;
+        case 'uninstalled':
+          await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');
+          break;
+        case 'redact':
+          await this.#redactor.redact(store.id, content.externalOrderIds);
+          // The request itself names the customer: keep only that it happened.
+          await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('id', '=', eventId).execute();
+          break;
+        case 'ignored':
+          break;
+      }
+    }
+    if (!marked) await markProcessed(this.#db, eventId).execute();
+  }
+
+  /** What the delivery means. A disconnected store's deliveries change nothing, except privacy requests, which are always honoured. */
+  async #content(store: StoreRow, req: InboundWebhook): Promise<WebhookContent> {
+    const connector = this.#connectors.get(store.platform)!;
+    const ctx = this.#context(store.platform);
+    const connection = this.#stores.connection(store);
+    if (store.status === 'connected') return connector.parseWebhook(ctx, connection, req);
+    const parsed = await connector.parseWebhook(ctx, connection, req).catch((err: Error) => {
+      this.#logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });
+      return null;
+    });
+    return parsed?.kind === 'redact' ? parsed : { kind: 'ignored', reason: 'the store is disconnected' };
+  }
+}

@@ -1,0 +1,177 @@
+import type { StoreOrder } from '@print-api/connector-kit';
+import { sql, type Selectable } from 'kysely';
+import { ApiError, isRefusal } from '../../http/api-error.ts';
+import { newId } from '../../infra/ids.ts';
+import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
+import type { OrdersService } from '../orders/orders-service.ts';
+import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
+import type { Db } from '../tables.ts';
+import { markProcessed } from './stored-events.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreIngestsTable } from './stores-tables.ts';
+
+type StoreIngest = Selectable<StoreIngestsTable>;
+type SkippedLine = { sku: string | null; quantity: number; reason: string };
+
+/** Why OrdersService.cancel refuses an order that is past cancelling: recorded on the ingest, never retried. */
+const NOT_CANCELLABLE = new Set(['order_not_cancellable', 'payment_in_progress']);
+
+/**
+ * Ingesting: one store order becomes a print order. Lines are mapped through the reseller's
+ * SKUs (the others are skipped and recorded); a paid order with print lines is placed with
+ * `source` = the platform and the idempotency key `<platform>:<store>:<order>`, so it is never
+ * placed twice; a cancelled one cancels ours while that is possible. Every outcome is recorded
+ * in store_ingests, and an older copy of an order never overrides a newer one.
+ */
+export class OrderIngester {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #products: ResellerProductsService;
+  readonly #orders: OrdersService;
+  readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
+
+  constructor(deps: { db: Db; stores: StoresService; resellerProducts: ResellerProductsService; orders: OrdersService; onPlaced?: (platform: string, storeCreatedAt: string) => void }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#products = deps.resellerProducts;
+    this.#orders = deps.orders;
+    this.#onPlaced = deps.onPlaced ?? (() => undefined);
+  }
+
+  /**
+   * One store order: place it when paid and it has print lines, cancel ours when it is
+   * cancelled, record every outcome. `fromEvent`: the stored webhook the order came in, marked
+   * processed by the statement that records the outcome (the answer says whether it was: an
+   * order that changes nothing records nothing).
+   */
+  async ingest(store: StoreRow, order: StoreOrder, fromEvent?: string): Promise<boolean> {
+    const ingest = await this.#upsert(store, order);
+    const updatedAt = new Date(order.updatedAt);
+    const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
+    if (stale && !order.cancelled) return false;
+    const record = (patch: Outcome) => this.#record(ingest, order, patch, { stale, updatedAt, fromEvent });
+    const tenant = { resellerId: store.reseller_id, mode: store.mode };
+
+    if (order.cancelled) {
+      if (!ingest.order_id) return record({ status: 'cancelled' });
+      try {
+        await this.#orders.cancel(tenant, ingest.order_id);
+        return await record({ status: 'cancelled' });
+      } catch (err) {
+        if (!(err instanceof ApiError) || !NOT_CANCELLABLE.has(err.code)) throw err;
+        return record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
+      }
+    }
+    if (ingest.order_id) return false; // placed already: nothing an update can change
+
+    const { lines, skipped, products } = await this.#printLines(store, order);
+    if (lines.length === 0) return record({ status: 'no_print_lines', skipped });
+    if (!order.paid) return record({ status: 'waiting_payment', skipped });
+    if (!order.recipient) return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
+    try {
+      const result = await this.#orders.place(
+        tenant,
+        { externalOrderId: order.externalId, lines, recipient: { ...order.recipient, country: order.recipient.country.toUpperCase() } },
+        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform, storeId: store.id, knownSkus: products },
+      );
+      if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
+      return await record({ status: 'placed', order_id: result.order.id, skipped });
+    } catch (err) {
+      // Refused by one of our rules (no funds, an inactive account…): the outcome, not a failure to retry.
+      if (isRefusal(err)) return record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
+      throw err;
+    }
+  }
+
+  /** The ingest row of the order, new or existing, in one statement. */
+  async #upsert(store: StoreRow, order: StoreOrder): Promise<StoreIngest> {
+    const now = new Date();
+    const upsert = this.#db
+      .insertInto('store_ingests')
+      .values({
+        id: newId('ing', now.getTime()),
+        store_id: store.id,
+        external_order_id: order.externalId,
+        external_name: order.name ?? null,
+        // Until its outcome is recorded a moment later (a reader never sees a guess at it).
+        status: 'received',
+        order_id: null,
+        skipped_lines: '[]',
+        error: null,
+        store_updated_at: null,
+        store_created_at: new Date(order.createdAt),
+        attempts: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      // A no-op update on conflict, so the one statement returns the row, new or existing.
+      .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doUpdateSet((eb) => ({ store_id: eb.ref('store_ingests.store_id') })))
+      .returningAll();
+    // Relaxed: lost in a crash, it is written again when the webhook is processed again (see #record).
+    const { rows } = await sql<StoreIngest & { relaxed: string }>`with ing as (${upsert}) select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#db);
+    const { relaxed: _, ...ingest } = rows[0]!;
+    return ingest;
+  }
+
+  /**
+   * Records an outcome (and marks `fromEvent` processed in the same statement). An order a
+   * privacy request erased, even while this ingest was under way, stays erased: its name,
+   * skipped lines and error are not written again.
+   */
+  async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined }): Promise<boolean> {
+    const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
+    const update = this.#db
+      .updateTable('store_ingests')
+      .set({
+        status: patch.status,
+        ...(patch.order_id !== undefined ? { order_id: patch.order_id } : {}),
+        ...(patch.skipped ? { skipped_lines: sql<string>`case when redacted_at is null then ${JSON.stringify(patch.skipped)}::jsonb else '[]'::jsonb end` } : {}),
+        error: unlessRedacted(patch.error ?? null),
+        store_updated_at: at.stale ? ingest.store_updated_at : at.updatedAt,
+        external_name: unlessRedacted(order.name ?? ingest.external_name),
+        attempts: ingest.attempts + 1,
+        updated_at: new Date(),
+      })
+      .where('id', '=', ingest.id);
+    // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
+    // the processed mark in a crash only has the sweeper queue the webhook again, and its
+    // second run finds the order by its idempotency key and records it.
+    if (at.fromEvent) await sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+    else await sql`with recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+    return at.fromEvent !== undefined;
+  }
+
+  /** The order's lines that are the reseller's active SKUs, the others with why they are skipped (every SKU in one query). */
+  async #printLines(store: StoreRow, order: StoreOrder) {
+    const skipped: SkippedLine[] = [];
+    const lines: Array<{ resellerSku: string; quantity: number }> = [];
+    // The order placement uses the same lookups.
+    const products = await this.#products.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
+    for (const line of order.lines) {
+      const sku = line.sku?.trim() || null;
+      if (!sku) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'no SKU: not a print item' });
+        continue;
+      }
+      const product = products.get(sku.toLowerCase());
+      if (!product) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'not one of your SKUs: not a print item' });
+        continue;
+      }
+      if (!product.active) {
+        skipped.push({ sku, quantity: line.quantity, reason: 'your product with this SKU is inactive' });
+        continue;
+      }
+      lines.push({ resellerSku: product.sku, quantity: line.quantity });
+      if (line.externalProductId || line.externalVariantId) await this.#stores.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+    }
+    return { lines, skipped, products };
+  }
+}
+
+interface Outcome {
+  status: StoreIngest['status'];
+  order_id?: string | null;
+  skipped?: SkippedLine[];
+  error?: string | null;
+}

@@ -1,0 +1,72 @@
+import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
+import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+
+/**
+ * Credential refresh and the platforms' call budgets: every job that calls a store's platform
+ * takes one of the store's calls first and gets the store's connection with expiring
+ * credentials renewed (and stored: some platforms rotate the refresh token).
+ *
+ * The platform's rate limit is per store: taken before each call to the platform, not on the
+ * queues, so one busy store never slows another and a webhook that carries its order (no call
+ * at all) is never held back.
+ */
+export class StoreCalls {
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #limiters = new Map<string, RateLimiter>();
+  /** Renewals under way in this process, by store: one at a time per store. */
+  readonly #renewals = new Map<string, Promise<unknown>>();
+
+  constructor(deps: {
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    /** A limiter per platform (shared by every process on Redis); its key is the store. */
+    callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  }) {
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    for (const connector of deps.connectors.all()) {
+      const { platform, rateLimit } = connector.manifest;
+      this.#limiters.set(platform, deps.callLimiter(platform, rateLimit));
+    }
+  }
+
+  /**
+   * Takes one of the store's calls under the platform's rate limit, or has the job wait (no
+   * attempt spent) until the window allows one.
+   */
+  async slot(store: StoreRow): Promise<void> {
+    const decision = await this.#limiters.get(store.platform)?.consume(store.id);
+    if (decision && !decision.allowed) throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext));
+  }
+
+  /**
+   * The store's connection for a call to its platform (after taking a call slot), with expiring
+   * credentials renewed first when the connector says they are due. Reads the stored
+   * credentials afresh (another job may have renewed them).
+   */
+  async connection(row: StoreRow): Promise<StoreConnection<unknown>> {
+    await this.slot(row);
+    const store = (await this.#stores.findById(row.id)) ?? row;
+    const connection = this.#stores.connection(store);
+    const connector = this.#connectors.get(store.platform);
+    if (!connector?.refreshCredentials) return connection;
+    let renewal = this.#renewals.get(store.id);
+    if (!renewal) {
+      renewal = (async () => {
+        const renewed = await connector.refreshCredentials!(this.#context(store.platform), connection);
+        if (renewed) await this.#stores.updateCredentials(store.id, renewed);
+        return renewed;
+      })().finally(() => this.#renewals.delete(store.id));
+      this.#renewals.set(store.id, renewal);
+    }
+    const renewed = await renewal;
+    return renewed ? { ...connection, credentials: renewed } : connection;
+  }
+}

@@ -1,0 +1,150 @@
+import type { ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
+import { sql } from 'kysely';
+import { conflict, unprocessable } from '../../http/api-error.ts';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
+import type { Tenant } from '../orders/orders-service.ts';
+import type { Db } from '../tables.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { OrderIngester } from './order-ingester.ts';
+import type { StoreCalls } from './store-calls.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+
+/** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
+const MAX_PAGES = 50;
+/** How often a polling store is polled when its connector names no interval. */
+const DEFAULT_POLL_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * How long a poll holds the store's sync lease without renewing it (every page renews it). A
+ * process that dies mid-poll leaves a lease that runs out by itself.
+ */
+export const SYNC_LEASE_MS = 2 * 60_000;
+
+/** When a sync was asked for (POST /stores/{id}/sync). */
+export interface SyncRequest {
+  storeId: string;
+  requestedAt: string;
+}
+
+/**
+ * Polling: a store's orders changed since its cursor, for platforms that are polled and to
+ * catch up after missed webhooks (on connect, on schedule, and on demand through
+ * `POST /stores/{id}/sync`).
+ *
+ * A poll holds a lease on the store row (`poll_lease_until`) while it runs, and a sync request
+ * takes it when it is free: a second request while one runs is refused (409 sync_in_progress)
+ * whichever process answers it. The queue runs one poll job per store at a time (job id
+ * `poll-<store>`).
+ */
+export class StorePoller {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #calls: StoreCalls;
+  readonly #ingester: OrderIngester;
+  readonly #queuePoll: (store: StoreRow) => Promise<void>;
+
+  constructor(deps: {
+    db: Db;
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    calls: StoreCalls;
+    ingester: OrderIngester;
+    /** Queues the store's poll job (one per store at a time). */
+    queuePoll: (store: StoreRow) => Promise<void>;
+  }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#calls = deps.calls;
+    this.#ingester = deps.ingester;
+    this.#queuePoll = deps.queuePoll;
+  }
+
+  /** Whether the store's platform lists orders (every such platform can be polled and synced). */
+  canPoll(store: StoreRow): boolean {
+    return this.#connectors.get(store.platform)?.listOrders !== undefined;
+  }
+
+  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now. */
+  async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
+    const store = await this.#stores.row(tenant, storeId);
+    if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
+    if (!this.canPoll(store)) throw unprocessable('sync_not_supported', `${this.#connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
+    const taken = await this.#db
+      .updateTable('stores')
+      .set({ poll_lease_until: this.#leaseEnd() })
+      .where('id', '=', storeId)
+      .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', sql<Date>`now()`)]))
+      .returning(sql<Date>`now()`.as('now'))
+      .executeTakeFirst();
+    if (!taken) throw conflict('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
+    try {
+      await this.#queuePoll(store);
+    } catch (err) {
+      await this.#release(storeId);
+      throw err;
+    }
+    return { storeId, requestedAt: new Date(taken.now).toISOString() };
+  }
+
+  /** Polls one store for orders changed since its cursor (the poll job). */
+  async poll(storeId: string): Promise<void> {
+    const store = await this.#stores.findById(storeId);
+    if (!store || store.status !== 'connected' || !this.canPoll(store)) {
+      if (store?.poll_lease_until) await this.#release(storeId);
+      return;
+    }
+    await this.#db.updateTable('stores').set({ poll_lease_until: this.#leaseEnd() }).where('id', '=', storeId).execute();
+    try {
+      await this.#pages(store);
+    } catch (err) {
+      // A poll that waits for the platform's budget comes back without spending an attempt: it keeps the lease.
+      if (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#release(storeId);
+      throw err;
+    }
+    await this.#release(storeId);
+  }
+
+  async #pages(store: StoreRow): Promise<void> {
+    const connector = this.#connectors.get(store.platform)!;
+    const ctx = this.#context(store.platform);
+    const connection = await this.#calls.connection(store);
+    let cursor = store.poll_cursor;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      if (page > 0) await this.#calls.slot(store);
+      const result = await connector.listOrders!(ctx, connection, cursor);
+      for (const order of result.orders) await this.#ingester.ingest(store, order);
+      if (result.nextCursor) cursor = result.nextCursor;
+      await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
+      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === store.poll_cursor) break;
+    }
+  }
+
+  /** Queues a poll of every connected polling store whose interval has passed (the maintenance loop calls this). */
+  async schedulePolls(): Promise<number> {
+    let n = 0;
+    for (const store of await this.#stores.connectedStores()) {
+      const connector = this.#connectors.get(store.platform);
+      if (!connector?.manifest.capabilities.polling) continue;
+      const interval = connector.manifest.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+      if (store.last_polled_at && Date.now() - store.last_polled_at.getTime() < interval) continue;
+      await this.#queuePoll(store);
+      n++;
+    }
+    return n;
+  }
+
+  /** The database's clock decides leases: every process reads the same one. */
+  #leaseEnd() {
+    return sql<Date>`now() + ${`${SYNC_LEASE_MS} milliseconds`}::interval`;
+  }
+
+  async #release(storeId: string): Promise<void> {
+    await this.#db.updateTable('stores').set({ poll_lease_until: null }).where('id', '=', storeId).execute();
+  }
+}

@@ -1,0 +1,18 @@
+import { sql } from 'kysely';
+import type { Db } from '../tables.ts';
+
+/**
+ * Marks a stored webhook processed. A privacy request that came while it was still waiting
+ * (store-redactor.ts) left it `erase_when_processed`: its body and headers are erased by this
+ * same statement, so no delivery outlives a redaction by being in flight during it.
+ */
+export function markProcessed(db: Db, eventId: string) {
+  return db
+    .updateTable('store_webhook_events')
+    .set({
+      processed_at: new Date(),
+      raw_body: sql<string>`case when erase_when_processed then '' else raw_body end`,
+      headers: sql<string>`case when erase_when_processed then '{}'::jsonb else headers end`,
+    })
+    .where('id', '=', eventId);
+}

@@ -1,0 +1,229 @@
+import type { Connector, ConnectorContext } from '@print-api/connector-kit';
+import type { CursorCodec } from '../../http/pagination.ts';
+import type { AnyRoute } from '../../http/route.ts';
+import type { SecretBox } from '../../infra/crypto.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { JobBatcher } from '../../infra/queue/job-batcher.ts';
+import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
+import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { OrdersService, Tenant } from '../orders/orders-service.ts';
+import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
+import type { Db } from '../tables.ts';
+import { jobErrorFor } from './connector-errors.ts';
+import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import { connectorRoutes } from './connector-routes.ts';
+import { CredentialRequests } from './credential-requests.ts';
+import { EventIngester } from './event-ingester.ts';
+import { FulfilmentPusher } from './fulfilment-pusher.ts';
+import { OAuthInstalls } from './oauth-installs.ts';
+import { OrderIngester } from './order-ingester.ts';
+import { StoreCalls } from './store-calls.ts';
+import { StorePoller } from './store-poller.ts';
+import { StoreRedactor } from './store-redactor.ts';
+import { storesRoutes } from './stores-routes.ts';
+import { StoresService, type StoreRow } from './stores-service.ts';
+import { WebhookReceiver } from './webhook-receiver.ts';
+
+/** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), or a store to poll. */
+export type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
+
+/** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
+const EVENTS_WINDOW_MS = 10;
+const EVENTS_BATCH = 50;
+/** Stored webhooks older than this and still not processed are queued again by the sweep (a crash between storing and queueing). */
+const SWEEP_EVENTS_AFTER_MS = 60_000;
+
+export interface StoresDeps {
+  db: Db;
+  queue: JobQueue;
+  box: SecretBox;
+  cursors: CursorCodec;
+  logger: Logger;
+  connectors: ConnectorRegistry;
+  context: (platform: string) => ConnectorContext;
+  orders: OrdersService;
+  resellerProducts: ResellerProductsService;
+  /** A limiter per platform (shared by every process on Redis); its key is the store. */
+  callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  /** A store order became a print order (the ingestion-lag metric). */
+  onPlaced?: (platform: string, storeCreatedAt: string) => void;
+}
+
+/**
+ * The stores capability: connected stores and their connect flows, and the one pipeline
+ * through which every platform's orders become print orders. Its parts:
+ * - receiving (webhook-receiver.ts): inbound webhooks verified on the raw body, stored, acknowledged;
+ * - ingesting (event-ingester.ts, order-ingester.ts): a stored webhook's orders placed once each;
+ * - polling (store-poller.ts): orders changed since the cursor, on schedule and on demand (sync);
+ * - fulfilment push (fulfilment-pusher.ts): tracking back to the store when an order ships;
+ * - redaction (store-redactor.ts): privacy requests;
+ * - credential refresh and call budgets (store-calls.ts).
+ * Queues: `ingest-<platform>` (webhooks and polls) and `fulfil-<platform>` (tracking), per
+ * connector. Their jobs decide on the connectors' typed failures (connector-errors.ts). Built
+ * once by the composition root.
+ *
+ * @example
+ * const stores = new StoresModule({ db, queue, box, cursors, logger, connectors, context, orders, resellerProducts, callLimiter });
+ * apiRoutes.push(...stores.routes());
+ * rootRoutes.push(...stores.connectorRoutes());
+ * for (const [name, run] of stores.maintenanceTasks()) maintenance.add(name, run);
+ */
+export class StoresModule {
+  readonly stores: StoresService;
+  readonly credentialRequests: CredentialRequests;
+  readonly installs: OAuthInstalls;
+  readonly receiver: WebhookReceiver;
+  readonly ingester: OrderIngester;
+  readonly events: EventIngester;
+  readonly poller: StorePoller;
+  readonly fulfilments: FulfilmentPusher;
+  readonly redactor: StoreRedactor;
+  readonly calls: StoreCalls;
+  readonly #db: Db;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #logger: Logger;
+  readonly #ingest = new Map<string, Queue<IngestJob>>();
+  readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
+  readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
+
+  constructor(deps: StoresDeps) {
+    const { db, connectors, context } = deps;
+    const logger = deps.logger;
+    this.#db = db;
+    this.#connectors = connectors;
+    this.#context = context;
+    this.#logger = logger;
+    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, onConnected: (store) => this.#onConnected(store) });
+    this.credentialRequests = new CredentialRequests({ stores: this.stores, connectors, box: deps.box, context });
+    this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
+    this.calls = new StoreCalls({ stores: this.stores, connectors, context, callLimiter: deps.callLimiter });
+    this.ingester = new OrderIngester({ db, stores: this.stores, resellerProducts: deps.resellerProducts, orders: deps.orders, ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}) });
+    this.redactor = new StoreRedactor({ db, stores: this.stores, logger });
+    this.events = new EventIngester({ db, stores: this.stores, connectors, context, logger, orders: this.ingester, calls: this.calls, redactor: this.redactor });
+    this.poller = new StorePoller({ db, stores: this.stores, connectors, context, calls: this.calls, ingester: this.ingester, queuePoll: (store) => this.#queuePoll(store) });
+    this.fulfilments = new FulfilmentPusher({
+      db,
+      stores: this.stores,
+      connectors,
+      orders: deps.orders,
+      context,
+      calls: this.calls,
+      queuePush: (platform, orderId) => this.#fulfil.get(platform)!.add({ orderId }, { jobId: `fulfil-${orderId}` }),
+    });
+    this.receiver = new WebhookReceiver({ db, stores: this.stores, connectors, context, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
+    for (const connector of connectors.all()) this.#defineQueues(deps.queue, connector);
+  }
+
+  /** The platform's two queues: ingestion (webhooks in batches, one webhook, a poll) and fulfilment. */
+  #defineQueues(jobs: JobQueue, connector: Connector<any>): void {
+    const { platform, displayName } = connector.manifest;
+    const slug = platformSlug(platform);
+    // The job's outcome follows the connector's typed failure: wait, give up or retry.
+    const guarded = async (work: () => Promise<void>): Promise<void> => {
+      try {
+        await work();
+      } catch (err) {
+        throw jobErrorFor(displayName, err);
+      }
+    };
+    const ingest: Queue<IngestJob> = jobs.define<IngestJob>(`ingest-${slug}`, {
+      concurrency: 8,
+      attempts: 12,
+      backoff: { type: 'exponential', delayMs: 2000 },
+      process: (job): Promise<void> => {
+        const data = job.data;
+        if (data.kind === 'events') return this.events.processBatch(data.eventIds, (eventId, delayMs) => ingest.add({ kind: 'event', eventId }, { jobId: `event-${eventId}`, delayMs }));
+        return guarded(() => (data.kind === 'event' ? this.events.process(data.eventId) : this.poller.poll(data.storeId)));
+      },
+    });
+    this.#ingest.set(platform, ingest);
+    this.#received.set(
+      platform,
+      new JobBatcher(ingest, {
+        windowMs: EVENTS_WINDOW_MS,
+        max: EVENTS_BATCH,
+        toJob: (eventIds) => ({ data: { kind: 'events', eventIds }, options: { jobId: `events-${eventIds[0]}` } }),
+        onError: (err, eventIds) => this.#logger.warn('stored webhooks not queued; the sweeper will queue them', { platform, events: eventIds.length, error: err.message }),
+      }),
+    );
+    this.#fulfil.set(
+      platform,
+      jobs.define<{ orderId: string }>(`fulfil-${slug}`, {
+        concurrency: 4,
+        attempts: 15,
+        backoff: { type: 'exponential', delayMs: 5000 },
+        process: (job) => guarded(() => this.fulfilments.push(job.data.orderId)),
+      }),
+    );
+  }
+
+  /** A store was connected (or reconnected): register its webhooks and catch up by polling. */
+  async #onConnected(store: StoreRow): Promise<void> {
+    const connector = this.#connectors.get(store.platform);
+    if (!connector) return;
+    if (connector.registerWebhooks) {
+      const ctx = this.#context(store.platform);
+      const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(store.platform)}/webhooks/${store.id}`;
+      const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), callbackUrl);
+      if (webhookSecret) await this.stores.setWebhookSecret(store.id, webhookSecret);
+    }
+    if (connector.listOrders) {
+      // Not a failure of the connection: a store never polled is queued by the polling sweep (schedulePolls).
+      await this.#queuePoll(store).catch((err: Error) =>
+        this.#logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
+      );
+    }
+  }
+
+  #queuePoll(store: StoreRow): Promise<void> {
+    return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
+  }
+
+  /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
+  async sweepEvents(olderThanMs = SWEEP_EVENTS_AFTER_MS): Promise<number> {
+    const rows = await this.#db
+      .selectFrom('store_webhook_events')
+      .select(['id', 'platform'])
+      .where('processed_at', 'is', null)
+      .where('received_at', '<', new Date(Date.now() - olderThanMs))
+      .limit(500)
+      .execute();
+    for (const [platform, events] of Map.groupBy(rows, (r) => r.platform)) {
+      for (let i = 0; i < events.length; i += EVENTS_BATCH) {
+        const eventIds = events.slice(i, i + EVENTS_BATCH).map((e) => e.id);
+        await this.#ingest.get(platform)?.add({ kind: 'events', eventIds }, { jobId: `events-${eventIds[0]}` });
+      }
+    }
+    return rows.length;
+  }
+
+  /** The maintenance loop's tasks: lost webhooks, scheduled polls, shipments to push. */
+  maintenanceTasks(): Array<[string, () => Promise<unknown>]> {
+    return [
+      ['store webhooks sweep', () => this.sweepEvents()],
+      ['store polling', () => this.poller.schedulePolls()],
+      ['store shipments', () => this.fulfilments.queueShipments()],
+    ];
+  }
+
+  /** An order was written (with events): shipped store orders get their tracking pushed soon. */
+  onOrdersWritten(): void {
+    this.fulfilments.queueSoon((err) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
+  }
+
+  /** Queues the stored webhooks still waiting for their batch (at shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#received.values()].map((b) => b.flush()));
+  }
+
+  /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
+  routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
+    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, resolveProduct });
+  }
+
+  /** What platforms and merchants' browsers call at `/connectors/...`. */
+  connectorRoutes(): AnyRoute[] {
+    return connectorRoutes({ receiver: this.receiver, installs: this.installs, credentialRequests: this.credentialRequests });
+  }
+}

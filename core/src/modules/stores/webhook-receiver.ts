@@ -1,0 +1,111 @@
+import type { ConnectorContext, InboundWebhook } from '@print-api/connector-kit';
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../../http/api-error.ts';
+import { sha256Hex } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Db } from '../tables.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+
+/** How long a store read for a webhook's signature check is reused (a check that fails on it reads the store again). */
+const STORE_FOR_WEBHOOK_MS = 10_000;
+
+/** What the platform is told about a delivery it may keep. */
+export interface Receipt {
+  received: true;
+  duplicate?: boolean;
+  ignored?: string;
+}
+
+/**
+ * Receiving: inbound webhooks are verified on the raw body, stored and acknowledged. Stored is
+ * what the platform is told: the ingest job follows (`stored` hands the new delivery on), and
+ * one lost on the way is the sweeper's. Duplicates are stored once.
+ *
+ * A delivery names its store in the path (`/connectors/<slug>/webhooks/<storeId>`, per-store
+ * webhooks signed with the store's secret) or not (`/connectors/<slug>/webhooks`, or a path of
+ * the connector's own such as Shopify's `compliance`): then the connector names it from the
+ * delivery (`identifyStore`: a shop id, an instance id) and the app-level secret verifies.
+ */
+export class WebhookReceiver {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #stored: (platform: string, eventId: string) => void;
+  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS });
+
+  constructor(deps: {
+    db: Db;
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    /** A delivery was stored: queue its ingestion. */
+    stored: (platform: string, eventId: string) => void;
+  }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#stored = deps.stored;
+  }
+
+  /**
+   * `POST /connectors/<slug>/webhooks[/<path>]`: verify, store, answer. Forged or stale
+   * deliveries are refused (401 invalid_signature) and nothing is stored.
+   */
+  async receive(slug: string, req: InboundWebhook): Promise<Receipt> {
+    const connector = this.#connectors.bySlug(slug);
+    if (!connector) throw new ApiError(404, 'not_found', `No connector '${slug}' is enabled.`);
+    const platform = connector.manifest.platform;
+    const pathStoreId = req.path.split('/').find((p) => p.startsWith('sto_'));
+    let store: StoreRow | undefined;
+    let reused = false;
+    if (pathStoreId) {
+      store = this.#storesForWebhooks.get(pathStoreId);
+      reused = store !== undefined;
+      store ??= await this.#storeById(pathStoreId);
+    } else {
+      const external = connector.identifyStore?.(req);
+      // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
+      if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
+    }
+    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#stores.webhookSecret(row) : undefined, settings: this.#connectors.settings(platform) });
+    let verdict = await verify(store);
+    // The store's secret may have changed since it was read (a reconnect registers new webhooks): read it again.
+    if (!verdict.ok && reused) verdict = await verify((store = await this.#storeById(pathStoreId!)));
+    if (!verdict.ok) throw new ApiError(401, 'invalid_signature', verdict.reason);
+    if (verdict.acknowledgeOnly) return { received: true };
+    if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
+    const id = newId('whe');
+    const inserted = await this.#db
+      .insertInto('store_webhook_events')
+      .values({
+        id,
+        platform,
+        store_id: store.id,
+        event_key: verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1')),
+        topic: verdict.topic,
+        headers: JSON.stringify(req.headers),
+        raw_body: req.rawBody.toString('base64'),
+        path: req.path,
+        received_at: new Date(),
+        processed_at: null,
+      })
+      .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted) this.#stored(platform, id);
+    return { received: true, duplicate: !inserted };
+  }
+
+  async #storeById(id: string): Promise<StoreRow | undefined> {
+    const store = await this.#stores.findById(id);
+    if (store) this.#storesForWebhooks.set(id, store);
+    return store;
+  }
+
+  async #latestStore(platform: string, externalId: string): Promise<StoreRow | undefined> {
+    return this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  }
+}

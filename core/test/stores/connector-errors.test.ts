@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { ConnectorError } from '@print-api/connector-kit';
+import { ApiError } from '../../src/http/api-error.ts';
+import { PermanentJobError, RetryLaterError } from '../../src/infra/queue/job-queue.ts';
+import { SafeFetchError } from '../../src/infra/safe-fetch/safe-fetch-error.ts';
+import { answeringFor, connectorApiError, jobErrorFor, retryDelayFor } from '../../src/modules/stores/connector-errors.ts';
+
+const blocked = () => new ConnectorError('invalid_payload', 'GET 10.1.2.3: 10.1.2.3 is not a public internet address', { cause: new SafeFetchError('address_blocked', 'blocked', { url: 'https://10.1.2.3/wp-json/' }) });
+
+describe("a connector's typed failures, as the API and the queues see them", () => {
+  describe('connectorApiError: one mapping for every request that waits on a platform', () => {
+    const cases: Array<[ConnectorError, 'credentials' | 'install', number, string]> = [
+      [new ConnectorError('auth', 'refused our credentials (401)'), 'credentials', 422, 'store_credentials_rejected'],
+      [new ConnectorError('auth', 'the platform echoed another state'), 'install', 422, 'store_install_rejected'],
+      [new ConnectorError('invalid_payload', 'not a store'), 'credentials', 422, 'store_not_connectable'],
+      [new ConnectorError('invalid_payload', 'not a shop domain'), 'install', 422, 'store_not_connectable'],
+      [new ConnectorError('upstream_unavailable', 'answered 503'), 'credentials', 502, 'store_unreachable'],
+      [new ConnectorError('upstream_unavailable', 'timed out'), 'install', 502, 'store_unreachable'],
+      [new ConnectorError('rate_limited', 'rate limit reached', { retryAfterMs: 2500 }), 'credentials', 503, 'store_rate_limited'],
+    ];
+    for (const [err, flow, status, code] of cases) {
+      it(`answers ${err.kind} during ${flow === 'install' ? 'an install' : 'a connection'} with ${status} ${code}, quoting the platform`, () => {
+        const api = connectorApiError('Acme', err, flow);
+        expect(api).to.include({ status, code });
+        expect(api.message).to.contain(`Acme said: ${err.message}`);
+      });
+    }
+
+    it('tells a rate-limited caller when to come back (Retry-After, whole seconds)', () => {
+      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })).headers).to.deep.equal({ 'Retry-After': '3' });
+      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down')).headers).to.deep.equal({ 'Retry-After': '2' });
+    });
+
+    it('answers an address that is not public with 422 store_not_connectable in both flows, naming the host only', () => {
+      for (const flow of ['credentials', 'install'] as const) {
+        const api = connectorApiError('WooCommerce', blocked(), flow);
+        expect(api).to.include({ status: 422, code: 'store_not_connectable' });
+        expect(api.message).to.match(/^The store address is not public: 10\.1\.2\.3 is a local, private or reserved address/);
+      }
+    });
+
+    it('turns only typed failures into API errors (answeringFor)', async () => {
+      const refused = await answeringFor('Acme', 'install', () => Promise.reject(new ConnectorError('auth', 'no'))).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(ApiError).and.include({ code: 'store_install_rejected' });
+      const bug = new TypeError('a bug');
+      expect(await answeringFor('Acme', 'credentials', () => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(bug);
+      expect(await answeringFor('Acme', 'credentials', async () => 'ok')).to.equal('ok');
+    });
+  });
+
+  describe('jobErrorFor: what a job does about it', () => {
+    it('waits out a rate limit without spending an attempt, for as long as the platform asked', () => {
+      const waited = jobErrorFor('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 4000 }));
+      expect(waited).to.be.instanceOf(RetryLaterError).and.include({ retryAfterMs: 4000 });
+      expect(jobErrorFor('Acme', new ConnectorError('rate_limited', 'slow down'))).to.include({ retryAfterMs: 2000 });
+    });
+
+    it('gives up on refused credentials and payloads it cannot use', () => {
+      for (const kind of ['auth', 'invalid_payload'] as const) {
+        const given = jobErrorFor('Acme', new ConnectorError(kind, 'no'));
+        expect(given, kind).to.be.instanceOf(PermanentJobError);
+        expect((given as Error).message).to.equal('Acme: no');
+      }
+    });
+
+    it('retries an unavailable platform and anything else with the queue backoff (the error as it is)', () => {
+      const down = new ConnectorError('upstream_unavailable', 'answered 502');
+      expect(jobErrorFor('Acme', down)).to.equal(down);
+      const other = new Error('connection terminated');
+      expect(jobErrorFor('Acme', other)).to.equal(other);
+    });
+
+    it('retries a failed webhook of a batch after what the platform or the call budget asked for, else a second', () => {
+      expect(retryDelayFor(new ConnectorError('rate_limited', 'slow', { retryAfterMs: 7000 }))).to.equal(7000);
+      expect(retryDelayFor(new RetryLaterError('budget spent', 1234))).to.equal(1234);
+      expect(retryDelayFor(new Error('boom'))).to.equal(1000);
+    });
+  });
+});
