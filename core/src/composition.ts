@@ -44,7 +44,7 @@ import { QuotesService } from './modules/quotes/quotes-service.ts';
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { resellerProductsRoutes } from './modules/reseller-products/reseller-products-routes.ts';
 import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
-import { ConnectorRegistry, loadConnectors } from './modules/stores/connector-registry.ts';
+import { ConnectorRegistry, loadConnectors, platformSlug } from './modules/stores/connector-registry.ts';
 import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-router.ts';
 import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
 import { connectorInstallRouter } from './modules/stores/connector-install-router.ts';
@@ -198,6 +198,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
+    webhookUrl: (storeId) => `${publicUrl}/connectors/${platformSlug(platform)}/webhooks${storeId ? `/${encodeURIComponent(storeId)}` : ''}`,
     appSettings: overrides.connectorSettings?.[platform] ?? appSettingsFromConfig(config)[platform] ?? {},
   });
   let ingestion: IngestionService | undefined;

@@ -46,6 +46,7 @@ export function testContext(now: () => Date = () => new Date()): ConnectorContex
     logger: { info: (m) => void logs.info.push(m), warn: (m) => void logs.warn.push(m), error: (m) => void logs.warn.push(m) },
     clock: now,
     publicUrl: PUBLIC_URL,
+    webhookUrl: (storeId) => `${PUBLIC_URL}/connectors/woocommerce/webhooks${storeId ? `/${storeId}` : ''}`,
     appSettings: {},
     logs,
   };

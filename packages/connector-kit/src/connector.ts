@@ -8,6 +8,12 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: string;
   timeoutMs?: number;
+  /**
+   * A short, fixed name for what the call does (`searchOrders`, `createFulfillment`), the
+   * `operation` label of core's metrics for this platform. Keep the set small: never an id or
+   * a URL. The method (`GET`, `POST`…) when absent.
+   */
+  operation?: string;
 }
 
 export interface HttpResponse {
@@ -41,6 +47,15 @@ export interface ConnectorContext {
   clock: () => Date;
   /** Where platforms reach us (webhook callbacks, OAuth redirects), e.g. https://api.example.com. */
   publicUrl: string;
+  /**
+   * The URL this platform's webhooks are delivered to: per store with `storeId`
+   * (`…/webhooks/<storeId>`), per app without it. Connectors never build core's paths
+   * themselves.
+   *
+   * @example
+   * await registerHook({ address: ctx.webhookUrl() }); // an app-level subscription
+   */
+  webhookUrl(storeId?: string): string;
   /** The app's own settings for this platform (API key and secret of a public app), from configuration. */
   appSettings: Record<string, string | undefined>;
 }
