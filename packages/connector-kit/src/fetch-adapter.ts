@@ -27,8 +27,7 @@ export function fetchOver(http: HttpClient, defaults: { operation?: string; time
     const signal = init?.signal ?? request?.signal;
     signal?.throwIfAborted();
 
-    const headers: Record<string, string> = {};
-    new Headers(init?.headers ?? request?.headers).forEach((value, name) => (headers[name] = value));
+    const headers = headerRecord(init?.headers ?? request?.headers);
     const body = init?.body !== undefined ? await bodyText(init.body, headers) : request?.body ? await request.text() : undefined;
 
     const res = await http.request({
@@ -42,6 +41,21 @@ export function fetchOver(http: HttpClient, defaults: { operation?: string; time
     return new Response(BODYLESS.has(res.status) ? null : res.body, { status: res.status, headers: res.headers });
   };
 }
+
+/**
+ * Headers of any shape as a lower-cased record. Read entry by entry: `new Headers(h)` of a
+ * Headers from another implementation (test interceptors replace the global one) can lose them.
+ */
+function headerRecord(source: RequestInit['headers'] | Headers | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!source) return out;
+  if (Array.isArray(source)) for (const [name, value] of source) out[name!.toLowerCase()] = value!;
+  else if (isHeaders(source)) source.forEach((value, name) => (out[name.toLowerCase()] = value));
+  else for (const [name, value] of Object.entries(source)) if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
+}
+
+const isHeaders = (h: unknown): h is Headers => typeof (h as { forEach?: unknown }).forEach === 'function';
 
 /** A fetch body as text, with the content type fetch would have set for it when none was given. */
 async function bodyText(body: RequestInit['body'], headers: Record<string, string>): Promise<string | undefined> {
