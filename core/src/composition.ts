@@ -49,7 +49,7 @@ import { connectorWebhooksRouter } from './modules/stores/connector-webhooks-rou
 import { connectorCredentialsRouter } from './modules/stores/connector-credentials-router.ts';
 import { connectorInstallRouter } from './modules/stores/connector-install-router.ts';
 import { CredentialRequests } from './modules/stores/credential-requests.ts';
-import { createConnectorHttp } from './modules/stores/connector-http.ts';
+import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { IngestionService } from './modules/stores/ingestion-service.ts';
 import { storesRoutes } from './modules/stores/stores-routes.ts';
 import { StoresService } from './modules/stores/stores-service.ts';
@@ -192,9 +192,9 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   const connectors = new ConnectorRegistry(overrides.connectors ?? (await loadConnectors(config.CONNECTORS)));
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
-  const connectorHttp = createConnectorHttp({ safeFetch });
+  const connectorHttp = connectorHttpClients({ safeFetch, metrics, logger });
   const connectorContext = (platform: string): ConnectorContext => ({
-    http: connectorHttp,
+    http: connectorHttp(platform),
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,

@@ -57,9 +57,13 @@ describe('Shopify GraphQL client (nock)', () => {
     nock(`https://${SHOP}`).post(API).reply(200, slow);
     const err = await client().graphql('query Q { shop { name } }').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConnectorError).and.include({ kind: 'rate_limited', retryAfterMs: 20_000 });
+    // A 429 with Retry-After is waited out by core's HttpClient (its sleep, not the bucket's).
+    const clientWaits: number[] = [];
+    const waiting = new ShopifyClient({ http: nockedConnectorHttp(undefined, { retry: {}, sleep: async (ms) => void clientWaits.push(ms) }), shop: SHOP, accessToken: 'shpat_test', logger: silent, sleep: async (ms) => void waits.push(ms) });
     nock(`https://${SHOP}`).post(API).reply(429, { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' }, { 'Retry-After': '2.0' }).post(API).reply(200, shopAnswer);
-    await client().graphql('query Q { shop { name } }');
-    expect(waits).to.deep.equal([2000]);
+    await waiting.graphql('query Q { shop { name } }');
+    expect(clientWaits).to.deep.equal([2000]);
+    expect(waits).to.deep.equal([]);
   });
 
   it('maps 401, ACCESS_DENIED, 5xx and query errors to typed failures', async () => {
