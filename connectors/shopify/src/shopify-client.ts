@@ -58,8 +58,11 @@ export class ShopifyClient {
 
   /** Runs a query or mutation and returns its `data`. */
   async graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    // Our queries are constants with names: the metrics' operation (a small, fixed set).
+    const operation = /^\s*(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? 'graphql';
     for (let attempt = 0; ; attempt++) {
       const res = await this.#http.request({
+        operation,
         method: 'POST',
         url: `https://${this.#shop}/admin/api/${API_VERSION}/graphql.json`,
         headers: { 'content-type': 'application/json', accept: 'application/json', 'x-shopify-access-token': this.#accessToken },

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ConnectorContext, HttpRequest } from '@print-api/connector-kit';
-import { ConnectorError } from '@print-api/connector-kit';
+import type { ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError, fetchOver } from '@print-api/connector-kit';
 import { LogSeverity, shopifyApi, type Shopify } from '@shopify/shopify-api';
 import {
   canonicalizeHeaders,
@@ -26,8 +26,6 @@ import { API_VERSION, SCOPES, type AppSettings } from './config.ts';
  */
 const current = new AsyncLocalStorage<ConnectorContext>();
 
-const METHODS = new Set<HttpRequest['method']>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
-
 /** The request we hand the library: it only reads these fields. */
 export interface LibraryRequest {
   method: string;
@@ -38,14 +36,8 @@ export interface LibraryRequest {
 setAbstractFetchFunc(async (input, init) => {
   const ctx = current.getStore();
   if (!ctx) throw new Error('@shopify/shopify-api made a request outside a connector call');
-  const url = typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url;
-  const method = (init?.method ?? 'GET').toUpperCase() as HttpRequest['method'];
-  if (!METHODS.has(method)) throw new Error(`Unsupported method ${method}`);
-  const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((value, key) => (headers[key] = value));
-  const res = await ctx.http.request({ method, url, headers, ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
-  const bodyless = res.status === 204 || res.status === 304;
-  return new Response(bodyless ? null : res.body, { status: res.status, headers: res.headers });
+  // The library calls out only to exchange and refresh tokens.
+  return fetchOver(ctx.http, { operation: 'oauthToken' })(input, init);
 });
 setAbstractConvertRequestFunc(async ({ rawRequest }) => {
   const req = rawRequest as LibraryRequest;
