@@ -45,8 +45,8 @@ import { QuotesService } from './modules/quotes/quotes-service.ts';
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { resellerProductsRoutes } from './modules/reseller-products/reseller-products-routes.ts';
 import { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
-import { configureConnectors, loadConnectors } from './modules/stores/connector-registry.ts';
-import { createConnectorHttp } from './modules/stores/connector-http.ts';
+import { configureConnectors, loadConnectors, platformSlug } from './modules/stores/connector-registry.ts';
+import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
@@ -195,13 +195,14 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS, ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}) });
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
-  const connectorHttp = createConnectorHttp({ safeFetch });
+  const connectorHttp = connectorHttpClients({ safeFetch, metrics, logger });
   const connectorContext = (platform: string): ConnectorContext => ({
-    http: connectorHttp,
+    http: connectorHttp(platform),
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
     settings: connectors.settings(platform),
+    webhookUrl: (storeId) => `${publicUrl}/connectors/${platformSlug(platform)}/webhooks${storeId ? `/${encodeURIComponent(storeId)}` : ''}`,
   });
   const placedLag = metrics.histogram('store_order_ingestion_lag_seconds', 'Store order created -> print order placed', ['platform'], [1, 5, 15, 60, 300, 900, 3600, 86400]);
   const storesModule = new StoresModule({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectorError, type StoreOrder, type StoreOrderLine, type StoreRecipient } from '@print-api/connector-kit';
+import { ConnectorError, parsePayload, type StoreOrder, type StoreOrderLine, type StoreRecipient } from '@print-api/connector-kit';
 
 /**
  * Financial statuses in which Shopify has the money. `partially_refunded` was `paid` first
@@ -82,7 +82,7 @@ export const orderWebhookSchema = z.object({
 
 /** An order webhook body -> StoreOrder. */
 export function mapWebhookOrder(raw: unknown): StoreOrder {
-  const o = parseOrThrow(orderWebhookSchema, raw, 'order webhook');
+  const o = parsePayload(orderWebhookSchema, raw, 'Shopify order webhook');
   const lines: StoreOrderLine[] = [];
   for (const l of o.line_items) {
     const quantity = l.current_quantity ?? l.quantity;
@@ -159,7 +159,7 @@ export const ORDER_FIELDS = `
 
 /** A GraphQL `Order` (with all its line items gathered) -> StoreOrder: the same result as the webhook body of the same order. */
 export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): StoreOrder {
-  const o = parseOrThrow(graphqlOrderSchema, raw, 'GraphQL order');
+  const o = parsePayload(graphqlOrderSchema, raw, 'Shopify GraphQL order');
   const lines: StoreOrderLine[] = [];
   for (const l of [...o.lineItems.nodes, ...extraLines]) {
     const quantity = l.currentQuantity ?? l.quantity;
@@ -183,7 +183,7 @@ export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): S
 
 /** A parsed line item: the lines of one order page, as `mapGraphqlOrder` takes its extra lines. */
 export function parseGraphqlLines(raw: unknown): GraphqlLine[] {
-  return parseOrThrow(z.array(gqlLine), raw, 'GraphQL line items');
+  return parsePayload(z.array(gqlLine), raw, 'Shopify GraphQL line items');
 }
 
 function cleanSku(sku: string | null | undefined): string | null {
@@ -218,13 +218,4 @@ function recipient(a: Address, email: string, orderPhone: string): StoreRecipien
     city: a.city,
     country: a.country.toUpperCase(),
   };
-}
-
-function parseOrThrow<T extends z.ZodType>(schema: T, raw: unknown, what: string): z.infer<T> {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConnectorError('invalid_payload', `Not a Shopify ${what}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
-  }
-  return parsed.data;
 }

@@ -1,4 +1,4 @@
-import type { StoreOrder } from '@print-api/connector-kit';
+import { TimeWindowCursor, type PollPosition, type StoreOrder } from '@print-api/connector-kit';
 import { FIRST_POLL_LOOKBACK_MS, LINES_PAGE_SIZE, POLL_PAGE_SIZE } from './config.ts';
 import { mapGraphqlOrder, ORDER_FIELDS, parseGraphqlLines, type GraphqlLine } from './order-mapper.ts';
 import type { ShopifyClient } from './shopify-client.ts';
@@ -27,53 +27,52 @@ interface Page<T> {
 type RawOrder = { id: string; lineItems: Page<unknown> } & Record<string, unknown>;
 
 /**
- * Where polling stands: the run's lower bound (`updated_at:>since`), the GraphQL cursor of the
- * next page in this run, and the newest `updatedAt` seen in it (the next run's bound).
+ * Polling follows `updated_at` with GraphQL cursor pages (the kit's cursor, token paging): a run
+ * keeps its bound and follows `endCursor`; after the last page the next run asks for changes
+ * after the newest one seen.
  */
-export interface PollCursor {
-  since: string;
-  after: string | null;
-  newest: string;
-}
+export const pollWindow = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOKBACK_MS });
 
-/** Reads a stored cursor; anything unreadable starts over from the default look-back. */
-export function decodeCursor(raw: string | null, now: Date): PollCursor {
-  const start = new Date(now.getTime() - FIRST_POLL_LOOKBACK_MS).toISOString();
-  if (raw) {
-    try {
-      const c = JSON.parse(raw) as Partial<PollCursor>;
-      if (typeof c.since === 'string' && typeof c.newest === 'string' && (c.after === null || typeof c.after === 'string')) return { since: c.since, after: c.after, newest: c.newest };
-    } catch {
-      // fall through: start over
-    }
-  }
-  return { since: start, after: null, newest: start };
+/** Where polling stands; a cursor of the earlier format (`{since, after, newest}`) starts a run after its `since`. */
+export function readCursor(raw: string | null, now: Date): PollPosition {
+  const earlier = raw ? earlierFormatSince(raw) : null;
+  return pollWindow.read(earlier ? pollWindow.startingAt(earlier) : raw, now);
 }
 
 /**
  * One page of orders updated since the cursor, oldest change first (GraphQL
- * `orders(query: "updated_at:>…", sortKey: UPDATED_AT)` with cursor pages). A run keeps its
- * bound and follows `endCursor`; after the last page the next run starts from the newest
- * change seen. This is how a store whose webhooks were missed catches up.
+ * `orders(query: "updated_at:>=…", sortKey: UPDATED_AT)` with cursor pages). This is how a
+ * store whose webhooks were missed catches up.
  */
 export async function pollOrders(client: ShopifyClient, rawCursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
-  const cursor = decodeCursor(rawCursor, now);
+  const at = readCursor(rawCursor, now);
   const data = await client.graphql<{ orders: Page<RawOrder> }>(ORDERS_QUERY, {
     first: POLL_PAGE_SIZE,
-    after: cursor.after,
-    query: `updated_at:>'${cursor.since}'`,
+    after: at.pageToken,
+    query: `updated_at:>='${wholeSecondsUp(at.since)}'`,
     lines: LINES_PAGE_SIZE,
   });
   const orders: StoreOrder[] = [];
-  let newest = cursor.newest;
-  for (const raw of data.orders.nodes) {
-    const order = mapGraphqlOrder(raw, await remainingLines(client, raw));
-    orders.push(order);
-    if (order.updatedAt > newest) newest = order.updatedAt;
-  }
+  for (const raw of data.orders.nodes) orders.push(mapGraphqlOrder(raw, await remainingLines(client, raw)));
   const { hasNextPage, endCursor } = data.orders.pageInfo;
-  const next: PollCursor = hasNextPage && endCursor && orders.length > 0 ? { since: cursor.since, after: endCursor, newest } : { since: newest, after: null, newest };
-  return { orders, nextCursor: JSON.stringify(next) };
+  return { orders, nextCursor: pollWindow.next(at, { updatedAt: orders.map((o) => o.updatedAt), nextPageToken: hasNextPage ? endCursor : null }) };
+}
+
+/** Shopify's `updated_at` counts whole seconds: "at or after `since`" is at or after the next whole second. */
+function wholeSecondsUp(since: Date): string {
+  return new Date(Math.ceil(since.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+/** The exclusive `since` of a cursor stored before the kit's, as the inclusive time after it. */
+function earlierFormatSince(raw: string): Date | null {
+  try {
+    const c = JSON.parse(raw) as { v?: unknown; since?: unknown };
+    if (c.v !== undefined || typeof c.since !== 'string') return null;
+    const since = Date.parse(c.since);
+    return Number.isNaN(since) ? null : new Date(since + 1);
+  } catch {
+    return null;
+  }
 }
 
 /** The line items beyond the first page of a large order. */

@@ -32,9 +32,10 @@ export function throttleWaitMs(cost: QueryCost | undefined): number {
  * The Admin GraphQL API of one shop, and nothing else: `POST /admin/api/<version>/graphql.json`
  * with the store's access token, through core's HttpClient. Failures become typed errors:
  * 401/403 and ACCESS_DENIED -> `auth`; 5xx and network -> `upstream_unavailable`;
- * cost throttling ("Throttled" in a 200, or a 429) -> wait for the bucket to refill
- * (`extensions.cost.throttleStatus`) and try again, or `rate_limited` with that wait when it
- * is long, so the job waits in its queue instead of failing.
+ * cost throttling ("Throttled" in a 200, or a 429 without Retry-After) -> wait for the bucket
+ * to refill (`extensions.cost.throttleStatus`) and try again, or `rate_limited` with that wait
+ * when it is long, so the job waits in its queue instead of failing. (A 429 with Retry-After,
+ * REST-style, is the HttpClient's to wait out.)
  */
 export class ShopifyClient {
   readonly #http: HttpClient;
@@ -60,8 +61,11 @@ export class ShopifyClient {
 
   /** Runs a query or mutation and returns its `data`. */
   async graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    // Our queries are constants with names: the metrics' operation (a small, fixed set).
+    const operation = /^\s*(?:query|mutation)\s+(\w+)/.exec(query)?.[1] ?? 'graphql';
     for (let attempt = 0; ; attempt++) {
       const res = await this.#http.request({
+        operation,
         method: 'POST',
         url: `${this.#origin}/admin/api/${API_VERSION}/graphql.json`,
         headers: { 'content-type': 'application/json', accept: 'application/json', 'x-shopify-access-token': this.#accessToken },
@@ -75,8 +79,8 @@ export class ShopifyClient {
       }
       const throttled = res.status === 429 || (Array.isArray(body?.errors) && body.errors.some((e) => e.extensions?.code === 'THROTTLED' || e.message === 'Throttled'));
       if (throttled) {
-        const retryAfter = Number(res.headers['retry-after']);
-        const waitMs = res.status === 429 && retryAfter > 0 ? retryAfter * 1000 : throttleWaitMs(body?.extensions?.cost);
+        // A 429 with Retry-After never gets here: core's client waits it out or fails rate_limited.
+        const waitMs = throttleWaitMs(body?.extensions?.cost);
         if (waitMs > MAX_INLINE_WAIT_MS || attempt >= MAX_INLINE_RETRIES) {
           throw new ConnectorError('rate_limited', `Shopify throttled ${this.#shop}: the query cost bucket refills in ${waitMs} ms`, { retryAfterMs: waitMs, status: res.status });
         }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ConnectorContext, HttpRequest } from '@print-api/connector-kit';
-import { ConnectorError, settingVariable } from '@print-api/connector-kit';
+import type { ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError, fetchOver, settingVariable } from '@print-api/connector-kit';
 import { LogSeverity, shopifyApi, type Shopify } from '@shopify/shopify-api';
 import {
   canonicalizeHeaders,
@@ -26,8 +26,6 @@ import { API_VERSION, DEFAULT_API_URL, SCOPES, shopOrigin, type ShopifySettings 
  */
 const current = new AsyncLocalStorage<ConnectorContext<ShopifySettings>>();
 
-const METHODS = new Set<HttpRequest['method']>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
-
 /** The request we hand the library: it only reads these fields. */
 export interface LibraryRequest {
   method: string;
@@ -38,14 +36,9 @@ export interface LibraryRequest {
 setAbstractFetchFunc(async (input, init) => {
   const ctx = current.getStore();
   if (!ctx) throw new Error('@shopify/shopify-api made a request outside a connector call');
+  // The library calls out only to exchange and refresh tokens, at the shop's origin (or the sandbox's: CONNECTOR_SHOPIFY_API_URL).
   const url = atShopOrigin(ctx.settings, typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url);
-  const method = (init?.method ?? 'GET').toUpperCase() as HttpRequest['method'];
-  if (!METHODS.has(method)) throw new Error(`Unsupported method ${method}`);
-  const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((value, key) => (headers[key] = value));
-  const res = await ctx.http.request({ method, url, headers, ...(typeof init?.body === 'string' ? { body: init.body } : {}) });
-  const bodyless = res.status === 204 || res.status === 304;
-  return new Response(bodyless ? null : res.body, { status: res.status, headers: res.headers });
+  return fetchOver(ctx.http, { operation: 'oauthToken' })(url, init);
 });
 setAbstractConvertRequestFunc(async ({ rawRequest }) => {
   const req = rawRequest as LibraryRequest;

@@ -182,8 +182,8 @@ export class FakeShopifyStore {
         return { webhookSubscriptionCreate: { webhookSubscription: sub, userErrors: [] } };
       }
       case 'OrdersChangedSince': {
-        const since = /updated_at:>'([^']+)'/.exec(v.query)?.[1] ?? '';
-        const list = [...this.orders.values()].filter((o) => Date.parse(o.updated_at) > Date.parse(since)).sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
+        const since = /updated_at:>='([^']+)'/.exec(v.query)?.[1] ?? '';
+        const list = [...this.orders.values()].filter((o) => Date.parse(o.updated_at) >= Date.parse(since)).sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
         const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
         const page = list.slice(start, start + v.first);
         const end = start + page.length;

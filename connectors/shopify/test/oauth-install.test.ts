@@ -23,7 +23,7 @@ describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify
 
   before(() => nock.disableNetConnect());
   beforeEach(() => {
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, settings: settingsSchema.parse({ apiKey: APP.apiKey, apiSecret: APP.secret }) };
+    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: (storeId) => `${PUBLIC_URL}/connectors/shopify/webhooks${storeId ? `/${storeId}` : ''}`, settings: settingsSchema.parse({ apiKey: APP.apiKey, apiSecret: APP.secret }) };
     store = new FakeShopifyStore({ name: `oauth-test-${++n}`, app: APP, ourBaseUrl: PUBLIC_URL, publicUrl: PUBLIC_URL });
   });
   afterEach(() => nock.cleanAll());

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
 import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
-import { decodeCursor, pollOrders } from '../src/order-polling.ts';
+import { pollOrders, readCursor } from '../src/order-polling.ts';
 import { pushShopifyShipment } from '../src/shipment-push.ts';
 import { ShopifyClient, throttleWaitMs } from '../src/shopify-client.ts';
 import { registerStoreWebhooks } from '../src/webhook-registration.ts';
@@ -43,6 +43,16 @@ describe('Shopify GraphQL client (nock)', () => {
     scope.done();
   });
 
+  it("names each call after its GraphQL operation, for the platform's metrics", async () => {
+    const operations: Array<string | undefined> = [];
+    const recording: HttpClient = { request: (req) => (operations.push(req.operation), http.request(req)) };
+    nock(`https://${SHOP}`).post(API).reply(200, shopAnswer).post(API).reply(200, shopAnswer);
+    const named = new ShopifyClient({ http: recording, shop: SHOP, accessToken: 'shpat_test', logger: silent });
+    await named.graphql('query ShopForConnection { shop { name } }');
+    await named.graphql('{ shop { name } }');
+    expect(operations).to.deep.equal(['ShopForConnection', 'graphql']);
+  });
+
   it('answers "Throttled" by waiting for the cost bucket to refill (throttleStatus), then succeeds', async () => {
     nock(`https://${SHOP}`).post(API).reply(200, throttled).post(API).reply(200, throttled).post(API).reply(200, shopAnswer);
     expect(await client().graphql('query ShopForConnection { shop { name } }')).to.deep.equal(shopAnswer.data);
@@ -57,9 +67,13 @@ describe('Shopify GraphQL client (nock)', () => {
     nock(`https://${SHOP}`).post(API).reply(200, slow);
     const err = await client().graphql('query Q { shop { name } }').catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConnectorError).and.include({ kind: 'rate_limited', retryAfterMs: 20_000 });
+    // A 429 with Retry-After is waited out by core's HttpClient (its sleep, not the bucket's).
+    const clientWaits: number[] = [];
+    const waiting = new ShopifyClient({ http: nockedConnectorHttp(undefined, { retry: {}, sleep: async (ms) => void clientWaits.push(ms) }), shop: SHOP, accessToken: 'shpat_test', logger: silent, sleep: async (ms) => void waits.push(ms) });
     nock(`https://${SHOP}`).post(API).reply(429, { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' }, { 'Retry-After': '2.0' }).post(API).reply(200, shopAnswer);
-    await client().graphql('query Q { shop { name } }');
-    expect(waits).to.deep.equal([2000]);
+    await waiting.graphql('query Q { shop { name } }');
+    expect(clientWaits).to.deep.equal([2000]);
+    expect(waits).to.deep.equal([]);
   });
 
   it('maps 401, ACCESS_DENIED, 5xx and query errors to typed failures', async () => {
@@ -107,27 +121,42 @@ describe('Shopify GraphQL client (nock)', () => {
     expect(await pushShopifyShipment(client(), SHIPMENT, silent)).to.equal(0);
   });
 
-  it('polls orders updated since the cursor, page by page, then moves the bound to the newest change', async () => {
+  it('polls orders updated since the cursor, page by page, then moves the bound past the newest change', async () => {
     const now = new Date('2026-11-20T10:00:00Z');
-    expect(decodeCursor(null, now)).to.deep.equal({ since: '2026-11-20T09:00:00.000Z', after: null, newest: '2026-11-20T09:00:00.000Z' });
+    expect(readCursor(null, now)).to.deep.include({ since: new Date('2026-11-20T09:00:00.000Z'), pageToken: null, firstPage: true });
     const queries: any[] = [];
     const page2 = structuredClone(ordersPage);
     page2.data.orders.nodes[0]!.updatedAt = '2026-11-20T09:40:00Z';
     page2.data.orders.nodes[0]!.legacyResourceId = '6512345678902';
+    const empty = { ...ordersPage, data: { orders: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] } } };
     nock(`https://${SHOP}`)
       .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
       .reply(200, { ...ordersPage, data: { orders: { ...ordersPage.data.orders, pageInfo: { hasNextPage: true, endCursor: 'c1' } } } })
       .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
-      .reply(200, page2);
+      .reply(200, page2)
+      .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
+      .reply(200, empty);
     const first = await pollOrders(client(), null, now);
     expect(first.orders.map((o) => o.externalId)).to.deep.equal(['6512345678901']);
     const second = await pollOrders(client(), first.nextCursor, now);
     expect(second.orders.map((o) => o.externalId)).to.deep.equal(['6512345678902']);
+    const third = await pollOrders(client(), second.nextCursor, now);
+    expect(third.orders).to.deep.equal([]);
+    expect(third.nextCursor).to.equal(second.nextCursor);
     expect(queries).to.deep.equal([
-      { first: 10, after: null, query: "updated_at:>'2026-11-20T09:00:00.000Z'", lines: 25 },
-      { first: 10, after: 'c1', query: "updated_at:>'2026-11-20T09:00:00.000Z'", lines: 25 },
+      { first: 10, after: null, query: "updated_at:>='2026-11-20T09:00:00Z'", lines: 25 },
+      { first: 10, after: 'c1', query: "updated_at:>='2026-11-20T09:00:00Z'", lines: 25 },
+      // Shopify counts whole seconds: after the newest change (09:40:00) is from 09:40:01.
+      { first: 10, after: null, query: "updated_at:>='2026-11-20T09:40:01Z'", lines: 25 },
     ]);
-    expect(JSON.parse(second.nextCursor)).to.deep.equal({ since: '2026-11-20T09:40:00.000Z', after: null, newest: '2026-11-20T09:40:00.000Z' });
+  });
+
+  it('carries on from a cursor stored in the earlier format (after its since)', async () => {
+    const queries: any[] = [];
+    const empty = { data: { orders: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] } } };
+    nock(`https://${SHOP}`).post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0).reply(200, empty);
+    await pollOrders(client(), JSON.stringify({ since: '2026-11-20T08:15:00.000Z', after: null, newest: '2026-11-20T08:15:00.000Z' }), new Date('2026-11-20T10:00:00Z'));
+    expect(queries[0].query).to.equal("updated_at:>='2026-11-20T08:15:01Z'");
   });
 
   it('gathers the line items of a large order beyond the first page', async () => {

@@ -1,9 +1,9 @@
-import { ConnectorError, defineConnector } from '@print-api/connector-kit';
+import { defineConnector, parseJsonPayload } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, type WooCredentials } from './config.ts';
 import { connectWithKeys } from './connect.ts';
 import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './key-exchange.ts';
-import { mapWooOrder } from './order-mapper.ts';
-import { decodeCursor, pollOrders } from './order-polling.ts';
+import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
+import { pollOrders, readCursor } from './order-polling.ts';
 import { pushWooShipment } from './shipment-push.ts';
 import { reactivateDisabledWebhooks, registerOrderWebhooks } from './webhook-registration.ts';
 import { verifyWooWebhook } from './webhook-verifier.ts';
@@ -53,7 +53,7 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async registerWebhooks(ctx, store, callbackUrl) {
     const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
-    return registerOrderWebhooks(client, { callbackUrl, publicUrl: ctx.publicUrl, currentSecret: store.webhookSecret, logger: ctx.logger });
+    return registerOrderWebhooks(client, { callbackUrl, appWebhookUrl: ctx.webhookUrl(), currentSecret: store.webhookSecret, logger: ctx.logger });
   },
 
   verifyWebhook: (req, secrets) => verifyWooWebhook(req, secrets.storeSecret),
@@ -61,13 +61,7 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
   async parseWebhook(_ctx, _store, req) {
     const topic = req.headers['x-wc-webhook-topic'] ?? '';
     if (!ORDER_TOPIC.test(topic)) return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };
-    let body: unknown;
-    try {
-      body = JSON.parse(req.rawBody.toString('utf8'));
-    } catch {
-      throw new ConnectorError('invalid_payload', `WooCommerce sent a ${topic} delivery that is not JSON`);
-    }
-    return { kind: 'orders', orders: [mapWooOrder(body)] };
+    return { kind: 'orders', orders: [toStoreOrder(parseJsonPayload(wooOrderSchema, req.rawBody, `WooCommerce ${topic} delivery`))] };
   },
 
   async fetchOrders(ctx, store, externalOrderIds) {
@@ -79,8 +73,8 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async listOrders(ctx, store, cursor) {
     const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
-    // A polling run starts on page 1: the moment to bring back webhooks WooCommerce disabled.
-    if (decodeCursor(cursor, ctx.clock()).page === 1) await reactivateDisabledWebhooks(client, ctx.publicUrl, ctx.logger);
+    // The first page of a polling run: the moment to bring back webhooks WooCommerce disabled.
+    if (readCursor(cursor, ctx.clock()).firstPage) await reactivateDisabledWebhooks(client, ctx.webhookUrl(), ctx.logger);
     return pollOrders(client, cursor, ctx.clock());
   },
 

@@ -1,4 +1,4 @@
-import { ConnectorError, type HttpClient, type StoreConnection } from '@print-api/connector-kit';
+import { ConnectorError, parseJsonPayload, type HttpClient, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { issuedKeysSchema, storeUrlSchema, type WooCredentials } from './config.ts';
 import { connectWithKeys } from './connect.ts';
@@ -31,15 +31,7 @@ export function authorizeUrl(p: { storeUrl: string; state: string; callbackUrl: 
  * store the request named (never a store the body could name).
  */
 export async function receiveIssuedKeys(http: HttpClient, p: { storeUrl: string; state: string; rawBody: Buffer }): Promise<StoreConnection<WooCredentials>> {
-  let json: unknown;
-  try {
-    json = JSON.parse(p.rawBody.toString('utf8'));
-  } catch {
-    throw new ConnectorError('invalid_payload', 'WooCommerce sent keys that are not JSON');
-  }
-  const parsed = issuedKeysSchema.safeParse(json);
-  if (!parsed.success) throw new ConnectorError('invalid_payload', `WooCommerce sent unexpected keys: ${parsed.error.issues[0]?.path.join('.')} ${parsed.error.issues[0]?.message}`);
-  const keys = parsed.data;
+  const keys = parseJsonPayload(issuedKeysSchema, p.rawBody, 'The keys WooCommerce sent');
   if (keys.user_id !== p.state) throw new ConnectorError('invalid_payload', 'The keys were issued for another connection request');
   if (keys.key_permissions !== 'read_write') throw new ConnectorError('auth', `The store granted ${keys.key_permissions} access; Print API needs read_write`);
   return connectWithKeys(http, { storeUrl: p.storeUrl, consumerKey: keys.consumer_key, consumerSecret: keys.consumer_secret });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConnectorError, type StoreOrder, type StoreRecipient } from '@print-api/connector-kit';
+import { ConnectorError, parsePayload, type StoreOrder, type StoreRecipient } from '@print-api/connector-kit';
 
 /** The statuses in which WooCommerce has the money: `on-hold` (bank transfer awaiting) is not one of them. */
 const PAID_STATUSES = new Set(['processing', 'completed']);
@@ -62,12 +62,11 @@ export function isoToGmt(iso: string): string {
  * empty means "not a print item": the pipeline skips and records them).
  */
 export function mapWooOrder(raw: unknown): StoreOrder {
-  const parsed = wooOrderSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConnectorError('invalid_payload', `Not a WooCommerce order: ${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`.trim());
-  }
-  const o = parsed.data;
+  return toStoreOrder(parsePayload(wooOrderSchema, raw, 'WooCommerce order'));
+}
+
+/** A checked WooCommerce order -> StoreOrder (see `mapWooOrder`). */
+export function toStoreOrder(o: WooOrder): StoreOrder {
   const paidAt = o.date_paid_gmt || o.date_paid;
   return {
     externalId: String(o.id),

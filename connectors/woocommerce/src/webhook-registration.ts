@@ -15,9 +15,12 @@ export function newWebhookSecret(): string {
 
 const usableSecret = (s: string | undefined): s is string => typeof s === 'string' && /^[A-Za-z0-9]{32,}$/.test(s);
 
-/** The delivery URLs of this deployment's WooCommerce webhooks, for every store: `<publicUrl>/connectors/woocommerce/webhooks/`. */
-export function ourWebhookPrefix(publicUrl: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/connectors/woocommerce/webhooks/`;
+/**
+ * What the delivery URLs of this deployment's WooCommerce webhooks start with, whichever store
+ * they belong to: the per-app webhook URL core hands over (`ctx.webhookUrl()`) and a slash.
+ */
+export function ourWebhookPrefix(appWebhookUrl: string): string {
+  return `${appWebhookUrl.replace(/\/+$/, '')}/`;
 }
 
 /**
@@ -28,10 +31,10 @@ export function ourWebhookPrefix(publicUrl: string): string {
  */
 export async function registerOrderWebhooks(
   client: WooCommerceClient,
-  opts: { callbackUrl: string; publicUrl: string; currentSecret: string | undefined; logger: ConnectorLogger },
+  opts: { callbackUrl: string; appWebhookUrl: string; currentSecret: string | undefined; logger: ConnectorLogger },
 ): Promise<{ webhookSecret: string }> {
   const secret = usableSecret(opts.currentSecret) ? opts.currentSecret : newWebhookSecret();
-  const prefix = ourWebhookPrefix(opts.publicUrl);
+  const prefix = ourWebhookPrefix(opts.appWebhookUrl);
   const ours = (await client.listWebhooks()).filter((w) => w.delivery_url.startsWith(prefix));
   const kept = new Map<string, number>();
   for (const w of ours) {
@@ -56,8 +59,8 @@ export async function registerOrderWebhooks(
  * WooCommerce disables a webhook after more than five failed deliveries in a row and never
  * retries: set ours active again (polling has caught up what they missed).
  */
-export async function reactivateDisabledWebhooks(client: WooCommerceClient, publicUrl: string, logger: ConnectorLogger): Promise<number> {
-  const prefix = ourWebhookPrefix(publicUrl);
+export async function reactivateDisabledWebhooks(client: WooCommerceClient, appWebhookUrl: string, logger: ConnectorLogger): Promise<number> {
+  const prefix = ourWebhookPrefix(appWebhookUrl);
   const disabled = (await client.listWebhooks()).filter((w) => w.status === 'disabled' && w.delivery_url.startsWith(prefix));
   for (const w of disabled) {
     await client.updateWebhook(w.id, { status: 'active' });

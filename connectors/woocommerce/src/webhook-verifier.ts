@@ -1,5 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
+import { createHash } from 'node:crypto';
+import { verifyHmacSignature, type InboundWebhook, type WebhookVerdict } from '@print-api/connector-kit';
 import { gmtToIso } from './order-mapper.ts';
 
 /** `WC_Webhook::deliver_ping()`: an unsigned, form-encoded `webhook_id=N`, sent once when a webhook is created. */
@@ -8,13 +8,6 @@ const PING_BODY = /^webhook_id=\d+$/;
 /** True for WooCommerce's creation ping: no signature, no topic, body `webhook_id=N`. */
 export function isCreationPing(req: InboundWebhook): boolean {
   return !req.headers['x-wc-webhook-signature'] && !req.headers['x-wc-webhook-topic'] && PING_BODY.test(req.rawBody.toString('utf8').trim());
-}
-
-/** `X-WC-Webhook-Signature`: base64 HMAC-SHA256 of the exact body bytes, keyed with the webhook's secret. */
-export function signatureMatches(rawBody: Buffer, signature: string, secret: string): boolean {
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  const given = Buffer.from(signature.trim(), 'base64');
-  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 /**
@@ -37,7 +30,8 @@ export function verifyWooWebhook(req: InboundWebhook, storeSecret: string | unde
     return { ok: false, reason: 'missing X-WC-Webhook-Signature' };
   }
   if (!storeSecret) return { ok: false, reason: 'no webhook secret is known for this store' };
-  if (!signatureMatches(req.rawBody, signature, storeSecret)) return { ok: false, reason: 'X-WC-Webhook-Signature does not match the body' };
+  // `X-WC-Webhook-Signature`: base64 HMAC-SHA256 of the exact body bytes, keyed with the webhook's secret.
+  if (!verifyHmacSignature(signature, req.rawBody, storeSecret, { encoding: 'base64' })) return { ok: false, reason: 'X-WC-Webhook-Signature does not match the body' };
   const topic = req.headers['x-wc-webhook-topic'];
   if (!topic) return { ok: false, reason: 'missing X-WC-Webhook-Topic' };
   const source = req.headers['x-wc-webhook-source'] ?? '';

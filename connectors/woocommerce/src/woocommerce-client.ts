@@ -100,11 +100,10 @@ export class WooCommerceClient {
     await this.#call(this.#wc.post('webhooks/batch', {}), [404]);
   }
 
-  /** One page of orders modified after `modifiedAfterGmt` (oldest change first) and the page count. */
-  async listOrders(modifiedAfterGmt: string, page: number, perPage: number): Promise<{ orders: unknown[]; totalPages: number }> {
-    const res = await this.#call(this.#wc.get('orders', { modified_after: modifiedAfterGmt, dates_are_gmt: true, orderby: 'modified', order: 'asc', per_page: perPage, page }));
-    const totalPages = Number(res.headers['x-wp-totalpages'] ?? '1');
-    return { orders: Array.isArray(res.data) ? res.data : [], totalPages: Number.isFinite(totalPages) && totalPages > 0 ? totalPages : 1 };
+  /** Up to `perPage` orders modified after `modifiedAfterGmt` (oldest change first), skipping the first `offset`. */
+  async listOrders(modifiedAfterGmt: string, offset: number, perPage: number): Promise<unknown[]> {
+    const res = await this.#call(this.#wc.get('orders', { modified_after: modifiedAfterGmt, dates_are_gmt: true, orderby: 'modified', order: 'asc', per_page: perPage, offset }));
+    return Array.isArray(res.data) ? res.data : [];
   }
 
   async getOrder(orderId: string): Promise<WooOrderSummary> {

@@ -3,7 +3,7 @@ import { ConnectorError, type Shipment } from '@print-api/connector-kit';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { connectSchema } from '../src/config.ts';
 import { wooCommerceConnector as woo } from '../src/index.ts';
-import { decodeCursor } from '../src/order-polling.ts';
+import { pollWindow } from '../src/order-polling.ts';
 import errors from './fixtures/errors.json' with { type: 'json' };
 import noteFixture from './fixtures/order-note.json' with { type: 'json' };
 import trackingItem from './fixtures/shipment-tracking-item.json' with { type: 'json' };
@@ -134,29 +134,41 @@ describe('WooCommerce connector', () => {
     const now = new Date('2025-05-14T10:00:00Z');
     const ctx = () => testContext(() => now);
 
-    it('starts an hour back, walks the X-WP-TotalPages pages, then continues from the newest change', async () => {
+    it('starts an hour back, pages from the newest change read, then continues after the newest change', async () => {
+      const orders = (q: { modified_after?: string; offset?: string; per_page?: string; orderby?: string; order?: string; dates_are_gmt?: string }, after: string) =>
+        q.modified_after === after && q.offset === '0' && q.per_page === '50' && q.orderby === 'modified' && q.order === 'asc' && q.dates_are_gmt === 'true';
+      // A full page: 49 orders modified at 09:10:00, one at 09:12:00.
+      const full = Array.from({ length: 50 }, (_, i) => modifiedAt(unpaidOrder({ id: i + 1 }), i < 49 ? '2025-05-14T09:10:00' : '2025-05-14T09:12:00'));
       store().get('/wp-json/wc/v3/webhooks').query(true).reply(200, []);
-      store()
-        .get('/wp-json/wc/v3/orders')
-        .query((q) => q.modified_after === '2025-05-14T09:00:00' && q.page === '1' && q.dates_are_gmt === 'true')
-        .reply(200, [modifiedAt(unpaidOrder({ id: 1 }), '2025-05-14T09:10:00')], { 'X-WP-TotalPages': '2' });
+      store().get('/wp-json/wc/v3/orders').query((q) => orders(q, '2025-05-14T08:59:59')).reply(200, full);
       const first = await woo.listOrders!(ctx(), testStore(), null);
-      expect(first.orders.map((o) => o.externalId)).to.deep.equal(['1']);
-      expect(decodeCursor(first.nextCursor, now)).to.deep.equal({ after: '2025-05-14T09:00:00', page: 2, newest: '2025-05-14T09:10:00' });
+      expect(first.orders).to.have.length(50);
+      expect(pollWindow.read(first.nextCursor, now)).to.deep.include({ since: new Date('2025-05-14T09:12:00Z'), offset: 0, firstPage: false });
 
+      // The next page starts at 09:12:00 again (an order modified meanwhile cannot push another past the boundary).
       store()
         .get('/wp-json/wc/v3/orders')
-        .query((q) => q.modified_after === '2025-05-14T09:00:00' && q.page === '2')
-        .reply(200, [modifiedAt(wooOrder({ id: 2 }), '2025-05-14T09:20:00')], { 'X-WP-TotalPages': '2' });
+        .query((q) => orders(q, '2025-05-14T09:11:59'))
+        .reply(200, [modifiedAt(unpaidOrder({ id: 50 }), '2025-05-14T09:12:00'), modifiedAt(wooOrder({ id: 51 }), '2025-05-14T09:20:00')]);
       const second = await woo.listOrders!(ctx(), testStore(), first.nextCursor);
-      expect(second.orders.map((o) => [o.externalId, o.paid])).to.deep.equal([['2', true]]);
-      expect(decodeCursor(second.nextCursor, now)).to.deep.equal({ after: '2025-05-14T09:20:00', page: 1, newest: '2025-05-14T09:20:00' });
+      expect(second.orders.map((o) => [o.externalId, o.paid])).to.deep.equal([
+        ['50', false],
+        ['51', true],
+      ]);
+      expect(pollWindow.read(second.nextCursor, now)).to.deep.include({ firstPage: true, newest: new Date('2025-05-14T09:20:00Z') });
 
+      // The next run asks for what changed after 09:20:00; nothing did, and the cursor stays.
       store().get('/wp-json/wc/v3/webhooks').query(true).reply(200, []);
-      store().get('/wp-json/wc/v3/orders').query((q) => q.modified_after === '2025-05-14T09:20:00' && q.page === '1').reply(200, [], { 'X-WP-TotalPages': '0' });
+      store().get('/wp-json/wc/v3/orders').query((q) => orders(q, '2025-05-14T09:20:00')).reply(200, []);
       const third = await woo.listOrders!(ctx(), testStore(), second.nextCursor);
       expect(third.orders).to.deep.equal([]);
       expect(third.nextCursor).to.equal(second.nextCursor);
+    });
+
+    it('carries on from a cursor stored in the earlier format (after its `after`)', async () => {
+      store().get('/wp-json/wc/v3/webhooks').query(true).reply(200, []);
+      store().get('/wp-json/wc/v3/orders').query((q) => q.modified_after === '2025-05-14T07:30:00' && q.offset === '0').reply(200, []);
+      await woo.listOrders!(ctx(), testStore(), JSON.stringify({ after: '2025-05-14T07:30:00', page: 3, newest: '2025-05-14T07:45:00' }));
     });
 
     it('re-enables our webhooks WooCommerce disabled after failed deliveries (and leaves others alone)', async () => {

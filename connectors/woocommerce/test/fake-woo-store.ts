@@ -228,11 +228,13 @@ export class FakeWooStore {
     return publicWebhook(hook);
   }
 
+  /** `per_page` + `page`, or `offset` (which, as in WP_Query, overrides `page`). */
   #page(items: unknown[], q: URLSearchParams): Reply {
     const perPage = Number(q.get('per_page') ?? '10');
     const page = Number(q.get('page') ?? '1');
+    const start = q.has('offset') ? Number(q.get('offset')) : (page - 1) * perPage;
     const totalPages = Math.ceil(items.length / perPage);
-    return [200, items.slice((page - 1) * perPage, page * perPage), { 'X-WP-Total': String(items.length), 'X-WP-TotalPages': String(totalPages) }];
+    return [200, items.slice(start, start + perPage), { 'X-WP-Total': String(items.length), 'X-WP-TotalPages': String(totalPages) }];
   }
 }
 

@@ -47,6 +47,7 @@ export function testContext(now: () => Date = () => new Date()): ConnectorContex
     clock: now,
     publicUrl: PUBLIC_URL,
     settings: {},
+    webhookUrl: (storeId) => `${PUBLIC_URL}/connectors/woocommerce/webhooks${storeId ? `/${storeId}` : ''}`,
     logs,
   };
 }

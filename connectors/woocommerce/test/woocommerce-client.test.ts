@@ -27,14 +27,13 @@ describe('WooCommerce client (@woocommerce/woocommerce-rest-api through core Htt
     expect(http.sent[0]!.headers).not.to.have.property('user-agent');
   });
 
-  it('lists orders changed after a GMT time, oldest change first, and reads X-WP-TotalPages', async () => {
+  it('lists orders changed after a GMT time, oldest change first, from an offset', async () => {
     store()
       .get('/wp-json/wc/v3/orders')
-      .query({ modified_after: '2025-05-14T09:00:00', dates_are_gmt: 'true', orderby: 'modified', order: 'asc', per_page: '50', page: '2' })
+      .query({ modified_after: '2025-05-14T09:00:00', dates_are_gmt: 'true', orderby: 'modified', order: 'asc', per_page: '50', offset: '50' })
       .reply(200, [wooOrder()], { 'X-WP-Total': '51', 'X-WP-TotalPages': '2' });
-    const page = await new WooCommerceClient({ http: testContext().http, credentials: CREDENTIALS }).listOrders('2025-05-14T09:00:00', 2, 50);
-    expect(page.totalPages).to.equal(2);
-    expect(page.orders).to.have.length(1);
+    const orders = await new WooCommerceClient({ http: testContext().http, credentials: CREDENTIALS }).listOrders('2025-05-14T09:00:00', 50, 50);
+    expect(orders).to.have.length(1);
   });
 
   it('sends JSON bodies (a customer note)', async () => {

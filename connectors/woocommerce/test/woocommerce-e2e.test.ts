@@ -55,6 +55,10 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(row.credentials_sealed).not.to.contain(shop.consumerSecret);
       expect(row.webhook_secret_sealed).not.to.contain(secret);
       expect(t.service.services.stores.connection(row).webhookSecret).to.equal(secret);
+      // Every call to the store was counted for the operators, by platform.
+      const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      expect(metrics).to.match(/^connector_http_requests_total\{platform="WOOCOMMERCE",operation="GET",status="200"\} [1-9]/m);
+      expect(metrics).to.match(/^connector_http_request_duration_seconds_count\{platform="WOOCOMMERCE",operation="POST"\} [1-9]/m);
     });
 
     it('connects through the /wc-auth/v1/authorize key-issuing flow: keys POSTed to our HTTPS callback, checked, merchant sent back', async () => {

@@ -8,7 +8,17 @@ export interface HttpRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * Budget of the whole call in ms: the exchange and any wait for the platform's Retry-After
+   * (core's default when absent).
+   */
   timeoutMs?: number;
+  /**
+   * A short, fixed name for what the call does (`searchOrders`, `createFulfillment`), the
+   * `operation` label of core's metrics for this platform. Keep the set small: never an id or
+   * a URL. The method (`GET`, `POST`…) when absent.
+   */
+  operation?: string;
 }
 
 export interface HttpResponse {
@@ -23,7 +33,12 @@ export interface HttpResponse {
  * public hosts only, checked after DNS (anything else fails as `invalid_payload` before a
  * connection is made), does not follow redirects (a 3xx is returned like any status), decodes
  * compressed bodies and fails bodies over its size limit; network failures and timeouts are
- * `upstream_unavailable`. Statuses are the connector's to judge.
+ * `upstream_unavailable`. A 429 or 503 with `Retry-After` is waited out and sent again (at
+ * most twice, within the request's time budget); when the wait does not fit, the call fails as
+ * `rate_limited` carrying `retryAfterMs`, so the pipeline delays the job. Every other status is
+ * the connector's to judge (a 429 without Retry-After included: platforms signal their
+ * limits differently). Every call is logged (method, host, path, status, duration) and counted
+ * by platform, `operation` and status.
  */
 export interface HttpClient {
   request(req: HttpRequest): Promise<HttpResponse>;
@@ -48,6 +63,15 @@ export interface ConnectorContext<S = unknown> {
    * `settingsSchema` at start-up (defaults applied).
    */
   settings: S;
+  /**
+   * The URL this platform's webhooks are delivered to: per store with `storeId`
+   * (`…/webhooks/<storeId>`), per app without it. Connectors never build core's paths
+   * themselves.
+   *
+   * @example
+   * await registerHook({ address: ctx.webhookUrl() }); // an app-level subscription
+   */
+  webhookUrl(storeId?: string): string;
 }
 
 /**

@@ -117,11 +117,14 @@ export class StorePoller {
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       if (page > 0) await this.#calls.slot(store);
-      const result = await connector.listOrders!(ctx, connection, cursor);
+      const asked = cursor;
+      const result = await connector.listOrders!(ctx, connection, asked);
       for (const order of result.orders) await this.#ingester.ingest(store, order);
       if (result.nextCursor) cursor = result.nextCursor;
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
-      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === store.poll_cursor) break;
+      // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
+      // hands back the page it was given while nothing newer came (reading it again finds no more).
+      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
     }
   }
 

@@ -164,8 +164,7 @@ export class StoresModule {
     if (!connector) return;
     if (connector.registerWebhooks) {
       const ctx = this.#context(store.platform);
-      const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(store.platform)}/webhooks/${store.id}`;
-      const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), callbackUrl);
+      const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), ctx.webhookUrl(store.id));
       if (webhookSecret) await this.stores.setWebhookSecret(store.id, webhookSecret);
     }
     if (connector.listOrders) {

@@ -1,4 +1,7 @@
-import { createHmac, createSign, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { hmacSignature } from '../hmac-signature.ts';
+import { signRs256Jwt } from '../jwt-rs256.ts';
+import { signStandardWebhook } from '../standard-webhooks.ts';
 
 /** A webhook request as a platform would send it: headers and the exact body bytes. */
 export interface SignedWebhook {
@@ -55,25 +58,18 @@ export function wooCommerceWebhook(opts: { payload: unknown; secret: string; top
  */
 export function standardWebhook(opts: { payload: unknown; secret: string; id?: string; timestamp?: number }): SignedWebhook {
   const body = json(opts.payload);
-  const id = opts.id ?? `msg_${randomUUID()}`;
-  const timestamp = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
-  const key = Buffer.from(opts.secret.replace(/^whsec_/, ''), 'base64');
-  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-  return { body, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` } };
+  const headers = signStandardWebhook({ id: opts.id ?? `msg_${randomUUID()}`, timestamp: opts.timestamp ?? new Date(), body, secret: opts.secret });
+  return { body, headers: { 'content-type': 'application/json', ...headers } };
 }
 
 /** TikTok Shop: `Authorization` is the hex HMAC-SHA256 of app_key + raw body, keyed with the app secret. */
 export function tiktokShopWebhook(opts: { payload: unknown; appKey: string; appSecret: string }): SignedWebhook {
   const body = json(opts.payload);
-  return { body, headers: { 'content-type': 'application/json', authorization: createHmac('sha256', opts.appSecret).update(opts.appKey + body).digest('hex') } };
+  return { body, headers: { 'content-type': 'application/json', authorization: hmacSignature([opts.appKey, body], opts.appSecret, { encoding: 'hex' }) } };
 }
 
 /** Wix: the body is an RS256 JWT signed with the app's private key; its `data` claim is a JSON string. */
 export function wixWebhook(opts: { data: unknown; privateKeyPem: string; issuedAt?: number }): SignedWebhook {
-  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  const header = b64({ alg: 'RS256', typ: 'JWT', kid: 'test' });
-  const claims = b64({ data: JSON.stringify(opts.data), iat: opts.issuedAt ?? Math.floor(Date.now() / 1000), exp: (opts.issuedAt ?? Math.floor(Date.now() / 1000)) + 3600 });
-  const signer = createSign('RSA-SHA256');
-  signer.update(`${header}.${claims}`);
-  return { body: `${header}.${claims}.${signer.sign(opts.privateKeyPem).toString('base64url')}`, headers: { 'content-type': 'text/plain' } };
+  const iat = opts.issuedAt ?? Math.floor(Date.now() / 1000);
+  return { body: signRs256Jwt({ data: JSON.stringify(opts.data), iat, exp: iat + 3600 }, opts.privateKeyPem, { kid: 'test' }), headers: { 'content-type': 'text/plain' } };
 }
