@@ -1,19 +1,10 @@
 import { expect } from 'chai';
-import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
+import type { HttpClient } from '@print-api/connector-kit';
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
 import { createConnectorHttp, type ConnectorHttpDeps } from '../../src/modules/stores/connector-http.ts';
 import { retryAfterMs } from '../../src/modules/stores/retry-after.ts';
+import { connectorFailure as failure } from '../helpers/connector-failure.ts';
 import { startHttpsServer, type TestHandler, type TestHttpsServer } from '../helpers/https-server.ts';
-
-async function failure(work: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await work;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  expect.fail('expected a ConnectorError');
-}
 
 describe("the connector HTTP client waits out a platform's Retry-After", () => {
   let server: TestHttpsServer;

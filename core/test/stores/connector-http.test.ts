@@ -3,18 +3,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
 import { createSafeFetch, SafeFetchError, type HostLookup } from '../../src/infra/safe-fetch/safe-fetch.ts';
 import { createConnectorHttp, refusedPrivateHost, type ConnectorHttpDeps } from '../../src/modules/stores/connector-http.ts';
+import { connectorFailure as failure } from '../helpers/connector-failure.ts';
 import { neverAnswer, redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
-
-/** The ConnectorError a promise rejects with. */
-async function failure(work: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await work;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  expect.fail('expected a ConnectorError');
-}
 
 describe('the connector HTTP client (on SafeFetch)', () => {
   let server: TestHttpsServer;
