@@ -18,6 +18,7 @@ const TOPICS = { created: 'orders/create', updated: 'orders/updated', paid: 'ord
 export class FakeShopify implements FakePlatform {
   readonly platform = 'SHOPIFY';
   readonly expiringTokens = true;
+  readonly shipsTo = { name: 'Sanne Bakker', address1: 'Oudegracht 140', address2: '2e verdieping', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' };
   readonly shops = new Map<string, FakeShopifyStore>();
   #apiUrl = '';
 

@@ -100,6 +100,8 @@ export interface FakeStore {
 export interface FakePlatform {
   /** The platform, as in `source` (`SHOPIFY`). */
   platform: string;
+  /** Where the fake's orders ship to, as the order's `recipient` must show it (every field given is compared). */
+  shipsTo: Record<string, string>;
   /** Access tokens expire and are refreshed with a refresh token (Shopify's expiring offline tokens). */
   expiringTokens: boolean;
   /**
