@@ -1,4 +1,4 @@
-import { answerWith, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { FakeShopifyStore, type ShopifyOrderJson } from './fake-shopify-store.ts';
 import appUninstalled from './fixtures/app-uninstalled.json' with { type: 'json' };
 import { shopifyOrder } from './shopify-fixtures.ts';
@@ -37,7 +37,7 @@ export class FakeShopify implements FakePlatform {
     const shop = new FakeShopifyStore({ name: `tulip-prints-${this.shops.size + 1}`, app: APP, ourBaseUrl: service.baseUrl, publicUrl: service.publicUrl, apiUrl: this.#apiUrl, served: true, tokenLifetimeSeconds: 300 });
     this.shops.set(shop.domain, shop);
     const storeId = await oauthInstall(service, key, shop);
-    await waitUntil(() => shop.seen('OrdersChangedSince').length > 0, 'the first poll');
+    await eventually(async () => shop.seen('OrdersChangedSince').length > 0, 'the first poll');
     return shopifyStore(shop, storeId);
   }
 }
@@ -59,6 +59,7 @@ function shopifyStore(shop: FakeShopifyStore, storeId: string): FakeStore {
   let nextId = 6512345678901;
   return {
     storeId,
+    nextOrderId: () => String(nextId++),
     saveOrder(spec) {
       const id = spec.id ?? String(nextId++);
       shop.save(shopifyOrderOf({ ...spec, id }));
@@ -110,12 +111,4 @@ function shopifyOrderOf(spec: OrderSpec & { id: string }): ShopifyOrderJson {
       return { ...line, id: lineId, admin_graphql_api_id: `gid://shopify/LineItem/${lineId}`, sku: l.sku, quantity: l.quantity, current_quantity: l.quantity };
     }) as ShopifyOrderJson['line_items'],
   };
-}
-
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

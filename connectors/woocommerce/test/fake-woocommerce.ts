@@ -1,4 +1,4 @@
-import { answerWith, wooCommerceWebhook, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { answerWith, eventually, wooCommerceWebhook, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { FakeWooStore } from './fake-woo-store.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 
@@ -35,7 +35,7 @@ export class FakeWooCommerce implements FakePlatform {
     const res = await service.api(key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
     if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
     const storeId = res.body.data.id as string;
-    await waitUntil(() => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
+    await eventually(async () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
     return wooStore(shop, storeId);
   }
 }
@@ -44,6 +44,7 @@ function wooStore(shop: FakeWooStore, storeId: string): FakeStore {
   let nextId = 1842;
   return {
     storeId,
+    nextOrderId: () => String(nextId++),
     saveOrder(spec) {
       const id = spec.id ?? String(nextId++);
       shop.save(wooOrderOf({ ...spec, id }));
@@ -89,12 +90,4 @@ function wooOrderOf(spec: OrderSpec & { id: string }): WooOrderJson {
     date_modified: local,
     line_items: spec.lines.map((l, i) => ({ ...line, id: line.id + i, sku: l.sku, quantity: l.quantity, name: `${line.name} ${i + 1}` })),
   } as WooOrderJson;
-}
-
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }

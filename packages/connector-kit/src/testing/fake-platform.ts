@@ -58,6 +58,8 @@ export type OrderEvent = 'created' | 'updated' | 'paid' | 'cancelled';
 export interface FakeStore {
   /** Our store id (`sto_…`), answered by the connect. */
   storeId: string;
+  /** The id the platform gives its next order (taken: the next call answers another). */
+  nextOrderId(): string;
   /** Puts (or replaces) an order in the store without delivering anything; answers its id. */
   saveOrder(spec: OrderSpec): string;
   /**
