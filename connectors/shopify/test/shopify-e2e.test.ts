@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { shopifyWebhook } from '@print-api/connector-kit/testing';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { readCursor } from '../src/order-polling.ts';

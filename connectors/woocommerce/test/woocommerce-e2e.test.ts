@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, pollNow, posterReseller } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';

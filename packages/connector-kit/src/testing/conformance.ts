@@ -43,7 +43,7 @@ const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
 
 /** Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -74,7 +74,9 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
 export function connectorConformance(opts: ConformanceOptions): void {
   const platform = opts.connector.manifest.platform;
   describe(opts.title ?? `${platform} conformance (the connector kit's shared scenarios)`, function () {
-    this.timeout(40_000);
+    // A job that fails once is retried after 2 s, then 4 s (the stores module's backoff): the waits
+    // (30 s) leave room for that on a busy machine, and each scenario for its waits.
+    this.timeout(90_000);
     let h: ConformanceHarness;
     let server: FakeHttpsServer | undefined;
     // Made now, not in a hook: its capabilities decide which scenarios exist (none is registered only to be skipped).
