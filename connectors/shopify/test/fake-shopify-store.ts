@@ -13,7 +13,7 @@ export type ShopifyOrderJson = Omit<typeof orderFixture, 'cancelled_at' | 'cance
   email: string | null;
   shipping_address: typeof orderFixture.shipping_address | null;
 };
-type Reply = [number, unknown, Record<string, string>?];
+export type Reply = [number, unknown, Record<string, string>?];
 
 export interface SeenCall {
   operation: string;
@@ -60,16 +60,23 @@ export class FakeShopifyStore {
   readonly #publicUrl: string;
   /** Where the shop's Admin API and OAuth pages are: `https://<domain>`, or under a sandbox's `apiUrl`. */
   readonly origin: string;
+  readonly #tokenLifetimeSeconds: number;
   #next = 1;
 
   /** `apiUrl`: the shop behind a sandbox (CONNECTOR_SHOPIFY_API_URL, `{shop}` standing for its domain). */
-  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string; apiUrl?: string }) {
+  /**
+   * `served`: a real local HTTPS server answers the shop's requests through `answer` (at
+   * `apiUrl`) instead of nock. `tokenLifetimeSeconds`: what expiring access tokens live (Shopify: an hour).
+   */
+  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string; apiUrl?: string; served?: boolean; tokenLifetimeSeconds?: number }) {
     this.domain = `${opts.name}.myshopify.com`;
     this.app = opts.app;
     this.#ourBaseUrl = opts.ourBaseUrl;
     this.#publicUrl = opts.publicUrl;
     this.origin = (opts.apiUrl ?? 'https://{shop}').replaceAll('{shop}', this.domain).replace(/\/+$/, '');
     this.#tokens.set(this.customToken, Number.POSITIVE_INFINITY);
+    this.#tokenLifetimeSeconds = opts.tokenLifetimeSeconds ?? accessTokenFixture.expires_in;
+    if (opts.served) return;
     const base = new URL(this.origin);
     const prefix = base.pathname.replace(/\/$/, '');
     const scope = nock(base.origin).persist();
@@ -137,6 +144,14 @@ export class FakeShopifyStore {
     return `${p.get('redirect_uri')}?${signed.toString()}`.replace(this.#publicUrl, this.#ourBaseUrl);
   }
 
+  /** Answers one request to the shop (its path relative to the shop's origin): the token endpoint and the GraphQL Admin API. */
+  async answer(req: Request): Promise<Reply> {
+    const path = new URL(req.url).pathname;
+    if (req.method === 'POST' && path === API) return this.#graphql(req);
+    if (req.method === 'POST' && path === '/admin/oauth/access_token') return this.#token((await req.json()) as Record<string, string>);
+    return [404, { errors: 'Not Found' }];
+  }
+
   #token(body: Record<string, string>): Reply {
     this.tokenRequests.push(body);
     if (body.client_id !== this.app.apiKey || body.client_secret !== this.app.secret) return [400, { error: 'invalid_client', error_description: 'Client authentication failed' }];
@@ -148,10 +163,10 @@ export class FakeShopifyStore {
     const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
     const refreshToken = `shprt_${randomBytes(16).toString('hex')}`;
     const expiring = body.expiring === '1' || body.grant_type === 'refresh_token';
-    this.#tokens.set(accessToken, expiring ? Date.now() + accessTokenFixture.expires_in * 1000 : Number.POSITIVE_INFINITY);
+    this.#tokens.set(accessToken, expiring ? Date.now() + this.#tokenLifetimeSeconds * 1000 : Number.POSITIVE_INFINITY);
     if (!expiring) return [200, { access_token: accessToken, scope: this.scopes.join(',') }];
     this.#refreshTokens.add(refreshToken);
-    return [200, { ...accessTokenFixture, access_token: accessToken, refresh_token: refreshToken, scope: this.scopes.join(',') }];
+    return [200, { ...accessTokenFixture, expires_in: this.#tokenLifetimeSeconds, access_token: accessToken, refresh_token: refreshToken, scope: this.scopes.join(',') }];
   }
 
   async #graphql(req: Request): Promise<Reply> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 import { settingsSchema, type OAuthCredentials, type ShopifySettings } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { beginInstall, completeInstall, refreshIfDue } from '../src/oauth-install.ts';

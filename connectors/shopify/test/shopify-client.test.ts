@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 import { pollOrders, readCursor } from '../src/order-polling.ts';
 import { pushShopifyShipment } from '../src/shipment-push.ts';
 import { ShopifyClient, throttleWaitMs } from '../src/shopify-client.ts';

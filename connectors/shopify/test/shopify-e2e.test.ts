@@ -1,8 +1,6 @@
 import { expect } from 'chai';
 import { shopifyWebhook } from '@print-api/connector-kit/testing';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { readCursor } from '../src/order-polling.ts';
@@ -20,6 +18,8 @@ const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.
 
 const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]!);
 
+// The scenarios every platform shares (placement, payment, SKU matching, cancellations, signatures,
+// catch-up, push-back, 429, uninstall) run in conformance.test.ts; here only what Shopify makes different.
 describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', function () {
   this.timeout(30_000);
   let t: TestService;
@@ -175,54 +175,6 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(orders).to.have.length(1);
       expect(orders[0]).to.include({ source: 'SHOPIFY', external_order_id: ORDER_ID });
       expect((await ingest(storeId))!.store_updated_at!.toISOString()).to.equal('2026-11-20T09:16:30.000Z');
-    });
-
-    it('waits for payment, then places the order with the shipping address when the paid update arrives', async () => {
-      const { shop, storeId } = await installed();
-      await shop.deliver(unpaidOrder(), 'orders/create');
-      await eventually(async () => (await ingest(storeId))?.status === 'waiting_payment', 'waiting_payment');
-      expect(await printOrders(storeId)).to.deep.equal([]);
-      await shop.deliver(updatedAt(shopifyOrder(), '2026-11-20T11:00:00+01:00'), 'orders/paid');
-      await eventually(async () => (await ingest(storeId))?.status === 'placed', 'placement');
-      const [order] = await printOrders(storeId);
-      expect(order!.recipient).to.deep.include({ name: 'Sanne Bakker', address1: 'Oudegracht 140', address2: '2e verdieping', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' });
-    });
-
-    it('prints only the print lines: other SKUs, empty and null SKUs are skipped and recorded', async () => {
-      const { shop, storeId } = await installed();
-      const order = shopifyOrder();
-      const extra = { ...order.line_items[1]!, id: 16123456789014, admin_graphql_api_id: 'gid://shopify/LineItem/16123456789014', sku: '', title: 'Sticker pack' };
-      await shop.deliver({ ...order, line_items: [...order.line_items, extra] }, 'orders/create');
-      const done = await eventually(async () => (await ingest(storeId))?.status === 'placed' && (await ingest(storeId)), 'placement');
-      expect(done.skipped_lines.map((s) => [s.sku, s.quantity])).to.deep.equal([
-        ['MUG-DELFT', 1],
-        [null, 1],
-        [null, 1],
-      ]);
-      const lines = await db().selectFrom('order_lines').selectAll().where('order_id', '=', done.order_id!).execute();
-      expect(lines.map((l) => [l.reseller_sku, l.quantity])).to.deep.equal([[SKU, 2]]);
-    });
-
-    it('cancels our order when the store cancels before production (money back)', async () => {
-      const { reseller: r, shop, storeId } = await installed();
-      await shop.deliver(shopifyOrder(), 'orders/create');
-      const placed = await eventually(async () => (await ingest(storeId))?.order_id, 'placement');
-      await shop.deliver(cancelledOrder('2026-11-20T12:00:00+01:00'), 'orders/cancelled');
-      await eventually(async () => (await ingest(storeId))?.status === 'cancelled', 'cancellation');
-      expect((await t.api(r.key, 'GET', `/orders/${placed}`)).body.data.state).to.equal('CANCELLED');
-      expect((await t.api(r.key, 'GET', '/wallet')).body.data.balanceCents).to.equal(1_000_000);
-    });
-
-    it('records, and does not undo, a store cancellation after production started', async () => {
-      const { reseller: r, shop, storeId } = await installed();
-      await shop.deliver(shopifyOrder(), 'orders/create');
-      const placed = await eventually(async () => (await ingest(storeId))?.order_id, 'placement');
-      await eventually(async () => (await t.api(r.key, 'GET', `/orders/${placed}`)).body.data.status === 'PAID', 'payment');
-      await t.service.services.orders.reportProduction(placed, 'PROCESSING');
-      await shop.deliver(cancelledOrder('2026-11-20T12:00:00+01:00'), 'orders/cancelled');
-      const error = await eventually(async () => (await ingest(storeId))?.error, 'the recorded refusal');
-      expect(error).to.contain('could not be');
-      expect((await t.api(r.key, 'GET', `/orders/${placed}`)).body.data.status).to.equal('PROCESSING');
     });
   });
 

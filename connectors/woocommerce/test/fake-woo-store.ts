@@ -30,7 +30,7 @@ export interface SeenRequest {
   at: number;
 }
 
-type Reply = [number, unknown, Record<string, string>?];
+export type Reply = [number, unknown, Record<string, string>?];
 
 /**
  * A WooCommerce store behind nock, answering the documented REST routes from memory: keys
@@ -58,13 +58,18 @@ export class FakeWooStore {
   readonly #publicUrl: string;
   #nextId = 500;
 
-  constructor(opts: { host: string; ourBaseUrl: string; publicUrl: string }) {
-    this.url = `https://${opts.host}`;
+  /**
+   * `url`: where the store is served from instead of `https://<host>` behind nock (a real local
+   * HTTPS server, whose requests it answers through `answer`).
+   */
+  constructor(opts: { host: string; ourBaseUrl: string; publicUrl: string; url?: string }) {
+    this.url = opts.url ?? `https://${opts.host}`;
     const hex = (n: number) => Array.from({ length: 40 }, (_, i) => ((n + i * 7) % 16).toString(16)).join('');
     this.consumerKey = `ck_${hex(opts.host.length)}`;
     this.consumerSecret = `cs_${hex(opts.host.length + 3)}`;
     this.#ourBaseUrl = opts.ourBaseUrl;
     this.#publicUrl = opts.publicUrl;
+    if (opts.url) return;
     const scope = nock(this.url).persist();
     for (const method of ['get', 'post', 'put', 'delete'] as const) {
       scope[method](/.*/).query(true).reply(async (req: Request) => this.#handle(req));
@@ -133,6 +138,11 @@ export class FakeWooStore {
 
   #ours(deliveryUrl: string): string {
     return deliveryUrl.replace(this.#publicUrl, this.#ourBaseUrl);
+  }
+
+  /** Answers one request to the store (its URL relative to the store's root, as in `this.url`). */
+  answer(req: Request): Promise<Reply> {
+    return this.#handle(req);
   }
 
   async #handle(req: Request): Promise<Reply> {

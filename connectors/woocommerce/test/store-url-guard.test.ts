@@ -2,9 +2,7 @@ import { expect } from 'chai';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import type { HostLookup } from '../../../core/src/infra/safe-fetch/safe-fetch.ts';
-import { nockedPlatformLookup } from '../../../core/test/helpers/nocked-platforms.ts';
-import { startTestService, type TestService } from '../../../core/test/helpers/test-service.ts';
+import { nockedPlatformLookup, startTestService, type HostLookup, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { CREDENTIALS } from './woo-fixtures.ts';
 

@@ -3,7 +3,7 @@ import nock from 'nock';
 import { ConnectorError } from '@print-api/connector-kit';
 import type { ConnectorContext, InboundWebhook, StoreConnection } from '@print-api/connector-kit';
 import type { SignedWebhook } from '@print-api/connector-kit/testing';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 import type { WooCredentials } from '../src/config.ts';
 import order from './fixtures/order.json' with { type: 'json' };
 

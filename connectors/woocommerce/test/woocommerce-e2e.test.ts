@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
+import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
+// The scenarios every platform shares (placement, payment, SKU matching, cancellations, signatures,
+// catch-up, push-back, 429, uninstall) run in conformance.test.ts; here only what WooCommerce makes different.
 describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
   this.timeout(30_000);
   let t: TestService;
@@ -171,65 +171,6 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(orders[0]).to.include({ id: placed.order_id, source: 'WOOCOMMERCE', external_order_id: '1842' });
       expect(await events(storeId)).to.equal(2);
       expect((await ingest(storeId, 1842))!.status).to.equal('placed');
-    });
-
-    it('waits for payment, then places the order when the paid update arrives', async () => {
-      const { shop, storeId } = await connected();
-      await shop.deliver(shop.save(modifiedAt(unpaidOrder(), '2025-05-14T09:02:41')), 'order.created');
-      await eventually(async () => (await ingest(storeId, 1842))?.status === 'waiting_payment', 'waiting_payment');
-      expect(await printOrders(storeId)).to.deep.equal([]);
-      await shop.deliver(shop.save(wooOrder()), 'order.updated');
-      await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed', 'placement');
-      const [order] = await printOrders(storeId);
-      expect(order!.recipient).to.deep.include({ name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' });
-    });
-
-    it('prints only the print lines: other SKUs, empty and null SKUs are skipped and recorded', async () => {
-      const { shop, storeId } = await connected();
-      const line = wooOrder().line_items[0]!;
-      const order = wooOrder({
-        line_items: [line, { ...line, id: 420, sku: 'MUG-DELFT', name: 'Mug', quantity: 1 }, { ...line, id: 421, sku: '', name: 'Gift wrap', quantity: 1 }, { ...line, id: 422, sku: null, name: 'Deleted product', quantity: 3 }],
-      });
-      await shop.deliver(shop.save(order), 'order.created');
-      const done = await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed' && (await ingest(storeId, 1842)), 'placement');
-      expect(done.skipped_lines.map((s) => [s.sku, s.quantity])).to.deep.equal([
-        ['MUG-DELFT', 1],
-        [null, 1],
-        [null, 3],
-      ]);
-      const lines = await db().selectFrom('order_lines').selectAll().where('order_id', '=', done.order_id!).execute();
-      expect(lines.map((l) => [l.reseller_sku, l.quantity])).to.deep.equal([[SKU, 2]]);
-    });
-
-    it('records an order without print lines and places nothing', async () => {
-      const { shop, storeId } = await connected();
-      const line = wooOrder().line_items[0]!;
-      await shop.deliver(shop.save(wooOrder({ line_items: [{ ...line, sku: 'MUG-DELFT' }] })), 'order.created');
-      await eventually(async () => (await ingest(storeId, 1842))?.status === 'no_print_lines', 'no_print_lines');
-      expect(await printOrders(storeId)).to.deep.equal([]);
-    });
-
-    it('cancels our order when the store cancels before production (money back)', async () => {
-      const { reseller, shop, storeId } = await connected();
-      await shop.deliver(shop.save(wooOrder()), 'order.created');
-      const placed = await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
-      await shop.deliver(shop.save(modifiedAt(wooOrder({ status: 'cancelled' }), '2025-05-14T10:00:00')), 'order.updated');
-      await eventually(async () => (await ingest(storeId, 1842))?.status === 'cancelled', 'cancellation');
-      const view = (await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data;
-      expect(view.state).to.equal('CANCELLED');
-      expect((await t.api(reseller.key, 'GET', '/wallet')).body.data.balanceCents).to.equal(1_000_000);
-    });
-
-    it('records, and does not undo, a store cancellation after production started', async () => {
-      const { reseller, shop, storeId } = await connected();
-      await shop.deliver(shop.save(wooOrder()), 'order.created');
-      const placed = await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
-      await eventually(async () => (await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data.status === 'PAID', 'payment');
-      await t.service.services.orders.reportProduction(placed, 'PROCESSING');
-      await shop.deliver(shop.save(modifiedAt(wooOrder({ status: 'cancelled' }), '2025-05-14T10:00:00')), 'order.updated');
-      const error = await eventually(async () => (await ingest(storeId, 1842))?.error, 'the recorded refusal');
-      expect(error).to.contain('could not be');
-      expect((await t.api(reseller.key, 'GET', `/orders/${placed}`)).body.data.status).to.equal('PROCESSING');
     });
   });
 

@@ -1,0 +1,54 @@
+import type { Connector } from '@print-api/connector-kit';
+import type { ConformanceHarness } from '@print-api/connector-kit/testing';
+import { startFileServer } from '../test/orders/orders-helpers.ts';
+import { startTestService } from '../test/helpers/test-service.ts';
+
+/** The reseller product every connector scenario sells: an A2 poster with its artwork. */
+const POSTER_SKU = 'POSTER-TULIPS';
+const WALLET_CENTS = 1_000_000;
+
+/**
+ * The real service on PostgreSQL + Redis (skips the suite when they are down, fails it under
+ * REQUIRE_SERVICES=1) with `connectors` and their settings in `env`, and a print-file host.
+ * Live orders wait for production (so a cancellation can come before it); test-mode orders
+ * run through the production simulator every 50 ms, which ships them with tracking.
+ */
+export async function startConnectorService(
+  ctx: Mocha.Context,
+  opts: { connectors: Array<Connector<any, any>>; env: Record<string, string>; publicUrl: string },
+): Promise<ConformanceHarness> {
+  const files = await startFileServer();
+  const t = await startTestService(
+    ctx,
+    'postgres+redis',
+    { PUBLIC_URL: opts.publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', ...opts.env },
+    { connectors: opts.connectors, maintenanceIntervalMs: 200 },
+  ).catch(async (err: unknown) => {
+    await files.close();
+    throw err;
+  });
+  return {
+    baseUrl: t.baseUrl,
+    publicUrl: opts.publicUrl,
+    sku: POSTER_SKU,
+    toService: (url) => url.replace(opts.publicUrl, t.baseUrl),
+    api: async (key, method, path, body) => {
+      const res = await t.api(key, method, path, body);
+      return { status: res.status, body: res.body };
+    },
+    async reseller(mode) {
+      const r = await t.reseller({ mode });
+      if (mode === 'live') await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: WALLET_CENTS, mode });
+      const product = await t.api(r.key, 'POST', '/reseller-products', { sku: POSTER_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
+      if (product.status !== 201) throw new Error(`reseller product not created: ${JSON.stringify(product.body)}`);
+      return { id: r.id, key: r.key, walletCents: mode === 'live' ? WALLET_CENTS : 0 };
+    },
+    async reportProduction(orderId, status) {
+      await t.service.services.orders.reportProduction(orderId, status);
+    },
+    async close() {
+      await t.close();
+      await files.close();
+    },
+  };
+}

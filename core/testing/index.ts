@@ -1,0 +1,13 @@
+/**
+ * `@print-api/core/testing`: what a connector's tests need of core without importing its
+ * sources or test folders: the real service started with given connectors, a local HTTPS
+ * server it trusts (for a fake platform), and, for a platform's own end-to-end and client
+ * tests, the shared set-up and core's connector HTTP client for platforms behind nock. The
+ * kit's `connectorConformance` loads this at run time (the kit takes no build dependency on core).
+ */
+export { startConnectorService } from './connector-service.ts';
+export { startHttpsServer, type TestHttpsServer } from '../test/helpers/https-server.ts';
+export { startTestService, type TestService } from '../test/helpers/test-service.ts';
+export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from '../test/helpers/connector-e2e.ts';
+export { nockedConnectorHttp, nockedPlatformLookup } from '../test/helpers/nocked-platforms.ts';
+export type { HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import type { Connector } from '../connector.ts';
+import type { ConformanceService, FakeHttpsServer, FakePlatform, FakeRequestHandler, FakeStore, OrderSpec } from './fake-platform.ts';
+
+/** The service under test, as `@print-api/core/testing` starts it. */
+export interface ConformanceHarness extends ConformanceService {
+  /** The reseller product SKU every scenario sells (a poster with its artwork). */
+  sku: string;
+  /** An approved reseller with one key and `sku` for sale; live: a funded wallet (`walletCents`). */
+  reseller(mode: 'live' | 'test'): Promise<{ id: string; key: string; walletCents: number }>;
+  /** Production reports the order's status (what the print partner's callback does). */
+  reportProduction(orderId: string, status: 'PROCESSING'): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What `@print-api/core/testing` exports, loaded at run time (core depends on the kit, not the reverse). */
+export interface CoreTestingModule {
+  startHttpsServer(fallback?: FakeRequestHandler): Promise<Omit<FakeHttpsServer, 'fallback'>>;
+  startConnectorService(ctx: Mocha.Context, opts: { connectors: Connector[]; env: Record<string, string>; publicUrl: string }): Promise<ConformanceHarness>;
+}
+
+export interface ConformanceOptions {
+  // The suite is generic over every connector's credentials and settings.
+  connector: Connector<any, any>;
+  /** Makes the fake platform (one per suite run). */
+  fakePlatform: () => FakePlatform;
+  /** More service environment. */
+  env?: Record<string, string>;
+  /** The suite's title; `<platform> conformance` when absent. */
+  title?: string;
+}
+
+interface Ingest {
+  externalOrderId: string;
+  status: string;
+  orderId: string | null;
+  skippedLines: Array<{ sku: string | null; quantity: number }>;
+  error: string | null;
+  storeUpdatedAt: string | null;
+}
+
+const PUBLIC_URL = 'https://print-api.example.com';
+const OTHER_SKU = 'MUG-DELFT';
+
+/** Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The shared scenarios every connector passes, run against the real service (PostgreSQL +
+ * Redis, its queues and workers) and the connector's fake platform: connect; a paid order
+ * placed once with the right source and only the SKU-matched lines; unpaid then paid;
+ * duplicate and out-of-order deliveries; forged and stale signatures; cancellation before and
+ * after production; polling catch-up; token refresh (platforms with expiring tokens); tracking
+ * pushed back; a 429 answered by waiting; uninstall. Registers one mocha suite.
+ *
+ * @example
+ * ```ts
+ * // connectors/acme/test/conformance.test.ts
+ * import { connectorConformance } from '@print-api/connector-kit/testing';
+ * import { acmeConnector } from '../src/index.ts';
+ * import { FakeAcme } from './fake-acme.ts';
+ *
+ * connectorConformance({ connector: acmeConnector, fakePlatform: () => new FakeAcme() });
+ * ```
+ */
+export function connectorConformance(opts: ConformanceOptions): void {
+  const platform = opts.connector.manifest.platform;
+  describe(opts.title ?? `${platform} conformance (the connector kit's shared scenarios)`, function () {
+    // A job that fails once is retried after 2 s, then 4 s (the stores module's backoff): the waits
+    // (30 s) leave room for that on a busy machine, and each scenario for its waits.
+    this.timeout(90_000);
+    let h: ConformanceHarness;
+    let server: FakeHttpsServer | undefined;
+    // Made now, not in a hook: its capabilities decide which scenarios exist (none is registered only to be skipped).
+    const fake = opts.fakePlatform();
+
+    before(async function () {
+      // A module name in a variable: the kit takes no build dependency on core (core depends on the kit).
+      const coreTesting = '@print-api/core/testing';
+      const core = (await import(coreTesting)) as CoreTestingModule;
+      let fallback: FakeRequestHandler | undefined;
+      const started = await core.startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+      server = { ...started, fallback: (handler) => void (fallback = handler) };
+      const settings = await fake.start(server);
+      h = await core.startConnectorService(this, { connectors: [opts.connector], env: { ...settings, ...opts.env }, publicUrl: PUBLIC_URL });
+    });
+    after(async () => {
+      await h?.close();
+      await fake.close?.();
+      await server?.close();
+    });
+
+    const ingests = async (key: string, storeId: string): Promise<Ingest[]> => {
+      const res = await h.api<{ data: Ingest[] }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body.data;
+    };
+    const ingest = async (key: string, storeId: string, orderId: string) => (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId);
+    const ingestIn = (key: string, storeId: string, orderId: string, status: string) =>
+      eventually(async () => {
+        const i = await ingest(key, storeId, orderId);
+        return i?.status === status && i;
+      }, `ingest ${orderId} ${status}`);
+    const orders = async (key: string) => (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
+    const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
+    /** A paid order of two posters: the id given, or none yet (the store picks it when saved). */
+    function printOrder(id: string, over?: Partial<OrderSpec>): OrderSpec & { id: string };
+    function printOrder(id?: undefined, over?: Partial<OrderSpec>): OrderSpec;
+    function printOrder(id?: string, over: Partial<OrderSpec> = {}): OrderSpec {
+      return { paid: true, lines: [{ sku: h.sku, quantity: 2 }], ...over, ...(id ? { id } : {}) };
+    }
+    const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+    /** A fresh reseller with a store on the fake platform (its connect-time poll done). */
+    async function connected(mode: 'live' | 'test' = 'live'): Promise<{ key: string; store: FakeStore; walletCents: number }> {
+      const r = await h.reseller(mode);
+      return { key: r.key, walletCents: r.walletCents, store: await fake.connect(h, r.key) };
+    }
+
+    /** POST /stores/{id}/sync, again while the store's previous poll still holds it (409 sync_in_progress). */
+    async function sync(key: string, storeId: string): Promise<void> {
+      await eventually(async () => {
+        const res = await h.api(key, 'POST', `/stores/${storeId}/sync`);
+        if (res.status === 409 && res.body?.error?.code === 'sync_in_progress') return false;
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        return true;
+      }, 'a sync accepted');
+    }
+
+    it('connects: the store is listed connected under its platform', async () => {
+      const { key, store } = await connected();
+      const view = (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data;
+      assert.equal(view.platform, platform);
+      assert.equal(view.status, 'connected');
+      assert.equal(view.lastError, null);
+    });
+
+    it('places a paid order once, with the platform as source and only the SKU-matched lines', async () => {
+      const { key, store } = await connected();
+      const spec = printOrder(undefined, { lines: [{ sku: h.sku, quantity: 2 }, { sku: OTHER_SKU, quantity: 1 }, { sku: '', quantity: 1 }, { sku: null, quantity: 3 }] });
+      const id = store.saveOrder(spec);
+      assert.equal(await store.deliver({ ...spec, id }, 'created'), 200);
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      assert.deepEqual(placed.skippedLines.map((s) => [s.sku, s.quantity]), [[OTHER_SKU, 1], [null, 1], [null, 3]]);
+      const view = await order(key, placed.orderId!);
+      assert.equal(view.source, platform);
+      assert.equal(view.externalOrderId, id);
+      assert.equal(view.storeId, store.storeId);
+      assert.deepEqual(view.lines.map((l: { resellerSku: string; quantity: number }) => [l.resellerSku, l.quantity]), [[h.sku, 2]]);
+      for (const [field, value] of Object.entries(fake.shipsTo)) assert.equal(view.recipient[field], value, `recipient.${field}`);
+      assert.equal(await store.deliver({ ...spec, id }, 'updated'), 200);
+      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
+    });
+
+    it('records an order without print lines and places nothing', async () => {
+      const { key, store } = await connected();
+      const spec = printOrder(undefined, { lines: [{ sku: OTHER_SKU, quantity: 1 }] });
+      const id = store.saveOrder(spec);
+      assert.equal(await store.deliver({ ...spec, id }, 'created'), 200);
+      await ingestIn(key, store.storeId, id, 'no_print_lines');
+      assert.deepEqual(await orders(key), []);
+    });
+
+    it('waits for payment, then places the order when the paid update arrives', async () => {
+      const { key, store } = await connected();
+      const id = store.saveOrder(printOrder(undefined, { paid: false, updatedAt: minutesAgo(10) }));
+      assert.equal(await store.deliver(printOrder(id, { paid: false, updatedAt: minutesAgo(10) }), 'created'), 200);
+      await ingestIn(key, store.storeId, id, 'waiting_payment');
+      assert.deepEqual(await orders(key), []);
+      store.saveOrder(printOrder(id, { updatedAt: minutesAgo(5) }));
+      assert.equal(await store.deliver(printOrder(id, { updatedAt: minutesAgo(5) }), 'paid'), 200);
+      await ingestIn(key, store.storeId, id, 'placed');
+      assert.equal((await orders(key)).length, 1);
+    });
+
+    it('places an order once when deliveries repeat and arrive out of order (the paid update before the creation)', async () => {
+      const { key, store } = await connected();
+      const paidAt = minutesAgo(5);
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: paidAt }));
+      const created = printOrder(id, { paid: false, updatedAt: minutesAgo(10) });
+      const paid = printOrder(id, { updatedAt: paidAt });
+      assert.equal(await store.deliver(paid, 'updated', { deliveryId: 'd-3' }), 200);
+      assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
+      assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
+      assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
+      assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      // The older state, delivered last, changed nothing.
+      assert.equal(Date.parse(placed.storeUpdatedAt!), Date.parse(paidAt));
+      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
+    });
+
+    it('answers 401 to forged and stale deliveries and ingests nothing; the genuine one is taken', async () => {
+      const { key, store } = await connected();
+      // Not in the store yet: a poll cannot ingest it while the refused deliveries are checked.
+      const id = store.nextOrderId();
+      assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'forged' }), 401);
+      assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'stale' }), 401);
+      assert.deepEqual(await ingests(key, store.storeId), []);
+      store.saveOrder(printOrder(id));
+      assert.equal(await store.deliver(printOrder(id), 'created'), 200);
+      await ingestIn(key, store.storeId, id, 'placed');
+    });
+
+    it('cancels our order when the store cancels it before production, and refunds the wallet', async () => {
+      const { key, store, walletCents } = await connected();
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(10) }));
+      await store.deliver(printOrder(id, { updatedAt: minutesAgo(10) }), 'created');
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      const cancelled = printOrder(id, { cancelled: true, updatedAt: minutesAgo(1) });
+      store.saveOrder(cancelled);
+      assert.equal(await store.deliver(cancelled, 'cancelled'), 200);
+      await ingestIn(key, store.storeId, id, 'cancelled');
+      assert.equal((await order(key, placed.orderId!)).state, 'CANCELLED');
+      assert.equal((await h.api(key, 'GET', '/wallet')).body.data.balanceCents, walletCents);
+    });
+
+    it('records, and does not undo, a store cancellation after production started', async () => {
+      const { key, store } = await connected();
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(10) }));
+      await store.deliver(printOrder(id, { updatedAt: minutesAgo(10) }), 'created');
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      await eventually(async () => (await order(key, placed.orderId!)).status === 'PAID', 'payment');
+      await h.reportProduction(placed.orderId!, 'PROCESSING');
+      const cancelled = printOrder(id, { cancelled: true, updatedAt: minutesAgo(1) });
+      store.saveOrder(cancelled);
+      await store.deliver(cancelled, 'cancelled');
+      const refused = await eventually(async () => (await ingest(key, store.storeId, id))?.error, 'the recorded refusal');
+      assert.match(refused, /could not be/);
+      assert.equal((await order(key, placed.orderId!)).status, 'PROCESSING');
+    });
+
+    it('catches up, on a sync, an order whose webhooks never came', async () => {
+      const { key, store } = await connected();
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(1) }));
+      await sync(key, store.storeId);
+      await ingestIn(key, store.storeId, id, 'placed');
+      assert.equal((await orders(key)).length, 1);
+    });
+
+    if (fake.expiringTokens) it('refreshes an expired access token before calling the platform', async () => {
+      const { key, store } = await connected();
+      const before = store.tokenRefreshes!();
+      store.expireTokens!();
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(1) }));
+      await sync(key, store.storeId);
+      await ingestIn(key, store.storeId, id, 'placed');
+      assert.ok(store.tokenRefreshes!() > before, 'a refresh-token grant');
+    });
+
+    it('pushes the tracking back to the store when production ships', async () => {
+      const { key, store } = await connected('test');
+      const id = store.saveOrder(printOrder());
+      await store.deliver(printOrder(id), 'created');
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      const [pushed] = await eventually(async () => store.pushedTracking(id).length > 0 && store.pushedTracking(id), 'the tracking pushed');
+      const tracking = (await order(key, placed.orderId!)).tracking;
+      assert.equal(pushed!.trackingNumber, tracking.trackingNumber);
+      if (pushed!.trackingUrl !== undefined) assert.equal(pushed!.trackingUrl, tracking.trackingUrl);
+      assert.equal(store.pushedTracking(id).length, 1);
+    });
+
+    it("answers the platform's 429 by waiting Retry-After, then pushes once", async () => {
+      const { store } = await connected('test');
+      const attempts = store.rateLimitNextPush(1);
+      const id = store.saveOrder(printOrder());
+      await store.deliver(printOrder(id), 'created');
+      await eventually(async () => store.pushedTracking(id).length > 0, 'the tracking pushed');
+      const at = attempts();
+      assert.equal(at.length, 2, `push attempts: ${at.length}`);
+      assert.ok(at[1]! - at[0]! >= 900, `waited ${at[1]! - at[0]!} ms`);
+      assert.equal(store.pushedTracking(id).length, 1);
+    });
+
+    it('stops taking orders once the store is uninstalled (disconnected), keeping the orders placed', async () => {
+      const { key, store } = await connected();
+      const id = store.saveOrder(printOrder());
+      await store.deliver(printOrder(id), 'created');
+      await ingestIn(key, store.storeId, id, 'placed');
+      if (store.uninstall) assert.equal(await store.uninstall(), 200);
+      else assert.equal((await h.api(key, 'DELETE', `/stores/${store.storeId}`)).status, 200);
+      await eventually(async () => (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.status === 'disconnected', 'disconnection');
+      const sync = await h.api(key, 'POST', `/stores/${store.storeId}/sync`);
+      assert.equal(sync.status, 409);
+      assert.equal(sync.body.error.code, 'store_disconnected');
+      assert.equal((await orders(key)).length, 1);
+    });
+  });
+}
