@@ -117,6 +117,12 @@ export class OrderIngester {
    * Records an outcome (and marks `fromEvent` processed in the same statement). An order a
    * privacy request erased, even while this ingest was under way, stays erased: its name,
    * skipped lines and error are not written again.
+   *
+   * Copies of one order are ingested side by side (a webhook per topic, a poll), and each
+   * decided on the row as it read it: an outcome is written only if no newer copy's outcome was
+   * recorded meanwhile, and never over a placed order unless it is that order's own outcome
+   * (placed again, or cancelled). Else the older copy's "waiting for payment" would overwrite
+   * "placed" (seen under load: Shopify's orders/create arriving after orders/paid).
    */
   async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined }): Promise<boolean> {
     const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
@@ -132,7 +138,9 @@ export class OrderIngester {
         attempts: ingest.attempts + 1,
         updated_at: new Date(),
       })
-      .where('id', '=', ingest.id);
+      .where('id', '=', ingest.id)
+      .$if(!at.stale, (qb) => qb.where((eb) => eb.or([eb('store_updated_at', 'is', null), eb('store_updated_at', '<=', at.updatedAt)])))
+      .$if(patch.status !== 'placed' && patch.status !== 'cancelled', (qb) => qb.where('order_id', 'is', null));
     // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
     // the processed mark in a crash only has the sweeper queue the webhook again, and its
     // second run finds the order by its idempotency key and records it.
