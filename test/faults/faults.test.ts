@@ -136,7 +136,9 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
       await e.supervisor.kill('api-1', 'SIGKILL');
       // The load goes on against api-2 alone meanwhile.
       await sleep(1000);
-      await e.supervisor.start('api-1', 'api');
+      // Restarted while the other processes serve the load: how long until it listens is reported.
+      const startMs = await e.supervisor.start('api-1', 'api');
+      process.stdout.write(`      api_kill: api-1 listened again ${startMs} ms after it was started\n`);
     });
   });
 

@@ -50,7 +50,9 @@ export class ProcessSupervisor {
   }
 
   /** Starts `name` (or starts it again) and waits until it listens (api) or reports started (worker). */
-  async start(name: string, role: Role): Promise<void> {
+  /** Starts `name` and resolves once it serves (api) or runs (worker), with how long that took (ms). */
+  async start(name: string, role: Role): Promise<number> {
+    const startedAt = Date.now();
     const previous = this.#current.get(name);
     if (previous && previous.child.exitCode === null && previous.child.signalCode === null) throw new Error(`${name} is still running`);
     const logFile = path.join(this.#logDir, `${name}.${++this.#starts}.log`);
@@ -115,6 +117,7 @@ export class ProcessSupervisor {
       throw err;
     });
     instance.port = port;
+    return Date.now() - startedAt;
   }
 
   /** Kills `name` with `signal` as an outage would, and waits for it to be gone (an expected exit). */
