@@ -44,6 +44,19 @@ const ingestSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+const listingSchema = z.object({
+  id: z.string(),
+  externalProductId: z.string(),
+  externalVariantId: z.string().nullable().meta({ description: 'Null for a product sold without variants.' }),
+  sku: z.string().nullable(),
+  title: z.string(),
+  active: z.boolean().meta({ description: 'Whether the store sells it now (published, not a draft or archived).' }),
+  resellerProduct: z
+    .object({ id: z.string(), sku: z.string() })
+    .nullable()
+    .meta({ description: "Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one." }),
+  seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
+});
 export const installLinkSchema = z.object({ data: z.object({ installUrl: z.string(), expiresAt: z.string() }) });
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
@@ -175,6 +188,22 @@ export function storesRoutes(deps: {
       responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.removeLink(auth, params.id, params.linkId) } }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/stores/{id}/listings',
+      operationId: 'listStoreListings',
+      summary: "The store's catalogue: every listing with its SKU and the product of yours it matches",
+      description:
+        "Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. `matched=false` lists what you must fix before its orders can print: a listing whose SKU is none of your products. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.",
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products (true) or none (false).' }) }),
+      responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema) } },
+      errors: [notFound],
+      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listListings(auth, params.id, query) }),
     }),
     defineRoute({
       method: 'get',
