@@ -60,7 +60,8 @@ const platforms: Platform[] = [
 /**
  * A connected store, written straight into the bench's database as `POST /stores` would leave
  * it (the platforms themselves cannot be reached from here): credentials sealed with the
- * service's key, polled just now so the catch-up poll does not call the platform.
+ * service's key, polled and its listings synced just now so neither the catch-up poll nor the
+ * listings sync calls the platform.
  */
 async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, webhookSecret: string | null): Promise<string> {
   const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
@@ -69,8 +70,8 @@ async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, web
   await client.connect();
   try {
     await client.query(
-      `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at)
-       values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null)`,
+      `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at, listings_synced_at)
+       values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null, now())`,
       [id, resellerId, p.platform, p.externalId(ctx), `Bench ${p.name} store`, box.sealJson(p.credentials(ctx)), webhookSecret ? box.seal(webhookSecret) : null],
     );
   } finally {

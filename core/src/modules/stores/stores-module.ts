@@ -6,6 +6,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { Outbox } from '../events/outbox.ts';
 import type { OrdersService, Tenant } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
@@ -15,6 +16,7 @@ import { connectorRoutes } from './connector-routes.ts';
 import { CredentialRequests } from './credential-requests.ts';
 import { EventIngester } from './event-ingester.ts';
 import { FulfilmentPusher } from './fulfilment-pusher.ts';
+import { IngestRetrier } from './ingest-retrier.ts';
 import { LISTINGS_SOON_MS, ListingSyncer } from './listing-syncer.ts';
 import { OAuthInstalls } from './oauth-installs.ts';
 import { OrderIngester } from './order-ingester.ts';
@@ -46,6 +48,8 @@ export interface StoresDeps {
   resellerProducts: ResellerProductsService;
   /** A limiter per platform (shared by every process on Redis); its key is the store. */
   callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  /** Where the stores' own events are written (`store.order_skipped`). */
+  outbox?: Outbox;
   /** A store order became a print order (the ingestion-lag metric). */
   onPlaced?: (platform: string, storeCreatedAt: string) => void;
 }
@@ -82,6 +86,7 @@ export class StoresModule {
   readonly redactor: StoreRedactor;
   readonly calls: StoreCalls;
   readonly listings: ListingSyncer;
+  readonly retrier: IngestRetrier;
   readonly #db: Db;
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
@@ -102,7 +107,15 @@ export class StoresModule {
     this.credentialRequests = new CredentialRequests({ stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({ stores: this.stores, connectors, context, callLimiter: deps.callLimiter });
-    this.ingester = new OrderIngester({ db, stores: this.stores, resellerProducts: deps.resellerProducts, orders: deps.orders, ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}) });
+    this.ingester = new OrderIngester({
+      db,
+      stores: this.stores,
+      resellerProducts: deps.resellerProducts,
+      orders: deps.orders,
+      ...(deps.outbox ? { outbox: deps.outbox } : {}),
+      ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}),
+    });
+    this.retrier = new IngestRetrier({ db, stores: this.stores, connectors, context, calls: this.calls, ingester: this.ingester });
     this.redactor = new StoreRedactor({ db, stores: this.stores, logger });
     this.listings = new ListingSyncer({
       db,
@@ -265,7 +278,7 @@ export class StoresModule {
 
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
-    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, resolveProduct });
+    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct });
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */

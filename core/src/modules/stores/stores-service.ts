@@ -1,6 +1,6 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
@@ -10,6 +10,7 @@ import type { LinkRegistry } from '../reseller-products/reseller-products-servic
 import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
+import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
 export type StoreRow = Selectable<StoresTable>;
@@ -362,10 +363,16 @@ export class StoresService implements LinkRegistry {
 
   // Ingests
 
-  async listIngests(tenant: Tenant, storeId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+  async listIngests(tenant: Tenant, storeId: string, query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; limit?: number | undefined; cursor?: string | undefined }) {
     await this.row(tenant, storeId);
     const page = resolvePage(this.#cursors, 'store_ingests', query);
     let q = this.#db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId);
+    if (query.status === 'skipped') {
+      // As isSkippedOrder says: nothing placed, and a line skipped for a SKU that is none of the reseller's active products.
+      q = q
+        .where('status', '=', 'no_print_lines')
+        .where(sql<boolean>`exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`);
+    } else if (query.status) q = q.where('status', '=', query.status);
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
