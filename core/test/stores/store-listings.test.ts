@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { defineConnector } from '@print-api/connector-kit';
 import { referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop } from '../helpers/reference-shop.ts';
@@ -7,6 +8,10 @@ import { waitFor } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
+
+/** The reference platform with a budget of 10 calls per store per second. */
+const RATE = { max: 10, durationMs: 1000 };
+const budgeted = defineConnector({ ...referenceConnector, manifest: { ...referenceConnector.manifest, rateLimit: RATE } });
 
 /**
  * Store listings end to end against the reference platform (a real local HTTPS server): the
@@ -130,6 +135,52 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const all = await listings();
       expect(all.data.map((l) => l.externalProductId).sort()).to.deep.equal(['p-2', 'p-3', 'p-4', 'p-5']);
       expect(all.data.find((l) => l.externalProductId === 'p-5')).to.include({ sku: null, resellerProduct: null });
+    });
+  });
+
+  describe(`a store with 10,000 listings [${backend}]`, function () {
+    this.timeout(120_000);
+    let t: TestService;
+    let shop: ReferenceShop;
+
+    before(async function () {
+      shop = await ReferenceShop.start();
+      shop.productsPageSize = 250;
+      for (let i = 0; i < 10_000; i++) shop.products.set(`p-${i}`, { id: `p-${i}`, variant_id: `v-${i}`, sku: `SKU-${i}`, title: `Product ${i}`, active: true });
+      t = await startTestService(this, backend, {}, { connectors: [budgeted] });
+    });
+    after(async () => {
+      await t?.close();
+      await shop?.close();
+    });
+
+    it("syncs page by page within the store's call budget, each page written as it comes (the run waits for the budget and goes on from its cursor)", async () => {
+      const r = await t.reseller();
+      for (const sku of ['SKU-0', 'SKU-9999']) {
+        const res = await t.api(r.key, 'POST', '/reseller-products', { sku, title: sku, productId: 'business-cards' });
+        expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      }
+      const started = Date.now();
+      const store = await t.api(r.key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
+      expect(store.status, JSON.stringify(store.body)).to.equal(201);
+      const storeId = store.body.data.id as string;
+      const row = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+      const count = async () => Number((await t.service.db.selectFrom('store_listings').select((eb) => eb.fn.countAll().as('n')).where('store_id', '=', storeId).executeTakeFirstOrThrow()).n);
+      // Midway, waiting for the budget: the pages read so far are in the table, committed.
+      await waitFor('a run paused midway with its pages written', async () => {
+        const n = await count();
+        return (await row()).listings_cursor !== null && n > 0 && n < 10_000;
+      }, 60_000, 10);
+      await waitFor('the run to complete', async () => (await row()).listings_synced_at !== null, 90_000, 100);
+      // 40 pages (and the connect's webhook registration and catch-up poll) at 10 calls a second take at least 3 windows.
+      const pages = shop.server.hits('/api/products');
+      expect(pages).to.equal(40);
+      expect(Date.now() - started).to.be.at.least(((pages + 2) / RATE.max - 1) * RATE.durationMs);
+      expect(await count()).to.equal(10_000);
+      const matched = await t.api(r.key, 'GET', `/stores/${storeId}/listings?matched=true`);
+      expect(matched.body.data.map((l: { sku: string }) => l.sku).sort()).to.deep.equal(['SKU-0', 'SKU-9999']);
+      const links = await t.api(r.key, 'GET', `/stores/${storeId}/links`);
+      expect(links.body.data).to.have.length(2);
     });
   });
 }
