@@ -3,7 +3,7 @@ import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, s
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
 import { listShopifyListings } from './listings.ts';
-import { pollOrders } from './order-polling.ts';
+import { fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -70,6 +70,10 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   async listOrders(ctx, store, cursor) {
     return pollOrders(clientFor(ctx, store), cursor, ctx.clock());
+  },
+
+  async fetchOrders(ctx, store, externalOrderIds) {
+    return fetchOrdersById(clientFor(ctx, store), externalOrderIds);
   },
 
   async listListings(ctx, store, cursor) {

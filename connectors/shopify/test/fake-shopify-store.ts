@@ -205,6 +205,8 @@ export class FakeShopifyStore {
         const end = start + page.length;
         return { orders: { pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes: page.map((o) => toGraphqlOrder(o, v.lines)) } };
       }
+      case 'OrdersById':
+        return { nodes: (v.ids as string[]).map((gid) => { const o = this.orders.get(gid.split('/').pop()!); return o ? toGraphqlOrder(o, v.lines) : null; }) };
       case 'ProductVariantsPage': {
         const all = [...this.products.values()].flatMap((p) => p.variants.map((variant) => ({ p, variant }))).sort((a, b) => a.variant.id - b.variant.id);
         const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
