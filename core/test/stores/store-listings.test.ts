@@ -136,6 +136,20 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(all.data.map((l) => l.externalProductId).sort()).to.deep.equal(['p-2', 'p-3', 'p-4', 'p-5']);
       expect(all.data.find((l) => l.externalProductId === 'p-5')).to.include({ sku: null, resellerProduct: null });
     });
+    it('syncs hourly as the safety net, but asks again for a store whose sync has not completed no sooner than ten minutes after the last request', async () => {
+      const { listings: syncer } = t.service.services.storesModule;
+      const set = (patch: { listings_synced_at: Date | null; listings_requested_at: Date | null }) => t.service.db.updateTable('stores').set(patch).where('id', '=', storeId).execute();
+      const asked = new Date(Date.now() - 60_000);
+      // Never completed, asked a minute ago (a platform that keeps failing): left alone.
+      await set({ listings_synced_at: null, listings_requested_at: asked });
+      await syncer.scheduleSyncs();
+      expect((await storeRow()).listings_requested_at?.getTime()).to.equal(asked.getTime());
+      // Asked eleven minutes ago: asked again, and synced.
+      await set({ listings_synced_at: null, listings_requested_at: new Date(Date.now() - 11 * 60_000) });
+      await syncer.scheduleSyncs();
+      expect((await storeRow()).listings_requested_at!.getTime()).to.be.greaterThan(Date.now() - 60_000);
+      await synced(null);
+    });
   });
 
   describe(`a store with 10,000 listings [${backend}]`, function () {

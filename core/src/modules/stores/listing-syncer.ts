@@ -9,6 +9,12 @@ import type { StoreRow, StoresService } from './stores-service.ts';
 
 /** How often a store's listings are synced when nothing asks sooner (the safety net behind the product webhooks). */
 export const LISTINGS_INTERVAL_MS = 60 * 60_000;
+/**
+ * The schedule asks again for a store whose sync was asked for (and has not completed) no sooner
+ * than this: a store whose listings cannot be read (a token without the scope, a platform down
+ * for hours) is not called on every maintenance tick.
+ */
+export const LISTINGS_RETRY_MS = 10 * 60_000;
 /** A product webhook has the listings synced this much later: the edits of one save arrive together. */
 export const LISTINGS_SOON_MS = 5_000;
 /** Discovered links written per statement. */
@@ -217,7 +223,8 @@ export class ListingSyncer {
     for (const store of await this.#stores.connectedStores()) {
       if (!this.canSync(store)) continue;
       if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
-      await this.#queueSync(store, 0);
+      if (store.listings_requested_at && Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)) continue;
+      await this.requestSync(store);
       n++;
     }
     return n;
