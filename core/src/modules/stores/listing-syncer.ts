@@ -77,6 +77,11 @@ export class ListingSyncer {
     await this.#queueSync(store, delayMs);
   }
 
+  /** `requestSync`, its failure (the queue unreachable) logged, not thrown: the hourly schedule asks again. */
+  async requestSyncQuietly(store: StoreRow, delayMs = 0): Promise<void> {
+    await this.requestSync(store, delayMs).catch((err: Error) => this.#logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
+  }
+
   /** The listings job: runs (or goes on with) the store's listings run until it is complete. */
   async sync(storeId: string): Promise<void> {
     for (let run = 0; run < 3; run++) {

@@ -94,7 +94,7 @@ export class StorePoller {
       await this.#release(storeId);
       throw err;
     }
-    await this.#listings?.requestSync(store);
+    await this.#listings?.requestSyncQuietly(store);
     return { storeId, requestedAt: new Date(taken.now).toISOString() };
   }
 

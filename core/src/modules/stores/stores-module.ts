@@ -229,9 +229,7 @@ export class StoresModule {
         this.#logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
       );
     }
-    await this.listings.requestSync(store).catch((err: Error) =>
-      this.#logger.warn('first listings sync of a store not queued; the listings sweep will queue it', { storeId: store.id, error: err.message }),
-    );
+    await this.listings.requestSyncQuietly(store);
   }
 
   #queuePoll(store: StoreRow): Promise<void> {
