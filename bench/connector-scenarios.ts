@@ -60,7 +60,8 @@ const platforms: Platform[] = [
 /**
  * A connected store, written straight into the bench's database as `POST /stores` would leave
  * it (the platforms themselves cannot be reached from here): credentials sealed with the
- * service's key, polled just now so the catch-up poll does not call the platform.
+ * service's key, polled and its listings synced just now so neither the catch-up poll nor the
+ * listings sync calls the platform.
  */
 async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, webhookSecret: string | null): Promise<string> {
   const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
@@ -69,8 +70,8 @@ async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, web
   await client.connect();
   try {
     await client.query(
-      `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at)
-       values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null)`,
+      `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at, listings_synced_at)
+       values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null, now())`,
       [id, resellerId, p.platform, p.externalId(ctx), `Bench ${p.name} store`, box.sealJson(p.credentials(ctx)), webhookSecret ? box.seal(webhookSecret) : null],
     );
   } finally {
@@ -181,5 +182,57 @@ export const connectorIngestScenario: Scenario = {
       process.stdout.write(`connectors: ${p.name}: paced run: ${after.events - state.events} webhooks stored, ${after.placed - state.placed} more print orders placed\n`);
     }
     return rows;
+  },
+};
+
+/** Listings in the bench store's catalogue (the file server's BENCH_LISTINGS, same default). */
+const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
+
+/**
+ * A WooCommerce store's listings sync (BENCH_LISTINGS simple products, 100 a page, under
+ * WooCommerce's budget of 4 calls a second per store): asked for through `POST
+ * /stores/{id}/sync`, timed from the request to the end of the complete run. Reports listings
+ * synced per second (bounded by the platform's budget, not by us: 400 a second at most).
+ */
+export const listingsScenario: Scenario = {
+  name: 'listings',
+  async run(ctx) {
+    const databaseUrl = ctx.env.DATABASE_URL;
+    if (!databaseUrl) {
+      process.stdout.write('listings: skipped (needs PostgreSQL to seed the connected store)\n');
+      return [];
+    }
+    const woo = platforms.find((p) => p.slug === 'woocommerce')!;
+    const { key } = await benchReseller(ctx, 0);
+    const resellerId = await benchResellerId(ctx, key);
+    const storeId = await seedStore(ctx, woo, resellerId, randomBytes(32).toString('hex'));
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const syncedAt = async () => {
+        const row = await client.query(`select listings_synced_at from stores where id = $1`, [storeId]);
+        return row.rows[0]?.listings_synced_at ? new Date(row.rows[0].listings_synced_at).getTime() : 0;
+      };
+      // Seeded as synced (so the connectors scenario's stores sync nothing): the run measured ends after it.
+      const seeded = await syncedAt();
+      const started = Date.now();
+      const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/stores/${storeId}/sync`, { method: 'POST', headers: apiHeaders(key) });
+      if (res.status !== 202) throw new Error(`POST /stores/{id}/sync answered ${res.status}: ${await res.text()}`);
+      const deadline = Date.now() + 600_000;
+      let ended = 0;
+      while (Date.now() < deadline) {
+        if ((await syncedAt()) > seeded) {
+          ended = Date.now();
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const count = (await client.query(`select count(*)::int as n from store_listings where store_id = $1`, [storeId])).rows[0].n as number;
+      const seconds = Math.max(0.001, ((ended || Date.now()) - started) / 1000);
+      process.stdout.write(`listings: WooCommerce: ${count} of ${LISTINGS} listings synced in ${seconds.toFixed(1)} s${ended ? '' : ' (timed out)'}\n`);
+      return [{ name: `WooCommerce listings synced/s (${LISTINGS}, 100 a page, 4 calls/s)`, requests: count, rps: count / seconds, p50: 0, p99: 0, errors: LISTINGS - count, non2xx: 0 }];
+    } finally {
+      await client.end();
+    }
   },
 };

@@ -10,12 +10,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { authScenario, catalogScenario, type BenchContext, type Scenario } from './scenarios.ts';
 import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
 import { webhookDeliveryScenario } from './webhook-scenarios.ts';
-import { connectorIngestScenario } from './connector-scenarios.ts';
+import { connectorIngestScenario, listingsScenario } from './connector-scenarios.ts';
 import { testCertificates } from '../core/test/helpers/tls.ts';
 import { pacedRun, type PacedRequest } from './paced.ts';
 
 // order-pages seeds a million orders: it runs last, so the others measure an ordinary database.
-const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, webhookDeliveryScenario, connectorIngestScenario, listOrdersScenario];
+const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, webhookDeliveryScenario, connectorIngestScenario, listingsScenario, listOrdersScenario];
 
 /**
  * `npm run bench`: starts a bare Express baseline and the service (PostgreSQL + Redis when
@@ -26,7 +26,7 @@ const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenari
  * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
  * baseline, auth, catalogue and order runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
- * connectors), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000),
+ * connectors, listings), BENCH_LISTINGS (the bench store's catalogue, default 10000), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000),
  * BENCH_RESELLERS (default 10), BENCH_ORDER_RATE (default 400). BENCH_KEEP_DB=1 keeps the bench database.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);

@@ -215,6 +215,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     context: connectorContext,
     orders,
     resellerProducts,
+    outbox,
     callLimiter: (platform, rate) =>
       createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),

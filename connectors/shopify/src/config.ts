@@ -3,14 +3,17 @@ import { z } from 'zod';
 /** The Admin API version we speak (GraphQL and webhook payloads); supported by Shopify until October 2027. */
 export const API_VERSION = '2026-10';
 
-/** What we ask the merchant for: read orders, fulfil the merchant's own fulfillment orders. */
-export const SCOPES = ['read_orders', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'] as const;
+/** What we ask the merchant for: read orders and products (the listings), fulfil the merchant's own fulfillment orders. */
+export const SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'] as const;
 
 /** The order topics we subscribe to, as the `X-Shopify-Topic` header names them. */
 export const ORDER_TOPICS = ['orders/create', 'orders/paid', 'orders/updated', 'orders/cancelled'] as const;
 
+/** The catalogue topics: the store's listings are synced again soon after one. */
+export const PRODUCT_TOPICS = ['products/create', 'products/update', 'products/delete'] as const;
+
 /** Topics registered per store (GraphQL enum names). Compliance topics are app-level: see README. */
-export const SUBSCRIBED_TOPICS = ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'APP_UNINSTALLED'] as const;
+export const SUBSCRIBED_TOPICS = ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED'] as const;
 
 /**
  * Shopify retries a failed delivery 8 times over 4 hours with the original payload and
@@ -25,6 +28,9 @@ export const FIRST_POLL_LOOKBACK_MS = 60 * 60 * 1000;
 /** Orders per polling page and lines per order: keeps a page's requested cost under ~800 points. */
 export const POLL_PAGE_SIZE = 10;
 export const LINES_PAGE_SIZE = 25;
+
+/** Variants per listings page (a cost of about 1 point each; Shopify allows 250). */
+export const LISTINGS_PAGE_SIZE = 100;
 
 /** Renew an expiring access token this long before it expires (Shopify's tokens live 60 minutes). */
 export const REFRESH_MARGIN_MS = 5 * 60 * 1000;

@@ -2,7 +2,8 @@ import { defineConnector, type ConnectorContext, type StoreConnection } from '@p
 import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
-import { pollOrders } from './order-polling.ts';
+import { listShopifyListings } from './listings.ts';
+import { fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -69,6 +70,14 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   async listOrders(ctx, store, cursor) {
     return pollOrders(clientFor(ctx, store), cursor, ctx.clock());
+  },
+
+  async fetchOrders(ctx, store, externalOrderIds) {
+    return fetchOrdersById(clientFor(ctx, store), externalOrderIds);
+  },
+
+  async listListings(ctx, store, cursor) {
+    return listShopifyListings(clientFor(ctx, store), cursor);
   },
 
   async pushShipment(ctx, store, shipment) {

@@ -10,6 +10,13 @@ export const ORDERS_QUERY = `query OrdersChangedSince($first: Int!, $after: Stri
   }
 }`;
 
+export const ORDERS_BY_ID = `query OrdersById($ids: [ID!]!, $lines: Int!) {
+  nodes(ids: $ids) { ... on Order { ${ORDER_FIELDS} } }
+}`;
+
+/** Orders asked for by id in one query (Shopify's `nodes` takes up to 250). */
+const FETCH_BATCH = 50;
+
 const MORE_LINES = `query MoreOrderLines($id: ID!, $after: String!, $lines: Int!) {
   order(id: $id) {
     lineItems(first: $lines, after: $after) {
@@ -56,6 +63,25 @@ export async function pollOrders(client: ShopifyClient, rawCursor: string | null
   for (const raw of data.orders.nodes) orders.push(mapGraphqlOrder(raw, await remainingLines(client, raw)));
   const { hasNextPage, endCursor } = data.orders.pageInfo;
   return { orders, nextCursor: pollWindow.next(at, { updatedAt: orders.map((o) => o.updatedAt), nextPageToken: hasNextPage ? endCursor : null }) };
+}
+
+/**
+ * Orders by their numeric ids, as the shop has them now (GraphQL `nodes` with the polling
+ * query's fields); an id the shop no longer has is left out.
+ */
+export async function fetchOrdersById(client: ShopifyClient, ids: string[]): Promise<StoreOrder[]> {
+  const orders: StoreOrder[] = [];
+  for (let i = 0; i < ids.length; i += FETCH_BATCH) {
+    const batch = ids.slice(i, i + FETCH_BATCH).map((id) => `gid://shopify/Order/${id}`);
+    // A missing id is null; a node of another type would be `{}` (the fragment selects nothing of it).
+    const data = await client.graphql<{ nodes: Array<Partial<RawOrder> | null> }>(ORDERS_BY_ID, { ids: batch, lines: LINES_PAGE_SIZE });
+    for (const raw of data.nodes) {
+      if (!raw?.id || !raw.lineItems) continue;
+      const order: RawOrder = { ...raw, id: raw.id, lineItems: raw.lineItems };
+      orders.push(mapGraphqlOrder(order, await remainingLines(client, order)));
+    }
+  }
+  return orders;
 }
 
 /** Shopify's `updated_at` counts whole seconds: "at or after `since`" is at or after the next whole second. */

@@ -1,12 +1,13 @@
 import type { ConnectorLogger, InboundWebhook, WebhookContent } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
-import { ORDER_TOPICS } from './config.ts';
+import { ORDER_TOPICS, PRODUCT_TOPICS } from './config.ts';
 import { mapWebhookOrder, parseJsonExact } from './order-mapper.ts';
 
 const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v) => typeof v === 'number' || typeof v === 'string').map(String) : []);
 
 /**
- * What a verified delivery means: order topics carry the full order; `app/uninstalled`
+ * What a verified delivery means: order topics carry the full order; product topics mean the
+ * listings changed; `app/uninstalled`
  * disconnects the store; the mandatory compliance topics erase (`customers/redact`: the
  * listed orders; `shop/redact`: everything of the shop, 48 hours after uninstall) or are
  * acknowledged (`customers/data_request`: we keep no customer data beyond the orders the
@@ -23,6 +24,7 @@ export function webhookContent(req: InboundWebhook, storeDomain: string, logger:
     throw new ConnectorError('invalid_payload', `Shopify sent a ${topic} delivery that is not JSON`);
   }
   if ((ORDER_TOPICS as readonly string[]).includes(topic)) return { kind: 'orders', orders: [mapWebhookOrder(body)] };
+  if ((PRODUCT_TOPICS as readonly string[]).includes(topic)) return { kind: 'listings_changed' };
   switch (topic) {
     case 'app/uninstalled':
       return { kind: 'uninstalled' };

@@ -22,6 +22,14 @@ export interface SeenCall {
   at: number;
 }
 
+/** A product of the fake shop's catalogue (a product without options has one variant titled "Default Title"). */
+export interface FakeProduct {
+  id: number;
+  title: string;
+  status: 'ACTIVE' | 'DRAFT' | 'ARCHIVED';
+  variants: Array<{ id: number; sku: string | null; title: string }>;
+}
+
 interface FulfillmentOrder {
   id: string;
   status: string;
@@ -29,7 +37,7 @@ interface FulfillmentOrder {
 }
 
 const API = '/admin/api/2026-10/graphql.json';
-const ALL_SCOPES = ['read_orders', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'];
+const ALL_SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'];
 const cost = (requested: number) => ({ cost: { requestedQueryCost: requested, actualQueryCost: Math.min(requested, 12), throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 } } });
 
 /**
@@ -50,6 +58,8 @@ export class FakeShopifyStore {
   readonly fulfillmentOrders = new Map<string, FulfillmentOrder[]>();
   readonly fulfillments: Array<{ fulfillmentOrderId: string; items: Array<{ id: string; quantity: number }>; trackingInfo: unknown; notifyCustomer: boolean }> = [];
   readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
+  /** The shop's catalogue: products (status ACTIVE, DRAFT or ARCHIVED) and their variants, by product id. */
+  readonly products = new Map<number, FakeProduct>();
   readonly calls: SeenCall[] = [];
   readonly tokenRequests: Array<Record<string, string>> = [];
   readonly #tokens = new Map<string, number>();
@@ -106,6 +116,12 @@ export class FakeShopifyStore {
       this.fulfillmentOrders.set(String(order.id), [{ id: `gid://shopify/FulfillmentOrder/${order.id + 7}`, status: 'OPEN', items }]);
     }
     return order;
+  }
+
+  /** Puts a product in the catalogue (as the merchant's admin would), without delivering anything. */
+  saveProduct(product: FakeProduct): FakeProduct {
+    this.products.set(product.id, structuredClone(product));
+    return product;
   }
 
   /** Delivers `order` as the `topic` webhook of this store's subscription; answers our HTTP status. */
@@ -203,6 +219,22 @@ export class FakeShopifyStore {
         const page = list.slice(start, start + v.first);
         const end = start + page.length;
         return { orders: { pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes: page.map((o) => toGraphqlOrder(o, v.lines)) } };
+      }
+      case 'OrdersById':
+        return { nodes: (v.ids as string[]).map((gid) => { const o = this.orders.get(gid.split('/').pop()!); return o ? toGraphqlOrder(o, v.lines) : null; }) };
+      case 'ProductVariantsPage': {
+        const all = [...this.products.values()].flatMap((p) => p.variants.map((variant) => ({ p, variant }))).sort((a, b) => a.variant.id - b.variant.id);
+        const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
+        const page = all.slice(start, start + Math.min(v.first, 250));
+        const end = start + page.length;
+        const nodes = page.map(({ p, variant }) => ({
+          id: `gid://shopify/ProductVariant/${variant.id}`,
+          legacyResourceId: String(variant.id),
+          sku: variant.sku,
+          title: variant.title,
+          product: { id: `gid://shopify/Product/${p.id}`, legacyResourceId: String(p.id), title: p.title, status: p.status },
+        }));
+        return { productVariants: { pageInfo: { hasNextPage: end < all.length, endCursor: page.length ? Buffer.from(String(end)).toString('base64url') : null }, nodes } };
       }
       case 'MoreOrderLines': {
         const order = this.orders.get(String(v.id).split('/').pop()!);

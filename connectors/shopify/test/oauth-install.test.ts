@@ -41,7 +41,7 @@ describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify
     expect(`${url.origin}${url.pathname}`).to.equal(`https://${store.domain}/admin/oauth/authorize`);
     expect(url.searchParams.get('client_id')).to.equal(APP.apiKey);
     // The library compresses the list: write_x implies read_x.
-    expect(url.searchParams.get('scope')).to.equal('read_orders,write_merchant_managed_fulfillment_orders');
+    expect(url.searchParams.get('scope')).to.equal('read_orders,read_products,write_merchant_managed_fulfillment_orders');
     expect(url.searchParams.get('redirect_uri')).to.equal(CALLBACK);
     expect(url.searchParams.get('grant_options[]')).to.equal('');
     const state = url.searchParams.get('state')!;

@@ -169,12 +169,12 @@ describe('Shopify GraphQL client (nock)', () => {
     expect(store.seen('MoreOrderLines')).to.have.length(1);
   });
 
-  it('subscribes the order topics and app/uninstalled once, keeping what is already there', async () => {
+  it('subscribes the order and product topics and app/uninstalled once, keeping what is already there', async () => {
     const store = new FakeShopifyStore({ name: 'webhooks-test', app: { apiKey: 'k', secret: 's' }, ourBaseUrl: 'http://127.0.0.1:1', publicUrl: 'https://print-api.example.com' });
     const shop = new ShopifyClient({ http, shop: store.domain, accessToken: store.customToken });
     const uri = 'https://print-api.example.com/connectors/shopify/webhooks/sto_1';
-    expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal(['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'APP_UNINSTALLED']);
+    expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal(['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED']);
     expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal([]);
-    expect(store.subscriptions.map((s) => [s.topic, s.uri])).to.have.length(5);
+    expect(store.subscriptions.map((s) => [s.topic, s.uri])).to.have.length(8);
   });
 });

@@ -88,7 +88,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(row.credentials_sealed).not.to.contain(creds.accessToken).and.not.to.contain(creds.refreshToken!);
       expect(shop.tokenRequests[0]).to.include({ expiring: '1' });
       expect(shop.subscriptions.map((s) => [s.topic, s.uri])).to.deep.equal(
-        ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'APP_UNINSTALLED'].map((topic) => [topic, `${PUBLIC_URL}/connectors/shopify/webhooks/${storeId}`]),
+        ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED'].map((topic) => [topic, `${PUBLIC_URL}/connectors/shopify/webhooks/${storeId}`]),
       );
     });
 
@@ -121,7 +121,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const storeId = res.body.data.id as string;
       expect(res.body.data).to.include({ externalId: shop.domain, name: 'Tulip Prints' });
-      expect(shop.subscriptions).to.have.length(5);
+      expect(shop.subscriptions).to.have.length(8);
       expect(t.service.services.stores.connection(await storeRow(storeId)).credentials).to.deep.include({ kind: 'custom', accessToken: shop.customToken });
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: 'someone-elses-secret' })).to.equal(401);
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: shop.customSecret })).to.equal(200);

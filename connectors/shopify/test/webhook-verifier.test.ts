@@ -128,6 +128,6 @@ describe('Shopify webhook content', () => {
 
   it('ignores a delivery naming another shop than the store it reached, and topics we do not act on', () => {
     expect(content('orders/create', orderFixture, 'someone-else.myshopify.com').kind).to.equal('ignored');
-    expect(content('products/update', { id: 1 }).kind).to.equal('ignored');
+    expect(content('inventory_levels/update', { id: 1 }).kind).to.equal('ignored');
   });
 });

@@ -6,6 +6,12 @@ export const WC_API_VERSION = 'wc/v3';
 /** The topics we subscribe to; `order.created` and `order.updated` both fire for one checkout. */
 export const ORDER_TOPICS = ['order.created', 'order.updated'] as const;
 
+/** The catalogue topics: the store's listings are synced again soon after one. */
+export const PRODUCT_TOPICS = ['product.created', 'product.updated', 'product.deleted'] as const;
+
+/** Every topic our webhooks subscribe to. */
+export const SUBSCRIBED_TOPICS = [...ORDER_TOPICS, ...PRODUCT_TOPICS] as const;
+
 /** How far back the first poll of a new store looks: orders older than the connection are not ours to print. */
 export const FIRST_POLL_LOOKBACK_MS = 60 * 60 * 1000;
 

@@ -2,6 +2,7 @@ import { defineConnector, parseJsonPayload } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, type WooCredentials } from './config.ts';
 import { connectWithKeys } from './connect.ts';
 import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './key-exchange.ts';
+import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';
 import { pushWooShipment } from './shipment-push.ts';
@@ -10,6 +11,7 @@ import { verifyWooWebhook } from './webhook-verifier.ts';
 import { WooCommerceClient } from './woocommerce-client.ts';
 
 const ORDER_TOPIC = /^order\.(created|updated)$/;
+const PRODUCT_TOPIC = /^product\.(created|updated|deleted|restored)$/;
 
 /**
  * WooCommerce: keys pasted (`POST /stores`) or issued by the store's `/wc-auth/v1/authorize`
@@ -60,6 +62,7 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async parseWebhook(_ctx, _store, req) {
     const topic = req.headers['x-wc-webhook-topic'] ?? '';
+    if (PRODUCT_TOPIC.test(topic)) return { kind: 'listings_changed' };
     if (!ORDER_TOPIC.test(topic)) return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };
     return { kind: 'orders', orders: [toStoreOrder(parseJsonPayload(wooOrderSchema, req.rawBody, `WooCommerce ${topic} delivery`))] };
   },
@@ -76,6 +79,10 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
     // The first page of a polling run: the moment to bring back webhooks WooCommerce disabled.
     if (readCursor(cursor, ctx.clock()).firstPage) await reactivateDisabledWebhooks(client, ctx.webhookUrl(), ctx.logger);
     return pollOrders(client, cursor, ctx.clock());
+  },
+
+  async listListings(ctx, store, cursor) {
+    return listWooListings(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }), cursor);
   },
 
   async pushShipment(ctx, store, shipment) {

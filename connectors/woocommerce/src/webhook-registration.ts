@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ConnectorLogger } from '@print-api/connector-kit';
-import { ORDER_TOPICS, WEBHOOK_NAME_PREFIX } from './config.ts';
+import { SUBSCRIBED_TOPICS, WEBHOOK_NAME_PREFIX } from './config.ts';
 import type { WooCommerceClient } from './woocommerce-client.ts';
 
 /**
@@ -24,7 +24,8 @@ export function ourWebhookPrefix(appWebhookUrl: string): string {
 }
 
 /**
- * Makes the store deliver `order.created` and `order.updated` to `callbackUrl`, signed with
+ * Makes the store deliver `order.created`, `order.updated` and the `product.*` topics to
+ * `callbackUrl`, signed with
  * the store's secret (kept on reconnect, so deliveries in flight stay valid). Idempotent:
  * our webhooks already there are updated and re-activated, duplicates and ones pointing at an
  * earlier connection of this store are deleted, missing ones created.
@@ -38,7 +39,7 @@ export async function registerOrderWebhooks(
   const ours = (await client.listWebhooks()).filter((w) => w.delivery_url.startsWith(prefix));
   const kept = new Map<string, number>();
   for (const w of ours) {
-    const wanted = w.delivery_url === opts.callbackUrl && (ORDER_TOPICS as readonly string[]).includes(w.topic) && !kept.has(w.topic);
+    const wanted = w.delivery_url === opts.callbackUrl && (SUBSCRIBED_TOPICS as readonly string[]).includes(w.topic) && !kept.has(w.topic);
     if (!wanted) {
       await client.deleteWebhook(w.id);
       continue;
@@ -46,7 +47,7 @@ export async function registerOrderWebhooks(
     kept.set(w.topic, w.id);
     await client.updateWebhook(w.id, { secret, status: 'active' });
   }
-  for (const topic of ORDER_TOPICS) {
+  for (const topic of SUBSCRIBED_TOPICS) {
     if (kept.has(topic)) continue;
     // WooCommerce pings the delivery URL while creating the webhook: the verifier answers it.
     const created = await client.createWebhook({ name: `${WEBHOOK_NAME_PREFIX} ${topic}`, topic, delivery_url: opts.callbackUrl, secret });

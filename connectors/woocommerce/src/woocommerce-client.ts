@@ -106,6 +106,18 @@ export class WooCommerceClient {
     return Array.isArray(res.data) ? res.data : [];
   }
 
+  /** A page of the store's products (every status), oldest id first, and how many pages there are (`X-WP-TotalPages`). */
+  async listProducts(page: number, perPage: number): Promise<{ items: unknown[]; totalPages: number }> {
+    const res = await this.#call(this.#wc.get('products', { per_page: perPage, page, orderby: 'id', order: 'asc', status: 'any' }));
+    return { items: Array.isArray(res.data) ? res.data : [], totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1 };
+  }
+
+  /** A page of a variable product's variations, and how many pages there are. */
+  async listVariations(productId: string, page: number, perPage: number): Promise<{ items: unknown[]; totalPages: number }> {
+    const res = await this.#call(this.#wc.get(`products/${encodeURIComponent(productId)}/variations`, { per_page: perPage, page, orderby: 'id', order: 'asc' }));
+    return { items: Array.isArray(res.data) ? res.data : [], totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1 };
+  }
+
   async getOrder(orderId: string): Promise<WooOrderSummary> {
     return (await this.#call(this.#wc.get(`orders/${encodeURIComponent(orderId)}`))).data as WooOrderSummary;
   }

@@ -79,16 +79,16 @@ describe('WooCommerce connector', () => {
   });
 
   describe('registerWebhooks', () => {
-    it('creates order.created and order.updated with one non-empty per-store secret', async () => {
+    it('creates order.created, order.updated and the product topics with one non-empty per-store secret', async () => {
       const bodies: Array<Record<string, string>> = [];
       store().get('/wp-json/wc/v3/webhooks').query(true).reply(200, [hook(9, 'order.created', 'https://other-app.example/hook')]);
       store()
         .post('/wp-json/wc/v3/webhooks', (b: Record<string, string>) => (bodies.push(b), true))
-        .times(2)
+        .times(5)
         .reply(201, () => ({ ...webhookFixture, id: 100 + bodies.length, topic: bodies.at(-1)!.topic }));
       const { webhookSecret } = await woo.registerWebhooks!(testContext(), testStore(), CALLBACK);
       expect(webhookSecret).to.match(/^[0-9a-f]{64}$/);
-      expect(bodies.map((b) => b.topic)).to.deep.equal(['order.created', 'order.updated']);
+      expect(bodies.map((b) => b.topic)).to.deep.equal(['order.created', 'order.updated', 'product.created', 'product.updated', 'product.deleted']);
       for (const b of bodies) expect(b).to.include({ delivery_url: CALLBACK, secret: webhookSecret, status: 'active' });
     });
 
@@ -111,8 +111,14 @@ describe('WooCommerce connector', () => {
         .reply(200, webhookFixture);
       store().delete('/wp-json/wc/v3/webhooks/3').query({ force: 'true' }).reply(200, {});
       store().delete('/wp-json/wc/v3/webhooks/4').query({ force: 'true' }).reply(200, {});
+      const created: string[] = [];
+      store()
+        .post('/wp-json/wc/v3/webhooks', (b: Record<string, string>) => (created.push(b.topic!), true))
+        .times(3)
+        .reply(201, () => ({ ...webhookFixture, id: 200 + created.length, topic: created.at(-1) }));
       const { webhookSecret } = await woo.registerWebhooks!(testContext(), testStore(secret), CALLBACK);
       expect(webhookSecret).to.equal(secret);
+      expect(created).to.deep.equal(['product.created', 'product.updated', 'product.deleted']);
       expect(updates).to.deep.equal([
         { secret, status: 'active' },
         { secret, status: 'active' },
@@ -125,8 +131,8 @@ describe('WooCommerce connector', () => {
       const ctx = testContext();
       const created = await woo.parseWebhook(ctx, testStore('s'), inbound(wooCommerceWebhook({ payload: wooOrder(), secret: 's', topic: 'order.created', source: STORE_URL })));
       expect(created.kind === 'orders' ? created.orders[0]!.externalId : null).to.equal('1842');
-      const product = await woo.parseWebhook(ctx, testStore('s'), inbound(wooCommerceWebhook({ payload: { id: 311 }, secret: 's', topic: 'product.updated', source: STORE_URL })));
-      expect(product.kind).to.equal('ignored');
+      const coupon = await woo.parseWebhook(ctx, testStore('s'), inbound(wooCommerceWebhook({ payload: { id: 311 }, secret: 's', topic: 'coupon.updated', source: STORE_URL })));
+      expect(coupon.kind).to.equal('ignored');
     });
   });
 

@@ -32,6 +32,16 @@ export interface SeenRequest {
 
 export type Reply = [number, unknown, Record<string, string>?];
 
+/** A product of the fake store's catalogue: simple (its own SKU) or variable (its variations'). */
+export interface FakeWooProduct {
+  id: number;
+  name: string;
+  type: 'simple' | 'variable';
+  status: 'publish' | 'draft' | 'pending' | 'private';
+  sku: string;
+  variations?: Array<{ id: number; sku: string; status: 'publish' | 'private'; attributes: Array<{ name: string; option: string }> }>;
+}
+
 /**
  * A WooCommerce store behind nock, answering the documented REST routes from memory: keys
  * (read_write or read), webhooks (with the creation ping to the delivery URL), orders with
@@ -49,6 +59,7 @@ export class FakeWooStore {
   plainPermalinks = false;
   readonly webhooks: StoredWebhook[] = [];
   readonly orders = new Map<number, WooOrderJson>();
+  readonly products = new Map<number, FakeWooProduct>();
   readonly notes = new Map<number, Array<{ id: number; note: string; customer_note: boolean }>>();
   readonly trackings = new Map<number, Array<Record<string, unknown>>>();
   readonly requests: SeenRequest[] = [];
@@ -89,6 +100,12 @@ export class FakeWooStore {
   save(order: WooOrderJson): WooOrderJson {
     this.orders.set(order.id, structuredClone(order));
     return order;
+  }
+
+  /** Puts a product in the catalogue (as the merchant's admin would) without delivering anything. */
+  saveProduct(product: FakeWooProduct): FakeWooProduct {
+    this.products.set(product.id, structuredClone(product));
+    return product;
   }
 
   /** Delivers `order` to our service as the store's `topic` webhook would; answers our HTTP status. */
@@ -190,6 +207,15 @@ export class FakeWooStore {
       const after = q.get('modified_after') ?? '';
       const list = [...this.orders.values()].filter((o) => o.date_modified_gmt > after).sort((a, b) => a.date_modified_gmt.localeCompare(b.date_modified_gmt));
       return this.#page(list, q);
+    }
+    if (method === 'GET' && path === '/wp-json/wc/v3/products') {
+      const list = [...this.products.values()].sort((a, b) => a.id - b.id).map(({ variations, ...p }) => ({ ...p, variations: (variations ?? []).map((v) => v.id) }));
+      return this.#page(list, q);
+    }
+    if (method === 'GET' && (m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations$/))) {
+      const product = this.products.get(Number(m[1]));
+      if (!product) return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      return this.#page([...(product.variations ?? [])].sort((a, b) => a.id - b.id), q);
     }
     if ((m = path.match(/^\/wp-json\/wc\/v3\/orders\/(\d+)$/))) {
       const order = this.orders.get(Number(m[1]));

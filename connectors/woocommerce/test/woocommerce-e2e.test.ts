@@ -38,18 +38,19 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
   }
 
   describe('connect', () => {
-    it('connects pasted keys: checked with the store, sealed at rest, two signed webhooks, pings answered and not stored', async () => {
+    it('connects pasted keys: checked with the store, sealed at rest, signed order and product webhooks, pings answered and not stored', async () => {
       const { reseller, shop, storeId } = await connected();
       const view = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data;
       expect(view).to.include({ platform: 'WOOCOMMERCE', externalId: shop.url, name: 'Tulip Prints', status: 'connected' });
       expect(shop.webhooks.map((w) => [w.topic, w.status, w.delivery_url])).to.deep.equal([
         ['order.created', 'active', `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`],
         ['order.updated', 'active', `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`],
+        ...['product.created', 'product.updated', 'product.deleted'].map((topic) => [topic, 'active', `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`]),
       ]);
       const secret = shop.webhooks[0]!.secret;
       expect(secret).to.match(/^[0-9a-f]{64}$/);
-      expect(shop.webhooks[1]!.secret).to.equal(secret);
-      expect(shop.pings).to.deep.equal([200, 200]);
+      for (const hook of shop.webhooks) expect(hook.secret).to.equal(secret);
+      expect(shop.pings).to.deep.equal([200, 200, 200, 200, 200]);
       expect(await events(storeId)).to.equal(0);
       const row = await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
       expect(row.credentials_sealed).not.to.contain(shop.consumerSecret);
@@ -79,8 +80,8 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(approval.returnedTo).to.equal(`https://app.reseller.example/stores?from=woo&success=1&user_id=${encodeURIComponent(q.get('user_id')!)}`);
       const [store] = (await t.api(reseller.key, 'GET', '/stores')).body.data;
       expect(store).to.include({ platform: 'WOOCOMMERCE', externalId: shop.url, status: 'connected' });
-      expect(shop.webhooks.map((w) => w.topic)).to.deep.equal(['order.created', 'order.updated']);
-      expect(shop.pings).to.deep.equal([200, 200]);
+      expect(shop.webhooks.map((w) => w.topic)).to.deep.equal(['order.created', 'order.updated', 'product.created', 'product.updated', 'product.deleted']);
+      expect(shop.pings).to.deep.equal([200, 200, 200, 200, 200]);
       const row = await db().selectFrom('stores').selectAll().where('id', '=', store.id).executeTakeFirstOrThrow();
       expect(t.service.services.stores.connection(row).credentials).to.deep.equal({ storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
     });

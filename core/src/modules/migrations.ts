@@ -6,7 +6,7 @@ import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
-import { storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
+import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 
@@ -26,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0012_webhook_secret_rotation': webhookSecretRotationMigration,
   '0013_reseller_products_mode': resellerProductsModeMigration,
   '0014_store_sync_and_redaction': storeSyncAndRedactionMigration,
+  '0015_store_listings': storeListingsMigration,
 };

@@ -13,6 +13,15 @@ export interface RefOrderJson {
   ship_to: { name: string; email?: string; street: string; zip: string; city: string; country: string } | null;
 }
 
+/** A product of the reference platform's catalogue (one listing). */
+export interface RefProductJson {
+  id: string;
+  variant_id?: string;
+  sku: string | null;
+  title: string;
+  active: boolean;
+}
+
 export function refOrder(id: string, over: Partial<RefOrderJson> = {}): RefOrderJson {
   return {
     id,
@@ -36,6 +45,9 @@ export function refOrder(id: string, over: Partial<RefOrderJson> = {}): RefOrder
 export class ReferenceShop {
   readonly server: TestHttpsServer;
   readonly orders = new Map<string, RefOrderJson>();
+  /** The catalogue, listed `productsPageSize` at a time by `GET /api/products?page=`. */
+  readonly products = new Map<string, RefProductJson>();
+  productsPageSize = 2;
   webhookSecret: string | undefined;
   #held: Array<() => void> | undefined;
 
@@ -45,6 +57,19 @@ export class ReferenceShop {
     server.route('/api/webhooks', (_req, res, body) => {
       this.webhookSecret = (JSON.parse(body.toString('utf8')) as { secret?: string }).secret;
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"wh-1"}');
+    });
+    server.route('/api/products', (req, res) => {
+      const page = Number(new URL(req.url ?? '/', this.server.url).searchParams.get('page') ?? '1');
+      const all = [...this.products.values()];
+      const products = all.slice((page - 1) * this.productsPageSize, page * this.productsPageSize);
+      const nextPage = page * this.productsPageSize < all.length ? page + 1 : null;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ products, next_page: nextPage }));
+    });
+    server.route('/api/order', (req, res) => {
+      const id = new URL(req.url ?? '/', this.server.url).searchParams.get('id') ?? '';
+      const order = this.orders.get(id);
+      if (!order) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such order"}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ order }));
     });
     server.route('/api/orders', (req, res) => {
       const since = Date.parse(new URL(req.url ?? '/', this.server.url).searchParams.get('updated_since') ?? '1970-01-01T00:00:00Z');
@@ -84,6 +109,13 @@ export class ReferenceShop {
     const body = JSON.stringify({ order });
     const signature = createHmac('sha256', this.webhookSecret ?? '').update(body).digest('hex');
     return { body, headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': eventId, 'x-ref-topic': 'order.updated', 'user-agent': 'RefShop-Hookshot/1.0' } };
+  }
+
+  /** A product webhook (`product.updated`), signed as the platform signs per-store webhooks. */
+  productChanged(productId: string, eventId = randomUUID()): { headers: Record<string, string>; body: string } {
+    const body = JSON.stringify({ product: { id: productId } });
+    const signature = createHmac('sha256', this.webhookSecret ?? '').update(body).digest('hex');
+    return { body, headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': eventId, 'x-ref-topic': 'product.updated', 'user-agent': 'RefShop-Hookshot/1.0' } };
   }
 
   close(): Promise<void> {

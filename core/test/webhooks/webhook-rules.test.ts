@@ -37,7 +37,7 @@ describe('webhook rules', () => {
   });
 
   describe('subscriptions', () => {
-    it('knows every event kind of spec §6 and *', () => {
+    it('knows every event kind of spec §6, the stores\' store.order_skipped and *', () => {
       expect(SUBSCRIBABLE_EVENTS).to.have.members([
         'order.created',
         'order.submitted',
@@ -48,6 +48,7 @@ describe('webhook rules', () => {
         'order.delivered',
         'order.cancelled',
         'order.file_problem',
+        'store.order_skipped',
         '*',
       ]);
     });

@@ -1,6 +1,6 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
-import type { Shipment, StoreOrder, StorePlatform } from './store-order.ts';
+import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
 
 /** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
 export interface HttpRequest {
@@ -119,6 +119,8 @@ export type WebhookContent =
   /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
   | { kind: 'fetch'; externalOrderIds: string[] }
   | { kind: 'uninstalled' }
+  /** The store's catalogue changed (a product created, updated or deleted): its listings are synced again soon. */
+  | { kind: 'listings_changed' }
   /** Privacy requests: erase personal data of these store orders (or the whole store). */
   | { kind: 'redact'; externalOrderIds: string[] | 'all' }
   | { kind: 'ignored'; reason: string };
@@ -292,6 +294,14 @@ export interface Connector<C = unknown, S = unknown> {
 
   /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
   listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
+
+  /**
+   * The store's catalogue, one page at a time (`cursor` null: the first page): every product
+   * variant with its SKU, title, ids and whether it is on sale. Core reads every page of a run
+   * (each under the connector's rate limit, each written on its own), then forgets the
+   * listings the run did not see. The ids are those the platform's order lines carry.
+   */
+  listListings?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<ListingsPage>;
 
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;

@@ -56,3 +56,27 @@ export interface Shipment {
   /** The store lines this shipment covers (the print lines of the order). */
   lines: Array<{ externalLineId: string | null; sku: string | null; quantity: number }>;
 }
+
+/**
+ * One sellable item of the store's catalogue: a product variant (or a product without
+ * variants), with the merchant's SKU. Its ids are the ones the platform's order lines carry
+ * (`StoreOrderLine.externalProductId` / `externalVariantId`), so a listing and the lines that
+ * sell it name the same thing.
+ */
+export interface StoreListing {
+  externalProductId: string;
+  /** The variant's id; null for a product sold without variants. */
+  externalVariantId: string | null;
+  /** The merchant's SKU; null or empty when the listing has none (never a print item). */
+  sku: string | null;
+  /** The product's title, with the variant's when it has one ("Poster - A3"). */
+  title: string;
+  /** Whether the store sells it now (published, not a draft or archived). */
+  active: boolean;
+}
+
+/** One page of listings and where the next begins (null: this was the last page). */
+export interface ListingsPage {
+  listings: StoreListing[];
+  nextCursor: string | null;
+}

@@ -9,6 +9,7 @@ import { ConnectorError, defineConnector, type StoreOrder } from '@print-api/con
  * It is not an npm workspace, so `CONNECTORS=all` never finds it.
  *
  * The imaginary platform: `GET /api/shop`, `GET /api/orders?updated_since=&limit=`,
+ * `GET /api/order?id=`, `GET /api/products?page=` (its catalogue, `next_page` until the last),
  * `POST /api/webhooks`, `POST /api/orders/{id}/shipments`; webhooks signed with
  * `X-Ref-Signature: hex HMAC-SHA256(body)`. Its origin is the merchant's shop URL (as with
  * WooCommerce), so it has no `apiUrl` setting.
@@ -30,6 +31,11 @@ const refOrder = z.object({
   updated_at: z.string(),
   items: z.array(z.object({ id: z.string(), sku: z.string().nullable(), qty: z.number().int(), product_id: z.string().optional(), variant_id: z.string().optional() })),
   ship_to: z.object({ name: z.string(), email: z.string().optional(), phone: z.string().optional(), street: z.string(), zip: z.string(), city: z.string(), country: z.string() }).nullable(),
+});
+
+const refProductsPage = z.object({
+  products: z.array(z.object({ id: z.string(), variant_id: z.string().optional(), sku: z.string().nullable(), title: z.string(), active: z.boolean() })),
+  next_page: z.number().int().nullable(),
 });
 
 export function mapReferenceOrder(raw: unknown): StoreOrder {
@@ -94,6 +100,7 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
   },
 
   async parseWebhook(_ctx, _store, req) {
+    if (req.headers['x-ref-topic']?.startsWith('product.')) return { kind: 'listings_changed' };
     const body = JSON.parse(req.rawBody.toString('utf8')) as { order?: unknown };
     if (!body.order) return { kind: 'ignored', reason: 'no order in the payload' };
     return { kind: 'orders', orders: [mapReferenceOrder(body.order)] };
@@ -106,6 +113,26 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
     const orders = (JSON.parse(res.body) as { orders: unknown[] }).orders.map(mapReferenceOrder);
     const latest = orders.reduce((max, o) => (o.updatedAt > max ? o.updatedAt : max), since);
     return { orders, nextCursor: orders.length > 0 ? latest : null };
+  },
+
+  async fetchOrders(ctx, store, externalOrderIds) {
+    const orders: StoreOrder[] = [];
+    for (const id of externalOrderIds) {
+      const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/order?id=${encodeURIComponent(id)}`, headers: { authorization: `Bearer ${store.credentials.token}` } });
+      if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+      orders.push(mapReferenceOrder((JSON.parse(res.body) as { order: unknown }).order));
+    }
+    return orders;
+  },
+
+  async listListings(ctx, store, cursor) {
+    const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/products?page=${encodeURIComponent(cursor ?? '1')}`, headers: { authorization: `Bearer ${store.credentials.token}` }, operation: 'listProducts' });
+    if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+    const page = refProductsPage.parse(JSON.parse(res.body));
+    return {
+      listings: page.products.map((p) => ({ externalProductId: p.id, externalVariantId: p.variant_id ?? null, sku: p.sku, title: p.title, active: p.active })),
+      nextCursor: page.next_page === null ? null : String(page.next_page),
+    };
   },
 
   async pushShipment(ctx, store, shipment) {

@@ -37,8 +37,11 @@ export interface ResellerProductInput {
 /** Counts store links and guards deletion (the stores module implements it). */
 export interface LinkRegistry {
   countLinks(resellerProductIds: string[]): Promise<Map<string, number>>;
-  /** Connected stores still linked to the product (deletion is refused while any remain). */
-  connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string }>>;
+  /**
+   * Connected stores still linked to the product or listing its SKU, with those listings
+   * (deletion and a change of SKU are refused while any remain).
+   */
+  connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string; listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }> }>>;
   /** Forgets the product's links to disconnected stores, before the product is deleted. */
   removeLinksOf(resellerProductId: string): Promise<void>;
 }
@@ -120,6 +123,8 @@ export class ResellerProductsService implements SkuResolver {
     const options = productChanges ? (patch.options ?? {}) : { ...current.options, ...(patch.options ?? {}) };
     const fileUrl = patch.fileUrl !== undefined ? patch.fileUrl : current.file_url;
     const checked = await this.#check(patch.productId ?? current.product_id, options, patch.fileUrl !== undefined ? fileUrl : null);
+    // A store sells it under this SKU: under another, its orders would no longer find it.
+    if (patch.sku !== undefined && patch.sku.toLowerCase() !== current.sku_key) await this.#refuseWhileListed(current, 'change the SKU in the store (and sync it) or unlink it first');
     try {
       const row = await this.#db
         .updateTable('reseller_products')
@@ -145,17 +150,32 @@ export class ResellerProductsService implements SkuResolver {
 
   async delete(owner: SkuOwner, idOrSku: string): Promise<{ id: string; deleted: true }> {
     const row = await this.#find(owner, idOrSku);
-    const stores = await this.#links.connectedStoresLinkedTo(row.id);
-    if (stores.length > 0) {
-      throw conflict(
-        'reseller_product_linked',
-        `SKU '${row.sku}' is still linked to ${stores.map((s) => `${s.platform} store ${s.name} (${s.id})`).join(', ')}; unlink it or disconnect the store first.`,
-        stores.map((s) => ({ field: 'id', code: 'linked_store', storeId: s.id, platform: s.platform })),
-      );
-    }
+    await this.#refuseWhileListed(row, 'unlink it or disconnect the store first');
     await this.#links.removeLinksOf(row.id);
     await this.#db.deleteFrom('reseller_products').where('id', '=', row.id).execute();
     return { id: row.id, deleted: true };
+  }
+
+  /**
+   * 409 reseller_product_linked while a connected store sells the product (a link, or a
+   * listing with its SKU): orders for it would otherwise be skipped, silently. Names the stores
+   * and their listings.
+   */
+  async #refuseWhileListed(row: Row, remedy: string): Promise<void> {
+    const stores = await this.#links.connectedStoresLinkedTo(row.id);
+    if (stores.length === 0) return;
+    const named = stores.map((s) => {
+      const listings = s.listings.map((l) => `'${l.title}'`).join(', ');
+      return `${s.platform} store ${s.name} (${s.id})${listings ? ` listing ${listings}` : ''}`;
+    });
+    throw conflict(
+      'reseller_product_linked',
+      `SKU '${row.sku}' is still sold by ${named.join('; ')}; ${remedy}.`,
+      stores.flatMap((s) => {
+        const store = { field: 'id', code: 'linked_store', storeId: s.id, platform: s.platform };
+        return s.listings.length === 0 ? [store] : s.listings.map((l) => ({ ...store, externalProductId: l.externalProductId, externalVariantId: l.externalVariantId, title: l.title }));
+      }),
+    );
   }
 
   async list(

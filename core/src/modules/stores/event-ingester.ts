@@ -29,6 +29,7 @@ export class EventIngester {
   readonly #orders: OrderIngester;
   readonly #calls: StoreCalls;
   readonly #redactor: StoreRedactor;
+  readonly #listingsChanged: (store: StoreRow) => Promise<void>;
 
   constructor(deps: {
     db: Db;
@@ -39,6 +40,8 @@ export class EventIngester {
     orders: OrderIngester;
     calls: StoreCalls;
     redactor: StoreRedactor;
+    /** The store's catalogue changed: sync its listings soon. */
+    listingsChanged: (store: StoreRow) => Promise<void>;
   }) {
     this.#db = deps.db;
     this.#stores = deps.stores;
@@ -48,6 +51,7 @@ export class EventIngester {
     this.#orders = deps.orders;
     this.#calls = deps.calls;
     this.#redactor = deps.redactor;
+    this.#listingsChanged = deps.listingsChanged;
   }
 
   /**
@@ -104,6 +108,9 @@ export class EventIngester {
           break;
         case 'fetch':
           if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, await this.#calls.connection(store), content.externalOrderIds)) await this.#orders.ingest(store, order);
+          break;
+        case 'listings_changed':
+          await this.#listingsChanged(store);
           break;
         case 'uninstalled':
           await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');

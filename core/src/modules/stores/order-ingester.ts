@@ -3,6 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import { ApiError, isRefusal } from '../../http/api-error.ts';
 import { newId } from '../../infra/ids.ts';
 import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
+import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
@@ -12,6 +13,21 @@ import type { StoreIngestsTable } from './stores-tables.ts';
 
 type StoreIngest = Selectable<StoreIngestsTable>;
 type SkippedLine = { sku: string | null; quantity: number; reason: string };
+
+/** Why a line with a SKU is skipped when that SKU is not (or not now) one of the reseller's active products. */
+export const UNMATCHED_REASONS = ['not one of your SKUs: not a print item', 'your product with this SKU is inactive'] as const;
+
+/** The event that tells the reseller an order was skipped for SKUs of theirs it did not find. */
+export const ORDER_SKIPPED_EVENT = 'store.order_skipped';
+
+/**
+ * A skipped store order: nothing placed (`no_print_lines`) and at least one line skipped because
+ * its SKU is none of the reseller's active products. Creating (or activating) the product and
+ * retrying the ingest places it.
+ */
+export function isSkippedOrder(status: string, skipped: SkippedLine[]): boolean {
+  return status === 'no_print_lines' && skipped.some((l) => (UNMATCHED_REASONS as readonly string[]).includes(l.reason));
+}
 
 /** Why OrdersService.cancel refuses an order that is past cancelling: recorded on the ingest, never retried. */
 const NOT_CANCELLABLE = new Set(['order_not_cancellable', 'payment_in_progress']);
@@ -29,8 +45,18 @@ export class OrderIngester {
   readonly #products: ResellerProductsService;
   readonly #orders: OrdersService;
   readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
+  readonly #outbox: Outbox | undefined;
 
-  constructor(deps: { db: Db; stores: StoresService; resellerProducts: ResellerProductsService; orders: OrdersService; onPlaced?: (platform: string, storeCreatedAt: string) => void }) {
+  constructor(deps: {
+    db: Db;
+    stores: StoresService;
+    resellerProducts: ResellerProductsService;
+    orders: OrdersService;
+    /** Where `store.order_skipped` is written (with the outcome, in one statement). */
+    outbox?: Outbox;
+    onPlaced?: (platform: string, storeCreatedAt: string) => void;
+  }) {
+    this.#outbox = deps.outbox;
     this.#db = deps.db;
     this.#stores = deps.stores;
     this.#products = deps.resellerProducts;
@@ -49,7 +75,7 @@ export class OrderIngester {
     const updatedAt = new Date(order.updatedAt);
     const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
     if (stale && !order.cancelled) return false;
-    const record = (patch: Outcome) => this.#record(ingest, order, patch, { stale, updatedAt, fromEvent });
+    const record = (patch: Outcome) => this.#record(ingest, order, patch, { stale, updatedAt, fromEvent, event: this.#skippedEvent(store, ingest, order, patch) });
     const tenant = { resellerId: store.reseller_id, mode: store.mode };
 
     if (order.cancelled) {
@@ -124,7 +150,7 @@ export class OrderIngester {
    * (placed again, or cancelled). Else the older copy's "waiting for payment" would overwrite
    * "placed" (seen under load: Shopify's orders/create arriving after orders/paid).
    */
-  async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined }): Promise<boolean> {
+  async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined; event: OutboxEvent | null }): Promise<boolean> {
     const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
     const update = this.#db
       .updateTable('store_ingests')
@@ -144,9 +170,34 @@ export class OrderIngester {
     // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
     // the processed mark in a crash only has the sweeper queue the webhook again, and its
     // second run finds the order by its idempotency key and records it.
-    if (at.fromEvent) await sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
-    else await sql`with recorded as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+    // The skipped event is written by the statement that records the outcome: never one without the other.
+    const event = at.event && this.#outbox ? sql`, told as (${this.#outbox.insertOf(this.#db, [at.event]).insert})` : sql``;
+    if (at.fromEvent) await sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+    else await sql`with recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
+    if (at.event && this.#outbox) this.#outbox.notify();
     return at.fromEvent !== undefined;
+  }
+
+  /**
+   * `store.order_skipped` when this outcome makes the order a skipped one and it was not one
+   * already (a webhook delivered again, or an update of the order, tells nothing new).
+   */
+  #skippedEvent(store: StoreRow, ingest: StoreIngest, order: StoreOrder, patch: Outcome): OutboxEvent | null {
+    const skipped = patch.skipped ?? [];
+    if (!isSkippedOrder(patch.status, skipped) || isSkippedOrder(ingest.status, ingest.skipped_lines)) return null;
+    const unmatched = skipped.filter((l) => (UNMATCHED_REASONS as readonly string[]).includes(l.reason));
+    return {
+      resellerId: store.reseller_id,
+      mode: store.mode,
+      type: ORDER_SKIPPED_EVENT,
+      orderId: null,
+      data: {
+        store: { id: store.id, platform: store.platform, name: store.name },
+        storeOrder: { ingestId: ingest.id, externalOrderId: order.externalId, name: order.name ?? null },
+        unmatchedSkus: [...new Set(unmatched.map((l) => l.sku!))],
+        skippedLines: skipped,
+      },
+    };
   }
 
   /** The order's lines that are the reseller's active SKUs, the others with why they are skipped (every SKU in one query). */

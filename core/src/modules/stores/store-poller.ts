@@ -6,6 +6,7 @@ import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
+import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
@@ -45,6 +46,7 @@ export class StorePoller {
   readonly #calls: StoreCalls;
   readonly #ingester: OrderIngester;
   readonly #queuePoll: (store: StoreRow) => Promise<void>;
+  readonly #listings: ListingSyncer | undefined;
 
   constructor(deps: {
     db: Db;
@@ -55,6 +57,8 @@ export class StorePoller {
     ingester: OrderIngester;
     /** Queues the store's poll job (one per store at a time). */
     queuePoll: (store: StoreRow) => Promise<void>;
+    /** A sync also reads the store's listings again. */
+    listings?: ListingSyncer;
   }) {
     this.#db = deps.db;
     this.#stores = deps.stores;
@@ -63,6 +67,7 @@ export class StorePoller {
     this.#calls = deps.calls;
     this.#ingester = deps.ingester;
     this.#queuePoll = deps.queuePoll;
+    this.#listings = deps.listings;
   }
 
   /** Whether the store's platform lists orders (every such platform can be polled and synced). */
@@ -70,7 +75,7 @@ export class StorePoller {
     return this.#connectors.get(store.platform)?.listOrders !== undefined;
   }
 
-  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now. */
+  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now (and a listings sync, where the platform lists them). */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
     const store = await this.#stores.row(tenant, storeId);
     if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
@@ -89,6 +94,7 @@ export class StorePoller {
       await this.#release(storeId);
       throw err;
     }
+    await this.#listings?.requestSyncQuietly(store);
     return { storeId, requestedAt: new Date(taken.now).toISOString() };
   }
 

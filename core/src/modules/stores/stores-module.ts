@@ -6,6 +6,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { Outbox } from '../events/outbox.ts';
 import type { OrdersService, Tenant } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
@@ -15,6 +16,8 @@ import { connectorRoutes } from './connector-routes.ts';
 import { CredentialRequests } from './credential-requests.ts';
 import { EventIngester } from './event-ingester.ts';
 import { FulfilmentPusher } from './fulfilment-pusher.ts';
+import { IngestRetrier } from './ingest-retrier.ts';
+import { LISTINGS_SOON_MS, ListingSyncer } from './listing-syncer.ts';
 import { OAuthInstalls } from './oauth-installs.ts';
 import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
@@ -45,6 +48,8 @@ export interface StoresDeps {
   resellerProducts: ResellerProductsService;
   /** A limiter per platform (shared by every process on Redis); its key is the store. */
   callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  /** Where the stores' own events are written (`store.order_skipped`). */
+  outbox?: Outbox;
   /** A store order became a print order (the ingestion-lag metric). */
   onPlaced?: (platform: string, storeCreatedAt: string) => void;
 }
@@ -58,8 +63,9 @@ export interface StoresDeps {
  * - fulfilment push (fulfilment-pusher.ts): tracking back to the store when an order ships;
  * - redaction (store-redactor.ts): privacy requests;
  * - credential refresh and call budgets (store-calls.ts).
- * Queues: `ingest-<platform>` (webhooks and polls) and `fulfil-<platform>` (tracking), per
- * connector. Their jobs decide on the connectors' typed failures (connector-errors.ts). Built
+ * - listings (listing-syncer.ts): the stores' catalogues, and the links they make;
+ * Queues: `ingest-<platform>` (webhooks and polls), `fulfil-<platform>` (tracking) and
+ * `listings-<platform>` (catalogues, for connectors that list them), per connector. Their jobs decide on the connectors' typed failures (connector-errors.ts). Built
  * once by the composition root.
  *
  * @example
@@ -79,6 +85,8 @@ export class StoresModule {
   readonly fulfilments: FulfilmentPusher;
   readonly redactor: StoreRedactor;
   readonly calls: StoreCalls;
+  readonly listings: ListingSyncer;
+  readonly retrier: IngestRetrier;
   readonly #db: Db;
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
@@ -86,6 +94,7 @@ export class StoresModule {
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
+  readonly #listings = new Map<string, Queue<{ storeId: string }>>();
 
   constructor(deps: StoresDeps) {
     const { db, connectors, context } = deps;
@@ -98,10 +107,46 @@ export class StoresModule {
     this.credentialRequests = new CredentialRequests({ stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({ stores: this.stores, connectors, context, callLimiter: deps.callLimiter });
-    this.ingester = new OrderIngester({ db, stores: this.stores, resellerProducts: deps.resellerProducts, orders: deps.orders, ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}) });
+    this.ingester = new OrderIngester({
+      db,
+      stores: this.stores,
+      resellerProducts: deps.resellerProducts,
+      orders: deps.orders,
+      ...(deps.outbox ? { outbox: deps.outbox } : {}),
+      ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}),
+    });
+    this.retrier = new IngestRetrier({ db, stores: this.stores, connectors, context, calls: this.calls, ingester: this.ingester });
     this.redactor = new StoreRedactor({ db, stores: this.stores, logger });
-    this.events = new EventIngester({ db, stores: this.stores, connectors, context, logger, orders: this.ingester, calls: this.calls, redactor: this.redactor });
-    this.poller = new StorePoller({ db, stores: this.stores, connectors, context, calls: this.calls, ingester: this.ingester, queuePoll: (store) => this.#queuePoll(store) });
+    this.listings = new ListingSyncer({
+      db,
+      stores: this.stores,
+      connectors,
+      context,
+      calls: this.calls,
+      logger,
+      queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
+    });
+    this.events = new EventIngester({
+      db,
+      stores: this.stores,
+      connectors,
+      context,
+      logger,
+      orders: this.ingester,
+      calls: this.calls,
+      redactor: this.redactor,
+      listingsChanged: (store) => this.listings.requestSync(store, LISTINGS_SOON_MS),
+    });
+    this.poller = new StorePoller({
+      db,
+      stores: this.stores,
+      connectors,
+      context,
+      calls: this.calls,
+      ingester: this.ingester,
+      queuePoll: (store) => this.#queuePoll(store),
+      listings: this.listings,
+    });
     this.fulfilments = new FulfilmentPusher({
       db,
       stores: this.stores,
@@ -115,7 +160,7 @@ export class StoresModule {
     for (const connector of connectors.all()) this.#defineQueues(deps.queue, connector);
   }
 
-  /** The platform's two queues: ingestion (webhooks in batches, one webhook, a poll) and fulfilment. */
+  /** The platform's queues: ingestion (webhooks in batches, one webhook, a poll), fulfilment and listings. */
   #defineQueues(jobs: JobQueue, connector: Connector<any>): void {
     const { platform, displayName } = connector.manifest;
     const slug = platformSlug(platform);
@@ -156,9 +201,20 @@ export class StoresModule {
         process: (job) => guarded(() => this.fulfilments.push(job.data.orderId)),
       }),
     );
+    if (connector.listListings) {
+      this.#listings.set(
+        platform,
+        jobs.define<{ storeId: string }>(`listings-${slug}`, {
+          concurrency: 2,
+          attempts: 12,
+          backoff: { type: 'exponential', delayMs: 5000 },
+          process: (job) => guarded(() => this.listings.sync(job.data.storeId)),
+        }),
+      );
+    }
   }
 
-  /** A store was connected (or reconnected): register its webhooks and catch up by polling. */
+  /** A store was connected (or reconnected): register its webhooks, catch up by polling, read its listings. */
   async #onConnected(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform);
     if (!connector) return;
@@ -173,6 +229,7 @@ export class StoresModule {
         this.#logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
       );
     }
+    await this.listings.requestSyncQuietly(store);
   }
 
   #queuePoll(store: StoreRow): Promise<void> {
@@ -202,6 +259,7 @@ export class StoresModule {
     return [
       ['store webhooks sweep', () => this.sweepEvents()],
       ['store polling', () => this.poller.schedulePolls()],
+      ['store listings', () => this.listings.scheduleSyncs()],
       ['store shipments', () => this.fulfilments.queueShipments()],
     ];
   }
@@ -218,7 +276,7 @@ export class StoresModule {
 
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
-    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, resolveProduct });
+    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct });
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */

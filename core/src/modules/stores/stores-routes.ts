@@ -5,6 +5,7 @@ import type { Tenant } from '../orders/orders-service.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
 import { platformBody } from './platform-bodies.ts';
+import type { IngestRetrier } from './ingest-retrier.ts';
 import type { OAuthInstalls } from './oauth-installs.ts';
 import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
@@ -31,11 +32,12 @@ const linkSchema = z.object({
   discovered: z.boolean(),
   createdAt: z.string(),
 });
+const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
 const ingestSchema = z.object({
   id: z.string(),
   externalOrderId: z.string(),
   externalName: z.string().nullable(),
-  status: z.enum(['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted']),
+  status: z.enum(INGEST_STATUSES),
   orderId: z.string().nullable(),
   skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
   error: z.string().nullable(),
@@ -43,6 +45,19 @@ const ingestSchema = z.object({
   storeUpdatedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+});
+const listingSchema = z.object({
+  id: z.string(),
+  externalProductId: z.string(),
+  externalVariantId: z.string().nullable().meta({ description: 'Null for a product sold without variants.' }),
+  sku: z.string().nullable(),
+  title: z.string(),
+  active: z.boolean().meta({ description: 'Whether the store sells it now (published, not a draft or archived).' }),
+  resellerProduct: z
+    .object({ id: z.string(), sku: z.string() })
+    .nullable()
+    .meta({ description: "Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one." }),
+  seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
 });
 export const installLinkSchema = z.object({ data: z.object({ installUrl: z.string(), expiresAt: z.string() }) });
 const idParams = z.object({ id: z.string().min(1).max(64) });
@@ -58,8 +73,9 @@ export function storesRoutes(deps: {
   credentialRequests?: CredentialRequests;
   installs?: OAuthInstalls;
   poller?: StorePoller;
+  retrier?: IngestRetrier;
 }): AnyRoute[] {
-  const { stores, credentialRequests, installs, poller } = deps;
+  const { stores, credentialRequests, installs, poller, retrier } = deps;
   const connect = platformBody(
     deps.connectors.all().map((c) => ({ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.manifest.connectSchema, example: c.manifest.examples.connect })),
   );
@@ -67,6 +83,7 @@ export function storesRoutes(deps: {
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests, deps.connectors)] : []),
     ...(installs ? [installLinkRoute(installs)] : []),
     ...(poller ? [syncRoute(poller)] : []),
+    ...(retrier ? [retryRoute(retrier)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -178,6 +195,22 @@ export function storesRoutes(deps: {
     }),
     defineRoute({
       method: 'get',
+      path: '/stores/{id}/listings',
+      operationId: 'listStoreListings',
+      summary: "The store's catalogue: every listing with its SKU and the product of yours it matches",
+      description:
+        "Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. `matched=false` lists what you must fix before its orders can print: a listing whose SKU is none of your products. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.",
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products (true) or none (false).' }) }),
+      responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema) } },
+      errors: [notFound],
+      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listListings(auth, params.id, query) }),
+    }),
+    defineRoute({
+      method: 'get',
       path: '/stores/{id}/ingests',
       operationId: 'listStoreIngests',
       summary: 'Every store order seen: the order placed, the lines skipped, or the precise error',
@@ -185,12 +218,46 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      query: z.strictObject(pageQueryShape),
+      query: z.strictObject({
+        ...pageQueryShape,
+        status: z
+          .enum([...INGEST_STATUSES, 'skipped'])
+          .optional()
+          .meta({
+            description:
+              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry.",
+          }),
+      }),
       responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema) } },
       errors: [notFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
     }),
   ];
+}
+
+/** `POST /stores/{id}/ingests/{ingestId}/retry`: a skipped (or failed) store order ingested again. */
+function retryRoute(retrier: IngestRetrier): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/{id}/ingests/{ingestId}/retry',
+    operationId: 'retryStoreIngest',
+    summary: 'Ingest a skipped store order again, once its SKUs are your products',
+    description:
+      "Fetches the store order again from the platform (or, where the platform cannot be asked, takes the newest delivery of it we stored) and ingests it as if it had just arrived: its lines whose SKUs are now your active products are placed. The idempotency key is the store order's, as on every ingest: never a second print order, and an order already placed is not placed again. Answers the ingest as recorded after.",
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    params: z.object({ id: z.string().min(1).max(64), ingestId: z.string().min(1).max(64) }),
+    responses: { 200: { description: 'The ingest after the retry', schema: z.object({ data: ingestSchema }) } },
+    errors: [
+      { status: 404, code: 'not_found', description: 'Unknown store or ingest.' },
+      { status: 409, code: 'ingest_not_retryable', description: 'The store order was placed already, cancelled, is waiting for payment or was erased.' },
+      { status: 409, code: 'store_order_not_found', description: 'The platform no longer has the order (or, for a platform that cannot be asked, no delivery of it is stored).' },
+      { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' },
+      { status: 503, code: 'store_rate_limited', description: "The platform's request budget for this store is spent for now; Retry-After says when to try again." },
+    ],
+    handle: async ({ auth, params }) => ({ status: 200, body: { data: await retrier.retry(auth, params.id, params.ingestId) } }),
+  });
 }
 
 /** `POST /stores/install-links`: begins an OAuth install (its old path, `/connectors/<platform>/install-links`, stays as an alias: connector-routes.ts). */

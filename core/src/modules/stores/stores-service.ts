@@ -1,6 +1,6 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
@@ -10,6 +10,7 @@ import type { LinkRegistry } from '../reseller-products/reseller-products-servic
 import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
+import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
 export type StoreRow = Selectable<StoresTable>;
@@ -32,6 +33,14 @@ export interface StoreView {
  * sealed at rest and never shown again. Disconnecting keeps the history, stops ingestion
  * and releases the SKU guard.
  */
+
+/** A connected store that sells a reseller product, and its listings of it (none for a link alone). */
+export interface LinkedStore {
+  id: string;
+  platform: string;
+  name: string;
+  listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }>;
+}
 
 /** How long a recorded link is taken to exist before it is written again (idempotently). */
 const KNOWN_LINK_MS = 10 * 60_000;
@@ -186,6 +195,11 @@ export class StoresService implements LinkRegistry {
     this.#knownLinks.set(key, true);
   }
 
+  /** Forgets the links recorded lately (a listings sync removed some: an order may discover them again). */
+  forgetKnownLinks(): void {
+    this.#knownLinks.clear();
+  }
+
   async updateCredentials(id: string, credentials: unknown): Promise<void> {
     await this.#db.updateTable('stores').set({ credentials_sealed: this.#box.sealJson(credentials), updated_at: new Date() }).where('id', '=', id).execute();
   }
@@ -268,8 +282,14 @@ export class StoresService implements LinkRegistry {
     return new Map(rows.map((r) => [r.reseller_product_id, Number(r.n)]));
   }
 
-  async connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string }>> {
-    return this.#db
+  /**
+   * Connected stores that sell the product: linked to it (by a listing or by hand), or listing
+   * its SKU (a listing synced before the product was made, not yet a link), with those listings.
+   */
+  async connectedStoresLinkedTo(resellerProductId: string): Promise<LinkedStore[]> {
+    const product = await this.#db.selectFrom('reseller_products').select(['reseller_id', 'mode', 'sku_key']).where('id', '=', resellerProductId).executeTakeFirst();
+    if (!product) return [];
+    const linked = await this.#db
       .selectFrom('store_links')
       .innerJoin('stores', 'stores.id', 'store_links.store_id')
       .select(['stores.id', 'stores.platform', 'stores.name'])
@@ -277,6 +297,63 @@ export class StoresService implements LinkRegistry {
       .where('stores.status', '=', 'connected')
       .distinct()
       .execute();
+    const listings = await this.#db
+      .selectFrom('store_listings')
+      .innerJoin('stores', 'stores.id', 'store_listings.store_id')
+      .select(['stores.id', 'stores.platform', 'stores.name', 'store_listings.external_product_id', 'store_listings.external_variant_id', 'store_listings.title'])
+      .where('store_listings.sku_key', '=', product.sku_key)
+      .where('stores.reseller_id', '=', product.reseller_id)
+      .where('stores.mode', '=', product.mode)
+      .where('stores.status', '=', 'connected')
+      .orderBy('stores.id')
+      .limit(100)
+      .execute();
+    const stores = new Map<string, LinkedStore>(linked.map((s) => [s.id, { ...s, listings: [] }]));
+    for (const l of listings) {
+      const store = stores.get(l.id) ?? { id: l.id, platform: l.platform, name: l.name, listings: [] };
+      store.listings.push({ externalProductId: l.external_product_id, externalVariantId: l.external_variant_id || null, title: l.title });
+      stores.set(l.id, store);
+    }
+    return [...stores.values()];
+  }
+
+  // Listings
+
+  /** `GET /stores/{id}/listings`: the store's listings, each with the reseller product it matches (in the store's mode) or null. */
+  async listListings(tenant: Tenant, storeId: string, query: { matched?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+    const store = await this.row(tenant, storeId);
+    const page = resolvePage(this.#cursors, 'store_listings', query);
+    let q = this.#db
+      .selectFrom('store_listings')
+      .leftJoin('reseller_products', (join) =>
+        join.onRef('reseller_products.sku_key', '=', 'store_listings.sku_key').on('reseller_products.reseller_id', '=', store.reseller_id).on('reseller_products.mode', '=', store.mode),
+      )
+      .select([
+        'store_listings.id',
+        'store_listings.external_product_id',
+        'store_listings.external_variant_id',
+        'store_listings.sku',
+        'store_listings.title',
+        'store_listings.active',
+        'store_listings.seen_at',
+        'reseller_products.id as product_id',
+        'reseller_products.sku as product_sku',
+      ])
+      .where('store_listings.store_id', '=', storeId);
+    if (query.matched === true) q = q.where('reseller_products.id', 'is not', null);
+    if (query.matched === false) q = q.where('reseller_products.id', 'is', null);
+    if (page.after) q = q.where('store_listings.id', '>', String(page.after[0]));
+    const rows = await q.orderBy('store_listings.id').limit(page.limit + 1).execute();
+    return listEnvelope(this.#cursors, 'store_listings', page, rows, (r) => [r.id], (r) => ({
+      id: r.id,
+      externalProductId: r.external_product_id,
+      externalVariantId: r.external_variant_id || null,
+      sku: r.sku,
+      title: r.title,
+      active: r.active,
+      resellerProduct: r.product_id ? { id: r.product_id, sku: r.product_sku! } : null,
+      seenAt: r.seen_at.toISOString(),
+    }));
   }
 
   async removeLinksOf(resellerProductId: string): Promise<void> {
@@ -286,10 +363,16 @@ export class StoresService implements LinkRegistry {
 
   // Ingests
 
-  async listIngests(tenant: Tenant, storeId: string, query: { limit?: number | undefined; cursor?: string | undefined }) {
+  async listIngests(tenant: Tenant, storeId: string, query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; limit?: number | undefined; cursor?: string | undefined }) {
     await this.row(tenant, storeId);
     const page = resolvePage(this.#cursors, 'store_ingests', query);
     let q = this.#db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId);
+    if (query.status === 'skipped') {
+      // As isSkippedOrder says: nothing placed, and a line skipped for a SKU that is none of the reseller's active products.
+      q = q
+        .where('status', '=', 'no_print_lines')
+        .where(sql<boolean>`exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`);
+    } else if (query.status) q = q.where('status', '=', query.status);
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));

@@ -23,6 +23,34 @@ export interface StoresTable {
   disconnected_at: Date | null;
   /** Until when a poll of the store runs (or is asked for through POST /stores/{id}/sync): another sync is refused meanwhile. Null when none. */
   poll_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Where the listings run under way stands (the connector's cursor); null between runs and on a run's first page. */
+  listings_cursor: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the listings run under way began (its rows are seen at this time); null when none runs. */
+  listings_run_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When the last complete listings run ended. */
+  listings_synced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** When a sync of the listings was last asked for (a product webhook, POST /stores/{id}/sync): a run begun before it is followed by another. */
+  listings_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/**
+ * The store's catalogue as its connector last listed it: one row per product variant (or
+ * product without variants), replaced wholesale by each complete sync run.
+ */
+export interface StoreListingsTable {
+  id: string;
+  store_id: string;
+  external_product_id: string;
+  /** '' for a product sold without variants (so the key is a plain unique constraint). */
+  external_variant_id: string;
+  sku: string | null;
+  /** Lower-cased SKU: matched against reseller_products.sku_key. */
+  sku_key: string | null;
+  title: string;
+  active: boolean;
+  /** The start of the run that last saw it: rows older than a complete run's start are gone from the store. */
+  seen_at: Date;
+  created_at: ColumnType<Date, Date, never>;
 }
 
 /** A store listing tied to a reseller product. */
@@ -86,6 +114,7 @@ export interface StoreFulfilmentsTable {
 export interface StoresTables {
   stores: StoresTable;
   store_links: StoreLinksTable;
+  store_listings: StoreListingsTable;
   store_ingests: StoreIngestsTable;
   store_webhook_events: StoreWebhookEventsTable;
   store_fulfilments: StoreFulfilmentsTable;
@@ -206,5 +235,40 @@ export const storeSyncAndRedactionMigration = {
     await db.schema.alterTable('store_webhook_events').dropColumn('erase_when_processed').execute();
     await db.schema.alterTable('store_ingests').dropColumn('redacted_at').execute();
     await db.schema.alterTable('stores').dropColumn('poll_lease_until').execute();
+  },
+};
+
+/**
+ * Store listings (the catalogue each connected store sells, synced from its platform) and where
+ * a store's listings run stands, so a run that waits for the platform's rate limit goes on
+ * where it stopped.
+ */
+export const storeListingsMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema
+      .createTable('store_listings')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('store_id', 'text', (c) => c.notNull().references('stores.id'))
+      .addColumn('external_product_id', 'text', (c) => c.notNull())
+      .addColumn('external_variant_id', 'text', (c) => c.notNull())
+      .addColumn('sku', 'text')
+      .addColumn('sku_key', 'text')
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('active', 'boolean', (c) => c.notNull())
+      .addColumn('seen_at', 'timestamptz', (c) => c.notNull())
+      .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+      .addUniqueConstraint('store_listings_variant_key', ['store_id', 'external_product_id', 'external_variant_id'])
+      .execute();
+    await db.schema.createIndex('store_listings_sku_idx').on('store_listings').columns(['store_id', 'sku_key']).execute();
+    // The deletion guard looks listings up by SKU across the reseller's stores.
+    await db.schema.createIndex('store_listings_sku_key_idx').on('store_listings').column('sku_key').execute();
+    await db.schema.alterTable('stores').addColumn('listings_cursor', 'text').execute();
+    await db.schema.alterTable('stores').addColumn('listings_run_started_at', 'timestamptz').execute();
+    await db.schema.alterTable('stores').addColumn('listings_synced_at', 'timestamptz').execute();
+    await db.schema.alterTable('stores').addColumn('listings_requested_at', 'timestamptz').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    for (const column of ['listings_requested_at', 'listings_synced_at', 'listings_run_started_at', 'listings_cursor']) await db.schema.alterTable('stores').dropColumn(column).execute();
+    await db.schema.dropTable('store_listings').execute();
   },
 };

@@ -1,8 +1,14 @@
 import { EVENT_TYPES } from '../orders/order-states.ts';
 import type { ErrorDetail } from '../../http/api-error.ts';
 
-/** What an endpoint may subscribe to: every event kind of spec §6, or `*` for all of them. */
-export const SUBSCRIBABLE_EVENTS: readonly string[] = [...EVENT_TYPES, '*'];
+/**
+ * Events of connected stores (extensions of the spec): `store.order_skipped`, a store order of
+ * which nothing was placed because its SKUs are none of the reseller's products.
+ */
+export const STORE_EVENT_TYPES = ['store.order_skipped'] as const;
+
+/** What an endpoint may subscribe to: every event kind of spec §6, the stores' events, or `*` for all of them. */
+export const SUBSCRIBABLE_EVENTS: readonly string[] = [...EVENT_TYPES, ...STORE_EVENT_TYPES, '*'];
 
 /** The event `POST /webhooks/{id}/test` sends; never fanned out from the outbox, so `*` does not include it. */
 export const PING_EVENT = 'ping';

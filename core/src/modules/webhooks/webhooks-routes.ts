@@ -23,6 +23,7 @@ function deliveryContract(o: WebhooksOptions): string {
   const hours = Math.round(o.retryScheduleMs.reduce((a, b) => a + b, 0) / 3_600_000);
   return [
     'Each event is POSTed as JSON `{id, type, createdAt, testMode, data}`; `data.order` is the order as GET /orders/{id} returned it when the event happened (`order.shipped` adds `data.tracking`).',
+    '`store.order_skipped` (connected stores) has no `data.order`: `data.store` `{id, platform, name}`, `data.storeOrder` `{ingestId, externalOrderId, name}`, `data.unmatchedSkus` (the SKUs that are none of your active products) and `data.skippedLines`; create the products, then POST /stores/{id}/ingests/{ingestId}/retry.',
     'Headers: `X-Service-Event` (the type), `X-Service-Delivery` (the id of this delivery: one per event and endpoint, the same on every attempt), `X-Service-Attempt` (1, 2, …),',
     '`X-Service-Timestamp` (Unix seconds at send time), `X-Service-Signature: v1=<lowercase hex HMAC-SHA256 of "<timestamp>.<raw body>">` keyed with the whole secret string.',
     `A 2xx within ${o.timeoutMs / 1000} s is success. Anything else (another status, a timeout, a connection error, a redirect, which is never followed) is retried with exponential backoff and jitter for about ${hours} hours, then the delivery is failed.`,

@@ -1,0 +1,95 @@
+import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
+import { ApiError, conflict, notFound } from '../../http/api-error.ts';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
+import type { Tenant } from '../orders/orders-service.ts';
+import type { Db } from '../tables.ts';
+import { answeringFor } from './connector-errors.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { OrderIngester } from './order-ingester.ts';
+import type { StoreCalls } from './store-calls.ts';
+import { ingestView, type StoreRow, type StoresService } from './stores-service.ts';
+
+/** Outcomes a retry can change: nothing was placed, and nothing says it never can be. */
+const RETRYABLE = new Set(['no_print_lines', 'failed', 'received']);
+/** Stored deliveries of the store read (newest first) to find the order when the platform cannot be asked for it. */
+const STORED_DELIVERIES_SCANNED = 500;
+
+/**
+ * `POST /stores/{id}/ingests/{ingestId}/retry`: a store order whose lines were skipped (or whose
+ * placement failed) ingested again, once the reseller has created the missing product. The
+ * order is fetched again from the platform when its connector can (`fetchOrders`), else taken
+ * from the newest stored delivery that carried it. The idempotency key is the same
+ * (`<platform>:<store>:<order>`): never a second print order, and an order placed already is
+ * not placed again.
+ */
+export class IngestRetrier {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #calls: StoreCalls;
+  readonly #ingester: OrderIngester;
+
+  constructor(deps: { db: Db; stores: StoresService; connectors: ConnectorRegistry; context: (platform: string) => ConnectorContext; calls: StoreCalls; ingester: OrderIngester }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#calls = deps.calls;
+    this.#ingester = deps.ingester;
+  }
+
+  async retry(tenant: Tenant, storeId: string, ingestId: string): Promise<ReturnType<typeof ingestView>> {
+    const store = await this.#stores.row(tenant, storeId);
+    const ingest = await this.#db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
+    if (!ingest) throw notFound('store ingest', ingestId);
+    if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
+    if (ingest.redacted_at) throw conflict('ingest_not_retryable', `Store order ${ingest.external_order_id} was erased on the customer's request.`);
+    if (ingest.order_id || !RETRYABLE.has(ingest.status)) {
+      throw conflict('ingest_not_retryable', `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`);
+    }
+    const order = await this.#order(store, ingest.external_order_id);
+    await this.#ingester.ingest(store, order);
+    const after = await this.#db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).executeTakeFirstOrThrow();
+    return ingestView(after);
+  }
+
+  /** The store order as the platform has it now, or as its newest stored delivery carried it. */
+  async #order(store: StoreRow, externalOrderId: string): Promise<StoreOrder> {
+    const connector = this.#stores.connector(store.platform);
+    const ctx = this.#context(store.platform);
+    if (connector.fetchOrders) {
+      const fetched = await answeringFor(connector.manifest.displayName, 'credentials', async () => {
+        try {
+          return await connector.fetchOrders!(ctx, await this.#calls.connection(store), [externalOrderId]);
+        } catch (err) {
+          if (err instanceof RetryLaterError) {
+            const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
+            throw new ApiError(503, 'store_rate_limited', `${connector.manifest.displayName} allows no more calls for this store now; try again in ${seconds} s.`, undefined, { 'Retry-After': String(seconds) });
+          }
+          throw err;
+        }
+      });
+      const order = fetched.find((o) => o.externalId === externalOrderId);
+      if (!order) throw conflict('store_order_not_found', `${connector.manifest.displayName} no longer has order ${externalOrderId}.`);
+      return order;
+    }
+    const deliveries = await this.#db
+      .selectFrom('store_webhook_events')
+      .selectAll()
+      .where('store_id', '=', store.id)
+      .where('raw_body', '!=', '')
+      .orderBy('received_at', 'desc')
+      .limit(STORED_DELIVERIES_SCANNED)
+      .execute();
+    const connection = this.#stores.connection(store);
+    for (const d of deliveries) {
+      const content = await connector
+        .parseWebhook(ctx, connection, { headers: d.headers, rawBody: Buffer.from(d.raw_body, 'base64'), path: d.path, query: {} })
+        .catch(() => null);
+      const order = content?.kind === 'orders' ? content.orders.find((o) => o.externalId === externalOrderId) : undefined;
+      if (order) return order;
+    }
+    throw conflict('store_order_not_found', `Order ${externalOrderId} cannot be fetched from ${connector.manifest.displayName} and no stored delivery of it is left: it is ingested again when the store sends it again.`);
+  }
+}

@@ -1,0 +1,237 @@
+import type { ConnectorContext, StoreListing } from '@print-api/connector-kit';
+import { sql } from 'kysely';
+import { newId } from '../../infra/ids.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { Db } from '../tables.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
+import type { StoreCalls } from './store-calls.ts';
+import type { StoreRow, StoresService } from './stores-service.ts';
+
+/** How often a store's listings are synced when nothing asks sooner (the safety net behind the product webhooks). */
+export const LISTINGS_INTERVAL_MS = 60 * 60_000;
+/**
+ * The schedule asks again for a store whose sync was asked for (and has not completed) no sooner
+ * than this: a store whose listings cannot be read (a token without the scope, a platform down
+ * for hours) is not called on every maintenance tick.
+ */
+export const LISTINGS_RETRY_MS = 10 * 60_000;
+/** A product webhook has the listings synced this much later: the edits of one save arrive together. */
+export const LISTINGS_SOON_MS = 5_000;
+/** Discovered links written per statement. */
+const LINKS_BATCH = 500;
+
+/**
+ * Store listings: the catalogue each connected store sells, read from its platform
+ * (`listListings`), so that a reseller product a store lists is linked (and guarded) from the
+ * moment the store is connected, not from its first order.
+ *
+ * A run reads every page, each under the platform's rate limit (a call slot per page) and each
+ * written by its own statement (no transaction stays open across platform calls); its cursor is
+ * kept on the store, so a run that waits for the limit goes on where it stopped. A complete run
+ * then removes the listings it did not see and brings the store's discovered links in line:
+ * every listing whose SKU is one of the reseller's products (in the store's mode) is a link, and
+ * a discovered link whose listing is gone (or sells another SKU now) is removed. Links added by
+ * hand stay. A sync asked for while a run is under way is followed by another run.
+ */
+export class ListingSyncer {
+  readonly #db: Db;
+  readonly #stores: StoresService;
+  readonly #connectors: ConnectorRegistry;
+  readonly #context: (platform: string) => ConnectorContext;
+  readonly #calls: StoreCalls;
+  readonly #logger: Logger;
+  readonly #queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+
+  constructor(deps: {
+    db: Db;
+    stores: StoresService;
+    connectors: ConnectorRegistry;
+    context: (platform: string) => ConnectorContext;
+    calls: StoreCalls;
+    logger: Logger;
+    /** Queues the store's listings job (one per store at a time). */
+    queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+  }) {
+    this.#db = deps.db;
+    this.#stores = deps.stores;
+    this.#connectors = deps.connectors;
+    this.#context = deps.context;
+    this.#calls = deps.calls;
+    this.#logger = deps.logger;
+    this.#queueSync = deps.queueSync;
+  }
+
+  /** Whether the store's platform lists its catalogue. */
+  canSync(store: StoreRow): boolean {
+    return this.#connectors.get(store.platform)?.listListings !== undefined;
+  }
+
+  /**
+   * Asks for the store's listings to be synced (`delayMs` from now): on connect, on POST
+   * /stores/{id}/sync, on a product webhook. Recorded on the store first, so a run already
+   * under way is followed by another.
+   */
+  async requestSync(store: StoreRow, delayMs = 0): Promise<void> {
+    if (!this.canSync(store)) return;
+    await this.#db.updateTable('stores').set({ listings_requested_at: sql<Date>`now()` }).where('id', '=', store.id).execute();
+    await this.#queueSync(store, delayMs);
+  }
+
+  /** `requestSync`, its failure (the queue unreachable) logged, not thrown: the hourly schedule asks again. */
+  async requestSyncQuietly(store: StoreRow, delayMs = 0): Promise<void> {
+    await this.requestSync(store, delayMs).catch((err: Error) => this.#logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
+  }
+
+  /** The listings job: runs (or goes on with) the store's listings run until it is complete. */
+  async sync(storeId: string): Promise<void> {
+    for (let run = 0; run < 3; run++) {
+      const store = await this.#stores.findById(storeId);
+      if (!store || store.status !== 'connected' || !this.canSync(store)) return;
+      const startedAt = await this.#run(store);
+      // Asked for again while this run read the store: what changed may have been read already, or not.
+      const after = await this.#stores.findById(storeId);
+      if (!after?.listings_requested_at || after.listings_requested_at <= startedAt) return;
+    }
+  }
+
+  /** One run, page after page; answers when it began. */
+  async #run(store: StoreRow): Promise<Date> {
+    const connector = this.#connectors.get(store.platform)!;
+    const ctx = this.#context(store.platform);
+    let startedAt = store.listings_run_started_at;
+    let cursor = startedAt ? store.listings_cursor : null;
+    if (!startedAt) {
+      const started = await this.#db
+        .updateTable('stores')
+        .set({ listings_run_started_at: sql<Date>`now()`, listings_cursor: null })
+        .where('id', '=', store.id)
+        .returning('listings_run_started_at')
+        .executeTakeFirstOrThrow();
+      startedAt = started.listings_run_started_at!;
+    }
+    const connection = await this.#calls.connection(store);
+    for (let page = 0; ; page++) {
+      if (page > 0) await this.#calls.slot(store);
+      const result = await connector.listListings!(ctx, connection, cursor);
+      await this.#save(store.id, result.listings, startedAt);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+      await this.#db.updateTable('stores').set({ listings_cursor: cursor }).where('id', '=', store.id).execute();
+    }
+    await this.#complete(store, startedAt);
+    return startedAt;
+  }
+
+  /** A page of listings, written in one statement (a listing repeated within the page once). */
+  async #save(storeId: string, listings: StoreListing[], seenAt: Date): Promise<void> {
+    const rows = new Map<string, StoreListing>();
+    for (const l of listings) rows.set(`${l.externalProductId}\u0000${l.externalVariantId ?? ''}`, l);
+    if (rows.size === 0) return;
+    const now = new Date();
+    await this.#db
+      .insertInto('store_listings')
+      .values(
+        [...rows.values()].map((l) => {
+          const sku = l.sku?.trim() || null;
+          return {
+            id: newId('lst', now.getTime()),
+            store_id: storeId,
+            external_product_id: l.externalProductId,
+            external_variant_id: l.externalVariantId ?? '',
+            sku,
+            sku_key: sku?.toLowerCase() ?? null,
+            title: l.title,
+            active: l.active,
+            seen_at: seenAt,
+            created_at: now,
+          };
+        }),
+      )
+      .onConflict((oc) =>
+        oc.columns(['store_id', 'external_product_id', 'external_variant_id']).doUpdateSet((eb) => ({
+          sku: eb.ref('excluded.sku'),
+          sku_key: eb.ref('excluded.sku_key'),
+          title: eb.ref('excluded.title'),
+          active: eb.ref('excluded.active'),
+          seen_at: eb.ref('excluded.seen_at'),
+        })),
+      )
+      .execute();
+  }
+
+  /** A complete run: the listings it did not see are gone; the discovered links follow the listings. */
+  async #complete(store: StoreRow, startedAt: Date): Promise<void> {
+    const removed = await this.#db.deleteFrom('store_listings').where('store_id', '=', store.id).where('seen_at', '<', startedAt).executeTakeFirst();
+    await this.#linkMatched(store);
+    // A discovered link stands for a listing that sells its product's SKU: gone with the listing.
+    const unlinked = await this.#db
+      .deleteFrom('store_links')
+      .where('store_id', '=', store.id)
+      .where('discovered', '=', true)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('store_listings')
+              .innerJoin('reseller_products', 'reseller_products.sku_key', 'store_listings.sku_key')
+              .select(sql`1`.as('one'))
+              .where('store_listings.store_id', '=', store.id)
+              .whereRef('reseller_products.id', '=', 'store_links.reseller_product_id')
+              .where((eb) => eb('store_listings.external_product_id', '=', eb.fn.coalesce('store_links.external_product_id', sql<string>`''`)))
+              .where((eb) => eb('store_listings.external_variant_id', '=', eb.fn.coalesce('store_links.external_variant_id', sql<string>`''`))),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    this.#stores.forgetKnownLinks();
+    await this.#db
+      .updateTable('stores')
+      .set({ listings_run_started_at: null, listings_cursor: null, listings_synced_at: sql<Date>`now()` })
+      .where('id', '=', store.id)
+      .execute();
+    this.#logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: Number(unlinked.numDeletedRows) });
+  }
+
+  /** Every listing whose SKU is one of the reseller's products (in the store's mode) becomes a discovered link. */
+  async #linkMatched(store: StoreRow): Promise<void> {
+    const matched = await this.#db
+      .selectFrom('store_listings')
+      .innerJoin('reseller_products', 'reseller_products.sku_key', 'store_listings.sku_key')
+      .select(['reseller_products.id as product_id', 'reseller_products.sku', 'store_listings.external_product_id', 'store_listings.external_variant_id'])
+      .where('store_listings.store_id', '=', store.id)
+      .where('reseller_products.reseller_id', '=', store.reseller_id)
+      .where('reseller_products.mode', '=', store.mode)
+      .execute();
+    const now = new Date();
+    for (let i = 0; i < matched.length; i += LINKS_BATCH) {
+      await this.#db
+        .insertInto('store_links')
+        .values(
+          matched.slice(i, i + LINKS_BATCH).map((m) => ({
+            id: newId('lnk', now.getTime()),
+            store_id: store.id,
+            reseller_product_id: m.product_id,
+            sku: m.sku,
+            external_product_id: m.external_product_id,
+            external_variant_id: m.external_variant_id || null,
+            discovered: true,
+            created_at: now,
+          })),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
+
+  /** Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls this). */
+  async scheduleSyncs(intervalMs = LISTINGS_INTERVAL_MS): Promise<number> {
+    let n = 0;
+    for (const store of await this.#stores.connectedStores()) {
+      if (!this.canSync(store)) continue;
+      if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
+      if (store.listings_requested_at && Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)) continue;
+      await this.requestSync(store);
+      n++;
+    }
+    return n;
+  }
+}
