@@ -205,10 +205,12 @@ export const listingsScenario: Scenario = {
     const woo = platforms.find((p) => p.slug === 'woocommerce')!;
     const { key } = await benchReseller(ctx, 0);
     const resellerId = await benchResellerId(ctx, key);
-    const storeId = await seedStore(ctx, woo, resellerId, randomBytes(32).toString('hex'));
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
+      // The connectors scenario's WooCommerce store has the same address (the file server): one connected store per address.
+      await client.query(`update stores set status = 'disconnected', disconnected_at = now() where platform = $1 and external_id = $2 and status = 'connected'`, [woo.platform, woo.externalId(ctx)]);
+      const storeId = await seedStore(ctx, woo, resellerId, randomBytes(32).toString('hex'));
       const syncedAt = async () => {
         const row = await client.query(`select listings_synced_at from stores where id = $1`, [storeId]);
         return row.rows[0]?.listings_synced_at ? new Date(row.rows[0].listings_synced_at).getTime() : 0;
