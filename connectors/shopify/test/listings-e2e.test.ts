@@ -1,9 +1,7 @@
 import { expect } from 'chai';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
+import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };

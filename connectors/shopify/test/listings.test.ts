@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import { listShopifyListings } from '../src/listings.ts';
 import { ShopifyClient } from '../src/shopify-client.ts';
 import { webhookContent } from '../src/webhook-content.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import { fetchOrdersById } from '../src/order-polling.ts';
 import { ShopifyClient } from '../src/shopify-client.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
 import { shopifyOrder } from './shopify-fixtures.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 
 describe('Shopify orders by id (fetchOrders, GraphQL nodes)', () => {
   let http: HttpClient;

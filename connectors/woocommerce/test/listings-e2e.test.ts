@@ -1,10 +1,8 @@
 import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
-import type { TestHttpsServer } from '../../../core/test/helpers/https-server.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU } from '../../../core/test/helpers/connector-e2e.ts';
-import type { TestService } from '../../../core/test/helpers/test-service.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
+import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 

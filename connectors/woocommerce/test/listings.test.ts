@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '../../../core/test/helpers/nocked-platforms.ts';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { listWooListings } from '../src/listings.ts';
 import { WooCommerceClient } from '../src/woocommerce-client.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import { inbound, STORE_URL, testContext, testStore } from './woo-fixtures.ts';
+import { nockedConnectorHttp } from '@print-api/core/testing';
 
 describe('WooCommerce listings (/products and /variations)', () => {
   let http: HttpClient;
