@@ -1,14 +1,11 @@
 import { expect } from 'chai';
-import { referenceConnector, mapReferenceOrder } from '../../../test/reference-connector/src/index.ts';
+import { mapReferenceOrder } from '../../../test/reference-connector/src/index.ts';
 import { OrderIngester } from '../../src/modules/stores/order-ingester.ts';
 import type { ResellerProductsService } from '../../src/modules/reseller-products/reseller-products-service.ts';
-import type { TestHttpsServer } from '../helpers/https-server.ts';
-import { ReferenceShop, refOrder } from '../helpers/reference-shop.ts';
-import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { refOrder } from '../helpers/reference-shop.ts';
+import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
+import type { Backend, TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { startFileServer } from '../orders/orders-helpers.ts';
-
-const PLATFORM = referenceConnector.manifest.platform;
 
 /**
  * Two copies of one store order ingested side by side (Shopify sends orders/create and
@@ -20,8 +17,6 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`copies of one store order ingested side by side [${backend}]`, function () {
     this.timeout(60_000);
     let t: TestService;
-    let files: TestHttpsServer;
-    let shop: ReferenceShop;
     let storeId: string;
 
     const store = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
@@ -39,22 +34,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       return new OrderIngester({ db: t.service.db, stores: t.service.services.stores, resellerProducts: held, orders: t.service.services.orders });
     }
 
+    let world: ReferenceStoreWorld | undefined;
     before(async function () {
-      files = await startFileServer();
-      shop = await ReferenceShop.start();
-      t = await startTestService(this, backend, {}, { connectors: [referenceConnector] });
-      const r = await t.reseller();
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
-      const connected = await t.api(r.key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
-      expect(connected.status, JSON.stringify(connected.body)).to.equal(201);
-      storeId = connected.body.data.id;
-      await waitFor('the catch-up poll', async () => (await store()).last_polled_at !== null);
+      world = await referenceStoreWorld(this, backend);
+      ({ t, storeId } = world);
     });
     after(async () => {
-      await t?.close();
-      await shop?.close();
-      await files?.close();
+      await world?.close();
     });
 
     it('keeps the paid copy placed when the older unpaid copy records its outcome after it', async () => {

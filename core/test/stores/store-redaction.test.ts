@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { referenceConnector, mapReferenceOrder } from '../../../test/reference-connector/src/index.ts';
-import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder, type RefOrderJson } from '../helpers/reference-shop.ts';
-import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
+import type { Backend, TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
-import { startFileServer } from '../orders/orders-helpers.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
 
@@ -19,7 +18,6 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`redaction while ingestion is under way [${backend}]`, function () {
     this.timeout(60_000);
     let t: TestService;
-    let files: TestHttpsServer;
     let shop: ReferenceShop;
     let storeId: string;
 
@@ -39,22 +37,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       return id;
     }
 
+    let world: ReferenceStoreWorld | undefined;
     before(async function () {
-      files = await startFileServer();
-      shop = await ReferenceShop.start();
-      t = await startTestService(this, backend, {}, { connectors: [referenceConnector] });
-      const r = await t.reseller();
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
-      const connected = await t.api(r.key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
-      expect(connected.status, JSON.stringify(connected.body)).to.equal(201);
-      storeId = connected.body.data.id;
-      await waitFor('the catch-up poll', async () => (await store()).last_polled_at !== null);
+      world = await referenceStoreWorld(this, backend);
+      ({ t, shop, storeId } = world);
     });
     after(async () => {
-      await t?.close();
-      await shop?.close();
-      await files?.close();
+      await world?.close();
     });
 
     it('erases a delivery whose order was placed before it was marked processed, once it is marked', async () => {
