@@ -4,7 +4,6 @@ import { referenceConnector, mapReferenceOrder } from '../../../test/reference-c
 import { ReferenceShop, refOrder, type RefOrderJson } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { Backend, TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
 
