@@ -247,8 +247,26 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const pushes = shipments.length;
       // As a push whose job could not be added is left: pending, never tried, queued minutes ago.
       await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
-      expect(await t.service.services.storesModule.fulfilments.queueShipments()).to.be.at.least(1);
+      // Queued again by this call or by the maintenance sweep (every 200 ms here), whichever comes first.
+      await t.service.services.storesModule.fulfilments.queueShipments();
       await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
+      expect(shipments.length).to.equal(pushes + 1);
+    });
+
+    it('spends no push attempt on a wait for the store\'s call budget', async () => {
+      await deliver(refOrder('1009'));
+      const orderId = await until(async () => (await ingest('1009'))?.order_id);
+      const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
+      const pushes = shipments.length;
+      // Every call of the store's window taken, then the push queued again (by this call or the
+      // maintenance sweep, whichever comes first): it must wait for the next window.
+      const store = (await t.service.services.storesModule.stores.findById(storeId))!;
+      await until(async () => t.service.services.storesModule.calls.slot(store).then(() => false, () => true), 10_000, 0);
+      await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
+      await t.service.services.storesModule.fulfilments.queueShipments();
+      const pushed = await until(async () => ((await fulfilment())?.status === 'pushed' ? fulfilment() : undefined), 20_000, 100);
+      expect(pushed!.attempts).to.equal(1);
       expect(shipments.length).to.equal(pushes + 1);
     });
 

@@ -1,4 +1,5 @@
-import type { ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
@@ -115,7 +116,7 @@ export class FulfilmentPusher {
     return rows.length;
   }
 
-  /** Pushes one order's tracking to its store (the fulfil job); every attempt is recorded. */
+  /** Pushes one order's tracking to its store (the fulfil job); every attempt is recorded, a wait for a call slot is not one. */
   async push(orderId: string): Promise<void> {
     const fulfilment = await this.#db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     if (!fulfilment || fulfilment.status === 'pushed') return;
@@ -134,6 +135,9 @@ export class FulfilmentPusher {
       });
       await this.#db.updateTable('store_fulfilments').set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() }).where('order_id', '=', orderId).execute();
     } catch (err) {
+      // A wait for the store's call budget or the platform's rate limit is not an attempt: the job
+      // comes back when a call is allowed, and nothing was tried.
+      if (err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited')) throw err;
       await this.#db
         .updateTable('store_fulfilments')
         .set({ attempts: fulfilment.attempts + 1, last_error: (err as Error).message, updated_at: new Date() })
