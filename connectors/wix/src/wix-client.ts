@@ -1,6 +1,9 @@
 import { ConnectorError, type ConnectorLogger, type HttpClient, type HttpRequest } from '@print-api/connector-kit';
 import { TOKEN_MARGIN_MS, type WixCredentials, type WixSettings } from './config.ts';
 
+/** How long a call throttled without Retry-After waits (Wix's budget is per minute). */
+export const THROTTLE_WAIT_MS = 15_000;
+
 /** An access token and when it expires (ms since the epoch). */
 export interface MintedToken {
   accessToken: string;
@@ -125,6 +128,8 @@ export class WixClient {
         fresh = true;
         continue;
       }
+      // Wix counts 200 calls a minute per site and may throttle without Retry-After: wait a good part of that minute.
+      if (res.status === 429 && !res.headers['retry-after']) throw new ConnectorError('rate_limited', `Wix (${operation}) throttled the site: ${wixErrorText(res.body)}`, { status: 429, retryAfterMs: THROTTLE_WAIT_MS });
       if (res.status < 200 || res.status > 299) throw ConnectorError.fromStatus(`Wix (${operation})`, res.status, wixErrorText(res.body), res.headers['retry-after']);
       if (!res.body) return {} as T;
       try {
