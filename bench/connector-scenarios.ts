@@ -31,6 +31,8 @@ export interface Platform {
   storeSecret: boolean;
   /** Deliveries go to the app-level URL (`/connectors/<slug>/webhooks`, the store named by the delivery) instead of the store's. */
   appLevelWebhooks?: boolean;
+  /** Runs before the measurements, told how many deliveries they will take (e.g. to sign costly signatures ahead, off the clock). */
+  prepare?: (ctx: BenchContext, deliveries: number) => void | Promise<void>;
 }
 
 const SHOP = 'bench-prints.myshopify.com';
@@ -143,6 +145,7 @@ export const connectorIngestScenario: Scenario = {
       if (product.status !== 201) throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
       const secret = p.secret(ctx);
       const storeId = await seedStore(ctx, p, resellerId, p.storeSecret ? secret : null);
+      await p.prepare?.(ctx, STORE_ORDERS + Math.ceil(ACK_RATE * ctx.duration * 1.5));
       let n = 0;
       const path = p.appLevelWebhooks ? `/connectors/${p.slug}/webhooks` : `/connectors/${p.slug}/webhooks/${storeId}`;
       const webhooks = (extra: Partial<autocannon.Options>) =>

@@ -20,14 +20,14 @@ const searchAnswer = z.object({
  * One page of the site's orders changed since the cursor, oldest change first:
  * `POST /ecom/v1/orders/search` with `filter {updatedDate: {$gte}}` and `sort updatedDate ASC`
  * on a run's first page, then only `cursorPaging.cursor` (Wix keeps the query in the cursor).
- * Every status is read (INITIALIZED orders never are): unpaid orders wait, cancelled ones
- * cancel ours. This is how a site whose webhooks were missed catches up.
+ * Every status but INITIALIZED (a checkout not completed; Wix's default filter, kept since ours
+ * replaces it) is read: unpaid orders wait, cancelled ones cancel ours. This is how a site whose webhooks were missed catches up.
  */
 export async function pollOrders(client: WixClient, rawCursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = pollWindow.read(rawCursor, now);
   const search = at.pageToken
     ? { cursorPaging: { limit: POLL_PAGE_SIZE, cursor: at.pageToken } }
-    : { filter: { updatedDate: { $gte: at.since.toISOString() } }, sort: [{ fieldName: 'updatedDate', order: 'ASC' }], cursorPaging: { limit: POLL_PAGE_SIZE } };
+    : { filter: { status: { $ne: 'INITIALIZED' }, updatedDate: { $gte: at.since.toISOString() } }, sort: [{ fieldName: 'updatedDate', order: 'ASC' }], cursorPaging: { limit: POLL_PAGE_SIZE } };
   const page = parsePayload(searchAnswer, await client.call<unknown>('searchOrders', 'POST', '/ecom/v1/orders/search', { search }), 'Wix order search');
   const orders = page.orders.map(mapWixOrder);
   const next = page.metadata?.hasNext !== false ? page.metadata?.cursors?.next : null;

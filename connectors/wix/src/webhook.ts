@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConnectorError, verifyRs256Jwt, type InboundWebhook, type WebhookContent, type WebhookVerdict } from '@print-api/connector-kit';
 import { APP_REMOVED_EVENT, JWT_ISSUER, MAX_CLOCK_SKEW_MS, MAX_EVENT_AGE_MS, ORDER_EVENTS, PRODUCT_EVENTS, type WixSettings } from './config.ts';
 import { isWholeOrder, mapWixOrder } from './order-mapper.ts';
@@ -48,6 +49,17 @@ export function unwrapPayload(payload: Record<string, unknown>): WixEnvelope | s
   return { eventType: envelope.eventType, instanceId: envelope.instanceId.toLowerCase(), event };
 }
 
+/** The app's key, parsed once (every delivery is verified with it). */
+const parsedKeys = new Map<string, KeyObject>();
+function publicKeyOf(pem: string): KeyObject {
+  let key = parsedKeys.get(pem);
+  if (!key) {
+    key = createPublicKey(pem);
+    parsedKeys.set(pem, key);
+  }
+  return key;
+}
+
 /** The envelope of a delivery without checking its signature: only to name its store (identifyStore), never to act on. */
 export function peekEnvelope(rawBody: Buffer): WixEnvelope | null {
   const parts = rawBody.toString('utf8').trim().split('.');
@@ -68,7 +80,7 @@ export function peekEnvelope(rawBody: Buffer): WixEnvelope | null {
  */
 export function verifyWixWebhook(req: InboundWebhook, settings: WixSettings, now: Date): WebhookVerdict {
   const token = req.rawBody.toString('utf8').trim();
-  const verdict = verifyRs256Jwt(token, settings.publicKey, { now });
+  const verdict = verifyRs256Jwt(token, publicKeyOf(settings.publicKey), { now });
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   const { payload } = verdict;
   if (payload.iss !== undefined && payload.iss !== JWT_ISSUER) return { ok: false, reason: `the JWT issuer is ${JSON.stringify(payload.iss)}, not ${JWT_ISSUER}` };

@@ -291,6 +291,7 @@ function searchOrders(site: FakeWixSite, body: any): FakeReply {
     offset = c.offset;
   } else {
     since = search.filter?.updatedDate?.$gte ?? '1970-01-01T00:00:00.000Z';
+    if (search.filter?.status?.$ne !== 'INITIALIZED') return wixError(400, 'expected the filter to leave out INITIALIZED orders', 'INVALID_ARGUMENT');
     if (JSON.stringify(search.sort ?? []) !== JSON.stringify([{ fieldName: 'updatedDate', order: 'ASC' }])) return wixError(400, 'expected sort updatedDate ASC', 'INVALID_ARGUMENT');
   }
   const all = [...site.orders.values()].filter((o) => Date.parse(o.updatedDate) >= Date.parse(since)).sort((a, b) => Date.parse(a.updatedDate) - Date.parse(b.updatedDate) || a.id.localeCompare(b.id));
