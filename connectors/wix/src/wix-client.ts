@@ -27,7 +27,7 @@ export function freshestToken(credentials: WixCredentials): MintedToken | null {
   const local = minted.get(credentials.instanceId) ?? null;
   if (!stored || Number.isNaN(stored.expiresAtMs)) return local;
   if (!local) return stored;
-  return local.expiresAtMs > stored.expiresAtMs ? local : stored;
+  return local.expiresAtMs >= stored.expiresAtMs ? local : stored;
 }
 
 /** Wix's error body: `{message, details: {applicationError: {code, description}} | {validationError: {fieldViolations}}}`. */
@@ -51,6 +51,17 @@ export function wixErrorText(body: string): string {
  * on that site; wrong app credentials) is `auth`.
  */
 export async function mintToken(http: HttpClient, settings: WixSettings, instanceId: string, now: Date): Promise<MintedToken> {
+  // One mint at a time per site in this process: jobs refused together share the new token.
+  const pending = minting.get(instanceId);
+  if (pending) return pending;
+  const mint = mintNow(http, settings, instanceId, now).finally(() => minting.delete(instanceId));
+  minting.set(instanceId, mint);
+  return mint;
+}
+
+const minting = new Map<string, Promise<MintedToken>>();
+
+async function mintNow(http: HttpClient, settings: WixSettings, instanceId: string, now: Date): Promise<MintedToken> {
   const res = await http.request({
     operation: 'createAccessToken',
     method: 'POST',
@@ -122,10 +133,16 @@ export class WixClient {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       if (res.status === 401 && !fresh) {
+        fresh = true;
+        // Another call may have minted a new one since: use it; else mint.
+        const newer = minted.get(this.instanceId);
+        if (newer && newer.accessToken !== token.accessToken && tokenUsable(newer, this.#clock())) {
+          token = newer;
+          continue;
+        }
         this.#logger?.info('Wix refused the cached access token; minting a new one', { instanceId: this.instanceId });
         minted.delete(this.instanceId);
         token = await mintToken(this.#http, this.#settings, this.instanceId, this.#clock());
-        fresh = true;
         continue;
       }
       // Wix counts 200 calls a minute per site and may throttle without Retry-After: wait a good part of that minute.

@@ -27,8 +27,10 @@ describe('Wix client (core HttpClient, Wix behind nock)', () => {
     nock.disableNetConnect();
     nock.enableNetConnect(/127\.0\.0\.1|localhost/);
   });
-  afterEach(() => {
+  afterEach(function () {
+    const pending = nock.pendingMocks();
     nock.cleanAll();
+    if (this.currentTest?.state === 'passed' && pending.length > 0) throw new Error(`unused Wix interceptors: ${pending.join(', ')}`);
     forgetMintedTokens();
   });
   after(() => nock.enableNetConnect());
@@ -55,6 +57,14 @@ describe('Wix client (core HttpClient, Wix behind nock)', () => {
     nock(API).get('/ecom/v1/orders/o-1').matchHeader('authorization', 'tok-new').reply(401, { message: 'Unauthorized' });
     const err = await failure(client().call('getOrder', 'GET', '/ecom/v1/orders/o-1'));
     assert.equal(err.kind, 'auth');
+  });
+
+  it('mints one token for calls refused together, and a call refused later takes the new one', async () => {
+    nock(API).get(/\/ecom\/v1\/orders\/o-\d/).times(2).matchHeader('authorization', 'tok-stored').reply(401, { message: 'Token expired' });
+    nock(API).post('/oauth2/token').once().delay(50).reply(200, { access_token: 'tok-new', expires_in: 14400 });
+    nock(API).get(/\/ecom\/v1\/orders\/o-\d/).times(3).matchHeader('authorization', 'tok-new').reply(200, { order: {} });
+    await Promise.all([client().call('getOrder', 'GET', '/ecom/v1/orders/o-1'), client().call('getOrder', 'GET', '/ecom/v1/orders/o-2')]);
+    await client().call('getOrder', 'GET', '/ecom/v1/orders/o-3');
   });
 
   it('is auth when Wix refuses to mint (the app was removed from the site)', async () => {
