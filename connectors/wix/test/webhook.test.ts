@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, createHmac } from 'node:crypto';
 import { signRs256Jwt, type InboundWebhook } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
+import { wixConnector } from '../src/index.ts';
 import { peekEnvelope, verifyWixWebhook, webhookContent } from '../src/webhook.ts';
 import approvedPayload from './fixtures/order-approved-jwt-payload.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
@@ -74,5 +75,9 @@ describe('Wix webhooks: the RS256 JWT body and its three nested JSON strings', (
     assert.deepEqual(webhookContent(req(sign({ data: envelope('wix.stores.catalog.v3.product_updated', { id: 'p' }) })), INSTANCE), { kind: 'listings_changed' });
     assert.equal(webhookContent(req(sign({ data: envelope('wix.ecom.v1.order_fulfilled', { id: 'f' }) })), INSTANCE).kind, 'ignored');
     assert.equal(webhookContent(req(sign(approvedPayload)), '11111111-2222-4333-8444-555555555555').kind, 'ignored');
+  });
+
+  it("budgets 200 calls a minute per site (Wix's limit per app instance)", () => {
+    assert.deepEqual(wixConnector.manifest.rateLimit, { max: 200, durationMs: 60_000 });
   });
 });

@@ -267,6 +267,16 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     });
   });
 
+  describe('sites we do not know', () => {
+    it("acknowledges (200) a delivery for a site no reseller connected (installed from the App Market) and never calls that site", async () => {
+      const stranger = wix.newSite();
+      stranger.installed = true;
+      const order = wixOrderOf({ ...printOrder(), id: randomUUID() });
+      assert.equal(await wix.post(h, wix.webhookBody(stranger, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved'))), 200);
+      assert.equal(stranger.calls.length, 0);
+    });
+  });
+
   describe('uninstall', () => {
     it('disconnects the site when the app is removed, with the reason in GET /stores/{id}', async () => {
       const { key, store } = await connected();
