@@ -1,10 +1,11 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, installInputSchema, RATE_LIMIT, settingsSchema, type WixCredentials, type WixSettings } from './config.ts';
-import { completeInstall, installRedirect } from './install.ts';
+import { completeInstall, installRedirect } from './app-install.ts';
 import { listWixListings } from './listings.ts';
-import { fetchOrdersById, pollOrders } from './orders.ts';
+import { fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushWixShipment } from './shipment-push.ts';
-import { peekEnvelope, verifyWixWebhook, webhookContent } from './webhook.ts';
+import { webhookContent } from './webhook-content.ts';
+import { peekEnvelope, verifyWixWebhook } from './webhook-verifier.ts';
 import { freshestToken, mintToken, tokenUsable, WixClient } from './wix-client.ts';
 
 function clientFor(ctx: ConnectorContext<WixSettings>, store: StoreConnection<WixCredentials>): WixClient {

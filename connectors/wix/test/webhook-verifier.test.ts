@@ -3,7 +3,8 @@ import { generateKeyPairSync, createHmac } from 'node:crypto';
 import { signRs256Jwt, type InboundWebhook } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
-import { peekEnvelope, verifyWixWebhook, webhookContent } from '../src/webhook.ts';
+import { webhookContent } from '../src/webhook-content.ts';
+import { peekEnvelope, verifyWixWebhook } from '../src/webhook-verifier.ts';
 import approvedPayload from './fixtures/order-approved-jwt-payload.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 

@@ -50,10 +50,3 @@ export async function completeInstall(ctx: Context, params: { query: Record<stri
   const name = app.site?.siteDisplayName?.trim() || app.site?.url?.trim() || `Wix site ${instanceId.data}`;
   return { externalId: instanceId.data, name, credentials };
 }
-
-/** A site's token, minted again when it is missing or about to expire; null while the stored one is good. */
-export async function refreshIfDue(ctx: Context, credentials: WixCredentials, usable: (c: WixCredentials) => boolean): Promise<WixCredentials | null> {
-  if (usable(credentials)) return null;
-  const token = await mintToken(ctx.http, ctx.settings, credentials.instanceId, ctx.clock());
-  return { ...credentials, accessToken: token.accessToken, expiresAt: new Date(token.expiresAtMs).toISOString() };
-}
