@@ -81,7 +81,7 @@ async function v1Listings(client: WixClient, offset: number): Promise<ListingsPa
 }
 
 async function v3Listings(client: WixClient, cursor: string | null): Promise<ListingsPage> {
-  const query = cursor ? { cursorPaging: { limit: LISTINGS_PAGE_SIZE, cursor } } : { cursorPaging: { limit: LISTINGS_PAGE_SIZE }, sort: [{ fieldName: 'id', order: 'ASC' }] };
+  const query = { cursorPaging: { limit: LISTINGS_PAGE_SIZE, ...(cursor ? { cursor } : {}) } };
   const raw = await client.call<unknown>('queryProductsV3', 'POST', '/stores/v3/products/query', { query, fields: ['VARIANT_OPTION_CHOICE_NAMES'] });
   const page = parsePayload(v3Page, raw, 'Wix products (catalog V3)');
   const listings: StoreListing[] = [];
