@@ -1,0 +1,356 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { signRs256Jwt } from '@print-api/connector-kit';
+import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json' };
+import orderFixture from './fixtures/order.json' with { type: 'json' };
+import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
+import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
+
+export type WixOrderJson = Omit<typeof orderFixture, 'shippingInfo'> & { shippingInfo: unknown };
+
+export const APP = { appId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', appSecret: 'b7e1c9a2-5d3f-4e8a-9b6c-1f2e3d4c5b6a' };
+export const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+const KNOWN = new Set(['fedex', 'ups', 'usps', 'dhl', 'canadaPost']);
+const EVENTS = { created: 'wix.ecom.v1.order_approved', paid: 'wix.ecom.v1.order_payment_status_updated', updated: 'wix.ecom.v1.order_updated', cancelled: 'wix.ecom.v1.order_canceled' } as const;
+
+const wixError = (status: number, message: string, code: string): FakeReply => [status, { message, details: { applicationError: { code, description: message, data: {} } } }];
+
+/** A call the fake saw: which API, with which token, when. */
+export interface SeenCall {
+  operation: string;
+  path: string;
+  body: unknown;
+  at: number;
+}
+
+/** One Wix site with our app installed: its orders, fulfillments, catalogue and the calls it saw. */
+export class FakeWixSite {
+  readonly instanceId = randomUUID();
+  readonly name: string;
+  installed = false;
+  catalogVersion: 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED' = 'V1_CATALOG';
+  readonly orders = new Map<string, WixOrderJson>();
+  readonly fulfillments = new Map<string, Array<{ id: string; lineItems: Array<{ id: string; quantity: number }>; trackingInfo: Record<string, unknown> }>>();
+  readonly calls: SeenCall[] = [];
+  readonly faults: Array<{ operation: string; reply: FakeReply }> = [];
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  seen(operation: string): SeenCall[] {
+    return this.calls.filter((c) => c.operation === operation);
+  }
+
+  /** The next call of `operation` is answered with `reply` instead. */
+  faultNext(operation: string, reply: FakeReply): void {
+    this.faults.push({ operation, reply });
+  }
+}
+
+/**
+ * Wix for our tests: one real local HTTPS server standing for `www.wixapis.com` (and the
+ * installer at `www.wix.com`): the installer (`/installer/install?appId&postInstallationUrl`,
+ * which installs the app on the site being connected and redirects with `appId`, `tenantId`,
+ * `instanceId` added), the client-credentials token endpoint (checks app id, secret and that
+ * the app is installed on the instance), and the site APIs our connector calls, each checking
+ * `Authorization: <token>` exactly (a `Bearer` prefix, an unknown or expired token: 401):
+ * `GET /apps/v1/instance`, `POST /ecom/v1/orders/search` (filter on `updatedDate`, cursor
+ * pages), `GET /ecom/v1/orders/{id}`, fulfillments (list, create with Wix's checks), catalogue
+ * version and products (V1, V3). Webhooks are delivered as Wix does: an RS256 JWT body signed
+ * with the app's key, three levels of JSON strings inside.
+ */
+export class FakeWix implements FakePlatform {
+  readonly platform = 'WIX';
+  readonly expiringTokens = true;
+  readonly shipsTo = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', phone: '+31 20 555 0100', address1: 'Keizersgracht 12', address2: '3e verdieping', postalCode: '1015 CS', city: 'Amsterdam', country: 'NL' };
+  readonly sites = new Map<string, FakeWixSite>();
+  readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  readonly tokenRequests: Array<Record<string, unknown>> = [];
+  /** The site the merchant picks in the installer next. */
+  installing: FakeWixSite | null = null;
+  tokenLifetimeSeconds = 4 * 3600;
+  readonly #tokens = new Map<string, { instanceId: string; expiresAt: number }>();
+  #url = '';
+
+  get url(): string {
+    return this.#url;
+  }
+
+  async start(server: FakeHttpsServer): Promise<Record<string, string>> {
+    this.#url = server.url;
+    server.fallback(answerWith((req) => this.answer(req)));
+    return this.settings();
+  }
+
+  settings(): Record<string, string> {
+    return {
+      CONNECTOR_WIX_APP_ID: APP.appId,
+      CONNECTOR_WIX_APP_SECRET: APP.appSecret,
+      CONNECTOR_WIX_PUBLIC_KEY: this.keys.publicKey,
+      CONNECTOR_WIX_API_URL: this.#url,
+      CONNECTOR_WIX_INSTALLER_URL: `${this.#url}/installer/install`,
+    };
+  }
+
+  newSite(): FakeWixSite {
+    const site = new FakeWixSite(`Tulip Prints ${this.sites.size + 1}`);
+    this.sites.set(site.instanceId, site);
+    return site;
+  }
+
+  /** Revokes every token issued so far (they answer 401 from now on). */
+  expireTokens(): void {
+    for (const t of this.#tokens.values()) t.expiresAt = 0;
+  }
+
+  tokenGrants(instanceId?: string): number {
+    return this.tokenRequests.filter((r) => r.grant_type === 'client_credentials' && (!instanceId || r.instance_id === instanceId)).length;
+  }
+
+  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
+    const site = this.newSite();
+    const storeId = await this.install(service, key, site);
+    await eventually(async () => site.seen('searchOrders').length > 0, 'the first poll');
+    return this.fakeStore(service, site, storeId);
+  }
+
+  /** The install as a merchant's browser goes through it: install link, Wix's installer, our callback. Answers the store id. */
+  async install(service: ConformanceService, key: string, site: FakeWixSite): Promise<string> {
+    const done = await this.installResponse(service, key, site);
+    if (done.status !== 303) throw new Error(`install callback answered ${done.status}: ${await done.text()}`);
+    return new URL(done.headers.get('location')!).searchParams.get('store')!;
+  }
+
+  /** The install, answering our callback's response; `tamper` changes the redirect Wix sends the browser to. */
+  async installResponse(service: ConformanceService, key: string, site: FakeWixSite, opts: { tamper?: (callback: URL) => void; cookies?: (own: string[]) => string[] } = {}): Promise<Response> {
+    const link = await service.api(key, 'POST', '/stores/install-links', { platform: 'WIX', returnUrl: 'https://app.reseller.example/stores' });
+    if (link.status !== 201) throw new Error(`install link: ${link.status} ${JSON.stringify(link.body)}`);
+    const begin = await fetch(service.toService(link.body.data.installUrl), { redirect: 'manual', headers: { 'user-agent': BROWSER } });
+    await begin.arrayBuffer();
+    if (begin.status !== 302) throw new Error(`install begin answered ${begin.status}`);
+    const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]!);
+    this.installing = site;
+    // The browser at Wix's installer (answered in process: the test's own fetch does not trust the fake's certificate).
+    const [status, text, headers] = this.installer(new URL(begin.headers.get('location')!));
+    if (status !== 302) throw new Error(`installer answered ${status}: ${String(text)}`);
+    const callback = new URL(headers!.location!);
+    opts.tamper?.(callback);
+    const done = await fetch(service.toService(callback.toString()), { redirect: 'manual', headers: { cookie: (opts.cookies ?? ((c) => c))(cookies).join('; '), 'user-agent': BROWSER } });
+    return done;
+  }
+
+  /** A signed delivery of `eventType` for the site, as Wix POSTs it to our app's webhook URL. */
+  webhookBody(site: FakeWixSite, eventType: string, event: unknown, opts: { privateKey?: string; issuedAt?: number; claims?: Record<string, unknown> } = {}): string {
+    const iat = opts.issuedAt ?? Math.floor(Date.now() / 1000);
+    const envelope = { data: JSON.stringify(event), instanceId: site.instanceId, eventType, identity: JSON.stringify({ identityType: 'APP' }) };
+    return signRs256Jwt({ data: JSON.stringify(envelope), iat, exp: iat + 3600, iss: 'wix.com', aud: APP.appId, ...opts.claims }, opts.privateKey ?? this.keys.privateKey, { kid: 'fake-wix' });
+  }
+
+  async post(service: ConformanceService, body: string): Promise<number> {
+    const res = await fetch(service.toService(`${service.publicUrl}/connectors/wix/webhooks`), { method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': 'Wix-Webhooks' }, body });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /** An order event (`actionEvent` for approved/payment/canceled, `updatedEvent` for updated). */
+  orderEvent(order: WixOrderJson, eventType: string, opts: { eventId?: string; eventTime?: string } = {}): Record<string, unknown> {
+    const base = { id: opts.eventId ?? randomUUID(), entityFqdn: 'wix.ecom.v1.order', entityId: order.id, eventTime: opts.eventTime ?? new Date().toISOString(), triggeredByAnonymizeRequest: false };
+    switch (eventType) {
+      case EVENTS.updated:
+        return { ...base, slug: 'updated', updatedEvent: { currentEntity: order, modifiedFields: {} } };
+      case EVENTS.paid:
+        return { ...base, slug: 'payment_status_updated', actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } } };
+      case EVENTS.cancelled:
+        return { ...base, slug: 'canceled', actionEvent: { body: { order, restockAllItems: false, sendOrderCanceledEmail: false } } };
+      default:
+        return { ...base, slug: 'approved', actionEvent: { body: { order } } };
+    }
+  }
+
+  fakeStore(service: ConformanceService, site: FakeWixSite, storeId: string): FakeStore {
+    const rateLimits: number[] = [];
+    const pushTries: number[] = [];
+    site.faults.length = 0;
+    const fake = this;
+    const pending = { rateLimits, pushTries };
+    (site as FakeWixSite & { pending?: typeof pending }).pending = pending;
+    return {
+      storeId,
+      nextOrderId: () => randomUUID(),
+      saveOrder(spec) {
+        const id = spec.id ?? randomUUID();
+        site.orders.set(id, wixOrderOf({ ...spec, id }));
+        return id;
+      },
+      deliver(spec, event, opts = {}) {
+        const order = wixOrderOf(spec);
+        const type = EVENTS[event];
+        if (opts.tamper === 'forged') {
+          const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+          return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type), { privateKey: other.privateKey }));
+        }
+        if (opts.tamper === 'stale') {
+          // Captured three days ago: past Wix's two days of resends.
+          const then = Date.now() - 3 * 24 * 3600_000;
+          return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type, { eventTime: new Date(then).toISOString() }), { issuedAt: Math.floor(then / 1000) }));
+        }
+        return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type, opts.deliveryId ? { eventId: opts.deliveryId } : {})));
+      },
+      pushedTracking: (orderId) => (site.fulfillments.get(orderId) ?? []).map((f) => ({ trackingNumber: String(f.trackingInfo.trackingNumber), ...(f.trackingInfo.trackingLink ? { trackingUrl: String(f.trackingInfo.trackingLink) } : {}) })),
+      rateLimitNextPush(retryAfterSeconds) {
+        site.faultNext('createFulfillment', [429, { message: 'Too many requests', details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } } }, { 'Retry-After': String(retryAfterSeconds) }]);
+        return () => site.seen('createFulfillment').map((c) => c.at);
+      },
+      expireTokens: () => fake.expireTokens(),
+      tokenRefreshes: () => fake.tokenGrants(site.instanceId),
+      async uninstall() {
+        site.installed = false;
+        return fake.post(service, fake.webhookBody(site, 'AppRemoved', { appId: APP.appId }));
+      },
+    };
+  }
+
+  async answer(req: Request): Promise<FakeReply> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    if (req.method === 'GET' && path === '/installer/install') return this.installer(url);
+    if (req.method === 'POST' && path === '/oauth2/token') return this.#token(req);
+
+    // Every site API: `Authorization: <token>`, exactly (no Bearer).
+    const auth = req.headers.get('authorization') ?? '';
+    const token = this.#tokens.get(auth);
+    if (!token) return wixError(401, auth.startsWith('Bearer ') ? 'Invalid token format: send the token without Bearer' : 'Unauthorized', 'UNAUTHORIZED');
+    if (token.expiresAt <= Date.now()) return wixError(401, 'Token expired', 'TOKEN_EXPIRED');
+    const site = this.sites.get(token.instanceId);
+    if (!site?.installed) return wixError(403, 'App is not installed on this site', 'APP_NOT_INSTALLED');
+
+    const body: unknown = req.method === 'GET' ? undefined : await req.json().catch(() => undefined);
+    const route = this.#route(req.method, path);
+    if (!route) return wixError(404, `No route ${req.method} ${path}`, 'NOT_FOUND');
+    site.calls.push({ operation: route.operation, path, body, at: Date.now() });
+    const fault = site.faults.findIndex((f) => f.operation === route.operation);
+    if (fault >= 0) return site.faults.splice(fault, 1)[0]!.reply;
+    return route.handle(site, body, route.id);
+  }
+
+  #route(method: string, path: string): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {
+    if (method === 'GET' && path === '/apps/v1/instance') return { operation: 'getAppInstance', id: '', handle: (s) => [200, { ...appInstanceFixture, instance: { ...appInstanceFixture.instance, instanceId: s.instanceId }, site: { ...appInstanceFixture.site, siteDisplayName: s.name } }] };
+    if (method === 'POST' && path === '/ecom/v1/orders/search') return { operation: 'searchOrders', id: '', handle: (s, b) => searchOrders(s, b) };
+    if (method === 'GET' && path === '/stores/v3/provision/version') return { operation: 'getCatalogVersion', id: '', handle: (s) => [200, { catalogVersion: s.catalogVersion }] };
+    if (method === 'POST' && path === '/stores-reader/v1/products/query') return { operation: 'queryProducts', id: '', handle: (s) => (s.catalogVersion === 'V1_CATALOG' ? [200, productsV1] : wixError(428, 'Site uses catalog V3', 'CATALOG_V3_SITE_CALLING_CATALOG_V1_API')) };
+    if (method === 'POST' && path === '/stores/v3/products/query') return { operation: 'queryProductsV3', id: '', handle: (s) => (s.catalogVersion === 'V3_CATALOG' ? [200, productsV3] : wixError(428, 'Site uses catalog V1', 'CATALOG_V1_SITE_CALLING_CATALOG_V3_API')) };
+    let m = /^\/ecom\/v1\/orders\/([^/]+)$/.exec(path);
+    if (method === 'GET' && m) return { operation: 'getOrder', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { order: s.orders.get(id) }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
+    m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)$/.exec(path);
+    if (method === 'GET' && m) return { operation: 'listFulfillments', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { orderWithFulfillments: { orderId: id, fulfillments: s.fulfillments.get(id) ?? [] } }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
+    m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)\/create-fulfillment$/.exec(path);
+    if (method === 'POST' && m) return { operation: 'createFulfillment', id: decodeURIComponent(m[1]!), handle: (s, b, id) => createFulfillment(s, id, b) };
+    return null;
+  }
+
+  /** Wix's installer: the merchant installs the app on the site being connected; redirected to `postInstallationUrl` with `appId`, `tenantId`, `instanceId`. */
+  installer(url: URL): FakeReply {
+    if (url.searchParams.get('appId') !== APP.appId) return [404, 'No such app'];
+    const back = url.searchParams.get('postInstallationUrl');
+    const site = this.installing;
+    if (!back || !site) return [400, 'Nothing to install'];
+    site.installed = true;
+    this.installing = null;
+    const target = new URL(back);
+    target.searchParams.set('appId', APP.appId);
+    target.searchParams.set('tenantId', randomUUID());
+    target.searchParams.set('instanceId', site.instanceId);
+    return [302, '', { location: target.toString() }];
+  }
+
+  async #token(req: Request): Promise<FakeReply> {
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return wixError(415, 'Content-Type must be application/json', 'UNSUPPORTED_MEDIA_TYPE');
+    const body = (await req.json().catch(() => ({}))) as Record<string, unknown>;
+    this.tokenRequests.push(body);
+    if (body.grant_type !== 'client_credentials') return wixError(400, 'Unsupported grant_type', 'INVALID_GRANT');
+    if (body.client_id !== APP.appId || body.client_secret !== APP.appSecret) return wixError(401, 'Invalid client credentials', 'INVALID_CLIENT');
+    const site = this.sites.get(String(body.instance_id));
+    if (!site?.installed) return wixError(400, 'App is not installed on this instance', 'APP_NOT_INSTALLED');
+    const token = `OauthNG.JWS.${randomBytes(24).toString('base64url')}`;
+    this.#tokens.set(token, { instanceId: site.instanceId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000 });
+    return [200, { access_token: token, token_type: 'Bearer', expires_in: this.tokenLifetimeSeconds }];
+  }
+}
+
+/** Wix's search: the first page's filter (`updatedDate.$gte`) and sort; later pages by cursor only (Wix refuses both). */
+function searchOrders(site: FakeWixSite, body: any): FakeReply {
+  const search = body?.search ?? {};
+  const limit = Math.min(Number(search.cursorPaging?.limit ?? 100), 100);
+  let since: string;
+  let offset = 0;
+  if (search.cursorPaging?.cursor) {
+    if (search.filter || search.sort) return wixError(400, 'filter and sort cannot be passed with a cursor', 'INVALID_ARGUMENT');
+    const c = JSON.parse(Buffer.from(String(search.cursorPaging.cursor), 'base64url').toString()) as { since: string; offset: number };
+    since = c.since;
+    offset = c.offset;
+  } else {
+    since = search.filter?.updatedDate?.$gte ?? '1970-01-01T00:00:00.000Z';
+    if (search.filter?.status?.$ne !== 'INITIALIZED') return wixError(400, 'expected the filter to leave out INITIALIZED orders', 'INVALID_ARGUMENT');
+    if (JSON.stringify(search.sort ?? []) !== JSON.stringify([{ fieldName: 'updatedDate', order: 'ASC' }])) return wixError(400, 'expected sort updatedDate ASC', 'INVALID_ARGUMENT');
+  }
+  const all = [...site.orders.values()].filter((o) => Date.parse(o.updatedDate) >= Date.parse(since)).sort((a, b) => Date.parse(a.updatedDate) - Date.parse(b.updatedDate) || a.id.localeCompare(b.id));
+  const orders = all.slice(offset, offset + limit);
+  const hasNext = offset + limit < all.length;
+  const next = hasNext ? Buffer.from(JSON.stringify({ since, offset: offset + limit })).toString('base64url') : null;
+  return [200, { orders, metadata: { count: orders.length, cursors: { next, prev: null }, hasNext } }];
+}
+
+/** Create Fulfillment with Wix's checks: known line ids, quantities within what is unfulfilled, a tracking link for custom providers. */
+function createFulfillment(site: FakeWixSite, orderId: string, body: any): FakeReply {
+  const order = site.orders.get(orderId);
+  if (!order) return wixError(404, 'Order not found', 'ORDER_NOT_FOUND');
+  const f = body?.fulfillment;
+  const tracking = f?.trackingInfo ?? {};
+  if (typeof tracking.trackingNumber !== 'string' || tracking.trackingNumber.length < 1 || tracking.trackingNumber.length > 100) return [400, { message: 'invalid trackingNumber', details: { validationError: { fieldViolations: [{ field: 'fulfillment.trackingInfo.trackingNumber', description: 'must be 1-100 characters' }] } } }];
+  if (!KNOWN.has(tracking.shippingProvider) && !tracking.trackingLink) return [400, { message: 'trackingLink is required for a custom shipping provider', details: { validationError: { fieldViolations: [{ field: 'fulfillment.trackingInfo.trackingLink', description: 'required' }] } } }];
+  const done = site.fulfillments.get(orderId) ?? [];
+  const fulfilled = new Map<string, number>();
+  for (const x of done) for (const l of x.lineItems) fulfilled.set(l.id, (fulfilled.get(l.id) ?? 0) + l.quantity);
+  for (const l of f.lineItems ?? []) {
+    const line = order.lineItems.find((i) => i.id === l.id);
+    if (!line) return wixError(400, `Line item ${l.id} not found`, 'LINE_ITEM_NOT_FOUND');
+    if (l.quantity > line.quantity - (fulfilled.get(l.id) ?? 0)) return wixError(400, 'Quantity exceeds the unfulfilled quantity', 'FULFILLMENT_QUANTITY_EXCEEDED');
+  }
+  const fulfillment = { id: randomUUID(), createdDate: new Date().toISOString(), lineItems: f.lineItems, trackingInfo: tracking };
+  done.push(fulfillment);
+  site.fulfillments.set(orderId, done);
+  return [200, { orderWithFulfillments: { orderId, fulfillments: done }, fulfillmentId: fulfillment.id }];
+}
+
+/** The documented order with the spec's facts: id, status and payment, update time, lines (each a line item with its SKU). */
+export function wixOrderOf(spec: OrderSpec & { id: string }): WixOrderJson {
+  const base = structuredClone(orderFixture) as WixOrderJson;
+  const updated = spec.updatedAt ?? new Date().toISOString();
+  const line = base.lineItems[0]!;
+  return {
+    ...base,
+    id: spec.id,
+    number: String(10000 + (parseInt(spec.id.replace(/[^0-9]/g, '').slice(0, 4) || '0', 10) % 9000)),
+    createdDate: spec.updatedAt ? new Date(Date.parse(spec.updatedAt) - 60_000).toISOString() : updated,
+    updatedDate: updated,
+    // Print API ships within Europe: the fixture's address, moved to Amsterdam.
+    shippingInfo: {
+      title: 'Standard',
+      logistics: {
+        shippingDestination: {
+          address: { country: 'NL', city: 'Amsterdam', postalCode: '1015 CS', addressLine1: 'Keizersgracht 12', addressLine2: '3e verdieping' },
+          contactDetails: { firstName: 'Ada', lastName: 'Lovelace', phone: '+31 20 555 0100', company: null },
+        },
+      },
+    },
+    status: spec.cancelled ? 'CANCELED' : 'APPROVED',
+    paymentStatus: spec.paid ? 'PAID' : 'NOT_PAID',
+    lineItems: spec.lines.map((l, i) => ({
+      ...line,
+      id: `00000000-0000-0000-0000-${String(i + 1).padStart(12, '0')}`,
+      quantity: l.quantity,
+      physicalProperties: { ...line.physicalProperties, sku: l.sku as string },
+    })),
+  };
+}
