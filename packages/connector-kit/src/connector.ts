@@ -118,7 +118,10 @@ export type WebhookContent =
   | { kind: 'orders'; orders: StoreOrder[] }
   /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
   | { kind: 'fetch'; externalOrderIds: string[] }
-  | { kind: 'uninstalled' }
+  /** The app was removed or its authorisation revoked: the store is disconnected, with `reason` (a default when absent) shown as its `lastError`. */
+  | { kind: 'uninstalled'; reason?: string }
+  /** Something the merchant must act on (an authorisation about to expire): shown as the store's `lastError` until it reconnects. */
+  | { kind: 'store_warning'; message: string }
   /** The store's catalogue changed (a product created, updated or deleted): its listings are synced again soon. */
   | { kind: 'listings_changed' }
   /** Privacy requests: erase personal data of these store orders (or the whole store). */
