@@ -113,7 +113,10 @@ export class EventIngester {
           await this.#listingsChanged(store);
           break;
         case 'uninstalled':
-          await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');
+          await this.#stores.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
+          break;
+        case 'store_warning':
+          await this.#stores.noteProblem(store.id, content.message);
           break;
         case 'redact':
           await this.#redactor.redact(store.id, content.externalOrderIds);
