@@ -140,8 +140,15 @@ export class FakeTikTokShopPlatform {
     return res.status;
   }
 
-  /** The whole install as a seller's browser goes through it: install link, consent, callback. Answers the store id. */
+  /** The whole install as a seller's browser goes through it: install link, consent, callback. */
   async install(service: ConformanceService, key: string, shops: FakeShop[], opts: { shopId?: string } = {}): Promise<{ status: number; location: string | null; body: any }> {
+    const { state, cookies } = await this.openInstallLink(service, key, opts);
+    const code = this.authorise(shops.map((s) => s.id));
+    return this.callback(service, { code, state }, cookies);
+  }
+
+  /** Install link and its redirect to TikTok's authorisation page: the `state` it carries and the browser's cookies. */
+  async openInstallLink(service: ConformanceService, key: string, opts: { shopId?: string } = {}): Promise<{ state: string; cookies: string[] }> {
     const link = await service.api(key, 'POST', '/stores/install-links', { platform: 'TIKTOK_SHOP', returnUrl: 'https://app.reseller.example/stores', ...(opts.shopId ? { shopId: opts.shopId } : {}) });
     if (link.status !== 201) throw new Error(`install link: ${link.status} ${JSON.stringify(link.body)}`);
     const begin = await fetch(service.toService(link.body.data.installUrl), { redirect: 'manual', headers: { 'user-agent': BROWSER } });
@@ -150,8 +157,7 @@ export class FakeTikTokShopPlatform {
     const consent = new URL(begin.headers.get('location')!);
     if (consent.origin + consent.pathname !== 'https://services.tiktokshop.com/open/authorize') throw new Error(`not TikTok's authorisation page: ${consent}`);
     if (consent.searchParams.get('service_id') !== APP.serviceId) throw new Error(`authorisation link for another service: ${consent}`);
-    const code = this.authorise(shops.map((s) => s.id));
-    return this.callback(service, { code, state: consent.searchParams.get('state')! }, cookies);
+    return { state: consent.searchParams.get('state')!, cookies };
   }
 
   /** TikTok sends the seller's browser back to the app's redirect URL. */
