@@ -292,7 +292,7 @@ export interface Connector<C = unknown, S = unknown> {
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
 
-  /** Fetches orders by id (thin webhooks). */
+  /** Fetches orders by id (thin webhooks; core asks once for the orders every notification of a store in one batch names, so expect many ids and batch them as the platform allows). */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
   /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
