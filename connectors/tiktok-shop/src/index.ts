@@ -48,8 +48,8 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
     examples: { connect: {} },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
-    // TikTok documents per-API QPS in Partner Center only; stay well under the usual ~10/s per shop.
-    rateLimit: { max: 5, durationMs: 1000 },
+    // TikTok documents per-API QPS in Partner Center only: 10 calls a second per shop, and throttling answers waited out.
+    rateLimit: { max: 10, durationMs: 1000 },
     pollIntervalMs: 5 * 60_000,
   },
 

@@ -106,6 +106,15 @@ export class FakeTikTokShopPlatform {
     return code;
   }
 
+  /** An access token for these shops, as a completed authorisation leaves one (for a store seeded without the install). */
+  issueToken(shopIds: string[]): { accessToken: string; refreshToken: string } {
+    const accessToken = `ROW_${randomBytes(24).toString('base64url')}`;
+    const refreshToken = `ROW_${randomBytes(24).toString('base64url')}`;
+    this.#tokens.set(accessToken, { shopIds, expiresAtMs: Date.now() + this.accessTokenLifetimeS * 1000 });
+    this.#refreshTokens.set(refreshToken, { shopIds, expiresAtMs: Date.now() + 365 * 24 * 3600_000 });
+    return { accessToken, refreshToken };
+  }
+
   /** Every access token issued so far expires (as seven days passing would). */
   expireTokens(): void {
     for (const token of this.#tokens.values()) token.expiresAtMs = 0;
