@@ -9,6 +9,7 @@ import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with {
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
+import { tiktokShopBench } from './connectors/tiktok-shop.ts';
 
 /** Store orders sent per connector as fast as they are taken (each one a webhook with a new order). */
 const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
@@ -16,10 +17,11 @@ const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 const ACK_RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const SKU = 'POSTER-TULIPS';
 
-interface Platform {
+/** A connector in the bench: its seeded store and its signed deliveries (new platforms: a descriptor in bench/connectors/<slug>.ts). */
+export interface Platform {
   name: string;
   slug: string;
-  platform: 'SHOPIFY' | 'WOOCOMMERCE';
+  platform: string;
   externalId: (ctx: BenchContext) => string;
   credentials: (ctx: BenchContext) => unknown;
   /** The signed delivery of store order number `n`. */
@@ -27,6 +29,8 @@ interface Platform {
   /** The secret deliveries are signed with: the app's (Shopify) or the store's (WooCommerce). */
   secret: (ctx: BenchContext) => string;
   storeSecret: boolean;
+  /** Deliveries go to the app-level URL (`/connectors/<slug>/webhooks`, the store named by the delivery) instead of the store's. */
+  appLevelWebhooks?: boolean;
 }
 
 const SHOP = 'bench-prints.myshopify.com';
@@ -55,6 +59,7 @@ const platforms: Platform[] = [
     storeSecret: true,
     delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
   },
+  tiktokShopBench,
 ];
 
 /**
@@ -139,7 +144,7 @@ export const connectorIngestScenario: Scenario = {
       const secret = p.secret(ctx);
       const storeId = await seedStore(ctx, p, resellerId, p.storeSecret ? secret : null);
       let n = 0;
-      const path = `/connectors/${p.slug}/webhooks/${storeId}`;
+      const path = p.appLevelWebhooks ? `/connectors/${p.slug}/webhooks` : `/connectors/${p.slug}/webhooks/${storeId}`;
       const webhooks = (extra: Partial<autocannon.Options>) =>
         ({
           url: `${ctx.baseUrl}${path}`,
