@@ -28,13 +28,20 @@ const TOPICS = new Map<number, string>([
   [12, 'RETURN_STATUS_UPDATE'],
 ]);
 
+/** Deliveries read, by their body: the receiver names the store and verifies the same bytes, read once. */
+const read = new WeakMap<Buffer, Delivery | null>();
+
 function readDelivery(rawBody: Buffer): Delivery | null {
+  if (read.has(rawBody)) return read.get(rawBody)!;
+  let delivery: Delivery | null = null;
   try {
     const parsed = deliverySchema.safeParse(parseTikTokJson(rawBody.toString('utf8')));
-    return parsed.success ? parsed.data : null;
+    delivery = parsed.success ? parsed.data : null;
   } catch {
-    return null;
+    delivery = null;
   }
+  read.set(rawBody, delivery);
+  return delivery;
 }
 
 /** The shop a delivery is for (`shop_id`): deliveries come to the app's one URL. */
