@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Connector, StoreOrder } from '@print-api/connector-kit';
+import { ConnectorError, type Connector, type StoreOrder } from '@print-api/connector-kit';
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
 import { EventIngester } from '../../src/modules/stores/event-ingester.ts';
@@ -34,19 +34,15 @@ describe('store orders not ours to print, and store warnings', function () {
     expect(await t.service.db.selectFrom('orders').select('id').where('store_id', '=', storeId).where('external_order_id', '=', 'N-1').execute()).to.deep.equal([]);
   });
 
-  it('fetches the orders thin notifications of one batch name in one call per store', async () => {
-    const asked: string[][] = [];
-    // The reference platform as a thin-notification platform: each delivery names an order to fetch.
+  /** The reference platform as a thin-notification platform (each delivery names an order to fetch); `fetchOrders` as given. */
+  function thinIngester(fetchOrders: Connector<any, any>['fetchOrders']): EventIngester {
     const thin: Connector<any, any> = {
       ...referenceConnector,
       parseWebhook: async (_ctx, _store, req) => ({ kind: 'fetch', externalOrderIds: [JSON.parse(req.rawBody.toString()).order_id as string] }),
-      fetchOrders: async (_ctx, _store, ids): Promise<StoreOrder[]> => {
-        asked.push(ids);
-        return ids.map((id) => mapReferenceOrder(refOrder(id, { paid: true })));
-      },
+      fetchOrders,
     };
     const module = t.service.services.storesModule;
-    const events = new EventIngester({
+    return new EventIngester({
       db: t.service.db,
       stores: t.service.services.stores,
       connectors: new ConnectorRegistry([thin]),
@@ -57,12 +53,39 @@ describe('store orders not ours to print, and store warnings', function () {
       redactor: module.redactor,
       listingsChanged: async () => undefined,
     });
-    const ids = ['T-1', 'T-2', 'T-3'];
+  }
+
+  async function storeThinDeliveries(ids: string[]): Promise<string[]> {
     const eventIds = ids.map((id) => `whe_thin_${id}`);
     await t.service.db
       .insertInto('store_webhook_events')
       .values(ids.map((id, i) => ({ id: eventIds[i]!, platform: referenceConnector.manifest.platform, store_id: storeId, event_key: `thin-${id}`, topic: 'order.updated', headers: '{}', raw_body: Buffer.from(JSON.stringify({ order_id: id })).toString('base64'), path: storeId, received_at: new Date(), processed_at: null })))
       .execute();
+    return eventIds;
+  }
+
+  it('waits out a short rate limit on the shared fetch instead of fetching delivery by delivery', async () => {
+    const asked: string[][] = [];
+    const events = thinIngester(async (_ctx, _store, ids): Promise<StoreOrder[]> => {
+      asked.push(ids);
+      if (asked.length === 1) throw new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 50 });
+      return ids.map((id) => mapReferenceOrder(refOrder(id, { paid: true })));
+    });
+    const ids = ['W-1', 'W-2'];
+    await events.processBatch(await storeThinDeliveries(ids), async () => {
+      throw new Error('no delivery should be retried alone');
+    });
+    expect(asked).to.deep.equal([ids, ids]);
+  });
+
+  it('fetches the orders thin notifications of one batch name in one call per store', async () => {
+    const asked: string[][] = [];
+    const events = thinIngester(async (_ctx, _store, ids): Promise<StoreOrder[]> => {
+      asked.push(ids);
+      return ids.map((id) => mapReferenceOrder(refOrder(id, { paid: true })));
+    });
+    const ids = ['T-1', 'T-2', 'T-3'];
+    const eventIds = await storeThinDeliveries(ids);
     await events.processBatch(eventIds, async () => {
       throw new Error('no delivery should be retried alone');
     });
