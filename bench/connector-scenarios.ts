@@ -10,6 +10,7 @@ import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './s
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
 import { wixBench } from './connectors/wix.ts';
+import { tiktokShopBench } from './connectors/tiktok-shop.ts';
 
 /** Store orders sent per connector as fast as they are taken (each one a webhook with a new order). */
 const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
@@ -62,6 +63,7 @@ const platforms: Platform[] = [
     delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
   },
   wixBench,
+  tiktokShopBench,
 ];
 
 /**

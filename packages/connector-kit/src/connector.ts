@@ -118,7 +118,10 @@ export type WebhookContent =
   | { kind: 'orders'; orders: StoreOrder[] }
   /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
   | { kind: 'fetch'; externalOrderIds: string[] }
-  | { kind: 'uninstalled' }
+  /** The app was removed or its authorisation revoked: the store is disconnected, with `reason` (a default when absent) shown as its `lastError`. */
+  | { kind: 'uninstalled'; reason?: string }
+  /** Something the merchant must act on (an authorisation about to expire): shown as the store's `lastError` until it reconnects. */
+  | { kind: 'store_warning'; message: string }
   /** The store's catalogue changed (a product created, updated or deleted): its listings are synced again soon. */
   | { kind: 'listings_changed' }
   /** Privacy requests: erase personal data of these store orders (or the whole store). */
@@ -289,7 +292,7 @@ export interface Connector<C = unknown, S = unknown> {
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
 
-  /** Fetches orders by id (thin webhooks). */
+  /** Fetches orders by id (thin webhooks; core asks once for the orders every notification of a store in one batch names, so expect many ids and batch them as the platform allows). */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
   /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */

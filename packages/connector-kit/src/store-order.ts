@@ -45,6 +45,12 @@ export interface StoreOrder {
   updatedAt: string;
   lines: StoreOrderLine[];
   recipient: StoreRecipient | null;
+  /**
+   * Why none of this order is ours to print although it may sell our SKUs (the platform ships
+   * it itself: TikTok's own logistics, Amazon's FBA). Recorded as `no_print_lines`, every line
+   * skipped with this reason; never placed.
+   */
+  notForPrint?: string | undefined;
 }
 
 /** Tracking pushed back to the store when our order ships. */

@@ -1,4 +1,5 @@
-import type { ConnectorContext, InboundWebhook, WebhookContent } from '@print-api/connector-kit';
+import { ConnectorError, type ConnectorContext, type InboundWebhook, type StoreOrder, type WebhookContent } from '@print-api/connector-kit';
+import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Selectable } from 'kysely';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';
@@ -12,6 +13,13 @@ import type { StoreRow, StoresService } from './stores-service.ts';
 import type { StoreWebhookEventsTable } from './stores-tables.ts';
 
 type StoredEvent = Selectable<StoreWebhookEventsTable>;
+
+/** A stored delivery as the connector reads it. */
+const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} });
+
+/** How often, and how long at most each time, a batch's shared fetch waits for the store's call budget before each delivery fetches its own. */
+const FETCH_TOGETHER_ATTEMPTS = 5;
+const FETCH_TOGETHER_MAX_WAIT_MS = 2000;
 
 /** Events of one batch ingested side by side. */
 const EVENTS_PARALLEL = 4;
@@ -62,6 +70,7 @@ export class EventIngester {
    */
   async processBatch(eventIds: string[], retryAlone: (eventId: string, delayMs: number) => Promise<void>): Promise<void> {
     const loaded = await this.#load(eventIds);
+    const { contents, fetched } = await this.#readTogether(loaded);
     let next = 0;
     const lane = async () => {
       while (next < eventIds.length) {
@@ -69,7 +78,7 @@ export class EventIngester {
         const found = loaded.get(eventId);
         if (!found) continue;
         try {
-          await this.#process(found.event, found.store);
+          await this.#process(found.event, found.store, contents.get(eventId), fetched.get(eventId));
         } catch (err) {
           this.#logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
           await retryAlone(eventId, retryDelayFor(err));
@@ -93,27 +102,74 @@ export class EventIngester {
     return new Map(events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]));
   }
 
-  async #process(event: StoredEvent, store: StoreRow | undefined): Promise<void> {
+  /**
+   * What each delivery of a batch means, read once; and the orders thin notifications name,
+   * fetched together: one `fetchOrders` call per store for every order its deliveries in the
+   * batch name (a platform whose notifications carry no order, such as TikTok Shop, would
+   * otherwise spend a call of the store's budget per delivery). A delivery left out (not
+   * understood, or the shared fetch failed) is read and fetched on its own by #process.
+   */
+  async #readTogether(loaded: Map<string, { event: StoredEvent; store: StoreRow | undefined }>): Promise<{ contents: Map<string, WebhookContent>; fetched: Map<string, StoreOrder[]> }> {
+    const contents = new Map<string, WebhookContent>();
+    const fetched = new Map<string, StoreOrder[]>();
+    const thin = new Map<string, { store: StoreRow; events: Array<{ id: string; orderIds: string[] }> }>();
+    for (const [eventId, { event, store }] of loaded) {
+      if (!store || !this.#connectors.get(event.platform)) continue;
+      const content = await this.#content(store, requestOf(event)).catch(() => undefined);
+      if (!content) continue;
+      contents.set(eventId, content);
+      if (content.kind !== 'fetch' || !this.#connectors.get(store.platform)?.fetchOrders) continue;
+      const group = thin.get(store.id) ?? { store, events: [] };
+      group.events.push({ id: eventId, orderIds: content.externalOrderIds });
+      thin.set(store.id, group);
+    }
+    for (const { store, events } of thin.values()) {
+      if (events.length < 2) continue;
+      const connector = this.#connectors.get(store.platform)!;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const orders = await connector.fetchOrders!(this.#context(store.platform), await this.#calls.connection(store), [...new Set(events.flatMap((e) => e.orderIds))]);
+          const byId = new Map(orders.map((o) => [o.externalId, o]));
+          for (const e of events) fetched.set(e.id, e.orderIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+          break;
+        } catch (err) {
+          // The store's call budget (or the platform) asks for a short wait: waited here, so the batch stays one call.
+          const waitMs = retryDelayFor(err);
+          if (attempt < FETCH_TOGETHER_ATTEMPTS && (err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited')) && waitMs <= FETCH_TOGETHER_MAX_WAIT_MS) {
+            await new Promise((r) => setTimeout(r, waitMs));
+            continue;
+          }
+          this.#logger.warn('orders of a batch not fetched together; each delivery fetches its own', { storeId: store.id, events: events.length, error: (err as Error).message });
+          break;
+        }
+      }
+    }
+    return { contents, fetched };
+  }
+
+  async #process(event: StoredEvent, store: StoreRow | undefined, read?: WebhookContent, fetched?: StoreOrder[]): Promise<void> {
     const eventId = event.id;
     const connector = this.#connectors.get(event.platform);
     // The last order of a delivery records its outcome and marks the delivery processed in one statement.
     let marked = false;
     if (store && connector) {
       const ctx = this.#context(store.platform);
-      const req: InboundWebhook = { headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} };
-      const content = await this.#content(store, req);
+      const content = read ?? (await this.#content(store, requestOf(event)));
       switch (content.kind) {
         case 'orders':
           for (const [i, order] of content.orders.entries()) marked = await this.#orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
           break;
         case 'fetch':
-          if (connector.fetchOrders) for (const order of await connector.fetchOrders(ctx, await this.#calls.connection(store), content.externalOrderIds)) await this.#orders.ingest(store, order);
+          if (connector.fetchOrders) for (const order of fetched ?? (await connector.fetchOrders(ctx, await this.#calls.connection(store), content.externalOrderIds))) await this.#orders.ingest(store, order);
           break;
         case 'listings_changed':
           await this.#listingsChanged(store);
           break;
         case 'uninstalled':
-          await this.#stores.markDisconnected(store.id, 'The app was uninstalled from the store.');
+          await this.#stores.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
+          break;
+        case 'store_warning':
+          await this.#stores.noteProblem(store.id, content.message);
           break;
         case 'redact':
           await this.#redactor.redact(store.id, content.externalOrderIds);

@@ -89,6 +89,7 @@ export class OrderIngester {
       }
     }
     if (ingest.order_id) return false; // placed already: nothing an update can change
+    if (order.notForPrint) return record({ status: 'no_print_lines', skipped: order.lines.map((l) => ({ sku: l.sku?.trim() || null, quantity: l.quantity, reason: order.notForPrint! })) });
 
     const { lines, skipped, products } = await this.#printLines(store, order);
     if (lines.length === 0) return record({ status: 'no_print_lines', skipped });

@@ -154,6 +154,11 @@ export class StoresService implements LinkRegistry {
       .executeTakeFirstOrThrow();
   }
 
+  /** Shows something the merchant must act on as the store's `lastError` (cleared when it reconnects). */
+  async noteProblem(id: string, message: string): Promise<void> {
+    await this.#db.updateTable('stores').set({ last_error: message, updated_at: new Date() }).where('id', '=', id).where('status', '=', 'connected').execute();
+  }
+
   /** The connection as the connector needs it (credentials opened). */
   connection(row: StoreRow): StoreConnection<unknown> {
     return {
