@@ -30,9 +30,12 @@ import { walletRoutes } from './modules/wallet/wallet-routes.ts';
 import { WalletService } from './modules/wallet/wallet-service.ts';
 import { createSafeFetch, type HostLookup } from './infra/safe-fetch/safe-fetch.ts';
 import { adminOrderRoutes } from './modules/admin/admin-order-routes.ts';
+import { adminLookupRoutes } from './modules/admin/admin-lookup-routes.ts';
 import { loadCatalog } from './modules/catalog/catalog.ts';
 import { catalogRoutes } from './modules/catalog/catalog-routes.ts';
 import { Outbox } from './modules/events/outbox.ts';
+import { EventStreams } from './modules/events/event-stream.ts';
+import { adminEventStreamRoutes, eventStreamRoutes } from './modules/events/events-routes.ts';
 import { Maintenance } from './modules/maintenance.ts';
 import { OrderPayments } from './modules/orders/order-payments.ts';
 import { ordersRoutes } from './modules/orders/orders-routes.ts';
@@ -182,6 +185,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
   const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
+  const eventStreams = new EventStreams({ db, outbox, logger });
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
     db,
@@ -259,8 +263,23 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...resellerProductsRoutes({ resellerProducts }),
       ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
       ...webhooks.routes(),
+      ...eventStreamRoutes({ streams: eventStreams }),
     ],
-    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
+    adminRoutes: [
+      ...adminAccountRoutes({ accounts, wallet, cards }),
+      ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
+      ...adminEventStreamRoutes({ streams: eventStreams, accounts }),
+      ...adminLookupRoutes({
+        accounts,
+        orders,
+        wallet,
+        endpoints: webhooks.endpoints,
+        deliveries: webhooks.deliveries,
+        stores,
+        cursors,
+        sources: connectors.platforms(),
+      }),
+    ],
   });
 
   let server: Server | undefined;
@@ -290,6 +309,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
         server = s;
       }),
     close: async () => {
+      // Open event streams end now (their clients reconnect elsewhere with Last-Event-ID), not at the socket timeout.
+      eventStreams.close();
       if (server) {
         const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
         server.closeIdleConnections();

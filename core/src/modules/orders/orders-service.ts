@@ -329,6 +329,13 @@ export class OrdersService {
     return toOrderView(loaded.order, loaded.lines);
   }
 
+  /** Any account's order (the back-office), with its owner and mode. */
+  async getById(id: string): Promise<OrderView & { resellerId: string; mode: Mode }> {
+    const loaded = await loadOrder(this.#db, id);
+    if (!loaded) throw notFound('order', id);
+    return { ...toOrderView(loaded.order, loaded.lines), resellerId: loaded.order.reseller_id, mode: loaded.order.mode };
+  }
+
   /** Newest first, keyset-paginated on (created_at, id). */
   async list(
     tenant: Tenant,
