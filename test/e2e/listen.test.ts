@@ -130,6 +130,6 @@ describe('listen: events streamed from the service and delivered signed to a loc
 
     const bad = await fetch(`${t.baseUrl}/api/reseller/v1/events/stream?types=order.exploded`, { headers: { authorization: `Bearer ${r.key}`, 'user-agent': 'print-api-tests/1.0' } });
     expect(bad.status).to.equal(400);
-    expect((await bad.json()).error.code).to.equal('invalid_request');
+    expect(((await bad.json()) as { error: { code: string } }).error.code).to.equal('invalid_request');
   });
 });

@@ -15,8 +15,11 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
   let id: string | undefined;
   let event = '';
   let data: string[] = [];
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
     let newline: number;
     while ((newline = buffer.search(/\r\n|\n|\r/)) >= 0) {
       const line = buffer.slice(0, newline);
