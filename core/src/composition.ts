@@ -41,6 +41,8 @@ import { OrderPayments } from './modules/orders/order-payments.ts';
 import { ordersRoutes } from './modules/orders/orders-routes.ts';
 import { OrdersService } from './modules/orders/orders-service.ts';
 import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
+import { SampleFiles } from './modules/print-files/sample-files.ts';
+import { sampleFilesHandler } from './modules/print-files/sample-files-routes.ts';
 import { ProductionService } from './modules/production/production-service.ts';
 import type { ProductionPartner } from './modules/production/production-partner.ts';
 import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
@@ -180,7 +182,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}),
     ...(overrides.outboundLookup ? { lookup: overrides.outboundLookup } : {}),
   });
-  const files = new PrintFileChecker({ safeFetch });
+  // Where clients reach us: PUBLIC_URL, else the address `listen` got (PORT=0 picks one).
+  let listeningOrigin: string | undefined;
+  const samples = new SampleFiles({ catalog, origin: () => config.PUBLIC_URL ?? listeningOrigin ?? publicUrl });
+  const files = new PrintFileChecker({ safeFetch, samples });
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
@@ -252,11 +257,12 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
     ],
+    apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [
       ...meRoutes(),
-      ...catalogRoutes({ catalog, cursors }),
+      ...catalogRoutes({ catalog, cursors, samples }),
       ...quotesRoutes({ quotes }),
       ...ordersRoutes({ orders, sources: connectors.platforms() }),
       ...walletRoutes({ wallet }),
@@ -301,7 +307,12 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     },
     listen: () =>
       new Promise<Server>((resolve, reject) => {
-        const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+        const s = app.listen(config.PORT, config.HOST, (err?: Error) => {
+          if (err) return reject(err);
+          const address = s.address();
+          if (address && typeof address === 'object') listeningOrigin = `http://${/^(0\.0\.0\.0|::)$/.test(config.HOST) ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${address.port}`;
+          resolve(s);
+        });
         s.on('connection', (socket) => {
           sockets.add(socket);
           socket.on('close', () => sockets.delete(socket));
