@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Product with options and file requirements
-         * @description The id may be the product id or its slug in any language. Options are exactly those of the product page, each with its default and allowed values.
+         * @description The id may be the product id or its slug in any language. Options are exactly those of the product page, each with its default and allowed values. For a test (prk_test_) key, sampleFiles lists a print-ready sample PDF per format, served by the service itself: use its url as a fileUrl and a sandbox order runs to DELIVERED with no file host.
          */
         get: operations["getProduct"];
         put?: never;
@@ -877,6 +877,23 @@ export interface operations {
                             fileRequirements: {
                                 [key: string]: unknown;
                             };
+                            /** @description Test keys only: a print-ready sample PDF per format of the product, so a sandbox order completes without a file host. */
+                            sampleFiles?: {
+                                /** @description The value of the size option it fits, or `standard` for a product of one size. */
+                                format: string;
+                                trimSizeMm: {
+                                    width: number;
+                                    height: number;
+                                };
+                                bleedMm: number;
+                                /** @description The PDF page: the trim size with the bleed on every side. */
+                                pageSizeMm: {
+                                    width: number;
+                                    height: number;
+                                };
+                                /** @description Use it as a line's fileUrl with a prk_test_ key: resolved by the service itself, nothing is fetched. */
+                                url: string;
+                            }[];
                         } & {
                             [key: string]: unknown;
                         };
@@ -1296,7 +1313,7 @@ export interface operations {
                         };
                         /**
                          * Format: uri
-                         * @description Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand). Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.
+                         * @description Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand); any other scheme, a private address or an unusable file is 422 invalid_file_url. With a prk_test_ key, one of the sample files of GET /products/{id} (sampleFiles) also works. Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.
                          */
                         fileUrl?: string;
                     }[];
@@ -1922,7 +1939,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @description Public https URL of the print file, checked as at placement (a non-https URL is 422 invalid_file_url).
+                     */
                     fileUrl: string;
                 };
             };
