@@ -4,8 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { sendBytes, startHttpsServer, type TestHttpsServer } from '../../core/test/helpers/https-server.ts';
-import { tinyPdf } from '../../core/test/print-files/print-file-fixtures.ts';
+import type { TestService } from '../../core/test/helpers/test-service.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CLI = path.join(ROOT, 'core/src/cli.ts');
@@ -45,11 +44,12 @@ export async function startLocalReceiver(): Promise<LocalReceiver> {
   return receiver;
 }
 
-/** The print file a sandbox order points at, on a local HTTPS host the test service trusts. */
-export async function startPrintFileHost(): Promise<{ fileUrl: string; server: TestHttpsServer }> {
-  const server = await startHttpsServer();
-  server.route('/art/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
-  return { fileUrl: `${server.url}/art/flyer.pdf`, server };
+/** The sample print file the service serves for business cards, as GET /products/{id} lists it to a test key. */
+export async function sampleFileUrl(t: TestService, testKey: string): Promise<string> {
+  const product = await t.api(testKey, 'GET', '/products/business-cards');
+  const url = product.body.data.sampleFiles?.[0]?.url as string | undefined;
+  if (!url) throw new Error(`GET /products/business-cards lists no sampleFiles for a test key: ${JSON.stringify(product.body)}`);
+  return url;
 }
 
 export function sandboxOrderBody(fileUrl: string) {

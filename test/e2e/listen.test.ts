@@ -4,21 +4,23 @@ import { verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
 import { readServerSentEvents } from '../../core/src/cli/server-sent-events.ts';
-import { sandboxOrderBody, startListen, startLocalReceiver, startPrintFileHost, type ListenProcess, type LocalReceiver } from './listen-helpers.ts';
+import { sampleFileUrl, sandboxOrderBody, startListen, startLocalReceiver, type ListenProcess, type LocalReceiver } from './listen-helpers.ts';
 
 const JOURNEY = ['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered'];
 
 describe('listen: events streamed from the service and delivered signed to a local URL [pglite]', function () {
   this.timeout(120_000);
   let t: TestService;
-  let files: Awaited<ReturnType<typeof startPrintFileHost>>;
+  /** The sample PDF the service serves to test keys: sandbox orders need no file host. */
+  let fileUrl = '';
   let receiver: LocalReceiver;
   let listening: ListenProcess | undefined;
 
   before(async function () {
     // The sandbox simulator moves a test order through production a step every 100 ms.
     t = await startTestService(this, 'pglite', { PRODUCTION_SIMULATOR_STEP_MS: '100' });
-    files = await startPrintFileHost();
+    const r = await t.reseller({ mode: 'test' });
+    fileUrl = await sampleFileUrl(t, r.key);
   });
   beforeEach(async () => {
     receiver = await startLocalReceiver();
@@ -29,7 +31,6 @@ describe('listen: events streamed from the service and delivered signed to a loc
     await receiver.close();
   });
   after(async () => {
-    await files?.server.close();
     await t?.close();
   });
 
@@ -42,7 +43,7 @@ describe('listen: events streamed from the service and delivered signed to a loc
     listening = await startListen([r.id, '--forward-to', receiver.url], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
     expect(listening.lines.join('\n')).to.match(/Listening for test events, forwarding to http:\/\/127\.0\.0\.1:\d+\/hooks/);
 
-    const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(files.fileUrl), { 'idempotency-key': randomUUID() });
+    const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
     expect(placed.status).to.equal(201);
     const orderId = placed.body.data.id as string;
     await waitFor('order.delivered at the local receiver', () => bodiesOf(receiver.received, listening!.secret).some((e) => e.type === 'order.delivered'), 60_000);
@@ -74,10 +75,11 @@ describe('listen: events streamed from the service and delivered signed to a loc
       ADMIN_TOKEN: t.service.adminToken,
     });
     expect(listening.secret).to.equal(secret);
-    // A live order (waiting for funds: the live wallet is empty) must not arrive; the test one must.
-    const liveOrder = await t.api(live.body.data.key, 'POST', '/orders', sandboxOrderBody(files.fileUrl), { 'idempotency-key': randomUUID() });
+    // A live order (no file: it waits in AWAITING_FILE; sample files are for test keys) must not arrive; the test one must.
+    const liveBody = { ...sandboxOrderBody(fileUrl), lines: [{ productId: 'business-cards', quantity: 250 }] };
+    const liveOrder = await t.api(live.body.data.key, 'POST', '/orders', liveBody, { 'idempotency-key': randomUUID() });
     expect(liveOrder.status).to.equal(201);
-    const testOrder = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(files.fileUrl), { 'idempotency-key': randomUUID() });
+    const testOrder = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
     await waitFor('the test order.created', () => bodiesOf(receiver.received, secret).some((e) => (e.data as any).order.id === testOrder.body.data.id));
     // Wait for the sandbox order's journey to end, then nothing but its order.created came.
     await waitFor('the test order delivered', async () => (await t.api(r.key, 'GET', `/orders/${testOrder.body.data.id}`)).body.data.status === 'DELIVERED', 60_000);
@@ -89,7 +91,7 @@ describe('listen: events streamed from the service and delivered signed to a loc
     const r = await t.reseller({ mode: 'test' });
     receiver.status = 503;
     listening = await startListen([r.id, '--forward-to', receiver.url, '--events', 'order.created'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
-    await t.api(r.key, 'POST', '/orders', sandboxOrderBody(files.fileUrl), { 'idempotency-key': randomUUID() });
+    await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
     await waitFor('a first refused attempt', () => receiver.received.length >= 1, 30_000);
     receiver.status = 200;
     await waitFor('a second attempt', () => receiver.received.length >= 2, 30_000);
@@ -113,7 +115,7 @@ describe('listen: events streamed from the service and delivered signed to a loc
     };
     const first = await open();
     expect((await first.messages.next()).value?.event).to.equal('ready');
-    const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(files.fileUrl), { 'idempotency-key': randomUUID() });
+    const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
     const created = (await first.messages.next()).value!;
     expect(created.event).to.equal('order.created');
     const body = JSON.parse(created.data);

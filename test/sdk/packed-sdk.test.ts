@@ -5,7 +5,6 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
-import { startPrintFileHost } from '../e2e/listen-helpers.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -19,7 +18,6 @@ describe('the packed SDK, installed in a separate project, places a sandbox orde
   // Packing builds the package; installing reads the npm cache; two Node versions run the example.
   this.timeout(300_000);
   let t: TestService;
-  let files: Awaited<ReturnType<typeof startPrintFileHost>>;
   let work = '';
   let project = '';
 
@@ -40,10 +38,8 @@ describe('the packed SDK, installed in a separate project, places a sandbox orde
     copyFileSync(path.join(FIXTURES, 'consumer.ts'), path.join(project, 'consumer.ts'));
 
     t = await startTestService(this, 'pglite', { PRODUCTION_SIMULATOR_STEP_MS: '100' });
-    files = await startPrintFileHost();
   });
   after(async () => {
-    await files?.server.close();
     await t?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -80,7 +76,7 @@ describe('the packed SDK, installed in a separate project, places a sandbox orde
       const r = await t.reseller({ mode: 'test' });
       const { stdout } = await run(node, ['first-order.mjs'], {
         cwd: project,
-        env: { PATH: process.env.PATH ?? '', PRINT_API_URL: `${t.baseUrl}/api/reseller/v1`, PRINT_API_KEY: r.key, FILE_URL: files.fileUrl },
+        env: { PATH: process.env.PATH ?? '', PRINT_API_URL: `${t.baseUrl}/api/reseller/v1`, PRINT_API_KEY: r.key},
         timeout: 120_000,
       });
       const result = JSON.parse(stdout.trim().split('\n').pop()!);
