@@ -57,7 +57,7 @@ export function eventStreamRoutes(deps: { streams: EventStreams }): AnyRoute[] {
       scope: 'webhooks:read',
       query: z.object(streamQuery),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'text/event-stream, open until you close it' } },
+      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream' } },
       handle: async ({ auth, query, headers, res }) => {
         await deps.streams.serve({ resellerId: auth.resellerId, mode: auth.mode, after: query.after ?? lastEventId(headers), types: query.types }, res);
         return { status: 200, body: undefined };
@@ -80,7 +80,7 @@ export function adminEventStreamRoutes(deps: { streams: EventStreams; accounts: 
       params: z.object({ id: z.string().min(1).max(64) }),
       query: z.object({ ...streamQuery, mode: z.enum(['live', 'test']).default('test').meta({ description: 'test (default) or live events.' }) }),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'text/event-stream, open until you close it' } },
+      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream' } },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller.' }],
       handle: async ({ params, query, headers, res }) => {
         await deps.accounts.getReseller(params.id);
