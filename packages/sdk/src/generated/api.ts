@@ -5143,12 +5143,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/event-stream, open until you close it */
+            /** @description The event stream, open until you close it */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description `invalid_request`: Malformed request; details name each problem. */
             400: {
