@@ -94,26 +94,42 @@ export class EventStreams {
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       });
-      const start = request.after ?? (await this.#latestId(request));
-      res.write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ mode: request.mode, after: start ?? null })}\n\n`);
-      let high = start ?? '';
       const sent = new Set<string>();
+      // Never read below this: the client's last event, or (a new stream) a moment ago.
+      const floor = request.after ?? timeId(Date.now() - this.#options.lookbackMs);
+      let high = request.after ?? '';
+      if (!request.after) {
+        // A new stream starts with the next new event: what is there already counts as sent,
+        // and an event committed later with an older id (a slow transaction) still goes out.
+        for (let from = floor; ; ) {
+          const rows = await this.#read(request, from);
+          for (const row of rows) sent.add(row.id);
+          if (rows.length > 0) high = from = rows[rows.length - 1]!.id;
+          if (rows.length < PAGE) break;
+        }
+      }
+      res.write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ mode: request.mode, after: high || null })}\n\n`);
       while (!closed) {
         pending = false;
         const lookback = timeId(Date.now() - this.#options.lookbackMs);
         // Replaying history: from the last id sent; caught up: from a moment ago (late commits), skipping what was sent.
-        const lower = maxId(start ?? '', minId(high, lookback));
+        const lower = maxId(floor, minId(high, lookback));
         for (const id of sent) if (id <= lower) sent.delete(id);
-        const rows = await this.#read(request, lower);
-        for (const row of rows) {
-          if (closed) break;
-          if (sent.has(row.id)) continue;
-          sent.add(row.id);
-          if (row.id > high) high = row.id;
-          const body = JSON.stringify(envelopeOf(row.payload));
-          if (!res.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${body}\n\n`)) await drained(res);
+        // Page by page from `lower`: a full page of events sent already must not hold the reading in place.
+        for (let from = lower, full = true; full && !closed; ) {
+          const rows = await this.#read(request, from);
+          full = rows.length === PAGE;
+          if (rows.length > 0) from = rows[rows.length - 1]!.id;
+          for (const row of rows) {
+            if (closed) break;
+            if (sent.has(row.id)) continue;
+            sent.add(row.id);
+            if (row.id > high) high = row.id;
+            const body = JSON.stringify(envelopeOf(row.payload));
+            if (!res.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${body}\n\n`)) await drained(res);
+          }
         }
-        if (rows.length === PAGE || closed || pending) continue;
+        if (closed || pending) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#options.pollMs);
           wake = () => {
@@ -131,18 +147,6 @@ export class EventStreams {
       res.off('close', end);
       res.end();
     }
-  }
-
-  async #latestId(request: StreamRequest): Promise<string | undefined> {
-    const row = await this.#db
-      .selectFrom('events')
-      .select('id')
-      .where('reseller_id', '=', request.resellerId)
-      .where('mode', '=', request.mode)
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.id;
   }
 
   #read(request: StreamRequest, after: string) {
