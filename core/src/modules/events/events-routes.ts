@@ -34,7 +34,7 @@ const streamDescription = [
   'A Server-Sent Events stream (text/event-stream) of your events, the ones webhooks deliver, for forwarding to a local URL',
   '(`npm run admin -- listen`, the SDK\'s `client.events.listen()`): your process delivers them, so nothing has to reach your machine.',
   'The first message is `event: ready`; each event is `id: <event id>`, `event: <type>`, `data: <the exact JSON body a webhook delivery sends>`;',
-  'a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order.',
+  'a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order (an event committed late comes when it commits). Deduplicate on the event id.',
 ].join(' ');
 
 function lastEventId(headers: Record<string, string | string[] | undefined>): string | undefined {

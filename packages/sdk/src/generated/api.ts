@@ -576,7 +576,7 @@ export interface paths {
         };
         /**
          * Stream your events (Server-Sent Events) for local forwarding
-         * @description A Server-Sent Events stream (text/event-stream) of your events, the ones webhooks deliver, for forwarding to a local URL (`npm run admin -- listen`, the SDK's `client.events.listen()`): your process delivers them, so nothing has to reach your machine. The first message is `event: ready`; each event is `id: <event id>`, `event: <type>`, `data: <the exact JSON body a webhook delivery sends>`; a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order. A prk_test_ key streams sandbox events, a prk_live_ key live ones.
+         * @description A Server-Sent Events stream (text/event-stream) of your events, the ones webhooks deliver, for forwarding to a local URL (`npm run admin -- listen`, the SDK's `client.events.listen()`): your process delivers them, so nothing has to reach your machine. The first message is `event: ready`; each event is `id: <event id>`, `event: <type>`, `data: <the exact JSON body a webhook delivery sends>`; a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order (an event committed late comes when it commits). Deduplicate on the event id. A prk_test_ key streams sandbox events, a prk_live_ key live ones.
          */
         get: operations["streamEvents"];
         put?: never;
