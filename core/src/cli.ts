@@ -1,117 +1,136 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { adminCall, CliError, resolveTarget } from './cli/admin-client.ts';
+import { ALIASES, COMMANDS, type Command } from './cli/commands.ts';
+import { listen } from './cli/listen.ts';
 import { loadConfig } from './config.ts';
 
 /**
  * `npm run admin -- <command>`: the back-office operations from a terminal. It calls the
- * back-office HTTP API of a running service (PUBLIC_URL or http://HOST:PORT), with ADMIN_TOKEN
- * or the token generated into DATA_DIR.
+ * back-office HTTP API of a running service, found the way `npm start` printed it (--url, else
+ * PUBLIC_URL, else http://HOST:PORT), with --token, ADMIN_TOKEN or the token `npm start`
+ * generated into DATA_DIR. Answers are printed as JSON.
  */
-const USAGE = `usage: npm run admin -- <command> [options]
+const LISTEN: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples'> = {
+  name: 'listen',
+  usage: '(RESELLER_ID [--mode test|live] | --api-key prk_…) [--forward-to URL] [--events a,b] [--secret whsec_…] [--after evt_…]',
+  summary: "stream a reseller's events and deliver them, signed like webhooks, to a local URL",
+  details: [
+    '--forward-to URL the local receiver, e.g. http://localhost:4000/hooks (left out: events are only printed)',
+    '--mode test|live which events, with RESELLER_ID (default test: the sandbox)',
+    "--api-key KEY    stream with a reseller's API key instead (its mode); needs the webhooks:read scope",
+    '--events LIST    comma-separated event types (default: all)',
+    '--secret whsec_  sign with this secret (default: a new one, printed at start)',
+    '--after evt_…    first replay the events after this one',
+    '',
+    'Each event is POSTed with the exact body and headers of a webhook delivery (X-Service-Event,',
+    'X-Service-Delivery, X-Service-Attempt, X-Service-Timestamp, X-Service-Signature: v1=HMAC-SHA256',
+    'of "<timestamp>.<body>"), keyed with the session secret printed at start. This process makes',
+    'the local request: nothing connects to your machine. A dropped stream resumes where it stopped.',
+  ],
+  examples: ['npm run admin -- listen rsl_01J… --forward-to http://localhost:4000/hooks'],
+};
 
-  create-reseller --name N --email E --phone P [--discount PERCENT]
-  get-reseller ID
-  approve ID | suspend ID
-  create-key ID --mode live|test [--scopes a:read,b:write]   (no --scopes: every scope; --scopes '': none, only GET /me)
-  list-keys ID
-  revoke-key KEY_ID
-  top-up ID --amount CENTS [--reference TEXT] [--mode live|test]
-  save-card ID --token tok_visa
-  report-production ORDER_ID --status PROCESSING|PRINTING|SHIPPED|DELIVERED [--carrier C --tracking-number N --tracking-url U]
-`;
+const GLOBAL_OPTIONS = [
+  '--url URL        the service (default: PUBLIC_URL, else http://HOST:PORT, as `npm start` prints it)',
+  '--token TOKEN    the back-office token (default: ADMIN_TOKEN, else DATA_DIR/secrets.json from `npm start`)',
+  '--help, -h       help; `npm run admin -- <command> --help` for one command',
+];
 
-function adminToken(config: ReturnType<typeof loadConfig>): string {
-  if (config.ADMIN_TOKEN) return config.ADMIN_TOKEN;
-  try {
-    return (JSON.parse(readFileSync(path.resolve(config.DATA_DIR, 'secrets.json'), 'utf8')) as { adminToken: string }).adminToken;
-  } catch {
-    throw new Error('No ADMIN_TOKEN set and no generated token in DATA_DIR: start the service once or set ADMIN_TOKEN.');
-  }
+function usage(): string {
+  const all = [...COMMANDS, LISTEN];
+  const width = Math.max(...all.map((c) => c.name.length)) + 2;
+  return [
+    'usage: npm run admin -- <command> [arguments] [options]',
+    '',
+    'commands:',
+    ...all.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    'options of every command:',
+    ...GLOBAL_OPTIONS.map((l) => `  ${l}`),
+    '',
+  ].join('\n');
+}
+
+function commandHelp(c: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples'>): string {
+  return [
+    `usage: npm run admin -- ${c.name} ${c.usage}`,
+    '',
+    `  ${c.summary}`,
+    ...(c.details?.length ? ['', 'options:', ...c.details.map((l) => (l ? `  ${l}` : ''))] : []),
+    '',
+    ...GLOBAL_OPTIONS.map((l) => `  ${l}`),
+    ...(c.examples?.length ? ['', 'example:', ...c.examples.map((e) => `  ${e}`)] : []),
+    '',
+  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      email: { type: 'string' },
-      phone: { type: 'string' },
-      discount: { type: 'string' },
-      mode: { type: 'string' },
-      scopes: { type: 'string' },
-      amount: { type: 'string' },
-      reference: { type: 'string' },
-      token: { type: 'string' },
-      status: { type: 'string' },
-      carrier: { type: 'string' },
-      'tracking-number': { type: 'string' },
-      'tracking-url': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command, id] = positionals;
-  if (!command || values.help) {
-    process.stdout.write(USAGE);
-    return command ? 0 : 2;
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const n of [
+    'name', 'email', 'phone', 'discount', 'mode', 'scopes', 'amount', 'reference', 'token', 'status', 'carrier', 'tracking-number', 'tracking-url',
+    'search', 'limit', 'cursor', 'state', 'external-id', 'endpoint', 'store', 'url', 'forward-to', 'api-key', 'events', 'secret', 'after',
+  ]) {
+    options[n] = { type: 'string' };
+  }
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options });
+  const [name, ...args] = positionals;
+  if (!name || name === 'help') {
+    const about = args[0] && [...COMMANDS, LISTEN].find((c) => c.name === (ALIASES[args[0]!] ?? args[0]));
+    process.stdout.write(about ? commandHelp(about) : usage());
+    return name ? 0 : values.help ? 0 : 2;
+  }
+  const command = name === LISTEN.name ? LISTEN : COMMANDS.find((c) => c.name === (ALIASES[name] ?? name));
+  if (!command) {
+    process.stderr.write(`unknown command '${name}'\n\n${usage()}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(commandHelp(command));
+    return 0;
   }
   const config = loadConfig();
-  const base = `${config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`}/admin/v1`;
-  const call = async (method: string, p: string, body?: unknown): Promise<number> => {
-    const res = await fetch(`${base}${p}`, {
-      method,
-      headers: { authorization: `Bearer ${adminToken(config)}`, 'user-agent': 'print-api-admin-cli/1.0', ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
+  // The global --token is the back-office token; save-card's --token is the card's.
+  const target = resolveTarget(config, { url: values.url as string | undefined, token: command.name === 'save-card' ? undefined : (values.token as string | undefined) });
+  try {
+    if (command === LISTEN) {
+      const abort = new AbortController();
+      process.once('SIGINT', () => abort.abort());
+      process.once('SIGTERM', () => abort.abort());
+      const apiKey = values['api-key'] as string | undefined;
+      if (!apiKey && !args[0]) throw new CliError('missing RESELLER_ID (or --api-key)', 2);
+      const mode = (values.mode as string | undefined) ?? 'test';
+      if (mode !== 'test' && mode !== 'live') throw new CliError('--mode must be test or live', 2);
+      await listen({
+        target,
+        source: apiKey ? { apiKey } : { resellerId: args[0]!, mode },
+        forwardTo: values['forward-to'] as string | undefined,
+        secret: values.secret as string | undefined,
+        types: (values.events as string | undefined)?.split(',').map((t) => t.trim()).filter(Boolean),
+        after: values.after as string | undefined,
+        out: (line) => process.stdout.write(`${line}\n`),
+        signal: abort.signal,
+      });
+      return 0;
+    }
+    const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    return await (command as Command).run({
+      args,
+      values: values as Record<string, string | boolean | undefined>,
+      fetchJson: (method, p, body) => adminCall(target, method, p, body),
+      call: async (method, p, body) => {
+        const res = await adminCall(target, method, p, body);
+        print(res.body);
+        return res.status < 300 ? 0 : 1;
+      },
+      print,
+      note: (line) => process.stderr.write(`${line}\n`),
     });
-    process.stdout.write(`${JSON.stringify(await res.json(), null, 2)}\n`);
-    return res.ok ? 0 : 1;
-  };
-  const need = (v: string | undefined, what: string): string => {
-    if (!v) throw new Error(`${command} needs ${what}\n\n${USAGE}`);
-    return v;
-  };
-  switch (command) {
-    case 'create-reseller':
-      return call('POST', '/resellers', {
-        name: need(values.name, '--name'),
-        email: need(values.email, '--email'),
-        phone: need(values.phone, '--phone'),
-        discountPercent: Number(values.discount ?? 0),
-      });
-    case 'get-reseller':
-      return call('GET', `/resellers/${need(id, 'a reseller id')}`);
-    case 'approve':
-    case 'suspend':
-      return call('POST', `/resellers/${need(id, 'a reseller id')}/${command}`);
-    case 'create-key':
-      return call('POST', `/resellers/${need(id, 'a reseller id')}/api-keys`, {
-        mode: need(values.mode, '--mode live|test'),
-        // Left out, the key gets every scope; given empty (--scopes ''), none.
-        ...(values.scopes !== undefined ? { scopes: values.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '') } : {}),
-      });
-    case 'list-keys':
-      return call('GET', `/resellers/${need(id, 'a reseller id')}/api-keys`);
-    case 'revoke-key':
-      return call('DELETE', `/api-keys/${need(id, 'a key id')}`);
-    case 'top-up':
-      return call('POST', `/resellers/${need(id, 'a reseller id')}/wallet/top-ups`, {
-        amountCents: Number(need(values.amount, '--amount CENTS')),
-        ...(values.reference ? { reference: values.reference } : {}),
-        ...(values.mode ? { mode: values.mode } : {}),
-      });
-    case 'save-card':
-      return call('PUT', `/resellers/${need(id, 'a reseller id')}/card`, { token: need(values.token, '--token') });
-    case 'report-production':
-      return call('POST', `/orders/${need(id, 'an order id')}/production`, {
-        status: need(values.status, '--status'),
-        ...(values['tracking-number']
-          ? { tracking: { carrier: values.carrier ?? '', trackingNumber: values['tracking-number'], trackingUrl: values['tracking-url'] ?? '' } }
-          : {}),
-      });
-    default:
-      process.stderr.write(`unknown command '${command}'\n\n${USAGE}`);
+  } catch (err) {
+    if (err instanceof CliError && err.exitCode === 2) {
+      process.stderr.write(`${command.name}: ${err.message}\n\n${commandHelp(command)}`);
       return 2;
+    }
+    throw err;
   }
 }
 
@@ -119,6 +138,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: Error) => {
     process.stderr.write(`${err.message}\n`);
-    process.exit(1);
+    process.exit(err instanceof CliError ? err.exitCode : 1);
   },
 );

@@ -30,14 +30,19 @@ import { walletRoutes } from './modules/wallet/wallet-routes.ts';
 import { WalletService } from './modules/wallet/wallet-service.ts';
 import { createSafeFetch, type HostLookup } from './infra/safe-fetch/safe-fetch.ts';
 import { adminOrderRoutes } from './modules/admin/admin-order-routes.ts';
+import { adminLookupRoutes } from './modules/admin/admin-lookup-routes.ts';
 import { loadCatalog } from './modules/catalog/catalog.ts';
 import { catalogRoutes } from './modules/catalog/catalog-routes.ts';
 import { Outbox } from './modules/events/outbox.ts';
+import { EventStreams } from './modules/events/event-stream.ts';
+import { adminEventStreamRoutes, eventStreamRoutes } from './modules/events/events-routes.ts';
 import { Maintenance } from './modules/maintenance.ts';
 import { OrderPayments } from './modules/orders/order-payments.ts';
 import { ordersRoutes } from './modules/orders/orders-routes.ts';
 import { OrdersService } from './modules/orders/orders-service.ts';
 import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
+import { SampleFiles } from './modules/print-files/sample-files.ts';
+import { sampleFilesHandler } from './modules/print-files/sample-files-routes.ts';
 import { ProductionService } from './modules/production/production-service.ts';
 import type { ProductionPartner } from './modules/production/production-partner.ts';
 import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
@@ -177,11 +182,15 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ...(overrides.outboundCa ? { ca: overrides.outboundCa } : {}),
     ...(overrides.outboundLookup ? { lookup: overrides.outboundLookup } : {}),
   });
-  const files = new PrintFileChecker({ safeFetch });
+  // Where clients reach us: PUBLIC_URL, else the address `listen` got (PORT=0 picks one).
+  let listeningOrigin: string | undefined;
+  const samples = new SampleFiles({ catalog, origin: () => config.PUBLIC_URL ?? listeningOrigin ?? publicUrl });
+  const files = new PrintFileChecker({ safeFetch, samples });
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
   const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
+  const eventStreams = new EventStreams({ db, outbox, logger });
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
     db,
@@ -248,19 +257,35 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
     ],
+    apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [
       ...meRoutes(),
-      ...catalogRoutes({ catalog, cursors }),
+      ...catalogRoutes({ catalog, cursors, samples }),
       ...quotesRoutes({ quotes }),
       ...ordersRoutes({ orders, sources: connectors.platforms() }),
       ...walletRoutes({ wallet }),
       ...resellerProductsRoutes({ resellerProducts }),
       ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
       ...webhooks.routes(),
+      ...eventStreamRoutes({ streams: eventStreams }),
     ],
-    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
+    adminRoutes: [
+      ...adminAccountRoutes({ accounts, wallet, cards }),
+      ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
+      ...adminEventStreamRoutes({ streams: eventStreams, accounts }),
+      ...adminLookupRoutes({
+        accounts,
+        orders,
+        wallet,
+        endpoints: webhooks.endpoints,
+        deliveries: webhooks.deliveries,
+        stores,
+        cursors,
+        sources: connectors.platforms(),
+      }),
+    ],
   });
 
   let server: Server | undefined;
@@ -282,7 +307,12 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     },
     listen: () =>
       new Promise<Server>((resolve, reject) => {
-        const s = app.listen(config.PORT, config.HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
+        const s = app.listen(config.PORT, config.HOST, (err?: Error) => {
+          if (err) return reject(err);
+          const address = s.address();
+          if (address && typeof address === 'object') listeningOrigin = `http://${/^(0\.0\.0\.0|::)$/.test(config.HOST) ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${address.port}`;
+          resolve(s);
+        });
         s.on('connection', (socket) => {
           sockets.add(socket);
           socket.on('close', () => sockets.delete(socket));
@@ -290,6 +320,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
         server = s;
       }),
     close: async () => {
+      // Open event streams end now (their clients reconnect elsewhere with Last-Event-ID), not at the socket timeout.
+      eventStreams.close();
       if (server) {
         const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
         server.closeIdleConnections();

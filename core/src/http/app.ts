@@ -37,6 +37,11 @@ export interface HttpAppDeps {
    * JSON body, key and rate limit).
    */
   rootRoutes?: AnyRoute[];
+  /**
+   * Public handlers under the API's base path, before its JSON body and key check (after the
+   * User-Agent guard): the sample print files, the error reference.
+   */
+  apiPublicHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Per-request hooks (metrics). */
@@ -64,12 +69,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     serverUrl: `${deps.publicUrl}${API_BASE}`,
     routes: deps.apiRoutes,
   });
+  app.locals.apiOpenApi = openapi;
   const api = express.Router();
   api.use(userAgentGuard(deps.blockedUserAgents));
   api.get('/openapi.json', (_req, res) => void res.json(openapi));
   api.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${API_BASE}/openapi.json`, `${API_BASE}/docs/assets`)));
   api.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(DOCS_INIT));
   api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
+  for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
   api.use(jsonBody());
   api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
   // The routes as mounted (the OpenAPI test compares them with the description).

@@ -67,7 +67,12 @@ export function buildOpenApi(opts: { title: string; description: string; serverU
     );
     const responses: Record<string, JsonSchema> = {};
     for (const [status, r] of Object.entries(route.responses)) {
-      responses[status] = { description: r.description, ...(r.schema ? { content: { 'application/json': { schema: toSchema(r.schema, 'output') } } } : {}) };
+      const content = r.schema
+        ? { 'application/json': { schema: toSchema(r.schema, 'output') } }
+        : r.contentType
+          ? { [r.contentType]: { schema: { type: 'string' } } }
+          : undefined;
+      responses[status] = { description: r.description, ...(content ? { content } : {}) };
     }
     for (const status of [...new Set(errors.map((e) => e.status))].sort()) {
       const codes = errors.filter((e) => e.status === status);

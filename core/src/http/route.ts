@@ -81,7 +81,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   rawBody?: { limit: string };
   /** Extra request headers to document (e.g. Idempotency-Key). */
   headers?: Array<{ name: string; required: boolean; description: string }>;
-  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** `contentType`: a body that is not JSON (`text/event-stream`), documented as text. */
+  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   errors?: DocumentedError[];
   handle(ctx: RouteContext<P, Q, B>): Promise<Reply>;
 }

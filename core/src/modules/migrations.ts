@@ -3,7 +3,7 @@ import { accountsMigration } from './accounts/accounts-tables.ts';
 import { paymentsMigration } from './payments/payments-tables.ts';
 import { walletMigration } from './wallet/wallet-tables.ts';
 import { queueMigration } from '../infra/queue/queue-tables.ts';
-import { eventsMigration } from './events/events-tables.ts';
+import { eventStreamIndexMigration, eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
 import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
@@ -27,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0013_reseller_products_mode': resellerProductsModeMigration,
   '0014_store_sync_and_redaction': storeSyncAndRedactionMigration,
   '0015_store_listings': storeListingsMigration,
+  '0016_events_stream_index': eventStreamIndexMigration,
 };

@@ -26,7 +26,20 @@ export function rawRequest(baseUrl: string, request: { method: string; target: s
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
     const chunks: Buffer[] = [];
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let headChecked = false;
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (headChecked) return;
+      const received = Buffer.concat(chunks);
+      const end = received.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      headChecked = true;
+      // An event stream (GET /events/stream) never ends by itself: its answer is the head.
+      if (/^content-type:\s*text\/event-stream/im.test(received.subarray(0, end).toString('latin1'))) {
+        settle();
+        socket.destroy();
+      }
+    });
     let settled = false;
     const settle = (err?: Error) => {
       if (settled) return;

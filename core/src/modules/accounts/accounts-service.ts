@@ -1,5 +1,6 @@
 import { ApiError, notFound } from '../../http/api-error.ts';
 import type { AuthContext } from '../../http/auth-context.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
@@ -65,6 +66,29 @@ export class AccountsService {
       .returningAll()
       .executeTakeFirstOrThrow();
     return toReseller(row);
+  }
+
+  /**
+   * The back-office's list, newest first: `q` matches the id exactly or a part of the name or
+   * e-mail (case-insensitive), `status` filters. Keyset pages on (created_at, id).
+   */
+  async listResellers(
+    cursors: CursorCodec,
+    query: { q?: string | undefined; status?: ResellerStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<ListEnvelope<Reseller>> {
+    const page = resolvePage(cursors, 'resellers', query);
+    let q = this.#db.selectFrom('resellers').selectAll();
+    if (query.status) q = q.where('status', '=', query.status);
+    if (query.q) {
+      const like = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q = q.where((eb) => eb.or([eb('id', '=', query.q!), eb(eb.fn('lower', ['name']), 'like', like), eb(eb.fn('lower', ['email']), 'like', like)]));
+    }
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return listEnvelope(cursors, 'resellers', page, rows, (r) => [r.created_at.toISOString(), r.id], toReseller);
   }
 
   async getReseller(id: string): Promise<Reseller> {

@@ -111,12 +111,17 @@ export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: Wa
       auth: 'admin',
       params: idParams,
       body: topUpBody,
-      responses: { 201: { description: 'The ledger entry', schema: z.object({ data: ledgerEntrySchema }) } },
+      responses: {
+        201: {
+          description: 'The ledger entry, with the wallet it credited (`mode`: live or test)',
+          schema: z.object({ data: ledgerEntrySchema.extend({ mode: z.enum(['live', 'test']) }) }),
+        },
+      },
       errors: [notFound],
       handle: async ({ params, body }) => {
         await accounts.getReseller(params.id);
         const entry = await wallet.topUp({ resellerId: params.id, mode: body.mode, amountCents: body.amountCents, reference: body.reference });
-        return { status: 201, body: { data: entry } };
+        return { status: 201, body: { data: { ...entry, mode: body.mode } } };
       },
     }),
     defineRoute({

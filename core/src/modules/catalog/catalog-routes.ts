@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../http/api-error.ts';
 import { listEnvelope, listEnvelopeSchema, pageQueryShape, resolvePage, type CursorCodec } from '../../http/pagination.ts';
 import { constantBody, defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { SampleFiles } from '../print-files/sample-files.ts';
 import type { Catalog } from './catalog.ts';
 import type { Product } from './catalog-schema.ts';
 import { toProductDetail, toProductSummary } from './product-views.ts';
@@ -17,17 +18,34 @@ const productSummarySchema = z.looseObject({
   quantity: z.looseObject({ pricedBy: z.enum(['copies', 'piece']) }),
   options: z.array(z.looseObject({ key: z.string(), name: z.string(), default: z.union([z.string(), z.number()]), values: z.array(z.looseObject({ value: z.union([z.string(), z.number()]), label: z.string() })) })),
 });
-const productDetailSchema = productSummarySchema.extend({ fileRequirements: z.looseObject({}) });
+const sampleFileSchema = z.object({
+  format: z.string().meta({ description: 'The value of the size option it fits, or `standard` for a product of one size.' }),
+  trimSizeMm: z.object({ width: z.number(), height: z.number() }),
+  bleedMm: z.number(),
+  pageSizeMm: z.object({ width: z.number(), height: z.number() }).meta({ description: 'The PDF page: the trim size with the bleed on every side.' }),
+  url: z.string().meta({ description: 'Use it as a line\'s fileUrl with a prk_test_ key: resolved by the service itself, nothing is fetched.' }),
+});
+const productDetailSchema = productSummarySchema.extend({
+  fileRequirements: z.looseObject({}),
+  sampleFiles: z
+    .array(sampleFileSchema)
+    .optional()
+    .meta({ description: 'Test keys only: a print-ready sample PDF per format of the product, so a sandbox order completes without a file host.' }),
+});
 
 /** GET /products and GET /products/{id}: the catalogue, in four languages. */
-export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec }): AnyRoute[] {
-  const { catalog, cursors } = deps;
-  // The catalogue is fixed for the life of the process: each product page is built once per language.
+export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec; samples?: SampleFiles }): AnyRoute[] {
+  const { catalog, cursors, samples } = deps;
+  // The catalogue is fixed for the life of the process: each product page is built once per
+  // language (and, with the sample files test keys see, once more per language for them).
   const details = new Map<string, { data: unknown }>();
-  const detail = (product: Product, lang: (typeof LANGS)[number]) => {
-    const key = `${product.id}\u0000${lang}`;
+  const detail = (product: Product, lang: (typeof LANGS)[number], test: boolean) => {
+    const key = `${product.id}\u0000${lang}\u0000${test}`;
     let body = details.get(key);
-    if (!body) details.set(key, (body = constantBody({ data: toProductDetail(product, lang) })));
+    if (!body) {
+      const view = toProductDetail(product, lang);
+      details.set(key, (body = constantBody({ data: test && samples ? { ...view, sampleFiles: samples.list(product) } : view })));
+    }
     return body;
   };
   return [
@@ -59,7 +77,7 @@ export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec }):
       path: '/products/{id}',
       operationId: 'getProduct',
       summary: 'Product with options and file requirements',
-      description: 'The id may be the product id or its slug in any language. Options are exactly those of the product page, each with its default and allowed values.',
+      description: 'The id may be the product id or its slug in any language. Options are exactly those of the product page, each with its default and allowed values. For a test (prk_test_) key, sampleFiles lists a print-ready sample PDF per format, served by the service itself: use its url as a fileUrl and a sandbox order runs to DELIVERED with no file host.',
       tags,
       auth: 'apiKey',
       scope: 'catalog:read',
@@ -67,10 +85,10 @@ export function catalogRoutes(deps: { catalog: Catalog; cursors: CursorCodec }):
       query: z.strictObject({ lang: z.enum(LANGS).default('nl').meta({ description: 'Language of names and options (default nl).' }) }),
       responses: { 200: { description: 'The product', schema: z.object({ data: productDetailSchema }) } },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown product.' }],
-      handle: async ({ params, query }) => {
+      handle: async ({ params, query, auth }) => {
         const product = catalog.find(params.id);
         if (!product) throw notFound('product', params.id);
-        return { status: 200, body: detail(product, query.lang) };
+        return { status: 200, body: detail(product, query.lang, auth.mode === 'test') };
       },
     }),
   ];

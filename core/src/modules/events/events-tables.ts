@@ -39,3 +39,10 @@ export const eventsMigration = {
     await db.schema.createIndex('events_order_idx').on('events').columns(['order_id', 'created_at']).execute();
   },
 };
+
+/** The index the event stream (`GET /events/stream`) reads by: one reseller's events of one mode, in id order. */
+export const eventStreamIndexMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`create index if not exists events_reseller_mode_id_idx on events (reseller_id, mode, id)`.execute(db);
+  },
+};

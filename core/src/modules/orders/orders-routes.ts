@@ -111,7 +111,7 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:write',
       params: z.object({ id: z.string().min(1).max(64), line: z.string().regex(/^\d{1,3}$/, 'must be a line number').transform(Number) }),
-      body: z.strictObject({ fileUrl: z.url({ protocol: /^https$/, message: 'fileUrl must be an https URL' }).max(2048) }),
+      body: z.strictObject({ fileUrl: z.url({ message: 'fileUrl must be a URL' }).max(2048).meta({ description: 'Public https URL of the print file, checked as at placement (a non-https URL is 422 invalid_file_url).' }) }),
       responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }) } },
       errors: [
         orderNotFound,

@@ -23,12 +23,12 @@ export const orderLineInputSchema = z
     quantity: z.number().int().min(1).max(1_000_000),
     options: z.record(z.string().max(64), optionValue).optional(),
     fileUrl: z
-      .url({ protocol: /^https$/, message: 'fileUrl must be an https URL' })
+      .url({ message: 'fileUrl must be a URL' })
       .max(2048)
       .optional()
       .meta({
         description:
-          'Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand). Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.',
+          'Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand); any other scheme, a private address or an unusable file is 422 invalid_file_url. With a prk_test_ key, one of the sample files of GET /products/{id} (sampleFiles) also works. Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.',
       }),
   })
   .refine((l) => (l.productId === undefined) !== (l.resellerSku === undefined), {

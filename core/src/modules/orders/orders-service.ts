@@ -30,7 +30,7 @@ export interface Tenant {
 
 /** Checks print files by URL; identical URLs are fetched once. */
 export interface FileChecker {
-  checkMany(urls: string[]): Promise<Map<string, PrintFileCheck>>;
+  checkMany(urls: string[], opts?: { sandbox?: boolean }): Promise<Map<string, PrintFileCheck>>;
 }
 
 class IdempotencyRace extends Error {}
@@ -239,7 +239,7 @@ export class OrdersService {
       discountBps: reseller.discount_bps,
       knownSkus,
     });
-    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))]);
+    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))], { sandbox: tenant.mode === 'test' });
     const fileProblems: ErrorDetail[] = [];
     const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
       if (!l.fileUrl) return { status: 'missing', type: null };
@@ -329,6 +329,13 @@ export class OrdersService {
     return toOrderView(loaded.order, loaded.lines);
   }
 
+  /** Any account's order (the back-office), with its owner and mode. */
+  async getById(id: string): Promise<OrderView & { resellerId: string; mode: Mode }> {
+    const loaded = await loadOrder(this.#db, id);
+    if (!loaded) throw notFound('order', id);
+    return { ...toOrderView(loaded.order, loaded.lines), resellerId: loaded.order.reseller_id, mode: loaded.order.mode };
+  }
+
   /** Newest first, keyset-paginated on (created_at, id). */
   async list(
     tenant: Tenant,
@@ -403,7 +410,7 @@ export class OrdersService {
       throw conflict('order_not_awaiting_file', `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`);
     }
     if (!current.lines.some((l) => l.line === line)) throw notFound('order line', `${id}/${line}`);
-    const check = (await this.#files.checkMany([fileUrl])).get(fileUrl)!;
+    const check = (await this.#files.checkMany([fileUrl], { sandbox: tenant.mode === 'test' })).get(fileUrl)!;
     if (!check.ok) {
       throw unprocessable('invalid_file_url', `Line ${line}: ${check.reason}`, [{ line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
     }

@@ -9,7 +9,8 @@ const perMode =
   'Test and live products are separate, like orders: a `prk_test_` key lists, reads, prices with and changes only its test products, a `prk_live_` key only its live ones, and a store uses the products of the mode it was connected with. The same SKU may exist in both modes.';
 const optionValues = z.record(z.string().max(64), z.union([z.string().max(100), z.number().finite()]));
 const sku = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may contain letters, digits, dot, underscore and hyphen only');
-const httpsUrl = z.url({ protocol: /^https$/, message: 'must be an https URL' }).max(2048);
+// Any scheme parses; the file check answers a non-https one with 422 invalid_file_url, like every file URL problem.
+const httpsUrl = z.url({ message: 'must be a URL' }).max(2048);
 
 const resellerProductSchema = z.object({
   id: z.string(),

@@ -85,7 +85,7 @@ export class ResellerProductsService implements SkuResolver {
   }
 
   async create(owner: SkuOwner, input: ResellerProductInput): Promise<ResellerProduct> {
-    const checked = await this.#check(input.productId, input.options ?? {}, input.fileUrl ?? null);
+    const checked = await this.#check(input.productId, input.options ?? {}, input.fileUrl ?? null, owner.mode === 'test');
     const now = new Date();
     const row = await this.#db
       .insertInto('reseller_products')
@@ -122,7 +122,7 @@ export class ResellerProductsService implements SkuResolver {
     // A new product starts from its own defaults; otherwise the patch refines the stored options.
     const options = productChanges ? (patch.options ?? {}) : { ...current.options, ...(patch.options ?? {}) };
     const fileUrl = patch.fileUrl !== undefined ? patch.fileUrl : current.file_url;
-    const checked = await this.#check(patch.productId ?? current.product_id, options, patch.fileUrl !== undefined ? fileUrl : null);
+    const checked = await this.#check(patch.productId ?? current.product_id, options, patch.fileUrl !== undefined ? fileUrl : null, owner.mode === 'test');
     // A store sells it under this SKU: under another, its orders would no longer find it.
     if (patch.sku !== undefined && patch.sku.toLowerCase() !== current.sku_key) await this.#refuseWhileListed(current, 'change the SKU in the store (and sync it) or unlink it first');
     try {
@@ -211,7 +211,7 @@ export class ResellerProductsService implements SkuResolver {
   }
 
   /** The product exists, the options are valid customer options (defaults added), the file is usable. */
-  async #check(productRef: string, options: Record<string, string | number>, fileUrl: string | null) {
+  async #check(productRef: string, options: Record<string, string | number>, fileUrl: string | null, sandbox: boolean) {
     const product = this.#catalog.find(productRef);
     if (!product) {
       throw unprocessable('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
@@ -219,7 +219,7 @@ export class ResellerProductsService implements SkuResolver {
     const result = validateFixedOptions(product, options);
     if (!result.ok) throw unprocessableLines(result.problems);
     if (fileUrl) {
-      const check = (await this.#files.checkMany([fileUrl])).get(fileUrl)!;
+      const check = (await this.#files.checkMany([fileUrl], { sandbox })).get(fileUrl)!;
       if (!check.ok) throw unprocessable('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
     }
     return { productId: product.id, options: result.options };

@@ -11,7 +11,7 @@ import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
-const storeSchema = z.object({
+export const storeSchema = z.object({
   id: z.string(),
   platform: z.string(),
   externalId: z.string(),
@@ -33,7 +33,7 @@ const linkSchema = z.object({
   createdAt: z.string(),
 });
 const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
-const ingestSchema = z.object({
+export const ingestSchema = z.object({
   id: z.string(),
   externalOrderId: z.string(),
   externalName: z.string().nullable(),

@@ -536,7 +536,7 @@ function capParam(c: ClaimCap): { cap: number; until: string } {
 }
 
 /** The event body in its documented field order (the stored jsonb does not keep key order). */
-function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
+export function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
   return {
     id: String(payload.id),
     type: String(payload.type),

@@ -1,0 +1,2 @@
+/** This package's version (sent in the User-Agent); a test holds it equal to package.json's. */
+export const SDK_VERSION = '0.2.0';
