@@ -45,6 +45,12 @@ export interface StoreOrder {
   updatedAt: string;
   lines: StoreOrderLine[];
   recipient: StoreRecipient | null;
+  /**
+   * Why `recipient` is null, when the platform withholds the address (Etsy shares it with
+   * approved apps only, Amazon behind a restricted-data token): the order is recorded as
+   * waiting for its address with this reason, never placed without one.
+   */
+  recipientMissing?: string | undefined;
 }
 
 /** Tracking pushed back to the store when our order ships. */
