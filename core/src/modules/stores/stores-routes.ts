@@ -32,7 +32,7 @@ const linkSchema = z.object({
   discovered: z.boolean(),
   createdAt: z.string(),
 });
-const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
+const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'waiting_address', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
 const ingestSchema = z.object({
   id: z.string(),
   externalOrderId: z.string(),
