@@ -23,6 +23,8 @@ export interface SeenCall {
   headers: Headers;
   body: string;
   at: number;
+  /** What the fake answered. */
+  status?: number;
 }
 
 interface Grant {
@@ -217,6 +219,7 @@ export class FakeEtsy {
     const call: SeenCall = { method: req.method, path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
     this.calls.push(call);
     const reply = this.#route(call);
+    call.status = reply[0];
     if (process.env.ETSY_FAKE_DEBUG) process.stderr.write(`fake etsy: ${call.method} ${call.path}?${call.query} -> ${reply[0]} ${reply[0] >= 400 ? JSON.stringify(reply[1]) : ''}\n`);
     return [reply[0], reply[1], { ...this.#budgetHeaders(), 'x-etsy-request-uuid': randomBytes(8).toString('hex'), ...(reply[2] ?? {}) }];
   }
