@@ -6,6 +6,7 @@ import { SecretBox } from '../core/src/infra/crypto.ts';
 import { newId } from '../core/src/infra/ids.ts';
 import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with { type: 'json' };
 import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with { type: 'json' };
+import { etsyBench } from './connectors/etsy.ts';
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
@@ -16,10 +17,10 @@ const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 const ACK_RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const SKU = 'POSTER-TULIPS';
 
-interface Platform {
+export interface Platform {
   name: string;
   slug: string;
-  platform: 'SHOPIFY' | 'WOOCOMMERCE';
+  platform: string;
   externalId: (ctx: BenchContext) => string;
   credentials: (ctx: BenchContext) => unknown;
   /** The signed delivery of store order number `n`. */
@@ -55,6 +56,7 @@ const platforms: Platform[] = [
     storeSecret: true,
     delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
   },
+  etsyBench,
 ];
 
 /**
@@ -124,7 +126,7 @@ export const connectorIngestScenario: Scenario = {
       return [];
     }
     const rows: Measured[] = [];
-    // BENCH_PLATFORMS=shopify,woocommerce (default: both)
+    // BENCH_PLATFORMS=shopify,woocommerce,etsy (default: all)
     const only = process.env.BENCH_PLATFORMS?.split(',').filter(Boolean);
     for (const p of platforms.filter((x) => !only || only.includes(x.slug))) {
       const { key } = await benchReseller(ctx, 0);

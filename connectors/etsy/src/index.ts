@@ -33,9 +33,10 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
     examples: { connect: { refreshToken: '12345678.JNGIJtvLmwfDMhlYoOJl8aLR1BWottyHC6yhNcg0SUEGwbH5Ij7FJd1iOoDXUD5Dd2iLy8azDV' } },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
-    // Etsy's limits are per app (every shop shares them; 10 a second by default, more when
-    // granted): a shop takes at most 5 of them, and the x-limit-* headers are honoured on top.
-    rateLimit: { max: 5, durationMs: 1000 },
+    // Etsy's limits are per app (every shop shares them): 10 calls a second by default (more
+    // when Etsy grants it). A shop takes at most that; Etsy's x-limit-*/x-remaining-* headers
+    // and its 429s are honoured on top (etsy-client.ts).
+    rateLimit: { max: 10, durationMs: 1000 },
     pollIntervalMs: 10 * 60_000,
   },
 
