@@ -104,21 +104,39 @@ export const receiptsCursor = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOK
 
 export async function pollReceipts(client: EtsyClient, shopId: string, cursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = receiptsCursor.read(cursor, now);
+  // Whole seconds, inclusive: `since` rounded down keeps the row at the boundary (read again, harmless).
+  const minLastModified = Math.max(946684800, Math.floor(at.since.getTime() / 1000));
   const page = parsePayload(
     receiptsPage,
     await client.call({
       method: 'GET',
       path: `/shops/${shopId}/receipts`,
-      // Whole seconds, inclusive: `since` rounded down keeps the row at the boundary (read again, harmless).
-      query: { was_paid: true, was_shipped: false, was_canceled: false, min_last_modified: Math.max(946684800, Math.floor(at.since.getTime() / 1000)), sort_on: 'updated', sort_order: 'asc', limit: PAGE_SIZE, offset: at.offset },
+      query: { was_paid: true, was_shipped: false, was_canceled: false, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'asc', limit: PAGE_SIZE, offset: at.offset },
       operation: 'getShopReceipts',
     }),
     'Etsy receipts',
   );
+  // Once a run: the receipts cancelled in the window, which the query above leaves out (Etsy
+  // documents no cancellation webhook): ours is cancelled while that is possible.
+  const cancelled = at.firstPage && at.offset === 0 ? await cancelledSince(client, shopId, minLastModified) : [];
   return {
-    orders: page.results.map(toStoreOrder),
+    orders: [...page.results.map(toStoreOrder), ...cancelled],
     nextCursor: receiptsCursor.next(at, { updatedAt: page.results.map((r) => time(r, 'update')), more: page.results.length === PAGE_SIZE }),
   };
+}
+
+async function cancelledSince(client: EtsyClient, shopId: string, minLastModified: number): Promise<StoreOrder[]> {
+  const page = parsePayload(
+    receiptsPage,
+    await client.call({
+      method: 'GET',
+      path: `/shops/${shopId}/receipts`,
+      query: { was_canceled: true, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE },
+      operation: 'getShopReceipts',
+    }),
+    'Etsy receipts',
+  );
+  return page.results.map(toStoreOrder).filter((o) => o.cancelled);
 }
 
 /** Receipts by id (a thin webhook names one): a receipt the shop no longer has is left out. */

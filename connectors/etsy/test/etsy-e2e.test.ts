@@ -185,6 +185,26 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect((await t.api(reseller.key, 'GET', `/orders/${order!.id}`)).body.data.carrierContact).to.deep.equal({ emailSource: 'reseller', phoneSource: 'reseller' });
     });
 
+    it('catches, on a sync, a cancellation no webhook told (the paid-unshipped query leaves cancelled receipts out)', async () => {
+      const { reseller, shop, storeId } = await connected();
+      const at = (minutesAgo: number) => new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      const id = etsy.nextReceiptId();
+      etsy.saveReceipt(shop, receiptOf({ id, paid: true, updatedAt: at(3), lines: [{ sku: POSTER_SKU, quantity: 1 }] }));
+      await etsy.deliver(shop, id);
+      const placed = await settled(storeId, id);
+      expect(placed.status).to.equal('placed');
+      etsy.saveReceipt(shop, receiptOf({ id, paid: true, cancelled: true, updatedAt: at(1), lines: [{ sku: POSTER_SKU, quantity: 1 }] }));
+      await eventually(async () => {
+        const res = await t.api(reseller.key, 'POST', `/stores/${storeId}/sync`);
+        return res.status === 202;
+      }, 'a sync accepted');
+      await eventually(async () => (await ingest(storeId, id))?.status === 'cancelled', 'the cancellation ingested');
+      expect((await t.api(reseller.key, 'GET', `/orders/${placed.order_id}`)).body.data.state).to.equal('CANCELLED');
+      const asked = etsy.seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts$`)).map((c) => Object.fromEntries(c.query));
+      expect(asked.some((q) => q.was_canceled === 'true')).to.equal(true);
+      expect(asked.filter((q) => q.was_canceled === 'false').every((q) => q.was_paid === 'true' && q.was_shipped === 'false' && q.sort_on === 'updated')).to.equal(true);
+    });
+
     it("waits out Etsy's 429 (no Retry-After: the second's budget) and fetches the receipt again", async () => {
       const { shop, storeId } = await connected();
       const id = paidReceipt(shop);
