@@ -1,4 +1,5 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { z } from 'zod';
 import { connectSchema, credentialsSchema, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { listEtsyListings } from './listings.ts';
@@ -45,6 +46,8 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   },
 
   install: {
+    // Nothing to give besides `returnUrl`: the shop is the one of the Etsy user who consents.
+    inputSchema: z.strictObject({}),
     async begin(ctx, { state, callbackUrl }) {
       return { redirectUrl: consentUrl(ctx.settings, { state, callbackUrl }) };
     },

@@ -2,4 +2,4 @@ import { connectorConformance } from '@print-api/connector-kit/testing';
 import { etsyConnector } from '../src/index.ts';
 import { EtsyPlatform } from './etsy-platform.ts';
 
-connectorConformance({ connector: etsyConnector, fakePlatform: () => new EtsyPlatform(), env: process.env.ETSY_TEST_LOG ? { LOG_LEVEL: process.env.ETSY_TEST_LOG } : {} });
+connectorConformance({ connector: etsyConnector, fakePlatform: () => new EtsyPlatform() });

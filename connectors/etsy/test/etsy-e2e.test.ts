@@ -110,6 +110,14 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect((await t.api(reseller.key, 'GET', '/stores')).body.data).to.have.length(1);
     });
 
+    it('an install link takes no fields besides returnUrl (the shop is the consenting user\'s)', async () => {
+      const reseller = await posterReseller(t, files);
+      const res = await t.api(reseller.key, 'POST', '/stores/install-links', { platform: 'ETSY', shop: '12345' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_request');
+      expect(res.body.error.message).to.match(/^The Etsy install fields are invalid: /);
+    });
+
     it('POST /stores with a refresh token issued to this app connects its shop; a refused one is said so', async () => {
       const reseller = await posterReseller(t, files);
       const shop = etsy.addShop();
