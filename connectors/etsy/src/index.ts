@@ -63,8 +63,8 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
 
   verifyWebhook: (req, secrets) => verifyEtsyWebhook(req, secrets.settings, new Date()),
 
-  async parseWebhook(_ctx, store, req) {
-    return webhookContent(req, store.externalId);
+  async parseWebhook(ctx, store, req) {
+    return webhookContent(req, store.externalId, (message, meta) => ctx.logger.warn(message, meta));
   },
 
   async fetchOrders(ctx, store, externalOrderIds) {

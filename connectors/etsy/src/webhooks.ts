@@ -64,14 +64,18 @@ export function verifyEtsyWebhook(req: InboundWebhook, settings: EtsySettings, n
   return { ok: true, topic: p?.event_type ?? 'unknown', eventId: verdict.id, occurredAt: verdict.timestamp.toISOString() };
 }
 
-/** What a verified delivery means: the receipt it names, fetched (for the shop it was routed to). */
-export function webhookContent(req: InboundWebhook, shopId: string): WebhookContent {
+/**
+ * What a verified delivery means: the receipt it names, fetched from the shop it was routed
+ * to (with that shop's token: a receipt of another shop is not found there). A `resource_url`
+ * naming another shop than `shop_id` (Etsy's own example payload does) is reported to `warn`.
+ */
+export function webhookContent(req: InboundWebhook, shopId: string, warn: (message: string, meta: Record<string, unknown>) => void = () => undefined): WebhookContent {
   const p = payloadOf(req);
   if (!p) return { kind: 'ignored', reason: 'the body is not an Etsy event' };
   const type = p.event_type?.toLowerCase() ?? '';
   if (!RECEIPT_EVENTS.has(type)) return { kind: 'ignored', reason: `event ${p.event_type ?? '(none)'} is not one we act on` };
   const resource = parseResourceUrl(p.resource_url);
   if (!resource) return { kind: 'ignored', reason: `resource_url is not an Etsy receipt: ${String(p.resource_url).slice(0, 200)}` };
-  if (resource.shopId !== shopId) return { kind: 'ignored', reason: `resource_url names shop ${resource.shopId}, not ${shopId}` };
+  if (resource.shopId !== shopId) warn('Etsy webhook: resource_url names another shop than shop_id; the receipt is looked up in the shop it was routed to', { shopId, resourceShopId: resource.shopId });
   return { kind: 'fetch', externalOrderIds: [resource.receiptId] };
 }

@@ -88,6 +88,10 @@ describe('Etsy webhooks: the thin payload', () => {
     expect(webhookContent(body(paid), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
     expect(webhookContent(body({ ...paid, event_type: 'order.canceled' }), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
     expect(webhookContent(body({ ...paid, event_type: 'listing.updated' }), '12345')).to.deep.include({ kind: 'ignored' });
-    expect(webhookContent(body({ ...paid, resource_url: 'https://openapi.etsy.com/v3/application/shops/999/receipts/54321' }), '12345')).to.deep.equal({ kind: 'ignored', reason: 'resource_url names shop 999, not 12345' });
+    // Etsy's own example names shop 42 in shop_id and 12345 in resource_url: the receipt is looked up in the shop routed to, and the mismatch reported.
+    const warnings: unknown[] = [];
+    expect(webhookContent(body(webhookFixture), '42', (m, meta) => warnings.push([m, meta]))).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
+    expect(warnings).to.have.length(1);
+    expect(webhookContent(body({ ...paid, resource_url: 'https://evil.example/v3/application/shops/12345/receipts/54321' }), '12345')).to.deep.include({ kind: 'ignored' });
   });
 });
