@@ -40,11 +40,16 @@ export class StoreCalls {
 
   /**
    * Takes one of the store's calls under the platform's rate limit, or has the job wait (no
-   * attempt spent) until the window allows one.
+   * attempt spent) until the window its turn falls in: the n-th job turned away in a window
+   * waits n / limit windows more, so a backlog (thin webhooks, each fetching its order) comes
+   * back a budget's worth per window instead of all at once every window.
    */
   async slot(store: StoreRow): Promise<void> {
     const decision = await this.#limiters.get(store.platform)?.consume(store.id);
-    if (decision && !decision.allowed) throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext));
+    if (decision && !decision.allowed) {
+      const later = decision.over ? Math.floor((decision.over.rank - 1) / Math.max(1, decision.limit)) * decision.over.windowMs : 0;
+      throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext + later));
+    }
   }
 
   /**
