@@ -6,6 +6,7 @@ import { SecretBox } from '../core/src/infra/crypto.ts';
 import { newId } from '../core/src/infra/ids.ts';
 import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with { type: 'json' };
 import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with { type: 'json' };
+import { etsyBench } from './connectors/etsy.ts';
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
@@ -64,6 +65,7 @@ const platforms: Platform[] = [
   },
   wixBench,
   tiktokShopBench,
+  etsyBench,
 ];
 
 /**
@@ -133,7 +135,7 @@ export const connectorIngestScenario: Scenario = {
       return [];
     }
     const rows: Measured[] = [];
-    // BENCH_PLATFORMS=shopify,woocommerce (default: both)
+    // BENCH_PLATFORMS=shopify,woocommerce,etsy (default: all)
     const only = process.env.BENCH_PLATFORMS?.split(',').filter(Boolean);
     for (const p of platforms.filter((x) => !only || only.includes(x.slug))) {
       const { key } = await benchReseller(ctx, 0);

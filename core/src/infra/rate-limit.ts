@@ -10,6 +10,12 @@ export interface RateLimitDecision {
   resetSeconds: number;
   /** Milliseconds until the window resets (for a job that waits rather than a client). */
   msBeforeNext: number;
+  /**
+   * A refusal's place among the refusals of this window (1: the first one over the limit), and
+   * the window's length: work that waits can wait for the window its turn falls in rather than
+   * all come back at the next one.
+   */
+  over?: { rank: number; windowMs: number };
 }
 
 /** The rate-limit port: one counter per key per window, shared by every process when backed by Redis. */
@@ -72,7 +78,14 @@ export function createRateLimiter(
         return { allowed: true, limit: points, remaining: res.remainingPoints, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), msBeforeNext: res.msBeforeNext };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
-          return { allowed: false, limit: points, remaining: 0, resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), msBeforeNext: rejection.msBeforeNext };
+          return {
+            allowed: false,
+            limit: points,
+            remaining: 0,
+            resetSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)),
+            msBeforeNext: rejection.msBeforeNext,
+            over: { rank: Math.max(1, rejection.consumedPoints - points), windowMs: duration * 1000 },
+          };
         }
         throw rejection;
       }

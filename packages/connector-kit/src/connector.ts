@@ -309,7 +309,14 @@ export interface Connector<C = unknown, S = unknown> {
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 
-  /** Renews expiring credentials; returns the new ones, or null when they are still good. */
+  /**
+   * Renews expiring credentials; returns the new ones, or null when they are still good. Core
+   * calls it before each call to the platform, one at a time per store across every process,
+   * with the credentials as stored at that moment (another process may have renewed them), and
+   * stores what it returns before the next one runs (a rotated refresh token is never lost). An
+   * `auth` failure (the platform refuses the refresh token: revoked, expired) disconnects the
+   * store with the error's message as its `lastError`.
+   */
   refreshCredentials?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<C | null>;
 }
 

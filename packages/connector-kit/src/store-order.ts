@@ -51,6 +51,12 @@ export interface StoreOrder {
    * skipped with this reason; never placed.
    */
   notForPrint?: string | undefined;
+  /**
+   * Why `recipient` is null, when the platform withholds the address (Etsy shares it with
+   * approved apps only, Amazon behind a restricted-data token): the order is recorded as
+   * waiting for its address with this reason, never placed without one.
+   */
+  recipientMissing?: string | undefined;
 }
 
 /** Tracking pushed back to the store when our order ships. */

@@ -10,7 +10,7 @@ import type { StoreCalls } from './store-calls.ts';
 import { ingestView, type StoreRow, type StoresService } from './stores-service.ts';
 
 /** Outcomes a retry can change: nothing was placed, and nothing says it never can be. */
-const RETRYABLE = new Set(['no_print_lines', 'failed', 'received']);
+const RETRYABLE = new Set(['no_print_lines', 'failed', 'received', 'waiting_address']);
 /** Stored deliveries of the store read (newest first) to find the order when the platform cannot be asked for it. */
 const STORED_DELIVERIES_SCANNED = 500;
 

@@ -94,6 +94,8 @@ export class OrderIngester {
     const { lines, skipped, products } = await this.#printLines(store, order);
     if (lines.length === 0) return record({ status: 'no_print_lines', skipped });
     if (!order.paid) return record({ status: 'waiting_payment', skipped });
+    // The platform withheld the address (it says why): the order waits, visibly, and is placed once an update or a retry brings it.
+    if (!order.recipient && order.recipientMissing) return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
     if (!order.recipient) return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
     try {
       const result = await this.#orders.place(

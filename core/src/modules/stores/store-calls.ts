@@ -1,4 +1,4 @@
-import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { ConnectorError, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
@@ -7,7 +7,8 @@ import type { StoreRow, StoresService } from './stores-service.ts';
 /**
  * Credential refresh and the platforms' call budgets: every job that calls a store's platform
  * takes one of the store's calls first and gets the store's connection with expiring
- * credentials renewed (and stored: some platforms rotate the refresh token).
+ * credentials renewed (and stored: some platforms rotate the refresh token), one renewal at a
+ * time per store across every process; a renewal the platform refuses disconnects the store.
  *
  * The platform's rate limit is per store: taken before each call to the platform, not on the
  * queues, so one busy store never slows another and a webhook that carries its order (no call
@@ -39,11 +40,16 @@ export class StoreCalls {
 
   /**
    * Takes one of the store's calls under the platform's rate limit, or has the job wait (no
-   * attempt spent) until the window allows one.
+   * attempt spent) until the window its turn falls in: the n-th job turned away in a window
+   * waits n / limit windows more, so a backlog (thin webhooks, each fetching its order) comes
+   * back a budget's worth per window instead of all at once every window.
    */
   async slot(store: StoreRow): Promise<void> {
     const decision = await this.#limiters.get(store.platform)?.consume(store.id);
-    if (decision && !decision.allowed) throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext));
+    if (decision && !decision.allowed) {
+      const later = decision.over ? Math.floor((decision.over.rank - 1) / Math.max(1, decision.limit)) * decision.over.windowMs : 0;
+      throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext + later));
+    }
   }
 
   /**
@@ -59,14 +65,20 @@ export class StoreCalls {
     if (!connector?.refreshCredentials) return connection;
     let renewal = this.#renewals.get(store.id);
     if (!renewal) {
-      renewal = (async () => {
-        const renewed = await connector.refreshCredentials!(this.#context(store.platform), connection);
-        if (renewed) await this.#stores.updateCredentials(store.id, renewed);
-        return renewed;
-      })().finally(() => this.#renewals.delete(store.id));
+      // Under a lock every process shares, on the credentials as stored then (see renewCredentials).
+      renewal = this.#stores
+        .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#context(store.platform), current))
+        .catch(async (err: unknown) => {
+          // The platform refused to renew (a revoked grant, an expired refresh token): nothing works
+          // until the merchant connects again, and GET /stores/{id} says why.
+          if (err instanceof ConnectorError && err.kind === 'auth') {
+            await this.#stores.markDisconnected(store.id, `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${err.message}. Connect the store again.`);
+          }
+          throw err;
+        })
+        .finally(() => this.#renewals.delete(store.id));
       this.#renewals.set(store.id, renewal);
     }
-    const renewed = await renewal;
-    return renewed ? { ...connection, credentials: renewed } : connection;
+    return { ...connection, credentials: await renewal };
   }
 }

@@ -32,7 +32,7 @@ const linkSchema = z.object({
   discovered: z.boolean(),
   createdAt: z.string(),
 });
-const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
+const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'waiting_address', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
 export const ingestSchema = z.object({
   id: z.string(),
   externalOrderId: z.string(),
@@ -225,7 +225,7 @@ export function storesRoutes(deps: {
           .optional()
           .meta({
             description:
-              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry.",
+              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.",
           }),
       }),
       responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema) } },

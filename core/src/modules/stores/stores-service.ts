@@ -205,6 +205,24 @@ export class StoresService implements LinkRegistry {
     this.#knownLinks.clear();
   }
 
+  /**
+   * Renews a store's credentials under a lock every process shares (a PostgreSQL advisory lock
+   * held by the transaction): `renew` gets the connection as stored at that moment (another
+   * process may have just renewed it) and answers new credentials, stored before the lock is
+   * released, or null (still good). Answers the credentials in force. Platforms that rotate the
+   * refresh token need it: two processes renewing at once would spend the same refresh token twice.
+   */
+  async renewCredentials(id: string, renew: (current: StoreConnection<unknown>) => Promise<unknown>): Promise<unknown> {
+    return this.#db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`store-credentials:${id}`}))`.execute(trx);
+      const current = this.connection(await trx.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+      const renewed = await renew(current);
+      if (renewed === null || renewed === undefined) return current.credentials;
+      await trx.updateTable('stores').set({ credentials_sealed: this.#box.sealJson(renewed), updated_at: new Date() }).where('id', '=', id).execute();
+      return renewed;
+    });
+  }
+
   async updateCredentials(id: string, credentials: unknown): Promise<void> {
     await this.#db.updateTable('stores').set({ credentials_sealed: this.#box.sealJson(credentials), updated_at: new Date() }).where('id', '=', id).execute();
   }

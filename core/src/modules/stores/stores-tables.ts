@@ -71,7 +71,7 @@ export interface StoreIngestsTable {
   store_id: string;
   external_order_id: string;
   external_name: string | null;
-  status: 'received' | 'placed' | 'waiting_payment' | 'no_print_lines' | 'cancelled' | 'failed' | 'redacted';
+  status: 'received' | 'placed' | 'waiting_payment' | 'waiting_address' | 'no_print_lines' | 'cancelled' | 'failed' | 'redacted';
   order_id: string | null;
   skipped_lines: Json<Array<{ sku: string | null; quantity: number; reason: string }>>;
   error: string | null;

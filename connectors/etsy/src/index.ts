@@ -1,0 +1,86 @@
+import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { z } from 'zod';
+import { connectSchema, credentialsSchema, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
+import { EtsyClient } from './etsy-client.ts';
+import { listEtsyListings } from './listings.ts';
+import { completeInstall, connectWithRefreshToken, consentUrl, refreshIfDue } from './oauth.ts';
+import { fetchReceipts, pollReceipts } from './receipts.ts';
+import { pushTracking } from './tracking.ts';
+import { identifyShop, verifyEtsyWebhook, webhookContent } from './webhooks.ts';
+
+export { etsyCarrierName } from './tracking.ts';
+export { codeChallenge, codeVerifier, etsyState } from './oauth.ts';
+export { toStoreOrder, parseReceipt, ADDRESS_WITHHELD } from './receipts.ts';
+export { parseResourceUrl } from './webhooks.ts';
+export type { EtsyCredentials, EtsySettings } from './config.ts';
+
+function clientFor(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
+  return new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken: store.credentials.accessToken, logger: ctx.logger });
+}
+
+/**
+ * Etsy (Open API v3): shops installed through OAuth 2.0 with PKCE (S256), access tokens renewed
+ * hourly with the rotating refresh token; the app-level `order.paid` webhook (Standard
+ * Webhooks signature, thin payload: the receipt is fetched) routed by `shop_id`; receipts
+ * polled with an overlap window as the safety net; tracking pushed back form-encoded; active
+ * listings with their inventory SKUs. Every call carries `x-api-key: <keystring>:<shared secret>`.
+ */
+export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
+  manifest: {
+    platform: 'ETSY',
+    displayName: 'Etsy',
+    settingsSchema,
+    connectSchema,
+    examples: { connect: { refreshToken: '12345678.JNGIJtvLmwfDMhlYoOJl8aLR1BWottyHC6yhNcg0SUEGwbH5Ij7FJd1iOoDXUD5Dd2iLy8azDV' } },
+    credentialsSchema,
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
+    // Etsy's limits are per app (every shop shares them): 10 calls a second by default (more
+    // when Etsy grants it). A shop takes at most that; Etsy's x-limit-*/x-remaining-* headers
+    // and its 429s are honoured on top (etsy-client.ts).
+    rateLimit: { max: 10, durationMs: 1000 },
+    pollIntervalMs: 10 * 60_000,
+  },
+
+  async connect(ctx, input) {
+    return connectWithRefreshToken(ctx, connectSchema.parse(input).refreshToken);
+  },
+
+  install: {
+    // Nothing to give besides `returnUrl`: the shop is the one of the Etsy user who consents.
+    inputSchema: z.strictObject({}),
+    async begin(ctx, { state, callbackUrl }) {
+      return { redirectUrl: consentUrl(ctx.settings, { state, callbackUrl }) };
+    },
+    async callback(ctx, { query, state, callbackUrl }) {
+      return completeInstall(ctx, { query, state, callbackUrl });
+    },
+  },
+
+  refreshCredentials: (ctx, store) => refreshIfDue(ctx, store.credentials),
+
+  // Subscriptions are per app, made once in Etsy's webhook portal (README): nothing per shop.
+  identifyStore: identifyShop,
+
+  verifyWebhook: (req, secrets) => verifyEtsyWebhook(req, secrets.settings, new Date()),
+
+  async parseWebhook(ctx, store, req) {
+    return webhookContent(req, store.externalId, (message, meta) => ctx.logger.warn(message, meta));
+  },
+
+  async fetchOrders(ctx, store, externalOrderIds) {
+    return fetchReceipts(clientFor(ctx, store), store.credentials.shopId, externalOrderIds);
+  },
+
+  async listOrders(ctx, store, cursor) {
+    return pollReceipts(clientFor(ctx, store), store.credentials.shopId, cursor, ctx.clock());
+  },
+
+  async listListings(ctx, store, cursor) {
+    return listEtsyListings(clientFor(ctx, store), store.credentials.shopId, cursor);
+  },
+
+  async pushShipment(ctx, store, shipment) {
+    await pushTracking(clientFor(ctx, store), store.credentials.shopId, shipment);
+  },
+});
+

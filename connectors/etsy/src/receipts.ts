@@ -1,0 +1,155 @@
+import { ConnectorError, parsePayload, TimeWindowCursor, type StoreOrder, type StoreRecipient } from '@print-api/connector-kit';
+import { z } from 'zod';
+import { FIRST_POLL_LOOKBACK_MS, PAGE_SIZE, POLL_OVERLAP_MS } from './config.ts';
+import type { EtsyClient } from './etsy-client.ts';
+
+const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
+const text = z.string().nullish();
+const seconds = z.number().nullish();
+
+const transaction = z.object({
+  transaction_id: id,
+  listing_id: id.nullish(),
+  product_id: id.nullish(),
+  sku: z.string().nullish(),
+  quantity: z.number().int().nonnegative(),
+  title: text,
+  is_digital: z.boolean().nullish(),
+});
+
+/** The fields of a ShopReceipt a print order needs (names exact, as Open API v3 answers them). */
+export const receiptSchema = z.object({
+  receipt_id: id,
+  status: z.string().nullish(),
+  is_paid: z.boolean().nullish(),
+  is_shipped: z.boolean().nullish(),
+  name: text,
+  first_line: text,
+  second_line: text,
+  city: text,
+  state: text,
+  zip: text,
+  country_iso: text,
+  buyer_email: text,
+  create_timestamp: seconds,
+  created_timestamp: seconds,
+  update_timestamp: seconds,
+  updated_timestamp: seconds,
+  transactions: z.array(transaction).default([]),
+});
+export type EtsyReceipt = z.infer<typeof receiptSchema>;
+
+const receiptsPage = z.object({ count: z.number().int().nonnegative().optional(), results: z.array(receiptSchema) });
+
+/** Statuses of a receipt the buyer no longer pays for: our order is cancelled while that is possible. */
+const CANCELLED = new Set(['canceled', 'cancelled', 'fully refunded']);
+
+/** Why a paid receipt without its address waits: it is never placed with an empty address. */
+export const ADDRESS_WITHHELD =
+  'Etsy did not share the shipping address of this order (address fields are given only to apps Etsy approves for them): it waits until the address can be read, then is placed; ask Etsy for address access, or place the order yourself';
+
+const time = (r: EtsyReceipt, a: 'create' | 'update'): number => {
+  const s = a === 'create' ? (r.created_timestamp ?? r.create_timestamp) : (r.updated_timestamp ?? r.update_timestamp ?? r.created_timestamp ?? r.create_timestamp);
+  if (s === null || s === undefined) throw new ConnectorError('invalid_payload', `Etsy receipt ${r.receipt_id} has no ${a}d_timestamp`);
+  return s * 1000;
+};
+
+/** The receipt's shipping address, or null when Etsy withheld it (some regions, apps without address access). */
+export function receiptRecipient(r: EtsyReceipt): StoreRecipient | null {
+  const name = r.name?.trim();
+  const address1 = r.first_line?.trim();
+  const city = r.city?.trim();
+  const country = r.country_iso?.trim();
+  if (!name || !address1 || !city || !country) return null;
+  const address2 = r.second_line?.trim();
+  const email = r.buyer_email?.trim();
+  // Etsy gives no buyer phone: the reseller's contact goes to the carrier.
+  return { name, address1, ...(address2 ? { address2 } : {}), postalCode: r.zip?.trim() ?? '', city, country: country.toUpperCase(), ...(email ? { email } : {}) };
+}
+
+/** A receipt as a store order: lines from `transactions[]`, a digital item never printed. */
+export function toStoreOrder(r: EtsyReceipt): StoreOrder {
+  const status = r.status?.toLowerCase() ?? '';
+  const recipient = receiptRecipient(r);
+  return {
+    externalId: r.receipt_id,
+    name: `#${r.receipt_id}`,
+    paid: r.is_paid === true || status === 'paid' || status === 'completed',
+    cancelled: CANCELLED.has(status),
+    createdAt: new Date(time(r, 'create')).toISOString(),
+    updatedAt: new Date(time(r, 'update')).toISOString(),
+    lines: r.transactions.map((t) => ({
+      externalLineId: t.transaction_id,
+      sku: t.is_digital ? null : (t.sku ?? null),
+      quantity: t.quantity,
+      title: t.title ?? undefined,
+      externalProductId: t.listing_id ?? null,
+      externalVariantId: t.product_id ?? null,
+    })),
+    recipient,
+    ...(recipient ? {} : { recipientMissing: ADDRESS_WITHHELD }),
+  };
+}
+
+export function parseReceipt(value: unknown): EtsyReceipt {
+  return parsePayload(receiptSchema, value, 'Etsy receipt');
+}
+
+/**
+ * Receipts paid, not shipped, not cancelled and changed since the cursor, oldest change first,
+ * 100 a page. Offset paging over a moving `updated` sort skips rows: each page starts again at
+ * the newest change read (TimeWindowCursor), and each run POLL_OVERLAP_MS before it.
+ */
+export const receiptsCursor = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOKBACK_MS, overlapMs: POLL_OVERLAP_MS });
+
+export async function pollReceipts(client: EtsyClient, shopId: string, cursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+  const at = receiptsCursor.read(cursor, now);
+  // Whole seconds, inclusive: `since` rounded down keeps the row at the boundary (read again, harmless).
+  const minLastModified = Math.max(946684800, Math.floor(at.since.getTime() / 1000));
+  const page = parsePayload(
+    receiptsPage,
+    await client.call({
+      method: 'GET',
+      path: `/shops/${shopId}/receipts`,
+      query: { was_paid: true, was_shipped: false, was_canceled: false, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'asc', limit: PAGE_SIZE, offset: at.offset },
+      operation: 'getShopReceipts',
+    }),
+    'Etsy receipts',
+  );
+  // Once a run: the receipts cancelled in the window, which the query above leaves out (Etsy
+  // documents no cancellation webhook): ours is cancelled while that is possible.
+  const cancelled = at.firstPage && at.offset === 0 ? await cancelledSince(client, shopId, minLastModified) : [];
+  return {
+    orders: [...page.results.map(toStoreOrder), ...cancelled],
+    nextCursor: receiptsCursor.next(at, { updatedAt: page.results.map((r) => time(r, 'update')), more: page.results.length === PAGE_SIZE }),
+  };
+}
+
+async function cancelledSince(client: EtsyClient, shopId: string, minLastModified: number): Promise<StoreOrder[]> {
+  const page = parsePayload(
+    receiptsPage,
+    await client.call({
+      method: 'GET',
+      path: `/shops/${shopId}/receipts`,
+      query: { was_canceled: true, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE },
+      operation: 'getShopReceipts',
+    }),
+    'Etsy receipts',
+  );
+  return page.results.map(toStoreOrder).filter((o) => o.cancelled);
+}
+
+/** Receipts by id (a thin webhook names one): a receipt the shop no longer has is left out. */
+export async function fetchReceipts(client: EtsyClient, shopId: string, receiptIds: string[]): Promise<StoreOrder[]> {
+  const orders: StoreOrder[] = [];
+  for (const receiptId of receiptIds) {
+    if (!/^\d+$/.test(receiptId)) continue;
+    try {
+      orders.push(toStoreOrder(parseReceipt(await client.call({ method: 'GET', path: `/shops/${shopId}/receipts/${receiptId}`, operation: 'getShopReceipt' }))));
+    } catch (err) {
+      if (err instanceof ConnectorError && err.status === 404) continue;
+      throw err;
+    }
+  }
+  return orders;
+}
