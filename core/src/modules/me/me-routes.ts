@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_ME } from '../../http/api-examples.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { scopeSchema } from '../accounts/scopes.ts';
 
@@ -21,7 +22,7 @@ export function meRoutes(): AnyRoute[] {
       description: 'Extension: lets an integration check its key without side effects. No scope needed.',
       tags: ['Account'],
       auth: 'apiKey',
-      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }) } },
+      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }), example: { data: EXAMPLE_ME } } },
       handle: async ({ auth }) => ({
         status: 200,
         body: {
