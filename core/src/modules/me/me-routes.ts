@@ -7,8 +7,8 @@ const meSchema = z.object({
   resellerId: z.string(),
   resellerName: z.string(),
   keyId: z.string(),
-  mode: z.enum(['live', 'test']),
-  scopes: z.array(scopeSchema).nullable().meta({ description: 'null: every scope; []: none.' }),
+  mode: z.enum(['live', 'test']).meta({ description: '`live` (prk_live_: real orders) or `test` (prk_test_: the sandbox).' }),
+  scopes: z.array(scopeSchema).nullable().meta({ description: 'The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me.' }),
 });
 
 /** Who am I: the cheapest authenticated call, for integration checks (extension of the spec). */

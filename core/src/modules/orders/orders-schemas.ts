@@ -136,7 +136,9 @@ export const orderViewSchema = z.object({
     city: z.string(),
     country: z.string(),
   }),
-  carrierContact: z.object({ emailSource: z.enum(['recipient', 'reseller']), phoneSource: z.enum(['recipient', 'reseller']) }),
+  carrierContact: z
+    .object({ emailSource: z.enum(['recipient', 'reseller']), phoneSource: z.enum(['recipient', 'reseller']) })
+    .meta({ description: "Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`)." }),
   lines: z.array(orderLineViewSchema),
   shipping: z.record(z.string(), z.unknown()),
   totals: z.object({
@@ -149,8 +151,10 @@ export const orderViewSchema = z.object({
     totalCents: cents,
   }),
   payment: z.object({
-    method: z.enum(['wallet', 'card']).nullable(),
-    status: z.enum(['none', 'charging', 'paid', 'declined', 'refunded', 'not_charged']),
+    method: z.enum(['wallet', 'card']).nullable().meta({ description: 'How it was paid: `wallet`, `card`, or null while unpaid (and for test orders).' }),
+    status: z.enum(['none', 'charging', 'paid', 'declined', 'refunded', 'not_charged']).meta({
+      description: '`none`: not paid yet; `charging`: a card charge is under way; `paid`; `declined`: the card was refused; `refunded`: cancelled after payment, credited to the wallet; `not_charged`: a test order (or a zero total), accepted without payment.',
+    }),
     error: z.string().nullable(),
     paidAt: z.string().nullable(),
   }),

@@ -18,7 +18,7 @@ const storeSchema = openApiComponent(z.object({
   platform: z.string(),
   externalId: z.string(),
   name: z.string(),
-  status: z.enum(['connected', 'disconnected']),
+  status: z.enum(['connected', 'disconnected']).meta({ description: '`connected`: its orders are ingested; `disconnected`: ingestion stopped (history kept).' }),
   testMode: z.boolean(),
   lastPolledAt: z.string().nullable(),
   lastError: z.string().nullable(),

@@ -37,7 +37,7 @@ export const rotateSecretBody = z.strictObject({
 
 export const webhookAttemptSchema = openApiComponent(z.object({
   attempt: z.number().int(),
-  trigger: z.enum(['scheduled', 'manual']),
+  trigger: z.enum(['scheduled', 'manual']).meta({ description: '`scheduled`: an automatic attempt; `manual`: a redelivery or test ping you asked for.' }),
   startedAt: z.string(),
   statusCode: z.number().int().nullable(),
   latencyMs: z.number().int().nullable(),
