@@ -152,10 +152,12 @@ export function buildOpenApi(opts: {
     );
     const responses: Record<string, JsonSchema> = {};
     for (const [status, r] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: r.description,
-        ...(r.schema ? { content: { 'application/json': { schema: toSchema(r.schema, 'output', components), ...(r.example !== undefined ? { example: r.example } : {}) } } } : {}),
-      };
+      const content = r.schema
+        ? { 'application/json': { schema: toSchema(r.schema, 'output', components), ...(r.example !== undefined ? { example: r.example } : {}) } }
+        : r.contentType
+          ? { [r.contentType]: { schema: { type: 'string' } } }
+          : undefined;
+      responses[status] = { description: r.description, ...(content ? { content } : {}) };
     }
     for (const status of [...new Set(errors.map((e) => e.status))].sort()) {
       const codes = errors.filter((e) => e.status === status);

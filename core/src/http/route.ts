@@ -83,8 +83,11 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   rawBody?: { limit: string };
   /** Extra request headers to document (e.g. Idempotency-Key). */
   headers?: Array<{ name: string; required: boolean; description: string; example?: string }>;
-  /** Each answer, with a realistic `example` of its body (a test checks it against `schema`). */
-  responses: Record<number, { description: string; schema?: z.ZodType; example?: unknown }>;
+  /**
+   * Each answer, with a realistic `example` of its body (a test checks it against `schema`).
+   * `contentType`: a body that is not JSON (`text/event-stream`), documented as text.
+   */
+  responses: Record<number, { description: string; schema?: z.ZodType; example?: unknown; contentType?: string }>;
   errors?: DocumentedError[];
   handle(ctx: RouteContext<P, Q, B>): Promise<Reply>;
 }
