@@ -13,7 +13,7 @@ import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
-const storeSchema = openApiComponent(z.object({
+export const storeSchema = openApiComponent(z.object({
   id: z.string(),
   platform: z.string(),
   externalId: z.string(),
@@ -37,7 +37,7 @@ const linkSchema = openApiComponent(z.object({
 const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
 const INGEST_STATUS_DESCRIPTION =
   '`received`: stored, not handled yet; `placed`: a print order was placed (`orderId`); `waiting_payment`: the store order is not paid yet; `no_print_lines`: none of its lines is one of your products (`skippedLines` says why); `cancelled`: cancelled in the store; `failed`: placing failed (`error`), retried; `redacted`: erased on the customer’s request.';
-const ingestSchema = openApiComponent(z.object({
+export const ingestSchema = openApiComponent(z.object({
   id: z.string(),
   externalOrderId: z.string(),
   externalName: z.string().nullable(),
