@@ -43,6 +43,7 @@ import { OrdersService } from './modules/orders/orders-service.ts';
 import { PrintFileChecker } from './modules/print-files/print-file-checker.ts';
 import { SampleFiles } from './modules/print-files/sample-files.ts';
 import { sampleFilesHandler } from './modules/print-files/sample-files-routes.ts';
+import { DELIVERY_HEADERS, webhookEventDocs } from './modules/webhooks/webhook-event-docs.ts';
 import { ProductionService } from './modules/production/production-service.ts';
 import type { ProductionPartner } from './modules/production/production-partner.ts';
 import { quotesRoutes } from './modules/quotes/quotes-routes.ts';
@@ -258,6 +259,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
     ],
     apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
+    webhookDocs: { events: webhookEventDocs(connectors.platforms()), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
     apiRoutes: [

@@ -25,7 +25,9 @@ describe('start-up with the connectors’ CONNECTOR_* settings (spawned server)'
     const proc = await startServiceProcess(env);
     try {
       const doc = (await (await fetch(`http://127.0.0.1:${proc.port}/api/reseller/v1/openapi.json`)).json()) as any;
-      const platforms = (doc.paths['/stores'].post.requestBody.content['application/json'].schema.oneOf as Array<{ title: string }>).map((b) => b.title);
+      // Each platform's branch is a named component.
+      const branches = doc.paths['/stores'].post.requestBody.content['application/json'].schema.oneOf as Array<{ title?: string; $ref?: string }>;
+      const platforms = branches.map((b) => (b.$ref ? doc.components.schemas[b.$ref.replace('#/components/schemas/', '')] : b).title);
       expect(platforms).to.include.members(['SHOPIFY', 'WOOCOMMERCE']);
     } finally {
       expect(await proc.stop()).to.equal(0);

@@ -11,7 +11,9 @@ import { requestId } from './middleware/request-id.ts';
 import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
-import { buildOpenApi, docsPage } from './openapi.ts';
+import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
+import { errorReferenceHtml } from './error-catalogue.ts';
+import { buildOpenApi, docsPage, type DocumentedWebhook } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
 import { RouteTable } from './route-table.ts';
 
@@ -44,6 +46,8 @@ export interface HttpAppDeps {
   apiPublicHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  /** The events webhook endpoints receive and the headers of a delivery, for the OpenAPI `webhooks` section. */
+  webhookDocs?: { events: Record<string, DocumentedWebhook>; headers: Array<{ name: string; description: string; example: string }> };
   /** Per-request hooks (metrics). */
   observe?: RequestHandler;
   checkResponses?: boolean;
@@ -65,15 +69,20 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   const openapi = buildOpenApi({
     title: 'Reseller Print API',
-    description: 'Print products from the catalogue, sold in your own store, produced and shipped white label.',
+    description: API_DESCRIPTION,
     serverUrl: `${deps.publicUrl}${API_BASE}`,
     routes: deps.apiRoutes,
+    tags: API_TAGS,
+    license: API_LICENSE,
+    ...(deps.webhookDocs ? { webhooks: { ...deps.webhookDocs, operationTags: ['Webhook events'] } } : {}),
   });
+  const errorReference = errorReferenceHtml();
   app.locals.apiOpenApi = openapi;
   const api = express.Router();
   api.use(userAgentGuard(deps.blockedUserAgents));
   api.get('/openapi.json', (_req, res) => void res.json(openapi));
-  api.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${API_BASE}/openapi.json`, `${API_BASE}/docs/assets`)));
+  api.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${API_BASE}/openapi.json`, `${API_BASE}/docs/assets`, ERROR_REFERENCE_PATH)));
+  api.get('/docs/errors', (_req, res) => void res.type('html').send(errorReference));
   api.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(DOCS_INIT));
   api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);

@@ -73,6 +73,8 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
   body?: z.ZodType<B>;
   /** Named examples of the body for the OpenAPI description (e.g. one per branch of a union). */
   bodyExamples?: Record<string, { summary?: string; value: unknown }>;
+  /** A realistic example of the body for the OpenAPI description (a test checks it against `body`). */
+  bodyExample?: unknown;
   /**
    * The body is read as bytes, any content type, at most `limit` (`'5mb'`), and not parsed:
    * for a platform's signed deliveries, whose signature covers the exact bytes. `body` then
@@ -80,9 +82,12 @@ export interface RouteSpec<P = unknown, Q = unknown, B = unknown> {
    */
   rawBody?: { limit: string };
   /** Extra request headers to document (e.g. Idempotency-Key). */
-  headers?: Array<{ name: string; required: boolean; description: string }>;
-  /** `contentType`: a body that is not JSON (`text/event-stream`), documented as text. */
-  responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
+  headers?: Array<{ name: string; required: boolean; description: string; example?: string }>;
+  /**
+   * Each answer, with a realistic `example` of its body (a test checks it against `schema`).
+   * `contentType`: a body that is not JSON (`text/event-stream`), documented as text.
+   */
+  responses: Record<number, { description: string; schema?: z.ZodType; example?: unknown; contentType?: string }>;
   errors?: DocumentedError[];
   handle(ctx: RouteContext<P, Q, B>): Promise<Reply>;
 }

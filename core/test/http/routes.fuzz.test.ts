@@ -48,6 +48,17 @@ interface Operation {
   body: Schema | undefined;
 }
 
+/** The schema with every `$ref` to `#/components/schemas/…` replaced by what it names (the shapes are not recursive). */
+function dereferenced(value: any, doc: any, depth = 0): any {
+  if (depth > 32) throw new Error('$ref nesting deeper than 32: a recursive schema?');
+  if (Array.isArray(value)) return value.map((v) => dereferenced(v, doc, depth));
+  if (value === null || typeof value !== 'object') return value;
+  const { $ref, ...rest } = value as { $ref?: string };
+  const named = typeof $ref === 'string' ? doc.components?.schemas?.[$ref.replace('#/components/schemas/', '')] : undefined;
+  const merged = named ? { ...named, ...rest } : value;
+  return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, dereferenced(v, doc, depth + (named ? 1 : 0))]));
+}
+
 function operations(doc: any, base: string, auth: Operation['auth']): Operation[] {
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
     Object.entries(ops).map(([method, op]) => ({
@@ -55,8 +66,8 @@ function operations(doc: any, base: string, auth: Operation['auth']): Operation[
       method: method.toUpperCase(),
       path: `${base}${path}`,
       auth: (op.security?.length ?? 0) === 0 ? 'none' : auth,
-      params: op.parameters ?? [],
-      body: op.requestBody?.content?.['application/json']?.schema,
+      params: dereferenced(op.parameters ?? [], doc),
+      body: dereferenced(op.requestBody?.content?.['application/json']?.schema, doc),
     })),
   );
 }

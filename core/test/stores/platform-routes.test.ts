@@ -30,12 +30,15 @@ describe('platforms from the loaded connectors [pglite]', function () {
     await t?.close();
   });
 
+  /** A union's branches, each a named component (`$ref`) or inline. */
+  const branchesOf = (schema: { oneOf: Array<Branch | { $ref: string }> }): Branch[] =>
+    schema.oneOf.map((b) => ('$ref' in b ? (doc.components.schemas[b.$ref.replace('#/components/schemas/', '')] as Branch) : b));
   const route = (method: string, path: string) => (t.service.app.locals.apiRoutes as RouteTable<AnyRoute>).routes.find((r) => r.method === method && r.path === path)!;
 
   it("documents POST /stores as a union on platform: each loaded platform's fields, with an example each that the route accepts", async () => {
     const content = doc.paths['/stores'].post.requestBody.content['application/json'];
     expect(content.schema.discriminator).to.deep.equal({ propertyName: 'platform' });
-    const branches = content.schema.oneOf as Branch[];
+    const branches = branchesOf(content.schema);
     expect(branches.map((b) => b.title)).to.deep.equal(['SHOPIFY', 'WOOCOMMERCE', 'REFERENCE']);
     const reference = branches.find((b) => b.title === 'REFERENCE')!;
     expect(reference.properties.platform).to.deep.include({ const: 'REFERENCE' });
@@ -51,7 +54,7 @@ describe('platforms from the loaded connectors [pglite]', function () {
 
   it('documents POST /stores/credential-requests for the platforms with a key-issuing flow only', async () => {
     const content = doc.paths['/stores/credential-requests'].post.requestBody.content['application/json'];
-    expect((content.schema.oneOf as Branch[]).map((b) => b.title)).to.deep.equal(['WOOCOMMERCE']);
+    expect(branchesOf(content.schema).map((b) => b.title)).to.deep.equal(['WOOCOMMERCE']);
     expect(route('post', '/stores/credential-requests').body!.safeParse(content.examples.WOOCOMMERCE.value).success).to.equal(true);
   });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_ME } from '../../http/api-examples.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { scopeSchema } from '../accounts/scopes.ts';
 
@@ -6,8 +7,8 @@ const meSchema = z.object({
   resellerId: z.string(),
   resellerName: z.string(),
   keyId: z.string(),
-  mode: z.enum(['live', 'test']),
-  scopes: z.array(scopeSchema).nullable().meta({ description: 'null: every scope; []: none.' }),
+  mode: z.enum(['live', 'test']).meta({ description: '`live` (prk_live_: real orders) or `test` (prk_test_: the sandbox).' }),
+  scopes: z.array(scopeSchema).nullable().meta({ description: 'The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me.' }),
 });
 
 /** Who am I: the cheapest authenticated call, for integration checks (extension of the spec). */
@@ -21,7 +22,7 @@ export function meRoutes(): AnyRoute[] {
       description: 'Extension: lets an integration check its key without side effects. No scope needed.',
       tags: ['Account'],
       auth: 'apiKey',
-      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }) } },
+      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }), example: { data: EXAMPLE_ME } } },
       handle: async ({ auth }) => ({
         status: 200,
         body: {

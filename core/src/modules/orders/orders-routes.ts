@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '../../http/api-error.ts';
+import { EXAMPLE_FILE_URL, EXAMPLE_ORDER, EXAMPLE_ORDER_AWAITING_FILE, EXAMPLE_ORDER_DELIVERED, EXAMPLE_ORDER_REQUEST, examplePage } from '../../http/api-examples.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { orderSchemas, placeOrderBody } from './orders-schemas.ts';
@@ -7,7 +8,8 @@ import type { OrdersService } from './orders-service.ts';
 
 const tags = ['Orders'];
 const orderNotFound = { status: 404, code: 'not_found', description: 'Unknown order (or another account’s).' };
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const orderId = z.string().min(1).max(64).meta({ description: 'Order id (`ord_…`).', example: 'ord_01M89QQS8PF0R454XXXZVC09H9' });
+const idParams = z.object({ id: orderId });
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** POST/GET /orders, GET /orders/{id}, POST /orders/{id}/cancel, PUT /orders/{id}/lines/{line}/file. */
@@ -36,10 +38,11 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:write',
       body: placeOrderBody,
-      headers: [{ name: 'Idempotency-Key', required: true, description: 'Unique per order you mean to place (1-255 printable characters), e.g. a UUID.' }],
+      bodyExample: EXAMPLE_ORDER_REQUEST,
+      headers: [{ name: 'Idempotency-Key', required: true, description: 'Unique per order you mean to place (1-255 printable characters), e.g. a UUID.', example: '6f1c2a4e-8d0b-4a53-9a57-0c7e3b1f2d99' }],
       responses: {
-        201: { description: 'The new order', schema: z.object({ data: orderResultSchema }) },
-        200: { description: 'A repeat of an earlier request with the same Idempotency-Key', schema: z.object({ data: orderResultSchema }) },
+        201: { description: 'The new order', schema: z.object({ data: orderResultSchema }), example: { data: { ...EXAMPLE_ORDER, duplicate: false } } },
+        200: { description: 'A repeat of an earlier request with the same Idempotency-Key', schema: z.object({ data: orderResultSchema }), example: { data: { ...EXAMPLE_ORDER, duplicate: true } } },
       },
       errors: [
         { status: 422, code: 'invalid_options', description: 'Unknown or automatic option keys (details list allowedKeys); also invalid_option_value, option_conflict, copies_mismatch, run_unavailable, quantity_out_of_range, unpriceable_configuration, unknown_product, unknown_sku, inactive_reseller_product, unsupported_country.' },
@@ -67,7 +70,7 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:read',
       query: listOrdersQuery.extend(pageQueryShape),
-      responses: { 200: { description: 'A page of orders', schema: listEnvelopeSchema(orderViewSchema) } },
+      responses: { 200: { description: 'A page of orders', schema: listEnvelopeSchema(orderViewSchema), example: examplePage([EXAMPLE_ORDER_DELIVERED], null, 1) } },
       handle: async ({ auth, query }) => ({ status: 200, body: await orders.list(auth, query) }),
     }),
     defineRoute({
@@ -79,7 +82,7 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:read',
       params: idParams,
-      responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }) } },
+      responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }), example: { data: EXAMPLE_ORDER_DELIVERED } } },
       errors: [orderNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await orders.get(auth, params.id) } }),
     }),
@@ -93,7 +96,22 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:write',
       params: idParams,
-      responses: { 200: { description: 'The cancelled order', schema: z.object({ data: orderViewSchema }) } },
+      responses: {
+        200: {
+          description: 'The cancelled order',
+          schema: z.object({ data: orderViewSchema }),
+          example: {
+            data: {
+              ...EXAMPLE_ORDER,
+              state: 'CANCELLED',
+              status: 'REFUNDED',
+              payment: { ...EXAMPLE_ORDER.payment, status: 'refunded' },
+              updatedAt: '2026-11-25T10:21:04.118Z',
+              cancelledAt: '2026-11-25T10:21:04.118Z',
+            },
+          },
+        },
+      },
       errors: [
         orderNotFound,
         { status: 409, code: 'order_not_cancellable', description: 'Production has started, or the order is already cancelled.' },
@@ -110,9 +128,25 @@ export function ordersRoutes(deps: {
       tags,
       auth: 'apiKey',
       scope: 'orders:write',
-      params: z.object({ id: z.string().min(1).max(64), line: z.string().regex(/^\d{1,3}$/, 'must be a line number').transform(Number) }),
+      params: z.object({ id: orderId, line: z.string().regex(/^\d{1,3}$/, 'must be a line number').transform(Number).meta({ description: 'The 0-based line number (`line` of the order line).', example: '0' }) }),
       body: z.strictObject({ fileUrl: z.url({ message: 'fileUrl must be a URL' }).max(2048).meta({ description: 'Public https URL of the print file, checked as at placement (a non-https URL is 422 invalid_file_url).' }) }),
-      responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }) } },
+      bodyExample: { fileUrl: EXAMPLE_FILE_URL },
+      responses: {
+        200: {
+          description: 'The order',
+          schema: z.object({ data: orderViewSchema }),
+          example: {
+            data: {
+              ...EXAMPLE_ORDER_AWAITING_FILE,
+              state: 'SUBMITTED',
+              status: 'PAID',
+              lines: [{ ...EXAMPLE_ORDER_AWAITING_FILE.lines[0]!, fileUrl: EXAMPLE_FILE_URL, fileStatus: 'ok' }],
+              payment: { ...EXAMPLE_ORDER_AWAITING_FILE.payment, status: 'not_charged', paidAt: '2026-11-25T10:17:52.640Z' },
+              updatedAt: '2026-11-25T10:17:52.640Z',
+            },
+          },
+        },
+      },
       errors: [
         orderNotFound,
         { status: 409, code: 'order_not_awaiting_file', description: 'The order does not wait for a file.' },

@@ -1,10 +1,40 @@
 import { z } from 'zod';
+import { openApiComponent } from '../../http/openapi.ts';
 import { orderSources, ORDER_STATES, ORDER_STATUSES } from './order-states.ts';
+
+/** The order `state` (spec §3), with what each value means, for the OpenAPI description. */
+export const orderStateSchema = openApiComponent(
+  z.enum(ORDER_STATES).meta({
+    description: [
+      'Where the order stands for you (the reseller):',
+      '`AWAITING_FUNDS`: not paid yet, the wallet was short and no card is saved (released automatically, oldest first, after a top-up);',
+      '`AWAITING_FILE`: a line has no usable print file yet, or one waits for conversion (PUT /orders/{id}/lines/{line}/file);',
+      '`PAYMENT_FAILED`: the saved card was declined;',
+      '`SUBMITTED`: paid (or a test order) and handed to production; follow `status`;',
+      '`CANCELLED`: cancelled before production.',
+    ].join(' '),
+  }),
+  'OrderState',
+);
+
+/** The production `status` (spec §3). */
+export const orderStatusSchema = openApiComponent(
+  z.enum(ORDER_STATUSES).meta({
+    description: [
+      'Where production stands:',
+      '`PENDING`: not paid or not complete; `PAID`: paid, about to be handed to production;',
+      '`PROCESSING`: prepress; `PRINTING`: on the press; `SHIPPED`: with the carrier (`tracking` is set);',
+      '`DELIVERED`: delivered; `CANCELLED`: cancelled before payment; `REFUNDED`: cancelled after payment, the amount credited to the wallet.',
+      'A test order (prk_test_ key) moves through the same statuses, simulated.',
+    ].join(' '),
+  }),
+  'OrderStatus',
+);
 
 const optionValue = z.union([z.string().max(100), z.number().finite()]);
 
 /** LineInput of spec §2: a catalogue product or one of the reseller's SKUs. */
-export const lineInputSchema = z
+export const lineInputSchema = openApiComponent(z
   .strictObject({
     productId: z.string().min(1).max(100).optional().meta({ description: 'Catalogue product id (or slug). Either this or resellerSku.' }),
     resellerSku: z.string().min(1).max(64).optional().meta({ description: "SKU of one of the reseller's own products." }),
@@ -14,9 +44,9 @@ export const lineInputSchema = z
   .refine((l) => (l.productId === undefined) !== (l.resellerSku === undefined), {
     message: 'give exactly one of productId and resellerSku',
     path: ['productId'],
-  });
+  }), 'LineInput');
 
-export const orderLineInputSchema = z
+export const orderLineInputSchema = openApiComponent(z
   .strictObject({
     productId: z.string().min(1).max(100).optional().meta({ description: 'Catalogue product id (or slug). Either this or resellerSku.' }),
     resellerSku: z.string().min(1).max(64).optional().meta({ description: "SKU of one of the reseller's own products (its fixed options and default file apply)." }),
@@ -34,14 +64,14 @@ export const orderLineInputSchema = z
   .refine((l) => (l.productId === undefined) !== (l.resellerSku === undefined), {
     message: 'give exactly one of productId and resellerSku',
     path: ['productId'],
-  });
+  }), 'OrderLineInput');
 
 export const countrySchema = z
   .string()
   .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code such as NL')
   .transform((c) => c.toUpperCase());
 
-export const recipientSchema = z.strictObject({
+export const recipientSchema = openApiComponent(z.strictObject({
   name: z.string().trim().min(1).max(100),
   email: z.email().max(254).optional().meta({ description: "When missing, the reseller account's e-mail is given to the carrier." }),
   phone: z
@@ -55,18 +85,18 @@ export const recipientSchema = z.strictObject({
   postalCode: z.string().trim().min(1).max(20),
   city: z.string().trim().min(1).max(100),
   country: countrySchema,
-});
+}).meta({ description: "Who the order ships to, white label: the carrier gets the recipient's e-mail and phone, or the reseller's when they are left out (see carrierContact)." }), 'Recipient');
 
-export const placeOrderBody = z.strictObject({
+export const placeOrderBody = openApiComponent(z.strictObject({
   externalOrderId: z.string().trim().min(1).max(100).optional().meta({ description: "The reseller's own order id." }),
   lines: z.array(orderLineInputSchema).min(1).max(100),
   recipient: recipientSchema,
-});
+}), 'PlaceOrderRequest');
 export type PlaceOrderInput = z.output<typeof placeOrderBody>;
 
 const cents = z.number().int();
 
-export const orderLineViewSchema = z.object({
+export const orderLineViewSchema = openApiComponent(z.object({
   line: z.number().int(),
   productId: z.string(),
   resellerSku: z.string().nullable(),
@@ -82,15 +112,15 @@ export const orderLineViewSchema = z.object({
   vatCents: cents,
   totalCents: cents,
   fileUrl: z.string().nullable(),
-  fileStatus: z.enum(['ok', 'needs_conversion', 'missing']),
-});
+  fileStatus: z.enum(['ok', 'needs_conversion', 'missing']).meta({ description: '`ok`: print-ready; `needs_conversion`: an EPS/AI/PS/SVG file converted to PDF by hand first; `missing`: no usable file yet (the order is AWAITING_FILE).' }),
+}), 'OrderLine');
 
-export const trackingSchema = z.object({ carrier: z.string(), trackingNumber: z.string(), trackingUrl: z.string() });
+export const trackingSchema = openApiComponent(z.object({ carrier: z.string(), trackingNumber: z.string(), trackingUrl: z.string() }), 'Tracking');
 
 export const orderViewSchema = z.object({
   id: z.string(),
-  state: z.enum(ORDER_STATES),
-  status: z.enum(ORDER_STATUSES),
+  state: orderStateSchema,
+  status: orderStatusSchema,
   /** Open: `API`, `DASHBOARD` or a store platform; `orderSchemas` lists this service's values. */
   source: z.string(),
   externalOrderId: z.string().nullable(),
@@ -106,7 +136,9 @@ export const orderViewSchema = z.object({
     city: z.string(),
     country: z.string(),
   }),
-  carrierContact: z.object({ emailSource: z.enum(['recipient', 'reseller']), phoneSource: z.enum(['recipient', 'reseller']) }),
+  carrierContact: z
+    .object({ emailSource: z.enum(['recipient', 'reseller']), phoneSource: z.enum(['recipient', 'reseller']) })
+    .meta({ description: "Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`)." }),
   lines: z.array(orderLineViewSchema),
   shipping: z.record(z.string(), z.unknown()),
   totals: z.object({
@@ -119,8 +151,10 @@ export const orderViewSchema = z.object({
     totalCents: cents,
   }),
   payment: z.object({
-    method: z.enum(['wallet', 'card']).nullable(),
-    status: z.enum(['none', 'charging', 'paid', 'declined', 'refunded', 'not_charged']),
+    method: z.enum(['wallet', 'card']).nullable().meta({ description: 'How it was paid: `wallet`, `card`, or null while unpaid (and for test orders).' }),
+    status: z.enum(['none', 'charging', 'paid', 'declined', 'refunded', 'not_charged']).meta({
+      description: '`none`: not paid yet; `charging`: a card charge is under way; `paid`; `declined`: the card was refused; `refunded`: cancelled after payment, credited to the wallet; `not_charged`: a test order (or a zero total), accepted without payment.',
+    }),
     error: z.string().nullable(),
     paidAt: z.string().nullable(),
   }),
@@ -138,12 +172,12 @@ export const orderResultSchema = orderViewSchema.extend({
 const dateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time such as 2026-01-31T00:00:00Z' });
 
 export const listOrdersQuery = z.strictObject({
-  state: z.enum(ORDER_STATES).optional(),
-  status: z.enum(ORDER_STATUSES).optional(),
-  source: z.string().optional(),
-  externalOrderId: z.string().min(1).max(100).optional(),
-  createdFrom: dateTime.optional(),
-  createdTo: dateTime.optional(),
+  state: z.enum(ORDER_STATES).optional().meta({ description: 'Only orders in this state (see the OrderState schema for what each means).' }),
+  status: z.enum(ORDER_STATUSES).optional().meta({ description: 'Only orders with this production status (see the OrderStatus schema).' }),
+  source: z.string().optional().meta({ description: 'Only orders from this source: API, DASHBOARD or a store platform.' }),
+  externalOrderId: z.string().min(1).max(100).optional().meta({ description: 'Only the order(s) with this externalOrderId (your own order id), exactly.' }),
+  createdFrom: dateTime.optional().meta({ description: 'Only orders created at or after this ISO 8601 date-time.' }),
+  createdTo: dateTime.optional().meta({ description: 'Only orders created before this ISO 8601 date-time.' }),
 });
 
 /**
@@ -152,10 +186,10 @@ export const listOrdersQuery = z.strictObject({
  * filter list exactly what orders can carry here.
  */
 export function orderSchemas(platforms: readonly string[]) {
-  const source = z.enum(orderSources(platforms));
+  const source = z.enum(orderSources(platforms)).meta({ description: 'Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.' });
   return {
-    orderView: orderViewSchema.extend({ source }),
-    orderResult: orderResultSchema.extend({ source }),
-    listQuery: listOrdersQuery.extend({ source: source.optional() }),
+    orderView: openApiComponent(orderViewSchema.extend({ source }), 'Order'),
+    orderResult: openApiComponent(orderResultSchema.extend({ source }), 'OrderResult'),
+    listQuery: listOrdersQuery.extend({ source: source.optional().meta({ description: 'Only orders from this source.' }) }),
   };
 }

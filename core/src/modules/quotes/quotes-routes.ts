@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../../http/api-examples.ts';
+import { openApiComponent } from '../../http/openapi.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { countrySchema, lineInputSchema } from '../orders/orders-schemas.ts';
 import type { QuotesService } from './quotes-service.ts';
@@ -6,11 +8,11 @@ import type { QuotesService } from './quotes-service.ts';
 const optionValues = z.record(z.string(), z.union([z.string(), z.number()]));
 const cents = z.number().int();
 
-export const quoteSchema = z.object({
+export const quoteSchema = openApiComponent(z.object({
   country: z.string(),
   currency: z.literal('EUR'),
   lines: z.array(
-    z.looseObject({
+    openApiComponent(z.looseObject({
       line: z.number().int(),
       productId: z.string(),
       quantity: z.number().int(),
@@ -25,7 +27,7 @@ export const quoteSchema = z.object({
       vatCents: cents,
       totalCents: cents,
       weightGrams: z.number().int(),
-    }),
+    }), 'QuoteLine'),
   ),
   shipping: z.looseObject({ netCents: cents, vatCents: cents, totalCents: cents, weightGrams: z.number().int() }),
   totals: z.looseObject({
@@ -36,7 +38,7 @@ export const quoteSchema = z.object({
     vatCents: cents,
     totalCents: cents,
   }),
-});
+}).meta({ description: 'A price in euro cents with the reseller discount, the destination VAT and shipping. Line totals are authoritative; the totals are their exact sums plus shipping.' }), 'Quote');
 
 /** POST /quotes. */
 export function quotesRoutes(deps: { quotes: QuotesService }): AnyRoute[] {
@@ -51,8 +53,9 @@ export function quotesRoutes(deps: { quotes: QuotesService }): AnyRoute[] {
       tags: ['Quotes'],
       auth: 'apiKey',
       scope: 'quotes:write',
-      body: z.strictObject({ lines: z.array(lineInputSchema).min(1).max(100), country: countrySchema }),
-      responses: { 200: { description: 'The quote', schema: z.object({ data: quoteSchema }) } },
+      body: openApiComponent(z.strictObject({ lines: z.array(lineInputSchema).min(1).max(100), country: countrySchema.meta({ description: 'Destination country, ISO 3166-1 alpha-2 (NL, BE, DE, …): its VAT rate and shipping zone apply.' }) }), 'QuoteRequest'),
+      bodyExample: EXAMPLE_QUOTE_REQUEST,
+      responses: { 200: { description: 'The quote', schema: z.object({ data: quoteSchema }), example: { data: EXAMPLE_QUOTE } } },
       errors: [
         {
           status: 422,

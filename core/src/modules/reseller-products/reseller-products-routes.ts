@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { EXAMPLE_RESELLER_PRODUCT, examplePage } from '../../http/api-examples.ts';
+import { openApiComponent } from '../../http/openapi.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { ResellerProductsService } from './reseller-products-service.ts';
@@ -12,7 +14,7 @@ const sku = z.string().min(1).max(64).regex(/^[A-Za-z0-9._-]+$/, 'may contain le
 // Any scheme parses; the file check answers a non-https one with 422 invalid_file_url, like every file URL problem.
 const httpsUrl = z.url({ message: 'must be a URL' }).max(2048);
 
-const resellerProductSchema = z.object({
+const resellerProductSchema = openApiComponent(z.object({
   id: z.string(),
   sku: z.string(),
   title: z.string(),
@@ -23,18 +25,18 @@ const resellerProductSchema = z.object({
   links: z.number().int().meta({ description: 'Number of store listings linked to this product.' }),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
+}), 'ResellerProduct');
 
-const inputSchema = z.strictObject({
+const inputSchema = openApiComponent(z.strictObject({
   sku: sku.meta({ description: '1-64 characters [A-Za-z0-9._-], unique per account and mode regardless of case.' }),
   title: z.string().trim().min(1).max(200),
   productId: z.string().min(1).max(200).meta({ description: 'Catalogue product id or slug.' }),
   options: optionValues.optional().meta({ description: 'Customer options only, validated like quote options; defaults are added and stored.' }),
   fileUrl: httpsUrl.nullable().optional().meta({ description: 'Default artwork, checked like an order file; used when an order line brings none.' }),
-  active: z.boolean().default(true),
-});
+  active: z.boolean().default(true).meta({ description: 'An inactive product is refused in quotes and orders (inactive_reseller_product), and its store orders are skipped.' }),
+}), 'ResellerProductInput');
 
-const patchSchema = z
+const patchSchema = openApiComponent(z
   .strictObject({
     sku: sku.optional(),
     title: z.string().trim().min(1).max(200).optional(),
@@ -43,7 +45,7 @@ const patchSchema = z
     fileUrl: httpsUrl.nullable().optional(),
     active: z.boolean().optional(),
   })
-  .refine((p) => Object.keys(p).length > 0, { message: 'send at least one field to change' });
+  .refine((p) => Object.keys(p).length > 0, { message: 'send at least one field to change' }), 'ResellerProductPatch');
 
 const idParams = z.object({ id: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }) });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller product (in this key\'s mode).' };
@@ -65,10 +67,10 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       scope: 'reseller-products:read',
       query: z.strictObject({
         q: z.string().trim().min(1).max(100).optional().meta({ description: 'Search SKU or title.' }),
-        active: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+        active: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only active (`true`) or inactive (`false`) products; both when left out.' }),
         ...pageQueryShape,
       }),
-      responses: { 200: { description: 'A page of products', schema: listEnvelopeSchema(resellerProductSchema) } },
+      responses: { 200: { description: 'A page of products', schema: listEnvelopeSchema(resellerProductSchema), example: examplePage([EXAMPLE_RESELLER_PRODUCT]) } },
       handle: async ({ auth, query }) => ({ status: 200, body: await service.list(auth, query) }),
     }),
     defineRoute({
@@ -81,7 +83,8 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       auth: 'apiKey',
       scope: 'reseller-products:write',
       body: inputSchema,
-      responses: { 201: { description: 'Created', schema: z.object({ data: resellerProductSchema }) } },
+      bodyExample: { sku: EXAMPLE_RESELLER_PRODUCT.sku, title: EXAMPLE_RESELLER_PRODUCT.title, productId: 'business-cards', options: { paper: 'mc350', sides: '4/4' }, fileUrl: EXAMPLE_RESELLER_PRODUCT.fileUrl },
+      responses: { 201: { description: 'Created', schema: z.object({ data: resellerProductSchema }), example: { data: EXAMPLE_RESELLER_PRODUCT } } },
       errors: [skuExists, invalid],
       handle: async ({ auth, body }) => ({ status: 201, body: { data: await service.create(auth, body) } }),
     }),
@@ -95,7 +98,7 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       auth: 'apiKey',
       scope: 'reseller-products:read',
       params: idParams,
-      responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
+      responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }), example: { data: EXAMPLE_RESELLER_PRODUCT } } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.get(auth, params.id) } }),
     }),
@@ -110,7 +113,14 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       scope: 'reseller-products:write',
       params: idParams,
       body: patchSchema,
-      responses: { 200: { description: 'The product', schema: z.object({ data: resellerProductSchema }) } },
+      bodyExample: { title: 'Business cards, matt laminate', options: { finish: 'matt-laminate' } },
+      responses: {
+        200: {
+          description: 'The product',
+          schema: z.object({ data: resellerProductSchema }),
+          example: { data: { ...EXAMPLE_RESELLER_PRODUCT, title: 'Business cards, matt laminate', options: { ...EXAMPLE_RESELLER_PRODUCT.options, finish: 'matt-laminate' }, updatedAt: '2026-11-25T10:31:12.004Z' } },
+        },
+      },
       errors: [notFound, skuExists, invalid],
       handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await service.update(auth, params.id, body) } }),
     }),
@@ -124,7 +134,7 @@ export function resellerProductsRoutes(deps: { resellerProducts: ResellerProduct
       auth: 'apiKey',
       scope: 'reseller-products:write',
       params: idParams,
-      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
+      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }), example: { data: { id: EXAMPLE_RESELLER_PRODUCT.id, deleted: true } } } },
       errors: [notFound, { status: 409, code: 'reseller_product_linked', description: 'Still linked to a connected store.' }],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await service.delete(auth, params.id) } }),
     }),

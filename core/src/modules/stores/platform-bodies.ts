@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { openApiComponent } from '../../http/openapi.ts';
 
 /** One platform's fields in a `{platform, ...fields}` body, with the example the connector gives. */
 export interface PlatformFields {
@@ -14,8 +15,16 @@ export interface PlatformFields {
  * OpenAPI description shows each platform's fields (`oneOf` with a `discriminator`) and an
  * example of each. `common` adds the fields every platform shares (`returnUrl`).
  */
-export function platformBody(branches: PlatformFields[], common: z.ZodRawShape = {}): { body: z.ZodType<Record<string, unknown>>; examples: Record<string, { summary: string; value: unknown }> } {
-  const options = branches.map((b) => b.fields.safeExtend({ ...common, platform: z.literal(b.platform) }).meta({ title: b.platform, description: b.displayName }));
+export function platformBody(
+  branches: PlatformFields[],
+  common: z.ZodRawShape = {},
+  /** Names each branch as an OpenAPI component, `<name><Platform>` (`ConnectStoreShopify`). */
+  name?: string,
+): { body: z.ZodType<Record<string, unknown>>; examples: Record<string, { summary: string; value: unknown }> } {
+  const options = branches.map((b) => {
+    const branch = b.fields.safeExtend({ ...common, platform: z.literal(b.platform) }).meta({ title: b.platform, description: b.displayName });
+    return name ? openApiComponent(branch, `${name}${b.platform.charAt(0)}${b.platform.slice(1).toLowerCase().replace(/[^a-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`) : branch;
+  });
   const [first, ...rest] = options;
   // With no connector taking this body, every request is refused with the same 400 as an unknown platform.
   const body = first

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { examplePage } from '../../http/api-examples.ts';
+import { openApiComponent } from '../../http/openapi.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { Tenant } from '../orders/orders-service.ts';
@@ -11,33 +13,35 @@ import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
-export const storeSchema = z.object({
+export const storeSchema = openApiComponent(z.object({
   id: z.string(),
   platform: z.string(),
   externalId: z.string(),
   name: z.string(),
-  status: z.enum(['connected', 'disconnected']),
+  status: z.enum(['connected', 'disconnected']).meta({ description: '`connected`: its orders are ingested; `disconnected`: ingestion stopped (history kept).' }),
   testMode: z.boolean(),
   lastPolledAt: z.string().nullable(),
   lastError: z.string().nullable(),
   createdAt: z.string(),
   disconnectedAt: z.string().nullable(),
-});
-const linkSchema = z.object({
+}), 'Store');
+const linkSchema = openApiComponent(z.object({
   id: z.string(),
   resellerProductId: z.string(),
   sku: z.string(),
   externalProductId: z.string().nullable(),
   externalVariantId: z.string().nullable(),
-  discovered: z.boolean(),
+  discovered: z.boolean().meta({ description: 'Made by a listing sync (the SKUs matched), not by POST /stores/{id}/links.' }),
   createdAt: z.string(),
-});
+}), 'StoreLink');
 const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'waiting_address', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
-export const ingestSchema = z.object({
+const INGEST_STATUS_DESCRIPTION =
+  '`received`: stored, not handled yet; `placed`: a print order was placed (`orderId`); `waiting_payment`: the store order is not paid yet; `waiting_address`: paid, but the platform withheld the shipping address (`error` says why), placed once an update or a retry brings it; `no_print_lines`: none of its lines is one of your products (`skippedLines` says why); `cancelled`: cancelled in the store; `failed`: placing failed (`error`), retried; `redacted`: erased on the customer’s request.';
+export const ingestSchema = openApiComponent(z.object({
   id: z.string(),
   externalOrderId: z.string(),
   externalName: z.string().nullable(),
-  status: z.enum(INGEST_STATUSES),
+  status: z.enum(INGEST_STATUSES).meta({ description: INGEST_STATUS_DESCRIPTION }),
   orderId: z.string().nullable(),
   skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
   error: z.string().nullable(),
@@ -45,8 +49,8 @@ export const ingestSchema = z.object({
   storeUpdatedAt: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
-const listingSchema = z.object({
+}), 'StoreIngest');
+const listingSchema = openApiComponent(z.object({
   id: z.string(),
   externalProductId: z.string(),
   externalVariantId: z.string().nullable().meta({ description: 'Null for a product sold without variants.' }),
@@ -58,9 +62,56 @@ const listingSchema = z.object({
     .nullable()
     .meta({ description: "Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one." }),
   seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
-});
-export const installLinkSchema = z.object({ data: z.object({ installUrl: z.string(), expiresAt: z.string() }) });
-const idParams = z.object({ id: z.string().min(1).max(64) });
+}), 'StoreListing');
+
+/** Examples of this module's bodies: a WooCommerce shop in the Netherlands. */
+const STORE_EXAMPLE = {
+  id: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE',
+  platform: 'WOOCOMMERCE',
+  externalId: 'tulip-prints.example.com',
+  name: 'Tulip Prints',
+  status: 'connected',
+  testMode: false,
+  lastPolledAt: '2026-11-25T10:45:00.112Z',
+  lastError: null,
+  createdAt: '2026-11-25T10:20:41.730Z',
+  disconnectedAt: null,
+};
+const LINK_EXAMPLE = {
+  id: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB',
+  resellerProductId: 'rp_01M89QQTZZ1YGD3FM43WMN96Q2',
+  sku: 'BC-CLASSIC-250',
+  externalProductId: '412',
+  externalVariantId: null,
+  discovered: true,
+  createdAt: '2026-11-25T10:20:44.019Z',
+};
+const INGEST_EXAMPLE = {
+  id: 'ing_01M89R4D2F6X8P3K7T5Q9W1NCM',
+  externalOrderId: '5087',
+  externalName: '#5087',
+  status: 'placed',
+  orderId: 'ord_01M89R4D9J3V6B2N8K4Q7T1XWS',
+  skippedLines: [{ sku: 'GIFT-WRAP', quantity: 1, reason: "SKU 'GIFT-WRAP' is none of your products" }],
+  error: null,
+  attempts: 1,
+  storeUpdatedAt: '2026-11-25T10:51:07.000Z',
+  createdAt: '2026-11-25T10:51:08.214Z',
+  updatedAt: '2026-11-25T10:51:08.402Z',
+};
+const LISTING_EXAMPLE = {
+  id: 'lst_01M89R3A0C5T2W8Q6N4K1Z7YHD',
+  externalProductId: '412',
+  externalVariantId: null,
+  sku: 'BC-CLASSIC-250',
+  title: 'Business cards, 250 pieces',
+  active: true,
+  resellerProduct: { id: 'rp_01M89QQTZZ1YGD3FM43WMN96Q2', sku: 'BC-CLASSIC-250' },
+  seenAt: '2026-11-25T10:45:00.112Z',
+};
+export const installLinkSchema = z.object({ data: openApiComponent(z.object({ installUrl: z.string(), expiresAt: z.string() }), 'InstallLink') });
+const storeId = z.string().min(1).max(64).meta({ description: 'Store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
+const idParams = z.object({ id: storeId });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
 
 /** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
@@ -78,6 +129,8 @@ export function storesRoutes(deps: {
   const { stores, credentialRequests, installs, poller, retrier } = deps;
   const connect = platformBody(
     deps.connectors.all().map((c) => ({ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.manifest.connectSchema, example: c.manifest.examples.connect })),
+    {},
+    'ConnectStore',
   );
   return [
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests, deps.connectors)] : []),
@@ -93,7 +146,7 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       query: z.strictObject(pageQueryShape),
-      responses: { 200: { description: 'A page of stores', schema: listEnvelopeSchema(storeSchema) } },
+      responses: { 200: { description: 'A page of stores', schema: listEnvelopeSchema(storeSchema), example: examplePage([STORE_EXAMPLE]) } },
       handle: async ({ auth, query }) => ({ status: 200, body: await stores.list(auth, query) }),
     }),
     defineRoute({
@@ -107,7 +160,7 @@ export function storesRoutes(deps: {
       scope: 'stores:write',
       body: connect.body,
       bodyExamples: connect.examples,
-      responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }) } },
+      responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }), example: { data: { ...STORE_EXAMPLE, lastPolledAt: null } } } },
       errors: [
         { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials.' },
         { status: 422, code: 'store_not_connectable', description: 'The store cannot be connected as given (not a store of the platform, an address that is not public, or set up in a way the connection cannot use); the message says what to change.' },
@@ -128,7 +181,7 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      responses: { 200: { description: 'The store', schema: z.object({ data: storeSchema }) } },
+      responses: { 200: { description: 'The store', schema: z.object({ data: storeSchema }), example: { data: STORE_EXAMPLE } } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.get(auth, params.id) } }),
     }),
@@ -141,7 +194,7 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:write',
       params: idParams,
-      responses: { 200: { description: 'The disconnected store', schema: z.object({ data: storeSchema }) } },
+      responses: { 200: { description: 'The disconnected store', schema: z.object({ data: storeSchema }), example: { data: { ...STORE_EXAMPLE, status: 'disconnected', disconnectedAt: '2026-11-26T09:02:13.550Z' } } } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.disconnect(auth, params.id) } }),
     }),
@@ -154,7 +207,7 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      responses: { 200: { description: 'Links', schema: z.object({ data: z.array(linkSchema) }) } },
+      responses: { 200: { description: 'Links', schema: z.object({ data: z.array(linkSchema) }), example: { data: [LINK_EXAMPLE] } } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.listLinks(auth, params.id) } }),
     }),
@@ -172,7 +225,8 @@ export function storesRoutes(deps: {
         externalProductId: z.string().min(1).max(100).optional(),
         externalVariantId: z.string().min(1).max(100).optional(),
       }),
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      bodyExample: { resellerProduct: 'BC-CLASSIC-250', externalProductId: '412' },
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: { ...LINK_EXAMPLE, discovered: false } } } },
       errors: [notFound],
       handle: async ({ auth, params, body }) => {
         const product = await deps.resolveProduct(auth, body.resellerProduct);
@@ -188,8 +242,8 @@ export function storesRoutes(deps: {
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
-      params: z.object({ id: z.string().min(1).max(64), linkId: z.string().min(1).max(64) }),
-      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }) } },
+      params: z.object({ id: storeId, linkId: z.string().min(1).max(64).meta({ description: 'Link id (`lnk_…`).', example: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB' }) }),
+      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }), example: { data: { id: LINK_EXAMPLE.id, deleted: true } } } },
       errors: [notFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.removeLink(auth, params.id, params.linkId) } }),
     }),
@@ -205,7 +259,7 @@ export function storesRoutes(deps: {
       scope: 'stores:read',
       params: idParams,
       query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products (true) or none (false).' }) }),
-      responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema) } },
+      responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema), example: examplePage([LISTING_EXAMPLE]) } },
       errors: [notFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listListings(auth, params.id, query) }),
     }),
@@ -228,7 +282,7 @@ export function storesRoutes(deps: {
               "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.",
           }),
       }),
-      responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema) } },
+      responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema), example: examplePage([INGEST_EXAMPLE]) } },
       errors: [notFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
     }),
@@ -247,8 +301,8 @@ function retryRoute(retrier: IngestRetrier): AnyRoute {
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
-    params: z.object({ id: z.string().min(1).max(64), ingestId: z.string().min(1).max(64) }),
-    responses: { 200: { description: 'The ingest after the retry', schema: z.object({ data: ingestSchema }) } },
+    params: z.object({ id: storeId, ingestId: z.string().min(1).max(64).meta({ description: 'Ingest id (`ing_…`), from GET /stores/{id}/ingests.', example: 'ing_01M89R4D2F6X8P3K7T5Q9W1NCM' }) }),
+    responses: { 200: { description: 'The ingest after the retry', schema: z.object({ data: ingestSchema }), example: { data: { ...INGEST_EXAMPLE, attempts: 2 } } } },
     errors: [
       { status: 404, code: 'not_found', description: 'Unknown store or ingest.' },
       { status: 409, code: 'ingest_not_retryable', description: 'The store order was placed already, cancelled, is waiting for payment or was erased.' },
@@ -272,8 +326,15 @@ function installLinkRoute(installs: OAuthInstalls): AnyRoute {
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
-    body: z.looseObject({ platform: z.string().min(1).max(40), returnUrl: z.string().optional().meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }) }),
-    responses: { 201: { description: 'Where to send the merchant', schema: installLinkSchema } },
+    body: z.looseObject({ platform: z.string().min(1).max(40).meta({ description: 'A platform with an OAuth install (SHOPIFY).' }), returnUrl: z.string().optional().meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }) }),
+    bodyExample: { platform: 'SHOPIFY', shop: 'tulip-prints.myshopify.com', returnUrl: 'https://reseller.example.com/stores/connected' },
+    responses: {
+      201: {
+        description: 'Where to send the merchant',
+        schema: installLinkSchema,
+        example: { data: { installUrl: 'https://print-api.example/connectors/shopify/install/v1.Q2hKc3dHb0.4kXz9T', expiresAt: '2026-11-25T10:50:41.730Z' } },
+      },
+    },
     errors: [{ status: 422, code: 'unsupported_platform', description: 'No enabled connector installs through OAuth on this platform.' }],
     handle: async ({ auth, body }) => {
       const { platform, ...fields } = body;
@@ -294,7 +355,7 @@ function syncRoute(poller: StorePoller): AnyRoute {
     auth: 'apiKey',
     scope: 'stores:write',
     params: idParams,
-    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }) } },
+    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }), example: { data: { storeId: STORE_EXAMPLE.id, requestedAt: '2026-11-25T10:46:30.018Z' } } } },
     errors: [
       notFound,
       { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },
@@ -314,6 +375,7 @@ function credentialRequestRoute(credentialRequests: CredentialRequests, connecto
         : [],
     ),
     { returnUrl: returnUrlSchema.meta({ description: 'Where the merchant goes once the platform is done (with its query).' }) },
+    'StoreCredentialRequest',
   );
   return defineRoute({
     method: 'post',
@@ -327,7 +389,19 @@ function credentialRequestRoute(credentialRequests: CredentialRequests, connecto
     scope: 'stores:write',
     body: request.body,
     bodyExamples: request.examples,
-    responses: { 201: { description: 'Where to send the merchant', schema: z.object({ data: z.object({ redirectUrl: z.string(), expiresAt: z.string() }) }) } },
+    responses: {
+      201: {
+        description: 'Where to send the merchant',
+        schema: z.object({ data: z.object({ redirectUrl: z.string(), expiresAt: z.string() }) }),
+        example: {
+          data: {
+            redirectUrl:
+              'https://tulip-prints.example.com/wc-auth/v1/authorize?app_name=Print+API&scope=read_write&user_id=v1.Q2hKc3dHb0&return_url=https%3A%2F%2Fprint-api.example%2Fconnectors%2Fwoocommerce%2Fcredentials%2Fv1.Q2hKc3dHb0%2Freturn&callback_url=https%3A%2F%2Fprint-api.example%2Fconnectors%2Fwoocommerce%2Fcredentials%2Fv1.Q2hKc3dHb0',
+            expiresAt: '2026-11-25T11:20:41.730Z',
+          },
+        },
+      },
+    },
     handle: async ({ auth, body }) => {
       const { platform, ...fields } = body;
       return { status: 201, body: { data: await credentialRequests.begin(auth, String(platform), fields) } };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { EXAMPLE_WALLET } from '../../http/api-examples.ts';
+import { openApiComponent } from '../../http/openapi.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { ledgerEntrySchema } from './wallet-schemas.ts';
@@ -22,8 +24,9 @@ export function walletRoutes(deps: { wallet: WalletService }): AnyRoute[] {
         200: {
           description: 'The wallet',
           schema: z.object({
-            data: z.object({ balanceCents: z.number().int(), currency: z.literal('EUR'), entries: listEnvelopeSchema(ledgerEntrySchema) }),
+            data: openApiComponent(z.object({ balanceCents: z.number().int(), currency: z.literal('EUR'), entries: listEnvelopeSchema(openApiComponent(ledgerEntrySchema, 'LedgerEntry')) }), 'Wallet'),
           }),
+          example: { data: EXAMPLE_WALLET },
         },
       },
       handle: async ({ auth, query }) => ({ status: 200, body: { data: await deps.wallet.statement(auth.resellerId, auth.mode, query) } }),

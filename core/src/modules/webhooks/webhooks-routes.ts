@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_DELIVERY, EXAMPLE_PING_DELIVERY, EXAMPLE_WEBHOOK, EXAMPLE_WEBHOOK_ROTATED, EXAMPLE_WEBHOOK_WITH_SECRET, examplePage } from '../../http/api-examples.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { WebhookDeliveriesService } from './webhook-deliveries-service.ts';
@@ -14,7 +15,8 @@ import {
 } from './webhooks-schemas.ts';
 
 const tags = ['Webhooks'];
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const endpointId = z.string().min(1).max(64).meta({ description: 'Webhook endpoint id (`whe_…`).', example: 'whe_01M89QQS7S8BTVEGQNW40W9DB9' });
+const idParams = z.object({ id: endpointId });
 const endpointNotFound = { status: 404, code: 'not_found', description: 'Unknown webhook endpoint (or another account’s, or another mode’s).' };
 const endpointBody = z.object({ data: webhookEndpointSchema });
 const deliveryBody = z.object({ data: webhookDeliverySchema });
@@ -47,7 +49,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:read',
       query: z.strictObject(pageQueryShape),
-      responses: { 200: { description: 'A page of endpoints', schema: listEnvelopeSchema(webhookEndpointSchema) } },
+      responses: { 200: { description: 'A page of endpoints', schema: listEnvelopeSchema(webhookEndpointSchema), example: examplePage([EXAMPLE_WEBHOOK]) } },
       handle: async ({ auth, query }) => ({ status: 200, body: await endpoints.list(auth, query) }),
     }),
     defineRoute({
@@ -65,7 +67,8 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       body: createWebhookBody,
-      responses: { 201: { description: 'The new endpoint, with its secret', schema: z.object({ data: createdWebhookEndpointSchema }) } },
+      bodyExample: { url: EXAMPLE_WEBHOOK.url, events: ['*'] },
+      responses: { 201: { description: 'The new endpoint, with its secret', schema: z.object({ data: createdWebhookEndpointSchema }), example: { data: EXAMPLE_WEBHOOK_WITH_SECRET } } },
       errors: [
         { status: 422, code: 'invalid_events', description: 'Unknown event kinds; details carry allowedValues.' },
         { status: 422, code: 'invalid_webhook_url', description: 'Not https, not a valid URL, or the host does not resolve to a public address (details name the reason).' },
@@ -82,7 +85,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:read',
       params: idParams,
-      responses: { 200: { description: 'The endpoint (without its secret)', schema: endpointBody } },
+      responses: { 200: { description: 'The endpoint (without its secret)', schema: endpointBody, example: { data: EXAMPLE_WEBHOOK } } },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.get(auth, params.id) } }),
     }),
@@ -96,7 +99,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       params: idParams,
-      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) } },
+      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }), example: { data: { id: EXAMPLE_WEBHOOK.id, deleted: true } } } },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.delete(auth, params.id) } }),
     }),
@@ -110,7 +113,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       params: idParams,
-      responses: { 200: { description: 'The endpoint', schema: endpointBody } },
+      responses: { 200: { description: 'The endpoint', schema: endpointBody, example: { data: EXAMPLE_WEBHOOK } } },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.enable(auth, params.id) } }),
     }),
@@ -126,7 +129,8 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       scope: 'webhooks:write',
       params: idParams,
       body: rotateSecretBody,
-      responses: { 200: { description: 'The endpoint with its new secret', schema: z.object({ data: createdWebhookEndpointSchema }) } },
+      bodyExample: { expiresInHours: 24 },
+      responses: { 200: { description: 'The endpoint with its new secret', schema: z.object({ data: createdWebhookEndpointSchema }), example: { data: EXAMPLE_WEBHOOK_ROTATED } } },
       errors: [endpointNotFound],
       handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await endpoints.rotateSecret(auth, params.id, body) } }),
     }),
@@ -141,7 +145,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       params: idParams,
-      responses: { 200: { description: 'The ping delivery with its attempt (whatever the receiver answered)', schema: deliveryBody } },
+      responses: { 200: { description: 'The ping delivery with its attempt (whatever the receiver answered)', schema: deliveryBody, example: { data: EXAMPLE_PING_DELIVERY } } },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await deliveries.ping(auth, params.id) } }),
     }),
@@ -156,7 +160,7 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       scope: 'webhooks:read',
       params: idParams,
       query: z.strictObject({ ...pageQueryShape, ...deliveriesQueryShape }),
-      responses: { 200: { description: 'A page of deliveries', schema: listEnvelopeSchema(webhookDeliverySchema) } },
+      responses: { 200: { description: 'A page of deliveries', schema: listEnvelopeSchema(webhookDeliverySchema), example: examplePage([EXAMPLE_DELIVERY], null, 1) } },
       errors: [endpointNotFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await deliveries.list(auth, params.id, query) }),
     }),
@@ -170,8 +174,23 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       tags,
       auth: 'apiKey',
       scope: 'webhooks:write',
-      params: z.object({ id: z.string().min(1).max(64), deliveryId: z.string().min(1).max(64) }),
-      responses: { 200: { description: 'The delivery with the new attempt', schema: deliveryBody } },
+      params: z.object({ id: endpointId, deliveryId: z.string().min(1).max(64).meta({ description: 'Delivery id (`whd_…`), as sent in X-Service-Delivery.', example: 'whd_01M89QQV7J224B1D14B91D2C4B' }) }),
+      responses: {
+        200: {
+          description: 'The delivery with the new attempt',
+          schema: deliveryBody,
+          example: {
+            data: {
+              ...EXAMPLE_DELIVERY,
+              attemptCount: 2,
+              lastAttemptAt: '2026-11-25T10:40:02.311Z',
+              lastLatencyMs: 41,
+              deliveredAt: '2026-11-25T10:40:02.352Z',
+              attempts: [...EXAMPLE_DELIVERY.attempts, { attempt: 2, trigger: 'manual', startedAt: '2026-11-25T10:40:02.311Z', statusCode: 200, latencyMs: 41, error: null, succeeded: true }],
+            },
+          },
+        },
+      },
       errors: [endpointNotFound, { status: 404, code: 'not_found', description: 'Unknown delivery of this endpoint.' }],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await deliveries.retry(auth, params.id, params.deliveryId) } }),
     }),

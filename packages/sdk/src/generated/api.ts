@@ -588,24 +588,885 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created
+         * @description An order was placed (API, dashboard or a store). It carries the order as the placement left it: already SUBMITTED/PAID when it was paid at once, else AWAITING_FUNDS or AWAITING_FILE. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.submitted
+         * @description The order is paid (or, in test mode, accepted without charge) and goes to production: state SUBMITTED, status PAID. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.awaiting_funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.awaiting_funds
+         * @description The wallet did not cover the order and no card is saved; it is placed when a top-up covers it (oldest first). `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_awaiting_funds"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.payment_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.payment_failed
+         * @description The saved card was declined (`payment.error` says why). `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_payment_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.in_production": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.in_production
+         * @description Production started: status PROCESSING (prepress). PRINTING follows without an event of its own. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_in_production"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.shipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.shipped
+         * @description Handed to the carrier: `data.tracking` (also in `data.order.tracking`). `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_shipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.delivered
+         * @description The carrier delivered it. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_delivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.cancelled
+         * @description Cancelled before production: status CANCELLED, or REFUNDED with the amount credited to the wallet. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.file_problem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.file_problem
+         * @description A line has no usable print file (or one waits for conversion): state AWAITING_FILE. Supply it with PUT /orders/{id}/lines/{line}/file. `data.order` is the order as committed with the event (as GET /orders/{id} returned it then); of an order's events, the one with the latest `data.order.updatedAt` is the current one.
+         */
+        post: operations["webhook_order_file_problem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "store.order_skipped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * store.order_skipped
+         * @description A connected store’s order of which nothing was placed: none of its SKUs is one of your active products. Create (or activate) them, then POST /stores/{id}/ingests/{ingestId}/retry.
+         */
+        post: operations["webhook_store_order_skipped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ping
+         * @description Sent by POST /webhooks/{id}/test only (never to other endpoints, not retried), signed like every event.
+         */
+        post: operations["webhook_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /**
+         * SHOPIFY
+         * @description Shopify
+         */
+        ConnectStoreShopify: {
+            shop: string;
+            accessToken: string;
+            apiSecretKey?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreShopify";
+        };
+        /**
+         * WOOCOMMERCE
+         * @description WooCommerce
+         */
+        ConnectStoreWoocommerce: {
+            /** Format: uri */
+            storeUrl: string;
+            consumerKey: string;
+            consumerSecret: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreWoocommerce";
+        };
+        CreateWebhookRequest: {
+            /** @description https URL of your receiver; it must resolve to a public address. */
+            url: string;
+            /** @description Event kinds to receive, or ["*"] for all. One of: order.created, order.submitted, order.awaiting_funds, order.payment_failed, order.in_production, order.shipped, order.delivered, order.cancelled, order.file_problem, store.order_skipped, *. */
+            events: string[];
+        };
         Error: {
             error: {
+                /** @description Stable and documented in the error reference (`/api/reseller/v1/docs/errors`). */
                 code: string;
+                /** @description English, for a person; may change. */
                 message: string;
-                details?: ({
-                    line?: number;
-                    field?: string;
-                    code: string;
-                    message?: string;
-                    allowedKeys?: string[];
-                    allowedValues?: (string | number)[];
-                } & {
-                    [key: string]: unknown;
-                })[];
+                /** @description One entry per problem (400 and 422). */
+                details?: components["schemas"]["ErrorDetail"][];
             };
+        };
+        ErrorDetail: {
+            /** @description The 0-based line of an order or quote the problem is in. */
+            line?: number;
+            /** @description The field, as a path: `lines[0].options.paper`, `recipient.postalCode`, `Idempotency-Key`. */
+            field?: string;
+            /** @description What is wrong, for code to branch on (see the error reference). */
+            code: string;
+            message?: string;
+            allowedKeys?: string[];
+            allowedValues?: (string | number)[];
+            /** @description run_unavailable: the nearest run that can be made. */
+            nearestQuantity?: number;
+        } & {
+            [key: string]: unknown;
+        };
+        InstallLink: {
+            installUrl: string;
+            expiresAt: string;
+        };
+        LedgerEntry: {
+            id: string;
+            /**
+             * @description `top_up`: money added; `order_payment`: an order paid from the wallet (negative); `order_refund`: a cancelled order refunded; `adjustment`: a correction by the operator.
+             * @enum {string}
+             */
+            kind: "top_up" | "order_payment" | "order_refund" | "adjustment";
+            amountCents: number;
+            balanceAfterCents: number;
+            orderId: string | null;
+            reference: string | null;
+            createdAt: string;
+        };
+        LineInput: {
+            /** @description Catalogue product id (or slug). Either this or resellerSku. */
+            productId?: string;
+            /** @description SKU of one of the reseller's own products. */
+            resellerSku?: string;
+            /** @description Always the number of pieces; for run-priced products it is the run. */
+            quantity: number;
+            /** @description Customer option keys from the product detail only. */
+            options?: {
+                [key: string]: string | number;
+            };
+        };
+        Order: {
+            id: string;
+            state: components["schemas"]["OrderState"];
+            status: components["schemas"]["OrderStatus"];
+            /**
+             * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
+             * @enum {string}
+             */
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+            externalOrderId: string | null;
+            testMode: boolean;
+            storeId: string | null;
+            recipient: {
+                name: string;
+                email?: string;
+                phone?: string;
+                address1: string;
+                address2?: string;
+                postalCode: string;
+                city: string;
+                country: string;
+            };
+            /** @description Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`). */
+            carrierContact: {
+                /** @enum {string} */
+                emailSource: "recipient" | "reseller";
+                /** @enum {string} */
+                phoneSource: "recipient" | "reseller";
+            };
+            lines: components["schemas"]["OrderLine"][];
+            shipping: {
+                [key: string]: unknown;
+            };
+            totals: {
+                /** @constant */
+                currency: "EUR";
+                publicNetCents: number;
+                discountCents: number;
+                netCents: number;
+                shippingCents: number;
+                vatCents: number;
+                totalCents: number;
+            };
+            payment: {
+                /** @description How it was paid: `wallet`, `card`, or null while unpaid (and for test orders). */
+                method: ("wallet" | "card") | null;
+                /**
+                 * @description `none`: not paid yet; `charging`: a card charge is under way; `paid`; `declined`: the card was refused; `refunded`: cancelled after payment, credited to the wallet; `not_charged`: a test order (or a zero total), accepted without payment.
+                 * @enum {string}
+                 */
+                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
+                error: string | null;
+                paidAt: string | null;
+            };
+            tracking: components["schemas"]["Tracking"] | null;
+            createdAt: string;
+            updatedAt: string;
+            cancelledAt: string | null;
+        };
+        OrderEventData: {
+            order: components["schemas"]["Order"];
+        };
+        OrderLine: {
+            line: number;
+            productId: string;
+            resellerSku: string | null;
+            quantity: number;
+            options: {
+                [key: string]: string | number;
+            };
+            derivedOptions: {
+                [key: string]: string | number;
+            };
+            /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
+            unitPrice: string;
+            unitPriceCents: number;
+            publicNetCents: number;
+            discountCents: number;
+            netCents: number;
+            vatRate: string;
+            vatCents: number;
+            totalCents: number;
+            fileUrl: string | null;
+            /**
+             * @description `ok`: print-ready; `needs_conversion`: an EPS/AI/PS/SVG file converted to PDF by hand first; `missing`: no usable file yet (the order is AWAITING_FILE).
+             * @enum {string}
+             */
+            fileStatus: "ok" | "needs_conversion" | "missing";
+        };
+        OrderLineInput: {
+            /** @description Catalogue product id (or slug). Either this or resellerSku. */
+            productId?: string;
+            /** @description SKU of one of the reseller's own products (its fixed options and default file apply). */
+            resellerSku?: string;
+            quantity: number;
+            options?: {
+                [key: string]: string | number;
+            };
+            /**
+             * Format: uri
+             * @description Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand); any other scheme, a private address or an unusable file is 422 invalid_file_url. With a prk_test_ key, one of the sample files of GET /products/{id} (sampleFiles) also works. Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.
+             */
+            fileUrl?: string;
+        };
+        OrderResult: {
+            id: string;
+            state: components["schemas"]["OrderState"];
+            status: components["schemas"]["OrderStatus"];
+            /**
+             * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
+             * @enum {string}
+             */
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+            externalOrderId: string | null;
+            testMode: boolean;
+            storeId: string | null;
+            recipient: {
+                name: string;
+                email?: string;
+                phone?: string;
+                address1: string;
+                address2?: string;
+                postalCode: string;
+                city: string;
+                country: string;
+            };
+            /** @description Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`). */
+            carrierContact: {
+                /** @enum {string} */
+                emailSource: "recipient" | "reseller";
+                /** @enum {string} */
+                phoneSource: "recipient" | "reseller";
+            };
+            lines: components["schemas"]["OrderLine"][];
+            shipping: {
+                [key: string]: unknown;
+            };
+            totals: {
+                /** @constant */
+                currency: "EUR";
+                publicNetCents: number;
+                discountCents: number;
+                netCents: number;
+                shippingCents: number;
+                vatCents: number;
+                totalCents: number;
+            };
+            payment: {
+                /** @description How it was paid: `wallet`, `card`, or null while unpaid (and for test orders). */
+                method: ("wallet" | "card") | null;
+                /**
+                 * @description `none`: not paid yet; `charging`: a card charge is under way; `paid`; `declined`: the card was refused; `refunded`: cancelled after payment, credited to the wallet; `not_charged`: a test order (or a zero total), accepted without payment.
+                 * @enum {string}
+                 */
+                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
+                error: string | null;
+                paidAt: string | null;
+            };
+            tracking: components["schemas"]["Tracking"] | null;
+            createdAt: string;
+            updatedAt: string;
+            cancelledAt: string | null;
+            /** @description true when this answers a repeat of an earlier request with the same Idempotency-Key. */
+            duplicate: boolean;
+        };
+        OrderShippedEventData: {
+            order: components["schemas"]["Order"];
+            tracking: components["schemas"]["Tracking"];
+        };
+        /**
+         * @description Where the order stands for you (the reseller): `AWAITING_FUNDS`: not paid yet, the wallet was short and no card is saved (released automatically, oldest first, after a top-up); `AWAITING_FILE`: a line has no usable print file yet, or one waits for conversion (PUT /orders/{id}/lines/{line}/file); `PAYMENT_FAILED`: the saved card was declined; `SUBMITTED`: paid (or a test order) and handed to production; follow `status`; `CANCELLED`: cancelled before production.
+         * @enum {string}
+         */
+        OrderState: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
+        /**
+         * @description Where production stands: `PENDING`: not paid or not complete; `PAID`: paid, about to be handed to production; `PROCESSING`: prepress; `PRINTING`: on the press; `SHIPPED`: with the carrier (`tracking` is set); `DELIVERED`: delivered; `CANCELLED`: cancelled before payment; `REFUNDED`: cancelled after payment, the amount credited to the wallet. A test order (prk_test_ key) moves through the same statuses, simulated.
+         * @enum {string}
+         */
+        OrderStatus: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
+        PlaceOrderRequest: {
+            /** @description The reseller's own order id. */
+            externalOrderId?: string;
+            lines: components["schemas"]["OrderLineInput"][];
+            recipient: components["schemas"]["Recipient"];
+        };
+        Product: {
+            id: string;
+            slugs: {
+                nl: string;
+                en: string;
+                de: string;
+                fr: string;
+            };
+            name: string;
+            category: string;
+            quantity: {
+                /**
+                 * @description `copies`: priced per run, quantity must be one of `runs`; `piece`: priced per piece between `min` and `max`, cheaper per volume tier.
+                 * @enum {string}
+                 */
+                pricedBy: "copies" | "piece";
+            } & {
+                [key: string]: unknown;
+            };
+            options: components["schemas"]["ProductOption"][];
+        } & {
+            [key: string]: unknown;
+        };
+        ProductDetail: {
+            id: string;
+            slugs: {
+                nl: string;
+                en: string;
+                de: string;
+                fr: string;
+            };
+            name: string;
+            category: string;
+            quantity: {
+                /**
+                 * @description `copies`: priced per run, quantity must be one of `runs`; `piece`: priced per piece between `min` and `max`, cheaper per volume tier.
+                 * @enum {string}
+                 */
+                pricedBy: "copies" | "piece";
+            } & {
+                [key: string]: unknown;
+            };
+            options: components["schemas"]["ProductOption"][];
+            fileRequirements: {
+                [key: string]: unknown;
+            };
+            /** @description Test keys only: a print-ready sample PDF per format of the product, so a sandbox order completes without a file host. */
+            sampleFiles?: components["schemas"]["SampleFile"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A customer option as the product page shows it: send `key` with one of `values[].value` in a line’s options; left out, it gets `default`. */
+        ProductOption: {
+            key: string;
+            name: string;
+            default: string | number;
+            values: ({
+                value: string | number;
+                label: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A price in euro cents with the reseller discount, the destination VAT and shipping. Line totals are authoritative; the totals are their exact sums plus shipping. */
+        Quote: {
+            country: string;
+            /** @constant */
+            currency: "EUR";
+            lines: components["schemas"]["QuoteLine"][];
+            shipping: {
+                netCents: number;
+                vatCents: number;
+                totalCents: number;
+                weightGrams: number;
+            } & {
+                [key: string]: unknown;
+            };
+            totals: {
+                publicNetCents: number;
+                discountCents: number;
+                netCents: number;
+                shippingCents: number;
+                vatCents: number;
+                totalCents: number;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        QuoteLine: {
+            line: number;
+            productId: string;
+            quantity: number;
+            /** @description Customer options used, defaults added; may be sent back unchanged. */
+            options: {
+                [key: string]: string | number;
+            };
+            /** @description Set by the service (print process, sheet, bundling, packaging); read-only. */
+            derivedOptions: {
+                [key: string]: string | number;
+            };
+            unitPublicPrice: string;
+            /** @description Exact unit price in cents after discount, excl. VAT; sub-cent digits are kept. */
+            unitNetPrice: string;
+            publicNetCents: number;
+            discountCents: number;
+            netCents: number;
+            vatRate: string;
+            vatCents: number;
+            totalCents: number;
+            weightGrams: number;
+        } & {
+            [key: string]: unknown;
+        };
+        QuoteRequest: {
+            lines: components["schemas"]["LineInput"][];
+            /** @description Destination country, ISO 3166-1 alpha-2 (NL, BE, DE, …): its VAT rate and shipping zone apply. */
+            country: string;
+        };
+        /** @description Who the order ships to, white label: the carrier gets the recipient's e-mail and phone, or the reseller's when they are left out (see carrierContact). */
+        Recipient: {
+            name: string;
+            /**
+             * Format: email
+             * @description When missing, the reseller account's e-mail is given to the carrier.
+             */
+            email?: string;
+            /** @description When missing, the reseller account's phone is given to the carrier. */
+            phone?: string;
+            address1: string;
+            address2?: string;
+            postalCode: string;
+            city: string;
+            country: string;
+        };
+        ResellerProduct: {
+            id: string;
+            sku: string;
+            title: string;
+            productId: string;
+            options: {
+                [key: string]: string | number;
+            };
+            fileUrl: string | null;
+            active: boolean;
+            /** @description Number of store listings linked to this product. */
+            links: number;
+            createdAt: string;
+            updatedAt: string;
+        };
+        ResellerProductInput: {
+            /** @description 1-64 characters [A-Za-z0-9._-], unique per account and mode regardless of case. */
+            sku: string;
+            title: string;
+            /** @description Catalogue product id or slug. */
+            productId: string;
+            /** @description Customer options only, validated like quote options; defaults are added and stored. */
+            options?: {
+                [key: string]: string | number;
+            };
+            /** @description Default artwork, checked like an order file; used when an order line brings none. */
+            fileUrl?: string | null;
+            /**
+             * @description An inactive product is refused in quotes and orders (inactive_reseller_product), and its store orders are skipped.
+             * @default true
+             */
+            active: boolean;
+        };
+        ResellerProductPatch: {
+            sku?: string;
+            title?: string;
+            productId?: string;
+            options?: {
+                [key: string]: string | number;
+            };
+            fileUrl?: string | null;
+            active?: boolean;
+        };
+        SampleFile: {
+            /** @description The value of the size option it fits, or `standard` for a product of one size. */
+            format: string;
+            trimSizeMm: {
+                width: number;
+                height: number;
+            };
+            bleedMm: number;
+            /** @description The PDF page: the trim size with the bleed on every side. */
+            pageSizeMm: {
+                width: number;
+                height: number;
+            };
+            /** @description Use it as a line's fileUrl with a prk_test_ key: resolved by the service itself, nothing is fetched. */
+            url: string;
+        };
+        Store: {
+            id: string;
+            platform: string;
+            externalId: string;
+            name: string;
+            /**
+             * @description `connected`: its orders are ingested; `disconnected`: ingestion stopped (history kept).
+             * @enum {string}
+             */
+            status: "connected" | "disconnected";
+            testMode: boolean;
+            lastPolledAt: string | null;
+            lastError: string | null;
+            createdAt: string;
+            disconnectedAt: string | null;
+        };
+        /**
+         * WOOCOMMERCE
+         * @description WooCommerce
+         */
+        StoreCredentialRequestWoocommerce: {
+            /** Format: uri */
+            storeUrl: string;
+            /**
+             * Format: uri
+             * @description Where the merchant goes once the platform is done (with its query).
+             */
+            returnUrl?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "StoreCredentialRequestWoocommerce";
+        };
+        StoreIngest: {
+            id: string;
+            externalOrderId: string;
+            externalName: string | null;
+            /**
+             * @description `received`: stored, not handled yet; `placed`: a print order was placed (`orderId`); `waiting_payment`: the store order is not paid yet; `waiting_address`: paid, but the platform withheld the shipping address (`error` says why), placed once an update or a retry brings it; `no_print_lines`: none of its lines is one of your products (`skippedLines` says why); `cancelled`: cancelled in the store; `failed`: placing failed (`error`), retried; `redacted`: erased on the customer’s request.
+             * @enum {string}
+             */
+            status: "received" | "placed" | "waiting_payment" | "waiting_address" | "no_print_lines" | "cancelled" | "failed" | "redacted";
+            orderId: string | null;
+            skippedLines: {
+                sku: string | null;
+                quantity: number;
+                reason: string;
+            }[];
+            error: string | null;
+            attempts: number;
+            storeUpdatedAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        StoreLink: {
+            id: string;
+            resellerProductId: string;
+            sku: string;
+            externalProductId: string | null;
+            externalVariantId: string | null;
+            /** @description Made by a listing sync (the SKUs matched), not by POST /stores/{id}/links. */
+            discovered: boolean;
+            createdAt: string;
+        };
+        StoreListing: {
+            id: string;
+            externalProductId: string;
+            /** @description Null for a product sold without variants. */
+            externalVariantId: string | null;
+            sku: string | null;
+            title: string;
+            /** @description Whether the store sells it now (published, not a draft or archived). */
+            active: boolean;
+            /** @description Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one. */
+            resellerProduct: {
+                id: string;
+                sku: string;
+            } | null;
+            /** @description When the sync that last saw it began. */
+            seenAt: string;
+        };
+        StoreOrderSkippedEventData: {
+            store: {
+                id: string;
+                platform: string;
+                name: string;
+            };
+            storeOrder: {
+                ingestId: string;
+                externalOrderId: string;
+                name: string | null;
+            };
+            /** @description The SKUs that are none of your active products. */
+            unmatchedSkus: string[];
+            skippedLines: {
+                sku: string | null;
+                quantity: number;
+                reason: string;
+            }[];
+        };
+        Tracking: {
+            carrier: string;
+            trackingNumber: string;
+            trackingUrl: string;
+        };
+        Wallet: {
+            balanceCents: number;
+            /** @constant */
+            currency: "EUR";
+            entries: {
+                data: components["schemas"]["LedgerEntry"][];
+                nextCursor: string | null;
+                limit: number;
+                /** @constant */
+                maxLimit: 100;
+                limitCapped: boolean;
+                requestedLimit: number;
+            };
+        };
+        WebhookAttempt: {
+            attempt: number;
+            /**
+             * @description `scheduled`: an automatic attempt; `manual`: a redelivery or test ping you asked for.
+             * @enum {string}
+             */
+            trigger: "scheduled" | "manual";
+            startedAt: string;
+            statusCode: number | null;
+            latencyMs: number | null;
+            error: string | null;
+            succeeded: boolean;
+        };
+        WebhookDelivery: {
+            /** @description Sent as X-Service-Delivery; the same on every attempt of this delivery. */
+            id: string;
+            /** @description The body field id: the same on every attempt; deduplicate on it. */
+            eventId: string;
+            eventType: string;
+            /**
+             * @description `pending`: not delivered yet, another attempt is scheduled; `delivered`: a 2xx answered; `failed`: every automatic attempt failed (retry it by hand); `cancelled`: the endpoint was deleted first.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "cancelled";
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            lastAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastLatencyMs: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+            createdAt: string;
+            /** @description Finished attempts, oldest first (the last 20). */
+            attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: string[];
+            /** @description Created with a prk_test_ key: receives sandbox events only. */
+            testMode: boolean;
+            enabled: boolean;
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
+            failingSince: string | null;
+            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
+        };
+        WebhookEndpointWithSecret: {
+            id: string;
+            url: string;
+            events: string[];
+            /** @description Created with a prk_test_ key: receives sandbox events only. */
+            testMode: boolean;
+            enabled: boolean;
+            disabledAt: string | null;
+            disabledReason: string | null;
+            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
+            failingSince: string | null;
+            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
+            previousSecretExpiresAt: string | null;
+            createdAt: string;
+            /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
+            secret: string;
         };
     };
     responses: never;
@@ -631,14 +1492,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "resellerId": "rsl_01M89QQRWZ588G0KAKGPKCGYWB",
+                     *         "resellerName": "Acme Prints",
+                     *         "keyId": "key_01M89QQRZNE2GH77KHGZVDQ4SC",
+                     *         "mode": "live",
+                     *         "scopes": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             resellerId: string;
                             resellerName: string;
                             keyId: string;
-                            /** @enum {string} */
+                            /**
+                             * @description `live` (prk_live_: real orders) or `test` (prk_test_: the sandbox).
+                             * @enum {string}
+                             */
                             mode: "live" | "test";
-                            /** @description null: every scope; []: none. */
+                            /** @description The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me. */
                             scopes: ("catalog:read" | "quotes:write" | "reseller-products:read" | "reseller-products:write" | "orders:read" | "orders:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "stores:read" | "stores:write")[] | null;
                         };
                     };
@@ -662,7 +1537,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -703,9 +1578,9 @@ export interface operations {
     listProducts: {
         parameters: {
             query?: {
-                /** @description Search term (names in the chosen language, and slugs). */
+                /** @description Search term, accents ignored: matches names in the chosen language and slugs in every language. */
                 q?: string;
-                /** @description Storefront category slug. */
+                /** @description Storefront category slug (a product’s `category`), e.g. `business-cards`, `flyers`, `posters`. */
                 category?: string;
                 /** @description Language of names and options (default nl). */
                 lang?: "nl" | "en" | "de" | "fr";
@@ -726,39 +1601,127 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "business-cards",
+                     *           "slugs": {
+                     *             "nl": "visitekaartjes",
+                     *             "en": "business-cards",
+                     *             "de": "visitenkarten",
+                     *             "fr": "cartes-de-visite"
+                     *           },
+                     *           "name": "Business cards",
+                     *           "category": "business-cards",
+                     *           "quantity": {
+                     *             "pricedBy": "copies",
+                     *             "runs": [
+                     *               100,
+                     *               250,
+                     *               500,
+                     *               1000,
+                     *               2500,
+                     *               5000
+                     *             ]
+                     *           },
+                     *           "options": [
+                     *             {
+                     *               "key": "paper",
+                     *               "name": "Paper",
+                     *               "default": "mc350",
+                     *               "values": [
+                     *                 {
+                     *                   "value": "mc350",
+                     *                   "label": "350 g matt coated"
+                     *                 },
+                     *                 {
+                     *                   "value": "mc400",
+                     *                   "label": "400 g matt coated"
+                     *                 },
+                     *                 {
+                     *                   "value": "uncoated300",
+                     *                   "label": "300 g uncoated"
+                     *                 },
+                     *                 {
+                     *                   "value": "recycled300",
+                     *                   "label": "300 g recycled"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "key": "sides",
+                     *               "name": "Printing",
+                     *               "default": "4/4",
+                     *               "values": [
+                     *                 {
+                     *                   "value": "4/0",
+                     *                   "label": "Single-sided colour"
+                     *                 },
+                     *                 {
+                     *                   "value": "4/1",
+                     *                   "label": "Colour front, black back"
+                     *                 },
+                     *                 {
+                     *                   "value": "4/4",
+                     *                   "label": "Double-sided colour"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "key": "finish",
+                     *               "name": "Finish",
+                     *               "default": "none",
+                     *               "values": [
+                     *                 {
+                     *                   "value": "none",
+                     *                   "label": "None"
+                     *                 },
+                     *                 {
+                     *                   "value": "matt-laminate",
+                     *                   "label": "Matt laminate"
+                     *                 },
+                     *                 {
+                     *                   "value": "gloss-laminate",
+                     *                   "label": "Gloss laminate"
+                     *                 },
+                     *                 {
+                     *                   "value": "soft-touch",
+                     *                   "label": "Soft-touch laminate"
+                     *                 },
+                     *                 {
+                     *                   "value": "spot-uv",
+                     *                   "label": "Spot UV varnish"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "key": "corners",
+                     *               "name": "Corners",
+                     *               "default": "square",
+                     *               "values": [
+                     *                 {
+                     *                   "value": "square",
+                     *                   "label": "Square"
+                     *                 },
+                     *                 {
+                     *                   "value": "rounded",
+                     *                   "label": "Rounded"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": "WyJwcm9kdWN0cyIsImJ1c2luZXNzLWNhcmRzIl0.1v9qk3",
+                     *       "limit": 1,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 1
+                     *     }
+                     */
                     "application/json": {
-                        data: ({
-                            id: string;
-                            slugs: {
-                                nl: string;
-                                en: string;
-                                de: string;
-                                fr: string;
-                            };
-                            name: string;
-                            category: string;
-                            quantity: {
-                                /** @enum {string} */
-                                pricedBy: "copies" | "piece";
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            options: ({
-                                key: string;
-                                name: string;
-                                default: string | number;
-                                values: ({
-                                    value: string | number;
-                                    label: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        data: components["schemas"]["Product"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -786,7 +1749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -832,6 +1795,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description Product id (`business-cards`) or its slug in any language (`visitekaartjes`). */
                 id: string;
             };
             cookie?: never;
@@ -844,59 +1808,262 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "business-cards",
+                     *         "slugs": {
+                     *           "nl": "visitekaartjes",
+                     *           "en": "business-cards",
+                     *           "de": "visitenkarten",
+                     *           "fr": "cartes-de-visite"
+                     *         },
+                     *         "name": "Business cards",
+                     *         "category": "business-cards",
+                     *         "quantity": {
+                     *           "pricedBy": "copies",
+                     *           "runs": [
+                     *             100,
+                     *             250,
+                     *             500,
+                     *             1000,
+                     *             2500,
+                     *             5000
+                     *           ],
+                     *           "runRestrictions": [
+                     *             {
+                     *               "when": {
+                     *                 "finish": [
+                     *                   "spot-uv"
+                     *                 ]
+                     *               },
+                     *               "runs": [
+                     *                 250,
+                     *                 500,
+                     *                 1000,
+                     *                 2500
+                     *               ]
+                     *             },
+                     *             {
+                     *               "when": {
+                     *                 "corners": [
+                     *                   "rounded"
+                     *                 ]
+                     *               },
+                     *               "runs": [
+                     *                 250,
+                     *                 500,
+                     *                 1000,
+                     *                 2500,
+                     *                 5000
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "rule": "quantity is the number of pieces and must be a run that can be made for the configuration; options.copies must not be sent (or must equal quantity)"
+                     *         },
+                     *         "options": [
+                     *           {
+                     *             "key": "paper",
+                     *             "name": "Paper",
+                     *             "default": "mc350",
+                     *             "values": [
+                     *               {
+                     *                 "value": "mc350",
+                     *                 "label": "350 g matt coated"
+                     *               },
+                     *               {
+                     *                 "value": "mc400",
+                     *                 "label": "400 g matt coated"
+                     *               },
+                     *               {
+                     *                 "value": "uncoated300",
+                     *                 "label": "300 g uncoated"
+                     *               },
+                     *               {
+                     *                 "value": "recycled300",
+                     *                 "label": "300 g recycled"
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "sides",
+                     *             "name": "Printing",
+                     *             "default": "4/4",
+                     *             "values": [
+                     *               {
+                     *                 "value": "4/0",
+                     *                 "label": "Single-sided colour"
+                     *               },
+                     *               {
+                     *                 "value": "4/1",
+                     *                 "label": "Colour front, black back"
+                     *               },
+                     *               {
+                     *                 "value": "4/4",
+                     *                 "label": "Double-sided colour"
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "finish",
+                     *             "name": "Finish",
+                     *             "default": "none",
+                     *             "values": [
+                     *               {
+                     *                 "value": "none",
+                     *                 "label": "None"
+                     *               },
+                     *               {
+                     *                 "value": "matt-laminate",
+                     *                 "label": "Matt laminate"
+                     *               },
+                     *               {
+                     *                 "value": "gloss-laminate",
+                     *                 "label": "Gloss laminate"
+                     *               },
+                     *               {
+                     *                 "value": "soft-touch",
+                     *                 "label": "Soft-touch laminate"
+                     *               },
+                     *               {
+                     *                 "value": "spot-uv",
+                     *                 "label": "Spot UV varnish"
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "key": "corners",
+                     *             "name": "Corners",
+                     *             "default": "square",
+                     *             "values": [
+                     *               {
+                     *                 "value": "square",
+                     *                 "label": "Square"
+                     *               },
+                     *               {
+                     *                 "value": "rounded",
+                     *                 "label": "Rounded"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "description": "Business cards 85 x 55 mm on sturdy board.",
+                     *         "startingConfiguration": {
+                     *           "paper": "mc350",
+                     *           "sides": "4/4",
+                     *           "finish": "none",
+                     *           "corners": "square"
+                     *         },
+                     *         "automaticOptions": [
+                     *           {
+                     *             "key": "printProcess",
+                     *             "name": "Print process"
+                     *           },
+                     *           {
+                     *             "key": "sheetFormat",
+                     *             "name": "Press sheet"
+                     *           },
+                     *           {
+                     *             "key": "bundling",
+                     *             "name": "Bundling"
+                     *           },
+                     *           {
+                     *             "key": "packaging",
+                     *             "name": "Packaging"
+                     *           }
+                     *         ],
+                     *         "restrictions": [
+                     *           {
+                     *             "kind": "not_offered",
+                     *             "when": {
+                     *               "paper": [
+                     *                 "uncoated300",
+                     *                 "recycled300"
+                     *               ]
+                     *             },
+                     *             "forbid": {
+                     *               "finish": [
+                     *                 "gloss-laminate",
+                     *                 "soft-touch",
+                     *                 "spot-uv"
+                     *               ]
+                     *             },
+                     *             "reason": "Uncoated board takes no gloss, soft-touch or spot UV finish."
+                     *           },
+                     *           {
+                     *             "kind": "not_offered",
+                     *             "when": {
+                     *               "finish": [
+                     *                 "spot-uv"
+                     *               ]
+                     *             },
+                     *             "forbid": {
+                     *               "paper": [
+                     *                 "mc350"
+                     *               ]
+                     *             },
+                     *             "reason": "Spot UV is offered on 400 g only."
+                     *           },
+                     *           {
+                     *             "kind": "unpriceable",
+                     *             "when": {
+                     *               "paper": [
+                     *                 "recycled300"
+                     *               ],
+                     *               "corners": [
+                     *                 "rounded"
+                     *               ]
+                     *             },
+                     *             "reason": "The print partner cannot price rounded corners on recycled board."
+                     *           }
+                     *         ],
+                     *         "availabilityNotes": [
+                     *           "Uncoated board takes no gloss, soft-touch or spot UV finish.",
+                     *           "Spot UV is offered on 400 g only.",
+                     *           "The print partner cannot price rounded corners on recycled board."
+                     *         ],
+                     *         "weightGramsPerPiece": 1.6,
+                     *         "fileRequirements": {
+                     *           "acceptedTypes": [
+                     *             "pdf",
+                     *             "png",
+                     *             "jpg"
+                     *           ],
+                     *           "convertibleTypes": [
+                     *             "eps",
+                     *             "ai",
+                     *             "ps",
+                     *             "svg"
+                     *           ],
+                     *           "trimSizeMm": {
+                     *             "width": 85,
+                     *             "height": 55
+                     *           },
+                     *           "bleedMm": 2,
+                     *           "minResolutionDpi": 300,
+                     *           "colourSpace": "CMYK",
+                     *           "notes": "Supply your file with bleed and outlined fonts."
+                     *         },
+                     *         "sampleFiles": [
+                     *           {
+                     *             "format": "standard",
+                     *             "trimSizeMm": {
+                     *               "width": 85,
+                     *               "height": 55
+                     *             },
+                     *             "bleedMm": 2,
+                     *             "pageSizeMm": {
+                     *               "width": 89,
+                     *               "height": 59
+                     *             },
+                     *             "url": "https://print-api.example/api/reseller/v1/sample-files/business-cards/standard.pdf"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            slugs: {
-                                nl: string;
-                                en: string;
-                                de: string;
-                                fr: string;
-                            };
-                            name: string;
-                            category: string;
-                            quantity: {
-                                /** @enum {string} */
-                                pricedBy: "copies" | "piece";
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            options: ({
-                                key: string;
-                                name: string;
-                                default: string | number;
-                                values: ({
-                                    value: string | number;
-                                    label: string;
-                                } & {
-                                    [key: string]: unknown;
-                                })[];
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            fileRequirements: {
-                                [key: string]: unknown;
-                            };
-                            /** @description Test keys only: a print-ready sample PDF per format of the product, so a sandbox order completes without a file host. */
-                            sampleFiles?: {
-                                /** @description The value of the size option it fits, or `standard` for a product of one size. */
-                                format: string;
-                                trimSizeMm: {
-                                    width: number;
-                                    height: number;
-                                };
-                                bleedMm: number;
-                                /** @description The PDF page: the trim size with the bleed on every side. */
-                                pageSizeMm: {
-                                    width: number;
-                                    height: number;
-                                };
-                                /** @description Use it as a line's fileUrl with a prk_test_ key: resolved by the service itself, nothing is fetched. */
-                                url: string;
-                            }[];
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        data: components["schemas"]["ProductDetail"];
                     };
                 };
             };
@@ -918,7 +2085,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -974,21 +2141,22 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    lines: {
-                        /** @description Catalogue product id (or slug). Either this or resellerSku. */
-                        productId?: string;
-                        /** @description SKU of one of the reseller's own products. */
-                        resellerSku?: string;
-                        /** @description Always the number of pieces; for run-priced products it is the run. */
-                        quantity: number;
-                        /** @description Customer option keys from the product detail only. */
-                        options?: {
-                            [key: string]: string | number;
-                        };
-                    }[];
-                    country: string;
-                };
+                /**
+                 * @example {
+                 *       "country": "NL",
+                 *       "lines": [
+                 *         {
+                 *           "productId": "business-cards",
+                 *           "quantity": 250,
+                 *           "options": {
+                 *             "paper": "mc350",
+                 *             "sides": "4/4"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequest"];
             };
         };
         responses: {
@@ -998,55 +2166,59 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "country": "NL",
+                     *         "currency": "EUR",
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "printProcess": "digital",
+                     *               "sheetFormat": "SRA3",
+                     *               "bundling": "per 100",
+                     *               "packaging": "box"
+                     *             },
+                     *             "unitPublicPrice": "9.18",
+                     *             "unitNetPrice": "8.262",
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "weightGrams": 400
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400,
+                     *           "zone": "domestic"
+                     *         },
+                     *         "totals": {
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            country: string;
-                            /** @constant */
-                            currency: "EUR";
-                            lines: ({
-                                line: number;
-                                productId: string;
-                                quantity: number;
-                                /** @description Customer options used, defaults added; may be sent back unchanged. */
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Set by the service (print process, sheet, bundling, packaging); read-only. */
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                unitPublicPrice: string;
-                                /** @description Exact unit price in cents after discount, excl. VAT; sub-cent digits are kept. */
-                                unitNetPrice: string;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                weightGrams: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            shipping: {
-                                netCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                                weightGrams: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                        };
+                        data: components["schemas"]["Quote"];
                     };
                 };
             };
@@ -1068,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1118,11 +2290,17 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
+                /** @description Only orders in this state (see the OrderState schema for what each means). */
                 state?: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
+                /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
+                /** @description Only orders from this source. */
                 source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+                /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
+                /** @description Only orders created at or after this ISO 8601 date-time. */
                 createdFrom?: string;
+                /** @description Only orders created before this ISO 8601 date-time. */
                 createdTo?: string;
                 /** @description Page size, 1-100, default 25; a larger value is capped to 100. */
                 limit?: string;
@@ -1141,87 +2319,101 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *           "state": "SUBMITTED",
+                     *           "status": "DELIVERED",
+                     *           "source": "API",
+                     *           "externalOrderId": "1001",
+                     *           "testMode": false,
+                     *           "storeId": null,
+                     *           "recipient": {
+                     *             "name": "Sanne de Vries",
+                     *             "email": "sanne@example.nl",
+                     *             "phone": "+31 6 12345678",
+                     *             "address1": "Keizersgracht 123",
+                     *             "postalCode": "1015 CJ",
+                     *             "city": "Amsterdam",
+                     *             "country": "NL"
+                     *           },
+                     *           "carrierContact": {
+                     *             "emailSource": "recipient",
+                     *             "phoneSource": "recipient"
+                     *           },
+                     *           "lines": [
+                     *             {
+                     *               "line": 0,
+                     *               "productId": "business-cards",
+                     *               "resellerSku": null,
+                     *               "quantity": 250,
+                     *               "options": {
+                     *                 "paper": "mc350",
+                     *                 "sides": "4/4",
+                     *                 "finish": "none",
+                     *                 "corners": "square"
+                     *               },
+                     *               "derivedOptions": {
+                     *                 "bundling": "per 100",
+                     *                 "packaging": "box",
+                     *                 "sheetFormat": "SRA3",
+                     *                 "printProcess": "digital"
+                     *               },
+                     *               "unitPrice": "8.262",
+                     *               "unitPriceCents": 8,
+                     *               "publicNetCents": 2295,
+                     *               "discountCents": 229,
+                     *               "netCents": 2066,
+                     *               "vatRate": "21",
+                     *               "vatCents": 434,
+                     *               "totalCents": 2500,
+                     *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *               "fileStatus": "ok"
+                     *             }
+                     *           ],
+                     *           "shipping": {
+                     *             "zone": "domestic",
+                     *             "netCents": 495,
+                     *             "vatCents": 104,
+                     *             "totalCents": 599,
+                     *             "weightGrams": 400
+                     *           },
+                     *           "totals": {
+                     *             "currency": "EUR",
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "shippingCents": 495,
+                     *             "vatCents": 538,
+                     *             "totalCents": 3099
+                     *           },
+                     *           "payment": {
+                     *             "method": "wallet",
+                     *             "status": "paid",
+                     *             "error": null,
+                     *             "paidAt": "2026-11-25T10:15:36.406Z"
+                     *           },
+                     *           "tracking": {
+                     *             "carrier": "PostNL",
+                     *             "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3S62BF57882B6C-NL-1015CJ",
+                     *             "trackingNumber": "3S62BF57882B6C"
+                     *           },
+                     *           "createdAt": "2026-11-25T10:15:36.406Z",
+                     *           "updatedAt": "2026-11-27T14:02:11.517Z",
+                     *           "cancelledAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 1,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 1
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                        }[];
+                        data: components["schemas"]["Order"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -1249,7 +2441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1291,7 +2483,10 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description Unique per order you mean to place (1-255 printable characters), e.g. a UUID. */
+                /**
+                 * @description Unique per order you mean to place (1-255 printable characters), e.g. a UUID.
+                 * @example 6f1c2a4e-8d0b-4a53-9a57-0c7e3b1f2d99
+                 */
                 "Idempotency-Key": string;
             };
             path?: never;
@@ -1299,40 +2494,32 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The reseller's own order id. */
-                    externalOrderId?: string;
-                    lines: {
-                        /** @description Catalogue product id (or slug). Either this or resellerSku. */
-                        productId?: string;
-                        /** @description SKU of one of the reseller's own products (its fixed options and default file apply). */
-                        resellerSku?: string;
-                        quantity: number;
-                        options?: {
-                            [key: string]: string | number;
-                        };
-                        /**
-                         * Format: uri
-                         * @description Public https URL of a print-ready PDF, PNG or JPG (EPS, AI, PS, SVG by extension, converted by hand); any other scheme, a private address or an unusable file is 422 invalid_file_url. With a prk_test_ key, one of the sample files of GET /products/{id} (sampleFiles) also works. Without it (and without a default file on the reseller product) the order waits in AWAITING_FILE.
-                         */
-                        fileUrl?: string;
-                    }[];
-                    recipient: {
-                        name: string;
-                        /**
-                         * Format: email
-                         * @description When missing, the reseller account's e-mail is given to the carrier.
-                         */
-                        email?: string;
-                        /** @description When missing, the reseller account's phone is given to the carrier. */
-                        phone?: string;
-                        address1: string;
-                        address2?: string;
-                        postalCode: string;
-                        city: string;
-                        country: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "externalOrderId": "1001",
+                 *       "lines": [
+                 *         {
+                 *           "productId": "business-cards",
+                 *           "quantity": 250,
+                 *           "options": {
+                 *             "paper": "mc350",
+                 *             "sides": "4/4"
+                 *           },
+                 *           "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf"
+                 *         }
+                 *       ],
+                 *       "recipient": {
+                 *         "name": "Sanne de Vries",
+                 *         "email": "sanne@example.nl",
+                 *         "phone": "+31 6 12345678",
+                 *         "address1": "Keizersgracht 123",
+                 *         "postalCode": "1015 CJ",
+                 *         "city": "Amsterdam",
+                 *         "country": "NL"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlaceOrderRequest"];
             };
         };
         responses: {
@@ -1342,89 +2529,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *         "state": "SUBMITTED",
+                     *         "status": "PAID",
+                     *         "source": "API",
+                     *         "externalOrderId": "1001",
+                     *         "testMode": false,
+                     *         "storeId": null,
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "carrierContact": {
+                     *           "emailSource": "recipient",
+                     *           "phoneSource": "recipient"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "resellerSku": null,
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "bundling": "per 100",
+                     *               "packaging": "box",
+                     *               "sheetFormat": "SRA3",
+                     *               "printProcess": "digital"
+                     *             },
+                     *             "unitPrice": "8.262",
+                     *             "unitPriceCents": 8,
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *             "fileStatus": "ok"
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "zone": "domestic",
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400
+                     *         },
+                     *         "totals": {
+                     *           "currency": "EUR",
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         },
+                     *         "payment": {
+                     *           "method": "wallet",
+                     *           "status": "paid",
+                     *           "error": null,
+                     *           "paidAt": "2026-11-25T10:15:36.406Z"
+                     *         },
+                     *         "tracking": null,
+                     *         "createdAt": "2026-11-25T10:15:36.406Z",
+                     *         "updatedAt": "2026-11-25T10:15:36.406Z",
+                     *         "cancelledAt": null,
+                     *         "duplicate": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            /** @description true when this answers a repeat of an earlier request with the same Idempotency-Key. */
-                            duplicate: boolean;
-                        };
+                        data: components["schemas"]["OrderResult"];
                     };
                 };
             };
@@ -1434,89 +2623,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *         "state": "SUBMITTED",
+                     *         "status": "PAID",
+                     *         "source": "API",
+                     *         "externalOrderId": "1001",
+                     *         "testMode": false,
+                     *         "storeId": null,
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "carrierContact": {
+                     *           "emailSource": "recipient",
+                     *           "phoneSource": "recipient"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "resellerSku": null,
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "bundling": "per 100",
+                     *               "packaging": "box",
+                     *               "sheetFormat": "SRA3",
+                     *               "printProcess": "digital"
+                     *             },
+                     *             "unitPrice": "8.262",
+                     *             "unitPriceCents": 8,
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *             "fileStatus": "ok"
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "zone": "domestic",
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400
+                     *         },
+                     *         "totals": {
+                     *           "currency": "EUR",
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         },
+                     *         "payment": {
+                     *           "method": "wallet",
+                     *           "status": "paid",
+                     *           "error": null,
+                     *           "paidAt": "2026-11-25T10:15:36.406Z"
+                     *         },
+                     *         "tracking": null,
+                     *         "createdAt": "2026-11-25T10:15:36.406Z",
+                     *         "updatedAt": "2026-11-25T10:15:36.406Z",
+                     *         "cancelledAt": null,
+                     *         "duplicate": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                            /** @description true when this answers a repeat of an earlier request with the same Idempotency-Key. */
-                            duplicate: boolean;
-                        };
+                        data: components["schemas"]["OrderResult"];
                     };
                 };
             };
@@ -1538,7 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1590,6 +2781,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Order id (`ord_…`). */
                 id: string;
             };
             cookie?: never;
@@ -1602,87 +2794,94 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *         "state": "SUBMITTED",
+                     *         "status": "DELIVERED",
+                     *         "source": "API",
+                     *         "externalOrderId": "1001",
+                     *         "testMode": false,
+                     *         "storeId": null,
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "carrierContact": {
+                     *           "emailSource": "recipient",
+                     *           "phoneSource": "recipient"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "resellerSku": null,
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "bundling": "per 100",
+                     *               "packaging": "box",
+                     *               "sheetFormat": "SRA3",
+                     *               "printProcess": "digital"
+                     *             },
+                     *             "unitPrice": "8.262",
+                     *             "unitPriceCents": 8,
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *             "fileStatus": "ok"
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "zone": "domestic",
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400
+                     *         },
+                     *         "totals": {
+                     *           "currency": "EUR",
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         },
+                     *         "payment": {
+                     *           "method": "wallet",
+                     *           "status": "paid",
+                     *           "error": null,
+                     *           "paidAt": "2026-11-25T10:15:36.406Z"
+                     *         },
+                     *         "tracking": {
+                     *           "carrier": "PostNL",
+                     *           "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3S62BF57882B6C-NL-1015CJ",
+                     *           "trackingNumber": "3S62BF57882B6C"
+                     *         },
+                     *         "createdAt": "2026-11-25T10:15:36.406Z",
+                     *         "updatedAt": "2026-11-27T14:02:11.517Z",
+                     *         "cancelledAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                        };
+                        data: components["schemas"]["Order"];
                     };
                 };
             };
@@ -1704,7 +2903,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1756,6 +2955,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Order id (`ord_…`). */
                 id: string;
             };
             cookie?: never;
@@ -1768,87 +2968,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *         "state": "CANCELLED",
+                     *         "status": "REFUNDED",
+                     *         "source": "API",
+                     *         "externalOrderId": "1001",
+                     *         "testMode": false,
+                     *         "storeId": null,
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "carrierContact": {
+                     *           "emailSource": "recipient",
+                     *           "phoneSource": "recipient"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "resellerSku": null,
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "bundling": "per 100",
+                     *               "packaging": "box",
+                     *               "sheetFormat": "SRA3",
+                     *               "printProcess": "digital"
+                     *             },
+                     *             "unitPrice": "8.262",
+                     *             "unitPriceCents": 8,
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *             "fileStatus": "ok"
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "zone": "domestic",
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400
+                     *         },
+                     *         "totals": {
+                     *           "currency": "EUR",
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         },
+                     *         "payment": {
+                     *           "method": "wallet",
+                     *           "status": "refunded",
+                     *           "error": null,
+                     *           "paidAt": "2026-11-25T10:15:36.406Z"
+                     *         },
+                     *         "tracking": null,
+                     *         "createdAt": "2026-11-25T10:15:36.406Z",
+                     *         "updatedAt": "2026-11-25T10:21:04.118Z",
+                     *         "cancelledAt": "2026-11-25T10:21:04.118Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                        };
+                        data: components["schemas"]["Order"];
                     };
                 };
             };
@@ -1870,7 +3073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1931,13 +3134,20 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Order id (`ord_…`). */
                 id: string;
+                /** @description The 0-based line number (`line` of the order line). */
                 line: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -1954,87 +3164,88 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ord_01M89QQTHGE6X1Q6NT11T8BC1P",
+                     *         "state": "SUBMITTED",
+                     *         "status": "PAID",
+                     *         "source": "API",
+                     *         "externalOrderId": "1002",
+                     *         "testMode": true,
+                     *         "storeId": null,
+                     *         "recipient": {
+                     *           "city": "Amsterdam",
+                     *           "name": "Sanne de Vries",
+                     *           "country": "NL",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ"
+                     *         },
+                     *         "carrierContact": {
+                     *           "emailSource": "reseller",
+                     *           "phoneSource": "reseller"
+                     *         },
+                     *         "lines": [
+                     *           {
+                     *             "line": 0,
+                     *             "productId": "business-cards",
+                     *             "resellerSku": null,
+                     *             "quantity": 250,
+                     *             "options": {
+                     *               "paper": "mc350",
+                     *               "sides": "4/4",
+                     *               "finish": "none",
+                     *               "corners": "square"
+                     *             },
+                     *             "derivedOptions": {
+                     *               "bundling": "per 100",
+                     *               "packaging": "box",
+                     *               "sheetFormat": "SRA3",
+                     *               "printProcess": "digital"
+                     *             },
+                     *             "unitPrice": "8.262",
+                     *             "unitPriceCents": 8,
+                     *             "publicNetCents": 2295,
+                     *             "discountCents": 229,
+                     *             "netCents": 2066,
+                     *             "vatRate": "21",
+                     *             "vatCents": 434,
+                     *             "totalCents": 2500,
+                     *             "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *             "fileStatus": "ok"
+                     *           }
+                     *         ],
+                     *         "shipping": {
+                     *           "zone": "domestic",
+                     *           "netCents": 495,
+                     *           "vatCents": 104,
+                     *           "totalCents": 599,
+                     *           "weightGrams": 400
+                     *         },
+                     *         "totals": {
+                     *           "currency": "EUR",
+                     *           "publicNetCents": 2295,
+                     *           "discountCents": 229,
+                     *           "netCents": 2066,
+                     *           "shippingCents": 495,
+                     *           "vatCents": 538,
+                     *           "totalCents": 3099
+                     *         },
+                     *         "payment": {
+                     *           "method": null,
+                     *           "status": "not_charged",
+                     *           "error": null,
+                     *           "paidAt": "2026-11-25T10:17:52.640Z"
+                     *         },
+                     *         "tracking": null,
+                     *         "createdAt": "2026-11-25T10:15:37.712Z",
+                     *         "updatedAt": "2026-11-25T10:17:52.640Z",
+                     *         "cancelledAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            /** @enum {string} */
-                            state: "AWAITING_FUNDS" | "AWAITING_FILE" | "PAYMENT_FAILED" | "SUBMITTED" | "CANCELLED";
-                            /** @enum {string} */
-                            status: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
-                            /** @enum {string} */
-                            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
-                            externalOrderId: string | null;
-                            testMode: boolean;
-                            storeId: string | null;
-                            recipient: {
-                                name: string;
-                                email?: string;
-                                phone?: string;
-                                address1: string;
-                                address2?: string;
-                                postalCode: string;
-                                city: string;
-                                country: string;
-                            };
-                            carrierContact: {
-                                /** @enum {string} */
-                                emailSource: "recipient" | "reseller";
-                                /** @enum {string} */
-                                phoneSource: "recipient" | "reseller";
-                            };
-                            lines: {
-                                line: number;
-                                productId: string;
-                                resellerSku: string | null;
-                                quantity: number;
-                                options: {
-                                    [key: string]: string | number;
-                                };
-                                derivedOptions: {
-                                    [key: string]: string | number;
-                                };
-                                /** @description Exact unit price in cents after discount, excl. VAT (decimal string). */
-                                unitPrice: string;
-                                unitPriceCents: number;
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                vatRate: string;
-                                vatCents: number;
-                                totalCents: number;
-                                fileUrl: string | null;
-                                /** @enum {string} */
-                                fileStatus: "ok" | "needs_conversion" | "missing";
-                            }[];
-                            shipping: {
-                                [key: string]: unknown;
-                            };
-                            totals: {
-                                /** @constant */
-                                currency: "EUR";
-                                publicNetCents: number;
-                                discountCents: number;
-                                netCents: number;
-                                shippingCents: number;
-                                vatCents: number;
-                                totalCents: number;
-                            };
-                            payment: {
-                                method: ("wallet" | "card") | null;
-                                /** @enum {string} */
-                                status: "none" | "charging" | "paid" | "declined" | "refunded" | "not_charged";
-                                error: string | null;
-                                paidAt: string | null;
-                            };
-                            tracking: {
-                                carrier: string;
-                                trackingNumber: string;
-                                trackingUrl: string;
-                            } | null;
-                            createdAt: string;
-                            updatedAt: string;
-                            cancelledAt: string | null;
-                        };
+                        data: components["schemas"]["Order"];
                     };
                 };
             };
@@ -2056,7 +3267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2141,30 +3352,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "balanceCents": 46901,
+                     *         "currency": "EUR",
+                     *         "entries": {
+                     *           "data": [
+                     *             {
+                     *               "id": "wle_01M89QQTQ0K7Y5T3ZD2M4M8W1A",
+                     *               "kind": "order_payment",
+                     *               "amountCents": -3099,
+                     *               "balanceAfterCents": 46901,
+                     *               "orderId": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                     *               "reference": null,
+                     *               "createdAt": "2026-11-25T10:15:36.406Z"
+                     *             },
+                     *             {
+                     *               "id": "wle_01M89QQTPW33HF2A4F3DXNJR3R",
+                     *               "kind": "top_up",
+                     *               "amountCents": 50000,
+                     *               "balanceAfterCents": 50000,
+                     *               "orderId": null,
+                     *               "reference": "bank transfer 2026-11-25",
+                     *               "createdAt": "2026-11-25T10:15:37.884Z"
+                     *             }
+                     *           ],
+                     *           "nextCursor": null,
+                     *           "limit": 2,
+                     *           "maxLimit": 100,
+                     *           "limitCapped": false,
+                     *           "requestedLimit": 2
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            balanceCents: number;
-                            /** @constant */
-                            currency: "EUR";
-                            entries: {
-                                data: {
-                                    id: string;
-                                    /** @enum {string} */
-                                    kind: "top_up" | "order_payment" | "order_refund" | "adjustment";
-                                    amountCents: number;
-                                    balanceAfterCents: number;
-                                    orderId: string | null;
-                                    reference: string | null;
-                                    createdAt: string;
-                                }[];
-                                nextCursor: string | null;
-                                limit: number;
-                                /** @constant */
-                                maxLimit: 100;
-                                limitCapped: boolean;
-                                requestedLimit: number;
-                            };
-                        };
+                        data: components["schemas"]["Wallet"];
                     };
                 };
             };
@@ -2186,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,6 +3453,7 @@ export interface operations {
             query?: {
                 /** @description Search SKU or title. */
                 q?: string;
+                /** @description Only active (`true`) or inactive (`false`) products; both when left out. */
                 active?: "true" | "false";
                 /** @description Page size, 1-100, default 25; a larger value is capped to 100. */
                 limit?: string;
@@ -2247,22 +3472,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250",
+                     *           "title": "Business cards, classic",
+                     *           "productId": "business-cards",
+                     *           "options": {
+                     *             "paper": "mc350",
+                     *             "sides": "4/4",
+                     *             "finish": "none",
+                     *             "corners": "square"
+                     *           },
+                     *           "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *           "active": true,
+                     *           "links": 0,
+                     *           "createdAt": "2026-11-25T10:15:38.175Z",
+                     *           "updatedAt": "2026-11-25T10:15:38.175Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            sku: string;
-                            title: string;
-                            productId: string;
-                            options: {
-                                [key: string]: string | number;
-                            };
-                            fileUrl: string | null;
-                            active: boolean;
-                            /** @description Number of store listings linked to this product. */
-                            links: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["ResellerProduct"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -2290,7 +3529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,21 +3576,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description 1-64 characters [A-Za-z0-9._-], unique per account and mode regardless of case. */
-                    sku: string;
-                    title: string;
-                    /** @description Catalogue product id or slug. */
-                    productId: string;
-                    /** @description Customer options only, validated like quote options; defaults are added and stored. */
-                    options?: {
-                        [key: string]: string | number;
-                    };
-                    /** @description Default artwork, checked like an order file; used when an order line brings none. */
-                    fileUrl?: string | null;
-                    /** @default true */
-                    active?: boolean;
-                };
+                /**
+                 * @example {
+                 *       "sku": "BC-CLASSIC-250",
+                 *       "title": "Business cards, classic",
+                 *       "productId": "business-cards",
+                 *       "options": {
+                 *         "paper": "mc350",
+                 *         "sides": "4/4"
+                 *       },
+                 *       "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResellerProductInput"];
             };
         };
         responses: {
@@ -2361,22 +3598,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *         "sku": "BC-CLASSIC-250",
+                     *         "title": "Business cards, classic",
+                     *         "productId": "business-cards",
+                     *         "options": {
+                     *           "paper": "mc350",
+                     *           "sides": "4/4",
+                     *           "finish": "none",
+                     *           "corners": "square"
+                     *         },
+                     *         "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *         "active": true,
+                     *         "links": 0,
+                     *         "createdAt": "2026-11-25T10:15:38.175Z",
+                     *         "updatedAt": "2026-11-25T10:15:38.175Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            sku: string;
-                            title: string;
-                            productId: string;
-                            options: {
-                                [key: string]: string | number;
-                            };
-                            fileUrl: string | null;
-                            active: boolean;
-                            /** @description Number of store listings linked to this product. */
-                            links: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["ResellerProduct"];
                     };
                 };
             };
@@ -2398,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2472,22 +3716,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *         "sku": "BC-CLASSIC-250",
+                     *         "title": "Business cards, classic",
+                     *         "productId": "business-cards",
+                     *         "options": {
+                     *           "paper": "mc350",
+                     *           "sides": "4/4",
+                     *           "finish": "none",
+                     *           "corners": "square"
+                     *         },
+                     *         "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *         "active": true,
+                     *         "links": 0,
+                     *         "createdAt": "2026-11-25T10:15:38.175Z",
+                     *         "updatedAt": "2026-11-25T10:15:38.175Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            sku: string;
-                            title: string;
-                            productId: string;
-                            options: {
-                                [key: string]: string | number;
-                            };
-                            fileUrl: string | null;
-                            active: boolean;
-                            /** @description Number of store listings linked to this product. */
-                            links: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["ResellerProduct"];
                     };
                 };
             };
@@ -2509,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2574,6 +3825,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -2600,7 +3859,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2668,16 +3927,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    sku?: string;
-                    title?: string;
-                    productId?: string;
-                    options?: {
-                        [key: string]: string | number;
-                    };
-                    fileUrl?: string | null;
-                    active?: boolean;
-                };
+                /**
+                 * @example {
+                 *       "title": "Business cards, matt laminate",
+                 *       "options": {
+                 *         "finish": "matt-laminate"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResellerProductPatch"];
             };
         };
         responses: {
@@ -2687,22 +3945,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *         "sku": "BC-CLASSIC-250",
+                     *         "title": "Business cards, matt laminate",
+                     *         "productId": "business-cards",
+                     *         "options": {
+                     *           "paper": "mc350",
+                     *           "sides": "4/4",
+                     *           "finish": "matt-laminate",
+                     *           "corners": "square"
+                     *         },
+                     *         "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                     *         "active": true,
+                     *         "links": 0,
+                     *         "createdAt": "2026-11-25T10:15:38.175Z",
+                     *         "updatedAt": "2026-11-25T10:31:12.004Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            sku: string;
-                            title: string;
-                            productId: string;
-                            options: {
-                                [key: string]: string | number;
-                            };
-                            fileUrl: string | null;
-                            active: boolean;
-                            /** @description Number of store listings linked to this product. */
-                            links: number;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["ResellerProduct"];
                     };
                 };
             };
@@ -2724,7 +3989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2798,17 +4063,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uri */
-                    storeUrl: string;
-                    /**
-                     * Format: uri
-                     * @description Where the merchant goes once the platform is done (with its query).
-                     */
-                    returnUrl?: string;
-                    /** @constant */
-                    platform: "WOOCOMMERCE";
-                };
+                "application/json": components["schemas"]["StoreCredentialRequestWoocommerce"];
             };
         };
         responses: {
@@ -2818,6 +4073,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "redirectUrl": "https://tulip-prints.example.com/wc-auth/v1/authorize?app_name=Print+API&scope=read_write&user_id=v1.Q2hKc3dHb0&return_url=https%3A%2F%2Fprint-api.example%2Fconnectors%2Fwoocommerce%2Fcredentials%2Fv1.Q2hKc3dHb0%2Freturn&callback_url=https%3A%2F%2Fprint-api.example%2Fconnectors%2Fwoocommerce%2Fcredentials%2Fv1.Q2hKc3dHb0",
+                     *         "expiresAt": "2026-11-25T11:20:41.730Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             redirectUrl: string;
@@ -2844,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2891,7 +4154,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "platform": "SHOPIFY",
+                 *       "shop": "tulip-prints.myshopify.com",
+                 *       "returnUrl": "https://reseller.example.com/stores/connected"
+                 *     }
+                 */
                 "application/json": {
+                    /** @description A platform with an OAuth install (SHOPIFY). */
                     platform: string;
                     /** @description http(s) URL the merchant is sent to once the store is connected. */
                     returnUrl?: string;
@@ -2907,11 +4178,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "installUrl": "https://print-api.example/connectors/shopify/install/v1.Q2hKc3dHb0.4kXz9T",
+                     *         "expiresAt": "2026-11-25T10:50:41.730Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            installUrl: string;
-                            expiresAt: string;
-                        };
+                        data: components["schemas"]["InstallLink"];
                     };
                 };
             };
@@ -2933,7 +4209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2985,6 +4261,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -2997,6 +4274,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "requestedAt": "2026-11-25T10:46:30.018Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             storeId: string;
@@ -3023,7 +4308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +4378,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
+                /** @description Ingest id (`ing_…`), from GET /stores/{id}/ingests. */
                 ingestId: string;
             };
             cookie?: never;
@@ -3106,25 +4393,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ing_01M89R4D2F6X8P3K7T5Q9W1NCM",
+                     *         "externalOrderId": "5087",
+                     *         "externalName": "#5087",
+                     *         "status": "placed",
+                     *         "orderId": "ord_01M89R4D9J3V6B2N8K4Q7T1XWS",
+                     *         "skippedLines": [
+                     *           {
+                     *             "sku": "GIFT-WRAP",
+                     *             "quantity": 1,
+                     *             "reason": "SKU 'GIFT-WRAP' is none of your products"
+                     *           }
+                     *         ],
+                     *         "error": null,
+                     *         "attempts": 2,
+                     *         "storeUpdatedAt": "2026-11-25T10:51:07.000Z",
+                     *         "createdAt": "2026-11-25T10:51:08.214Z",
+                     *         "updatedAt": "2026-11-25T10:51:08.402Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            externalOrderId: string;
-                            externalName: string | null;
-                            /** @enum {string} */
-                            status: "received" | "placed" | "waiting_payment" | "no_print_lines" | "cancelled" | "failed" | "redacted";
-                            orderId: string | null;
-                            skippedLines: {
-                                sku: string | null;
-                                quantity: number;
-                                reason: string;
-                            }[];
-                            error: string | null;
-                            attempts: number;
-                            storeUpdatedAt: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        };
+                        data: components["schemas"]["StoreIngest"];
                     };
                 };
             };
@@ -3146,7 +4439,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3222,20 +4515,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *           "platform": "WOOCOMMERCE",
+                     *           "externalId": "tulip-prints.example.com",
+                     *           "name": "Tulip Prints",
+                     *           "status": "connected",
+                     *           "testMode": false,
+                     *           "lastPolledAt": "2026-11-25T10:45:00.112Z",
+                     *           "lastError": null,
+                     *           "createdAt": "2026-11-25T10:20:41.730Z",
+                     *           "disconnectedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            platform: string;
-                            externalId: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "connected" | "disconnected";
-                            testMode: boolean;
-                            lastPolledAt: string | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            disconnectedAt: string | null;
-                        }[];
+                        data: components["schemas"]["Store"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -3263,7 +4567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,20 +4614,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    shop: string;
-                    accessToken: string;
-                    apiSecretKey?: string;
-                    /** @constant */
-                    platform: "SHOPIFY";
-                } | {
-                    /** Format: uri */
-                    storeUrl: string;
-                    consumerKey: string;
-                    consumerSecret: string;
-                    /** @constant */
-                    platform: "WOOCOMMERCE";
-                };
+                "application/json": components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
@@ -3333,20 +4624,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "platform": "WOOCOMMERCE",
+                     *         "externalId": "tulip-prints.example.com",
+                     *         "name": "Tulip Prints",
+                     *         "status": "connected",
+                     *         "testMode": false,
+                     *         "lastPolledAt": null,
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-25T10:20:41.730Z",
+                     *         "disconnectedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            platform: string;
-                            externalId: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "connected" | "disconnected";
-                            testMode: boolean;
-                            lastPolledAt: string | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            disconnectedAt: string | null;
-                        };
+                        data: components["schemas"]["Store"];
                     };
                 };
             };
@@ -3368,7 +4663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3438,6 +4733,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -3450,20 +4746,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "platform": "WOOCOMMERCE",
+                     *         "externalId": "tulip-prints.example.com",
+                     *         "name": "Tulip Prints",
+                     *         "status": "connected",
+                     *         "testMode": false,
+                     *         "lastPolledAt": "2026-11-25T10:45:00.112Z",
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-25T10:20:41.730Z",
+                     *         "disconnectedAt": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            platform: string;
-                            externalId: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "connected" | "disconnected";
-                            testMode: boolean;
-                            lastPolledAt: string | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            disconnectedAt: string | null;
-                        };
+                        data: components["schemas"]["Store"];
                     };
                 };
             };
@@ -3485,7 +4785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,6 +4837,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -3549,20 +4850,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "platform": "WOOCOMMERCE",
+                     *         "externalId": "tulip-prints.example.com",
+                     *         "name": "Tulip Prints",
+                     *         "status": "disconnected",
+                     *         "testMode": false,
+                     *         "lastPolledAt": "2026-11-25T10:45:00.112Z",
+                     *         "lastError": null,
+                     *         "createdAt": "2026-11-25T10:20:41.730Z",
+                     *         "disconnectedAt": "2026-11-26T09:02:13.550Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            platform: string;
-                            externalId: string;
-                            name: string;
-                            /** @enum {string} */
-                            status: "connected" | "disconnected";
-                            testMode: boolean;
-                            lastPolledAt: string | null;
-                            lastError: string | null;
-                            createdAt: string;
-                            disconnectedAt: string | null;
-                        };
+                        data: components["schemas"]["Store"];
                     };
                 };
             };
@@ -3584,7 +4889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,6 +4941,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -3648,16 +4954,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB",
+                     *           "resellerProductId": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250",
+                     *           "externalProductId": "412",
+                     *           "externalVariantId": null,
+                     *           "discovered": true,
+                     *           "createdAt": "2026-11-25T10:20:44.019Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            resellerProductId: string;
-                            sku: string;
-                            externalProductId: string | null;
-                            externalVariantId: string | null;
-                            discovered: boolean;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["StoreLink"][];
                     };
                 };
             };
@@ -3679,7 +4992,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3731,12 +5044,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "resellerProduct": "BC-CLASSIC-250",
+                 *       "externalProductId": "412"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Reseller product id or SKU. */
                     resellerProduct: string;
@@ -3752,16 +5072,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB",
+                     *         "resellerProductId": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *         "sku": "BC-CLASSIC-250",
+                     *         "externalProductId": "412",
+                     *         "externalVariantId": null,
+                     *         "discovered": false,
+                     *         "createdAt": "2026-11-25T10:20:44.019Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            resellerProductId: string;
-                            sku: string;
-                            externalProductId: string | null;
-                            externalVariantId: string | null;
-                            discovered: boolean;
-                            createdAt: string;
-                        };
+                        data: components["schemas"]["StoreLink"];
                     };
                 };
             };
@@ -3783,7 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3835,7 +5160,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
+                /** @description Link id (`lnk_…`). */
                 linkId: string;
             };
             cookie?: never;
@@ -3848,6 +5175,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -3874,7 +5209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3933,6 +5268,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -3945,24 +5281,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "lst_01M89R3A0C5T2W8Q6N4K1Z7YHD",
+                     *           "externalProductId": "412",
+                     *           "externalVariantId": null,
+                     *           "sku": "BC-CLASSIC-250",
+                     *           "title": "Business cards, 250 pieces",
+                     *           "active": true,
+                     *           "resellerProduct": {
+                     *             "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *             "sku": "BC-CLASSIC-250"
+                     *           },
+                     *           "seenAt": "2026-11-25T10:45:00.112Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            externalProductId: string;
-                            /** @description Null for a product sold without variants. */
-                            externalVariantId: string | null;
-                            sku: string | null;
-                            title: string;
-                            /** @description Whether the store sells it now (published, not a draft or archived). */
-                            active: boolean;
-                            /** @description Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one. */
-                            resellerProduct: {
-                                id: string;
-                                sku: string;
-                            } | null;
-                            /** @description When the sync that last saw it began. */
-                            seenAt: string;
-                        }[];
+                        data: components["schemas"]["StoreListing"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -3990,7 +5334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4044,11 +5388,12 @@ export interface operations {
                 limit?: string;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
-                /** @description Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. */
-                status?: "received" | "placed" | "waiting_payment" | "no_print_lines" | "cancelled" | "failed" | "redacted" | "skipped";
+                /** @description Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one. */
+                status?: "received" | "placed" | "waiting_payment" | "waiting_address" | "no_print_lines" | "cancelled" | "failed" | "redacted" | "skipped";
             };
             header?: never;
             path: {
+                /** @description Store id (`sto_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4061,25 +5406,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ing_01M89R4D2F6X8P3K7T5Q9W1NCM",
+                     *           "externalOrderId": "5087",
+                     *           "externalName": "#5087",
+                     *           "status": "placed",
+                     *           "orderId": "ord_01M89R4D9J3V6B2N8K4Q7T1XWS",
+                     *           "skippedLines": [
+                     *             {
+                     *               "sku": "GIFT-WRAP",
+                     *               "quantity": 1,
+                     *               "reason": "SKU 'GIFT-WRAP' is none of your products"
+                     *             }
+                     *           ],
+                     *           "error": null,
+                     *           "attempts": 1,
+                     *           "storeUpdatedAt": "2026-11-25T10:51:07.000Z",
+                     *           "createdAt": "2026-11-25T10:51:08.214Z",
+                     *           "updatedAt": "2026-11-25T10:51:08.402Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            externalOrderId: string;
-                            externalName: string | null;
-                            /** @enum {string} */
-                            status: "received" | "placed" | "waiting_payment" | "no_print_lines" | "cancelled" | "failed" | "redacted";
-                            orderId: string | null;
-                            skippedLines: {
-                                sku: string | null;
-                                quantity: number;
-                                reason: string;
-                            }[];
-                            error: string | null;
-                            attempts: number;
-                            storeUpdatedAt: string | null;
-                            createdAt: string;
-                            updatedAt: string;
-                        }[];
+                        data: components["schemas"]["StoreIngest"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -4107,7 +5465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4174,22 +5532,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *           "url": "https://hooks.acme-prints.example/print-api",
+                     *           "events": [
+                     *             "*"
+                     *           ],
+                     *           "testMode": false,
+                     *           "enabled": true,
+                     *           "disabledAt": null,
+                     *           "disabledReason": null,
+                     *           "failingSince": null,
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": "2026-11-25T10:15:36.377Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description Created with a prk_test_ key: receives sandbox events only. */
-                            testMode: boolean;
-                            enabled: boolean;
-                            disabledAt: string | null;
-                            disabledReason: string | null;
-                            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
-                            failingSince: string | null;
-                            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
-                            previousSecretExpiresAt: string | null;
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -4217,7 +5586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4264,12 +5633,15 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description https URL of your receiver; it must resolve to a public address. */
-                    url: string;
-                    /** @description Event kinds to receive, or ["*"] for all. One of: order.created, order.submitted, order.awaiting_funds, order.payment_failed, order.in_production, order.shipped, order.delivered, order.cancelled, order.file_problem, store.order_skipped, *. */
-                    events: string[];
-                };
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme-prints.example/print-api",
+                 *       "events": [
+                 *         "*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
             };
         };
         responses: {
@@ -4279,24 +5651,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *         "url": "https://hooks.acme-prints.example/print-api",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "testMode": false,
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-25T10:15:36.377Z",
+                     *         "secret": "whsec_YaxKdkK1FXwz72BebYUYdbDKDbtDZN-Cj6aIgWokctA"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description Created with a prk_test_ key: receives sandbox events only. */
-                            testMode: boolean;
-                            enabled: boolean;
-                            disabledAt: string | null;
-                            disabledReason: string | null;
-                            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
-                            failingSince: string | null;
-                            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
-                            previousSecretExpiresAt: string | null;
-                            createdAt: string;
-                            /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
-                            secret: string;
-                        };
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
             };
@@ -4318,7 +5693,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4370,6 +5745,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4382,22 +5758,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *         "url": "https://hooks.acme-prints.example/print-api",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "testMode": false,
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-25T10:15:36.377Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description Created with a prk_test_ key: receives sandbox events only. */
-                            testMode: boolean;
-                            enabled: boolean;
-                            disabledAt: string | null;
-                            disabledReason: string | null;
-                            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
-                            failingSince: string | null;
-                            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
-                            previousSecretExpiresAt: string | null;
-                            createdAt: string;
-                        };
+                        data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -4419,7 +5799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4471,6 +5851,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4483,6 +5864,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -4510,7 +5899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4562,6 +5951,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4574,22 +5964,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *         "url": "https://hooks.acme-prints.example/print-api",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "testMode": false,
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretExpiresAt": null,
+                     *         "createdAt": "2026-11-25T10:15:36.377Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description Created with a prk_test_ key: receives sandbox events only. */
-                            testMode: boolean;
-                            enabled: boolean;
-                            disabledAt: string | null;
-                            disabledReason: string | null;
-                            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
-                            failingSince: string | null;
-                            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
-                            previousSecretExpiresAt: string | null;
-                            createdAt: string;
-                        };
+                        data: components["schemas"]["WebhookEndpoint"];
                     };
                 };
             };
@@ -4611,7 +6005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4663,12 +6057,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInHours": 24
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description How long the previous secret keeps signing beside the new one (0 to 168 hours, default 24; 0 stops it at once).
@@ -4685,24 +6085,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whe_01M89QQS7S8BTVEGQNW40W9DB9",
+                     *         "url": "https://hooks.acme-prints.example/print-api",
+                     *         "events": [
+                     *           "*"
+                     *         ],
+                     *         "testMode": false,
+                     *         "enabled": true,
+                     *         "disabledAt": null,
+                     *         "disabledReason": null,
+                     *         "failingSince": null,
+                     *         "previousSecretExpiresAt": "2026-11-26T16:13:38.587Z",
+                     *         "createdAt": "2026-11-25T10:15:36.377Z",
+                     *         "secret": "whsec_Fx2R8qd3YQgbqi3Ex1m8_ppEdYM_xpwkanoQjg1OBTE"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            id: string;
-                            url: string;
-                            events: string[];
-                            /** @description Created with a prk_test_ key: receives sandbox events only. */
-                            testMode: boolean;
-                            enabled: boolean;
-                            disabledAt: string | null;
-                            disabledReason: string | null;
-                            /** @description Every delivery attempt since this time has failed; after 5 days the endpoint is disabled. */
-                            failingSince: string | null;
-                            /** @description After a rotation: until this time deliveries carry a second v1= signature made with the previous secret. Null when only the current secret signs. */
-                            previousSecretExpiresAt: string | null;
-                            createdAt: string;
-                            /** @description The signing secret (whsec_…). Shown only in this response: store it now. */
-                            secret: string;
-                        };
+                        data: components["schemas"]["WebhookEndpointWithSecret"];
                     };
                 };
             };
@@ -4724,7 +6127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4776,6 +6179,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4788,35 +6192,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whd_01M89QQV93EKVCCBQ4YREM77CF",
+                     *         "eventId": "evt_01M89QQV93EKVCCBQ4YREM77CG",
+                     *         "eventType": "ping",
+                     *         "status": "delivered",
+                     *         "attemptCount": 1,
+                     *         "nextAttemptAt": null,
+                     *         "lastAttemptAt": "2026-11-25T10:15:38.474Z",
+                     *         "lastStatusCode": 200,
+                     *         "lastLatencyMs": 6,
+                     *         "lastError": null,
+                     *         "deliveredAt": "2026-11-25T10:15:38.487Z",
+                     *         "createdAt": "2026-11-25T10:15:38.467Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "trigger": "manual",
+                     *             "startedAt": "2026-11-25T10:15:38.481Z",
+                     *             "statusCode": 200,
+                     *             "latencyMs": 6,
+                     *             "error": null,
+                     *             "succeeded": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** @description Sent as X-Service-Delivery; the same on every attempt of this delivery. */
-                            id: string;
-                            /** @description The body field id: the same on every attempt; deduplicate on it. */
-                            eventId: string;
-                            eventType: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "failed" | "cancelled";
-                            attemptCount: number;
-                            nextAttemptAt: string | null;
-                            lastAttemptAt: string | null;
-                            lastStatusCode: number | null;
-                            lastLatencyMs: number | null;
-                            lastError: string | null;
-                            deliveredAt: string | null;
-                            createdAt: string;
-                            /** @description Finished attempts, oldest first (the last 20). */
-                            attempts: {
-                                attempt: number;
-                                /** @enum {string} */
-                                trigger: "scheduled" | "manual";
-                                startedAt: string;
-                                statusCode: number | null;
-                                latencyMs: number | null;
-                                error: string | null;
-                                succeeded: boolean;
-                            }[];
-                        };
+                        data: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };
@@ -4838,7 +6244,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4892,10 +6298,12 @@ export interface operations {
                 limit?: string;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
+                /** @description Only deliveries with this status. `pending`: not delivered yet, another attempt is scheduled; `delivered`: a 2xx answered; `failed`: every automatic attempt failed (retry it by hand); `cancelled`: the endpoint was deleted first. */
                 status?: "pending" | "delivered" | "failed" | "cancelled";
             };
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
             };
             cookie?: never;
@@ -4908,35 +6316,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "whd_01M89QQV7J224B1D14B91D2C4B",
+                     *           "eventId": "evt_01M89QQV7B0G7ZJ8DKE1W09F97",
+                     *           "eventType": "order.shipped",
+                     *           "status": "delivered",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": null,
+                     *           "lastAttemptAt": "2026-11-25T10:15:38.431Z",
+                     *           "lastStatusCode": 200,
+                     *           "lastLatencyMs": 6,
+                     *           "lastError": null,
+                     *           "deliveredAt": "2026-11-25T10:15:38.460Z",
+                     *           "createdAt": "2026-11-25T10:15:38.418Z",
+                     *           "attempts": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "trigger": "scheduled",
+                     *               "startedAt": "2026-11-25T10:15:38.453Z",
+                     *               "statusCode": 200,
+                     *               "latencyMs": 6,
+                     *               "error": null,
+                     *               "succeeded": true
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 1,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 1
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** @description Sent as X-Service-Delivery; the same on every attempt of this delivery. */
-                            id: string;
-                            /** @description The body field id: the same on every attempt; deduplicate on it. */
-                            eventId: string;
-                            eventType: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "failed" | "cancelled";
-                            attemptCount: number;
-                            nextAttemptAt: string | null;
-                            lastAttemptAt: string | null;
-                            lastStatusCode: number | null;
-                            lastLatencyMs: number | null;
-                            lastError: string | null;
-                            deliveredAt: string | null;
-                            createdAt: string;
-                            /** @description Finished attempts, oldest first (the last 20). */
-                            attempts: {
-                                attempt: number;
-                                /** @enum {string} */
-                                trigger: "scheduled" | "manual";
-                                startedAt: string;
-                                statusCode: number | null;
-                                latencyMs: number | null;
-                                error: string | null;
-                                succeeded: boolean;
-                            }[];
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         nextCursor: string | null;
                         limit: number;
                         /** @constant */
@@ -4964,7 +6381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5016,7 +6433,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description Webhook endpoint id (`whe_…`). */
                 id: string;
+                /** @description Delivery id (`whd_…`), as sent in X-Service-Delivery. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -5029,35 +6448,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "whd_01M89QQV7J224B1D14B91D2C4B",
+                     *         "eventId": "evt_01M89QQV7B0G7ZJ8DKE1W09F97",
+                     *         "eventType": "order.shipped",
+                     *         "status": "delivered",
+                     *         "attemptCount": 2,
+                     *         "nextAttemptAt": null,
+                     *         "lastAttemptAt": "2026-11-25T10:40:02.311Z",
+                     *         "lastStatusCode": 200,
+                     *         "lastLatencyMs": 41,
+                     *         "lastError": null,
+                     *         "deliveredAt": "2026-11-25T10:40:02.352Z",
+                     *         "createdAt": "2026-11-25T10:15:38.418Z",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "trigger": "scheduled",
+                     *             "startedAt": "2026-11-25T10:15:38.453Z",
+                     *             "statusCode": 200,
+                     *             "latencyMs": 6,
+                     *             "error": null,
+                     *             "succeeded": true
+                     *           },
+                     *           {
+                     *             "attempt": 2,
+                     *             "trigger": "manual",
+                     *             "startedAt": "2026-11-25T10:40:02.311Z",
+                     *             "statusCode": 200,
+                     *             "latencyMs": 41,
+                     *             "error": null,
+                     *             "succeeded": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** @description Sent as X-Service-Delivery; the same on every attempt of this delivery. */
-                            id: string;
-                            /** @description The body field id: the same on every attempt; deduplicate on it. */
-                            eventId: string;
-                            eventType: string;
-                            /** @enum {string} */
-                            status: "pending" | "delivered" | "failed" | "cancelled";
-                            attemptCount: number;
-                            nextAttemptAt: string | null;
-                            lastAttemptAt: string | null;
-                            lastStatusCode: number | null;
-                            lastLatencyMs: number | null;
-                            lastError: string | null;
-                            deliveredAt: string | null;
-                            createdAt: string;
-                            /** @description Finished attempts, oldest first (the last 20). */
-                            attempts: {
-                                attempt: number;
-                                /** @enum {string} */
-                                trigger: "scheduled" | "manual";
-                                startedAt: string;
-                                statusCode: number | null;
-                                latencyMs: number | null;
-                                error: string | null;
-                                succeeded: boolean;
-                            }[];
-                        };
+                        data: components["schemas"]["WebhookDelivery"];
                     };
                 };
             };
@@ -5079,7 +6509,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5170,7 +6600,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `insufficient_scope`: The key lacks the scope; or account_not_active: account not approved or suspended. */
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5205,6 +6635,1567 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhook_order_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.created
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E0",
+                 *       "type": "order.created",
+                 *       "createdAt": "2026-11-25T10:15:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "SUBMITTED",
+                 *           "status": "PAID",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "paid",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:15:36.406Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.created";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_submitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.submitted
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E1",
+                 *       "type": "order.submitted",
+                 *       "createdAt": "2026-11-25T10:15:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "SUBMITTED",
+                 *           "status": "PAID",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "paid",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:15:36.406Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.submitted";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_awaiting_funds: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.awaiting_funds
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E2",
+                 *       "type": "order.awaiting_funds",
+                 *       "createdAt": "2026-11-25T10:15:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "AWAITING_FUNDS",
+                 *           "status": "PENDING",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": null,
+                 *             "status": "none",
+                 *             "error": null,
+                 *             "paidAt": null
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:15:36.406Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.awaiting_funds";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_payment_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.payment_failed
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E3",
+                 *       "type": "order.payment_failed",
+                 *       "createdAt": "2026-11-25T10:15:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "PAYMENT_FAILED",
+                 *           "status": "PENDING",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "card",
+                 *             "status": "declined",
+                 *             "error": "Your card was declined.",
+                 *             "paidAt": null
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:15:36.406Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.payment_failed";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_in_production: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.in_production
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E4",
+                 *       "type": "order.in_production",
+                 *       "createdAt": "2026-11-25T10:45:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "SUBMITTED",
+                 *           "status": "PROCESSING",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "paid",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:45:36.406Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.in_production";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_shipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.shipped
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E5",
+                 *       "type": "order.shipped",
+                 *       "createdAt": "2026-11-26T10:15:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "SUBMITTED",
+                 *           "status": "SHIPPED",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "paid",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": {
+                 *             "carrier": "PostNL",
+                 *             "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3S62BF57882B6C-NL-1015CJ",
+                 *             "trackingNumber": "3S62BF57882B6C"
+                 *           },
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-26T10:15:36.406Z",
+                 *           "cancelledAt": null
+                 *         },
+                 *         "tracking": {
+                 *           "carrier": "PostNL",
+                 *           "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3S62BF57882B6C-NL-1015CJ",
+                 *           "trackingNumber": "3S62BF57882B6C"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.shipped";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderShippedEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_delivered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.delivered
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E6",
+                 *       "type": "order.delivered",
+                 *       "createdAt": "2026-11-27T14:02:11.517Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "SUBMITTED",
+                 *           "status": "DELIVERED",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "paid",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": {
+                 *             "carrier": "PostNL",
+                 *             "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3S62BF57882B6C-NL-1015CJ",
+                 *             "trackingNumber": "3S62BF57882B6C"
+                 *           },
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-27T14:02:11.517Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.delivered";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.cancelled
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E7",
+                 *       "type": "order.cancelled",
+                 *       "createdAt": "2026-11-25T10:20:36.406Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQS8PF0R454XXXZVC09H9",
+                 *           "state": "CANCELLED",
+                 *           "status": "REFUNDED",
+                 *           "source": "API",
+                 *           "externalOrderId": "1001",
+                 *           "testMode": false,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "name": "Sanne de Vries",
+                 *             "email": "sanne@example.nl",
+                 *             "phone": "+31 6 12345678",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ",
+                 *             "city": "Amsterdam",
+                 *             "country": "NL"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "recipient",
+                 *             "phoneSource": "recipient"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": "https://files.acme-prints.example/orders/1001/business-cards.pdf",
+                 *               "fileStatus": "ok"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": "wallet",
+                 *             "status": "refunded",
+                 *             "error": null,
+                 *             "paidAt": "2026-11-25T10:15:36.406Z"
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:36.406Z",
+                 *           "updatedAt": "2026-11-25T10:20:36.406Z",
+                 *           "cancelledAt": "2026-11-25T10:20:36.406Z"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.cancelled";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_order_file_problem: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example order.file_problem
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQT4KC3K09ZVQD6Y1C5E8",
+                 *       "type": "order.file_problem",
+                 *       "createdAt": "2026-11-25T10:15:37.712Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "order": {
+                 *           "id": "ord_01M89QQTHGE6X1Q6NT11T8BC1P",
+                 *           "state": "AWAITING_FILE",
+                 *           "status": "PENDING",
+                 *           "source": "API",
+                 *           "externalOrderId": "1002",
+                 *           "testMode": true,
+                 *           "storeId": null,
+                 *           "recipient": {
+                 *             "city": "Amsterdam",
+                 *             "name": "Sanne de Vries",
+                 *             "country": "NL",
+                 *             "address1": "Keizersgracht 123",
+                 *             "postalCode": "1015 CJ"
+                 *           },
+                 *           "carrierContact": {
+                 *             "emailSource": "reseller",
+                 *             "phoneSource": "reseller"
+                 *           },
+                 *           "lines": [
+                 *             {
+                 *               "line": 0,
+                 *               "productId": "business-cards",
+                 *               "resellerSku": null,
+                 *               "quantity": 250,
+                 *               "options": {
+                 *                 "paper": "mc350",
+                 *                 "sides": "4/4",
+                 *                 "finish": "none",
+                 *                 "corners": "square"
+                 *               },
+                 *               "derivedOptions": {
+                 *                 "bundling": "per 100",
+                 *                 "packaging": "box",
+                 *                 "sheetFormat": "SRA3",
+                 *                 "printProcess": "digital"
+                 *               },
+                 *               "unitPrice": "8.262",
+                 *               "unitPriceCents": 8,
+                 *               "publicNetCents": 2295,
+                 *               "discountCents": 229,
+                 *               "netCents": 2066,
+                 *               "vatRate": "21",
+                 *               "vatCents": 434,
+                 *               "totalCents": 2500,
+                 *               "fileUrl": null,
+                 *               "fileStatus": "missing"
+                 *             }
+                 *           ],
+                 *           "shipping": {
+                 *             "zone": "domestic",
+                 *             "netCents": 495,
+                 *             "vatCents": 104,
+                 *             "totalCents": 599,
+                 *             "weightGrams": 400
+                 *           },
+                 *           "totals": {
+                 *             "currency": "EUR",
+                 *             "publicNetCents": 2295,
+                 *             "discountCents": 229,
+                 *             "netCents": 2066,
+                 *             "shippingCents": 495,
+                 *             "vatCents": 538,
+                 *             "totalCents": 3099
+                 *           },
+                 *           "payment": {
+                 *             "method": null,
+                 *             "status": "none",
+                 *             "error": null,
+                 *             "paidAt": null
+                 *           },
+                 *           "tracking": null,
+                 *           "createdAt": "2026-11-25T10:15:37.712Z",
+                 *           "updatedAt": "2026-11-25T10:15:37.712Z",
+                 *           "cancelledAt": null
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "order.file_problem";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["OrderEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_store_order_skipped: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example store.order_skipped
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89R5B7H2K9D4W6X1Q3N8TZA",
+                 *       "type": "store.order_skipped",
+                 *       "createdAt": "2026-11-25T10:51:08.402Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "store": {
+                 *           "id": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                 *           "platform": "WOOCOMMERCE",
+                 *           "name": "Tulip Prints"
+                 *         },
+                 *         "storeOrder": {
+                 *           "ingestId": "ing_01M89R4D2F6X8P3K7T5Q9W1NCM",
+                 *           "externalOrderId": "5088",
+                 *           "name": "#5088"
+                 *         },
+                 *         "unmatchedSkus": [
+                 *           "FLY-A5-500"
+                 *         ],
+                 *         "skippedLines": [
+                 *           {
+                 *             "sku": "FLY-A5-500",
+                 *             "quantity": 500,
+                 *             "reason": "SKU 'FLY-A5-500' is none of your products"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "store.order_skipped";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: components["schemas"]["StoreOrderSkippedEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_ping: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event type, as in the body’s `type`.
+                 * @example ping
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description The id of this delivery (one per event and endpoint), the same on every attempt; GET /webhooks/{id}/deliveries lists it.
+                 * @example whd_01M89QQV7J224B1D14B91D2C4B
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The attempt number: 1, 2, …
+                 * @example 1
+                 */
+                "X-Service-Attempt": string;
+                /**
+                 * @description Unix seconds when this attempt was sent. Reject a delivery more than 300 seconds from your clock.
+                 * @example 1795623216
+                 */
+                "X-Service-Timestamp": string;
+                /**
+                 * @description `v1=` and the lowercase hex HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>`, keyed with the endpoint’s whole secret string (`whsec_…`). After a rotation, two comma-separated values (`v1=<new>,v1=<previous>`): accept a delivery when any matches. Compare in constant time, over the raw bytes (before any JSON parsing).
+                 * @example v1=1ce86e8f80c83881b0990844757a9474c527677a02c63d0a0d3591490625e8d7
+                 */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01M89QQV93EKVCCBQ4YREM77CG",
+                 *       "type": "ping",
+                 *       "createdAt": "2026-11-25T10:15:38.467Z",
+                 *       "testMode": false,
+                 *       "data": {
+                 *         "webhookId": "whe_01M89QQS7S8BTVEGQNW40W9DB9"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The event id: the same on every attempt and every endpoint. Deduplicate on it (delivery is at least once). */
+                    id: string;
+                    /** @constant */
+                    type: "ping";
+                    /** @description When the event happened (ISO 8601). */
+                    createdAt: string;
+                    /** @description true for sandbox (prk_test_) events; a live endpoint never receives them. */
+                    testMode: boolean;
+                    data: {
+                        webhookId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
