@@ -50,6 +50,7 @@ import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
+import { SessionStore } from './modules/sessions/session-store.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -104,6 +105,8 @@ export interface Service {
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
     maintenance: Maintenance;
+    /** Browser sessions of the operators' console and the resellers' dashboard. */
+    sessions: SessionStore;
   };
   /** Starts job processing (ROLE=all|worker). */
   startWorkers(): Promise<void>;
@@ -164,6 +167,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl`, onFallback: onRateLimitFallback });
 
   const accounts = new AccountsService({ db, cache: authCache });
+  const sessions = new SessionStore({ db });
   const wallet = new WalletService({ db, cursors });
   // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
   const gateway =
@@ -231,6 +235,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
+  maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
@@ -275,7 +280,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, sessions },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();
