@@ -51,6 +51,12 @@ import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { SessionStore } from './modules/sessions/session-store.ts';
+import { sessionCookieOptions } from './http/sessions/session-cookies.ts';
+import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
+import { operatorConsole } from './modules/console/operator-console.ts';
+import { adminStoreRoutes } from './modules/admin/admin-store-routes.ts';
+import { StoreHealth } from './modules/stores/store-health.ts';
+import { registerStoreHealthMetrics } from './modules/stores/store-health-metrics.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -240,6 +246,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
 
+  const storeHealth = new StoreHealth({ db, box, cursors });
+  registerStoreHealthMetrics(metrics, { db, health: storeHealth });
+  const operatorCookie = sessionCookieOptions('operator', publicUrl);
+
   const app = createHttpApp({
     logger,
     accounts,
@@ -255,6 +265,17 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
+    operatorSessions: { store: sessions, cookie: operatorCookie },
+    console: operatorConsole({
+      adminToken: secrets.adminToken,
+      publicUrl,
+      sessions,
+      cookie: operatorCookie,
+      // Failed sign-ins per address: 10 per 15 minutes, shared by every process through Redis when there is one.
+      limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
+      health: storeHealth,
+      platforms: connectors.platforms(),
+    }),
     apiRoutes: [
       ...meRoutes(),
       ...catalogRoutes({ catalog, cursors }),
@@ -265,7 +286,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
       ...webhooks.routes(),
     ],
-    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
+    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() }), ...adminStoreRoutes({ health: storeHealth })],
   });
 
   let server: Server | undefined;
