@@ -53,7 +53,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { SessionStore } from './modules/sessions/session-store.ts';
 import { sessionCookieOptions } from './http/sessions/session-cookies.ts';
 import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
-import { operatorConsole } from './modules/console/operator-console.ts';
+import { acceptsOperatorSession, operatorConsole } from './modules/console/operator-console.ts';
 import { adminStoreRoutes } from './modules/admin/admin-store-routes.ts';
 import { StoreHealth } from './modules/stores/store-health.ts';
 import { registerStoreHealthMetrics } from './modules/stores/store-health-metrics.ts';
@@ -265,7 +265,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
-    operatorSessions: { store: sessions, cookie: operatorCookie },
+    operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
     console: operatorConsole({
       adminToken: secrets.adminToken,
       publicUrl,

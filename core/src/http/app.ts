@@ -14,7 +14,7 @@ import { mountRoutes } from './mount-routes.ts';
 import { buildOpenApi, docsPage } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
 import { RouteTable } from './route-table.ts';
-import type { SessionStore } from '../modules/sessions/session-store.ts';
+import type { BrowserSession, SessionStore } from '../modules/sessions/session-store.ts';
 import type { SessionCookieOptions } from './sessions/session-cookies.ts';
 import { csrfCheck } from './sessions/session-middleware.ts';
 
@@ -44,7 +44,7 @@ export interface HttpAppDeps {
    * Operators' browser sessions: the back-office takes them besides the Bearer token (with a
    * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
    */
-  operatorSessions?: { store: SessionStore; cookie: SessionCookieOptions };
+  operatorSessions?: { store: SessionStore; cookie: SessionCookieOptions; accept?: (session: BrowserSession) => boolean };
   console?: express.Router;
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;

@@ -164,6 +164,13 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: b.cookie } })).status).to.equal(401);
   });
 
+  it('does not take a session opened with an earlier admin token (rotating ADMIN_TOKEN signs operators out)', async () => {
+    const t = get();
+    const { token } = await t.service.services.sessions.create('operator', 'admin', { ttlMs: 3600_000, data: { tokenFingerprint: 'an-earlier-token' } });
+    expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: `pa_ops=${token}` } })).status).to.equal(401);
+    expect(await (await fetch(`${t.baseUrl}/admin`, { headers: { cookie: `pa_ops=${token}` } })).text()).to.contain('Admin token');
+  });
+
   it('reports store health: lag, 24 h outcomes, platform errors and token expiry flagged; paged and filtered', async () => {
     const t = get();
     const r = await t.reseller();

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { constantTimeEqual } from '../../infra/crypto.ts';
-import type { SessionStore } from '../../modules/sessions/session-store.ts';
+import type { BrowserSession, SessionStore } from '../../modules/sessions/session-store.ts';
 import { ApiError } from '../api-error.ts';
 import { readCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
 import { bearerToken } from './api-key-auth.ts';
@@ -10,7 +10,10 @@ import { bearerToken } from './api-key-auth.ts';
  * given, an operator's browser session (signed in at `/admin`; the router then checks CSRF on
  * state-changing requests). A browser asking for a page without either is sent to sign in.
  */
-export function adminAuth(token: string, sessions?: { store: SessionStore; cookie: SessionCookieOptions; signInPath: string }) {
+export function adminAuth(
+  token: string,
+  sessions?: { store: SessionStore; cookie: SessionCookieOptions; signInPath: string; /** Whether a live session still counts (one opened with a token since rotated does not). */ accept?: (session: BrowserSession) => boolean },
+) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const presented = bearerToken(req);
     if (presented || !sessions) {
@@ -24,7 +27,7 @@ export function adminAuth(token: string, sessions?: { store: SessionStore; cooki
     const cookie = readCookie(req, sessions.cookie.name);
     const found = cookie ? sessions.store.find('operator', cookie) : Promise.resolve(undefined);
     found.then((session) => {
-      if (session) {
+      if (session && (sessions.accept?.(session) ?? true)) {
         req.browserSession = session;
         return next();
       }

@@ -1,10 +1,10 @@
 import express, { type Request, type Response } from 'express';
-import { constantTimeEqual } from '../../infra/crypto.ts';
+import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
 import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
 import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
-import type { SessionStore } from '../sessions/session-store.ts';
+import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
 import { ApiError } from '../../http/api-error.ts';
 
@@ -40,7 +40,10 @@ const NAV = [
 export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
   const router = express.Router();
   const origin = new URL(deps.publicUrl).origin;
-  router.use(formBody(), loadSession(deps.sessions, deps.cookie));
+  router.use(formBody(), loadSession(deps.sessions, deps.cookie), (req, _res, next) => {
+    if (req.browserSession && !acceptsOperatorSession(deps.adminToken)(req.browserSession)) delete req.browserSession;
+    next();
+  });
 
   router.get('/', (req, res) => {
     const session = req.browserSession;
@@ -88,6 +91,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
       await deps.limiter.succeeded(key);
       const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
         ttlMs: deps.cookie.ttlMs,
+        data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
         userAgent: req.get('user-agent'),
         ip: req.ip,
       });
@@ -228,6 +232,17 @@ function sameHost(from: string, host: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+/** Which admin token opened a session (a hash of a hash: nothing to recover the token from). */
+function tokenFingerprint(adminToken: string): string {
+  return sha256Hex(`operator-session:${sha256Hex(adminToken)}`).slice(0, 32);
+}
+
+/** A session counts only while the admin token that opened it is the deployment's: rotating ADMIN_TOKEN signs every operator out. */
+export function acceptsOperatorSession(adminToken: string): (session: BrowserSession) => boolean {
+  const current = tokenFingerprint(adminToken);
+  return (session) => session.kind === 'operator' && session.data.tokenFingerprint === current;
 }
 
 /** The readable copy of the CSRF token for the dashboard's and docs' scripts (not HttpOnly: they read it). */
