@@ -142,21 +142,27 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
       sendPage(
         res,
         page(req, 'Store health', html`
-          <form method="get" action="/admin/stores" aria-label="Filter stores">
-            <label for="platform">Platform</label>
-            <select id="platform" name="platform">
-              <option value="">All</option>
-              ${deps.platforms.map((p) => html`<option value=${p} selected=${p === filters.platform}>${p}</option>`)}
-            </select>
-            <label for="reseller">Reseller id</label>
-            <input id="reseller" name="reseller" value=${filters.resellerId ?? ''} />
-            <label for="state">State</label>
-            <select id="state" name="state">
-              <option value="">All</option>
-              <option value="connected" selected=${filters.status === 'connected'}>connected</option>
-              <option value="disconnected" selected=${filters.status === 'disconnected'}>disconnected</option>
-            </select>
-            <p><button type="submit">Filter</button></p>
+          <form method="get" action="/admin/stores" aria-label="Filter stores" style="display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end">
+            <div>
+              <label for="platform">Platform</label>
+              <select id="platform" name="platform">
+                <option value="">All</option>
+                ${deps.platforms.map((p) => html`<option value=${p} selected=${p.toLowerCase() === filters.platform?.toLowerCase()}>${p}</option>`)}
+              </select>
+            </div>
+            <div>
+              <label for="reseller">Reseller id</label>
+              <input id="reseller" name="reseller" value=${filters.resellerId ?? ''} />
+            </div>
+            <div>
+              <label for="state">State</label>
+              <select id="state" name="state">
+                <option value="">All</option>
+                <option value="connected" selected=${filters.status === 'connected'}>connected</option>
+                <option value="disconnected" selected=${filters.status === 'disconnected'}>disconnected</option>
+              </select>
+            </div>
+            <div><button type="submit">Filter</button></div>
           </form>
           <p>${list.data.length} store(s) on this page, <strong>${flagged} flagged</strong>. Thresholds: ingest lag over ${deps.health.thresholds.ingestLagSeconds} s; failed share of the last 24 h at least ${Math.round(deps.health.thresholds.errorRate * 100)} %; an order ${Math.round(deps.health.thresholds.webhooksSilentSeconds / 60)} min after the last webhook; credentials expiring within ${Math.round(deps.health.thresholds.tokenExpirySeconds / 86400)} days.</p>
           <div class="table">
