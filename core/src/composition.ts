@@ -56,6 +56,13 @@ import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
+import { SessionStore } from './modules/sessions/session-store.ts';
+import { sessionCookieOptions } from './http/sessions/session-cookies.ts';
+import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
+import { acceptsOperatorSession, operatorConsole } from './modules/console/operator-console.ts';
+import { adminStoreRoutes } from './modules/admin/admin-store-routes.ts';
+import { StoreHealth } from './modules/stores/store-health.ts';
+import { registerStoreHealthMetrics } from './modules/stores/store-health-metrics.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -110,6 +117,8 @@ export interface Service {
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
     maintenance: Maintenance;
+    /** Browser sessions of the operators' console and the resellers' dashboard. */
+    sessions: SessionStore;
   };
   /** Starts job processing (ROLE=all|worker). */
   startWorkers(): Promise<void>;
@@ -170,6 +179,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl`, onFallback: onRateLimitFallback });
 
   const accounts = new AccountsService({ db, cache: authCache });
+  const sessions = new SessionStore({ db });
   const wallet = new WalletService({ db, cursors });
   // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
   const gateway =
@@ -241,9 +251,14 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
+  maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
+
+  const storeHealth = new StoreHealth({ db, box, cursors });
+  registerStoreHealthMetrics(metrics, { db, health: storeHealth });
+  const operatorCookie = sessionCookieOptions('operator', publicUrl);
 
   const app = createHttpApp({
     logger,
@@ -262,6 +277,17 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     webhookDocs: { events: webhookEventDocs(connectors.platforms()), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
+    operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
+    console: operatorConsole({
+      adminToken: secrets.adminToken,
+      publicUrl,
+      sessions,
+      cookie: operatorCookie,
+      // Failed sign-ins per address: 10 per 15 minutes, shared by every process through Redis when there is one.
+      limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
+      health: storeHealth,
+      platforms: connectors.platforms(),
+    }),
     apiRoutes: [
       ...meRoutes(),
       ...catalogRoutes({ catalog, cursors, samples }),
@@ -287,6 +313,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
         cursors,
         sources: connectors.platforms(),
       }),
+      ...adminStoreRoutes({ health: storeHealth }),
     ],
   });
 
@@ -302,7 +329,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, sessions },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

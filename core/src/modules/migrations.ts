@@ -9,6 +9,7 @@ import { resellerProductsMigration, resellerProductsModeMigration } from './rese
 import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
+import { browserSessionsMigration } from './sessions/sessions-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0014_store_sync_and_redaction': storeSyncAndRedactionMigration,
   '0015_store_listings': storeListingsMigration,
   '0016_events_stream_index': eventStreamIndexMigration,
+  '0017_browser_sessions': browserSessionsMigration,
 };
