@@ -18,6 +18,7 @@ const USAGE = `usage: npm run admin -- <command> [options]
   revoke-key KEY_ID
   top-up ID --amount CENTS [--reference TEXT] [--mode live|test]
   save-card ID --token tok_visa
+  login-link ID [--mode live|test]   (a single-use link to the reseller's dashboard, valid 5 minutes; live unless --mode test)
   report-production ORDER_ID --status PROCESSING|PRINTING|SHIPPED|DELIVERED [--carrier C --tracking-number N --tracking-url U]
 `;
 
@@ -102,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'save-card':
       return call('PUT', `/resellers/${need(id, 'a reseller id')}/card`, { token: need(values.token, '--token') });
+    case 'login-link':
+      return call('POST', `/resellers/${need(id, 'a reseller id')}/dashboard-links`, values.mode ? { mode: values.mode } : {});
     case 'report-production':
       return call('POST', `/orders/${need(id, 'an order id')}/production`, {
         status: need(values.status, '--status'),

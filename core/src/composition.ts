@@ -50,6 +50,8 @@ import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
+import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
+import { DashboardLinks } from './modules/dashboard/dashboard-links-service.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -104,6 +106,8 @@ export interface Service {
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
     maintenance: Maintenance;
+    /** Login links to the reseller dashboard. */
+    dashboardLinks: DashboardLinks;
   };
   /** Starts job processing (ROLE=all|worker). */
   startWorkers(): Promise<void>;
@@ -226,11 +230,13 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
+  const dashboardLinks = new DashboardLinks({ db, accounts, publicUrl });
   const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
   maintenance.add('production hand-off sweep', () => production!.sweep());
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
+  maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
@@ -259,8 +265,13 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       ...resellerProductsRoutes({ resellerProducts }),
       ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
       ...webhooks.routes(),
+      ...dashboardLinkRoutes({ links: dashboardLinks }),
     ],
-    adminRoutes: [...adminAccountRoutes({ accounts, wallet, cards }), ...adminOrderRoutes({ orders, sources: connectors.platforms() })],
+    adminRoutes: [
+      ...adminAccountRoutes({ accounts, wallet, cards }),
+      ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
+      ...adminDashboardLinkRoutes({ links: dashboardLinks }),
+    ],
   });
 
   let server: Server | undefined;
@@ -275,7 +286,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, dashboardLinks },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

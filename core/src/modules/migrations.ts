@@ -8,6 +8,7 @@ import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
 import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
+import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0013_reseller_products_mode': resellerProductsModeMigration,
   '0014_store_sync_and_redaction': storeSyncAndRedactionMigration,
   '0015_store_listings': storeListingsMigration,
+  '0017_dashboard_links': dashboardLinksMigration,
 };

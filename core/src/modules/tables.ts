@@ -7,9 +7,10 @@ import type { EventsTables } from './events/events-tables.ts';
 import type { OrdersTables } from './orders/orders-tables.ts';
 import type { ResellerProductsTables } from './reseller-products/reseller-products-tables.ts';
 import type { StoresTables } from './stores/stores-tables.ts';
+import type { DashboardTables } from './dashboard/dashboard-links-tables.ts';
 import type { WebhooksTables } from './webhooks/webhooks-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
-export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables, StoresTables, WebhooksTables {}
+export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables, StoresTables, WebhooksTables, DashboardTables {}
 
 export type Db = Kysely<Tables>;
