@@ -142,6 +142,7 @@ export const listOrdersQuery = z.strictObject({
   status: z.enum(ORDER_STATUSES).optional(),
   source: z.string().optional(),
   externalOrderId: z.string().min(1).max(100).optional(),
+  storeId: z.string().min(1).max(64).optional().meta({ description: 'Only the orders placed from this connected store.' }),
   createdFrom: dateTime.optional(),
   createdTo: dateTime.optional(),
 });
