@@ -52,6 +52,7 @@ import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
 import { DashboardLinks } from './modules/dashboard/dashboard-links-service.ts';
+import { SessionStore } from './modules/sessions/session-store.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -108,6 +109,8 @@ export interface Service {
     maintenance: Maintenance;
     /** Login links to the reseller dashboard. */
     dashboardLinks: DashboardLinks;
+    /** Browser sessions of the operators' console and the resellers' dashboard. */
+    sessions: SessionStore;
   };
   /** Starts job processing (ROLE=all|worker). */
   startWorkers(): Promise<void>;
@@ -168,6 +171,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl`, onFallback: onRateLimitFallback });
 
   const accounts = new AccountsService({ db, cache: authCache });
+  const sessions = new SessionStore({ db });
   const wallet = new WalletService({ db, cursors });
   // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
   const gateway =
@@ -237,6 +241,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
   maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
+  maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
@@ -286,7 +291,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, dashboardLinks },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, dashboardLinks, sessions },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

@@ -10,6 +10,7 @@ import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedac
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
+import { browserSessionsMigration } from './sessions/sessions-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '0013_reseller_products_mode': resellerProductsModeMigration,
   '0014_store_sync_and_redaction': storeSyncAndRedactionMigration,
   '0015_store_listings': storeListingsMigration,
+  '0016_browser_sessions': browserSessionsMigration,
   '0017_dashboard_links': dashboardLinksMigration,
 };

@@ -1,0 +1,109 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { REQUIRE_SERVICES, SETUP_TIMEOUT_MS } from './services.ts';
+
+/** Debian's `chromium` package (the npm registry's Playwright cannot download browsers here; .ci/run installs it). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where screenshots of failed browser tests go (relative to the repository root). */
+export const TEST_RESULTS_DIR = path.resolve(import.meta.dirname, '../../../test-results');
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface TestBrowser {
+  browser: BrowserContext;
+  /** Every profile opened (the first one and the isolated ones). */
+  contexts: BrowserContext[];
+  /** A new tab (its own page; cookies are shared within this browser). */
+  page(): Promise<Page>;
+  /** A fresh browser profile: no cookie of the other. */
+  isolated(): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/**
+ * Headless Chromium for a suite, with a fresh profile (`--user-data-dir`), launched through
+ * playwright-core. Skips the suite when Chromium is not installed (fails it under
+ * REQUIRE_SERVICES=1). Call in `before`; `screenshotOnFailure` in `afterEach`.
+ *
+ * @example
+ * let b: TestBrowser;
+ * before(async function () { b = await launchBrowser(this); });
+ * afterEach(async function () { await screenshotOnFailure(this, b); });
+ * after(() => b?.close());
+ */
+export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
+  if (ctx.timeout() < SETUP_TIMEOUT_MS) ctx.timeout(SETUP_TIMEOUT_MS);
+  if (!existsSync(CHROMIUM_PATH)) {
+    if (REQUIRE_SERVICES) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH} and REQUIRE_SERVICES=1 (apt-get install chromium)`);
+    ctx.skip();
+  }
+  const profiles: string[] = [];
+  const open = async (): Promise<BrowserContext> => {
+    const userDataDir = mkdtempSync(path.join(tmpdir(), 'print-api-chromium-'));
+    profiles.push(userDataDir);
+    // A persistent context is how a --user-data-dir is given to Chromium through Playwright.
+    return chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: FLAGS,
+      timeout: SETUP_TIMEOUT_MS,
+    });
+  };
+  const contexts: BrowserContext[] = [];
+  const browser = await open();
+  contexts.push(browser);
+  return {
+    browser,
+    contexts,
+    page: () => browser.newPage(),
+    isolated: async () => {
+      const c = await open();
+      contexts.push(c);
+      return c;
+    },
+    close: async () => {
+      await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
+      for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** After a failed test: a full-page screenshot of every open tab under test-results/, named after the test. */
+export async function screenshotOnFailure(ctx: Mocha.Context, b: TestBrowser | undefined): Promise<string[]> {
+  if (!b || ctx.currentTest?.state !== 'failed') return [];
+  mkdirSync(TEST_RESULTS_DIR, { recursive: true });
+  const base = (ctx.currentTest.fullTitle() || 'test').replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 120);
+  const written: string[] = [];
+  const pages = b.contexts.flatMap((c) => c.pages());
+  for (const [i, page] of pages.entries()) {
+    const file = path.join(TEST_RESULTS_DIR, `${base}${pages.length > 1 ? `-${i + 1}` : ''}.png`);
+    try {
+      await page.screenshot({ path: file, fullPage: true, timeout: 10_000 });
+      written.push(file);
+    } catch {
+      // A closed or crashed page has nothing to show.
+    }
+  }
+  if (written.length) console.log(`    screenshots: ${written.join(', ')}`);
+  return written;
+}
+
+/** A screenshot of one page under test-results/ (for a test that wants one whatever happens). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(TEST_RESULTS_DIR, { recursive: true });
+  const file = path.join(TEST_RESULTS_DIR, `${name.replace(/[^A-Za-z0-9_-]+/g, '-')}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
