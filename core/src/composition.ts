@@ -53,6 +53,12 @@ import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
 import { DashboardLinks } from './modules/dashboard/dashboard-links-service.ts';
 import { SessionStore } from './modules/sessions/session-store.ts';
+import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
+import { DashboardApi } from './modules/dashboard/dashboard-api.ts';
+import { platformForms } from './modules/dashboard/dashboard-platforms.ts';
+import { dashboardRouter } from './modules/dashboard/dashboard-router.ts';
+import { DashboardViews } from './modules/dashboard/dashboard-views.ts';
+import { orderSources } from './modules/orders/order-states.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -246,6 +252,31 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
 
+  const apiRoutes = [
+    ...meRoutes(),
+    ...catalogRoutes({ catalog, cursors }),
+    ...quotesRoutes({ quotes }),
+    ...ordersRoutes({ orders, sources: connectors.platforms() }),
+    ...walletRoutes({ wallet }),
+    ...resellerProductsRoutes({ resellerProducts }),
+    ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
+    ...webhooks.routes(),
+    ...dashboardLinkRoutes({ links: dashboardLinks }),
+  ];
+  // The reseller dashboard: pages over the API's own routes, called in-process.
+  const dashboard = dashboardRouter({
+    links: dashboardLinks,
+    sessions,
+    accounts,
+    api: new DashboardApi({ routes: apiRoutes, logger }),
+    publicUrl,
+    logger,
+    signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
+    sources: orderSources(connectors.platforms()),
+    platforms: platformForms(connectors.all()),
+    views: new DashboardViews({ db, stores }),
+  });
+
   const app = createHttpApp({
     logger,
     accounts,
@@ -258,20 +289,11 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     rootHandlers: [
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
+      { path: '/dashboard', handler: dashboard },
     ],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
-    apiRoutes: [
-      ...meRoutes(),
-      ...catalogRoutes({ catalog, cursors }),
-      ...quotesRoutes({ quotes }),
-      ...ordersRoutes({ orders, sources: connectors.platforms() }),
-      ...walletRoutes({ wallet }),
-      ...resellerProductsRoutes({ resellerProducts }),
-      ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
-      ...webhooks.routes(),
-      ...dashboardLinkRoutes({ links: dashboardLinks }),
-    ],
+    apiRoutes,
     adminRoutes: [
       ...adminAccountRoutes({ accounts, wallet, cards }),
       ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
