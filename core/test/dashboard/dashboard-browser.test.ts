@@ -92,11 +92,11 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await fresh.close();
   });
 
-  it('connects a WooCommerce store, makes an unmatched listing a product, follows a store order to shipped; another reseller sees none of it', async () => {
+  it('connects a WooCommerce store, makes an unmatched listing a product, retries the skipped store order, supplies its file and follows it to shipped; another reseller sees none of it', async () => {
     const r = await posterReseller(t, files, 'test');
     const shop = new FakeWooStore({ host: 'dashboard-shop.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     shop.saveProduct({ id: 10, name: 'Tulip poster', type: 'simple', status: 'publish', sku: POSTER_SKU });
-    shop.saveProduct({ id: 11, name: 'Business card', type: 'simple', status: 'publish', sku: 'CARD-A6' });
+    shop.saveProduct({ id: 11, name: 'Rose poster', type: 'simple', status: 'publish', sku: 'POSTER-ROSES' });
     const page = await b!.page();
     await signIn(page, r.key);
 
@@ -114,34 +114,57 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     const storePath = new URL(page.url()).pathname;
     const storeId = storePath.split('/').pop()!;
 
-    // The listings sync: CARD-A6 is none of the reseller's products.
-    await reloadUntil(page, storePath, async () => (await page.locator('tr[data-listing="CARD-A6"]').count()) === 1, 'the unmatched listing');
-    const create = page.getByRole('form', { name: 'Create the product for CARD-A6' });
-    await create.getByLabel('Print product for CARD-A6').selectOption('business-cards');
-    await create.getByRole('button', { name: 'Create product CARD-A6' }).click();
-    await page.waitForURL(/done=product-created/);
-    expect(await page.locator('tr[data-listing="CARD-A6"]').count()).to.equal(0);
-    const matched = page.getByRole('region', { name: 'Matched listings' });
-    await reloadUntil(page, storePath, async () => (await matched.getByRole('link', { name: 'CARD-A6' }).count()) === 1, 'CARD-A6 matched');
+    // The listings sync: POSTER-ROSES is none of the reseller's products.
+    await reloadUntil(page, storePath, async () => (await page.locator('tr[data-listing="POSTER-ROSES"]').count()) === 1, 'the unmatched listing');
 
-    // The product page says where it is sold, and why it cannot be deleted (the API's 409).
-    await matched.getByRole('link', { name: 'CARD-A6' }).click();
-    expect(await page.getByRole('region', { name: 'Sold in' }).textContent()).to.contain('Tulip Prints');
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Delete product' }).click();
-    expect(await page.locator('.alert').textContent()).to.match(/cannot be deleted: SKU 'CARD-A6' is still sold by WOOCOMMERCE store Tulip Prints/);
-
-    // A store order arrives by webhook and is followed to shipped.
-    const order = shop.save(wooOrder({ id: 5001, number: '5001' }));
+    // A store order for it arrives: skipped, and Home says so.
+    const roses = structuredClone(wooOrder().line_items[0]!);
+    roses.sku = 'POSTER-ROSES';
+    roses.name = 'Rose poster';
+    const order = shop.save(wooOrder({ id: 5001, number: '5001', line_items: [roses] }));
     expect(await shop.deliver(order, 'order.created')).to.equal(200);
-    await reloadUntil(page, `/dashboard/orders?storeId=${storeId}`, async () => (await page.getByRole('link', { name: /^ord_/ }).count()) === 1, 'the store order placed');
-    await page.getByRole('link', { name: /^ord_/ }).click();
+    const skipped = page.getByRole('region', { name: 'Skipped store orders' });
+    await reloadUntil(page, '/dashboard', async () => (await skipped.getByRole('cell', { name: '5001' }).count()) === 1, 'the skipped store order on Home');
+    expect(await skipped.textContent()).to.contain('POSTER-ROSES');
+
+    // One step: the product from the listing (no artwork: orders for it wait for a file).
+    await page.goto(`${t.baseUrl}${storePath}`);
+    const create = page.getByRole('form', { name: 'Create the product for POSTER-ROSES' });
+    await create.getByLabel('Print product for POSTER-ROSES').selectOption('posters');
+    await create.getByRole('button', { name: 'Create product POSTER-ROSES' }).click();
+    await page.waitForURL(/done=product-created/);
+    expect(await page.locator('tr[data-listing="POSTER-ROSES"]').count()).to.equal(0);
+    const matched = page.getByRole('region', { name: 'Matched listings' });
+    await reloadUntil(page, storePath, async () => (await matched.getByRole('link', { name: 'POSTER-ROSES' }).count()) === 1, 'POSTER-ROSES matched');
+
+    // The skipped store order, retried, is placed; it waits for its file.
+    await page.getByRole('button', { name: /^Retry #?5001$/ }).click();
+    await page.waitForURL(/done=ingest-retried/);
+    await page.getByRole('region', { name: 'Store orders received' }).getByRole('link', { name: /^ord_/ }).click();
     const orderPath = new URL(page.url()).pathname;
+    const orderId = orderPath.split('/').pop()!;
+    expect(await page.getByTestId('order-state').textContent()).to.equal('AWAITING_FILE');
+    await page.goto(`${t.baseUrl}/dashboard`);
+    expect(await page.getByRole('region', { name: 'Orders needing attention' }).textContent()).to.contain('5001');
+
+    // The order list finds it by store; its page takes the missing file.
+    await page.goto(`${t.baseUrl}/dashboard/orders?storeId=${storeId}`);
+    await page.getByRole('link', { name: orderId }).click();
+    await page.getByLabel('File URL for line 0').fill(`${files.url}/art/flyer.pdf`);
+    await page.getByRole('button', { name: 'Supply file' }).click();
+    await page.waitForURL(/done=file-supplied/);
     // The simulator may already have delivered it: shipped is where it has been, with its tracking.
     await reloadUntil(page, orderPath, async () => ['SHIPPED', 'DELIVERED'].includes((await page.getByTestId('order-status').textContent()) ?? ''), 'the order shipped');
     expect(await page.getByTestId('tracking').textContent()).not.to.equal('—');
     expect(await page.getByTestId('events').textContent()).to.contain('order.shipped');
-    const orderId = orderPath.split('/').pop()!;
+
+    // The product page says where it is sold, and why it cannot be deleted (the API's 409).
+    await page.goto(`${t.baseUrl}/dashboard/products/POSTER-ROSES`);
+    expect(await page.getByRole('region', { name: 'Sold in' }).textContent()).to.contain('Tulip Prints');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete product' }).click();
+    await page.waitForURL(/\/delete$/);
+    expect(await page.locator('.alert').textContent()).to.match(/cannot be deleted: SKU 'POSTER-ROSES' is still sold by WOOCOMMERCE store Tulip Prints/);
 
     // Another reseller: its own dashboard shows none of this, and this one's ids are not found there.
     const other = await t.reseller({ mode: 'test' });
@@ -153,14 +176,38 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
       await theirs.goto(`${t.baseUrl}${path}`);
       const text = (await theirs.textContent('main')) ?? '';
       expect(text, path).not.to.contain('Tulip Prints');
-      expect(text, path).not.to.contain('CARD-A6');
+      expect(text, path).not.to.contain('POSTER-ROSES');
       expect(text, path).not.to.contain(orderId);
     }
-    for (const path of [storePath, orderPath, `/dashboard/products/CARD-A6`]) {
+    for (const path of [storePath, orderPath, '/dashboard/products/POSTER-ROSES']) {
       expect((await theirs.goto(`${t.baseUrl}${path}`))!.status(), path).to.equal(404);
     }
     await page.goto(`${t.baseUrl}/dashboard/products`);
     expect(await page.textContent('main')).not.to.contain('OTHER-SKU');
+    await ctx.close();
+  });
+
+  it("connects a WooCommerce store through the store's own key-issuing approval (/wc-auth/v1/authorize)", async () => {
+    const r = await t.reseller({ mode: 'test' });
+    const shop = new FakeWooStore({ host: 'dashboard-approve.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    const ctx = await b!.isolated();
+    const page = await ctx.newPage();
+    // The browser's way to the store: it approves (as its admin would on the merchant's click),
+    // POSTs the keys to our callback and sends the merchant back, to our public address, which
+    // is this service.
+    await ctx.route(`${shop.url}/**`, async (route) => {
+      const approval = await shop.approve(route.request().url());
+      await route.fulfill({ status: 302, headers: { location: approval.returnedTo!.replace(PUBLIC_URL, t.baseUrl) } });
+    });
+    await signIn(page, r.key);
+    await page.goto(`${t.baseUrl}/dashboard/stores`);
+    await page.getByText('WooCommerce', { exact: true }).click();
+    const form = page.getByRole('form', { name: 'Connect through WooCommerce (WooCommerce)' });
+    await form.getByLabel('Store URL').fill(shop.url);
+    await form.getByRole('button', { name: 'Connect through WooCommerce' }).click();
+    await page.waitForURL(/\/dashboard\/stores\?done=store-connected/);
+    expect(await page.getByRole('status').textContent()).to.contain('The store is connected');
+    expect(await page.getByRole('region', { name: 'Your stores' }).getByRole('link', { name: 'Tulip Prints' }).count()).to.equal(1);
     await ctx.close();
   });
 });

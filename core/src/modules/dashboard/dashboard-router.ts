@@ -13,7 +13,7 @@ import { redirect, type DashContext, type DashHandler } from './dashboard-contex
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
 import { homePage } from './pages/home-page.ts';
 import { ordersPages } from './pages/orders-pages.ts';
-import { PlainLayout } from './pages/parts.ts';
+import { DashLayout, PlainLayout } from './pages/parts.ts';
 import { productsPages } from './pages/products-pages.ts';
 import { storesPages, type PlatformForms } from './pages/stores-pages.ts';
 import { webhooksPages } from './pages/webhooks-pages.ts';
@@ -45,6 +45,11 @@ const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
   expired: { status: 410, text: 'This login link has expired: links are valid for 5 minutes. Ask for a new one.' },
   account_not_active: { status: 403, text: 'This account is not active: the dashboard is open to approved accounts only.' },
 };
+/**
+ * The pages' only script, an enhancement: every form works without it. It asks before a form
+ * marked `data-confirm` (disconnect, delete, cancel) is sent.
+ */
+const DASHBOARD_JS = `document.addEventListener('submit',function(e){var f=e.target;var q=f&&f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});`;
 const ASK_AGAIN = 'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
 
 /**
@@ -57,6 +62,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   const cookie = sessionCookieOptions('reseller', deps.publicUrl, deps.cookie);
   const router = express.Router();
   router.use(formBody());
+  router.get('/assets/dashboard.js', (_req, res) => void res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('js').send(DASHBOARD_JS));
 
   // Signing in: no session is read here (a link opens a new one, whatever the browser had).
   router.get('/login/:token', (req, res, next) => {
@@ -196,9 +202,5 @@ function refused(res: Response, reason: LinkRefusal): void {
 function pageError(err: unknown, d: DashContext, next: NextFunction): void {
   if (!(err instanceof ApiError) || err.status >= 500 || d.res.headersSent) return next(err);
   const title = err.status === 404 ? 'Not found' : 'Refused';
-  sendPage(
-    d.res,
-    html`<${PlainLayout} title=${title}><p role="alert" class="error">${err.message}</p><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
-    err.status,
-  );
+  sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`, err.status);
 }

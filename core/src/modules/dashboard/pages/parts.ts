@@ -45,6 +45,7 @@ export function DashLayout(props: { title: string; session: PageSession; notice?
     ${props.notice ? html`<p class="notice" role="status">${props.notice}</p>` : null}
     ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : null}
     ${props.children}
+    <script src="/dashboard/assets/dashboard.js" defer></script>
   <//>`;
 }
 

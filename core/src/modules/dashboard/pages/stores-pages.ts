@@ -53,7 +53,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const fields = fieldsOf(d.form, platform.requestFields);
     try {
       const { redirectUrl } = (await d.api('POST', '/stores/credential-requests', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
-      redirect(d.res, redirectUrl);
+      leaveFor(d, redirectUrl, `${platform.displayName}: approve our app in your store`);
     } catch (err) {
       const r = refusal(err);
       await listPage(d, { form: `request:${platform.platform}`, message: r.message, fields: r.fields, values: fields });
@@ -66,7 +66,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const fields = fieldsOf(d.form, platform.installFields);
     try {
       const { installUrl } = (await d.api('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
-      redirect(d.res, installUrl);
+      leaveFor(d, installUrl, `${platform.displayName}: install our app`);
     } catch (err) {
       const r = refusal(err);
       await listPage(d, { form: `install:${platform.platform}`, message: r.message, fields: r.fields, values: fields });
@@ -113,6 +113,16 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       await storePage(d, undefined, { sku: d.form.sku ?? '', message: r.message, fields: r.fields });
     }
   });
+
+  /**
+   * Sends the browser on to the platform. Not a redirect: the pages' policy lets forms send to
+   * this site only (CSP form-action, which also covers a form's redirects), so a page links
+   * there and refreshes to it at once.
+   */
+  function leaveFor(d: DashContext, url: string, title: string): void {
+    d.res.set('Refresh', `0;url=${url}`);
+    sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page}><p>Continue to <a href=${url} rel="noreferrer">${new URL(url).host}</a>; you come back here once it is done.</p><//>`);
+  }
 
   async function listPage(d: DashContext, errors?: FormErrors): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
