@@ -58,12 +58,23 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
   it('signs in through a login link with an HttpOnly, SameSite=Lax session cookie of 12 hours, in the link’s mode', async () => {
     const r = await t.reseller({ mode: 'test', scopes: ['dashboard'] });
     const page = await b!.page();
-    await signIn(page, r.key);
+    // By keyboard: Enter on the focused sign-in button.
+    await page.goto(await loginLink(r.key));
+    await page.getByRole('button', { name: 'Sign in' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${t.baseUrl}/dashboard`);
     expect(await page.getByTestId('mode').textContent()).to.equal('test');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal('Home');
     const [cookie] = (await b!.browser.cookies(t.baseUrl)).filter((c) => c.name.endsWith('pa_dash'));
     expect(cookie).to.include({ httpOnly: true, sameSite: 'Lax' });
     expect(cookie!.expires * 1000 - Date.now()).to.be.within(11.9 * 3600_000, 12 * 3600_000 + 5_000);
+
+    // Readable on a phone: no page is wider than its screen (wide tables scroll in their own box).
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const path of ['/dashboard', '/dashboard/stores', '/dashboard/products/new', '/dashboard/orders', '/dashboard/webhooks']) {
+      await page.goto(`${t.baseUrl}${path}`);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).to.be.at.most(375);
+    }
     await page.close();
   });
 

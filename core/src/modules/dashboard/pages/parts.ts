@@ -18,6 +18,7 @@ export const NAV = [
 ];
 
 const EXTRA_CSS = `
+header nav{display:flex;flex-wrap:wrap;gap:.25rem 1rem;min-width:0}header nav a{margin-right:0}
 .mode{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:-.5rem 0 1rem}.mode .badge{font-weight:600}
 .badge{display:inline-block;padding:0 .45rem;border-radius:3px;border:1px solid var(--line);font-size:12px}
 .badge.test{background:var(--warn);color:#fff;border-color:var(--warn)}.badge.bad{background:var(--bad);color:#fff;border-color:var(--bad)}.badge.good{background:var(--ok);color:#fff;border-color:var(--ok)}
