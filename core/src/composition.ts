@@ -53,7 +53,12 @@ import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
 import { DashboardLinks } from './modules/dashboard/dashboard-links-service.ts';
 import { SessionStore } from './modules/sessions/session-store.ts';
+import { sessionCookieOptions } from './http/sessions/session-cookies.ts';
 import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
+import { operatorConsole } from './modules/console/operator-console.ts';
+import { adminStoreRoutes } from './modules/admin/admin-store-routes.ts';
+import { StoreHealth } from './modules/stores/store-health.ts';
+import { registerStoreHealthMetrics } from './modules/stores/store-health-metrics.ts';
 import { DashboardApi } from './modules/dashboard/dashboard-api.ts';
 import { platformForms } from './modules/dashboard/dashboard-platforms.ts';
 import { dashboardRouter } from './modules/dashboard/dashboard-router.ts';
@@ -252,6 +257,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
 
+  const storeHealth = new StoreHealth({ db, box, cursors });
+  registerStoreHealthMetrics(metrics, { db, health: storeHealth });
+  const operatorCookie = sessionCookieOptions('operator', publicUrl);
+
   const apiRoutes = [
     ...meRoutes(),
     ...catalogRoutes({ catalog, cursors }),
@@ -293,10 +302,22 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ],
     rootRoutes: storesModule.connectorRoutes(),
     adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
+    operatorSessions: { store: sessions, cookie: operatorCookie },
+    console: operatorConsole({
+      adminToken: secrets.adminToken,
+      publicUrl,
+      sessions,
+      cookie: operatorCookie,
+      // Failed sign-ins per address: 10 per 15 minutes, shared by every process through Redis when there is one.
+      limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
+      health: storeHealth,
+      platforms: connectors.platforms(),
+    }),
     apiRoutes,
     adminRoutes: [
       ...adminAccountRoutes({ accounts, wallet, cards }),
       ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
+      ...adminStoreRoutes({ health: storeHealth }),
       ...adminDashboardLinkRoutes({ links: dashboardLinks }),
     ],
   });

@@ -14,6 +14,9 @@ import { mountRoutes } from './mount-routes.ts';
 import { buildOpenApi, docsPage } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
 import { RouteTable } from './route-table.ts';
+import type { SessionStore } from '../modules/sessions/session-store.ts';
+import type { SessionCookieOptions } from './sessions/session-cookies.ts';
+import { csrfCheck } from './sessions/session-middleware.ts';
 
 export const API_BASE = '/api/reseller/v1';
 export const ADMIN_BASE = '/admin/v1';
@@ -37,6 +40,12 @@ export interface HttpAppDeps {
    * JSON body, key and rate limit).
    */
   rootRoutes?: AnyRoute[];
+  /**
+   * Operators' browser sessions: the back-office takes them besides the Bearer token (with a
+   * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
+   */
+  operatorSessions?: { store: SessionStore; cookie: SessionCookieOptions };
+  console?: express.Router;
   /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** Per-request hooks (metrics). */
@@ -46,6 +55,8 @@ export interface HttpAppDeps {
 
 const swaggerAssets = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json').replace(/package\.json$/, '');
 const DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=SwaggerUIBundle({url:s,dom_id:'#ui',deepLinking:true});`;
+// The back-office docs are used signed in: "Try it out" sends the session's CSRF token (the XSRF-TOKEN cookie) back.
+const ADMIN_DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=SwaggerUIBundle({url:s,dom_id:'#ui',deepLinking:true,requestInterceptor:(r)=>{const m=document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]+)/);if(m)r.headers['X-XSRF-TOKEN']=decodeURIComponent(m[1]);return r;}});`;
 
 /** The express application: edge checks, the reseller API, the back-office, health. */
 export function createHttpApp(deps: HttpAppDeps): Express {
@@ -78,17 +89,22 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   const adminOpenapi = buildOpenApi({
     title: 'Print API back-office',
-    description: 'The dashboard operations. Bearer ADMIN_TOKEN.',
+    description: 'The back-office operations. Scripts send Authorization: Bearer ADMIN_TOKEN; operators signed in at /admin use their session (with the X-CSRF-Token or X-XSRF-Token header on changes).',
     serverUrl: `${deps.publicUrl}${ADMIN_BASE}`,
     routes: deps.adminRoutes,
   });
   const admin = express.Router();
-  admin.use(adminAuth(deps.adminToken));
+  admin.use(adminAuth(deps.adminToken, deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined));
+  if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
   admin.get('/openapi.json', (_req, res) => void res.json(adminOpenapi));
+  admin.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${ADMIN_BASE}/openapi.json`, `${ADMIN_BASE}/docs/assets`, 'Print API back-office reference')));
+  admin.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(ADMIN_DOCS_INIT));
+  admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, handler } of deps.adminHandlers ?? []) admin.use(path, handler);
   admin.use(jsonBody());
   mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(ADMIN_BASE, admin);
+  if (deps.console) app.use('/admin', deps.console);
 
   // After the two APIs, whose paths they never share: an API request does not walk their stacks
   // (routers mounted at '/' are entered by every request that reaches them). The connector

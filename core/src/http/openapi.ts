@@ -108,9 +108,9 @@ export function buildOpenApi(opts: { title: string; description: string; serverU
 }
 
 /** An interactive reference page (Swagger UI, served from our own host). */
-export function docsPage(openApiUrl: string, assetsUrl: string): string {
+export function docsPage(openApiUrl: string, assetsUrl: string, title = 'Reseller Print API reference'): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Reseller Print API reference</title>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
 <link rel="stylesheet" href="${assetsUrl}/swagger-ui.css"></head>
 <body><div id="ui"></div>
 <script src="${assetsUrl}/swagger-ui-bundle.js"></script>

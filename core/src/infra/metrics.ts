@@ -43,6 +43,11 @@ export class Metrics {
     return new client.Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
+  /** A gauge whose value is read when Prometheus scrapes (`collect`). */
+  gauge<L extends string>(name: string, help: string, labelNames: L[], collect?: (this: client.Gauge<L>) => void | Promise<void>): client.Gauge<L> {
+    return new client.Gauge({ name, help, labelNames, registers: [this.registry], ...(collect ? { collect } : {}) });
+  }
+
   histogram<L extends string>(name: string, help: string, labelNames: L[], buckets: number[]): client.Histogram<L> {
     return new client.Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
   }

@@ -43,10 +43,12 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The header scripts of the pages send the session's CSRF token in; forms send the field `_csrf`. */
 export const CSRF_HEADER = 'x-csrf-token';
 export const CSRF_FIELD = '_csrf';
+/** The header axios (bull-board's client) sends the `XSRF-TOKEN` cookie back in. */
+export const XSRF_HEADER = 'x-xsrf-token';
 
 /**
  * Refuses a state-changing request (anything but GET, HEAD, OPTIONS) of a session unless it
- * carries the session's CSRF token (form field `_csrf` or header `X-CSRF-Token`) and, when the
+ * carries the session's CSRF token (form field `_csrf`, header `X-CSRF-Token` or `X-XSRF-Token`) and, when the
  * browser says where it comes from (`Origin`, or `Sec-Fetch-Site`), comes from this site: the
  * deployment's `origin` (PUBLIC_URL) or the host the request was sent to.
  * Requests without a browser session (a Bearer script) are not its business. Put it after the
@@ -63,7 +65,7 @@ export function csrfCheck(origin: string): RequestHandler {
       return next(new ApiError(403, 'csrf_failed', 'This request comes from another site: it is refused.'));
     }
     const body = req.body as Record<string, unknown> | undefined;
-    const presented = req.get(CSRF_HEADER) ?? (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
+    const presented = req.get(CSRF_HEADER) ?? req.get(XSRF_HEADER) ?? (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
     if (!presented || !constantTimeEqual(presented, session.csrfToken)) {
       return next(new ApiError(403, 'csrf_failed', 'The form is missing its CSRF token or it is stale: reload the page and try again.'));
     }

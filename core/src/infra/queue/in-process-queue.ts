@@ -13,7 +13,7 @@ import {
   type QueueCounts,
   type QueueOptions,
 } from './job-queue.ts';
-import { QueueJobStore, type StoredJob } from './queue-job-store.ts';
+import { QueueJobStore, type InspectedJob, type StoredJob } from './queue-job-store.ts';
 
 /** Settings of the embedded queue. */
 export interface InProcessJobQueueDeps {
@@ -83,6 +83,28 @@ export class InProcessJobQueue implements JobQueue {
   queues(): Array<Queue<unknown>> {
     return [...this.#queues.values()];
   }
+
+  /** What the queue dashboard reads and does on each queue (list, retry, remove). */
+  inspectors(): InProcessQueueInspector[] {
+    return [...this.#queues.values()].map((q) => (q as unknown as InProcessQueue<unknown>).inspector());
+  }
+}
+
+/** One in-process queue as the dashboard sees it. */
+export interface InProcessQueueInspector {
+  readonly name: string;
+  counts(): Promise<QueueCounts>;
+  list(state: 'waiting' | 'delayed' | 'active' | 'failed', offset: number, limit: number): Promise<InspectedJob[]>;
+  get(jobId: string): Promise<InspectedJob | undefined>;
+  /** Runs a failed job again, with its attempts given back. */
+  retry(jobId: string): Promise<boolean>;
+  /** Makes a delayed job due now. */
+  promote(jobId: string): Promise<void>;
+  /** Deletes a job that is not running. */
+  remove(jobId: string): Promise<boolean>;
+  clean(state: 'failed' | 'waiting', graceMs: number): Promise<void>;
+  /** Wall-clock now of the queue (its `clock`). */
+  now(): Date;
 }
 
 class InProcessQueue<T> implements Queue<T> {
@@ -126,6 +148,29 @@ class InProcessQueue<T> implements Queue<T> {
 
   async counts(): Promise<QueueCounts> {
     return { ...(await this.#store.counts(new Date(this.#settings.clock()))), completed: this.#completed };
+  }
+
+  inspector(): InProcessQueueInspector {
+    const store = this.#store;
+    const now = () => new Date(this.#settings.clock());
+    return {
+      name: this.name,
+      now,
+      counts: () => this.counts(),
+      list: (state, offset, limit) => store.list(state, now(), offset, limit),
+      get: (jobId) => store.get(jobId),
+      retry: async (jobId) => {
+        const done = await store.retryFailed(jobId, now());
+        if (done) this.#wake(0);
+        return done;
+      },
+      promote: async (jobId) => {
+        await store.promote(jobId, now());
+        this.#wake(0);
+      },
+      remove: (jobId) => store.removeIdle(jobId),
+      clean: (state, graceMs) => store.clean(state, new Date(now().getTime() - graceMs)),
+    };
   }
 
   start(): void {

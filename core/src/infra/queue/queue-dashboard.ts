@@ -1,39 +1,59 @@
 import express from 'express';
 import { BullMqJobQueue } from './bullmq-queue.ts';
+import { InProcessJobQueue } from './in-process-queue.ts';
 import type { JobQueue } from './job-queue.ts';
 
 /**
- * The queue dashboard at `/admin/v1/queues` (behind the back-office token): bull-board over
- * the BullMQ queues; with the in-process queue, the same counts as JSON.
+ * The queue dashboard at `/admin/v1/queues` (behind the back-office token or an operator's
+ * session): bull-board, over the BullMQ queues on Redis, or over the in-process queue through
+ * its own adapter (`in-process-board-adapter.ts`): the same dashboard on every deployment.
+ * On the in-process queue, a client that does not prefer HTML (a script: no Accept, `*\/*`
+ * or `application/json`) gets the counts as JSON on the dashboard's root, as before; browsers
+ * get the dashboard.
  *
  * bull-board (with its UI server, lodash and valibot) is loaded on the dashboard's first
  * request, not at start-up: an API process restarted under load serves orders sooner.
  */
 export function queueDashboard(queue: JobQueue, basePath: string): express.Router {
   const router = express.Router();
-  if (queue instanceof BullMqJobQueue) {
-    let board: Promise<express.Router> | undefined;
-    router.use((req, res, next) => {
-      board ??= bullBoard(queue, basePath);
-      board.then((handle) => handle(req, res, next), next);
-    });
-    return router;
-  }
-  router.get('/', async (_req, res) => {
-    const queues = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, ...(await q.counts()) })));
-    res.json({ data: { adapter: 'in-process', queues } });
+  router.get('/', async (req, res, next) => {
+    if (queue instanceof BullMqJobQueue || req.accepts(['json', 'html']) !== 'json') return next();
+    try {
+      const queues = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, ...(await q.counts()) })));
+      res.json({ data: { adapter: 'in-process', queues } });
+    } catch (err) {
+      next(err);
+    }
+  });
+  let board: Promise<express.Router> | undefined;
+  router.use((req, res, next) => {
+    board ??= bullBoard(queue, basePath);
+    board.then((handle) => handle(req, res, next), next);
   });
   return router;
 }
 
-async function bullBoard(queue: BullMqJobQueue, basePath: string): Promise<express.Router> {
-  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }] = await Promise.all([
+async function bullBoard(queue: JobQueue, basePath: string): Promise<express.Router> {
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { BaseAdapter }, { inProcessBoardAdapter }] = await Promise.all([
     import('@bull-board/api'),
     import('@bull-board/api/bullMQAdapter'),
     import('@bull-board/express'),
+    import('@bull-board/api/dist/queueAdapters/base.js'),
+    import('./in-process-board-adapter.ts'),
   ]);
   const adapter = new ExpressAdapter();
   adapter.setBasePath(basePath);
-  createBullBoard({ queues: queue.bullQueues().map((q) => new BullMQAdapter(q)), serverAdapter: adapter });
+  const inProcess = queue instanceof InProcessJobQueue;
+  const queues =
+    queue instanceof BullMqJobQueue
+      ? queue.bullQueues().map((q) => new BullMQAdapter(q))
+      : inProcess
+        ? queue.inspectors().map((q) => inProcessBoardAdapter(BaseAdapter, q))
+        : [];
+  createBullBoard({
+    queues,
+    serverAdapter: adapter,
+    options: { uiConfig: { boardTitle: 'Print API queues', hideDocsLink: true, ...(inProcess ? { hideRedisDetails: true, showWorkers: false, showMetrics: false } : {}), miscLinks: [{ text: 'Operations', url: '/admin' }] } },
+  });
   return adapter.getRouter() as express.Router;
 }

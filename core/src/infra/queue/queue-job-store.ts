@@ -11,6 +11,31 @@ export interface StoredJob {
   backoff: Backoff | undefined;
 }
 
+/** A row of `queue_jobs` for the queue dashboard. */
+export interface InspectedJob {
+  jobId: string;
+  data: unknown;
+  attempt: number;
+  maxAttempts: number;
+  state: 'waiting' | 'active' | 'failed';
+  runAt: Date;
+  lastError: string | null;
+  createdAt: Date;
+}
+
+function inspected(row: { job_id: string; data: unknown; attempt: number; max_attempts: number; state: 'waiting' | 'active' | 'failed'; run_at: Date; last_error: string | null; created_at: Date }): InspectedJob {
+  return {
+    jobId: row.job_id,
+    data: row.data,
+    attempt: row.attempt,
+    maxAttempts: row.max_attempts,
+    state: row.state,
+    runAt: new Date(row.run_at),
+    lastError: row.last_error,
+    createdAt: new Date(row.created_at),
+  };
+}
+
 /** Row counts of one queue (completed jobs are deleted, so they are not here). */
 export interface StoredCounts {
   waiting: number;
@@ -156,6 +181,53 @@ export class QueueJobStore {
       ])
       .executeTakeFirstOrThrow();
     return { waiting: Number(row.waiting), active: Number(row.active), delayed: Number(row.delayed), failed: Number(row.failed) };
+  }
+
+  /**
+   * Jobs in one of the dashboard's states (`waiting`: due; `delayed`: not yet due; `active`;
+   * `failed`), newest first, `offset`/`limit` paged: what the queue dashboard lists.
+   */
+  async list(state: 'waiting' | 'delayed' | 'active' | 'failed', now: Date, offset: number, limit: number): Promise<InspectedJob[]> {
+    let q = this.#db.selectFrom('queue_jobs').selectAll().where('queue', '=', this.#queue);
+    if (state === 'waiting') q = q.where('state', '=', 'waiting').where('run_at', '<=', now);
+    else if (state === 'delayed') q = q.where('state', '=', 'waiting').where('run_at', '>', now);
+    else q = q.where('state', '=', state);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('job_id', 'desc').offset(Math.max(0, offset)).limit(Math.max(0, limit)).execute();
+    return rows.map(inspected);
+  }
+
+  /** One job as the dashboard shows it, or undefined (finished jobs are deleted). */
+  async get(jobId: string): Promise<InspectedJob | undefined> {
+    const row = await this.#db.selectFrom('queue_jobs').selectAll().where('queue', '=', this.#queue).where('job_id', '=', jobId).executeTakeFirst();
+    return row ? inspected(row) : undefined;
+  }
+
+  /** Puts a failed job back to wait at `runAt` with its attempts given back (the dashboard's retry); false when it is not failed. */
+  async retryFailed(jobId: string, runAt: Date): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('queue_jobs')
+      .set({ state: 'waiting', attempt: 0, run_at: runAt })
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .where('state', '=', 'failed')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Makes a delayed job due at `now` (the dashboard's promote). */
+  async promote(jobId: string, now: Date): Promise<void> {
+    await this.#db.updateTable('queue_jobs').set({ run_at: now }).where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', '=', 'waiting').where('run_at', '>', now).execute();
+  }
+
+  /** Deletes a waiting, delayed or failed job (never a running one); false when there was none such. */
+  async removeIdle(jobId: string): Promise<boolean> {
+    const result = await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', 'in', ['waiting', 'failed']).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** Deletes failed (or waiting) jobs older than `before` (the dashboard's clean). */
+  async clean(state: 'failed' | 'waiting', before: Date): Promise<void> {
+    await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('state', '=', state).where('created_at', '<=', before).execute();
   }
 
   #active() {

@@ -1,0 +1,243 @@
+import express, { type Request, type Response } from 'express';
+import { constantTimeEqual } from '../../infra/crypto.ts';
+import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
+import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
+import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
+import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
+import type { SessionStore } from '../sessions/session-store.ts';
+import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
+import { ApiError } from '../../http/api-error.ts';
+
+export const CONSOLE_BASE = '/admin';
+
+/** The cookie bull-board's client (axios) and the API docs read the CSRF token from, sent back as `X-XSRF-TOKEN`. */
+export const XSRF_COOKIE = 'XSRF-TOKEN';
+export const XSRF_PATH = '/admin/v1';
+
+export interface OperatorConsoleDeps {
+  adminToken: string;
+  publicUrl: string;
+  sessions: SessionStore;
+  cookie: SessionCookieOptions;
+  limiter: SignInLimiter;
+  health: StoreHealth;
+  platforms: readonly string[];
+}
+
+const NAV = [
+  { href: '/admin', label: 'Home' },
+  { href: '/admin/stores', label: 'Stores' },
+  { href: '/admin/v1/queues', label: 'Queues' },
+  { href: '/admin/v1/docs', label: 'API docs' },
+];
+
+/**
+ * The operators' console at `/admin`: sign-in with the admin token (a session cookie:
+ * HttpOnly, SameSite=Strict, Secure on https), sign-out, the home page, and the store health
+ * page. The queue dashboard and the API docs live under `/admin/v1`, which takes this session
+ * as well as the Bearer token.
+ */
+export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
+  const router = express.Router();
+  const origin = new URL(deps.publicUrl).origin;
+  router.use(formBody(), loadSession(deps.sessions, deps.cookie));
+
+  router.get('/', (req, res) => {
+    const session = req.browserSession;
+    if (!session) return signInPage(res, { next: safeNext(req.query.next) });
+    sendPage(
+      res,
+      page(req, 'Operations', html`
+        <p>Signed in as operator. Session ends ${session.expiresAt.toISOString()}.</p>
+        <ul>
+          <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
+          <li><a href="/admin/v1/queues">Queue dashboard</a>: counts, failed jobs with their errors, retry, remove.</li>
+          <li><a href="/admin/v1/docs">Back-office API reference</a> (<a href="/admin/v1/openapi.json">OpenAPI</a>).</li>
+          <li><a href="/metrics">Prometheus metrics</a></li>
+        </ul>
+        <form method="post" action="/admin/sign-out">
+          <${CsrfField} token=${session.csrfToken} />
+          <input type="hidden" name="everywhere" value="1" />
+          <button type="submit">Sign out every operator session</button>
+        </form>`),
+    );
+  });
+
+  router.post('/sign-in', async (req, res, next) => {
+    try {
+      // No session yet, so no token to check: a sign-in must at least come from this site (login CSRF).
+      const from = req.headers.origin;
+      const site = req.headers['sec-fetch-site'];
+      if ((typeof from === 'string' && from !== origin && !sameHost(from, req.headers.host)) || (typeof site === 'string' && site !== 'same-origin' && site !== 'none')) {
+        throw new ApiError(403, 'csrf_failed', 'This sign-in comes from another site: it is refused.');
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const next_ = safeNext(body.next);
+      const key = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+      const wait = await deps.limiter.blockedFor(key);
+      if (wait > 0) {
+        res.set('Retry-After', String(wait));
+        return signInPage(res, { next: next_, error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).` }, 429);
+      }
+      const token = typeof body.token === 'string' ? body.token.trim() : '';
+      if (!token || !constantTimeEqual(token, deps.adminToken)) {
+        const blocked = await deps.limiter.failed(key);
+        if (blocked > 0) res.set('Retry-After', String(blocked));
+        return signInPage(res, { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' }, blocked > 0 ? 429 : 401);
+      }
+      await deps.limiter.succeeded(key);
+      const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
+        ttlMs: deps.cookie.ttlMs,
+        userAgent: req.get('user-agent'),
+        ip: req.ip,
+      });
+      setSessionCookie(res, deps.cookie, sessionToken, session.expiresAt);
+      res.append('Set-Cookie', xsrfCookie(deps.cookie, session.csrfToken, session.expiresAt));
+      res.redirect(303, next_ ?? '/admin');
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/sign-out', csrfCheck(deps.publicUrl), async (req, res, next) => {
+    try {
+      const session = req.browserSession;
+      if (session) {
+        if ((req.body as Record<string, unknown> | undefined)?.everywhere === '1') await deps.sessions.revokeAll('operator', session.subject);
+        else await deps.sessions.revoke(session.id);
+      }
+      clearSessionCookie(res, deps.cookie);
+      res.append('Set-Cookie', xsrfCookie(deps.cookie, '', new Date(0)));
+      res.redirect(303, '/admin');
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/stores', async (req, res, next) => {
+    try {
+      if (!req.browserSession) return void res.redirect(303, `/admin?next=${encodeURIComponent(req.originalUrl)}`);
+      const q = req.query as Record<string, string | undefined>;
+      const filters = {
+        platform: q.platform || undefined,
+        resellerId: q.reseller || undefined,
+        status: q.state === 'connected' || q.state === 'disconnected' ? (q.state as 'connected' | 'disconnected') : undefined,
+      };
+      let list;
+      try {
+        list = await deps.health.list({ ...filters, cursor: q.cursor || undefined, limit: 50 });
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 400) {
+          return sendPage(res, page(req, 'Store health', html`<p class="error" role="alert">${err.message}</p><p><a href="/admin/stores">First page</a></p>`), 400);
+        }
+        throw err;
+      }
+      const params = new URLSearchParams(Object.entries({ platform: filters.platform, reseller: filters.resellerId, state: filters.status }).filter((e): e is [string, string] => !!e[1]));
+      const nextHref = list.nextCursor ? `/admin/stores?${new URLSearchParams([...params, ['cursor', list.nextCursor]])}` : null;
+      const flagged = list.data.filter((s) => s.flags.length > 0).length;
+      sendPage(
+        res,
+        page(req, 'Store health', html`
+          <form method="get" action="/admin/stores" aria-label="Filter stores">
+            <label for="platform">Platform</label>
+            <select id="platform" name="platform">
+              <option value="">All</option>
+              ${deps.platforms.map((p) => html`<option value=${p} selected=${p === filters.platform}>${p}</option>`)}
+            </select>
+            <label for="reseller">Reseller id</label>
+            <input id="reseller" name="reseller" value=${filters.resellerId ?? ''} />
+            <label for="state">State</label>
+            <select id="state" name="state">
+              <option value="">All</option>
+              <option value="connected" selected=${filters.status === 'connected'}>connected</option>
+              <option value="disconnected" selected=${filters.status === 'disconnected'}>disconnected</option>
+            </select>
+            <p><button type="submit">Filter</button></p>
+          </form>
+          <p>${list.data.length} store(s) on this page, <strong>${flagged} flagged</strong>. Thresholds: ingest lag over ${deps.health.thresholds.ingestLagSeconds} s; failed share of the last 24 h at least ${Math.round(deps.health.thresholds.errorRate * 100)} %; an order ${Math.round(deps.health.thresholds.webhooksSilentSeconds / 60)} min after the last webhook; credentials expiring within ${Math.round(deps.health.thresholds.tokenExpirySeconds / 86400)} days.</p>
+          <div class="table">
+            <table>
+              <thead>
+                <tr><th>Store</th><th>Platform</th><th>Reseller</th><th>State</th><th>Last webhook</th><th>Last poll</th><th>Ingest lag</th><th>24 h placed / skipped / failed</th><th>Last platform error</th><th>Token expiry</th><th>Flags</th></tr>
+              </thead>
+              <tbody>
+                ${list.data.map((s) => storeRow(s))}
+              </tbody>
+            </table>
+          </div>
+          ${list.data.length === 0 ? html`<p class="muted">No store matches.</p>` : null}
+          ${nextHref ? html`<p><a href=${nextHref} rel="next">Next page</a></p>` : null}`),
+      );
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  return router;
+
+  function page(req: Request, title: string, body: Children) {
+    const session = req.browserSession;
+    return html`<${Layout} title=${title} product="Print API operations" nav=${NAV} signOut=${session ? { action: '/admin/sign-out', csrfToken: session.csrfToken } : undefined}>${body}<//>`;
+  }
+}
+
+function storeRow(s: StoreHealthView) {
+  const flagged = s.flags.length > 0;
+  return html`<tr data-store=${s.id} class=${flagged ? 'flagged' : ''}>
+    <td>${s.name}<br /><span class="muted">${s.id}${s.testMode ? ' · test' : ''}</span></td>
+    <td>${s.platform}</td>
+    <td>${s.resellerId}</td>
+    <td>${s.status}</td>
+    <td>${when(s.lastWebhookAt)}</td>
+    <td>${when(s.lastPolledAt)}</td>
+    <td>${s.ingestLagSeconds > 0 ? `${s.ingestLagSeconds} s` : '—'}</td>
+    <td>${s.last24h.placed} / ${s.last24h.skipped} / <span class=${s.last24h.failed ? 'error' : ''}>${s.last24h.failed}</span></td>
+    <td class=${s.lastError ? 'error' : ''}>${s.lastError ?? '—'}</td>
+    <td>${when(s.tokenExpiresAt)}</td>
+    <td>${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${f.replace(/_/g, ' ')}</span>`) : html`<span class="ok">ok</span>`}</td>
+  </tr>`;
+}
+
+function when(iso: string | null) {
+  return iso ? html`<time datetime=${iso}>${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : '—';
+}
+
+function signInPage(res: Response, opts: { next?: string | undefined; error?: string }, status = 200): void {
+  sendPage(
+    res,
+    html`<${Layout} title="Sign in" product="Print API operations">
+      <form method="post" action="/admin/sign-in">
+        <${Field} name="token" label="Admin token" type="password" autocomplete="current-password" required=${true} error=${opts.error} />
+        ${opts.next ? html`<input type="hidden" name="next" value=${opts.next} />` : null}
+        <p><button type="submit">Sign in</button></p>
+      </form>
+      <p class="muted">The ADMIN_TOKEN of this deployment (scripts keep sending it as <code>Authorization: Bearer</code>).</p>
+    <//>`,
+    status,
+  );
+}
+
+/** A path inside the console to return to after signing in; anything else (another site) is ignored. */
+function safeNext(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\/admin(\/|$|\?)/.test(value) && !value.startsWith('//') && !/[\\\r\n]/.test(value) ? value : undefined;
+}
+
+function sameHost(from: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(from).host === host;
+  } catch {
+    return false;
+  }
+}
+
+/** The readable copy of the CSRF token for the dashboard's and docs' scripts (not HttpOnly: they read it). */
+export function xsrfCookie(cookie: SessionCookieOptions, token: string, expires: Date): string {
+  return [
+    `${XSRF_COOKIE}=${token}`,
+    `Path=${XSRF_PATH}`,
+    `Expires=${expires.toUTCString()}`,
+    `Max-Age=${Math.max(0, Math.floor((expires.getTime() - Date.now()) / 1000))}`,
+    'SameSite=Strict',
+    ...(cookie.secure ? ['Secure'] : []),
+  ].join('; ');
+}
