@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
+import { placeOrder, PRODUCT, RECIPIENT } from '../orders/orders-helpers.ts';
 
 const PUBLIC_URL = 'https://print.example.com';
 
@@ -165,5 +166,49 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     const rotated = await v.open(`/dashboard/webhooks/${id}/rotate`, { form: { expiresInHours: '0', _csrf: await v.csrf() } });
     const fresh = /data-testid="secret">(whsec_[^<]+)</.exec(rotated.html)?.[1];
     expect(fresh).to.be.a('string').and.not.equal(secret);
+  });
+
+  it("keeps to the session's mode: test products only in test, live ones only in live", async () => {
+    const { r, v } = await signedIn({ mode: 'live' });
+    const testKey = (await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'test' })).body.data.key as string;
+    expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'ONLY-TEST', title: 'Sandbox card', productId: 'business-cards' })).status).to.equal(201);
+    expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'ONLY-LIVE', title: 'Live card', productId: 'business-cards' })).status).to.equal(201);
+    const live = (await v.open('/dashboard/products')).html;
+    expect(live).to.contain('ONLY-LIVE');
+    expect(live).not.to.contain('ONLY-TEST');
+    expect((await v.open('/dashboard/products/ONLY-TEST')).status).to.equal(404);
+    await v.open('/dashboard/mode', { form: { mode: 'test', _csrf: await v.csrf() } });
+    const test = (await v.open('/dashboard/products')).html;
+    expect(test).to.contain('ONLY-TEST');
+    expect(test).not.to.contain('ONLY-LIVE');
+  });
+
+  it('edits and deletes a product, and cancels an order waiting for its file (shown on Home until then)', async () => {
+    const { r, v } = await signedIn();
+    const made = await v.open('/dashboard/products', { form: { sku: 'EDIT-ME', title: 'Card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    const path = made.location!.replace(/\?.*$/, '');
+    const saved = await v.open(path, { form: { sku: 'EDIT-ME', title: 'Better card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    expect(saved.status, saved.html.slice(0, 500)).to.equal(303);
+    expect((await t.api(r.key, 'GET', '/reseller-products/EDIT-ME')).body.data.title).to.equal('Better card');
+    const deleted = await v.open(`${path}/delete`, { form: { _csrf: await v.csrf() } });
+    expect(deleted.location).to.equal('/dashboard/products?done=product-deleted');
+    expect((await t.api(r.key, 'GET', '/reseller-products/EDIT-ME')).status).to.equal(404);
+
+    const placed = await placeOrder(t, r.key, { externalOrderId: 'NO-FILE-1', lines: [{ ...PRODUCT }], recipient: RECIPIENT });
+    expect(placed.body.data.state, JSON.stringify(placed.body)).to.equal('AWAITING_FILE');
+    const orderId = placed.body.data.id as string;
+    expect((await v.open('/dashboard')).html).to.contain('NO-FILE-1');
+    const detail = await v.open(`/dashboard/orders/${orderId}`);
+    expect(detail.html).to.contain('Supply file');
+    const badFile = await v.open(`/dashboard/orders/${orderId}/lines/0/file`, { form: { fileUrl: 'http://not-https.example/x.pdf', _csrf: await v.csrf() } });
+    expect(badFile.status).to.equal(422);
+    expect(badFile.html).to.match(/<p id="file-0-error" class="error" role="alert">[^<]*https/);
+    const cancelled = await v.open(`/dashboard/orders/${orderId}/cancel`, { form: { _csrf: await v.csrf() } });
+    expect(cancelled.location).to.equal(`/dashboard/orders/${orderId}?done=order-cancelled`);
+    expect((await t.api(r.key, 'GET', `/orders/${orderId}`)).body.data.state).to.equal('CANCELLED');
+    expect((await v.open('/dashboard')).html).not.to.contain('NO-FILE-1');
+    const again = await v.open(`/dashboard/orders/${orderId}/cancel`, { form: { _csrf: await v.csrf() } });
+    expect(again.status).to.equal(422);
+    expect(again.html).to.contain('already cancelled');
   });
 });
