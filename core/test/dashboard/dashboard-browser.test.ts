@@ -103,7 +103,7 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await fresh.close();
   });
 
-  it('connects a WooCommerce store, makes an unmatched listing a product, retries the skipped store order, supplies its file and follows it to shipped; another reseller sees none of it', async () => {
+  it('connects a WooCommerce store, makes an unmatched listing a product, retries the skipped store order, supplies its file and follows it to shipped, syncs and disconnects; another reseller sees none of it', async () => {
     const r = await posterReseller(t, files, 'test');
     const shop = new FakeWooStore({ host: 'dashboard-shop.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     shop.saveProduct({ id: 10, name: 'Tulip poster', type: 'simple', status: 'publish', sku: POSTER_SKU });
@@ -177,6 +177,19 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await page.waitForURL(/\/delete$/);
     expect(await page.locator('.alert').textContent()).to.match(/cannot be deleted: SKU 'POSTER-ROSES' is still sold by WOOCOMMERCE store Tulip Prints/);
 
+    // Sync now (queued, or refused while the connect-time poll still runs), then disconnect: the product is free to go.
+    await page.goto(`${t.baseUrl}${storePath}`);
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    expect(await page.locator('.notice, .alert').first().textContent()).to.match(/A sync was asked for|sync/i);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    await page.waitForURL(/done=store-disconnected/);
+    expect(await page.getByTestId('store-state').textContent()).to.equal('disconnected');
+    await page.goto(`${t.baseUrl}/dashboard/products/POSTER-ROSES`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete product' }).click();
+    await page.waitForURL(/done=product-deleted/);
+
     // Another reseller: its own dashboard shows none of this, and this one's ids are not found there.
     const other = await t.reseller({ mode: 'test' });
     await t.api(other.key, 'POST', '/reseller-products', { sku: 'OTHER-SKU', title: 'Not yours', productId: 'business-cards' });
@@ -188,9 +201,10 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
       const text = (await theirs.textContent('main')) ?? '';
       expect(text, path).not.to.contain('Tulip Prints');
       expect(text, path).not.to.contain('POSTER-ROSES');
+      expect(text, path).not.to.contain(POSTER_SKU);
       expect(text, path).not.to.contain(orderId);
     }
-    for (const path of [storePath, orderPath, '/dashboard/products/POSTER-ROSES']) {
+    for (const path of [storePath, orderPath, `/dashboard/products/${POSTER_SKU}`]) {
       expect((await theirs.goto(`${t.baseUrl}${path}`))!.status(), path).to.equal(404);
     }
     await page.goto(`${t.baseUrl}/dashboard/products`);
