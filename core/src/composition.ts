@@ -280,6 +280,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     api: new DashboardApi({ routes: apiRoutes, logger }),
     publicUrl,
     logger,
+    rateLimiter,
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(connectors.platforms()),
     platforms: platformForms(connectors.all()),

@@ -212,3 +212,23 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect(again.html).to.contain('already cancelled');
   });
 });
+
+describe('dashboard pages count against the API rate limit, per reseller (real PostgreSQL + Redis)', function () {
+  this.timeout(60_000);
+  let t: TestService;
+  before(async function () {
+    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '5' });
+  });
+  after(async () => t?.close());
+
+  it('answers 429 with Retry-After once the minute’s budget is spent', async () => {
+    const r = await t.reseller();
+    const v = new Visitor(t);
+    const path = new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname;
+    await v.open(path, { method: 'POST' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await v.open('/dashboard/webhooks')).status);
+    expect(statuses.slice(0, 5)).to.deep.equal([200, 200, 200, 200, 200]);
+    expect(statuses[5]).to.equal(429);
+  });
+});

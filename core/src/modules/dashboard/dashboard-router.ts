@@ -5,12 +5,14 @@ import { clearSessionCookie, sessionCookieOptions, setSessionCookie, type Sessio
 import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { Logger } from '../../infra/logger.ts';
+import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import { sessionCaller, type DashboardApi } from './dashboard-api.ts';
 import { redirect, type DashContext, type DashHandler } from './dashboard-context.ts';
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
+import type { DashboardViews } from './dashboard-views.ts';
 import { homePage } from './pages/home-page.ts';
 import { ordersPages } from './pages/orders-pages.ts';
 import { DashLayout, PlainLayout } from './pages/parts.ts';
@@ -25,6 +27,8 @@ export interface DashboardDeps {
   api: DashboardApi;
   publicUrl: string;
   logger: Logger;
+  /** The API's per-minute limit, counted per reseller for its dashboard pages (a page is one request, whatever it calls). */
+  rateLimiter?: RateLimiter;
   /** Failed link openings, per client address. */
   signInLimiter: SignInLimiter;
   /** Order sources for the orders filter (the API's and the loaded platforms). */
@@ -32,7 +36,7 @@ export interface DashboardDeps {
   /** The connect forms each loaded connector offers. */
   platforms: PlatformForms[];
   /** Read-only views the API has no route for (an order's events, where a product is sold). */
-  views: import('./dashboard-views.ts').DashboardViews;
+  views: DashboardViews;
   cookie?: Partial<Omit<SessionCookieOptions, 'kind'>>;
 }
 
@@ -171,6 +175,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         return redirect(res, '/dashboard/signed-out?reason=inactive');
       }
       res.locals.reseller = reseller;
+      const decision = deps.rateLimiter ? await deps.rateLimiter.consume(`dashboard:${reseller.id}`) : undefined;
+      if (decision && !decision.allowed) {
+        res.set('Retry-After', String(decision.resetSeconds));
+        return sendPage(res, html`<${PlainLayout} title="Too many requests"><p role="alert">Too many pages at once: at most ${decision.limit} a minute. Try again in ${decision.resetSeconds} seconds.</p><//>`, 429);
+      }
       next();
     }, next);
   }
