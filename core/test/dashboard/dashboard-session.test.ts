@@ -144,6 +144,16 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect(after.every((s) => s.revoked_at !== null)).to.equal(true);
   });
 
+  it('gives up the session a browser had when it signs in again with a new link', async () => {
+    const { r, v } = await signedIn();
+    const first = v.cookie;
+    const path = new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname;
+    expect((await v.open(path, { method: 'POST' })).status).to.equal(303);
+    expect(v.cookie).not.to.equal(first);
+    const live = await t.service.db.selectFrom('browser_sessions').select('id').where('subject', '=', r.id).where('revoked_at', 'is', null).execute();
+    expect(live).to.have.length(1);
+  });
+
   it('never opens a dashboard page with an operator session', async () => {
     const { token } = await t.service.services.sessions.create('operator', 'admin', { ttlMs: 3600_000 });
     const v = new Visitor(t);

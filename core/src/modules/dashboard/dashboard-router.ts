@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { ApiError } from '../../http/api-error.ts';
 import { html, sendPage } from '../../http/pages/html.ts';
-import { clearSessionCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
+import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -99,6 +99,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         return refused(res, opened.reason);
       }
       await deps.signInLimiter.succeeded(who);
+      // A browser signed in already (as this reseller or another) gives that session up.
+      const prior = await deps.sessions.find('reseller', readCookie(req, cookie.name));
+      if (prior) await deps.sessions.revoke(prior.id);
       await startSession(req, res, opened.link.resellerId, opened.link.mode, cookie.ttlMs);
       redirect(res, '/dashboard');
     })().catch(next);

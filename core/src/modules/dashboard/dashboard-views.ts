@@ -51,11 +51,15 @@ export class DashboardViews {
   }
 }
 
-/** A line about an event: its state/status change, or the problem it reports. */
+/** A line about an event (its envelope's `data`): the order's state and status then, a problem it reports, the tracking. */
 function eventDetail(payload: Record<string, unknown>): string | null {
-  const data = (payload.data ?? payload) as Record<string, unknown>;
-  const parts = [data.state, data.status].filter((v) => typeof v === 'string');
-  const reason = data.reason ?? data.error ?? (data.payment as Record<string, unknown> | undefined)?.error;
-  if (typeof reason === 'string') parts.push(reason);
+  const data = (payload.data ?? {}) as Record<string, unknown>;
+  const order = (data.order ?? {}) as Record<string, unknown>;
+  const parts = [order.state, order.status].filter((v): v is string => typeof v === 'string');
+  const payment = order.payment as Record<string, unknown> | undefined;
+  const problem = data.reason ?? data.error ?? payment?.error;
+  if (typeof problem === 'string') parts.push(problem);
+  const tracking = (data.tracking ?? order.tracking) as Record<string, unknown> | null | undefined;
+  if (tracking && typeof tracking.trackingNumber === 'string') parts.push(`${String(tracking.carrier ?? '')} ${tracking.trackingNumber}`.trim());
   return parts.length ? parts.join(' · ') : null;
 }
