@@ -18,7 +18,8 @@ const PUBLIC_URL = 'https://print-api.example.com';
  * production simulator ships it), and another reseller's data nowhere.
  */
 describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium)', function () {
-  this.timeout(120_000);
+  // A browser on a busy machine: generous, every wait polls against its own deadline.
+  this.timeout(240_000);
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;

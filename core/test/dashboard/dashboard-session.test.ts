@@ -242,3 +242,24 @@ describe('dashboard pages count against the API rate limit, per reseller (real P
     expect(statuses[5]).to.equal(429);
   });
 });
+
+describe('the dashboard on the embedded backend (npm start: PGlite, in-process queue, no Redis)', function () {
+  this.timeout(120_000);
+  let t: TestService;
+  before(async function () {
+    t = await startTestService(this, 'pglite', { PUBLIC_URL: 'http://127.0.0.1:3000' });
+  });
+  after(async () => t?.close());
+
+  it('signs in with a plain (not Secure) cookie on http, renders every page and takes a form', async () => {
+    const r = await t.reseller();
+    const v = new Visitor(t);
+    const signIn = await v.open(new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname, { method: 'POST' });
+    expect(signIn.setCookie[0]).to.match(/^pa_dash=rds_[^;]+;.*HttpOnly; SameSite=Lax$/);
+    for (const path of ['/dashboard', '/dashboard/stores', '/dashboard/products', '/dashboard/orders', '/dashboard/webhooks']) {
+      expect((await v.open(path)).status, path).to.equal(200);
+    }
+    const made = await v.open('/dashboard/products', { form: { sku: 'EMBEDDED-1', title: 'Card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    expect(made.status, made.html.slice(0, 300)).to.equal(303);
+  });
+});
