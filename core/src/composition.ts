@@ -56,6 +56,8 @@ import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
+import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
+import { DashboardLinks } from './modules/dashboard/dashboard-links-service.ts';
 import { SessionStore } from './modules/sessions/session-store.ts';
 import { sessionCookieOptions } from './http/sessions/session-cookies.ts';
 import { SignInLimiter } from './http/sessions/sign-in-limiter.ts';
@@ -63,6 +65,11 @@ import { acceptsOperatorSession, operatorConsole } from './modules/console/opera
 import { adminStoreRoutes } from './modules/admin/admin-store-routes.ts';
 import { StoreHealth } from './modules/stores/store-health.ts';
 import { registerStoreHealthMetrics } from './modules/stores/store-health-metrics.ts';
+import { DashboardApi } from './modules/dashboard/dashboard-api.ts';
+import { platformForms } from './modules/dashboard/dashboard-platforms.ts';
+import { dashboardRouter } from './modules/dashboard/dashboard-router.ts';
+import { DashboardViews } from './modules/dashboard/dashboard-views.ts';
+import { orderSources } from './modules/orders/order-states.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** Replacements for tests: third-party edges only (never our own parts). */
@@ -117,6 +124,8 @@ export interface Service {
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
     maintenance: Maintenance;
+    /** Login links to the reseller dashboard. */
+    dashboardLinks: DashboardLinks;
     /** Browser sessions of the operators' console and the resellers' dashboard. */
     sessions: SessionStore;
   };
@@ -246,11 +255,13 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
+  const dashboardLinks = new DashboardLinks({ db, accounts, publicUrl });
   const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
   maintenance.add('production hand-off sweep', () => production!.sweep());
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
+  maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
@@ -259,6 +270,33 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const storeHealth = new StoreHealth({ db, box, cursors });
   registerStoreHealthMetrics(metrics, { db, health: storeHealth });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
+
+  const apiRoutes = [
+    ...meRoutes(),
+    ...catalogRoutes({ catalog, cursors, samples }),
+    ...quotesRoutes({ quotes }),
+    ...ordersRoutes({ orders, sources: connectors.platforms() }),
+    ...walletRoutes({ wallet }),
+    ...resellerProductsRoutes({ resellerProducts }),
+    ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
+    ...webhooks.routes(),
+    ...eventStreamRoutes({ streams: eventStreams }),
+    ...dashboardLinkRoutes({ links: dashboardLinks }),
+  ];
+  // The reseller dashboard: pages over the API's own routes, called in-process.
+  const dashboard = dashboardRouter({
+    links: dashboardLinks,
+    sessions,
+    accounts,
+    api: new DashboardApi({ routes: apiRoutes, logger }),
+    publicUrl,
+    logger,
+    rateLimiter,
+    signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
+    sources: orderSources(connectors.platforms()),
+    platforms: platformForms(connectors.all()),
+    views: new DashboardViews({ db, stores }),
+  });
 
   const app = createHttpApp({
     logger,
@@ -272,6 +310,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     rootHandlers: [
       { path: '/', handler: healthRouter({ db, redis }) },
       { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
+      { path: '/dashboard', handler: dashboard },
     ],
     apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
     webhookDocs: { events: webhookEventDocs(connectors.platforms()), headers: DELIVERY_HEADERS },
@@ -288,17 +327,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       health: storeHealth,
       platforms: connectors.platforms(),
     }),
-    apiRoutes: [
-      ...meRoutes(),
-      ...catalogRoutes({ catalog, cursors, samples }),
-      ...quotesRoutes({ quotes }),
-      ...ordersRoutes({ orders, sources: connectors.platforms() }),
-      ...walletRoutes({ wallet }),
-      ...resellerProductsRoutes({ resellerProducts }),
-      ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
-      ...webhooks.routes(),
-      ...eventStreamRoutes({ streams: eventStreams }),
-    ],
+    apiRoutes,
     adminRoutes: [
       ...adminAccountRoutes({ accounts, wallet, cards }),
       ...adminOrderRoutes({ orders, sources: connectors.platforms() }),
@@ -314,6 +343,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
         sources: connectors.platforms(),
       }),
       ...adminStoreRoutes({ health: storeHealth }),
+      ...adminDashboardLinkRoutes({ links: dashboardLinks }),
     ],
   });
 
@@ -329,7 +359,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, sessions },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, dashboardLinks, sessions },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

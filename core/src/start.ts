@@ -37,6 +37,7 @@ async function main(): Promise<void> {
       process.stdout.write(`\nReseller Print API listening on ${base}${API_BASE}\n`);
       process.stdout.write(`API reference:     ${base}${API_BASE}/docs\n`);
       process.stdout.write(`Back-office API:   ${base}/admin/v1\n`);
+      process.stdout.write(`Reseller dashboard: ${base}/dashboard  (sign in with a link: npm run admin -- login-link <reseller id>)\n`);
       if (service.generatedAdminToken) process.stdout.write(`Back-office token: ${service.adminToken}  (stored in ${config.DATA_DIR}/secrets.json)\n`);
       process.stdout.write(`Database:          ${service.databaseKind}; queue: ${config.REDIS_URL ? 'BullMQ on Redis' : 'in-process'}\n\n`);
     }

@@ -151,6 +151,13 @@ export const COMMANDS: Command[] = [
     run: (ctx) => ctx.call('PUT', `/resellers/${arg(ctx, 'RESELLER_ID')}/card`, { token: need(ctx, 'token') }),
   },
   {
+    name: 'login-link',
+    usage: 'RESELLER_ID [--mode live|test]',
+    summary: "a single-use link to the reseller's dashboard, valid 5 minutes",
+    details: [MODE_DETAIL('which mode the dashboard opens in')],
+    run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/dashboard-links`, typeof ctx.values.mode === 'string' ? { mode: ctx.values.mode } : {}),
+  },
+  {
     name: 'webhooks',
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "list a reseller's webhook endpoints",

@@ -8,6 +8,7 @@ import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
 import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
+import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration } from './sessions/sessions-tables.ts';
 
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0015_store_listings': storeListingsMigration,
   '0016_events_stream_index': eventStreamIndexMigration,
   '0017_browser_sessions': browserSessionsMigration,
+  '0018_dashboard_links': dashboardLinksMigration,
 };

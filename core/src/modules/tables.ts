@@ -7,10 +7,11 @@ import type { EventsTables } from './events/events-tables.ts';
 import type { OrdersTables } from './orders/orders-tables.ts';
 import type { ResellerProductsTables } from './reseller-products/reseller-products-tables.ts';
 import type { StoresTables } from './stores/stores-tables.ts';
+import type { DashboardTables } from './dashboard/dashboard-links-tables.ts';
 import type { WebhooksTables } from './webhooks/webhooks-tables.ts';
 import type { SessionsTables } from './sessions/sessions-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
-export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables, StoresTables, WebhooksTables, SessionsTables {}
+export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables, StoresTables, WebhooksTables, DashboardTables, SessionsTables {}
 
 export type Db = Kysely<Tables>;

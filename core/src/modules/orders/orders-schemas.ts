@@ -176,6 +176,7 @@ export const listOrdersQuery = z.strictObject({
   status: z.enum(ORDER_STATUSES).optional().meta({ description: 'Only orders with this production status (see the OrderStatus schema).' }),
   source: z.string().optional().meta({ description: 'Only orders from this source: API, DASHBOARD or a store platform.' }),
   externalOrderId: z.string().min(1).max(100).optional().meta({ description: 'Only the order(s) with this externalOrderId (your own order id), exactly.' }),
+  storeId: z.string().min(1).max(64).optional().meta({ description: 'Only the orders placed from this connected store.' }),
   createdFrom: dateTime.optional().meta({ description: 'Only orders created at or after this ISO 8601 date-time.' }),
   createdTo: dateTime.optional().meta({ description: 'Only orders created before this ISO 8601 date-time.' }),
 });

@@ -344,6 +344,7 @@ export class OrdersService {
       status?: OrderStatus | undefined;
       source?: OrderSource | undefined;
       externalOrderId?: string | undefined;
+      storeId?: string | undefined;
       createdFrom?: string | undefined;
       createdTo?: string | undefined;
       limit?: number | undefined;
@@ -356,6 +357,7 @@ export class OrdersService {
     if (query.status) q = q.where('status', '=', query.status);
     if (query.source) q = q.where('source', '=', query.source);
     if (query.externalOrderId) q = q.where('external_order_id', '=', query.externalOrderId);
+    if (query.storeId) q = q.where('store_id', '=', query.storeId);
     if (query.createdFrom) q = q.where('created_at', '>=', new Date(query.createdFrom));
     if (query.createdTo) q = q.where('created_at', '<=', new Date(query.createdTo));
     if (page.after) {

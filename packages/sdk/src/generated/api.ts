@@ -587,6 +587,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A login link to the reseller dashboard
+         * @description Returns a URL that opens the dashboard in a browser, in this key's mode (live or test). It is valid for 5 minutes and signs in once; the session it opens lasts 12 hours and ends at once if the account is suspended. Only a hash of the link is stored.
+         */
+        post: operations["createDashboardLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.created": {
@@ -1514,7 +1534,7 @@ export interface operations {
                              */
                             mode: "live" | "test";
                             /** @description The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me. */
-                            scopes: ("catalog:read" | "quotes:write" | "reseller-products:read" | "reseller-products:write" | "orders:read" | "orders:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "stores:read" | "stores:write")[] | null;
+                            scopes: ("catalog:read" | "quotes:write" | "reseller-products:read" | "reseller-products:write" | "orders:read" | "orders:write" | "wallet:read" | "webhooks:read" | "webhooks:write" | "stores:read" | "stores:write" | "dashboard")[] | null;
                         };
                     };
                 };
@@ -2298,6 +2318,8 @@ export interface operations {
                 source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
+                /** @description Only the orders placed from this connected store. */
+                storeId?: string;
                 /** @description Only orders created at or after this ISO 8601 date-time. */
                 createdFrom?: string;
                 /** @description Only orders created before this ISO 8601 date-time. */
@@ -6580,6 +6602,92 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": string;
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDashboardLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Open it in a browser within 5 minutes; it signs in once. */
+                            url: string;
+                            expiresAt: string;
+                            /** @enum {string} */
+                            mode: "live" | "test";
+                        };
+                    };
                 };
             };
             /** @description `invalid_request`: Malformed request; details name each problem. */

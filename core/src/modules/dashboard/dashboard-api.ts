@@ -1,0 +1,68 @@
+import type { Request, Response } from 'express';
+import type { AuthContext } from '../../http/auth-context.ts';
+import { ApiError } from '../../http/api-error.ts';
+import type { AnyRoute, RouteContext } from '../../http/route.ts';
+import { RouteTable } from '../../http/route-table.ts';
+import { parseOrThrow } from '../../http/validation.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { Mode } from '../accounts/accounts-tables.ts';
+
+/** The reseller a dashboard session acts for, as the API's routes know a caller. */
+export function sessionCaller(input: { sessionId: string; resellerId: string; resellerName: string; discountBps: number; mode: Mode }): AuthContext {
+  return Object.freeze({
+    resellerId: input.resellerId,
+    resellerName: input.resellerName,
+    discountBps: input.discountBps,
+    // What a key's id is used for (its rate limit, GET /me) names the session instead.
+    keyId: `session:${input.sessionId}`,
+    mode: input.mode,
+    // A signed-in reseller acts with every scope, as a key created without a scope list does.
+    scopes: null,
+  });
+}
+
+/**
+ * The reseller API, called in-process by the dashboard's pages: the same declared routes, with
+ * the same validation, services, rules and error answers as over HTTP. A page is a view of what
+ * the API answers; it never reaches a service on a path of its own, so a rule the API keeps
+ * (a linked product cannot be deleted, an order cancels only before production) holds here too.
+ */
+export class DashboardApi {
+  readonly #table: RouteTable<AnyRoute>;
+  readonly #logger: Logger;
+
+  constructor(deps: { routes: AnyRoute[]; logger: Logger }) {
+    this.#table = new RouteTable(deps.routes);
+    this.#logger = deps.logger;
+  }
+
+  /**
+   * Calls `method path` (the API's path, `/orders/{id}` filled in) as `caller`. Answers the
+   * route's body; a refusal throws its ApiError, as the API would answer it.
+   */
+  async call<T = any>(
+    caller: AuthContext,
+    http: { req: Request; res: Response },
+    method: string,
+    path: string,
+    input: { query?: Record<string, string | undefined>; body?: unknown } = {},
+  ): Promise<T> {
+    const match = this.#table.find(method.toUpperCase(), path);
+    if (!match || match.route.auth !== 'apiKey') throw new ApiError(404, 'not_found', `No API route ${method} ${path}.`);
+    const route = match.route;
+    const query = Object.fromEntries(Object.entries(input.query ?? {}).filter(([, v]) => v !== undefined && v !== ''));
+    const ctx: RouteContext<unknown, unknown, unknown> = {
+      params: parseOrThrow(route.params, match.params, 'path'),
+      query: parseOrThrow(route.query, query, 'query'),
+      body: route.body ? parseOrThrow(route.body, input.body, 'body') : undefined,
+      auth: caller,
+      headers: http.req.headers,
+      requestId: http.req.requestId,
+      log: this.#logger,
+      req: http.req,
+      res: http.res,
+    };
+    const reply = await route.handle(ctx);
+    return reply.body as T;
+  }
+}

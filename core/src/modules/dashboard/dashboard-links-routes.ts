@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import type { DashboardLinks } from './dashboard-links-service.ts';
+
+const linkSchema = z.object({
+  url: z.string().meta({ description: 'Open it in a browser within 5 minutes; it signs in once.' }),
+  expiresAt: z.string(),
+  mode: z.enum(['live', 'test']),
+});
+
+/** `POST /dashboard-links`: a single-use login link to the dashboard, in the calling key's mode. */
+export function dashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/dashboard-links',
+      operationId: 'createDashboardLink',
+      summary: 'A login link to the reseller dashboard',
+      description:
+        "Returns a URL that opens the dashboard in a browser, in this key's mode (live or test). It is valid for 5 minutes and signs in once; the session it opens lasts 12 hours and ends at once if the account is suspended. Only a hash of the link is stored.",
+      tags: ['Account'],
+      auth: 'apiKey',
+      scope: 'dashboard',
+      body: z.strictObject({}).optional(),
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      handle: async ({ auth }) => ({ status: 201, body: { data: await deps.links.create({ resellerId: auth.resellerId, mode: auth.mode, keyId: auth.keyId }) } }),
+    }),
+  ];
+}
+
+/** `POST /admin/v1/resellers/{id}/dashboard-links`: the same link, for the back-office (the CLI's `login-link`). */
+export function adminDashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/resellers/{id}/dashboard-links',
+      operationId: 'createResellerDashboardLink',
+      summary: "A login link to a reseller's dashboard (live unless `mode` says test)",
+      tags: ['Back-office'],
+      auth: 'admin',
+      params: z.object({ id: z.string().min(1).max(64) }),
+      body: z.strictObject({ mode: z.enum(['live', 'test']).optional() }).optional(),
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      errors: [
+        { status: 404, code: 'not_found', description: 'Unknown reseller.' },
+        { status: 403, code: 'account_not_active', description: 'The reseller is pending or suspended.' },
+      ],
+      handle: async ({ params, body }) => ({ status: 201, body: { data: await deps.links.create({ resellerId: params.id, mode: body?.mode ?? 'live' }) } }),
+    }),
+  ];
+}

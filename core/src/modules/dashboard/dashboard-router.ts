@@ -1,0 +1,218 @@
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { ApiError } from '../../http/api-error.ts';
+import { html, sendPage } from '../../http/pages/html.ts';
+import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
+import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
+import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { AccountsService } from '../accounts/accounts-service.ts';
+import type { Mode } from '../accounts/accounts-tables.ts';
+import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
+import { sessionCaller, type DashboardApi } from './dashboard-api.ts';
+import { redirect, type DashContext, type DashHandler } from './dashboard-context.ts';
+import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
+import type { DashboardViews } from './dashboard-views.ts';
+import { homePage } from './pages/home-page.ts';
+import { ordersPages } from './pages/orders-pages.ts';
+import { DashLayout, PlainLayout } from './pages/parts.ts';
+import { productsPages } from './pages/products-pages.ts';
+import { storesPages, type PlatformForms } from './pages/stores-pages.ts';
+import { webhooksPages } from './pages/webhooks-pages.ts';
+
+export interface DashboardDeps {
+  links: DashboardLinks;
+  sessions: SessionStore;
+  accounts: AccountsService;
+  api: DashboardApi;
+  publicUrl: string;
+  logger: Logger;
+  /** The API's per-minute limit, counted per reseller for its dashboard pages (a page is one request, whatever it calls). */
+  rateLimiter?: RateLimiter;
+  /** Failed link openings, per client address. */
+  signInLimiter: SignInLimiter;
+  /** Order sources for the orders filter (the API's and the loaded platforms). */
+  sources: string[];
+  /** The connect forms each loaded connector offers. */
+  platforms: PlatformForms[];
+  /** Read-only views the API has no route for (an order's events, where a product is sold). */
+  views: DashboardViews;
+  cookie?: Partial<Omit<SessionCookieOptions, 'kind'>>;
+}
+
+/** Registers a handler of a signed-in page. */
+export type Register = (method: 'get' | 'post', path: string, handler: DashHandler) => void;
+
+const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
+  unknown: { status: 404, text: 'This login link is not valid. Ask for a new one.' },
+  used: { status: 410, text: 'This login link has been used already: each link signs in once. Ask for a new one.' },
+  expired: { status: 410, text: 'This login link has expired: links are valid for 5 minutes. Ask for a new one.' },
+  account_not_active: { status: 403, text: 'This account is not active: the dashboard is open to approved accounts only.' },
+};
+/**
+ * The pages' only script, an enhancement: every form works without it. It asks before a form
+ * marked `data-confirm` (disconnect, delete, cancel) is sent.
+ */
+const DASHBOARD_JS = `document.addEventListener('submit',function(e){var f=e.target;var q=f&&f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});`;
+const ASK_AGAIN = 'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
+
+/**
+ * The reseller dashboard at `/dashboard`: server-rendered pages over the reseller API. A
+ * session starts from a single-use login link and lasts 12 hours; it is a reseller session
+ * (its own cookie, never an operator's), acts in one mode, and ends at once when the account
+ * is no longer approved.
+ */
+export function dashboardRouter(deps: DashboardDeps): Router {
+  const cookie = sessionCookieOptions('reseller', deps.publicUrl, deps.cookie);
+  const router = express.Router();
+  router.use(formBody());
+  router.get('/assets/dashboard.js', (_req, res) => void res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('js').send(DASHBOARD_JS));
+
+  // Signing in: no session is read here (a link opens a new one, whatever the browser had).
+  router.get('/login/:token', (req, res, next) => {
+    void (async () => {
+      const checked = await deps.links.check(String(req.params.token));
+      if (!checked.ok) return refused(res, checked.reason);
+      sendPage(
+        res,
+        html`<${PlainLayout} title="Sign in">
+          <p>Sign in to the dashboard of <strong>${checked.resellerName}</strong>, in <strong>${checked.mode}</strong> mode.</p>
+          <form method="post" action=${`/dashboard/login/${encodeURIComponent(String(req.params.token))}`}>
+            <button type="submit" autofocus>Sign in</button>
+          </form>
+          <p class="muted">The link signs in once and is valid for 5 minutes. The session lasts 12 hours.</p>
+        <//>`,
+      );
+    })().catch(next);
+  });
+  router.post('/login/:token', (req, res, next) => {
+    void (async () => {
+      const who = `dashboard-link:${req.ip ?? 'unknown'}`;
+      const wait = await deps.signInLimiter.blockedFor(who);
+      if (wait > 0) {
+        res.set('Retry-After', String(wait));
+        return sendPage(res, html`<${PlainLayout} title="Too many attempts"><p role="alert">Too many links that did not open from here. Try again in ${wait} seconds.</p><//>`, 429);
+      }
+      const opened = await deps.links.open(String(req.params.token));
+      if (!opened.ok) {
+        await deps.signInLimiter.failed(who);
+        return refused(res, opened.reason);
+      }
+      await deps.signInLimiter.succeeded(who);
+      // A browser signed in already (as this reseller or another) gives that session up.
+      const prior = await deps.sessions.find('reseller', readCookie(req, cookie.name));
+      if (prior) await deps.sessions.revoke(prior.id);
+      await startSession(req, res, opened.link.resellerId, opened.link.mode, cookie.ttlMs);
+      redirect(res, '/dashboard');
+    })().catch(next);
+  });
+  router.get('/signed-out', (req, res) => {
+    const suspended = req.query.reason === 'inactive';
+    sendPage(
+      res,
+      html`<${PlainLayout} title="Signed out">
+        <p role="status">${suspended ? 'The account is not active any more: you have been signed out.' : 'You are signed out.'}</p>
+        <p class="muted">${ASK_AGAIN}</p>
+      <//>`,
+    );
+  });
+
+  router.use(loadSession(deps.sessions, cookie));
+  router.use(requireReseller);
+  router.use(csrfCheck(deps.publicUrl));
+
+  router.post('/sign-out', (req, res, next) => {
+    deps.sessions.revoke(req.browserSession!.id).then(() => {
+      clearSessionCookie(res, cookie);
+      redirect(res, '/dashboard/signed-out');
+    }, next);
+  });
+  // The live/test switch: a new session in the other mode replaces this one (same expiry).
+  router.post('/mode', (req, res, next) => {
+    void (async () => {
+      const session = req.browserSession!;
+      const mode: Mode = req.body?.mode === 'test' ? 'test' : 'live';
+      const left = session.expiresAt.getTime() - Date.now();
+      await deps.sessions.revoke(session.id);
+      await startSession(req, res, session.subject, mode, Math.max(left, 60_000));
+      redirect(res, '/dashboard?done=mode-switched');
+    })().catch(next);
+  });
+
+  const register: Register = (method, path, handler) => {
+    router[method](path, (req: Request, res: Response, next: NextFunction) => {
+      const d = contextOf(req, res);
+      handler(d).catch((err: unknown) => pageError(err, d, next));
+    });
+  };
+  homePage(register);
+  storesPages(register, { platforms: deps.platforms, publicUrl: deps.publicUrl });
+  productsPages(register, { views: deps.views });
+  ordersPages(register, { views: deps.views, sources: deps.sources });
+  webhooksPages(register);
+  router.use((req, res) => {
+    sendPage(res, html`<${PlainLayout} title="Not found"><p>No such page. <a href="/dashboard">Home</a></p><//>`, 404);
+  });
+  return router;
+
+  async function startSession(req: Request, res: Response, resellerId: string, mode: Mode, ttlMs: number): Promise<BrowserSession> {
+    const { token, session } = await deps.sessions.create('reseller', resellerId, { ttlMs, data: { mode }, userAgent: req.get('user-agent'), ip: req.ip });
+    setSessionCookie(res, cookie, token, session.expiresAt);
+    return session;
+  }
+
+  /** Only a reseller session whose account is still approved goes on; a suspended one ends here. */
+  function requireReseller(req: Request, res: Response, next: NextFunction): void {
+    const session = req.browserSession;
+    if (!session || session.kind !== 'reseller') {
+      if (req.method === 'GET') {
+        sendPage(res, html`<${PlainLayout} title="Sign in"><p>Sign in with a login link to see this page.</p><p class="muted">${ASK_AGAIN}</p><//>`, 401);
+        return;
+      }
+      return next(new ApiError(401, 'unauthorized', 'Sign in first: this page needs a dashboard session.'));
+    }
+    deps.accounts.resellerRow(session.subject).then(async (reseller) => {
+      if (reseller.status !== 'approved') {
+        await deps.sessions.revokeAll('reseller', reseller.id);
+        clearSessionCookie(res, cookie);
+        return redirect(res, '/dashboard/signed-out?reason=inactive');
+      }
+      res.locals.reseller = reseller;
+      const decision = deps.rateLimiter ? await deps.rateLimiter.consume(`dashboard:${reseller.id}`) : undefined;
+      if (decision && !decision.allowed) {
+        res.set('Retry-After', String(decision.resetSeconds));
+        return sendPage(res, html`<${PlainLayout} title="Too many requests"><p role="alert">Too many pages at once: at most ${decision.limit} a minute. Try again in ${decision.resetSeconds} seconds.</p><//>`, 429);
+      }
+      next();
+    }, next);
+  }
+
+  function contextOf(req: Request, res: Response): DashContext {
+    const session = req.browserSession!;
+    const reseller = res.locals.reseller as Awaited<ReturnType<AccountsService['resellerRow']>>;
+    const mode: Mode = session.data.mode === 'test' ? 'test' : 'live';
+    const caller = sessionCaller({ sessionId: session.id, resellerId: reseller.id, resellerName: reseller.name, discountBps: reseller.discount_bps, mode });
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    return {
+      req,
+      res,
+      session,
+      caller,
+      page: { resellerName: reseller.name, mode, csrfToken: session.csrfToken },
+      api: (method, path, input) => deps.api.call(caller, { req, res }, method, path, input),
+      form: Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    };
+  }
+}
+
+function refused(res: Response, reason: LinkRefusal): void {
+  const r = REFUSED[reason];
+  sendPage(res, html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">${r.text}</p><p class="muted">${ASK_AGAIN}</p><//>`, r.status);
+}
+
+/** A page whose API call was refused: the API's own message (a 404 for another reseller's id). */
+function pageError(err: unknown, d: DashContext, next: NextFunction): void {
+  if (!(err instanceof ApiError) || err.status >= 500 || d.res.headersSent) return next(err);
+  const title = err.status === 404 ? 'Not found' : 'Refused';
+  sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`, err.status);
+}

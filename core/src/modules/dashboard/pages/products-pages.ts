@@ -1,0 +1,142 @@
+import { CsrfField, Field, html, sendPage, type VNode } from '../../../http/pages/html.ts';
+import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
+import type { Register } from '../dashboard-router.ts';
+import type { DashboardViews } from '../dashboard-views.ts';
+import { DashLayout, NextPage, PostButton, refusal, Select, when } from './parts.ts';
+
+interface Errors {
+  message: string;
+  fields: Record<string, string>;
+}
+
+/** `key=value` per line: a product's fixed options as a form edits them (numbers stay numbers). */
+function parseOptions(text: string): Record<string, string | number> {
+  const options: Record<string, string | number> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const eq = line.indexOf('=');
+    if (eq <= 0) continue;
+    const value = line.slice(eq + 1).trim();
+    options[line.slice(0, eq).trim()] = /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  }
+  return options;
+}
+const optionsText = (options: Record<string, unknown> | undefined) =>
+  Object.entries(options ?? {})
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join('\n');
+
+/** Products: the reseller's own products (SKU, print product, fixed options, file), with where they are sold. */
+export function productsPages(register: Register, deps: { views: DashboardViews }): void {
+  register('get', '/products', async (d) => {
+    const q = typeof d.req.query.q === 'string' && d.req.query.q.trim() ? d.req.query.q.trim() : undefined;
+    const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
+    const page = await d.api('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
+    sendPage(
+      d.res,
+      html`<${DashLayout} title="Products" session=${d.page} notice=${noticeOf(d.req)}>
+        <p><a href="/dashboard/products/new">New product</a></p>
+        <form class="filters" method="get" action="/dashboard/products" role="search">
+          <div><label for="q">Search SKU or title</label><input id="q" name="q" value=${q ?? ''} /></div>
+          <button type="submit">Search</button>
+        </form>
+        ${(page.data as any[]).length === 0
+          ? html`<p class="muted">No products${q ? ' match' : ' yet'}.</p>`
+          : html`<div class="table"><table>
+              <thead><tr><th scope="col">SKU</th><th scope="col">Title</th><th scope="col">Print product</th><th scope="col">Active</th><th scope="col">Store listings</th><th scope="col">Updated</th></tr></thead>
+              <tbody>${(page.data as any[]).map(
+                (p) => html`<tr><td><a href=${`/dashboard/products/${p.id}`}>${p.sku}</a></td><td>${p.title}</td><td>${p.productId}</td><td>${p.active ? 'yes' : 'no'}</td><td>${p.links}</td><td>${when(p.updatedAt)}</td></tr>`,
+              )}</tbody>
+            </table></div>`}
+        <${NextPage} base="/dashboard/products" query=${{ q }} cursor=${page.nextCursor} />
+      <//>`,
+    );
+  });
+
+  register('get', '/products/new', (d) => formPage(d, 'New product', '/dashboard/products', {}, undefined, []));
+
+  register('post', '/products', async (d) => {
+    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
+    try {
+      const created = (await d.api('POST', '/reseller-products', { body })).data;
+      redirect(d.res, `/dashboard/products/${created.id}?done=product-created`);
+    } catch (err) {
+      await formPage(d, 'New product', '/dashboard/products', { ...body, options: d.form.options ?? '' }, refusal(err), []);
+    }
+  });
+
+  register('get', '/products/:id', async (d) => {
+    const product = (await d.api('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    await productPage(d, product);
+  });
+
+  register('post', '/products/:id', async (d) => {
+    const id = encodeURIComponent(String(d.req.params.id));
+    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
+    try {
+      const saved = (await d.api('PATCH', `/reseller-products/${id}`, { body })).data;
+      redirect(d.res, `/dashboard/products/${saved.id}?done=product-saved`);
+    } catch (err) {
+      const product = (await d.api('GET', `/reseller-products/${id}`)).data;
+      await productPage(d, { ...product, ...body, options: d.form.options ?? '' }, refusal(err));
+    }
+  });
+
+  register('post', '/products/:id/delete', async (d) => {
+    const id = encodeURIComponent(String(d.req.params.id));
+    try {
+      await d.api('DELETE', `/reseller-products/${id}`);
+      redirect(d.res, '/dashboard/products?done=product-deleted');
+    } catch (err) {
+      const r = refusal(err);
+      const product = (await d.api('GET', `/reseller-products/${id}`)).data;
+      await productPage(d, product, { message: `It cannot be deleted: ${r.message}`, fields: {} });
+    }
+  });
+
+  async function productPage(d: DashContext, product: any, errors?: Errors): Promise<void> {
+    const selling = await deps.views.storesSelling(d.caller, product.id);
+    await formPage(d, `Product ${product.sku}`, `/dashboard/products/${product.id}`, product, errors, selling, product.id);
+  }
+
+  async function formPage(d: DashContext, title: string, action: string, values: Record<string, any>, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
+    const catalogue = (await d.api('GET', '/products', { query: { limit: '100', lang: 'en' } })).data as any[];
+    const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
+    const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
+    const isNew = id === undefined;
+    const form: VNode = html`<form class="stack" method="post" action=${action} aria-label=${title}>
+      <${CsrfField} token=${d.page.csrfToken} />
+      ${errors ? html`<p class="alert" role="alert">${errors.message}</p>` : null}
+      <${Field} name="sku" label="SKU (as in your store)" value=${values.sku ?? ''} error=${errors?.fields.sku} required=${true} />
+      <${Field} name="title" label="Title" value=${values.title ?? ''} error=${errors?.fields.title} required=${true} />
+      <${Select} name="productId" label="Print product" value=${values.productId} error=${errors?.fields.productId} required=${true} options=${[{ value: '', label: 'Choose…' }, ...catalogue.map((p) => ({ value: p.id, label: p.name ?? p.id }))]} />
+      <div>
+        <label for="f-options">Fixed options (one key=value per line)</label>
+        <textarea id="f-options" name="options" rows="4" cols="40" aria-invalid=${optionErrors.length ? 'true' : undefined} aria-describedby=${optionErrors.length ? 'f-options-error' : undefined}>${options}</textarea>
+        ${optionErrors.length ? html`<p id="f-options-error" class="error" role="alert">${optionErrors.join('; ')}</p>` : null}
+      </div>
+      <${Field} name="fileUrl" label="Default artwork URL (https, optional)" type="url" value=${values.fileUrl ?? ''} error=${errors?.fields.fileUrl} />
+      <div><label><input type="checkbox" name="active" checked=${values.active ?? true} /> Active (orders may use it)</label></div>
+      <button type="submit">${isNew ? 'Create product' : 'Save'}</button>
+    </form>`;
+    sendPage(
+      d.res,
+      html`<${DashLayout} title=${title} session=${d.page} notice=${noticeOf(d.req)}>
+        <p><a href="/dashboard/products">← Products</a></p>
+        ${form}
+        ${isNew
+          ? null
+          : html`<section aria-labelledby="sold-h">
+              <h2 id="sold-h">Sold in</h2>
+              ${selling.length === 0
+                ? html`<p class="muted">No connected store sells it.</p>`
+                : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`}
+              ${selling.length
+                ? html`<p class="muted" data-testid="delete-blocked">It cannot be deleted while a store sells it (the API answers 409 reseller_product_linked): that store's orders for it would be skipped. Remove or change the listing in the store, or disconnect the store, then delete it; or make it inactive.</p>`
+                : null}
+              <${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />
+            </section>`}
+      <//>`,
+      errors ? 422 : 200,
+    );
+  }
+}

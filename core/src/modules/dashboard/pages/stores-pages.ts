@@ -1,0 +1,273 @@
+import { CsrfField, html, sendPage, type VNode } from '../../../http/pages/html.ts';
+import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
+import type { Register } from '../dashboard-router.ts';
+import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
+
+/** The connect forms of one loaded connector: the fields of each way it connects. */
+export interface PlatformForms {
+  platform: string;
+  displayName: string;
+  /** Pasted credentials (`POST /stores`). */
+  connectFields: string[];
+  /** A key-issuing flow (`POST /stores/credential-requests`, WooCommerce's), when it has one. */
+  requestFields?: string[];
+  /** An OAuth install (`POST /stores/install-links`), when it has one. */
+  installFields?: string[];
+}
+
+/** A connect form's field as a person reads it: `consumerSecret` → 'Consumer secret'. */
+const labelOf = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()).replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`).replace(/\burl\b/i, 'URL');
+const isSecret = (name: string) => /secret|token|password|key/i.test(name);
+
+interface FormErrors {
+  /** Which form failed (`connect:WOOCOMMERCE`), its message and fields. */
+  form: string;
+  message: string;
+  fields: Record<string, string>;
+  values: Record<string, string>;
+}
+
+/** Stores: connect (per platform, each way it connects), each store's state, listings, ingests. */
+export function storesPages(register: Register, deps: { platforms: PlatformForms[]; publicUrl: string }): void {
+  const byPlatform = new Map(deps.platforms.map((p) => [p.platform, p]));
+  const fieldsOf = (form: Record<string, string>, names: string[]) => Object.fromEntries(names.map((n) => [n, form[n] ?? '']));
+
+  register('get', '/stores', (d) => listPage(d));
+
+  register('post', '/stores/connect', async (d) => {
+    const platform = byPlatform.get(d.form.platform ?? '');
+    if (!platform) return listPage(d, { form: 'connect', message: 'Choose a platform.', fields: {}, values: {} });
+    const fields = fieldsOf(d.form, platform.connectFields);
+    try {
+      const store = (await d.api('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
+      redirect(d.res, `/dashboard/stores/${store.id}?done=store-connected`);
+    } catch (err) {
+      const r = refusal(err);
+      await listPage(d, { form: `connect:${platform.platform}`, message: r.message, fields: r.fields, values: { ...fields, ...Object.fromEntries(platform.connectFields.filter(isSecret).map((n) => [n, ''])) } });
+    }
+  });
+
+  register('post', '/stores/request', async (d) => {
+    const platform = byPlatform.get(d.form.platform ?? '');
+    if (!platform?.requestFields) return listPage(d, { form: 'request', message: 'This platform does not issue keys to us.', fields: {}, values: {} });
+    const fields = fieldsOf(d.form, platform.requestFields);
+    try {
+      const { redirectUrl } = (await d.api('POST', '/stores/credential-requests', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      leaveFor(d, redirectUrl, `${platform.displayName}: approve our app in your store`);
+    } catch (err) {
+      const r = refusal(err);
+      await listPage(d, { form: `request:${platform.platform}`, message: r.message, fields: r.fields, values: fields });
+    }
+  });
+
+  register('post', '/stores/install', async (d) => {
+    const platform = byPlatform.get(d.form.platform ?? '');
+    if (!platform?.installFields) return listPage(d, { form: 'install', message: 'This platform has no app to install.', fields: {}, values: {} });
+    const fields = fieldsOf(d.form, platform.installFields);
+    try {
+      const { installUrl } = (await d.api('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      leaveFor(d, installUrl, `${platform.displayName}: install our app`);
+    } catch (err) {
+      const r = refusal(err);
+      await listPage(d, { form: `install:${platform.platform}`, message: r.message, fields: r.fields, values: fields });
+    }
+  });
+
+  register('get', '/stores/:id', (d) => storePage(d));
+
+  register('post', '/stores/:id/sync', async (d) => {
+    const id = String(d.req.params.id);
+    try {
+      await d.api('POST', `/stores/${encodeURIComponent(id)}/sync`);
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=sync-requested`);
+    } catch (err) {
+      await storePage(d, refusal(err).message);
+    }
+  });
+
+  register('post', '/stores/:id/disconnect', async (d) => {
+    const id = String(d.req.params.id);
+    await d.api('DELETE', `/stores/${encodeURIComponent(id)}`);
+    redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=store-disconnected`);
+  });
+
+  register('post', '/stores/:id/ingests/:ingestId/retry', async (d) => {
+    const id = String(d.req.params.id);
+    try {
+      await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`);
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=ingest-retried`);
+    } catch (err) {
+      await storePage(d, refusal(err).message);
+    }
+  });
+
+  // One step from an unmatched listing to the product that matches it: its SKU and title, a catalogue product.
+  register('post', '/stores/:id/listings/product', async (d) => {
+    const id = String(d.req.params.id);
+    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', ...(d.form.fileUrl ? { fileUrl: d.form.fileUrl } : {}) };
+    try {
+      await d.api('POST', '/reseller-products', { body });
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=product-created`);
+    } catch (err) {
+      const r = refusal(err);
+      await storePage(d, undefined, { sku: d.form.sku ?? '', message: r.message, fields: r.fields });
+    }
+  });
+
+  /**
+   * Sends the browser on to the platform. Not a redirect: the pages' policy lets forms send to
+   * this site only (CSP form-action, which also covers a form's redirects), so a page links
+   * there and refreshes to it at once.
+   */
+  function leaveFor(d: DashContext, url: string, title: string): void {
+    d.res.set('Refresh', `0;url=${url}`);
+    sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page}><p>Continue to <a href=${url} rel="noreferrer">${new URL(url).host}</a>; you come back here once it is done.</p><//>`);
+  }
+
+  async function listPage(d: DashContext, errors?: FormErrors): Promise<void> {
+    const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
+    const page = await d.api('GET', '/stores', { query: { limit: '50', cursor } });
+    const stores = page.data as any[];
+    const lastOrders = await Promise.all(stores.map(async (s) => ((await d.api('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data as any[])[0]?.createdAt as string | undefined));
+    const form = (kind: string, p: PlatformForms, names: string[], action: string, button: string, intro: string): VNode => {
+      const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
+      return html`<form class="stack" method="post" action=${action} aria-label=${`${button} (${p.displayName})`}>
+        <${CsrfField} token=${d.page.csrfToken} />
+        <input type="hidden" name="platform" value=${p.platform} />
+        <p class="muted">${intro}</p>
+        ${e ? html`<p class="alert" role="alert">${e.message}</p>` : null}
+        ${names.map(
+          (n) => html`<${Input} idPrefix=${`${kind}-${p.platform.toLowerCase()}`} name=${n} label=${labelOf(n)} type=${isSecret(n) ? 'password' : n.toLowerCase().includes('url') ? 'url' : 'text'} value=${e?.values[n] ?? ''} error=${e?.fields[n]} required=${true} autocomplete="off" />`,
+        )}
+        <button type="submit">${button}</button>
+      </form>`;
+    };
+    sendPage(
+      d.res,
+      html`<${DashLayout} title="Stores" session=${d.page} notice=${noticeOf(d.req)} error=${errors && !errors.form.includes(':') ? errors.message : undefined}>
+        <section aria-labelledby="stores-h">
+          <h2 id="stores-h">Your stores</h2>
+          ${stores.length === 0
+            ? html`<p class="muted">No store connected yet: connect one below.</p>`
+            : html`<div class="table"><table>
+                <thead><tr><th scope="col">Store</th><th scope="col">Platform</th><th scope="col">State</th><th scope="col">Last order received</th><th scope="col">Last error</th></tr></thead>
+                <tbody>${stores.map(
+                  (s, i) => html`<tr>
+                    <td><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a></td><td>${s.platform}</td>
+                    <td><span class=${`badge ${s.status === 'connected' ? 'good' : ''}`}>${s.status}</span></td>
+                    <td>${when(lastOrders[i])}</td><td>${s.lastError ? html`<span class="error">${s.lastError}</span>` : '—'}</td>
+                  </tr>`,
+                )}</tbody>
+              </table></div>`}
+          <${NextPage} base="/dashboard/stores" query=${{}} cursor=${page.nextCursor} />
+        </section>
+        <section aria-labelledby="connect-h">
+          <h2 id="connect-h">Connect a store</h2>
+          ${deps.platforms.map(
+            (p) => html`<details class="card" open=${errors?.form.endsWith(`:${p.platform}`) ?? false}>
+              <summary><strong>${p.displayName}</strong></summary>
+              ${p.installFields ? form('install', p, p.installFields, '/dashboard/stores/install', `Install on ${p.displayName}`, `Install our app on your ${p.displayName} store: you approve it there and come back here.`) : null}
+              ${p.requestFields ? form('request', p, p.requestFields, '/dashboard/stores/request', `Connect through ${p.displayName}`, `Your store issues keys to us: you approve it in your store's admin and come back here.`) : null}
+              ${p.connectFields.length ? form('connect', p, p.connectFields, '/dashboard/stores/connect', 'Connect with these credentials', `Or paste credentials you made in your ${p.displayName} admin.`) : null}
+            </details>`,
+          )}
+        </section>
+      <//>`,
+      errors ? 422 : 200,
+    );
+  }
+
+  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }): Promise<void> {
+    const id = encodeURIComponent(String(d.req.params.id));
+    const store = (await d.api('GET', `/stores/${id}`)).data;
+    const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
+    const [unmatched, matched, ingests, catalogue] = await Promise.all([
+      d.api('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
+      d.api('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
+      d.api('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
+      d.api('GET', '/products', { query: { limit: '100', lang: 'en' } }),
+    ]);
+    const products = [{ value: '', label: 'Choose a print product…' }, ...(catalogue.data as any[]).map((p) => ({ value: p.id, label: p.name ?? p.id }))];
+    const connected = store.status === 'connected';
+    sendPage(
+      d.res,
+      html`<${DashLayout} title=${store.name} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
+        <dl class="facts">
+          <dt>Platform</dt><dd>${store.platform}</dd>
+          <dt>State</dt><dd><span class=${`badge ${connected ? 'good' : ''}`} data-testid="store-state">${store.status}</span>${store.testMode ? html` <span class="badge test">test</span>` : null}</dd>
+          <dt>Address</dt><dd>${store.externalId}</dd>
+          <dt>Last order received</dt><dd>${when((ingests.data as any[])[0]?.createdAt)}</dd>
+          <dt>Last poll</dt><dd>${when(store.lastPolledAt)}</dd>
+          <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
+        </dl>
+        ${connected
+          ? html`<p>
+              <${PostButton} action=${`/dashboard/stores/${id}/sync`} csrf=${d.page.csrfToken} label="Sync now" />
+              ${' '}<${PostButton} action=${`/dashboard/stores/${id}/disconnect`} csrf=${d.page.csrfToken} label="Disconnect" confirm="Disconnect this store? No more orders are taken from it." />
+            </p>`
+          : null}
+        <section aria-labelledby="unmatched-h">
+          <h2 id="unmatched-h">Unmatched listings</h2>
+          <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product.</p>
+          ${(unmatched.data as any[]).length === 0
+            ? html`<p class="muted">Every listing matches one of your products.</p>`
+            : html`<div class="table"><table>
+                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Create the product</th></tr></thead>
+                <tbody>${(unmatched.data as any[]).map((l) => {
+                  const e = productError && productError.sku === l.sku ? productError : undefined;
+                  const key = `${l.externalProductId}-${l.externalVariantId ?? 'p'}`;
+                  return html`<tr data-listing=${l.sku ?? ''}>
+                    <td>${l.title}${l.active ? null : html` <span class="badge">inactive</span>`}</td>
+                    <td>${l.sku ?? html`<span class="muted">no SKU: give it one in your store</span>`}</td>
+                    <td>${l.sku
+                      ? html`<form method="post" action=${`/dashboard/stores/${id}/listings/product`} aria-label=${`Create the product for ${l.sku}`}>
+                          <${CsrfField} token=${d.page.csrfToken} />
+                          <input type="hidden" name="sku" value=${l.sku} />
+                          <input type="hidden" name="title" value=${l.title} />
+                          <${Select} idPrefix=${`listing-${key}`} name="productId" label=${`Print product for ${l.sku}`} options=${products} error=${e?.fields.productId} required=${true} />
+                          <label for=${`file-${key}`}>Artwork URL (optional)</label>
+                          <input id=${`file-${key}`} name="fileUrl" type="url" placeholder="https://…" aria-invalid=${e?.fields.fileUrl ? 'true' : undefined} />
+                          ${e?.fields.fileUrl ? html`<p class="error" role="alert">${e.fields.fileUrl}</p>` : null}
+                          ${e && !e.fields.productId && !e.fields.fileUrl ? html`<p class="error" role="alert">${e.message}</p>` : null}
+                          <button type="submit">Create product ${l.sku}</button>
+                        </form>`
+                      : null}</td>
+                  </tr>`;
+                })}</tbody>
+              </table></div>`}
+          ${unmatched.nextCursor ? html`<p><a href=${`/dashboard/stores/${id}?unmatched=${encodeURIComponent(unmatched.nextCursor)}`}>More unmatched listings →</a></p>` : null}
+        </section>
+        <section aria-labelledby="matched-h">
+          <h2 id="matched-h">Matched listings</h2>
+          ${(matched.data as any[]).length === 0
+            ? html`<p class="muted">None yet.</p>`
+            : html`<div class="table"><table>
+                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Your product</th></tr></thead>
+                <tbody>${(matched.data as any[]).map((l) => html`<tr><td>${l.title}</td><td>${l.sku}</td><td><a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a></td></tr>`)}</tbody>
+              </table></div>`}
+        </section>
+        <section aria-labelledby="ingests-h">
+          <h2 id="ingests-h">Store orders received</h2>
+          ${(ingests.data as any[]).length === 0
+            ? html`<p class="muted">No store order yet.</p>`
+            : html`<div class="table"><table>
+                <thead><tr><th scope="col">Store order</th><th scope="col">Outcome</th><th scope="col">Print order</th><th scope="col">Skipped / error</th><th scope="col">Seen</th><th scope="col"></th></tr></thead>
+                <tbody>${(ingests.data as any[]).map(
+                  (i) => html`<tr>
+                    <td>${i.externalName ?? i.externalOrderId}</td>
+                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' && i.skippedLines.length ? 'skipped' : i.status}</span></td>
+                    <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
+                    <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l: any) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
+                    <td>${when(i.createdAt)}</td>
+                    <td>${connected && (i.status === 'no_print_lines' || i.status === 'failed')
+                      ? html`<${PostButton} action=${`/dashboard/stores/${id}/ingests/${i.id}/retry`} csrf=${d.page.csrfToken} label="Retry" name=${`Retry ${i.externalName ?? i.externalOrderId}`} />`
+                      : null}</td>
+                  </tr>`,
+                )}</tbody>
+              </table></div>`}
+        </section>
+      <//>`,
+      productError ? 422 : 200,
+    );
+  }
+}
