@@ -164,6 +164,14 @@ export interface ConnectorManifest<C, S = unknown> {
   rateLimit: { max: number; durationMs: number };
   /** How often polling runs for a connected store (ms), when `capabilities.polling`. */
   pollIntervalMs?: number;
+  /**
+   * A budget of `listOrders` calls per store, besides `rateLimit`, for platforms whose order
+   * search is metered on its own (a token bucket: `burst` calls at once, one more every
+   * `refillMs`). Core takes one before each page, shared by every process (the scheduled poll
+   * and `POST /stores/{id}/sync` alike): a poll waits for it, and a sync answers when its poll
+   * can call the platform.
+   */
+  pollBudget?: { burst: number; refillMs: number };
 }
 
 /**
@@ -292,8 +300,12 @@ export interface Connector<C = unknown, S = unknown> {
   /** Fetches orders by id (thin webhooks). */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
-  /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
-  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
+  /**
+   * Orders changed since `cursor` (null = the connector's default look-back), one page at a
+   * time. `done`: this page ends the run (the next poll goes on from `nextCursor`), for a
+   * platform whose cursor moves on every call and whose calls are scarce.
+   */
+  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean }>;
 
   /**
    * The store's catalogue, one page at a time (`cursor` null: the first page): every product
@@ -305,6 +317,12 @@ export interface Connector<C = unknown, S = unknown> {
 
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
+
+  /**
+   * Reminders for the merchant about this store (an authorisation to renew before a date),
+   * shown as `notices` on `GET /stores/{id}`. Pure: no I/O.
+   */
+  storeNotices?(store: StoreConnection<C>, now: Date): string[];
 
   /** Renews expiring credentials; returns the new ones, or null when they are still good. */
   refreshCredentials?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<C | null>;
