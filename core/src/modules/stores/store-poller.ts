@@ -26,6 +26,8 @@ export const SYNC_LEASE_MS = 2 * 60_000;
 export interface SyncRequest {
   storeId: string;
   requestedAt: string;
+  /** When the poll may call the platform: now, or later where the platform meters its order search (pollBudget) and the store's budget is spent. */
+  pollsAt: string;
 }
 
 /**
@@ -95,7 +97,8 @@ export class StorePoller {
       throw err;
     }
     await this.#listings?.requestSyncQuietly(store);
-    return { storeId, requestedAt: new Date(taken.now).toISOString() };
+    const waitMs = await this.#calls.pollWaitMs(store);
+    return { storeId, requestedAt: new Date(taken.now).toISOString(), pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString() };
   }
 
   /** Polls one store for orders changed since its cursor (the poll job). */
@@ -111,6 +114,7 @@ export class StorePoller {
     } catch (err) {
       // A poll that waits for the platform's budget comes back without spending an attempt: it keeps the lease.
       if (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#release(storeId);
+      await this.#calls.disconnectIfRevoked(storeId, err);
       throw err;
     }
     await this.#release(storeId);
@@ -119,10 +123,14 @@ export class StorePoller {
   async #pages(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform)!;
     const ctx = this.#context(store.platform);
+    await this.#calls.pollSlot(store);
     const connection = await this.#calls.connection(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
-      if (page > 0) await this.#calls.slot(store);
+      if (page > 0) {
+        await this.#calls.pollSlot(store);
+        await this.#calls.slot(store);
+      }
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
       for (const order of result.orders) await this.#ingester.ingest(store, order);
@@ -130,7 +138,7 @@ export class StorePoller {
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
       // hands back the page it was given while nothing newer came (reading it again finds no more).
-      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
+      if (result.done || result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
     }
   }
 

@@ -22,6 +22,7 @@ const storeSchema = z.object({
   lastError: z.string().nullable(),
   createdAt: z.string(),
   disconnectedAt: z.string().nullable(),
+  notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date); empty when there are none." }),
 });
 const linkSchema = z.object({
   id: z.string(),
@@ -294,7 +295,7 @@ function syncRoute(poller: StorePoller): AnyRoute {
     auth: 'apiKey',
     scope: 'stores:write',
     params: idParams,
-    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }) } },
+    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string(), pollsAt: z.string().meta({ description: "When the poll calls the platform: now, or, where the platform allows only so many order searches (Amazon: one every 3 minutes, a burst of 20) and the store's are spent, when the next one is allowed (the poll is queued and waits till then)." }) }) }) } },
     errors: [
       notFound,
       { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },
