@@ -131,11 +131,11 @@ export function connectorConformance(opts: ConformanceOptions): void {
 
     /**
      * The order's change reaches us: its webhook for `event` (our HTTP status), or on a platform
-     * without webhooks a sync that polls it from the store (200 once the sync is accepted).
+     * without webhooks a sync that polls it from the store (200 once the poll read it).
      */
     async function arrive(key: string, store: FakeStore, spec: OrderSpec & { id: string }, event: Parameters<FakeStore['deliver']>[1]): Promise<number> {
       if (webhooks) return store.deliver(spec, event);
-      await sync(key, store.storeId);
+      await syncRead(key, store.storeId);
       return 200;
     }
 
@@ -200,7 +200,9 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const { key, store } = await connected();
       const id = store.saveOrder(printOrder(undefined, { paid: false, updatedAt: past(10) }));
       assert.equal(await arrive(key, store, printOrder(id, { paid: false, updatedAt: past(10) }), 'created'), 200);
-      await ingestIn(key, store.storeId, id, 'waiting_payment');
+      // A polled platform whose order search leaves unpaid orders out (Amazon's PENDING) records nothing yet.
+      if (webhooks) await ingestIn(key, store.storeId, id, 'waiting_payment');
+      else assert.ok([undefined, 'waiting_payment'].includes((await ingest(key, store.storeId, id))?.status), 'unpaid: waiting, or not listed');
       assert.deepEqual(await orders(key), []);
       store.saveOrder(printOrder(id, { updatedAt: past(5) }));
       assert.equal(await arrive(key, store, printOrder(id, { updatedAt: past(5) }), 'paid'), 200);
