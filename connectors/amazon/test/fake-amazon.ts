@@ -28,6 +28,8 @@ export interface SeenCall {
   query: Record<string, string>;
   body?: unknown;
   at: number;
+  /** searchOrders: the lastUpdatedBefore it answered. */
+  lastUpdatedBefore?: string;
 }
 
 /** One seller (selling partner) on the fake: its orders, listings, tokens and what it was asked. */
@@ -247,6 +249,8 @@ export class FakeAmazon {
       this.#pageTokens.set(next, { params: params.toString(), offset: offset + limit, before });
       body.pagination = { nextToken: next };
     }
+    const seen = seller.seen('searchOrders').at(-1);
+    if (seen) seen.lastUpdatedBefore = before;
     return [200, body, { 'x-amzn-RateLimit-Limit': '0.0056' }];
   }
 
