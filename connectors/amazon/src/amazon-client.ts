@@ -146,13 +146,18 @@ const participationsSchema = z.object({
   ),
 });
 
-export async function describeSeller(api: SpApi, sellingPartnerId: string, wanted: string[]): Promise<{ name: string; marketplaceIds: string[] }> {
+/**
+ * The seller's marketplaces among those wanted: every one the seller chose must be one it sells
+ * in (`strict`); the operator's default list is narrowed to those it sells in.
+ */
+export async function describeSeller(api: SpApi, sellingPartnerId: string, wanted: string[], strict: boolean): Promise<{ name: string; marketplaceIds: string[] }> {
   const { payload } = await api.json(participationsSchema, { method: 'GET', path: '/sellers/v1/marketplaceParticipations', operation: 'getMarketplaceParticipations' });
   const participating = new Map(payload.filter((p) => p.participation.isParticipating).map((p) => [p.marketplace.id, p]));
+  const sells = [...participating.keys()].join(', ') || 'no marketplace';
+  const missing = wanted.filter((id) => !participating.has(id));
+  if (strict && missing.length > 0) throw new ConnectorError('invalid_payload', `Seller ${sellingPartnerId} does not sell in ${missing.join(', ')}; it sells in ${sells}. Choose among those.`);
   const marketplaceIds = wanted.filter((id) => participating.has(id));
-  if (marketplaceIds.length === 0) {
-    throw new ConnectorError('invalid_payload', `Seller ${sellingPartnerId} sells in none of the marketplaces asked for (${wanted.join(', ')}); it sells in ${[...participating.keys()].join(', ') || 'no marketplace'}. Choose among those.`);
-  }
+  if (marketplaceIds.length === 0) throw new ConnectorError('invalid_payload', `Seller ${sellingPartnerId} sells in none of the marketplaces ${wanted.join(', ')}; it sells in ${sells}. Choose among those.`);
   const first = participating.get(marketplaceIds[0]!)!;
   return { name: first.storeName ?? `Amazon seller ${sellingPartnerId} (${first.marketplace.name ?? first.marketplace.id})`, marketplaceIds };
 }

@@ -28,7 +28,12 @@ export type AmazonSettings = z.output<typeof settingsSchema>;
 export const connectSchema = z.strictObject({
   sellingPartnerId: z.string().trim().regex(/^A[A-Z0-9]{9,20}$/, "must be the seller's merchant token (A…, Seller Central > Settings > Account Info > Merchant Token)"),
   refreshToken: z.string().trim().regex(/^Atzr\|\S{10,}$/, 'must be a Login with Amazon refresh token (Atzr|…)'),
-  marketplaceIds: marketplaceList.optional(),
+  marketplaceIds: z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v.join(',') : v))
+    .pipe(marketplaceList)
+    .optional()
+    .meta({ description: 'The marketplaces to read orders from (comma-separated or a list); the operator\'s default when absent' }),
 });
 
 /** The install link's fields: the marketplaces the seller chooses (comma-separated; the operator's default when absent). */

@@ -37,7 +37,7 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     const { sellingPartnerId, refreshToken, marketplaceIds } = connectSchema.parse(input);
     const wanted = marketplaceIds ?? ctx.settings.marketplaceIds;
     const credentials = await refreshAccess(ctx, { sellingPartnerId, refreshToken, accessToken: null, accessTokenExpiresAt: null, marketplaceIds: wanted, authorizedAt: ctx.clock().toISOString() });
-    const seller = await describeSeller(new SpApi(ctx, credentials), sellingPartnerId, wanted);
+    const seller = await describeSeller(new SpApi(ctx, credentials), sellingPartnerId, wanted, marketplaceIds !== undefined);
     return { externalId: sellingPartnerId, name: seller.name, credentials: { ...credentials, marketplaceIds: seller.marketplaceIds } };
   },
 

@@ -59,9 +59,13 @@ export async function completeInstall(
   const sealed = readCookie(params.headers.cookie, MARKETPLACES_COOKIE);
   const dot = sealed?.lastIndexOf('.') ?? -1;
   let wanted = ctx.settings.marketplaceIds;
+  let chosen = false;
   if (sealed && dot > 0) {
     const ids = sealed.slice(0, dot);
-    if (safeEqual(sealed.slice(dot + 1), seal(ctx, params.state, ids))) wanted = ids.split(',');
+    if (safeEqual(sealed.slice(dot + 1), seal(ctx, params.state, ids))) {
+      wanted = ids.split(',');
+      chosen = true;
+    }
   }
   const token = await exchangeCode(ctx, code, params.callbackUrl);
   if (!token.refresh_token) throw new ConnectorError('invalid_payload', 'Login with Amazon issued no refresh token for the authorisation code: nothing was connected.');
@@ -74,7 +78,7 @@ export async function completeInstall(
     marketplaceIds: wanted,
     authorizedAt: now.toISOString(),
   };
-  const seller = await describeSeller(new SpApi(ctx, credentials), sellerId, wanted);
+  const seller = await describeSeller(new SpApi(ctx, credentials), sellerId, wanted, chosen);
   return { externalId: sellerId, name: seller.name, credentials: { ...credentials, marketplaceIds: seller.marketplaceIds } };
 }
 

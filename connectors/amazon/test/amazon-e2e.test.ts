@@ -95,6 +95,23 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       assert.deepEqual((await w.h.api(r.key, 'GET', '/stores')).body.data, []);
     });
 
+    it('connects a private app the seller authorised itself (POST /stores with its refresh token), refusing a marketplace it does not sell in and a token Amazon does not honour', async () => {
+      const r = await w.h.reseller('test');
+      const seller = w.amazon.seller();
+      const refreshToken = seller.selfAuthorize();
+      const italy = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken, marketplaceIds: `${MARKETPLACE},APJ6JRA9NG5V4` });
+      assert.equal(italy.status, 422, JSON.stringify(italy.body));
+      assert.equal(italy.body.error.code, 'store_not_connectable');
+      assert.match(italy.body.error.message, /does not sell in APJ6JRA9NG5V4/);
+      const forged = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken: 'Atzr|forged-refresh-token-000' });
+      assert.equal(forged.status, 422);
+      assert.equal(forged.body.error.code, 'store_credentials_rejected');
+      const res = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken, marketplaceIds: `${MARKETPLACE},${FRANCE}` });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      await eventually(async () => seller.seen('searchOrders').length > 0, 'the first poll');
+      assert.equal(seller.seen('searchOrders')[0]!.query.marketplaceIds, `${MARKETPLACE},${FRANCE}`);
+    });
+
     it("shows the yearly renewal of the seller's authorisation on the store", async () => {
       const { key, storeId } = await installed(w);
       const view = (await w.h.api(key, 'GET', `/stores/${storeId}`)).body.data;

@@ -78,6 +78,13 @@ export class FakeSeller {
     for (const token of this.accessTokens.keys()) this.accessTokens.set(token, 0);
   }
 
+  /** A private app authorised by the seller in Seller Central (Develop apps > Authorize): the refresh token shown. */
+  selfAuthorize(): string {
+    const refresh = `Atzr|${randomBytes(32).toString('base64url')}`;
+    this.refreshTokens.add(refresh);
+    return refresh;
+  }
+
   /** The seller removes the app in Seller Central (Manage Your Apps): its tokens stop working. */
   revoke(): void {
     this.revoked = true;
