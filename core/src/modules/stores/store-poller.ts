@@ -1,4 +1,4 @@
-import type { ConnectorContext } from '@print-api/connector-kit';
+import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { conflict, unprocessable } from '../../http/api-error.ts';
@@ -13,6 +13,8 @@ import type { StoreRow, StoresService } from './stores-service.ts';
 
 /** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
 const MAX_PAGES = 50;
+/** Orders of one page ingested side by side (each is placed on its own, idempotently). */
+const PAGE_PARALLEL = 8;
 /** How often a polling store is polled when its connector names no interval. */
 const DEFAULT_POLL_INTERVAL_MS = 5 * 60_000;
 
@@ -133,13 +135,35 @@ export class StorePoller {
       }
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
-      for (const order of result.orders) await this.#ingester.ingest(store, order);
+      await this.#ingestPage(store, result.orders);
       if (result.nextCursor) cursor = result.nextCursor;
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
       // hands back the page it was given while nothing newer came (reading it again finds no more).
       if (result.done || result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
     }
+  }
+
+  /**
+   * A page's orders, PAGE_PARALLEL at a time (a platform that is only polled brings every order
+   * this way). One that fails fails the page once the others are done: its cursor is not
+   * stored, and the retry reads the page again (what was placed is not placed twice).
+   */
+  async #ingestPage(store: StoreRow, orders: StoreOrder[]): Promise<void> {
+    let next = 0;
+    let failure: { err: unknown } | undefined;
+    const lane = async () => {
+      while (next < orders.length) {
+        const order = orders[next++]!;
+        try {
+          await this.#ingester.ingest(store, order);
+        } catch (err) {
+          failure ??= { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PAGE_PARALLEL, orders.length) }, lane));
+    if (failure) throw failure.err;
   }
 
   /** Queues a poll of every connected polling store whose interval has passed (the maintenance loop calls this). */
