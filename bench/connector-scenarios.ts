@@ -7,6 +7,7 @@ import { newId } from '../core/src/infra/ids.ts';
 import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with { type: 'json' };
 import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with { type: 'json' };
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
+import { amazonBench } from './connectors/amazon.ts';
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
 
@@ -16,10 +17,20 @@ const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 const ACK_RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const SKU = 'POSTER-TULIPS';
 
+/** A platform measured otherwise than by webhooks (a polled one, through sync pages): its own measurement of the seeded store. */
+interface MeasuredPlatform {
+  name: string;
+  slug: string;
+  platform: string;
+  externalId: (ctx: BenchContext) => string;
+  credentials: (ctx: BenchContext) => unknown;
+  measure: (ctx: BenchContext, store: { id: string; key: string }) => Promise<Measured[]>;
+}
+
 interface Platform {
   name: string;
   slug: string;
-  platform: 'SHOPIFY' | 'WOOCOMMERCE';
+  platform: string;
   externalId: (ctx: BenchContext) => string;
   credentials: (ctx: BenchContext) => unknown;
   /** The signed delivery of store order number `n`. */
@@ -30,7 +41,7 @@ interface Platform {
 }
 
 const SHOP = 'bench-prints.myshopify.com';
-const platforms: Platform[] = [
+const platforms: Array<Platform | MeasuredPlatform> = [
   {
     name: 'Shopify',
     slug: 'shopify',
@@ -55,6 +66,7 @@ const platforms: Platform[] = [
     storeSecret: true,
     delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
   },
+  amazonBench,
 ];
 
 /**
@@ -63,7 +75,7 @@ const platforms: Platform[] = [
  * service's key, polled and its listings synced just now so neither the catch-up poll nor the
  * listings sync calls the platform.
  */
-async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, webhookSecret: string | null): Promise<string> {
+async function seedStore(ctx: BenchContext, p: Platform | MeasuredPlatform, resellerId: string, webhookSecret: string | null): Promise<string> {
   const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
   const id = newId('sto');
   const client = new pg.Client({ connectionString: ctx.env.DATABASE_URL });
@@ -136,6 +148,10 @@ export const connectorIngestScenario: Scenario = {
         body: JSON.stringify({ sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }),
       });
       if (product.status !== 201) throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
+      if ('measure' in p) {
+        rows.push(...(await p.measure(ctx, { id: await seedStore(ctx, p, resellerId, null), key })));
+        continue;
+      }
       const secret = p.secret(ctx);
       const storeId = await seedStore(ctx, p, resellerId, p.storeSecret ? secret : null);
       let n = 0;
@@ -202,7 +218,7 @@ export const listingsScenario: Scenario = {
       process.stdout.write('listings: skipped (needs PostgreSQL to seed the connected store)\n');
       return [];
     }
-    const woo = platforms.find((p) => p.slug === 'woocommerce')!;
+    const woo = platforms.find((p): p is Platform => p.slug === 'woocommerce')!;
     const { key } = await benchReseller(ctx, 0);
     const resellerId = await benchResellerId(ctx, key);
     const client = new pg.Client({ connectionString: databaseUrl });
