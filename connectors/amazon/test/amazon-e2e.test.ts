@@ -112,6 +112,13 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       assert.equal(seller.seen('searchOrders')[0]!.query.marketplaceIds, `${MARKETPLACE},${FRANCE}`);
     });
 
+    it('documents the Amazon connect fields and the sync answer in the OpenAPI description', async () => {
+      const doc = await (await fetch(`${w.h.baseUrl}/api/reseller/v1/openapi.json`)).json();
+      const text = JSON.stringify(doc);
+      assert.match(text, /sellingPartnerId/);
+      assert.match(text, /pollsAt/);
+    });
+
     it("shows the yearly renewal of the seller's authorisation on the store", async () => {
       const { key, storeId } = await installed(w);
       const view = (await w.h.api(key, 'GET', `/stores/${storeId}`)).body.data;
