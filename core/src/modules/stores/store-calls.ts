@@ -6,6 +6,11 @@ import type { TokenBucket } from '../../infra/token-bucket.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 
+/** A poll waiting for its platform's order-search budget (pollBudget): nothing runs meanwhile. */
+export class PollBudgetWait extends RetryLaterError {
+  override name = 'PollBudgetWait';
+}
+
 /**
  * Credential refresh and the platforms' call budgets: every job that calls a store's platform
  * takes one of the store's calls first and gets the store's connection with expiring
@@ -51,7 +56,7 @@ export class StoreCalls {
    */
   async pollSlot(store: StoreRow): Promise<void> {
     const decision = await this.#pollBudgets.get(store.platform)?.take(store.id);
-    if (decision && !decision.allowed) throw new RetryLaterError(`${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`, Math.max(50, decision.msBeforeNext));
+    if (decision && !decision.allowed) throw new PollBudgetWait(`${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`, Math.max(50, decision.msBeforeNext));
   }
 
   /** How long until the store's next listOrders call is allowed (0: now, or its platform meters none). */

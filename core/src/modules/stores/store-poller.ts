@@ -8,7 +8,7 @@ import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
-import type { StoreCalls } from './store-calls.ts';
+import { PollBudgetWait, type StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 
 /** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
@@ -79,7 +79,12 @@ export class StorePoller {
     return this.#connectors.get(store.platform)?.listOrders !== undefined;
   }
 
-  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now (and a listings sync, where the platform lists them). */
+  /**
+   * `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now (and a listings
+   * sync, where the platform lists them). Where the platform meters its order search and the
+   * store's budget is spent, the poll waits for it: the answer says when (`pollsAt`), and the
+   * lease is left free meanwhile (nothing runs), so a sync asked for again answers the same.
+   */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
     const store = await this.#stores.row(tenant, storeId);
     if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
@@ -100,6 +105,7 @@ export class StorePoller {
     }
     await this.#listings?.requestSyncQuietly(store);
     const waitMs = await this.#calls.pollWaitMs(store);
+    if (waitMs > 0) await this.#release(storeId);
     return { storeId, requestedAt: new Date(taken.now).toISOString(), pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString() };
   }
 
@@ -114,8 +120,10 @@ export class StorePoller {
     try {
       await this.#pages(store);
     } catch (err) {
-      // A poll that waits for the platform's budget comes back without spending an attempt: it keeps the lease.
-      if (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#release(storeId);
+      // A poll that waits for the platform's budget comes back without spending an attempt: it
+      // keeps the lease, but for the order-search budget (it runs nothing until then: a sync
+      // asked for meanwhile answers when it will).
+      if (err instanceof PollBudgetWait || (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited'))) await this.#release(storeId);
       await this.#calls.disconnectIfRevoked(storeId, err);
       throw err;
     }
@@ -125,13 +133,14 @@ export class StorePoller {
   async #pages(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform)!;
     const ctx = this.#context(store.platform);
-    await this.#calls.pollSlot(store);
+    // The scarce order-search budget is taken last, once nothing else can hold the call back.
     const connection = await this.#calls.connection(store);
+    await this.#calls.pollSlot(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       if (page > 0) {
-        await this.#calls.pollSlot(store);
         await this.#calls.slot(store);
+        await this.#calls.pollSlot(store);
       }
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
