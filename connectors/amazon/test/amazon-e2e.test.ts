@@ -200,6 +200,23 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === pending && i.status === 'placed'), 'the order placed once UNSHIPPED');
     });
 
+    it('reads a skipped order again by id (getOrder v2026-01-01) when it is retried once its product exists', async () => {
+      const { key, seller, storeId } = await installed(w);
+      const id = amazonOrderId();
+      seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: 'CARD-A6-AMZ', quantity: 100 }] }));
+      assert.equal((await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status, 202);
+      const skipped = await eventually(async () => (await w.h.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data[0], 'the order skipped');
+      assert.equal(skipped.externalOrderId, id);
+      const product = await w.h.api(key, 'POST', '/reseller-products', { sku: 'CARD-A6-AMZ', title: 'Cards', productId: 'business-cards' });
+      assert.equal(product.status, 201, JSON.stringify(product.body));
+      const before = seller.seen('getOrder').length;
+      const retried = await w.h.api(key, 'POST', `/stores/${storeId}/ingests/${skipped.id}/retry`);
+      assert.ok([200, 202].includes(retried.status), JSON.stringify(retried.body));
+      await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'), 'placed on retry');
+      assert.equal(seller.seen('getOrder').length, before + 1);
+      assert.equal(seller.seen('getOrder').at(-1)!.query.includedData, 'RECIPIENT,FULFILLMENT,BUYER,PACKAGES');
+    });
+
     it('confirms the shipment with v0 confirmShipment: the marketplace, packageReferenceId "1" as a string, the carrier code, only the printed order items and their quantities', async () => {
       const { key, seller, storeId } = await installed(w);
       const id = amazonOrderId();
