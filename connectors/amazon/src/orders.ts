@@ -37,6 +37,7 @@ export const amazonOrderSchema = z
             orderItemId: z.string(),
             quantityOrdered: z.number().int().nonnegative(),
             product: z.object({ asin: z.string().optional(), title: z.string().optional(), sellerSku: z.string().nullable().optional(), price: z.object({ unitPrice: money }).loose().optional() }).loose().optional(),
+            fulfillment: z.object({ quantityFulfilled: z.number().int().optional(), quantityUnfulfilled: z.number().int().optional() }).loose().optional(),
           })
           .loose(),
       )

@@ -23,13 +23,18 @@ export function carrierFields(carrier: string): { carrierCode: string; carrierNa
   return code ? { carrierCode: code } : { carrierCode: 'Other', carrierName: carrier.trim() || 'Other' };
 }
 
-/** What one order item still awaits: ordered minus what the order's packages already hold. */
-function unshipped(order: AmazonOrder, orderItemId: string, ordered: number): number {
+/**
+ * What one order item still awaits: Amazon's own count (`fulfillment.quantityUnfulfilled`), else
+ * what was ordered minus what the order's packages already hold.
+ */
+function unshipped(order: AmazonOrder, item: AmazonOrder['orderItems'][number]): number {
+  if (typeof item.fulfillment?.quantityUnfulfilled === 'number') return Math.max(0, item.fulfillment.quantityUnfulfilled);
   let shipped = 0;
   for (const p of order.packages ?? []) {
-    for (const i of (p as { orderItems?: Array<{ orderItemId?: string; quantity?: number }> }).orderItems ?? []) if (i.orderItemId === orderItemId) shipped += i.quantity ?? 0;
+    const held = p as { orderItems?: Array<{ orderItemId?: string; quantity?: number }>; packageItems?: Array<{ orderItemId?: string; quantity?: number }> };
+    for (const i of [...(held.orderItems ?? []), ...(held.packageItems ?? [])]) if (i.orderItemId === item.orderItemId) shipped += i.quantity ?? 0;
   }
-  return Math.max(0, ordered - shipped);
+  return Math.max(0, item.quantityOrdered - shipped);
 }
 
 /**
@@ -38,7 +43,7 @@ function unshipped(order: AmazonOrder, orderItemId: string, ordered: number): nu
  * what the item still awaits. The seller's other items are never confirmed.
  */
 export function printedItems(order: AmazonOrder, lines: Shipment['lines']): Array<{ orderItemId: string; quantity: number }> {
-  const left = new Map(order.orderItems.map((i) => [i.orderItemId, unshipped(order, i.orderItemId, i.quantityOrdered)]));
+  const left = new Map(order.orderItems.map((i) => [i.orderItemId, unshipped(order, i)]));
   const picked = new Map<string, number>();
   for (const line of lines) {
     let wanted = line.quantity;
@@ -77,8 +82,9 @@ export async function confirmShipment(ctx: AmazonContext, api: SpApi, shipment: 
   const items = printedItems(order, shipment.lines);
   const marketplaceId = order.salesChannel?.marketplaceId;
   if (!marketplaceId) throw new ConnectorError('invalid_payload', `Amazon order ${order.orderId} names no marketplace: nothing confirmed`);
+  // Unique within the order: after every package it holds (whether or not Amazon shows their reference ids).
   const numbers = packages.map((p) => Number(p.packageReferenceId)).filter((n) => Number.isInteger(n) && n > 0);
-  const packageReferenceId = String(Math.max(0, ...numbers) + 1);
+  const packageReferenceId = String(Math.max(packages.length, ...numbers) + 1);
   await api.call({
     method: 'POST',
     path: `/orders/v0/orders/${encodeURIComponent(order.orderId)}/shipmentConfirmation`,

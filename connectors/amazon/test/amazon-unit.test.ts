@@ -163,6 +163,10 @@ describe('Amazon connector units', () => {
       ]);
       assert.throws(() => printedItems(o, [{ externalLineId: null, sku: 'POSTER-TULIPS', quantity: 5 }]), /awaits no 1 more of POSTER-TULIPS/);
       assert.deepEqual(printedItems(o, [{ externalLineId: 'B', sku: null, quantity: 1 }]), [{ orderItemId: 'B', quantity: 1 }]);
+      // Amazon's own count of what an item awaits comes first.
+      const counted = order({ orderItems: [{ orderItemId: 'A', quantityOrdered: 3, product: { sellerSku: 'POSTER-TULIPS' }, fulfillment: { quantityFulfilled: 2, quantityUnfulfilled: 1 } }] });
+      assert.deepEqual(printedItems(counted, [{ externalLineId: null, sku: 'POSTER-TULIPS', quantity: 1 }]), [{ orderItemId: 'A', quantity: 1 }]);
+      assert.throws(() => printedItems(counted, [{ externalLineId: null, sku: 'POSTER-TULIPS', quantity: 2 }]), /awaits no 1 more/);
     });
   });
 

@@ -283,6 +283,13 @@ export class FakeAmazon {
       if (typeof item.quantity !== 'number' || !Number.isInteger(item.quantity) || item.quantity < 1 || item.quantity + shipped > own.quantityOrdered) return invalid(`Quantity of ${own.orderItemId} is invalid.`);
     }
     if (order.packages.some((pk) => pk.packageReferenceId === p.packageReferenceId)) return invalid('Failed to create package due to a duplicate packageReferenceId.');
+    for (const item of p.orderItems as Array<{ orderItemId: string; quantity: number }>) {
+      const own = order.orderItems.find((i) => i.orderItemId === item.orderItemId)!;
+      own.fulfillment = { quantityFulfilled: own.fulfillment.quantityFulfilled + item.quantity, quantityUnfulfilled: own.fulfillment.quantityUnfulfilled - item.quantity };
+    }
+    // The order moves on as Amazon moves it: shipped once nothing awaits, else partly.
+    order.fulfillment.fulfillmentStatus = order.orderItems.every((i) => i.fulfillment.quantityUnfulfilled === 0) ? 'SHIPPED' : 'PARTIALLY_SHIPPED';
+    order.lastUpdatedTime = seller.stamp();
     order.packages.push({ packageReferenceId: p.packageReferenceId, carrier: p.carrierCode === 'Other' ? p.carrierName : p.carrierCode, carrierCode: p.carrierCode, trackingNumber: p.trackingNumber, shipDate: p.shipDate, orderItems: p.orderItems });
     return [204, undefined, { 'x-amzn-RateLimit-Limit': '2.0', 'x-amzn-RequestId': randomBytes(8).toString('hex') }];
   }
