@@ -1,7 +1,7 @@
 import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { AmazonContext, SpApi } from './amazon-client.ts';
-import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, OPEN_STATUSES, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_STATUSES } from './config.ts';
+import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_STATUSES } from './config.ts';
 
 const money = z.object({ amount: z.string(), currencyCode: z.string() }).partial().optional();
 const address = z
@@ -163,4 +163,3 @@ export async function getOrder(api: SpApi, orderId: string, included: readonly s
   return order;
 }
 
-export { OPEN_STATUSES };
