@@ -19,13 +19,23 @@ function errorText(body: string): string {
   return body.length > 300 ? `${body.slice(0, 300)}…` : body;
 }
 
+/** The app's Login with Amazon credentials: the connector loads without them, but no flow works. */
+export function lwaApp(ctx: AmazonContext): { clientId: string; clientSecret: string } {
+  const { lwaClientId, lwaClientSecret } = ctx.settings;
+  if (!lwaClientId || !lwaClientSecret) {
+    throw new ConnectorError('invalid_payload', `Amazon is not set up on this server: set ${settingVariable('AMAZON', 'lwaClientId')} and ${settingVariable('AMAZON', 'lwaClientSecret')} (the app's Login with Amazon credentials).`);
+  }
+  return { clientId: lwaClientId, clientSecret: lwaClientSecret };
+}
+
 /**
  * Login with Amazon's token endpoint (`POST {lwaUrl}/auth/o2/token`, form-encoded, the app's
  * client id and secret in the body). `400 invalid_grant` is a code or refresh token Amazon no
  * longer honours; `401 invalid_client` is our app's secret (rotated?), not the seller's doing.
  */
 async function lwaToken(ctx: AmazonContext, grant: Record<string, string>, what: 'code' | 'refresh'): Promise<LwaToken> {
-  const body = new URLSearchParams({ ...grant, client_id: ctx.settings.lwaClientId, client_secret: ctx.settings.lwaClientSecret }).toString();
+  const app = lwaApp(ctx);
+  const body = new URLSearchParams({ ...grant, client_id: app.clientId, client_secret: app.clientSecret }).toString();
   const res = await ctx.http.request({
     method: 'POST',
     url: `${ctx.settings.lwaUrl}/auth/o2/token`,

@@ -14,8 +14,8 @@ export const settingsSchema = z.object({
   appId: z.string().trim().regex(/^amzn1\.sp\.solution\.[A-Za-z0-9-]+$/, 'must be the app id from the Solution Provider Portal (amzn1.sp.solution.…)').optional().meta({
     description: "The app's id (amzn1.sp.solution.…) from the Solution Provider Portal (Develop apps): the `application_id` of the Seller Central consent page; needed for install links only",
   }),
-  lwaClientId: z.string().trim().min(1).meta({ description: "Login with Amazon client id of the app (amzn1.application-oa2-client.…), from the app's LWA credentials in the Solution Provider Portal" }),
-  lwaClientSecret: z.string().trim().min(1).meta({ description: 'Login with Amazon client secret of the app (Amazon makes you rotate it every 180 days; refresh tokens survive rotation)' }),
+  lwaClientId: z.string().trim().min(1).optional().meta({ description: "Login with Amazon client id of the app (amzn1.application-oa2-client.…), from the app's LWA credentials in the Solution Provider Portal; every Amazon flow needs it" }),
+  lwaClientSecret: z.string().trim().min(1).optional().meta({ description: 'Login with Amazon client secret of the app (Amazon makes you rotate it every 180 days; refresh tokens survive rotation); every Amazon flow needs it' }),
   apiUrl: origin.default('https://sellingpartnerapi-na.amazon.com').meta({ description: "Selling Partner API origin of the sellers' region (-na, -eu or -fe); point it at the sandbox or a local fake" }),
   lwaUrl: origin.default('https://api.amazon.com').meta({ description: 'Login with Amazon origin (its token endpoint is /auth/o2/token)' }),
   marketplaceIds: z.string().default('ATVPDKIKX0DER').pipe(marketplaceList).meta({ description: 'Marketplaces read when the seller chooses none, comma-separated (ATVPDKIKX0DER = Amazon.com)' }),

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ConnectorError, settingVariable, type StoreConnection } from '@print-api/connector-kit';
-import { describeSeller, exchangeCode, SpApi, type AmazonContext } from './amazon-client.ts';
+import { describeSeller, exchangeCode, lwaApp, SpApi, type AmazonContext } from './amazon-client.ts';
 import { installInputSchema, type AmazonCredentials } from './config.ts';
 
 /** Our cookie carrying the marketplaces the seller chose, bound to the install's state. */
@@ -8,7 +8,7 @@ const MARKETPLACES_COOKIE = 'amazon_marketplaces';
 const SELLING_PARTNER_ID = /^A[A-Z0-9]{9,20}$/;
 
 function seal(ctx: AmazonContext, state: string, ids: string): string {
-  return createHmac('sha256', ctx.settings.lwaClientSecret).update(`${state}\n${ids}`).digest('base64url');
+  return createHmac('sha256', lwaApp(ctx).clientSecret).update(`${state}\n${ids}`).digest('base64url');
 }
 
 function readCookie(header: string | undefined, name: string): string | undefined {

@@ -174,8 +174,16 @@ describe('Amazon connector units', () => {
     const m = amazonConnector.manifest;
     assert.deepEqual(m.capabilities, { webhooks: false, polling: true, fulfilment: true, oauth: true });
     assert.deepEqual(m.pollBudget, { burst: 20, refillMs: 180_000 });
-    const s = settingsSchema.parse({ lwaClientId: 'id', lwaClientSecret: 'secret' });
+    const s = settingsSchema.parse({});
+    assert.equal(s.lwaClientId, undefined, 'the connector loads without its app credentials');
     assert.deepEqual([s.apiUrl, s.lwaUrl, s.marketplaceIds], ['https://sellingpartnerapi-na.amazon.com', 'https://api.amazon.com', ['ATVPDKIKX0DER']]);
     assert.throws(() => settingsSchema.parse({ lwaClientId: 'id', lwaClientSecret: 'secret', marketplaceIds: 'amazon.de' }), /marketplace ids/);
+  });
+
+  it('names the settings to set when the app credentials are missing, before calling Amazon', async () => {
+    const ctx = { ...context(), settings: settingsSchema.parse({ apiUrl: API, lwaUrl: LWA }) };
+    const err = await rejection(refreshIfDue(ctx, credentials({ accessToken: null })));
+    assert.equal(err.kind, 'invalid_payload');
+    assert.match(err.message, /CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET/);
   });
 });
