@@ -8,6 +8,7 @@ import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with {
 import wooOrder from '../connectors/woocommerce/test/fixtures/order.json' with { type: 'json' };
 import { etsyBench } from './connectors/etsy.ts';
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
+import { amazonBench } from './connectors/amazon.ts';
 import { benchResellerId, topUp } from './order-scenarios.ts';
 import type { Measured } from './run.ts';
 import { wixBench } from './connectors/wix.ts';
@@ -18,6 +19,16 @@ const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 /** Webhooks per second offered while the acknowledgement latency is measured (the ingestion target rate). */
 const ACK_RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const SKU = 'POSTER-TULIPS';
+
+/** A platform measured otherwise than by webhooks (a polled one, through sync pages): its own measurement of the seeded store. */
+export interface MeasuredPlatform {
+  name: string;
+  slug: string;
+  platform: string;
+  externalId: (ctx: BenchContext) => string;
+  credentials: (ctx: BenchContext) => unknown;
+  measure: (ctx: BenchContext, store: { id: string; key: string }) => Promise<Measured[]>;
+}
 
 /** A connector in the bench: its seeded store and its signed deliveries (new platforms: a descriptor in bench/connectors/<slug>.ts). */
 export interface Platform {
@@ -38,7 +49,7 @@ export interface Platform {
 }
 
 const SHOP = 'bench-prints.myshopify.com';
-const platforms: Platform[] = [
+const platforms: Array<Platform | MeasuredPlatform> = [
   {
     name: 'Shopify',
     slug: 'shopify',
@@ -66,6 +77,7 @@ const platforms: Platform[] = [
   wixBench,
   tiktokShopBench,
   etsyBench,
+  amazonBench,
 ];
 
 /**
@@ -74,7 +86,7 @@ const platforms: Platform[] = [
  * service's key, polled and its listings synced just now so neither the catch-up poll nor the
  * listings sync calls the platform.
  */
-async function seedStore(ctx: BenchContext, p: Platform, resellerId: string, webhookSecret: string | null): Promise<string> {
+async function seedStore(ctx: BenchContext, p: Platform | MeasuredPlatform, resellerId: string, webhookSecret: string | null): Promise<string> {
   const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
   const id = newId('sto');
   const client = new pg.Client({ connectionString: ctx.env.DATABASE_URL });
@@ -147,6 +159,10 @@ export const connectorIngestScenario: Scenario = {
         body: JSON.stringify({ sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }),
       });
       if (product.status !== 201) throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
+      if ('measure' in p) {
+        rows.push(...(await p.measure(ctx, { id: await seedStore(ctx, p, resellerId, null), key })));
+        continue;
+      }
       const secret = p.secret(ctx);
       const storeId = await seedStore(ctx, p, resellerId, p.storeSecret ? secret : null);
       await p.prepare?.(ctx, STORE_ORDERS + Math.ceil(ACK_RATE * ctx.duration * 1.5));
@@ -214,7 +230,7 @@ export const listingsScenario: Scenario = {
       process.stdout.write('listings: skipped (needs PostgreSQL to seed the connected store)\n');
       return [];
     }
-    const woo = platforms.find((p) => p.slug === 'woocommerce')!;
+    const woo = platforms.find((p): p is Platform => p.slug === 'woocommerce')!;
     const { key } = await benchReseller(ctx, 0);
     const resellerId = await benchResellerId(ctx, key);
     const client = new pg.Client({ connectionString: databaseUrl });

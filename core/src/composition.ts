@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './infra/logger.ts';
 import { BullMqJobQueue } from './infra/queue/bullmq-queue.ts';
 import { InProcessJobQueue } from './infra/queue/in-process-queue.ts';
 import type { JobQueue } from './infra/queue/job-queue.ts';
+import { createTokenBucket } from './infra/token-bucket.ts';
 import { createRateLimiter, rateLimitFallbackReporter } from './infra/rate-limit.ts';
 import { REQUEST_PATH_REDIS } from './infra/redis-options.ts';
 import { Metrics } from './infra/metrics.ts';
@@ -247,6 +248,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     outbox,
     callLimiter: (platform, rate) =>
       createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
+    pollBudget: (platform, budget) =>
+      createTokenBucket({ ...budget, redis, keyPrefix: `${redisPrefix}:poll-budget:${platform}`, name: `poll-budget:${platform}`, onFallback: onRateLimitFallback }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
   const stores = storesModule.stores;

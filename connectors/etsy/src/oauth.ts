@@ -105,7 +105,7 @@ async function tokenGrant(ctx: Context, form: Record<string, string>, what: stri
   if (res.status !== 200) {
     const text = etsyErrorText(res.body);
     // invalid_grant: a code forged, used twice or expired, a verifier that does not match, a refresh token revoked.
-    if (res.status === 400 || res.status === 401) throw new ConnectorError('auth', `Etsy refused to ${what} (${res.status} ${text})`, { status: res.status });
+    if (res.status === 400 || res.status === 401) throw new ConnectorError('auth', `Etsy refused to ${what} (${res.status} ${text})`, { status: res.status, revoked: true });
     const err = client.error(res);
     // Our app key refused (an operator's setting, not the shop's grant): retried, never a disconnection.
     if (err.kind === 'auth') throw new ConnectorError('upstream_unavailable', err.message, { status: res.status });

@@ -90,7 +90,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     // Last: the store is disconnected by it.
     it('a renewal the platform refuses (auth) disconnects the store with the reason', async () => {
       const calls = processWith(async () => {
-        throw new ConnectorError('auth', 'the refresh token was revoked');
+        throw new ConnectorError('auth', 'the refresh token was revoked', { revoked: true });
       });
       let failure: unknown;
       await calls.connection(await store()).catch((err: unknown) => (failure = err));

@@ -12,12 +12,18 @@ export class ConnectorError extends Error {
   readonly kind: ConnectorErrorKind;
   readonly retryAfterMs: number | undefined;
   readonly status: number | undefined;
+  /**
+   * With `auth`: the merchant withdrew our access on the platform (not a passing failure): core
+   * disconnects the store, with this message as its `lastError`.
+   */
+  readonly revoked: boolean;
 
-  constructor(kind: ConnectorErrorKind, message: string, opts: { retryAfterMs?: number; status?: number; cause?: unknown } = {}) {
+  constructor(kind: ConnectorErrorKind, message: string, opts: { retryAfterMs?: number; status?: number; cause?: unknown; revoked?: boolean } = {}) {
     super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
     this.kind = kind;
     this.retryAfterMs = opts.retryAfterMs;
     this.status = opts.status;
+    this.revoked = opts.revoked === true;
   }
 
   /** Maps an HTTP answer of a platform to the right kind (401/403 auth, 429 rate_limited, 5xx upstream, other 4xx invalid). */

@@ -167,6 +167,14 @@ export interface ConnectorManifest<C, S = unknown> {
   rateLimit: { max: number; durationMs: number };
   /** How often polling runs for a connected store (ms), when `capabilities.polling`. */
   pollIntervalMs?: number;
+  /**
+   * A budget of `listOrders` calls per store, besides `rateLimit`, for platforms whose order
+   * search is metered on its own (a token bucket: `burst` calls at once, one more every
+   * `refillMs`). Core takes one before each page, shared by every process (the scheduled poll
+   * and `POST /stores/{id}/sync` alike): a poll waits for it, and a sync answers when its poll
+   * can call the platform.
+   */
+  pollBudget?: { burst: number; refillMs: number };
 }
 
 /**
@@ -295,8 +303,12 @@ export interface Connector<C = unknown, S = unknown> {
   /** Fetches orders by id (thin webhooks; core asks once for the orders every notification of a store in one batch names, so expect many ids and batch them as the platform allows). */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
-  /** Orders changed since `cursor` (null = the connector's default look-back), one page at a time. */
-  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null }>;
+  /**
+   * Orders changed since `cursor` (null = the connector's default look-back), one page at a
+   * time. `done`: this page ends the run (the next poll goes on from `nextCursor`), for a
+   * platform whose cursor moves on every call and whose calls are scarce.
+   */
+  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean }>;
 
   /**
    * The store's catalogue, one page at a time (`cursor` null: the first page): every product
@@ -310,12 +322,19 @@ export interface Connector<C = unknown, S = unknown> {
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 
   /**
+   * Reminders for the merchant about this store (an authorisation to renew before a date),
+   * shown as `notices` on `GET /stores/{id}`. Pure: no I/O.
+   */
+  storeNotices?(store: StoreConnection<C>, now: Date): string[];
+
+  /**
    * Renews expiring credentials; returns the new ones, or null when they are still good. Core
    * calls it before each call to the platform, one at a time per store across every process,
    * with the credentials as stored at that moment (another process may have renewed them), and
    * stores what it returns before the next one runs (a rotated refresh token is never lost). An
-   * `auth` failure (the platform refuses the refresh token: revoked, expired) disconnects the
-   * store with the error's message as its `lastError`.
+   * `auth` failure marked `revoked` (the platform refuses the refresh token: revoked, expired)
+   * disconnects the store with the error's message in its `lastError`; one without (our app's
+   * own credentials refused) leaves it connected.
    */
   refreshCredentials?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<C | null>;
 }

@@ -1,8 +1,14 @@
 import { ConnectorError, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
+import type { TokenBucket } from '../../infra/token-bucket.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+
+/** A poll waiting for its platform's order-search budget (pollBudget): nothing runs meanwhile. */
+export class PollBudgetWait extends RetryLaterError {
+  override name = 'PollBudgetWait';
+}
 
 /**
  * Credential refresh and the platforms' call budgets: every job that calls a store's platform
@@ -19,6 +25,8 @@ export class StoreCalls {
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
   readonly #limiters = new Map<string, RateLimiter>();
+  /** The platforms' budgets of listOrders calls per store (manifest.pollBudget). */
+  readonly #pollBudgets = new Map<string, TokenBucket>();
   /** Renewals under way in this process, by store: one at a time per store. */
   readonly #renewals = new Map<string, Promise<unknown>>();
 
@@ -28,6 +36,8 @@ export class StoreCalls {
     context: (platform: string) => ConnectorContext;
     /** A limiter per platform (shared by every process on Redis); its key is the store. */
     callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+    /** A token bucket per platform with a pollBudget (shared by every process on Redis); its key is the store. */
+    pollBudget?: (platform: string, budget: { burst: number; refillMs: number }) => TokenBucket;
   }) {
     this.#stores = deps.stores;
     this.#connectors = deps.connectors;
@@ -35,7 +45,30 @@ export class StoreCalls {
     for (const connector of deps.connectors.all()) {
       const { platform, rateLimit } = connector.manifest;
       this.#limiters.set(platform, deps.callLimiter(platform, rateLimit));
+      const budget = connector.manifest.pollBudget;
+      if (budget && deps.pollBudget) this.#pollBudgets.set(platform, deps.pollBudget(platform, budget));
     }
+  }
+
+  /**
+   * Takes one of the store's listOrders calls where its platform meters them (pollBudget), or
+   * has the poll wait (no attempt spent) until the bucket allows one.
+   */
+  async pollSlot(store: StoreRow): Promise<void> {
+    const decision = await this.#pollBudgets.get(store.platform)?.take(store.id);
+    if (decision && !decision.allowed) throw new PollBudgetWait(`${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`, Math.max(50, decision.msBeforeNext));
+  }
+
+  /** How long until the store's next listOrders call is allowed (0: now, or its platform meters none). */
+  async pollWaitMs(store: StoreRow): Promise<number> {
+    return (await this.#pollBudgets.get(store.platform)?.wait(store.id)) ?? 0;
+  }
+
+  /** A connector said the merchant withdrew our access: the store is disconnected with its reason. Answers whether it did. */
+  async disconnectIfRevoked(storeId: string, err: unknown): Promise<boolean> {
+    if (!(err instanceof ConnectorError) || err.kind !== 'auth' || !err.revoked) return false;
+    await this.#stores.markDisconnected(storeId, err.message);
+    return true;
   }
 
   /**
@@ -69,10 +102,12 @@ export class StoreCalls {
       renewal = this.#stores
         .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#context(store.platform), current))
         .catch(async (err: unknown) => {
-          // The platform refused to renew (a revoked grant, an expired refresh token): nothing works
-          // until the merchant connects again, and GET /stores/{id} says why.
-          if (err instanceof ConnectorError && err.kind === 'auth') {
-            await this.#stores.markDisconnected(store.id, `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${err.message}. Connect the store again.`);
+          // The platform refused to renew because the merchant's grant is gone (revoked, expired
+          // refresh token): nothing works until the merchant connects again, and GET /stores/{id}
+          // says why. Our app's own credentials refused is not the store's doing: no disconnection.
+          if (err instanceof ConnectorError && err.kind === 'auth' && err.revoked) {
+            const reason = err.message.replace(/\.$/, '');
+            await this.#stores.markDisconnected(store.id, `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`);
           }
           throw err;
         })

@@ -1,4 +1,4 @@
-import type { ConnectorContext } from '@print-api/connector-kit';
+import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { conflict, unprocessable } from '../../http/api-error.ts';
@@ -8,11 +8,13 @@ import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
-import type { StoreCalls } from './store-calls.ts';
+import { PollBudgetWait, type StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 
 /** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
 const MAX_PAGES = 50;
+/** Orders of one page ingested side by side (each is placed on its own, idempotently). */
+const PAGE_PARALLEL = 8;
 /** How often a polling store is polled when its connector names no interval. */
 const DEFAULT_POLL_INTERVAL_MS = 5 * 60_000;
 
@@ -26,6 +28,8 @@ export const SYNC_LEASE_MS = 2 * 60_000;
 export interface SyncRequest {
   storeId: string;
   requestedAt: string;
+  /** When the poll may call the platform: now, or later where the platform meters its order search (pollBudget) and the store's budget is spent. */
+  pollsAt: string;
 }
 
 /**
@@ -75,7 +79,12 @@ export class StorePoller {
     return this.#connectors.get(store.platform)?.listOrders !== undefined;
   }
 
-  /** `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now (and a listings sync, where the platform lists them). */
+  /**
+   * `POST /stores/{id}/sync`: takes the store's sync lease and queues a poll now (and a listings
+   * sync, where the platform lists them). Where the platform meters its order search and the
+   * store's budget is spent, the poll waits for it: the answer says when (`pollsAt`), and the
+   * lease is left free meanwhile (nothing runs), so a sync asked for again answers the same.
+   */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
     const store = await this.#stores.row(tenant, storeId);
     if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
@@ -95,7 +104,9 @@ export class StorePoller {
       throw err;
     }
     await this.#listings?.requestSyncQuietly(store);
-    return { storeId, requestedAt: new Date(taken.now).toISOString() };
+    const waitMs = await this.#calls.pollWaitMs(store);
+    if (waitMs > 0) await this.#release(storeId);
+    return { storeId, requestedAt: new Date(taken.now).toISOString(), pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString() };
   }
 
   /** Polls one store for orders changed since its cursor (the poll job). */
@@ -109,8 +120,11 @@ export class StorePoller {
     try {
       await this.#pages(store);
     } catch (err) {
-      // A poll that waits for the platform's budget comes back without spending an attempt: it keeps the lease.
-      if (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#release(storeId);
+      // A poll that waits for the platform's budget comes back without spending an attempt: it
+      // keeps the lease, but for the order-search budget (it runs nothing until then: a sync
+      // asked for meanwhile answers when it will).
+      if (err instanceof PollBudgetWait || (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited'))) await this.#release(storeId);
+      await this.#calls.disconnectIfRevoked(storeId, err);
       throw err;
     }
     await this.#release(storeId);
@@ -119,19 +133,46 @@ export class StorePoller {
   async #pages(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform)!;
     const ctx = this.#context(store.platform);
+    // The scarce order-search budget is taken last, once nothing else can hold the call back.
     const connection = await this.#calls.connection(store);
+    await this.#calls.pollSlot(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
-      if (page > 0) await this.#calls.slot(store);
+      if (page > 0) {
+        await this.#calls.slot(store);
+        await this.#calls.pollSlot(store);
+      }
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
-      for (const order of result.orders) await this.#ingester.ingest(store, order);
+      await this.#ingestPage(store, result.orders);
       if (result.nextCursor) cursor = result.nextCursor;
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
       // hands back the page it was given while nothing newer came (reading it again finds no more).
-      if (result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
+      if (result.done || result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
     }
+  }
+
+  /**
+   * A page's orders, PAGE_PARALLEL at a time (a platform that is only polled brings every order
+   * this way). One that fails fails the page once the others are done: its cursor is not
+   * stored, and the retry reads the page again (what was placed is not placed twice).
+   */
+  async #ingestPage(store: StoreRow, orders: StoreOrder[]): Promise<void> {
+    let next = 0;
+    let failure: { err: unknown } | undefined;
+    const lane = async () => {
+      while (next < orders.length) {
+        const order = orders[next++]!;
+        try {
+          await this.#ingester.ingest(store, order);
+        } catch (err) {
+          failure ??= { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PAGE_PARALLEL, orders.length) }, lane));
+    if (failure) throw failure.err;
   }
 
   /** Queues a poll of every connected polling store whose interval has passed (the maintenance loop calls this). */

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
+import { createTokenBucket, type TokenBucket } from '../../infra/token-bucket.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { OrdersService, Tenant } from '../orders/orders-service.ts';
@@ -48,6 +49,8 @@ export interface StoresDeps {
   resellerProducts: ResellerProductsService;
   /** A limiter per platform (shared by every process on Redis); its key is the store. */
   callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  /** A token bucket per platform that meters its order search (manifest.pollBudget); in-process buckets when absent. */
+  pollBudget?: (platform: string, budget: { burst: number; refillMs: number }) => TokenBucket;
   /** Where the stores' own events are written (`store.order_skipped`). */
   outbox?: Outbox;
   /** A store order became a print order (the ingestion-lag metric). */
@@ -106,7 +109,13 @@ export class StoresModule {
     this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, onConnected: (store) => this.#onConnected(store) });
     this.credentialRequests = new CredentialRequests({ stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
-    this.calls = new StoreCalls({ stores: this.stores, connectors, context, callLimiter: deps.callLimiter });
+    this.calls = new StoreCalls({
+      stores: this.stores,
+      connectors,
+      context,
+      callLimiter: deps.callLimiter,
+      pollBudget: deps.pollBudget ?? ((platform, budget) => createTokenBucket({ ...budget, keyPrefix: `poll-budget:${platform}`, name: `poll-budget:${platform}` })),
+    });
     this.ingester = new OrderIngester({
       db,
       stores: this.stores,

@@ -24,6 +24,7 @@ export const storeSchema = openApiComponent(z.object({
   lastError: z.string().nullable(),
   createdAt: z.string(),
   disconnectedAt: z.string().nullable(),
+  notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date); empty when there are none." }),
 }), 'Store');
 const linkSchema = openApiComponent(z.object({
   id: z.string(),
@@ -76,6 +77,7 @@ const STORE_EXAMPLE = {
   lastError: null,
   createdAt: '2026-11-25T10:20:41.730Z',
   disconnectedAt: null,
+  notices: [],
 };
 const LINK_EXAMPLE = {
   id: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB',
@@ -355,7 +357,7 @@ function syncRoute(poller: StorePoller): AnyRoute {
     auth: 'apiKey',
     scope: 'stores:write',
     params: idParams,
-    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string() }) }), example: { data: { storeId: STORE_EXAMPLE.id, requestedAt: '2026-11-25T10:46:30.018Z' } } } },
+    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string(), pollsAt: z.string().meta({ description: "When the poll calls the platform: now, or, where the platform allows only so many order searches (Amazon: one every 3 minutes, a burst of 20) and the store's are spent, when the next one is allowed (the poll is queued and waits till then)." }) }) }), example: { data: { storeId: STORE_EXAMPLE.id, requestedAt: '2026-11-25T10:46:30.018Z', pollsAt: '2026-11-25T10:46:30.018Z' } } } },
     errors: [
       notFound,
       { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },

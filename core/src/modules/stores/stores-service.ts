@@ -26,6 +26,8 @@ export interface StoreView {
   lastError: string | null;
   createdAt: string;
   disconnectedAt: string | null;
+  /** Reminders from the platform's connector (storeNotices). */
+  notices: string[];
 }
 
 /**
@@ -416,7 +418,18 @@ export class StoresService implements LinkRegistry {
       lastError: row.last_error,
       createdAt: row.created_at.toISOString(),
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
+      notices: this.#notices(row),
     };
+  }
+
+  #notices(row: StoreRow): string[] {
+    const connector = this.#connectors.get(row.platform);
+    if (!connector?.storeNotices || row.status !== 'connected') return [];
+    try {
+      return connector.storeNotices(this.connection(row), new Date());
+    } catch {
+      return [];
+    }
   }
 }
 

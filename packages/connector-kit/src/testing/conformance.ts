@@ -61,6 +61,13 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
  * after production; polling catch-up; token refresh (platforms with expiring tokens); tracking
  * pushed back; a 429 answered by waiting; uninstall. Registers one mocha suite.
  *
+ * A platform without webhooks (`capabilities.webhooks` false: Amazon) runs the polling variant
+ * of each scenario: where a webhook would arrive, the order is saved in the fake store and the
+ * store synced (`POST /stores/{id}/sync`); the changes carry the fake's own clock (a poll sees
+ * a change when it happens, never an older one); repeated polls of the same state stand in for
+ * duplicate deliveries, and the signature scenarios do not exist. Its `uninstall` withdraws our
+ * access on the platform: the next call to it finds out and disconnects the store with a reason.
+ *
  * @example
  * ```ts
  * // connectors/acme/test/conformance.test.ts
@@ -81,6 +88,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
     let server: FakeHttpsServer | undefined;
     // Made now, not in a hook: its capabilities decide which scenarios exist (none is registered only to be skipped).
     const fake = opts.fakePlatform();
+    const webhooks = opts.connector.manifest.capabilities.webhooks;
 
     before(async function () {
       // A module name in a variable: the kit takes no build dependency on core (core depends on the kit).
@@ -118,6 +126,18 @@ export function connectorConformance(opts: ConformanceOptions): void {
       return { paid: true, lines: [{ sku: h.sku, quantity: 2 }], ...over, ...(id ? { id } : {}) };
     }
     const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    /** A change `n` minutes ago; on a polled platform, now (the fake's clock): a poll sees changes as they happen. */
+    const past = (n: number) => (webhooks ? minutesAgo(n) : undefined);
+
+    /**
+     * The order's change reaches us: its webhook for `event` (our HTTP status), or on a platform
+     * without webhooks a sync that polls it from the store (200 once the poll read it).
+     */
+    async function arrive(key: string, store: FakeStore, spec: OrderSpec & { id: string }, event: Parameters<FakeStore['deliver']>[1]): Promise<number> {
+      if (webhooks) return store.deliver(spec, event);
+      await syncRead(key, store.storeId);
+      return 200;
+    }
 
     /** A fresh reseller with a store on the fake platform (its connect-time poll done). */
     async function connected(mode: 'live' | 'test' = 'live'): Promise<{ key: string; store: FakeStore; walletCents: number }> {
@@ -126,13 +146,19 @@ export function connectorConformance(opts: ConformanceOptions): void {
     }
 
     /** POST /stores/{id}/sync, again while the store's previous poll still holds it (409 sync_in_progress). */
-    async function sync(key: string, storeId: string): Promise<void> {
-      await eventually(async () => {
+    async function sync(key: string, storeId: string): Promise<string> {
+      return eventually(async () => {
         const res = await h.api(key, 'POST', `/stores/${storeId}/sync`);
         if (res.status === 409 && res.body?.error?.code === 'sync_in_progress') return false;
         assert.equal(res.status, 202, JSON.stringify(res.body));
-        return true;
+        return res.body.data.requestedAt as string;
       }, 'a sync accepted');
+    }
+
+    /** A sync, and its poll's page read (lastPolledAt at or after the request). */
+    async function syncRead(key: string, storeId: string): Promise<void> {
+      const requestedAt = Date.parse(await sync(key, storeId));
+      await eventually(async () => Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt, 'the sync read');
     }
 
     it('connects: the store is listed connected under its platform', async () => {
@@ -147,7 +173,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const { key, store } = await connected();
       const spec = printOrder(undefined, { lines: [{ sku: h.sku, quantity: 2 }, { sku: OTHER_SKU, quantity: 1 }, { sku: '', quantity: 1 }, { sku: null, quantity: 3 }] });
       const id = store.saveOrder(spec);
-      assert.equal(await store.deliver({ ...spec, id }, 'created'), 200);
+      assert.equal(await arrive(key, store, { ...spec, id }, 'created'), 200);
       const placed = await ingestIn(key, store.storeId, id, 'placed');
       assert.deepEqual(placed.skippedLines.map((s) => [s.sku, s.quantity]), [[OTHER_SKU, 1], [null, 1], [null, 3]]);
       const view = await order(key, placed.orderId!);
@@ -156,7 +182,8 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.equal(view.storeId, store.storeId);
       assert.deepEqual(view.lines.map((l: { resellerSku: string; quantity: number }) => [l.resellerSku, l.quantity]), [[h.sku, 2]]);
       for (const [field, value] of Object.entries(fake.shipsTo)) assert.equal(view.recipient[field], value, `recipient.${field}`);
-      assert.equal(await store.deliver({ ...spec, id }, 'updated'), 200);
+      assert.equal(await arrive(key, store, { ...spec, id }, 'updated'), 200);
+      if (!webhooks) await syncRead(key, store.storeId);
       assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
     });
 
@@ -164,24 +191,37 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const { key, store } = await connected();
       const spec = printOrder(undefined, { lines: [{ sku: OTHER_SKU, quantity: 1 }] });
       const id = store.saveOrder(spec);
-      assert.equal(await store.deliver({ ...spec, id }, 'created'), 200);
+      assert.equal(await arrive(key, store, { ...spec, id }, 'created'), 200);
       await ingestIn(key, store.storeId, id, 'no_print_lines');
       assert.deepEqual(await orders(key), []);
     });
 
     it('waits for payment, then places the order when the paid update arrives', async () => {
       const { key, store } = await connected();
-      const id = store.saveOrder(printOrder(undefined, { paid: false, updatedAt: minutesAgo(10) }));
-      assert.equal(await store.deliver(printOrder(id, { paid: false, updatedAt: minutesAgo(10) }), 'created'), 200);
-      await ingestIn(key, store.storeId, id, 'waiting_payment');
+      const id = store.saveOrder(printOrder(undefined, { paid: false, updatedAt: past(10) }));
+      assert.equal(await arrive(key, store, printOrder(id, { paid: false, updatedAt: past(10) }), 'created'), 200);
+      // A polled platform whose order search leaves unpaid orders out (Amazon's PENDING) records nothing yet.
+      if (webhooks) await ingestIn(key, store.storeId, id, 'waiting_payment');
+      else assert.ok([undefined, 'waiting_payment'].includes((await ingest(key, store.storeId, id))?.status), 'unpaid: waiting, or not listed');
       assert.deepEqual(await orders(key), []);
-      store.saveOrder(printOrder(id, { updatedAt: minutesAgo(5) }));
-      assert.equal(await store.deliver(printOrder(id, { updatedAt: minutesAgo(5) }), 'paid'), 200);
+      store.saveOrder(printOrder(id, { updatedAt: past(5) }));
+      assert.equal(await arrive(key, store, printOrder(id, { updatedAt: past(5) }), 'paid'), 200);
       await ingestIn(key, store.storeId, id, 'placed');
       assert.equal((await orders(key)).length, 1);
     });
 
-    it('places an order once when deliveries repeat and arrive out of order (the paid update before the creation)', async () => {
+    if (!webhooks) it('places an order once when polls read it again (a sync after a sync, the next run overlapping the last)', async () => {
+      const { key, store } = await connected();
+      const id = store.saveOrder(printOrder());
+      await sync(key, store.storeId);
+      const placed = await ingestIn(key, store.storeId, id, 'placed');
+      await syncRead(key, store.storeId);
+      await syncRead(key, store.storeId);
+      assert.equal(Date.parse((await ingest(key, store.storeId, id))!.storeUpdatedAt!), Date.parse(placed.storeUpdatedAt!));
+      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
+    });
+
+    if (webhooks) it('places an order once when deliveries repeat and arrive out of order (the paid update before the creation)', async () => {
       const { key, store } = await connected();
       const paidAt = minutesAgo(5);
       const id = store.saveOrder(printOrder(undefined, { updatedAt: paidAt }));
@@ -198,7 +238,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
     });
 
-    it('answers 401 to forged and stale deliveries and ingests nothing; the genuine one is taken', async () => {
+    if (webhooks) it('answers 401 to forged and stale deliveries and ingests nothing; the genuine one is taken', async () => {
       const { key, store } = await connected();
       // Not in the store yet: a poll cannot ingest it while the refused deliveries are checked.
       const id = store.nextOrderId();
@@ -212,12 +252,12 @@ export function connectorConformance(opts: ConformanceOptions): void {
 
     it('cancels our order when the store cancels it before production, and refunds the wallet', async () => {
       const { key, store, walletCents } = await connected();
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(10) }));
-      await store.deliver(printOrder(id, { updatedAt: minutesAgo(10) }), 'created');
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: past(10) }));
+      await arrive(key, store, printOrder(id, { updatedAt: past(10) }), 'created');
       const placed = await ingestIn(key, store.storeId, id, 'placed');
-      const cancelled = printOrder(id, { cancelled: true, updatedAt: minutesAgo(1) });
+      const cancelled = printOrder(id, { cancelled: true, updatedAt: past(1) });
       store.saveOrder(cancelled);
-      assert.equal(await store.deliver(cancelled, 'cancelled'), 200);
+      assert.equal(await arrive(key, store, cancelled, 'cancelled'), 200);
       await ingestIn(key, store.storeId, id, 'cancelled');
       assert.equal((await order(key, placed.orderId!)).state, 'CANCELLED');
       assert.equal((await h.api(key, 'GET', '/wallet')).body.data.balanceCents, walletCents);
@@ -225,14 +265,14 @@ export function connectorConformance(opts: ConformanceOptions): void {
 
     it('records, and does not undo, a store cancellation after production started', async () => {
       const { key, store } = await connected();
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(10) }));
-      await store.deliver(printOrder(id, { updatedAt: minutesAgo(10) }), 'created');
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: past(10) }));
+      await arrive(key, store, printOrder(id, { updatedAt: past(10) }), 'created');
       const placed = await ingestIn(key, store.storeId, id, 'placed');
       await eventually(async () => (await order(key, placed.orderId!)).status === 'PAID', 'payment');
       await h.reportProduction(placed.orderId!, 'PROCESSING');
-      const cancelled = printOrder(id, { cancelled: true, updatedAt: minutesAgo(1) });
+      const cancelled = printOrder(id, { cancelled: true, updatedAt: past(1) });
       store.saveOrder(cancelled);
-      await store.deliver(cancelled, 'cancelled');
+      await arrive(key, store, cancelled, 'cancelled');
       const refused = await eventually(async () => (await ingest(key, store.storeId, id))?.error, 'the recorded refusal');
       assert.match(refused, /could not be/);
       assert.equal((await order(key, placed.orderId!)).status, 'PROCESSING');
@@ -240,7 +280,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
 
     it('catches up, on a sync, an order whose webhooks never came', async () => {
       const { key, store } = await connected();
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(1) }));
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: past(1) }));
       await sync(key, store.storeId);
       await ingestIn(key, store.storeId, id, 'placed');
       assert.equal((await orders(key)).length, 1);
@@ -250,7 +290,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const { key, store } = await connected();
       const before = store.tokenRefreshes!();
       store.expireTokens!();
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: minutesAgo(1) }));
+      const id = store.saveOrder(printOrder(undefined, { updatedAt: past(1) }));
       await sync(key, store.storeId);
       await ingestIn(key, store.storeId, id, 'placed');
       assert.ok(store.tokenRefreshes!() > before, 'a refresh-token grant');
@@ -259,7 +299,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
     it('pushes the tracking back to the store when production ships', async () => {
       const { key, store } = await connected('test');
       const id = store.saveOrder(printOrder());
-      await store.deliver(printOrder(id), 'created');
+      await arrive(key, store, printOrder(id), 'created');
       const placed = await ingestIn(key, store.storeId, id, 'placed');
       const [pushed] = await eventually(async () => store.pushedTracking(id).length > 0 && store.pushedTracking(id), 'the tracking pushed');
       const tracking = (await order(key, placed.orderId!)).tracking;
@@ -269,10 +309,10 @@ export function connectorConformance(opts: ConformanceOptions): void {
     });
 
     it("answers the platform's 429 by waiting Retry-After, then pushes once", async () => {
-      const { store } = await connected('test');
+      const { key, store } = await connected('test');
       const attempts = store.rateLimitNextPush(1);
       const id = store.saveOrder(printOrder());
-      await store.deliver(printOrder(id), 'created');
+      await arrive(key, store, printOrder(id), 'created');
       await eventually(async () => store.pushedTracking(id).length > 0, 'the tracking pushed');
       const at = attempts();
       assert.equal(at.length, 2, `push attempts: ${at.length}`);
@@ -283,11 +323,14 @@ export function connectorConformance(opts: ConformanceOptions): void {
     it('stops taking orders once the store is uninstalled (disconnected), keeping the orders placed', async () => {
       const { key, store } = await connected();
       const id = store.saveOrder(printOrder());
-      await store.deliver(printOrder(id), 'created');
+      await arrive(key, store, printOrder(id), 'created');
       await ingestIn(key, store.storeId, id, 'placed');
       if (store.uninstall) assert.equal(await store.uninstall(), 200);
       else assert.equal((await h.api(key, 'DELETE', `/stores/${store.storeId}`)).status, 200);
+      // Without webhooks, the platform says nothing: our next call to it finds the access withdrawn.
+      if (!webhooks && store.uninstall) await eventually(async () => [202, 409].includes((await h.api(key, 'POST', `/stores/${store.storeId}/sync`)).status), 'a sync asked for');
       await eventually(async () => (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.status === 'disconnected', 'disconnection');
+      if (!webhooks && store.uninstall) assert.ok((await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.lastError, 'the reason of the disconnection');
       const sync = await h.api(key, 'POST', `/stores/${store.storeId}/sync`);
       assert.equal(sync.status, 409);
       assert.equal(sync.body.error.code, 'store_disconnected');

@@ -67,6 +67,8 @@ export interface FakeStore {
    * out-of-order delivery) as the platform's webhook for `event`; answers our HTTP status. `tamper`: `forged` signs with a wrong secret; `stale` makes a delivery the
    * connector must refuse as a replay (an old timestamp, or the platform's equivalent).
    * Platforms that redeliver with the same id (duplicates) do so when `deliveryId` repeats.
+   * Never called for a platform without webhooks (`capabilities.webhooks` false): the suite
+   * saves the order and syncs the store instead (its fake may throw here).
    */
   deliver(order: OrderSpec & { id: string }, event: OrderEvent, opts?: { tamper?: DeliveryTamper; deliveryId?: string }): Promise<number>;
   /** The tracking the connector pushed back for the order, in the order it arrived. */
@@ -83,6 +85,8 @@ export interface FakeStore {
   /**
    * The merchant removes our app on the platform, and the platform tells us (a webhook).
    * Absent where the platform sends nothing: the suite then disconnects through `DELETE /stores/{id}`.
+   * On a platform without webhooks: the merchant withdraws our access (answer 200 once done),
+   * and the next call to the platform must find out and disconnect the store with a reason.
    */
   uninstall?(): Promise<number>;
 }

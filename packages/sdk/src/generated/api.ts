@@ -833,6 +833,21 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * AMAZON
+         * @description Amazon
+         */
+        ConnectStoreAmazon: {
+            sellingPartnerId: string;
+            refreshToken: string;
+            /** @description The marketplaces to read orders from (comma-separated or a list); the operator's default when absent */
+            marketplaceIds?: string | string[];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreAmazon";
+        };
+        /**
          * SHOPIFY
          * @description Shopify
          */
@@ -1316,6 +1331,8 @@ export interface components {
             lastError: string | null;
             createdAt: string;
             disconnectedAt: string | null;
+            /** @description Reminders from the store's platform (an authorisation to renew before a date); empty when there are none. */
+            notices: string[];
         };
         /**
          * WOOCOMMERCE
@@ -4300,7 +4317,8 @@ export interface operations {
                      * @example {
                      *       "data": {
                      *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
-                     *         "requestedAt": "2026-11-25T10:46:30.018Z"
+                     *         "requestedAt": "2026-11-25T10:46:30.018Z",
+                     *         "pollsAt": "2026-11-25T10:46:30.018Z"
                      *       }
                      *     }
                      */
@@ -4308,6 +4326,8 @@ export interface operations {
                         data: {
                             storeId: string;
                             requestedAt: string;
+                            /** @description When the poll calls the platform: now, or, where the platform allows only so many order searches (Amazon: one every 3 minutes, a burst of 20) and the store's are spent, when the next one is allowed (the poll is queued and waits till then). */
+                            pollsAt: string;
                         };
                     };
                 };
@@ -4550,7 +4570,8 @@ export interface operations {
                      *           "lastPolledAt": "2026-11-25T10:45:00.112Z",
                      *           "lastError": null,
                      *           "createdAt": "2026-11-25T10:20:41.730Z",
-                     *           "disconnectedAt": null
+                     *           "disconnectedAt": null,
+                     *           "notices": []
                      *         }
                      *       ],
                      *       "nextCursor": null,
@@ -4636,7 +4657,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
@@ -4658,7 +4679,8 @@ export interface operations {
                      *         "lastPolledAt": null,
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
-                     *         "disconnectedAt": null
+                     *         "disconnectedAt": null,
+                     *         "notices": []
                      *       }
                      *     }
                      */
@@ -4780,7 +4802,8 @@ export interface operations {
                      *         "lastPolledAt": "2026-11-25T10:45:00.112Z",
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
-                     *         "disconnectedAt": null
+                     *         "disconnectedAt": null,
+                     *         "notices": []
                      *       }
                      *     }
                      */
@@ -4884,7 +4907,8 @@ export interface operations {
                      *         "lastPolledAt": "2026-11-25T10:45:00.112Z",
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
-                     *         "disconnectedAt": "2026-11-26T09:02:13.550Z"
+                     *         "disconnectedAt": "2026-11-26T09:02:13.550Z",
+                     *         "notices": []
                      *       }
                      *     }
                      */

@@ -1,0 +1,165 @@
+import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
+import { z } from 'zod';
+import type { AmazonContext, SpApi } from './amazon-client.ts';
+import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_STATUSES } from './config.ts';
+
+const money = z.object({ amount: z.string(), currencyCode: z.string() }).partial().optional();
+const address = z
+  .object({
+    name: z.string().optional(),
+    companyName: z.string().optional(),
+    addressLine1: z.string().optional(),
+    addressLine2: z.string().optional(),
+    addressLine3: z.string().optional(),
+    city: z.string().optional(),
+    districtOrCounty: z.string().optional(),
+    stateOrRegion: z.string().optional(),
+    postalCode: z.string().optional(),
+    countryCode: z.string().optional(),
+    phone: z.string().optional(),
+  })
+  .loose();
+
+/** An order of Orders API v2026-01-01 (searchOrders, getOrder), the fields we read. */
+export const amazonOrderSchema = z
+  .object({
+    orderId: z.string().min(1),
+    createdTime: z.string(),
+    lastUpdatedTime: z.string(),
+    salesChannel: z.object({ marketplaceId: z.string() }).loose().optional(),
+    buyer: z.object({ buyerName: z.string().optional(), buyerEmail: z.string().optional() }).loose().optional(),
+    recipient: z.object({ deliveryAddress: address.optional() }).loose().optional(),
+    fulfillment: z.object({ fulfillmentStatus: z.string(), fulfilledBy: z.string().optional() }).loose().optional(),
+    orderItems: z
+      .array(
+        z
+          .object({
+            orderItemId: z.string(),
+            quantityOrdered: z.number().int().nonnegative(),
+            product: z.object({ asin: z.string().optional(), title: z.string().optional(), sellerSku: z.string().nullable().optional(), price: z.object({ unitPrice: money }).loose().optional() }).loose().optional(),
+            fulfillment: z.object({ quantityFulfilled: z.number().int().optional(), quantityUnfulfilled: z.number().int().optional() }).loose().optional(),
+          })
+          .loose(),
+      )
+      .default([]),
+    packages: z.array(z.object({ packageReferenceId: z.string().optional(), trackingNumber: z.string().optional() }).loose()).optional(),
+  })
+  .loose();
+export type AmazonOrder = z.infer<typeof amazonOrderSchema>;
+
+const searchSchema = z.object({
+  orders: z.array(amazonOrderSchema).default([]),
+  pagination: z.object({ nextToken: z.string().optional() }).optional(),
+  lastUpdatedBefore: z.string().optional(),
+  createdBefore: z.string().optional(),
+});
+
+/** Orders Amazon ships itself (FBA) are never ours to print. */
+export const isMerchantFulfilled = (o: AmazonOrder) => (o.fulfillment?.fulfilledBy ?? 'MERCHANT') === 'MERCHANT';
+
+/**
+ * An Amazon order as a store order: paid once it is `UNSHIPPED` or (partly) shipped (`PENDING`
+ * and `PENDING_AVAILABILITY` wait), cancelled when `CANCELLED`; one line per order item
+ * (`product.sellerSku`, `quantityOrdered`); the recipient from `recipient.deliveryAddress`
+ * (shown to apps with the Direct-to-Consumer Delivery role; absent without it).
+ */
+export function toStoreOrder(o: AmazonOrder): StoreOrder {
+  const status = o.fulfillment?.fulfillmentStatus ?? 'PENDING';
+  const a = o.recipient?.deliveryAddress;
+  const street2 = [a?.addressLine2, a?.addressLine3].filter((s) => s && s.trim()).join(', ');
+  return {
+    externalId: o.orderId,
+    name: o.orderId,
+    paid: status === 'UNSHIPPED' || status === 'PARTIALLY_SHIPPED' || status === 'SHIPPED',
+    cancelled: status === 'CANCELLED',
+    createdAt: o.createdTime,
+    updatedAt: o.lastUpdatedTime,
+    lines: o.orderItems.map((item) => ({
+      externalLineId: item.orderItemId,
+      sku: item.product?.sellerSku?.trim() || null,
+      quantity: item.quantityOrdered,
+      title: item.product?.title,
+      externalProductId: item.product?.asin ?? null,
+      externalVariantId: item.product?.sellerSku ?? null,
+    })),
+    recipient:
+      a && a.addressLine1 && a.city && a.countryCode
+        ? {
+            name: a.name ?? o.buyer?.buyerName ?? '',
+            ...(o.buyer?.buyerEmail ? { email: o.buyer.buyerEmail } : {}),
+            ...(a.phone ? { phone: a.phone } : {}),
+            address1: a.addressLine1,
+            ...(street2 ? { address2: street2 } : {}),
+            postalCode: a.postalCode ?? '',
+            city: a.city,
+            country: a.countryCode.toUpperCase(),
+          }
+        : null,
+  };
+}
+
+/** Where a store's polling stands: a checkpoint between runs, or a run's next page (its parameters kept as they were). */
+type Cursor = { v: 1; checkpoint: string } | { v: 1; after: string; token: string };
+
+function readCursor(cursor: string | null, now: Date): Cursor {
+  if (cursor) {
+    try {
+      const c = JSON.parse(cursor) as Cursor;
+      if (c.v === 1 && ('checkpoint' in c ? typeof c.checkpoint === 'string' : typeof c.after === 'string' && typeof c.token === 'string')) return c;
+    } catch {
+      // an unreadable cursor: start again from the look-back (orders are stored once)
+    }
+  }
+  return { v: 1, checkpoint: new Date(now.getTime() - FIRST_POLL_LOOKBACK_MS + POLL_OVERLAP_MS).toISOString() };
+}
+
+/** Amazon's ISO-8601 without milliseconds. */
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The searchOrders query of a run: the same on every page (only the pagination token is added). */
+export function searchQuery(lastUpdatedAfter: string, marketplaceIds: string[]): Record<string, string> {
+  return {
+    lastUpdatedAfter,
+    fulfillmentStatuses: SEARCH_STATUSES.join(','),
+    fulfilledBy: 'MERCHANT',
+    marketplaceIds: marketplaceIds.join(','),
+    includedData: INCLUDED_DATA.join(','),
+    maxResultsPerPage: String(ORDERS_PAGE_SIZE),
+  };
+}
+
+/**
+ * One page of `searchOrders` (`GET /orders/2026-01-01/orders`): a run asks for orders updated
+ * since its checkpoint minus an overlap, follows `pagination.nextToken` with the very same
+ * parameters, and after its last page moves the checkpoint to the answer's `lastUpdatedBefore`
+ * (Amazon's own clock). Each page is one call of the seller's scarce search budget, so the
+ * last page ends the run (`done`) rather than asking again.
+ */
+export async function searchOrdersPage(ctx: AmazonContext, api: SpApi, marketplaceIds: string[], cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string; done: boolean }> {
+  const at = readCursor(cursor, ctx.clock());
+  const after = 'token' in at ? at.after : iso(new Date(Date.parse(at.checkpoint) - POLL_OVERLAP_MS));
+  const query = { ...searchQuery(after, marketplaceIds), ...('token' in at ? { paginationToken: at.token } : {}) };
+  const page = await api.json(searchSchema, { method: 'GET', path: '/orders/2026-01-01/orders', query, operation: 'searchOrders' });
+  const orders: StoreOrder[] = [];
+  for (const o of page.orders) {
+    if (!isMerchantFulfilled(o)) {
+      ctx.logger.info('Amazon order fulfilled by Amazon: not ours to print', { orderId: o.orderId });
+      continue;
+    }
+    orders.push(toStoreOrder(o));
+  }
+  const next = page.pagination?.nextToken;
+  if (next) return { orders, nextCursor: JSON.stringify({ v: 1, after, token: next } satisfies Cursor), done: false };
+  const before = page.lastUpdatedBefore && Number.isFinite(Date.parse(page.lastUpdatedBefore)) ? page.lastUpdatedBefore : null;
+  if (!before) throw new ConnectorError('invalid_payload', 'Amazon answered searchOrders without lastUpdatedBefore: the checkpoint cannot move');
+  return { orders, nextCursor: JSON.stringify({ v: 1, checkpoint: before } satisfies Cursor), done: true };
+}
+
+const getOrderSchema = z.object({ order: amazonOrderSchema });
+
+/** `getOrder` (v2026-01-01), with what placing and confirming need. */
+export async function getOrder(api: SpApi, orderId: string, included: readonly string[] = [...INCLUDED_DATA, 'PACKAGES']): Promise<AmazonOrder> {
+  const { order } = await api.json(getOrderSchema, { method: 'GET', path: `/orders/2026-01-01/orders/${encodeURIComponent(orderId)}`, query: { includedData: included.join(',') }, operation: 'getOrder' });
+  return order;
+}
+
