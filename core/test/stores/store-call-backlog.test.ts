@@ -32,7 +32,9 @@ describe('store call budget: a backlog waits in turn', () => {
       }
     }
     expect(waits.slice(0, 2)).to.deep.equal([null, null]);
-    const windows = waits.slice(2).map((ms) => Math.floor(ms! / 10_000));
+    // A wait of (k, k+1] windows is k windows more than the current one's rest (a full 10,000 ms
+    // when the refusal comes in the millisecond the window opened).
+    const windows = waits.slice(2).map((ms) => Math.ceil(ms! / 10_000) - 1);
     // Refusals 1-2 wait for the next window, 3-4 for the one after, 5 for the third.
     expect(windows).to.deep.equal([0, 0, 1, 1, 2]);
   });

@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { DashboardLinks } from './dashboard-links-service.ts';
 
+const LINK_EXAMPLE = {
+  url: 'https://print-api.example/dashboard/login/dl_3QmZ8pN1vR7xK2cW9yT4bH6s',
+  expiresAt: '2026-11-25T10:51:30.000Z',
+  mode: 'test',
+};
+
 const linkSchema = z.object({
   url: z.string().meta({ description: 'Open it in a browser within 5 minutes; it signs in once.' }),
   expiresAt: z.string(),
@@ -22,7 +28,8 @@ export function dashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[]
       auth: 'apiKey',
       scope: 'dashboard',
       body: z.strictObject({}).optional(),
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      bodyExample: {},
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } } },
       handle: async ({ auth }) => ({ status: 201, body: { data: await deps.links.create({ resellerId: auth.resellerId, mode: auth.mode, keyId: auth.keyId }) } }),
     }),
   ];
@@ -40,7 +47,8 @@ export function adminDashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRo
       auth: 'admin',
       params: z.object({ id: z.string().min(1).max(64) }),
       body: z.strictObject({ mode: z.enum(['live', 'test']).optional() }).optional(),
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }) } },
+      bodyExample: { mode: 'test' },
+      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } } },
       errors: [
         { status: 404, code: 'not_found', description: 'Unknown reseller.' },
         { status: 403, code: 'account_not_active', description: 'The reseller is pending or suspended.' },

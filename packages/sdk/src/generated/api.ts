@@ -6693,6 +6693,7 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -6703,6 +6704,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "url": "https://print-api.example/dashboard/login/dl_3QmZ8pN1vR7xK2cW9yT4bH6s",
+                     *         "expiresAt": "2026-11-25T10:51:30.000Z",
+                     *         "mode": "test"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** @description Open it in a browser within 5 minutes; it signs in once. */
