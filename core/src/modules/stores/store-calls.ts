@@ -107,7 +107,10 @@ export class StoreCalls {
           // says why. Our app's own credentials refused is not the store's doing: no disconnection.
           if (err instanceof ConnectorError && err.kind === 'auth' && err.revoked) {
             const reason = err.message.replace(/\.$/, '');
-            await this.#stores.markDisconnected(store.id, `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`);
+            const message = `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`;
+            await this.#stores.markDisconnected(store.id, message);
+            // The job that asked fails with the same reason (a poll records it as is, not a second wording).
+            throw new ConnectorError('auth', message, { revoked: true, cause: err, ...(err.status !== undefined ? { status: err.status } : {}) });
           }
           throw err;
         })
