@@ -107,9 +107,12 @@ export function CsrfField(props: { token: string }): VNode {
   return html`<input type="hidden" name=${CSRF_FIELD} value=${props.token} />`;
 }
 
-/** A labelled input with its error next to it (accessible: the error is the input's description). */
-export function Field(props: { name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string }): VNode {
-  const id = `f-${props.name}`;
+/**
+ * A labelled input with its error next to it (accessible: the error is the input's description).
+ * `idPrefix` keeps ids unique on a page with several forms of the same fields (default `f`).
+ */
+export function Field(props: { name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string; idPrefix?: string }): VNode {
+  const id = `${props.idPrefix ?? 'f'}-${props.name}`;
   return html`<div>
     <label for=${id}>${props.label}</label>
     <input

@@ -1,5 +1,5 @@
 import { ApiError } from '../../../http/api-error.ts';
-import { CsrfField, html, Layout, type Children, type VNode } from '../../../http/pages/html.ts';
+import { CsrfField, Field, html, Layout, type Children, type VNode } from '../../../http/pages/html.ts';
 import type { Mode } from '../../accounts/accounts-tables.ts';
 
 /** What every signed-in page knows of its session. */
@@ -104,24 +104,7 @@ export function Select(props: { name: string; label: string; options: Array<{ va
   </div>`;
 }
 
-/**
- * A labelled input with its error next to it, whose id is unique on a page with several forms
- * of the same fields (`idPrefix`): the same markup as the shared `Field`.
- */
+/** A labelled input with its error next to it, whose id is unique on a page with several forms of the same fields (`idPrefix`). */
 export function Input(props: { idPrefix: string; name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string }): VNode {
-  const id = `${props.idPrefix}-${props.name}`;
-  return html`<div>
-    <label for=${id}>${props.label}</label>
-    <input
-      id=${id}
-      name=${props.name}
-      type=${props.type ?? 'text'}
-      value=${props.value ?? ''}
-      required=${props.required ?? false}
-      autocomplete=${props.autocomplete}
-      aria-invalid=${props.error ? 'true' : undefined}
-      aria-describedby=${props.error ? `${id}-error` : undefined}
-    />
-    ${props.error ? html`<p id=${`${id}-error`} class="error" role="alert">${props.error}</p>` : null}
-  </div>`;
+  return Field(props);
 }
