@@ -65,10 +65,13 @@ export function exchangeCode(http: HttpClient, settings: TikTokSettings, code: s
   return tokenCall(http, settings, { auth_code: code, grant_type: 'authorized_code' }, 'The authorisation code');
 }
 
-/** Renews the access token with the refresh token; TikTok may answer a new refresh token too (stored). */
+/**
+ * Renews the access token with the refresh token; TikTok may answer a new refresh token too (stored).
+ * A refresh token past its expiry is an authorisation gone (`revoked`: core disconnects the store, saying why).
+ */
 export async function renewTokens(http: HttpClient, settings: TikTokSettings, credentials: TikTokCredentials, now: Date): Promise<TikTokCredentials> {
   if (credentials.refreshTokenExpiresAt && Date.parse(credentials.refreshTokenExpiresAt) <= now.getTime()) {
-    throw new ConnectorError('auth', `The authorisation of TikTok shop ${credentials.shopId} expired on ${credentials.refreshTokenExpiresAt}: the seller must authorise the app again.`);
+    throw new ConnectorError('auth', `The authorisation of TikTok shop ${credentials.shopId} expired on ${credentials.refreshTokenExpiresAt}: the seller must authorise the app again.`, { revoked: true });
   }
   const data = await tokenCall(http, settings, { refresh_token: credentials.refreshToken, grant_type: 'refresh_token' }, 'The refresh token');
   return withTokens(credentials, data, now);
