@@ -116,6 +116,30 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data).to.deep.equal([]);
     });
 
+    it('tells a skipped order once when its copies are ingested side by side (a webhook and the catch-up poll)', async () => {
+      const other = await ReferenceShop.start();
+      try {
+        const storeId = await connect('REFERENCE', other);
+        const store = (await t.service.services.storesModule.stores.findById(storeId))!;
+        const order = {
+          externalId: 'R-1',
+          name: '#R-1',
+          paid: true,
+          cancelled: false,
+          createdAt: '2026-11-20T10:00:00Z',
+          updatedAt: '2026-11-20T10:05:00Z',
+          lines: [{ externalLineId: 'R-1-1', sku: 'BANNER-X', quantity: 1, externalProductId: null, externalVariantId: null }],
+          recipient: null,
+        };
+        const before = (await skippedEvents()).length;
+        await Promise.all(Array.from({ length: 5 }, () => t.service.services.storesModule.ingester.ingest(store, order)));
+        expect((await ingest(storeId, 'R-1'))!.status).to.equal('no_print_lines');
+        expect((await skippedEvents()).length - before).to.equal(1);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('does not count an order placed with some lines skipped, nor one of only lines without SKUs, as skipped', async () => {
       const other = await ReferenceShop.start();
       try {

@@ -1,5 +1,5 @@
 import type { StoreOrder } from '@print-api/connector-kit';
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { ApiError, isRefusal } from '../../http/api-error.ts';
 import { newId } from '../../infra/ids.ts';
 import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
@@ -169,15 +169,31 @@ export class OrderIngester {
       })
       .where('id', '=', ingest.id)
       .$if(!at.stale, (qb) => qb.where((eb) => eb.or([eb('store_updated_at', 'is', null), eb('store_updated_at', '<=', at.updatedAt)])))
-      .$if(patch.status !== 'placed' && patch.status !== 'cancelled', (qb) => qb.where('order_id', 'is', null));
+      .$if(patch.status !== 'placed' && patch.status !== 'cancelled', (qb) => qb.where('order_id', 'is', null))
+      .returning('id');
     // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
     // the processed mark in a crash only has the sweeper queue the webhook again, and its
     // second run finds the order by its idempotency key and records it.
     // The skipped event is written by the statement that records the outcome: never one without the other.
-    const event = at.event && this.#outbox ? sql`, told as (${this.#outbox.insertOf(this.#db, [at.event]).insert})` : sql``;
-    if (at.fromEvent) await sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
-    else await sql`with recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(this.#db);
-    if (at.event && this.#outbox) this.#outbox.notify();
+    const run = (db: Db, event: RawBuilder<unknown>) =>
+      at.fromEvent
+        ? sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db)
+        : sql`with recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db);
+    const outbox = this.#outbox;
+    const skippedEvent = at.event;
+    if (!skippedEvent || !outbox) {
+      await run(this.#db, sql``);
+      return at.fromEvent !== undefined;
+    }
+    // Told once: copies of one order ingested side by side (a webhook and the catch-up poll) all
+    // read the ingest before any outcome was recorded. Under the row's lock, only the copy that
+    // finds it not skipped yet writes the event.
+    await this.#db.transaction().execute(async (trx) => {
+      const now = await trx.selectFrom('store_ingests').select(['status', 'skipped_lines']).where('id', '=', ingest.id).forUpdate().executeTakeFirst();
+      const tell = now !== undefined && !isSkippedOrder(now.status, now.skipped_lines);
+      await run(trx, tell ? sql`, told as (${outbox.insertOf(trx, [skippedEvent]).insert})` : sql``);
+    });
+    outbox.notify();
     return at.fromEvent !== undefined;
   }
 
