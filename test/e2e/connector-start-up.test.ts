@@ -13,7 +13,7 @@ function withoutConnectorSettings(): Record<string, string> {
 }
 
 describe('start-up with the connectors’ CONNECTOR_* settings (spawned server)', function () {
-  this.timeout(90_000);
+  this.timeout(150_000);
   let dataDir = '';
   before(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-connectors-'));

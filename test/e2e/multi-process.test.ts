@@ -10,7 +10,7 @@ import { startServiceProcess, type RunningProcess } from './processes.ts';
 const UA = 'print-api-e2e/1.0';
 
 describe('several processes side by side on PostgreSQL and Redis (spawned servers)', function () {
-  this.timeout(90_000);
+  this.timeout(240_000);
   const procs: RunningProcess[] = [];
   let drop: () => Promise<void> = async () => undefined;
   let dataDir = '';

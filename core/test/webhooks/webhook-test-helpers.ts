@@ -9,7 +9,9 @@ import type { TestService } from '../helpers/test-service.ts';
 
 /** Short timings so retries happen in milliseconds; the contract's own values are tested separately. */
 export const FAST_WEBHOOKS: Overrides = {
-  webhooks: { timeoutMs: 1000, retryScheduleMs: [300, 300, 300], jitterRatio: 0, leaseMs: 1500 },
+  // Retries come fast; a send's timeout and lease stay long enough that a loaded machine's
+  // slow local send is never mistaken for a timeout or for a dead claimer (no second attempt).
+  webhooks: { timeoutMs: 3000, retryScheduleMs: [300, 300, 300], jitterRatio: 0, leaseMs: 10_000 },
   maintenanceIntervalMs: 300,
 };
 
