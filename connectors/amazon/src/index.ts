@@ -27,6 +27,8 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     capabilities: { webhooks: false, polling: true, fulfilment: true, oauth: true },
     // Every call of a seller: confirmShipment's 2 a second (burst 10) is the tightest of the frequent ones.
     rateLimit: { max: 10, durationMs: 5000 },
+    // One getOrder call per order.
+    fetchOrdersMax: 1,
     // searchOrders: 0.0056 calls a second (one every 3 minutes), burst 20, per seller.
     pollBudget: SEARCH_ORDERS_BUDGET,
     // Half the sustained budget: the rest refills the burst for syncs and further pages.

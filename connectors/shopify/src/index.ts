@@ -3,7 +3,7 @@ import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, s
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
 import { listShopifyListings } from './listings.ts';
-import { fetchOrdersById, pollOrders } from './order-polling.ts';
+import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -35,6 +35,8 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
     // Per store, GraphQL allows 100 cost points per second (Standard plan); a job costs 0-2
     // calls of ~10-80 points. Bursts beyond are answered by the client waiting on throttleStatus.
     rateLimit: { max: 10, durationMs: 1000 },
+    // One GraphQL nodes query per 50 orders.
+    fetchOrdersMax: FETCH_BATCH,
     pollIntervalMs: 5 * 60_000,
   },
 

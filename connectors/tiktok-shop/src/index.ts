@@ -1,6 +1,6 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { renewTokens } from './auth.ts';
-import { API_VERSION, connectSchema, credentialsSchema, EVENT_TYPES, installInputSchema, REFRESH_MARGIN_MS, settingsSchema, type TikTokCredentials, type TikTokSettings } from './config.ts';
+import { API_VERSION, connectSchema, DETAIL_BATCH, credentialsSchema, EVENT_TYPES, installInputSchema, REFRESH_MARGIN_MS, settingsSchema, type TikTokCredentials, type TikTokSettings } from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listTikTokListings } from './listings.ts';
 import { fetchStoreOrders, pollOrders } from './orders.ts';
@@ -50,6 +50,8 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
     // TikTok documents per-API QPS in Partner Center only: 10 calls a second per shop, and throttling answers waited out.
     rateLimit: { max: 10, durationMs: 1000 },
+    // Get Order Detail answers up to 50 orders a call.
+    fetchOrdersMax: DETAIL_BATCH,
     pollIntervalMs: 5 * 60_000,
   },
 

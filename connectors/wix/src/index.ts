@@ -31,6 +31,8 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
     // 200 requests a minute per app instance (site).
     rateLimit: { ...RATE_LIMIT },
+    // One getOrder call per order.
+    fetchOrdersMax: 1,
     pollIntervalMs: 5 * 60_000,
   },
 

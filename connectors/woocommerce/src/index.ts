@@ -35,6 +35,8 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
     // Self-hosted WordPress sites, often on shared hosting: stay gentle.
     rateLimit: { max: 4, durationMs: 1000 },
+    // One GET per order.
+    fetchOrdersMax: 1,
     pollIntervalMs: 5 * 60_000,
   },
 

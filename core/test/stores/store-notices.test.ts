@@ -3,9 +3,11 @@ import { ConnectorError, type Connector, type StoreOrder } from '@print-api/conn
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
 import { EventIngester } from '../../src/modules/stores/event-ingester.ts';
+import { OrderFetches } from '../../src/modules/stores/order-fetches.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { TestService } from '../helpers/test-service.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 /**
  * What a connector can tell core beyond orders: an order the platform ships itself (recorded,
@@ -35,21 +37,25 @@ describe('store orders not ours to print, and store warnings', function () {
   });
 
   /** The reference platform as a thin-notification platform (each delivery names an order to fetch); `fetchOrders` as given. */
-  function thinIngester(fetchOrders: Connector<any, any>['fetchOrders']): EventIngester {
+  let fetches: OrderFetches;
+  function thinIngester(fetchOrders: Connector<any, any>['fetchOrders'], fetchOrdersMax?: number): EventIngester {
     const thin: Connector<any, any> = {
       ...referenceConnector,
+      manifest: { ...referenceConnector.manifest, ...(fetchOrdersMax ? { fetchOrdersMax } : {}) },
       parseWebhook: async (_ctx, _store, req) => ({ kind: 'fetch', externalOrderIds: [JSON.parse(req.rawBody.toString()).order_id as string] }),
       fetchOrders,
     };
     const module = t.service.services.storesModule;
+    const connectors = new ConnectorRegistry([thin]);
+    const context = () => ({}) as never;
     return new EventIngester({
       db: t.service.db,
       stores: t.service.services.stores,
-      connectors: new ConnectorRegistry([thin]),
-      context: () => ({}) as never,
+      connectors,
+      context,
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never,
       orders: module.ingester,
-      calls: module.calls,
+      fetches: (fetches = new OrderFetches({ connectors, context, calls: module.calls })),
       redactor: module.redactor,
       listingsChanged: async () => undefined,
     });
@@ -94,6 +100,52 @@ describe('store orders not ours to print, and store warnings', function () {
     expect(ingests.map((i) => [i.external_order_id, i.status])).to.deep.equal(ids.map((id) => [id, 'placed']));
     const processed = await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('id', 'in', eventIds).execute();
     expect(processed.every((e) => e.processed_at !== null)).to.equal(true);
+  });
+
+  it('merges the orders other batches ask of the store while its call is under way into the next call, up to fetchOrdersMax ids', async () => {
+    const asked: string[][] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((r) => (releaseFirst = r));
+    let firstStarted!: () => void;
+    const started = new Promise<void>((r) => (firstStarted = r));
+    const events = thinIngester(async (_ctx, _store, ids): Promise<StoreOrder[]> => {
+      asked.push(ids);
+      if (asked.length === 1) {
+        firstStarted();
+        await firstHeld;
+      }
+      return ids.map((id) => mapReferenceOrder(refOrder(id, { paid: true })));
+    }, 3);
+    const notAlone = async () => {
+      throw new Error('no delivery should be retried alone');
+    };
+    const first = events.processBatch(await storeThinDeliveries(['M-1']), notAlone);
+    await started;
+    // Three batches arrive while the first call is under way: their four orders go in two calls of at most three.
+    const later = [['M-2', 'M-3'], ['M-4'], ['M-5']];
+    const batches = await Promise.all(later.map((ids) => storeThinDeliveries(ids)));
+    const rest = batches.map((eventIds) => events.processBatch(eventIds, notAlone));
+    await waitFor('the three batches asking', () => fetches.waiting(storeId) === 3);
+    releaseFirst();
+    await Promise.all([first, ...rest]);
+    expect(asked).to.deep.equal([['M-1'], ['M-2', 'M-3', 'M-4'], ['M-5']]);
+    const ids = ['M-1', 'M-2', 'M-3', 'M-4', 'M-5'];
+    const ingests = await t.service.db.selectFrom('store_ingests').select(['external_order_id', 'status']).where('store_id', '=', storeId).where('external_order_id', 'in', ids).orderBy('external_order_id').execute();
+    expect(ingests.map((i) => [i.external_order_id, i.status])).to.deep.equal(ids.map((id) => [id, 'placed']));
+  });
+
+  it('tells every batch waiting on a failed fetch, and each delivery then fetches its own', async () => {
+    const asked: string[][] = [];
+    const events = thinIngester(async (_ctx, _store, ids): Promise<StoreOrder[]> => {
+      asked.push(ids);
+      if (asked.length === 1) throw new ConnectorError('upstream_unavailable', 'platform down for a moment');
+      return ids.map((id) => mapReferenceOrder(refOrder(id, { paid: true })));
+    });
+    const alone: string[] = [];
+    await events.processBatch(await storeThinDeliveries(['F-1', 'F-2']), async (eventId) => void alone.push(eventId));
+    expect(asked[0]).to.deep.equal(['F-1', 'F-2']);
+    expect(alone, 'nothing retried alone: the deliveries fetched their own orders').to.deep.equal([]);
+    expect(asked.slice(1).flat().sort()).to.deep.equal(['F-1', 'F-2']);
   });
 
   it("shows a warning as the connected store's lastError, and a disconnection's reason", async () => {

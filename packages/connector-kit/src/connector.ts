@@ -165,6 +165,13 @@ export interface ConnectorManifest<C, S = unknown> {
   };
   /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */
   rateLimit: { max: number; durationMs: number };
+  /**
+   * How many order ids one `fetchOrders` call takes at most (default 50). Core merges the ids of
+   * a store's thin notifications waiting for its call budget into calls of up to this many, each
+   * taking one call of `rateLimit`: give what one platform call answers (TikTok Shop's order
+   * detail takes 50 ids; Etsy reads 100 recent receipts in one call).
+   */
+  fetchOrdersMax?: number;
   /** How often polling runs for a connected store (ms), when `capabilities.polling`. */
   pollIntervalMs?: number;
   /**
@@ -300,7 +307,7 @@ export interface Connector<C = unknown, S = unknown> {
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
 
-  /** Fetches orders by id (thin webhooks; core asks once for the orders every notification of a store in one batch names, so expect many ids and batch them as the platform allows). */
+  /** Fetches orders by id (thin webhooks; core asks once for the orders of every notification of a store waiting for its call budget, up to `manifest.fetchOrdersMax` ids, so batch them as the platform allows). */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
   /**

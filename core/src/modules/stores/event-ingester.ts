@@ -1,12 +1,11 @@
-import { ConnectorError, type ConnectorContext, type InboundWebhook, type StoreOrder, type WebhookContent } from '@print-api/connector-kit';
-import { RetryLaterError } from '../../infra/queue/job-queue.ts';
+import type { ConnectorContext, InboundWebhook, StoreOrder, WebhookContent } from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';
 import { retryDelayFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
+import type { OrderFetches } from './order-fetches.ts';
 import type { OrderIngester } from './order-ingester.ts';
-import type { StoreCalls } from './store-calls.ts';
 import type { StoreRedactor } from './store-redactor.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
@@ -16,10 +15,6 @@ type StoredEvent = Selectable<StoreWebhookEventsTable>;
 
 /** A stored delivery as the connector reads it. */
 const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} });
-
-/** How often, and how long at most each time, a batch's shared fetch waits for the store's call budget before each delivery fetches its own. */
-const FETCH_TOGETHER_ATTEMPTS = 5;
-const FETCH_TOGETHER_MAX_WAIT_MS = 2000;
 
 /** Events of one batch ingested side by side. */
 const EVENTS_PARALLEL = 4;
@@ -35,7 +30,7 @@ export class EventIngester {
   readonly #context: (platform: string) => ConnectorContext;
   readonly #logger: Logger;
   readonly #orders: OrderIngester;
-  readonly #calls: StoreCalls;
+  readonly #fetches: OrderFetches;
   readonly #redactor: StoreRedactor;
   readonly #listingsChanged: (store: StoreRow) => Promise<void>;
 
@@ -46,7 +41,8 @@ export class EventIngester {
     context: (platform: string) => ConnectorContext;
     logger: Logger;
     orders: OrderIngester;
-    calls: StoreCalls;
+    /** Thin notifications' orders, fetched merged per store. */
+    fetches: OrderFetches;
     redactor: StoreRedactor;
     /** The store's catalogue changed: sync its listings soon. */
     listingsChanged: (store: StoreRow) => Promise<void>;
@@ -57,7 +53,7 @@ export class EventIngester {
     this.#context = deps.context;
     this.#logger = deps.logger;
     this.#orders = deps.orders;
-    this.#calls = deps.calls;
+    this.#fetches = deps.fetches;
     this.#redactor = deps.redactor;
     this.#listingsChanged = deps.listingsChanged;
   }
@@ -104,10 +100,11 @@ export class EventIngester {
 
   /**
    * What each delivery of a batch means, read once; and the orders thin notifications name,
-   * fetched together: one `fetchOrders` call per store for every order its deliveries in the
-   * batch name (a platform whose notifications carry no order, such as TikTok Shop, would
-   * otherwise spend a call of the store's budget per delivery). A delivery left out (not
-   * understood, or the shared fetch failed) is read and fetched on its own by #process.
+   * asked for together: every order the batch's deliveries to a store name in one ask, merged
+   * with what other batches ask of the store meanwhile (OrderFetches), so a platform whose
+   * notifications carry no order, such as TikTok Shop, does not spend a call of the store's
+   * budget per delivery. A delivery left out (not understood, or the fetch failed) is read and
+   * fetched on its own by #process.
    */
   async #readTogether(loaded: Map<string, { event: StoredEvent; store: StoreRow | undefined }>): Promise<{ contents: Map<string, WebhookContent>; fetched: Map<string, StoreOrder[]> }> {
     const contents = new Map<string, WebhookContent>();
@@ -123,27 +120,17 @@ export class EventIngester {
       group.events.push({ id: eventId, orderIds: content.externalOrderIds });
       thin.set(store.id, group);
     }
-    for (const { store, events } of thin.values()) {
-      if (events.length < 2) continue;
-      const connector = this.#connectors.get(store.platform)!;
-      for (let attempt = 1; ; attempt++) {
+    await Promise.all(
+      [...thin.values()].map(async ({ store, events }) => {
         try {
-          const orders = await connector.fetchOrders!(this.#context(store.platform), await this.#calls.connection(store), [...new Set(events.flatMap((e) => e.orderIds))]);
+          const orders = await this.#fetches.fetch(store, [...new Set(events.flatMap((e) => e.orderIds))]);
           const byId = new Map(orders.map((o) => [o.externalId, o]));
           for (const e of events) fetched.set(e.id, e.orderIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
-          break;
         } catch (err) {
-          // The store's call budget (or the platform) asks for a short wait: waited here, so the batch stays one call.
-          const waitMs = retryDelayFor(err);
-          if (attempt < FETCH_TOGETHER_ATTEMPTS && (err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited')) && waitMs <= FETCH_TOGETHER_MAX_WAIT_MS) {
-            await new Promise((r) => setTimeout(r, waitMs));
-            continue;
-          }
           this.#logger.warn('orders of a batch not fetched together; each delivery fetches its own', { storeId: store.id, events: events.length, error: (err as Error).message });
-          break;
         }
-      }
-    }
+      }),
+    );
     return { contents, fetched };
   }
 
@@ -160,7 +147,7 @@ export class EventIngester {
           for (const [i, order] of content.orders.entries()) marked = await this.#orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
           break;
         case 'fetch':
-          if (connector.fetchOrders) for (const order of fetched ?? (await connector.fetchOrders(ctx, await this.#calls.connection(store), content.externalOrderIds))) await this.#orders.ingest(store, order);
+          if (connector.fetchOrders) for (const order of fetched ?? (await this.#fetches.fetch(store, content.externalOrderIds))) await this.#orders.ingest(store, order);
           break;
         case 'listings_changed':
           await this.#listingsChanged(store);

@@ -20,6 +20,7 @@ import { FulfilmentPusher } from './fulfilment-pusher.ts';
 import { IngestRetrier } from './ingest-retrier.ts';
 import { LISTINGS_SOON_MS, ListingSyncer } from './listing-syncer.ts';
 import { OAuthInstalls } from './oauth-installs.ts';
+import { OrderFetches } from './order-fetches.ts';
 import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
 import { StorePoller } from './store-poller.ts';
@@ -142,7 +143,7 @@ export class StoresModule {
       context,
       logger,
       orders: this.ingester,
-      calls: this.calls,
+      fetches: new OrderFetches({ connectors, context, calls: this.calls }),
       redactor: this.redactor,
       listingsChanged: (store) => this.listings.requestSync(store, LISTINGS_SOON_MS),
     });
