@@ -75,8 +75,13 @@ export async function refreshAccess(ctx: AmazonContext, credentials: AmazonCrede
 }
 
 /** Null while the access token has more than a few minutes to live, else renewed credentials. */
+/** Whether there is no access token yet, or it is within REFRESH_MARGIN_MS of its expiry. */
+export function refreshDue(credentials: AmazonCredentials, now: Date): boolean {
+  return !(credentials.accessToken && credentials.accessTokenExpiresAt && Date.parse(credentials.accessTokenExpiresAt) - now.getTime() > REFRESH_MARGIN_MS);
+}
+
 export async function refreshIfDue(ctx: AmazonContext, credentials: AmazonCredentials): Promise<AmazonCredentials | null> {
-  if (credentials.accessToken && credentials.accessTokenExpiresAt && Date.parse(credentials.accessTokenExpiresAt) - ctx.clock().getTime() > REFRESH_MARGIN_MS) return null;
+  if (!refreshDue(credentials, ctx.clock())) return null;
   return refreshAccess(ctx, credentials);
 }
 

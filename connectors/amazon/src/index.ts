@@ -1,5 +1,5 @@
 import { defineConnector, type StoreConnection } from '@print-api/connector-kit';
-import { describeSeller, refreshAccess, refreshIfDue, SpApi, type AmazonContext } from './amazon-client.ts';
+import { describeSeller, refreshAccess, refreshDue, refreshIfDue, SpApi, type AmazonContext } from './amazon-client.ts';
 import { AUTHORIZATION_DAYS, connectSchema, credentialsSchema, installInputSchema, SEARCH_ORDERS_BUDGET, settingsSchema, type AmazonCredentials, type AmazonSettings } from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listingsPage } from './listings.ts';
@@ -50,6 +50,7 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
   },
 
   refreshCredentials: (ctx, store) => refreshIfDue(ctx, store.credentials),
+  credentialsDue: (store, now) => refreshDue(store.credentials, now),
 
   verifyWebhook: () => ({ ok: false, reason: 'Amazon sends no HTTP webhooks: its orders are polled' }),
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { connectSchema, credentialsSchema, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { listEtsyListings } from './listings.ts';
-import { completeInstall, connectWithRefreshToken, consentUrl, refreshIfDue } from './oauth.ts';
+import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './oauth.ts';
 import { fetchReceipts, pollReceipts } from './receipts.ts';
 import { pushTracking } from './tracking.ts';
 import { identifyShop, verifyEtsyWebhook, webhookContent } from './webhooks.ts';
@@ -57,6 +57,7 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   },
 
   refreshCredentials: (ctx, store) => refreshIfDue(ctx, store.credentials),
+  credentialsDue: (store, now) => refreshDue(store.credentials, now),
 
   // Subscriptions are per app, made once in Etsy's webhook portal (README): nothing per shop.
   identifyStore: identifyShop,

@@ -80,8 +80,13 @@ export async function connectWithRefreshToken(ctx: Context, refreshToken: string
  * token Etsy refuses (revoked by the merchant, expired after ~90 days) is an `auth` failure:
  * core disconnects the store with the reason. Null when nothing is due.
  */
+/** Whether the access token is within REFRESH_MARGIN_MS of its expiry (or past it). */
+export function refreshDue(credentials: EtsyCredentials, now: Date): boolean {
+  return !(Date.parse(credentials.accessTokenExpiresAt) - now.getTime() > REFRESH_MARGIN_MS);
+}
+
 export async function refreshIfDue(ctx: Context, credentials: EtsyCredentials): Promise<EtsyCredentials | null> {
-  if (Date.parse(credentials.accessTokenExpiresAt) - ctx.clock().getTime() > REFRESH_MARGIN_MS) return null;
+  if (!refreshDue(credentials, ctx.clock())) return null;
   const tokens = await tokenGrant(ctx, { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: credentials.refreshToken }, 'refresh the access token');
   ctx.logger.info('Etsy access token refreshed', { shopId: credentials.shopId, expiresAt: tokens.expiresAt, rotated: tokens.refreshToken !== undefined && tokens.refreshToken !== credentials.refreshToken });
   return { ...credentials, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken ?? credentials.refreshToken };

@@ -65,6 +65,12 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
     callback: (ctx, { query, state, headers }) => completeInstall(ctx, { query, state, headers }),
   },
 
+  credentialsDue(store, now) {
+    if (renewedMidCall.has(store.credentials.shopId)) return true;
+    const expiresAt = store.credentials.accessTokenExpiresAt;
+    return Boolean(expiresAt) && !(Date.parse(expiresAt!) - now.getTime() > REFRESH_MARGIN_MS);
+  },
+
   async refreshCredentials(ctx, store) {
     const renewed = renewedMidCall.get(store.credentials.shopId);
     if (renewed) {

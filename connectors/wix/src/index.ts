@@ -49,6 +49,11 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
     callback: (ctx, { query, state }) => completeInstall(ctx, { query, state }),
   },
 
+  credentialsDue(store, now) {
+    const best = freshestToken(store.credentials);
+    return !tokenUsable(best, now) || best.accessToken !== store.credentials.accessToken;
+  },
+
   async refreshCredentials(ctx, store) {
     const now = ctx.clock();
     const best = freshestToken(store.credentials);

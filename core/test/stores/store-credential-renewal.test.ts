@@ -34,9 +34,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     const ingest = (externalId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirstOrThrow();
 
     /** StoreCalls as one more process would have it, with the reference connector renewing as `refresh` says. */
-    function processWith(refresh: (credentials: RefCredentials) => Promise<RefCredentials | null>): StoreCalls {
-      const connector = defineConnector<RefCredentials>({ ...referenceConnector, refreshCredentials: (_ctx: unknown, s: { credentials: RefCredentials }) => refresh(s.credentials) } as never);
-      const context = (): ConnectorContext => ({}) as ConnectorContext;
+    function processWith(refresh: (credentials: RefCredentials) => Promise<RefCredentials | null>, due?: (credentials: RefCredentials) => boolean): StoreCalls {
+      const connector = defineConnector<RefCredentials>({
+        ...referenceConnector,
+        refreshCredentials: (_ctx: unknown, s: { credentials: RefCredentials }) => refresh(s.credentials),
+        ...(due ? { credentialsDue: (s: { credentials: RefCredentials }) => due(s.credentials) } : {}),
+      } as never);
+      const context = (): ConnectorContext => ({ clock: () => new Date() }) as ConnectorContext;
       return new StoreCalls({
         stores: t.service.services.stores,
         connectors: new ConnectorRegistry([connector]),
@@ -71,6 +75,21 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const c = await calls.connection(before);
       expect(c.credentials).to.deep.equal(t.service.services.stores.connection(before).credentials);
       expect((await store()).credentials_sealed).to.equal(before.credentials_sealed);
+    });
+
+    it('renews only when the connector says the credentials are due (credentialsDue), with the stored credentials either way', async () => {
+      const row = await store();
+      const asked: string[] = [];
+      const notDue = processWith(async (c) => (asked.push(c.token), null), () => false);
+      const c = await notDue.connection(row);
+      expect(asked, 'no renewal run when nothing is due').to.deep.equal([]);
+      expect(c.credentials).to.deep.equal(t.service.services.stores.connection(row).credentials);
+      const due = processWith(async (c) => (asked.push(c.token), { ...c, token: `${c.token}-renewed` }), (c) => !c.token.endsWith('-renewed'));
+      const renewed = (await due.connection(await store())).credentials as RefCredentials;
+      expect(asked).to.have.length(1);
+      expect(renewed.token).to.match(/-renewed$/);
+      expect(((await due.connection(await store())).credentials as RefCredentials).token, 'the renewed credentials are not due again').to.equal(renewed.token);
+      expect(asked).to.have.length(1);
     });
 
     it('records a store order whose platform withheld the address as waiting_address with the reason, and places it once the address comes', async () => {

@@ -344,6 +344,13 @@ export interface Connector<C = unknown, S = unknown> {
    * own credentials refused) leaves it connected.
    */
   refreshCredentials?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<C | null>;
+
+  /**
+   * Whether `refreshCredentials` has anything to do now (an access token near its expiry).
+   * Pure: no I/O. Core runs the renewal, under its lock shared by every process, only when this
+   * says so; without it, before every call to the platform.
+   */
+  credentialsDue?(store: StoreConnection<C>, now: Date): boolean;
 }
 
 /**

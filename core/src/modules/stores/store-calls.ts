@@ -87,7 +87,7 @@ export class StoreCalls {
 
   /**
    * The store's connection for a call to its platform (after taking a call slot), with expiring
-   * credentials renewed first when the connector says they are due. Reads the stored
+   * credentials renewed first when the connector says they are due (`credentialsDue`). Reads the stored
    * credentials afresh (another job may have renewed them).
    */
   async connection(row: StoreRow): Promise<StoreConnection<unknown>> {
@@ -96,6 +96,8 @@ export class StoreCalls {
     const connection = this.#stores.connection(store);
     const connector = this.#connectors.get(store.platform);
     if (!connector?.refreshCredentials) return connection;
+    // Most calls: nothing to renew, so no lock to take (the renewal's lock is a transaction).
+    if (connector.credentialsDue && !connector.credentialsDue(connection, this.#context(store.platform).clock())) return connection;
     let renewal = this.#renewals.get(store.id);
     if (!renewal) {
       // Under a lock every process shares, on the credentials as stored then (see renewCredentials).

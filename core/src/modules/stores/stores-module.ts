@@ -33,6 +33,13 @@ import { WebhookReceiver } from './webhook-receiver.ts';
 export type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
 
 /** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
+/**
+ * Ingest jobs run side by side per platform and process. Most of a thin notification's job is
+ * waiting for its store's call budget, and the orders waiting together are what one merged
+ * fetch carries (OrderFetches): too few jobs and the budget's calls go out half empty. The
+ * database work is bounded by the pool, not by this.
+ */
+const INGEST_CONCURRENCY = 32;
 const EVENTS_WINDOW_MS = 10;
 const EVENTS_BATCH = 50;
 /** Stored webhooks older than this and still not processed are queued again by the sweep (a crash between storing and queueing). */
@@ -183,7 +190,7 @@ export class StoresModule {
       }
     };
     const ingest: Queue<IngestJob> = jobs.define<IngestJob>(`ingest-${slug}`, {
-      concurrency: 8,
+      concurrency: INGEST_CONCURRENCY,
       attempts: 12,
       backoff: { type: 'exponential', delayMs: 2000 },
       process: (job): Promise<void> => {
