@@ -59,8 +59,3 @@ export const tiktokShopBench: Platform = {
     return { body, headers: { 'content-type': 'application/json', authorization: webhookSignature(APP.appKey, secret, body) } };
   },
 };
-process.on('exit', () => {
-  const details = tiktok.calls.filter((c) => c.path.endsWith('/orders') && c.method === 'GET');
-  const ids = details.map((c) => String(c.query.ids ?? (c.query as any).get?.('ids') ?? '').split(',').length);
-  process.stderr.write(`DEBUG tiktok detail calls ${details.length}, ids per call avg ${(ids.reduce((a, b) => a + b, 0) / Math.max(1, ids.length)).toFixed(1)} max ${Math.max(0, ...ids)}; first at ${details[0]?.at} last at ${details.at(-1)?.at}\n`);
-});
