@@ -50,6 +50,32 @@ const metered = defineConnector<{ seller: string }>({
   storeNotices: (store) => [`Renew the authorisation of ${store.credentials.seller} by 2027-01-01.`],
 });
 
+/** Searches metered on their own (a budget per operation) and paged: a run's pages take from that budget, not from the store's general one of one call in ten minutes. */
+const pages = { calls: [] as string[] };
+const meteredPages = defineConnector<{ seller: string }>({
+  manifest: {
+    platform: 'METERED_PAGES',
+    displayName: 'Metered paged platform',
+    connectSchema: z.strictObject({ seller: z.string() }),
+    examples: { connect: { seller: 'S1' } },
+    credentialsSchema: z.object({ seller: z.string() }),
+    capabilities: { webhooks: false, polling: true, fulfilment: false, oauth: false },
+    rateLimit: { max: 1, durationMs: 600_000 },
+    pollBudget: { burst: 10, refillMs: 600_000 },
+  },
+  connect: async (_ctx, input) => {
+    const { seller } = input as { seller: string };
+    return { externalId: seller, name: `Seller ${seller}`, credentials: { seller } };
+  },
+  verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
+  parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
+  async listOrders(_ctx, store, cursor) {
+    pages.calls.push(`${store.credentials.seller}:${cursor ?? 'start'}`);
+    const page = cursor ? Number(cursor.split('-')[1]) : 0;
+    return page < 3 ? { orders: [order(`${store.credentials.seller}-P${page}`)], nextCursor: `page-${page + 1}` } : { orders: [], nextCursor: cursor };
+  },
+});
+
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`a platform's order-search budget, runs that end on a page, revoked access and notices [${backend}]`, function () {
     this.timeout(60_000);
@@ -59,7 +85,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     before(async function () {
       files = await startFileServer();
-      t = await startTestService(this, backend, {}, { connectors: [metered] });
+      t = await startTestService(this, backend, {}, { connectors: [metered, meteredPages] });
       const r = await t.reseller();
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
@@ -109,6 +135,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(Math.abs(Date.parse(again.body.data.pollsAt) - Date.parse(later.body.data.pollsAt))).to.be.below(250);
       await waitFor('the third search', async () => calls(seller).length === 3 || undefined, 20_000);
       expect(calls(seller)[2]!.at).to.be.at.least(Date.parse(later.body.data.pollsAt) - 250);
+    });
+
+    it("reads a run's pages within the search's own budget, not the store's general call budget", async () => {
+      const seller = `${backend}-pages-${n++}`;
+      const res = await t.api(key, 'POST', '/stores', { platform: 'METERED_PAGES', seller });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      // One general call in ten minutes would hold the second page back for ten minutes.
+      await waitFor('every page of the first poll', async () => pages.calls.filter((c) => c.startsWith(`${seller}:`)).length === 4 || undefined, 20_000);
+      expect(pages.calls.filter((c) => c.startsWith(`${seller}:`))).to.deep.equal([`${seller}:start`, `${seller}:page-1`, `${seller}:page-2`, `${seller}:page-3`]);
     });
 
     it("disconnects a store whose access the merchant withdrew, with the connector's reason, and shows the connector's notices while connected", async () => {

@@ -59,6 +59,11 @@ export class StoreCalls {
     if (decision && !decision.allowed) throw new PollBudgetWait(`${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`, Math.max(50, decision.msBeforeNext));
   }
 
+  /** Whether the platform meters its order search on its own (pollBudget): its listOrders calls then take from that budget only. */
+  searchMetered(platform: string): boolean {
+    return this.#pollBudgets.has(platform);
+  }
+
   /** How long until the store's next listOrders call is allowed (0: now, or its platform meters none). */
   async pollWaitMs(store: StoreRow): Promise<number> {
     return (await this.#pollBudgets.get(store.platform)?.wait(store.id)) ?? 0;
@@ -86,12 +91,13 @@ export class StoreCalls {
   }
 
   /**
-   * The store's connection for a call to its platform (after taking a call slot), with expiring
+   * The store's connection for a call to its platform (after taking a call slot, unless the call
+   * is metered otherwise: `slot: false`), with expiring
    * credentials renewed first when the connector says they are due (`credentialsDue`). Reads the stored
    * credentials afresh (another job may have renewed them).
    */
-  async connection(row: StoreRow): Promise<StoreConnection<unknown>> {
-    await this.slot(row);
+  async connection(row: StoreRow, options: { slot?: boolean } = {}): Promise<StoreConnection<unknown>> {
+    if (options.slot !== false) await this.slot(row);
     const store = (await this.#stores.findById(row.id)) ?? row;
     const connection = this.#stores.connection(store);
     const connector = this.#connectors.get(store.platform);

@@ -133,13 +133,16 @@ export class StorePoller {
   async #pages(store: StoreRow): Promise<void> {
     const connector = this.#connectors.get(store.platform)!;
     const ctx = this.#context(store.platform);
+    // A platform that meters its order search on its own (pollBudget: Amazon's searchOrders, a
+    // budget per operation) holds the pages to that budget; its rateLimit is for its other calls.
+    const metered = this.#calls.searchMetered(store.platform);
     // The scarce order-search budget is taken last, once nothing else can hold the call back.
-    const connection = await this.#calls.connection(store);
+    const connection = await this.#calls.connection(store, { slot: !metered });
     await this.#calls.pollSlot(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       if (page > 0) {
-        await this.#calls.slot(store);
+        if (!metered) await this.#calls.slot(store);
         await this.#calls.pollSlot(store);
       }
       const asked = cursor;
