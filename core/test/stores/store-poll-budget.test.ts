@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { ConnectorError, defineConnector, type StoreOrder } from '@print-api/connector-kit';
+import { ConnectorError, defineConnector, type Connector, type ConnectorManifest, type StoreOrder } from '@print-api/connector-kit';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -23,58 +23,58 @@ const order = (id: string): StoreOrder => ({
 });
 let n = 0;
 
+type Seller = { seller: string };
+
+/** A polled-only platform whose sellers connect by name, with its budgets and its order search. */
+function polledPlatform(platform: string, budgets: Pick<ConnectorManifest<Seller>, 'rateLimit' | 'pollBudget'>, rest: Pick<Connector<Seller>, 'listOrders' | 'storeNotices'>): Connector<Seller> {
+  return defineConnector<Seller>({
+    manifest: {
+      platform,
+      displayName: `${platform} platform`,
+      connectSchema: z.strictObject({ seller: z.string() }),
+      examples: { connect: { seller: 'S1' } },
+      credentialsSchema: z.object({ seller: z.string() }),
+      capabilities: { webhooks: false, polling: true, fulfilment: false, oauth: false },
+      ...budgets,
+    },
+    connect: async (_ctx, input) => {
+      const { seller } = input as Seller;
+      return { externalId: seller, name: `Seller ${seller}`, credentials: { seller } };
+    },
+    verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
+    parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
+    ...rest,
+  });
+}
+
 /** Searches metered at 2 at once, one more every 3 s; every page ends its run (`done`); renewals to remind of. */
-const metered = defineConnector<{ seller: string }>({
-  manifest: {
-    platform: 'METERED',
-    displayName: 'Metered platform',
-    connectSchema: z.strictObject({ seller: z.string() }),
-    examples: { connect: { seller: 'S1' } },
-    credentialsSchema: z.object({ seller: z.string() }),
-    capabilities: { webhooks: false, polling: true, fulfilment: false, oauth: false },
-    rateLimit: { max: 100, durationMs: 1000 },
-    pollBudget: { burst: 2, refillMs: 3000 },
+const metered = polledPlatform(
+  'METERED',
+  { rateLimit: { max: 100, durationMs: 1000 }, pollBudget: { burst: 2, refillMs: 3000 } },
+  {
+    async listOrders(_ctx, store) {
+      platform.calls.push({ store: store.credentials.seller, at: Date.now() });
+      if (platform.revoked.has(store.credentials.seller)) throw new ConnectorError('auth', 'The seller withdrew our access on the platform.', { revoked: true });
+      // The cursor moves on every call (a checkpoint of the platform's clock): `done` ends the run.
+      return { orders: platform.orders.get(store.credentials.seller) ?? [], nextCursor: `checkpoint-${Date.now()}-${n++}`, done: true };
+    },
+    storeNotices: (store) => [`Renew the authorisation of ${store.credentials.seller} by 2027-01-01.`],
   },
-  connect: async (_ctx, input) => {
-    const { seller } = input as { seller: string };
-    return { externalId: seller, name: `Seller ${seller}`, credentials: { seller } };
-  },
-  verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
-  parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
-  async listOrders(_ctx, store) {
-    platform.calls.push({ store: store.credentials.seller, at: Date.now() });
-    if (platform.revoked.has(store.credentials.seller)) throw new ConnectorError('auth', 'The seller withdrew our access on the platform.', { revoked: true });
-    // The cursor moves on every call (a checkpoint of the platform's clock): `done` ends the run.
-    return { orders: platform.orders.get(store.credentials.seller) ?? [], nextCursor: `checkpoint-${Date.now()}-${n++}`, done: true };
-  },
-  storeNotices: (store) => [`Renew the authorisation of ${store.credentials.seller} by 2027-01-01.`],
-});
+);
 
 /** Searches metered on their own (a budget per operation) and paged: a run's pages take from that budget, not from the store's general one of one call in ten minutes. */
 const pages = { calls: [] as string[] };
-const meteredPages = defineConnector<{ seller: string }>({
-  manifest: {
-    platform: 'METERED_PAGES',
-    displayName: 'Metered paged platform',
-    connectSchema: z.strictObject({ seller: z.string() }),
-    examples: { connect: { seller: 'S1' } },
-    credentialsSchema: z.object({ seller: z.string() }),
-    capabilities: { webhooks: false, polling: true, fulfilment: false, oauth: false },
-    rateLimit: { max: 1, durationMs: 600_000 },
-    pollBudget: { burst: 10, refillMs: 600_000 },
+const meteredPages = polledPlatform(
+  'METERED_PAGES',
+  { rateLimit: { max: 1, durationMs: 600_000 }, pollBudget: { burst: 10, refillMs: 600_000 } },
+  {
+    async listOrders(_ctx, store, cursor) {
+      pages.calls.push(`${store.credentials.seller}:${cursor ?? 'start'}`);
+      const page = cursor ? Number(cursor.split('-')[1]) : 0;
+      return page < 3 ? { orders: [order(`${store.credentials.seller}-P${page}`)], nextCursor: `page-${page + 1}` } : { orders: [], nextCursor: cursor };
+    },
   },
-  connect: async (_ctx, input) => {
-    const { seller } = input as { seller: string };
-    return { externalId: seller, name: `Seller ${seller}`, credentials: { seller } };
-  },
-  verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
-  parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
-  async listOrders(_ctx, store, cursor) {
-    pages.calls.push(`${store.credentials.seller}:${cursor ?? 'start'}`);
-    const page = cursor ? Number(cursor.split('-')[1]) : 0;
-    return page < 3 ? { orders: [order(`${store.credentials.seller}-P${page}`)], nextCursor: `page-${page + 1}` } : { orders: [], nextCursor: cursor };
-  },
-});
+);
 
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`a platform's order-search budget, runs that end on a page, revoked access and notices [${backend}]`, function () {
