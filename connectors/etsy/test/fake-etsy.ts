@@ -183,6 +183,14 @@ export class FakeEtsy {
     return token;
   }
 
+  /** Tokens issued to the shop's user without the OAuth dance, for a store seeded as connected. */
+  issueTokens(shop: FakeEtsyShop): { accessToken: string; refreshToken: string; expiresAt: Date } {
+    const accessToken = `${shop.userId}.${randomBytes(36).toString('base64url')}`;
+    const expiresAt = new Date(Date.now() + this.tokenLifetimeSeconds * 1000);
+    this.#tokens.set(accessToken, { userId: shop.userId, expiresAt: expiresAt.getTime() });
+    return { accessToken, refreshToken: this.issueRefreshToken(shop), expiresAt };
+  }
+
   /** Puts (or replaces) a receipt in the shop without delivering anything. */
   saveReceipt(shop: FakeEtsyShop, receipt: ReceiptJson): ReceiptJson {
     shop.receipts.set(String(receipt.receipt_id), structuredClone(receipt));
