@@ -1,6 +1,5 @@
 import { sendBytes, startHttpsServer } from '../core/test/helpers/https-server.ts';
 import { tinyPdf } from '../core/test/print-files/print-file-fixtures.ts';
-import { etsyAnswer } from './connectors/etsy.ts';
 
 /**
  * The bench's outside world, in its own process as it would be on other machines (in the load
@@ -43,9 +42,6 @@ const host = await startHttpsServer((req, res, body) => {
   } else if (url.pathname === '/wp-json/wc/v3/orders' || url.pathname === '/wp-json/wc/v3/webhooks') {
     const page = wooPage(url, 0, () => null);
     res.writeHead(200, page.headers).end(page.body);
-  } else if (url.pathname.startsWith('/v3/application/')) {
-    const answer = etsyAnswer(url) ?? { status: 404, body: '{"error":"Not found"}' };
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
   } else if (url.pathname === '/receipts') {
     const from = Number(url.searchParams.get('from') ?? 0);
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: receipts.length, refused, receipts: receipts.slice(from) }));

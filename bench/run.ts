@@ -11,7 +11,6 @@ import { authScenario, catalogScenario, type BenchContext, type Scenario } from 
 import { listOrdersScenario, placeOrdersScenario } from './order-scenarios.ts';
 import { webhookDeliveryScenario } from './webhook-scenarios.ts';
 import { connectorIngestScenario, listingsScenario } from './connector-scenarios.ts';
-import { etsyBenchEnv } from './connectors/etsy.ts';
 import { testCertificates } from '../core/test/helpers/tls.ts';
 import { pacedRun, type PacedRequest } from './paced.ts';
 
@@ -226,7 +225,6 @@ async function main(): Promise<void> {
     writeFileSync(caFile, `${String(files.announced.ca)}\n${(await testCertificates()).ca}`);
     env.NODE_EXTRA_CA_CERTS = caFile;
     env.OUTBOUND_ALLOWED_HOSTS = 'localhost';
-    Object.assign(env, etsyBenchEnv(String(files.announced.url)));
 
     const baseline = await startChild('bench/baseline-server.ts', {});
     children.push(baseline.child);

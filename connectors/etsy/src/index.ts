@@ -38,6 +38,7 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
     // when Etsy grants it). A shop takes at most that; Etsy's x-limit-*/x-remaining-* headers
     // and its 429s are honoured on top (etsy-client.ts).
     rateLimit: { max: 10, durationMs: 1000 },
+    // TODO(merge): fetchOrdersMax: 100
     pollIntervalMs: 10 * 60_000,
   },
 

@@ -139,17 +139,41 @@ async function cancelledSince(client: EtsyClient, shopId: string, minLastModifie
   return page.results.map(toStoreOrder).filter((o) => o.cancelled);
 }
 
-/** Receipts by id (a thin webhook names one): a receipt the shop no longer has is left out. */
+/** A page of receipts read for a few of them: only the ids are checked before one is wanted. */
+const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: id })) });
+
+/**
+ * Receipts by id (a thin webhook names one), in the order asked: a receipt the shop no longer
+ * has is left out. Etsy has no call that reads receipts by ids, and `order.paid` is sent as a
+ * receipt is paid: so for several ids one `getShopReceipts` of the shop's 100 most recently
+ * changed receipts (any state: a receipt cancelled or shipped since is read as it is now)
+ * usually holds them all, and only those it does not hold are read one by one.
+ */
 export async function fetchReceipts(client: EtsyClient, shopId: string, receiptIds: string[]): Promise<StoreOrder[]> {
+  const wanted = [...new Set(receiptIds.filter((r) => /^\d+$/.test(r)))];
+  const found = new Map<string, StoreOrder>();
+  if (wanted.length > 1) {
+    const page = parsePayload(
+      receiptIdsPage,
+      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE }, operation: 'getShopReceipts' }),
+      'Etsy receipts',
+    );
+    const asked = new Set(wanted);
+    for (const r of page.results) if (asked.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
+  }
   const orders: StoreOrder[] = [];
-  for (const receiptId of receiptIds) {
-    if (!/^\d+$/.test(receiptId)) continue;
-    try {
-      orders.push(toStoreOrder(parseReceipt(await client.call({ method: 'GET', path: `/shops/${shopId}/receipts/${receiptId}`, operation: 'getShopReceipt' }))));
-    } catch (err) {
-      if (err instanceof ConnectorError && err.status === 404) continue;
-      throw err;
-    }
+  for (const receiptId of wanted) {
+    const order = found.get(receiptId) ?? (await fetchReceipt(client, shopId, receiptId));
+    if (order) orders.push(order);
   }
   return orders;
+}
+
+async function fetchReceipt(client: EtsyClient, shopId: string, receiptId: string): Promise<StoreOrder | null> {
+  try {
+    return toStoreOrder(parseReceipt(await client.call({ method: 'GET', path: `/shops/${shopId}/receipts/${receiptId}`, operation: 'getShopReceipt' })));
+  } catch (err) {
+    if (err instanceof ConnectorError && err.status === 404) return null;
+    throw err;
+  }
 }

@@ -27,6 +27,16 @@ export interface SeenCall {
   status?: number;
 }
 
+export interface DeliveryOptions {
+  eventType?: string;
+  id?: string;
+  secret?: string;
+  timestamp?: number;
+  shopIdAs?: 'number' | 'string' | 'absent';
+  host?: string;
+  extraSignatures?: string[];
+}
+
 interface Grant {
   userId: string;
   challenge: string;
@@ -183,6 +193,14 @@ export class FakeEtsy {
     return token;
   }
 
+  /** Tokens issued to the shop's user without the OAuth dance, for a store seeded as connected. */
+  issueTokens(shop: FakeEtsyShop): { accessToken: string; refreshToken: string; expiresAt: Date } {
+    const accessToken = `${shop.userId}.${randomBytes(36).toString('base64url')}`;
+    const expiresAt = new Date(Date.now() + this.tokenLifetimeSeconds * 1000);
+    this.#tokens.set(accessToken, { userId: shop.userId, expiresAt: expiresAt.getTime() });
+    return { accessToken, refreshToken: this.issueRefreshToken(shop), expiresAt };
+  }
+
   /** Puts (or replaces) a receipt in the shop without delivering anything. */
   saveReceipt(shop: FakeEtsyShop, receipt: ReceiptJson): ReceiptJson {
     shop.receipts.set(String(receipt.receipt_id), structuredClone(receipt));
@@ -190,15 +208,11 @@ export class FakeEtsy {
   }
 
   /**
-   * Delivers Etsy's thin webhook for a receipt to `POST /connectors/etsy/webhooks`, signed with
-   * the app's secret; answers our HTTP status. `shopIdAs`: Etsy sent an integer, a third-party
-   * schema a string; `host`: `openapi.etsy.com` (seen) or `api.etsy.com` (the docs).
+   * Etsy's thin webhook for a receipt, signed with the app's secret: its body and headers.
+   * `shopIdAs`: Etsy sent an integer, a third-party schema a string; `host`:
+   * `openapi.etsy.com` (seen) or `api.etsy.com` (the docs).
    */
-  async deliver(
-    shop: FakeEtsyShop,
-    receiptId: string,
-    opts: { eventType?: string; id?: string; secret?: string; timestamp?: number; shopIdAs?: 'number' | 'string' | 'absent'; host?: string; extraSignatures?: string[] } = {},
-  ): Promise<number> {
+  delivery(shop: FakeEtsyShop, receiptId: string, opts: DeliveryOptions = {}): { body: string; headers: Record<string, string> } {
     const payload: Record<string, unknown> = {
       event_type: opts.eventType ?? 'order.paid',
       resource_url: `https://${opts.host ?? 'openapi.etsy.com'}/v3/application/shops/${shop.shopId}/receipts/${receiptId}`,
@@ -207,7 +221,13 @@ export class FakeEtsy {
     const body = JSON.stringify(payload);
     const headers = signStandardWebhook({ id: opts.id ?? `msg_${randomBytes(12).toString('base64url')}`, timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000), body, secret: opts.secret ?? APP.webhookSecret });
     if (opts.extraSignatures) headers['webhook-signature'] = [...opts.extraSignatures, headers['webhook-signature']].join(' ');
-    const res = await fetch(`${this.#ourBaseUrl}/connectors/etsy/webhooks`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Svix-Webhooks/1.24.0' }, body });
+    return { body, headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Svix-Webhooks/1.24.0' } };
+  }
+
+  /** Delivers the receipt's webhook (`delivery`) to `POST /connectors/etsy/webhooks`; answers our HTTP status. */
+  async deliver(shop: FakeEtsyShop, receiptId: string, opts: DeliveryOptions = {}): Promise<number> {
+    const { body, headers } = this.delivery(shop, receiptId, opts);
+    const res = await fetch(`${this.#ourBaseUrl}/connectors/etsy/webhooks`, { method: 'POST', headers, body });
     const answer = await res.text();
     if (process.env.ETSY_FAKE_DEBUG) process.stderr.write(`fake etsy: delivered ${body} -> ${res.status} ${answer}\n`);
     return res.status;
