@@ -1,6 +1,6 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { connectSchema, credentialsSchema, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
+import { connectSchema, credentialsSchema, PAGE_SIZE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './oauth.ts';
@@ -38,7 +38,8 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
     // when Etsy grants it). A shop takes at most that; Etsy's x-limit-*/x-remaining-* headers
     // and its 429s are honoured on top (etsy-client.ts).
     rateLimit: { max: 10, durationMs: 1000 },
-    // TODO(merge): fetchOrdersMax: 100
+    // A page of the shop's 100 most recently changed receipts answers a batch of thin order.paid (fetchReceipts).
+    fetchOrdersMax: PAGE_SIZE,
     pollIntervalMs: 10 * 60_000,
   },
 

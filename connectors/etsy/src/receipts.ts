@@ -142,24 +142,33 @@ async function cancelledSince(client: EtsyClient, shopId: string, minLastModifie
 /** A page of receipts read for a few of them: only the ids are checked before one is wanted. */
 const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: id })) });
 
+/** The most pages of recent changes one fetch reads before it reads the receipts still missing one by one. */
+const MAX_RECENT_PAGES = 5;
+
 /**
  * Receipts by id (a thin webhook names one), in the order asked: a receipt the shop no longer
  * has is left out. Etsy has no call that reads receipts by ids, and `order.paid` is sent as a
- * receipt is paid: so for several ids one `getShopReceipts` of the shop's 100 most recently
- * changed receipts (any state: a receipt cancelled or shipped since is read as it is now)
- * usually holds them all, and only those it does not hold are read one by one.
+ * receipt is paid: so for several ids the shop's most recently changed receipts, 100 a page
+ * (any state: a receipt cancelled or shipped since is read as it is now), usually hold them all
+ * on the first page. Further pages are read while more than one asked receipt is missing and
+ * the pages read stay fewer than the receipts they could still find (a backlog older than the
+ * newest changes, after a pause, is not paged through for ever: at most MAX_RECENT_PAGES);
+ * the receipts still missing then are read one by one.
  */
 export async function fetchReceipts(client: EtsyClient, shopId: string, receiptIds: string[]): Promise<StoreOrder[]> {
   const wanted = [...new Set(receiptIds.filter((r) => /^\d+$/.test(r)))];
   const found = new Map<string, StoreOrder>();
-  if (wanted.length > 1) {
-    const page = parsePayload(
+  const asked = new Set(wanted);
+  for (let page = 0; page < MAX_RECENT_PAGES; page++) {
+    const missing = wanted.length - found.size;
+    if (missing < 2 || page >= missing - 1) break;
+    const results = parsePayload(
       receiptIdsPage,
-      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE }, operation: 'getShopReceipts' }),
+      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE, offset: page * PAGE_SIZE }, operation: 'getShopReceipts' }),
       'Etsy receipts',
-    );
-    const asked = new Set(wanted);
-    for (const r of page.results) if (asked.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
+    ).results;
+    for (const r of results) if (asked.has(r.receipt_id) && !found.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
+    if (results.length < PAGE_SIZE) break;
   }
   const orders: StoreOrder[] = [];
   for (const receiptId of wanted) {

@@ -94,7 +94,7 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
     const asked = [...ids.slice(5, 35)].reverse();
     const orders = await fetchReceipts(client, shop.shopId, [...asked, asked[0]!]);
     expect(orders.map((o) => o.externalId)).to.deep.equal(asked);
-    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([{ sort_on: 'updated', sort_order: 'desc', limit: '100' }]);
+    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([{ sort_on: 'updated', sort_order: 'desc', limit: '100', offset: '0' }]);
     expect(singles()).to.deep.equal([]);
   });
 
@@ -106,14 +106,24 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
     expect(singles()).to.deep.equal([]);
   });
 
-  it('fetches one by one the receipts not among the newest 100, and leaves out the ones the shop does not have', async () => {
+  it('reads the next 100 changes while several asked receipts are missing, then one by one what is still missing, leaving out what the shop does not have', async () => {
     const [old] = saved(1, 2 * 86400);
     const newer = saved(120);
     const unknown = etsy.nextReceiptId();
     const orders = await fetchReceipts(client, shop.shopId, [newer[0]!, old!, unknown, newer[99]!, newer[100]!]);
     expect(orders.map((o) => o.externalId)).to.deep.equal([newer[0], old, newer[99], newer[100]]);
-    expect(lists()).to.have.length(1);
-    expect(singles()).to.deep.equal([old, unknown, newer[100]]);
+    // The second page (the 21 oldest changes) holds the old receipt and the 101st newest, and is the last.
+    expect(lists().map((c) => c.query.get('offset'))).to.deep.equal(['0', '100']);
+    expect(singles()).to.deep.equal([unknown]);
+  });
+
+  it('stops paging a backlog older than the newest changes before the pages cost more than reading the missing receipts one by one', async () => {
+    const old = saved(3, 2 * 86400);
+    saved(600);
+    const orders = await fetchReceipts(client, shop.shopId, old);
+    expect(orders.map((o) => o.externalId)).to.deep.equal(old);
+    expect(lists().map((c) => c.query.get('offset'))).to.deep.equal(['0', '100']);
+    expect(singles()).to.deep.equal(old);
   });
 
   it('reads one receipt with its own call, and leaves it out when the shop does not have it', async () => {
