@@ -142,40 +142,56 @@ async function cancelledSince(client: EtsyClient, shopId: string, minLastModifie
 /** A page of receipts read for a few of them: only the ids are checked before one is wanted. */
 const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: id })) });
 
-/** The most pages of recent changes one fetch reads before it reads the receipts still missing one by one. */
-const MAX_RECENT_PAGES = 5;
+/** The most pages one fetch reads before it reads the receipts still missing one by one. */
+const MAX_PAGES = 6;
+
+/** A jump down the pages lands this share short of where the page density says, so that it lands above the receipts asked for rather than past them. */
+const JUMP_SHORT = 0.1;
 
 /**
  * Receipts by id (a thin webhook names one), in the order asked: a receipt the shop no longer
- * has is left out. Etsy has no call that reads receipts by ids, and `order.paid` is sent as a
- * receipt is paid: so for several ids the shop's most recently changed receipts, 100 a page
- * (any state: a receipt cancelled or shipped since is read as it is now), usually hold them all
- * on the first page. Further pages are read while more than one asked receipt is missing and
- * the pages read stay fewer than the receipts they could still find (a backlog older than the
- * newest changes, after a pause, is not paged through for ever: at most MAX_RECENT_PAGES);
- * the receipts still missing then are read one by one.
+ * has is left out. Etsy has no call that reads receipts by ids; it lists a shop's receipts
+ * sorted by `receipt_id`, 100 a page (any state: a receipt cancelled or shipped since is read
+ * as it is now), and receipt ids grow as receipts are made. So several asked receipts are
+ * looked for among the shop's receipts by id, newest first, between the highest and the lowest
+ * id asked for: a page above them tells how densely the shop's ids run, and the next read
+ * jumps down to where the highest should be (a backlog of thousands costs a jump, not a page
+ * per hundred). Reading stops once a page reaches below the lowest asked id, when at most one
+ * is missing, or after MAX_PAGES; the ones still missing are read one by one.
  */
 export async function fetchReceipts(client: EtsyClient, shopId: string, receiptIds: string[]): Promise<StoreOrder[]> {
   const wanted = [...new Set(receiptIds.filter((r) => /^\d+$/.test(r)))];
   const found = new Map<string, StoreOrder>();
-  const asked = new Set(wanted);
-  for (let page = 0; page < MAX_RECENT_PAGES; page++) {
-    const missing = wanted.length - found.size;
-    if (missing < 2 || page >= missing - 1) break;
-    const results = parsePayload(
-      receiptIdsPage,
-      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE, offset: page * PAGE_SIZE }, operation: 'getShopReceipts' }),
-      'Etsy receipts',
-    ).results;
-    for (const r of results) if (asked.has(r.receipt_id) && !found.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
-    if (results.length < PAGE_SIZE) break;
-  }
+  if (wanted.length > 1) await findInPages(client, shopId, wanted, found);
   const orders: StoreOrder[] = [];
   for (const receiptId of wanted) {
     const order = found.get(receiptId) ?? (await fetchReceipt(client, shopId, receiptId));
     if (order) orders.push(order);
   }
   return orders;
+}
+
+async function findInPages(client: EtsyClient, shopId: string, wanted: string[], found: Map<string, StoreOrder>): Promise<void> {
+  const asked = new Set(wanted);
+  const ids = wanted.map(BigInt);
+  const highest = ids.reduce((a, b) => (b > a ? b : a));
+  const lowest = ids.reduce((a, b) => (b < a ? b : a));
+  let offset = 0;
+  for (let read = 0; read < MAX_PAGES && wanted.length - found.size > 1; read++) {
+    const results = parsePayload(
+      receiptIdsPage,
+      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'receipt_id', sort_order: 'desc', limit: PAGE_SIZE, offset }, operation: 'getShopReceipts' }),
+      'Etsy receipts',
+    ).results;
+    for (const r of results) if (asked.has(r.receipt_id) && !found.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
+    if (results.length < PAGE_SIZE) return;
+    const first = BigInt(results[0]!.receipt_id);
+    const last = BigInt(results.at(-1)!.receipt_id);
+    if (last <= lowest) return;
+    offset += results.length;
+    // Still above every asked id: jump down by the page's density of the shop's ids.
+    if (last > highest && first > last) offset += Math.floor((Number(last - highest) * (results.length - 1)) / Number(first - last) * (1 - JUMP_SHORT));
+  }
 }
 
 async function fetchReceipt(client: EtsyClient, shopId: string, receiptId: string): Promise<StoreOrder | null> {

@@ -89,12 +89,12 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
   const lists = () => etsy.seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts$`));
   const singles = () => etsy.seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts/\\d+$`)).map((c) => c.path.split('/').at(-1));
 
-  it('reads 30 receipts changed lately with one call for the newest 100, in the order asked, each once', async () => {
+  it('reads 30 recent receipts with one call for the newest 100 by id, in the order asked, each once', async () => {
     const ids = saved(40);
     const asked = [...ids.slice(5, 35)].reverse();
     const orders = await fetchReceipts(client, shop.shopId, [...asked, asked[0]!]);
     expect(orders.map((o) => o.externalId)).to.deep.equal(asked);
-    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([{ sort_on: 'updated', sort_order: 'desc', limit: '100', offset: '0' }]);
+    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([{ sort_on: 'receipt_id', sort_order: 'desc', limit: '100', offset: '0' }]);
     expect(singles()).to.deep.equal([]);
   });
 
@@ -106,24 +106,29 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
     expect(singles()).to.deep.equal([]);
   });
 
-  it('reads the next 100 changes while several asked receipts are missing, then one by one what is still missing, leaving out what the shop does not have', async () => {
+  it('jumps down to a backlog of older receipts by the density of the ids above them, then reads on until it passes the lowest asked', async () => {
+    const backlog = saved(150, 3600);
+    saved(1000);
+    const asked = backlog.slice(20, 140);
+    const orders = await fetchReceipts(client, shop.shopId, asked);
+    expect(orders.map((o) => o.externalId)).to.deep.equal(asked);
+    const offsets = lists().map((c) => Number(c.query.get('offset')));
+    // The first page, then a jump past most of the 1,000 newer ones (not ten pages of them), then on.
+    expect(offsets[0]).to.equal(0);
+    expect(offsets[1]).to.be.within(800, 1030);
+    expect(offsets.length).to.be.at.most(4);
+    expect(singles()).to.deep.equal([]);
+  });
+
+  it('reads one by one what the pages do not hold, and leaves out the receipts the shop does not have', async () => {
     const [old] = saved(1, 2 * 86400);
     const newer = saved(120);
     const unknown = etsy.nextReceiptId();
-    const orders = await fetchReceipts(client, shop.shopId, [newer[0]!, old!, unknown, newer[99]!, newer[100]!]);
-    expect(orders.map((o) => o.externalId)).to.deep.equal([newer[0], old, newer[99], newer[100]]);
-    // The second page (the 21 oldest changes) holds the old receipt and the 101st newest, and is the last.
+    const orders = await fetchReceipts(client, shop.shopId, [newer[0]!, old!, unknown, newer[99]!, newer[119]!]);
+    expect(orders.map((o) => o.externalId)).to.deep.equal([newer[0], old, newer[99], newer[119]]);
+    // The highest asked id is above every receipt: no jump, the next page ends the shop's receipts.
     expect(lists().map((c) => c.query.get('offset'))).to.deep.equal(['0', '100']);
     expect(singles()).to.deep.equal([unknown]);
-  });
-
-  it('stops paging a backlog older than the newest changes before the pages cost more than reading the missing receipts one by one', async () => {
-    const old = saved(3, 2 * 86400);
-    saved(600);
-    const orders = await fetchReceipts(client, shop.shopId, old);
-    expect(orders.map((o) => o.externalId)).to.deep.equal(old);
-    expect(lists().map((c) => c.query.get('offset'))).to.deep.equal(['0', '100']);
-    expect(singles()).to.deep.equal(old);
   });
 
   it('reads one receipt with its own call, and leaves it out when the shop does not have it', async () => {
