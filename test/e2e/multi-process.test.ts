@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SecretBox } from '../../core/src/infra/crypto.ts';
 import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from '../../core/test/helpers/services.ts';
+import { waitFor } from '../../core/test/helpers/wait.ts';
 import { startServiceProcess, type RunningProcess } from './processes.ts';
 
 const UA = 'print-api-e2e/1.0';
@@ -87,6 +88,48 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
     const res = await fetch(`${apiB}/readyz`);
     expect(res.status).to.equal(200);
     expect(((await res.json()) as any).checks).to.deep.equal({ database: 'ok', redis: 'ok' });
+  });
+
+  it("streams a reseller's events from one API process as another process writes them (GET /events/stream)", async () => {
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Stream', email: 'stream@example.com', phone: '+31 20 000 0002', discountPercent: 0 });
+    await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
+    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'test' })).body.data.key as string;
+    const stream = new AbortController();
+    const res = await fetch(`${apiA}/api/reseller/v1/events/stream`, { headers: { authorization: `Bearer ${key}`, 'user-agent': UA, accept: 'text/event-stream' }, signal: stream.signal });
+    expect(res.status).to.equal(200);
+    const frames: Array<{ event: string; data: any }> = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      let text = '';
+      for await (const chunk of res.body!) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const lines = text.slice(0, end).split('\n');
+          text = text.slice(end + 2);
+          const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
+          const data = lines.find((l) => l.startsWith('data: '))?.slice(6);
+          if (event && data) frames.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })().catch(() => undefined);
+    try {
+      await waitFor('the stream to be live', () => frames.some((f) => f.event === 'ready'));
+      // The order is placed through the other API process: this one learns of its events by reading the outbox.
+      const product = await call(apiB, 'GET', '/api/reseller/v1/products/business-cards', key);
+      const fileUrl = product.body.data.sampleFiles[0].url as string;
+      const placed = await fetch(`${apiB}/api/reseller/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'user-agent': UA, 'content-type': 'application/json', 'idempotency-key': randomBytes(16).toString('hex') },
+        body: JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' } }),
+      });
+      const order = (await placed.json()) as any;
+      expect(placed.status, JSON.stringify(order)).to.equal(201);
+      const created = await waitFor('order.created on the stream', () => frames.find((f) => f.event === 'order.created' && f.data.data?.order?.id === order.data.id), 20_000);
+      expect(created!.data).to.include({ type: 'order.created', testMode: true });
+    } finally {
+      stream.abort();
+      await reading;
+    }
   });
 
   it('stops gracefully on SIGTERM', async () => {
