@@ -3,6 +3,8 @@ import { ConnectorError, defineConnector, type ConnectorContext } from '@print-a
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
 import { StoreCalls } from '../../src/modules/stores/store-calls.ts';
+import { createRateLimiter } from '../../src/infra/rate-limit.ts';
+import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { Backend, TestService } from '../helpers/test-service.ts';
@@ -90,6 +92,25 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(renewed.token).to.match(/-renewed$/);
       expect(((await due.connection(await store())).credentials as RefCredentials).token, 'the renewed credentials are not due again').to.equal(renewed.token);
       expect(asked).to.have.length(1);
+    });
+
+    it('waits for one of the store\'s calls up to the time given (connectionWithin), and past it says when to try again', async () => {
+      const connector = defineConnector<RefCredentials>({ ...referenceConnector } as never);
+      const calls = new StoreCalls({
+        stores: t.service.services.stores,
+        connectors: new ConnectorRegistry([connector]),
+        context: (): ConnectorContext => ({ clock: () => new Date() }) as ConnectorContext,
+        // One call a second per store, counted by the real in-memory limiter.
+        callLimiter: () => createRateLimiter({ points: 1, durationMs: 1000, keyPrefix: `within-${backend}` }),
+      });
+      const row = await store();
+      await calls.connection(row);
+      const started = Date.now();
+      await calls.connectionWithin(row, 3000);
+      expect(Date.now() - started, 'waited for the next window').to.be.above(0);
+      const refused = await calls.connectionWithin(row, 10).catch((err: unknown) => err);
+      expect(refused).to.be.instanceOf(RetryLaterError);
+      expect((refused as RetryLaterError).retryAfterMs).to.be.within(1, 1000);
     });
 
     it('records a store order whose platform withheld the address as waiting_address with the reason, and places it once the address comes', async () => {

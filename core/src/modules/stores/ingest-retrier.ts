@@ -13,6 +13,8 @@ import { ingestView, type StoreRow, type StoresService } from './stores-service.
 const RETRYABLE = new Set(['no_print_lines', 'failed', 'received', 'waiting_address']);
 /** Stored deliveries of the store read (newest first) to find the order when the platform cannot be asked for it. */
 const STORED_DELIVERIES_SCANNED = 500;
+/** How long a retry waits for one of the store's calls when its budget is spent, before it answers 503 with Retry-After. */
+const RETRY_WAITS_FOR_BUDGET_MS = 3000;
 
 /**
  * `POST /stores/{id}/ingests/{ingestId}/retry`: a store order whose lines were skipped (or whose
@@ -61,7 +63,7 @@ export class IngestRetrier {
     if (connector.fetchOrders) {
       const fetched = await answeringFor(connector.manifest.displayName, 'credentials', async () => {
         try {
-          return await connector.fetchOrders!(ctx, await this.#calls.connection(store), [externalOrderId]);
+          return await connector.fetchOrders!(ctx, await this.#calls.connectionWithin(store, RETRY_WAITS_FOR_BUDGET_MS), [externalOrderId]);
         } catch (err) {
           if (err instanceof RetryLaterError) {
             const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));

@@ -91,6 +91,22 @@ export class StoreCalls {
   }
 
   /**
+   * `connection`, waiting here up to `maxWaitMs` for one of the store's calls when the budget is
+   * spent (a request someone waits on: a short wait beats asking them to try again).
+   */
+  async connectionWithin(row: StoreRow, maxWaitMs: number): Promise<StoreConnection<unknown>> {
+    const until = Date.now() + maxWaitMs;
+    for (;;) {
+      try {
+        return await this.connection(row);
+      } catch (err) {
+        if (!(err instanceof RetryLaterError) || Date.now() + err.retryAfterMs > until) throw err;
+        await new Promise((r) => setTimeout(r, err.retryAfterMs));
+      }
+    }
+  }
+
+  /**
    * The store's connection for a call to its platform (after taking a call slot, unless the call
    * is metered otherwise: `slot: false`), with expiring
    * credentials renewed first when the connector says they are due (`credentialsDue`). Reads the stored
