@@ -1,4 +1,5 @@
-import type { ConnectorContext, InboundWebhook } from '@print-api/connector-kit';
+import type { ConnectorContext, InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
+import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../http/api-error.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
@@ -9,6 +10,11 @@ import type { StoreRow, StoresService } from './stores-service.ts';
 
 /** How long a store read for a webhook's signature check is reused (a check that fails on it reads the store again). */
 const STORE_FOR_WEBHOOK_MS = 10_000;
+
+type Verified = Extract<WebhookVerdict, { ok: true }>;
+
+/** The delivery's key for duplicates: the platform's event id, else a hash of the body. */
+const eventKey = (verdict: Verified, req: InboundWebhook): string => verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1'));
 
 /** What the platform is told about a delivery it may keep. */
 export interface Receipt {
@@ -65,12 +71,27 @@ export class WebhookReceiver {
       store = this.#storesForWebhooks.get(pathStoreId);
       reused = store !== undefined;
       store ??= await this.#storeById(pathStoreId);
-    } else {
-      const external = connector.identifyStore?.(req);
-      // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
-      if (external) store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
     }
     const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#stores.webhookSecret(row) : undefined, settings: this.#connectors.settings(platform) });
+    if (!pathStoreId) {
+      const external = connector.identifyStore?.(req);
+      if (external) {
+        // Most app-level deliveries verify with the app's secret alone: then the insert finds the
+        // connected store itself, one round trip. Nothing stored (a duplicate, a store we do not
+        // know, a disconnected one) or a store's own secret needed: the long way below decides.
+        const appVerdict = await verify(undefined);
+        if (appVerdict.ok && appVerdict.acknowledgeOnly) return { received: true };
+        if (appVerdict.ok) {
+          const id = await this.#storeForConnected(platform, external, appVerdict, req);
+          if (id) {
+            this.#stored(platform, id);
+            return { received: true, duplicate: false };
+          }
+        }
+        // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
+        store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
+      }
+    }
     let verdict = await verify(store);
     // The store's secret may have changed since it was read (a reconnect registers new webhooks): read it again.
     if (!verdict.ok && reused) verdict = await verify((store = await this.#storeById(pathStoreId!)));
@@ -84,7 +105,7 @@ export class WebhookReceiver {
         id,
         platform,
         store_id: store.id,
-        event_key: verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1')),
+        event_key: eventKey(verdict, req),
         topic: verdict.topic,
         headers: JSON.stringify(req.headers),
         raw_body: req.rawBody.toString('base64'),
@@ -97,6 +118,20 @@ export class WebhookReceiver {
       .executeTakeFirst();
     if (inserted) this.#stored(platform, id);
     return { received: true, duplicate: !inserted };
+  }
+
+  /** Stores the delivery for the connected store `externalId` names, in one statement; answers its id, or null when nothing was stored. */
+  async #storeForConnected(platform: string, externalId: string, verdict: Verified, req: InboundWebhook): Promise<string | null> {
+    const id = newId('whe');
+    const { rows } = await sql<{ id: string }>`
+      insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
+      select ${id}, ${platform}, s.id, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null
+      from stores s
+      where s.platform = ${platform} and s.external_id = ${externalId} and s.status = 'connected'
+      limit 1
+      on conflict (platform, event_key) do nothing
+      returning id`.execute(this.#db);
+    return rows[0]?.id ?? null;
   }
 
   async #storeById(id: string): Promise<StoreRow | undefined> {
