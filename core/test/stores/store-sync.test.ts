@@ -94,6 +94,23 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await pollEnded();
     });
 
+    if (backend === 'pglite') {
+      it("polls on a sync even while the store's previous poll is still finishing as a job (its lease released, its job not yet done)", async () => {
+        await pollEnded();
+        // As the in-process queue holds a poll job that has released the store but not yet ended.
+        const finishing = { queue: `ingest-${PLATFORM.toLowerCase()}`, job_id: `poll-${storeId}`, data: JSON.stringify({ kind: 'poll', storeId }), run_at: new Date(Date.now() + 3600_000), state: 'active' as const, attempt: 1, max_attempts: 12 };
+        await t.service.db.insertInto('queue_jobs').values(finishing).onConflict((oc) => oc.columns(['queue', 'job_id']).doUpdateSet({ state: 'active', run_at: finishing.run_at })).execute();
+        try {
+          shop.orders.set('S-4', refOrder('S-4', { updated_at: '2026-11-20T12:00:00Z' }));
+          expect((await sync()).status).to.equal(202);
+          await waitFor('S-4 placed', async () => (await ingest('S-4'))?.status === 'placed');
+          await pollEnded();
+        } finally {
+          await t.service.db.deleteFrom('queue_jobs').where('queue', '=', finishing.queue).where('job_id', '=', finishing.job_id).execute();
+        }
+      });
+    }
+
     if (backend === 'postgres+redis') {
       it('refuses the sync in another process while one runs in this one', async function () {
         const other = await startTestService(this, backend, { DATABASE_URL: t.service.config.DATABASE_URL! }, { connectors });

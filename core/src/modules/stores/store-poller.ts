@@ -49,7 +49,7 @@ export class StorePoller {
   readonly #context: (platform: string) => ConnectorContext;
   readonly #calls: StoreCalls;
   readonly #ingester: OrderIngester;
-  readonly #queuePoll: (store: StoreRow) => Promise<void>;
+  readonly #queuePoll: (store: StoreRow, suffix?: string) => Promise<void>;
   readonly #listings: ListingSyncer | undefined;
 
   constructor(deps: {
@@ -60,7 +60,8 @@ export class StorePoller {
     calls: StoreCalls;
     ingester: OrderIngester;
     /** Queues the store's poll job (one per store at a time). */
-    queuePoll: (store: StoreRow) => Promise<void>;
+    /** Queues a poll of the store (one job per store; `suffix` makes it a job of its own). */
+    queuePoll: (store: StoreRow, suffix?: string) => Promise<void>;
     /** A sync also reads the store's listings again. */
     listings?: ListingSyncer;
   }) {
@@ -98,7 +99,9 @@ export class StorePoller {
       .executeTakeFirst();
     if (!taken) throw conflict('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
     try {
-      await this.#queuePoll(store);
+      // A job of its own: the poll that just released the store may still be finishing as a
+      // job, and a job of the same id still running is not added again (the sync would be lost).
+      await this.#queuePoll(store, `sync-${new Date(taken.now).getTime()}`);
     } catch (err) {
       await this.#release(storeId);
       throw err;

@@ -161,7 +161,7 @@ export class StoresModule {
       context,
       calls: this.calls,
       ingester: this.ingester,
-      queuePoll: (store) => this.#queuePoll(store),
+      queuePoll: (store, suffix) => this.#queuePoll(store, suffix),
       listings: this.listings,
     });
     this.fulfilments = new FulfilmentPusher({
@@ -249,8 +249,8 @@ export class StoresModule {
     await this.listings.requestSyncQuietly(store);
   }
 
-  #queuePoll(store: StoreRow): Promise<void> {
-    return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}` });
+  #queuePoll(store: StoreRow, suffix?: string): Promise<void> {
+    return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}${suffix ? `-${suffix}` : ''}` });
   }
 
   /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
