@@ -1,9 +1,8 @@
 import { parsePayload, type ListingsPage, type StoreListing } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { LISTINGS_PAGE_SIZE } from './config.ts';
+import { text } from './order-mapper.ts';
 import type { WixClient } from './wix-client.ts';
-
-const text = z.string().nullish().transform((v) => v?.trim() ?? '');
 
 /** Catalog V1 (`POST /stores-reader/v1/products/query` with `includeVariants`). */
 const v1Page = z.object({

@@ -1,7 +1,8 @@
 import { parsePayload, type StoreOrder, type StoreOrderLine, type StoreRecipient } from '@print-api/connector-kit';
 import { z } from 'zod';
 
-const text = z.string().nullish().transform((v) => v?.trim() ?? '');
+/** Text Wix may leave out or send null: trimmed, empty when absent. */
+export const text = z.string().nullish().transform((v) => v?.trim() ?? '');
 const isoDate = z.string().transform((v, c) => {
   const t = Date.parse(v);
   if (Number.isNaN(t)) {
