@@ -47,7 +47,7 @@ export class OrderFetches {
       if (queued) return void queued.asks.push({ ids, resolve, reject });
       const queue = { store, asks: [{ ids, resolve, reject }] };
       this.#queues.set(store.id, queue);
-      void this.#drain(queue).finally(() => this.#queues.delete(store.id));
+      void this.#drain(queue);
     });
   }
 
@@ -60,30 +60,35 @@ export class OrderFetches {
   async #drain(queue: { store: StoreRow; asks: Ask[] }): Promise<void> {
     const connector = this.#connectors.get(queue.store.platform);
     const max = connector?.manifest.fetchOrdersMax ?? DEFAULT_FETCH_MAX;
-    while (queue.asks.length > 0) {
-      for (let attempt = 1; ; attempt++) {
-        let taken: Ask[] = [];
-        try {
-          if (!connector?.fetchOrders) throw new Error(`${queue.store.platform} cannot fetch orders by id`);
-          const connection = await this.#calls.connection(queue.store);
-          // Taken once the call may go: the asks that came in while it waited go with it.
-          taken = take(queue.asks, max);
-          const orders = await connector.fetchOrders(this.#context(queue.store.platform), connection, [...new Set(taken.flatMap((a) => a.ids))]);
-          const byId = new Map(orders.map((o) => [o.externalId, o]));
-          for (const a of taken) a.resolve(a.ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
-          break;
-        } catch (err) {
-          queue.asks.unshift(...taken);
-          const waitMs = retryDelayFor(err);
-          if (attempt < WAIT_ATTEMPTS && waitable(err) && waitMs <= MAX_WAIT_MS) {
-            await new Promise((r) => setTimeout(r, waitMs));
-            continue;
+    try {
+      while (queue.asks.length > 0) {
+        for (let attempt = 1; ; attempt++) {
+          let taken: Ask[] = [];
+          try {
+            if (!connector?.fetchOrders) throw new Error(`${queue.store.platform} cannot fetch orders by id`);
+            const connection = await this.#calls.connection(queue.store);
+            // Taken once the call may go: the asks that came in while it waited go with it.
+            taken = take(queue.asks, max);
+            const orders = await connector.fetchOrders(this.#context(queue.store.platform), connection, [...new Set(taken.flatMap((a) => a.ids))]);
+            const byId = new Map(orders.map((o) => [o.externalId, o]));
+            for (const a of taken) a.resolve(a.ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+            break;
+          } catch (err) {
+            queue.asks.unshift(...taken);
+            const waitMs = retryDelayFor(err);
+            if (attempt < WAIT_ATTEMPTS && waitable(err) && waitMs <= MAX_WAIT_MS) {
+              await new Promise((r) => setTimeout(r, waitMs));
+              continue;
+            }
+            // Everyone waiting now shares the outcome: each retries on its own terms (its job later, its delivery alone).
+            for (const a of queue.asks.splice(0)) a.reject(err);
+            break;
           }
-          // Everyone waiting now shares the outcome: each retries on its own terms (its job later, its delivery alone).
-          for (const a of queue.asks.splice(0)) a.reject(err);
-          break;
         }
       }
+    } finally {
+      // In the turn that found no ask left (no await in between): a later ask starts a queue of its own.
+      this.#queues.delete(queue.store.id);
     }
   }
 }
