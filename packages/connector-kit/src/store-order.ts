@@ -19,12 +19,19 @@ export interface StoreOrderLine {
 /** The shipping address, mapped to our Recipient fields. */
 export interface StoreRecipient {
   name: string;
+  /** The company on the address, where the platform has one. */
+  company?: string | undefined;
   email?: string | undefined;
   phone?: string | undefined;
   address1: string;
   address2?: string | undefined;
   postalCode: string;
   city: string;
+  /**
+   * Province, state or region: the ISO 3166-2 subdivision code without the country prefix
+   * when the platform gives or implies one (Wix `IT-MI` -> `MI`), else as the platform wrote it.
+   */
+  state?: string | undefined;
   /** ISO 3166-1 alpha-2. */
   country: string;
 }
