@@ -97,6 +97,8 @@ export interface Overrides {
   webhooks?: Partial<WebhooksOptions>;
   /** The print facility live orders are handed to (a third party: tests stand one in). */
   productionPartner?: ProductionPartner;
+  /** A new embedded database starts from this data directory (tests: a migrated template) instead of being initialised. */
+  pgliteTemplate?: Blob;
 }
 
 
@@ -159,6 +161,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     url: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
+    pgliteTemplate: overrides.pgliteTemplate,
     onConnectionError: (err) => logger.warn('a database connection failed; the pool replaces it', { error: err.message }),
   });
   const db = database.db;

@@ -55,6 +55,28 @@ export async function needService(ctx: Mocha.Context, name: 'postgres' | 'redis'
   ctx.skip();
 }
 
+let pgliteTemplate: Promise<Blob> | undefined;
+
+/**
+ * An embedded database with every migration applied, as a data directory to start new ones
+ * from: initialising PGlite takes seconds of WebAssembly, loading this about one. Made once per
+ * test process; what it holds is exactly what `migrateToLatest` makes of an empty database.
+ */
+export function migratedPgliteTemplate(): Promise<Blob> {
+  pgliteTemplate ??= (async () => {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PGliteDialect } = await import('../../src/infra/db/pglite-dialect.ts');
+    const { Kysely } = await import('kysely');
+    const pglite = await PGlite.create('memory://');
+    const db = new Kysely<Tables>({ dialect: new PGliteDialect(pglite) });
+    await migrateToLatest(db, migrations);
+    const dump = await pglite.dumpDataDir('none');
+    await db.destroy();
+    return dump;
+  })();
+  return pgliteTemplate;
+}
+
 /** A fresh, empty PostgreSQL database for one suite; dropped by the returned function. */
 export async function createTestPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `pa_test_${randomBytes(6).toString('hex')}`;
@@ -103,7 +125,7 @@ export function describeEachDatabase(title: string, body: (t: TestDatabase) => v
           t.handle = await openDatabase<Tables>({ url: created.url });
         } else {
           t.url = undefined;
-          t.handle = await openDatabase<Tables>({ dataDir: 'memory://' });
+          t.handle = await openDatabase<Tables>({ dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() });
         }
         t.db = t.handle.db;
         await migrateToLatest(t.db, migrations);

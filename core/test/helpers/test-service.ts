@@ -8,7 +8,7 @@ import { composeService, type Overrides, type Service } from '../../src/composit
 import { SecretBox } from '../../src/infra/crypto.ts';
 import { createLogger, silentLogger } from '../../src/infra/logger.ts';
 import { nockedPlatformLookup } from './nocked-platforms.ts';
-import { createTestPostgresDatabase, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from './services.ts';
+import { createTestPostgresDatabase, migratedPgliteTemplate, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from './services.ts';
 import { testCertificates } from './tls.ts';
 
 export const USER_AGENT = 'print-api-tests/1.0';
@@ -77,6 +77,8 @@ export async function startTestService(
     // Platforms behind nock (connector suites) pass the outbound guard's DNS check; nothing else changes.
     outboundLookup: nockedPlatformLookup,
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,
+    // A new embedded database starts migrated from the process's template (seconds saved a service).
+    ...(config.DATABASE_URL ? {} : { pgliteTemplate: await migratedPgliteTemplate() }),
     // Connectors read their CONNECTOR_<PLATFORM>_* settings from the test's environment, as they would from the process's.
     connectorEnv: (platform) => connectorEnv(platform, { ...base, ...env }),
     ...overrides,
