@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
-import { readServerSentEvents } from '../../core/src/cli/server-sent-events.ts';
+import { readServerSentEvents } from '../../packages/sdk/src/server-sent-events.ts';
 import { sampleFileUrl, sandboxOrderBody, startListen, startLocalReceiver, type ListenProcess, type LocalReceiver } from './listen-helpers.ts';
 
 const JOURNEY = ['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered'];

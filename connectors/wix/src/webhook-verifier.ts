@@ -77,9 +77,9 @@ export function peekEnvelope(rawBody: Buffer): WixEnvelope | null {
  * `eventTime`, else `iat`) is a replay. The event key is the event's `id` (the same on
  * every resend); events without one (App Instance Removed) are keyed by type and instance.
  */
-export function verifyWixWebhook(req: InboundWebhook, settings: WixSettings, now: Date): WebhookVerdict {
+export async function verifyWixWebhook(req: InboundWebhook, settings: WixSettings, now: Date): Promise<WebhookVerdict> {
   const token = req.rawBody.toString('utf8').trim();
-  const verdict = verifyRs256Jwt(token, publicKeyOf(settings.publicKey), { now });
+  const verdict = await verifyRs256Jwt(token, publicKeyOf(settings.publicKey), { now });
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   const { payload } = verdict;
   if (payload.iss !== undefined && payload.iss !== JWT_ISSUER) return { ok: false, reason: `the JWT issuer is ${JSON.stringify(payload.iss)}, not ${JWT_ISSUER}` };

@@ -22,43 +22,43 @@ const sign = (payload: Record<string, unknown>, key = keys.privateKey, header: R
 const envelope = (eventType: string, event: unknown, instanceId = INSTANCE) => JSON.stringify({ data: JSON.stringify(event), instanceId, eventType, identity: JSON.stringify({ identityType: 'APP' }) });
 
 describe('Wix webhooks: the RS256 JWT body and its three nested JSON strings', () => {
-  it("verifies the documented order_approved payload signed with the app's key and keys it by its event id", () => {
-    const verdict = verifyWixWebhook(req(sign({ ...approvedPayload, iat })), settings, NOW);
+  it("verifies the documented order_approved payload signed with the app's key and keys it by its event id", async () => {
+    const verdict = await verifyWixWebhook(req(sign({ ...approvedPayload, iat })), settings, NOW);
     assert.deepEqual(verdict, { ok: true, topic: 'wix.ecom.v1.order_approved', eventId: 'wix.ecom.v1.order_approved:f5a1c9e2-0000-4000-8000-00000000abcd', occurredAt: '2026-01-01T10:00:05.123Z' });
     assert.equal(peekEnvelope(Buffer.from(sign(approvedPayload)))?.instanceId, INSTANCE);
   });
 
-  it('refuses another key, another algorithm, a tampered payload and a body that is not a JWT', () => {
-    assert.match(String((verifyWixWebhook(req(sign(approvedPayload, pair().privateKey)), settings, NOW) as { reason: string }).reason), /signature does not verify/);
+  it('refuses another key, another algorithm, a tampered payload and a body that is not a JWT', async () => {
+    assert.match(String((await verifyWixWebhook(req(sign(approvedPayload, pair().privateKey)), settings, NOW) as { reason: string }).reason), /signature does not verify/);
     const hs = (() => {
       const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
       const signed = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(approvedPayload)}`;
       return `${signed}.${createHmac('sha256', keys.publicKey).update(signed).digest('base64url')}`;
     })();
-    assert.match(String((verifyWixWebhook(req(hs), settings, NOW) as { reason: string }).reason), /HS256/);
+    assert.match(String((await verifyWixWebhook(req(hs), settings, NOW) as { reason: string }).reason), /HS256/);
     const [h, , s] = sign(approvedPayload).split('.');
     const other = Buffer.from(JSON.stringify({ data: envelope('wix.ecom.v1.order_canceled', { id: 'x' }) })).toString('base64url');
-    assert.equal(verifyWixWebhook(req(`${h}.${other}.${s}`), settings, NOW).ok, false);
-    assert.equal(verifyWixWebhook(req('{"data":"{}"}'), settings, NOW).ok, false);
+    assert.equal((await verifyWixWebhook(req(`${h}.${other}.${s}`), settings, NOW)).ok, false);
+    assert.equal((await verifyWixWebhook(req('{"data":"{}"}'), settings, NOW)).ok, false);
   });
 
-  it('checks issuer and audience where the JWT has them', () => {
-    assert.equal(verifyWixWebhook(req(sign({ ...approvedPayload, iss: 'wix.com', aud: APP_ID })), settings, NOW).ok, true);
-    assert.match(String((verifyWixWebhook(req(sign({ ...approvedPayload, iss: 'evil.example' })), settings, NOW) as { reason: string }).reason), /issuer/);
-    assert.match(String((verifyWixWebhook(req(sign({ ...approvedPayload, aud: 'another-app' })), settings, NOW) as { reason: string }).reason), /not our app/);
+  it('checks issuer and audience where the JWT has them', async () => {
+    assert.equal((await verifyWixWebhook(req(sign({ ...approvedPayload, iss: 'wix.com', aud: APP_ID })), settings, NOW)).ok, true);
+    assert.match(String((await verifyWixWebhook(req(sign({ ...approvedPayload, iss: 'evil.example' })), settings, NOW) as { reason: string }).reason), /issuer/);
+    assert.match(String((await verifyWixWebhook(req(sign({ ...approvedPayload, aud: 'another-app' })), settings, NOW) as { reason: string }).reason), /not our app/);
   });
 
-  it('refuses an expired JWT and an event older than the two days Wix resends for (a replay)', () => {
-    assert.match(String((verifyWixWebhook(req(sign({ ...approvedPayload, iat, exp: iat + 60 })), settings, NOW) as { reason: string }).reason), /expired/);
+  it('refuses an expired JWT and an event older than the two days Wix resends for (a replay)', async () => {
+    assert.match(String((await verifyWixWebhook(req(sign({ ...approvedPayload, iat, exp: iat + 60 })), settings, NOW) as { reason: string }).reason), /expired/);
     const threeDaysLater = new Date(NOW.getTime() + 3 * 24 * 3600_000);
-    assert.match(String((verifyWixWebhook(req(sign(approvedPayload)), settings, threeDaysLater) as { reason: string }).reason), /stale delivery/);
+    assert.match(String((await verifyWixWebhook(req(sign(approvedPayload)), settings, threeDaysLater) as { reason: string }).reason), /stale delivery/);
     // A resend 46 hours after the event is still taken.
-    assert.equal(verifyWixWebhook(req(sign(approvedPayload)), settings, new Date(NOW.getTime() + 46 * 3600_000)).ok, true);
+    assert.equal((await verifyWixWebhook(req(sign(approvedPayload)), settings, new Date(NOW.getTime() + 46 * 3600_000))).ok, true);
   });
 
-  it('refuses a JWT whose data claim is not the nested JSON text', () => {
-    assert.match(String((verifyWixWebhook(req(sign({ data: { eventType: 'x' } })), settings, NOW) as { reason: string }).reason), /data claim/);
-    assert.match(String((verifyWixWebhook(req(sign({ data: JSON.stringify({ eventType: 'wix.ecom.v1.order_approved' }) })), settings, NOW) as { reason: string }).reason), /instanceId/);
+  it('refuses a JWT whose data claim is not the nested JSON text', async () => {
+    assert.match(String((await verifyWixWebhook(req(sign({ data: { eventType: 'x' } })), settings, NOW) as { reason: string }).reason), /data claim/);
+    assert.match(String((await verifyWixWebhook(req(sign({ data: JSON.stringify({ eventType: 'wix.ecom.v1.order_approved' }) })), settings, NOW) as { reason: string }).reason), /instanceId/);
   });
 
   it('turns a thin order event into a fetch of the order, a whole one into the order itself', () => {
@@ -69,9 +69,9 @@ describe('Wix webhooks: the RS256 JWT body and its three nested JSON strings', (
     assert.equal(content.kind === 'orders' && content.orders[0]!.paid, true);
   });
 
-  it('disconnects on App Instance Removed, resyncs listings on product events, ignores other events and other instances', () => {
+  it('disconnects on App Instance Removed, resyncs listings on product events, ignores other events and other instances', async () => {
     assert.deepEqual(webhookContent(req(sign({ data: envelope('AppRemoved', { appId: APP_ID }) })), INSTANCE), { kind: 'uninstalled' });
-    const removed = verifyWixWebhook(req(sign({ data: envelope('AppRemoved', { appId: APP_ID }) })), settings, NOW);
+    const removed = await verifyWixWebhook(req(sign({ data: envelope('AppRemoved', { appId: APP_ID }) })), settings, NOW);
     assert.deepEqual(removed, { ok: true, topic: 'AppRemoved', eventId: `AppRemoved:${INSTANCE}`, occurredAt: null });
     assert.deepEqual(webhookContent(req(sign({ data: envelope('wix.stores.catalog.v3.product_updated', { id: 'p' }) })), INSTANCE), { kind: 'listings_changed' });
     assert.equal(webhookContent(req(sign({ data: envelope('wix.ecom.v1.order_fulfilled', { id: 'f' }) })), INSTANCE).kind, 'ignored');

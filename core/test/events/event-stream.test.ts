@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { readServerSentEvents, type ServerSentEvent } from '../../src/cli/server-sent-events.ts';
+import { readServerSentEvents, type ServerSentEvent } from '../../../packages/sdk/src/server-sent-events.ts';
 import { describeEachBackend, USER_AGENT } from '../helpers/test-service.ts';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -1,4 +1,5 @@
-import { hmacSignature, verifyHmacSignature } from './hmac-signature.ts';
+import { timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** Standard Webhooks' default: a delivery more than 5 minutes old (or ahead) is a replay. */
 export const STANDARD_WEBHOOKS_TOLERANCE_MS = 5 * 60 * 1000;
@@ -19,6 +20,11 @@ export type StandardWebhookVerdict = { ok: true; id: string; timestamp: Date } |
  * a `whsec_…` secret; one must match (constant-time). `webhook-timestamp` (unix seconds) must
  * be within `toleranceMs` of `now` in either direction. Several secrets verify a delivery
  * during a rotation. The `id` is the delivery's message id: the same event redelivered keeps it.
+ *
+ * The signature is the reference implementation's (`standardwebhooks`' `Webhook#sign`: the
+ * secret's format, the HMAC, the encoding). Its `verify` is not used: it reads the system clock
+ * with a fixed 5-minute window and throws one message for every refusal, where callers here
+ * pass `now` and a tolerance and log why a delivery was refused.
  *
  * @example
  * const verdict = verifyStandardWebhook({ headers: req.headers, rawBody: req.rawBody, secret: ctx.appSettings.webhookSecret!, now: new Date() });
@@ -41,11 +47,15 @@ export function verifyStandardWebhook(input: {
   const tolerance = input.toleranceMs ?? STANDARD_WEBHOOKS_TOLERANCE_MS;
   if (input.now.getTime() - at > tolerance) return { ok: false, reason: `stale delivery: webhook-timestamp ${timestamp} is more than ${tolerance / 1000} s old` };
   if (at - input.now.getTime() > tolerance) return { ok: false, reason: `webhook-timestamp ${timestamp} is in the future` };
-  const keys = (typeof input.secret === 'string' ? [input.secret] : input.secret).map(secretKey);
-  const signed = [`${id}.${timestamp}.`, input.rawBody];
+  let expected: Buffer[];
+  try {
+    expected = (typeof input.secret === 'string' ? [input.secret] : input.secret).map((secret) => Buffer.from(new Webhook(secret).sign(id, new Date(at), input.rawBody)));
+  } catch (err) {
+    return { ok: false, reason: `the webhook secret is not usable: ${(err as Error).message}` };
+  }
   // Other versions (e.g. `v1a` asymmetric signatures) are skipped, as the spec says.
-  const candidates = signatures.split(' ').flatMap((entry) => (entry.startsWith('v1,') ? [entry.slice(3)] : []));
-  const matches = candidates.some((signature) => keys.some((key) => verifyHmacSignature(signature, signed, key, { encoding: 'base64' })));
+  const candidates = signatures.split(' ').flatMap((entry) => (entry.startsWith('v1,') ? [Buffer.from(entry)] : []));
+  const matches = candidates.some((candidate) => expected.some((signature) => candidate.length === signature.length && timingSafeEqual(candidate, signature)));
   if (!matches) return { ok: false, reason: 'webhook-signature does not match the body' };
   return { ok: true, id, timestamp: new Date(at) };
 }
@@ -59,12 +69,6 @@ export function verifyStandardWebhook(input: {
  * await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
  */
 export function signStandardWebhook(input: { id: string; timestamp: Date | number; body: Buffer | string; secret: string }): StandardWebhookHeaders {
-  const seconds = String(typeof input.timestamp === 'number' ? input.timestamp : Math.floor(input.timestamp.getTime() / 1000));
-  const signature = hmacSignature([`${input.id}.${seconds}.`, input.body], secretKey(input.secret), { encoding: 'base64' });
-  return { 'webhook-id': input.id, 'webhook-timestamp': seconds, 'webhook-signature': `v1,${signature}` };
-}
-
-/** The HMAC key of a `whsec_<base64>` secret: its base64 part, decoded (the prefix is optional). */
-function secretKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+  const at = typeof input.timestamp === 'number' ? new Date(input.timestamp * 1000) : input.timestamp;
+  return { 'webhook-id': input.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(input.secret).sign(input.id, at, input.body) };
 }

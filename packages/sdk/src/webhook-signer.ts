@@ -20,7 +20,9 @@ export function newWebhookSecret(): string {
 /**
  * The headers of a webhook delivery of `rawBody`, signed the way the service signs (`v1=` and
  * the hex HMAC-SHA256 of `"<timestamp>.<raw body>"` keyed with the whole secret). The pair of
- * `verifyWebhook`: `listen` uses it, and tests of a receiver can sign their own requests.
+ * `verifyWebhook`: `listen` uses it, tests of a receiver can sign their own requests, and the
+ * service signs its deliveries with it. Several secrets give one `v1=` each, comma-separated
+ * (the service does so while a rotated-out secret still signs).
  *
  * @example
  * ```ts
@@ -28,9 +30,10 @@ export function newWebhookSecret(): string {
  * await fetch('http://localhost:4000/hooks', { method: 'POST', body, headers: signWebhook(body, secret) });
  * ```
  */
-export function signWebhook(rawBody: string, secret: string, options: SignOptions = {}): Record<string, string> {
+export function signWebhook(rawBody: string, secret: string | readonly string[], options: SignOptions = {}): Record<string, string> {
   const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const signature = createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex');
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  const signature = secrets.map((key) => `v1=${createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest('hex')}`).join(',');
   let eventType = options.eventType;
   if (eventType === undefined) {
     try {
@@ -45,6 +48,6 @@ export function signWebhook(rawBody: string, secret: string, options: SignOption
     'x-service-delivery': options.deliveryId ?? `dlv_local_${randomBytes(10).toString('hex')}`,
     'x-service-attempt': String(options.attempt ?? 1),
     'x-service-timestamp': String(timestamp),
-    'x-service-signature': `v1=${signature}`,
+    'x-service-signature': signature,
   };
 }

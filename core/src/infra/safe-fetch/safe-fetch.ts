@@ -1,3 +1,10 @@
+// Hand-written on purpose (issue 29 asks why): the guard is the redirect loop itself. Each hop
+// is resolved, its every address checked (address-policy.ts) and the socket pinned to those
+// addresses, so a DNS answer cannot change between check and connect; credentials are dropped
+// when a redirect leaves the origin; one time budget covers DNS, connect, TLS, every hop and the
+// body, and the body is cut at a byte limit. Address-filtering agents (request-filtering-agent,
+// ssrf-req-filter) check the connect only: the redirect policy, the budget and the byte limit
+// would stay here either way, so a library would replace the smallest part.
 import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls';
 import { exchange } from './https-exchange.ts';
 import { SafeFetchError } from './safe-fetch-error.ts';

@@ -2,8 +2,7 @@ import type { Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { Db } from '../tables.ts';
-import { envelopeOf } from '../webhooks/webhook-deliverer.ts';
-import type { Outbox } from './outbox.ts';
+import { envelopeOf, type Outbox } from './outbox.ts';
 
 /** Which events one stream carries, and from where. */
 export interface StreamRequest {

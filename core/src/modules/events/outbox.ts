@@ -11,6 +11,17 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/** The event body in its documented field order (the stored jsonb does not keep key order): what a webhook delivery and the event stream send. */
+export function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
+  return {
+    id: String(payload.id),
+    type: String(payload.type),
+    createdAt: String(payload.createdAt),
+    testMode: payload.testMode === true,
+    data: (payload.data ?? {}) as Record<string, unknown>,
+  };
+}
+
 /** Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the guarantee. */
 export type OutboxListener = () => void;
 
