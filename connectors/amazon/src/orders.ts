@@ -1,7 +1,7 @@
-import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
+import type { StoreOrder } from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { AmazonContext, SpApi } from './amazon-client.ts';
-import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_STATUSES } from './config.ts';
+import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_LAG_MS, SEARCH_STATUSES } from './config.ts';
 
 const money = z.object({ amount: z.string(), currencyCode: z.string() }).partial().optional();
 const address = z
@@ -132,13 +132,16 @@ export function searchQuery(lastUpdatedAfter: string, marketplaceIds: string[]):
  * One page of `searchOrders` (`GET /orders/2026-01-01/orders`): a run asks for orders updated
  * since its checkpoint minus an overlap, follows `pagination.nextToken` with the very same
  * parameters, and after its last page moves the checkpoint to the answer's `lastUpdatedBefore`
- * (Amazon's own clock). Each page is one call of the seller's scarce search budget, so the
- * last page ends the run (`done`) rather than asking again.
+ * (Amazon's own clock). The model makes that field optional: a last page without it (or with one
+ * that is not a date) moves the checkpoint to the time we asked minus Amazon's two-minute lag
+ * instead, so one page's missing field never stops the store's polling. Each page is one call of
+ * the seller's scarce search budget, so the last page ends the run (`done`) rather than asking again.
  */
 export async function searchOrdersPage(ctx: AmazonContext, api: SpApi, marketplaceIds: string[], cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string; done: boolean }> {
   const at = readCursor(cursor, ctx.clock());
   const after = 'token' in at ? at.after : iso(new Date(Date.parse(at.checkpoint) - POLL_OVERLAP_MS));
   const query = { ...searchQuery(after, marketplaceIds), ...('token' in at ? { paginationToken: at.token } : {}) };
+  const askedAt = ctx.clock().getTime();
   const page = await api.json(searchSchema, { method: 'GET', path: '/orders/2026-01-01/orders', query, operation: 'searchOrders' });
   const orders: StoreOrder[] = [];
   for (const o of page.orders) {
@@ -150,8 +153,11 @@ export async function searchOrdersPage(ctx: AmazonContext, api: SpApi, marketpla
   }
   const next = page.pagination?.nextToken;
   if (next) return { orders, nextCursor: JSON.stringify({ v: 1, after, token: next } satisfies Cursor), done: false };
-  const before = page.lastUpdatedBefore && Number.isFinite(Date.parse(page.lastUpdatedBefore)) ? page.lastUpdatedBefore : null;
-  if (!before) throw new ConnectorError('invalid_payload', 'Amazon answered searchOrders without lastUpdatedBefore: the checkpoint cannot move');
+  let before = page.lastUpdatedBefore && Number.isFinite(Date.parse(page.lastUpdatedBefore)) ? page.lastUpdatedBefore : null;
+  if (!before) {
+    before = iso(new Date(askedAt - SEARCH_LAG_MS));
+    ctx.logger.info('Amazon answered searchOrders without lastUpdatedBefore: the checkpoint moves to the time asked minus its lag', { checkpoint: before });
+  }
   return { orders, nextCursor: JSON.stringify({ v: 1, checkpoint: before } satisfies Cursor), done: true };
 }
 

@@ -91,6 +91,24 @@ describe('Amazon connector units', () => {
       assert.deepEqual(JSON.parse(page.nextCursor), { v: 1, checkpoint: '2026-03-01T11:58:00Z' });
     });
 
+    it('moves the checkpoint to the time it asked minus two minutes when the last page has no lastUpdatedBefore (optional in the model), and polls on from there', async () => {
+      nock(API).get('/orders/2026-01-01/orders').query(true).reply(200, { orders: [orderFixture] });
+      const page = await searchOrdersPage(context(), new SpApi(context(), credentials()), ['A1PA6795UKMFR9'], JSON.stringify({ v: 1, checkpoint: '2026-03-01T00:00:00Z' }));
+      assert.deepEqual(page.orders.map((o) => o.externalId), ['302-4567890-1234567']);
+      assert.equal(page.done, true);
+      assert.deepEqual(JSON.parse(page.nextCursor), { v: 1, checkpoint: '2026-03-01T11:58:00Z' });
+
+      let asked: string | undefined;
+      nock(API)
+        .get('/orders/2026-01-01/orders')
+        .query((q) => ((asked = String(q.lastUpdatedAfter)), true))
+        .reply(200, { orders: [], lastUpdatedBefore: 'not a date' });
+      const later = new Date('2026-03-01T12:06:00Z');
+      const next = await searchOrdersPage(context(later), new SpApi(context(later), credentials({ accessTokenExpiresAt: new Date(later.getTime() + 3600_000).toISOString() })), ['A1PA6795UKMFR9'], page.nextCursor);
+      assert.equal(asked, '2026-03-01T11:53:00Z');
+      assert.deepEqual(JSON.parse(next.nextCursor), { v: 1, checkpoint: '2026-03-01T12:04:00Z' });
+    });
+
     it("waits out Amazon's throttling for as long as x-amzn-RateLimit-Limit says (QuotaExceeded carries no Retry-After)", async () => {
       nock(API).get('/orders/2026-01-01/orders').query(true).reply(429, { errors: [{ code: 'QuotaExceeded', message: 'You exceeded your quota for the requested resource.', details: '' }] }, { 'x-amzn-RateLimit-Limit': '0.0056' });
       const err = await rejection(searchOrdersPage(context(), new SpApi(context(), credentials()), ['A1PA6795UKMFR9'], null));

@@ -42,6 +42,8 @@ export class FakeSeller {
   readonly accessTokens = new Map<string, number>();
   refreshes = 0;
   revoked = false;
+  /** searchOrders leaves out `lastUpdatedBefore` (optional in the orders 2026-01-01 model). */
+  omitLastUpdatedBefore = false;
   #faults: Array<{ operation: string; reply: FakeReply }> = [];
   #lastStamp = 0;
 
@@ -250,14 +252,14 @@ export class FakeAmazon {
       .sort((a, b) => a.lastUpdatedTime.localeCompare(b.lastUpdatedTime) || a.orderId.localeCompare(b.orderId));
     const limit = Math.min(size, this.pageSize ?? size);
     const page = matching.slice(offset, offset + limit);
-    const body: Record<string, unknown> = { orders: page, lastUpdatedBefore: before };
+    const body: Record<string, unknown> = { orders: page, ...(seller.omitLastUpdatedBefore ? {} : { lastUpdatedBefore: before }) };
     if (offset + limit < matching.length) {
       const next = randomBytes(12).toString('base64url');
       this.#pageTokens.set(next, { params: params.toString(), offset: offset + limit, before });
       body.pagination = { nextToken: next };
     }
     const seen = seller.seen('searchOrders').at(-1);
-    if (seen) seen.lastUpdatedBefore = before;
+    if (seen && !seller.omitLastUpdatedBefore) seen.lastUpdatedBefore = before;
     return [200, body, { 'x-amzn-RateLimit-Limit': '0.0056' }];
   }
 
