@@ -173,6 +173,22 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect(await printOrders(storeId)).to.have.length(3);
     });
 
+    it("places a receipt announced in the docs page's nested form (ORDER_PAID, the fields under data), shop_id a number or a string, resource_url on either host or absent", async () => {
+      const { shop, storeId } = await connected();
+      const variants = [
+        { form: 'nested' as const },
+        { form: 'nested' as const, shopIdAs: 'string' as const, host: 'api.etsy.com' },
+        { form: 'nested' as const, withResourceUrl: false, eventType: 'order_paid' },
+        { eventType: 'ORDER.PAID' },
+      ];
+      for (const opts of variants) {
+        const id = paidReceipt(shop);
+        expect(await etsy.deliver(shop, id, opts)).to.equal(200);
+        expect((await settled(storeId, id)).status, JSON.stringify(opts)).to.equal('placed');
+      }
+      expect(await printOrders(storeId)).to.have.length(4);
+    });
+
     it('a receipt whose address Etsy withholds waits visibly (never placed without one), and is placed once the address can be read', async () => {
       const { reseller, shop, storeId } = await connected();
       const id = paidReceipt(shop, { name: null, first_line: null, second_line: null, city: null, state: null, zip: null, country_iso: null, formatted_address: null });

@@ -35,6 +35,13 @@ export interface DeliveryOptions {
   shopIdAs?: 'number' | 'string' | 'absent';
   host?: string;
   extraSignatures?: string[];
+  /**
+   * `flat` (default): what Etsy sends, per its staff (discussion #1564). `nested`: the form its
+   * docs page showed, `{event_type: "ORDER_PAID", event_id, created_at, data: {...}}`, with
+   * `resource_url` under `data` (`withResourceUrl: false`: only `shop_id` and `receipt_id` there).
+   */
+  form?: 'flat' | 'nested';
+  withResourceUrl?: boolean;
 }
 
 interface Grant {
@@ -218,7 +225,13 @@ export class FakeEtsy {
       resource_url: `https://${opts.host ?? 'openapi.etsy.com'}/v3/application/shops/${shop.shopId}/receipts/${receiptId}`,
     };
     if (opts.shopIdAs !== 'absent') payload.shop_id = opts.shopIdAs === 'string' ? shop.shopId : Number(shop.shopId);
-    const body = JSON.stringify(payload);
+    const nested = () => {
+      const data: Record<string, unknown> = { ...payload, receipt_id: Number(receiptId) };
+      delete data.event_type;
+      if (opts.withResourceUrl === false) delete data.resource_url;
+      return { event_type: opts.eventType ?? 'ORDER_PAID', event_id: randomBytes(8).toString('hex'), created_at: new Date().toISOString(), data };
+    };
+    const body = JSON.stringify(opts.form === 'nested' ? nested() : payload);
     const headers = signStandardWebhook({ id: opts.id ?? `msg_${randomBytes(12).toString('base64url')}`, timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000), body, secret: opts.secret ?? APP.webhookSecret });
     if (opts.extraSignatures) headers['webhook-signature'] = [...opts.extraSignatures, headers['webhook-signature']].join(' ');
     return { body, headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Svix-Webhooks/1.24.0' } };
