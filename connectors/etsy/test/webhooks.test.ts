@@ -113,6 +113,6 @@ describe('Etsy webhooks: the thin payload', () => {
   it('names the topic of a verified nested delivery order.paid', () => {
     const nestedBody = JSON.stringify({ event_type: 'ORDER_PAID', event_id: 'e1', created_at: '2026-01-01T00:00:00Z', data: { shop_id: 12345 } });
     const signed = signStandardWebhook({ id: 'msg_nested', timestamp: 1767225600, body: nestedBody, secret: SECRET });
-    expect(verifyEtsyWebhook(inbound(nestedBody, signed), settings(), new Date(1767225600_000))).to.deep.include({ ok: true, topic: 'order.paid' });
+    expect(verifyEtsyWebhook(inbound(nestedBody, { ...signed }), settings(), new Date(1767225600_000))).to.deep.include({ ok: true, topic: 'order.paid' });
   });
 });
