@@ -88,14 +88,27 @@ export function toStoreOrder(o: AmazonOrder): StoreOrder {
             name: a.name ?? o.buyer?.buyerName ?? '',
             ...(o.buyer?.buyerEmail ? { email: o.buyer.buyerEmail } : {}),
             ...(a.phone ? { phone: a.phone } : {}),
+            ...(a.companyName?.trim() ? { company: a.companyName.trim() } : {}),
             address1: a.addressLine1,
             ...(street2 ? { address2: street2 } : {}),
             postalCode: a.postalCode ?? '',
             city: a.city,
+            ...(stateOf(a.stateOrRegion, a.countryCode) ? { state: stateOf(a.stateOrRegion, a.countryCode) } : {}),
             country: a.countryCode.toUpperCase(),
           }
         : null,
   };
+}
+
+/**
+ * `stateOrRegion` as our recipient's `state`: an ISO 3166-2 code prefixed with the order's
+ * country loses the prefix (`IT-MI` -> `MI`); otherwise as Amazon wrote it (`WA`, `MI`, `Milano`).
+ */
+export function stateOf(stateOrRegion: string | undefined, country: string): string | undefined {
+  const s = stateOrRegion?.trim();
+  if (!s) return undefined;
+  const iso = /^([A-Za-z]{2})-([A-Za-z0-9]{1,3})$/.exec(s);
+  return iso && iso[1]!.toUpperCase() === country.trim().toUpperCase() ? iso[2]!.toUpperCase() : s;
 }
 
 /** Where a store's polling stands: a checkpoint between runs, or a run's next page (its parameters kept as they were). */

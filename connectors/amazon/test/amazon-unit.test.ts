@@ -54,7 +54,16 @@ describe('Amazon connector units', () => {
         { paid: true, cancelled: false, externalId: '302-4567890-1234567', updatedAt: '2026-01-02T14:45:00Z' },
       );
       assert.deepEqual(mapped.lines, [{ externalLineId: '12345678901234', sku: 'POSTER-A2-FERN', quantity: 2, title: 'Botanical poster, A2', externalProductId: 'B0C1POSTER1', externalVariantId: 'POSTER-A2-FERN' }]);
-      assert.deepEqual(mapped.recipient, { name: 'Ada Weber', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+49 30 1234567', address1: 'Kastanienallee 12', address2: 'Hinterhaus, 3. OG', postalCode: '10435', city: 'Berlin', country: 'DE' });
+      assert.deepEqual(mapped.recipient, { name: 'Ada Weber', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+49 30 1234567', address1: 'Kastanienallee 12', address2: 'Hinterhaus, 3. OG', postalCode: '10435', city: 'Berlin', state: 'Berlin', country: 'DE' });
+    });
+
+    it("keeps an Italian order's province (stateOrRegion) as the recipient's state and the company name; an IT- prefix goes", () => {
+      const italian = (stateOrRegion: string) =>
+        toStoreOrder(order({ recipient: { deliveryAddress: { name: 'Giulia Bianchi', companyName: 'Bianchi Grafica S.r.l.', addressLine1: 'Via Torino 12', city: 'Milano', districtOrCounty: 'Milano', stateOrRegion, postalCode: '20123', countryCode: 'IT', phone: '+39 02 1234567' } } })).recipient;
+      assert.deepEqual(italian('MI'), { name: 'Giulia Bianchi', company: 'Bianchi Grafica S.r.l.', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20123', city: 'Milano', state: 'MI', country: 'IT' });
+      assert.equal(italian('IT-MI')!.state, 'MI');
+      assert.equal(italian('Milano')!.state, 'Milano');
+      assert.equal('state' in italian('  ')!, false);
     });
 
     it('PENDING (and PENDING_AVAILABILITY) waits, CANCELLED cancels, PARTIALLY_SHIPPED is paid', () => {
