@@ -24,6 +24,8 @@ function amazonWorld(connector = amazonConnector) {
     };
   });
   after(() => world.close?.());
+  // Every call the connector made kept to Amazon's published models.
+  after(() => assert.deepEqual(world.amazon.contractLog.violations, []));
   return world;
 }
 
