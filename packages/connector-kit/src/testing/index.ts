@@ -3,3 +3,4 @@ export * from './fake-platform.ts';
 export * from './conformance.ts';
 export * from './fake-server.ts';
 export * from './openapi-contract.ts';
+export * from './golden.ts';
