@@ -97,8 +97,14 @@ export function toStoreOrder(o: AmazonOrder): StoreOrder {
             country: a.countryCode.toUpperCase(),
           }
         : null,
+    // Without the role Amazon leaves the address out: the order waits for it, visibly, rather than failing.
+    ...(a && a.addressLine1 && a.city && a.countryCode ? {} : { recipientMissing: ADDRESS_WITHHELD }),
   };
 }
+
+/** Why a paid order without its address waits (never placed without one). */
+export const ADDRESS_WITHHELD =
+  "Amazon did not share this order's shipping address: the app needs the Direct-to-Consumer Delivery role (restricted data) in the Solution Provider Portal, and the seller's authorisation of it; the order waits until the address can be read (retry it then)";
 
 /**
  * `stateOrRegion` as our recipient's `state`: an ISO 3166-2 code prefixed with the order's

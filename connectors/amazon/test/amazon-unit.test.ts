@@ -78,6 +78,7 @@ describe('Amazon connector units', () => {
       const o = order({ recipient: undefined, orderItems: [{ orderItemId: '1', quantityOrdered: 1, product: { asin: 'B0X' } }] });
       const mapped = toStoreOrder(o);
       assert.equal(mapped.recipient, null);
+      assert.match(mapped.recipientMissing!, /Direct-to-Consumer Delivery role/);
       assert.equal(mapped.lines[0]!.sku, null);
     });
   });
