@@ -77,7 +77,11 @@ export async function connectWithRefreshToken(ctx: Context, refreshToken: string
   return { ...connection, credentials: { ...connection.credentials, scopes: SCOPES.filter((s) => s !== LISTINGS_SCOPE || readsListings) } };
 }
 
-/** Whether the token may call `getListingsByShop` (scope `listings_r`): Etsy answers 403 when it may not. */
+/**
+ * Whether the token may call `getListingsByShop` (scope `listings_r`): Etsy answers 403 when it
+ * may not. Any other failure says nothing about the scope and never fails the connection: the
+ * listing sync that follows shows it on the store.
+ */
 async function canReadListings(ctx: Context, accessToken: string, shopId: string): Promise<boolean> {
   const client = new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken, logger: ctx.logger });
   try {
@@ -85,7 +89,8 @@ async function canReadListings(ctx: Context, accessToken: string, shopId: string
     return true;
   } catch (err) {
     if (err instanceof ConnectorError && err.status === 403) return false;
-    throw err;
+    ctx.logger.warn('Etsy: could not tell whether the refresh token may read listings', { shopId, error: (err as Error).message });
+    return true;
   }
 }
 
