@@ -273,7 +273,16 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
   );
 
-  const storeHealth = new StoreHealth({ db, box, cursors });
+  const storeHealth = new StoreHealth({
+    db,
+    box,
+    cursors,
+    notices: (row) => {
+      const connector = connectors.get(row.platform);
+      if (!connector?.storeNotices || row.status !== 'connected') return [];
+      return connector.storeNotices({ externalId: row.external_id, name: row.name, credentials: row.credentials }, new Date());
+    },
+  });
   registerStoreHealthMetrics(metrics, { db, health: storeHealth });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
 

@@ -60,6 +60,12 @@ export const SEARCH_ORDERS_BUDGET = { burst: 20, refillMs: 180_000 };
 export const FIRST_POLL_LOOKBACK_MS = 14 * 24 * 3600_000;
 /** Each run asks again from this long before the checkpoint (orders indexed late). */
 export const POLL_OVERLAP_MS = 5 * 60_000;
+/**
+ * How far behind the request time Amazon's order index may be: `createdBefore`/`lastUpdatedBefore`
+ * must be at least two minutes in the past. Where a searchOrders page omits its (optional)
+ * `lastUpdatedBefore`, the checkpoint moves to the request time minus this.
+ */
+export const SEARCH_LAG_MS = 2 * 60_000;
 /** The statuses of orders we print: paid (ready to ship), not yet (wholly) shipped. */
 export const OPEN_STATUSES = ['UNSHIPPED', 'PARTIALLY_SHIPPED'] as const;
 /** Cancellations are read in the same call (an order cancelled before shipping must cancel ours). */

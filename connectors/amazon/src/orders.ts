@@ -1,7 +1,7 @@
-import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
+import type { StoreOrder } from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { AmazonContext, SpApi } from './amazon-client.ts';
-import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_STATUSES } from './config.ts';
+import { FIRST_POLL_LOOKBACK_MS, INCLUDED_DATA, ORDERS_PAGE_SIZE, POLL_OVERLAP_MS, SEARCH_LAG_MS, SEARCH_STATUSES } from './config.ts';
 
 const money = z.object({ amount: z.string(), currencyCode: z.string() }).partial().optional();
 const address = z
@@ -88,14 +88,33 @@ export function toStoreOrder(o: AmazonOrder): StoreOrder {
             name: a.name ?? o.buyer?.buyerName ?? '',
             ...(o.buyer?.buyerEmail ? { email: o.buyer.buyerEmail } : {}),
             ...(a.phone ? { phone: a.phone } : {}),
+            ...(a.companyName?.trim() ? { company: a.companyName.trim() } : {}),
             address1: a.addressLine1,
             ...(street2 ? { address2: street2 } : {}),
             postalCode: a.postalCode ?? '',
             city: a.city,
+            ...(stateOf(a.stateOrRegion, a.countryCode) ? { state: stateOf(a.stateOrRegion, a.countryCode) } : {}),
             country: a.countryCode.toUpperCase(),
           }
         : null,
+    // Without the role Amazon leaves the address out: the order waits for it, visibly, rather than failing.
+    ...(a && a.addressLine1 && a.city && a.countryCode ? {} : { recipientMissing: ADDRESS_WITHHELD }),
   };
+}
+
+/** Why a paid order without its address waits (never placed without one). */
+export const ADDRESS_WITHHELD =
+  "Amazon did not share this order's shipping address: the app needs the Direct-to-Consumer Delivery role (restricted data) in the Solution Provider Portal, and the seller's authorisation of it; the order waits until the address can be read (retry it then)";
+
+/**
+ * `stateOrRegion` as our recipient's `state`: an ISO 3166-2 code prefixed with the order's
+ * country loses the prefix (`IT-MI` -> `MI`); otherwise as Amazon wrote it (`WA`, `MI`, `Milano`).
+ */
+export function stateOf(stateOrRegion: string | undefined, country: string): string | undefined {
+  const s = stateOrRegion?.trim();
+  if (!s) return undefined;
+  const iso = /^([A-Za-z]{2})-([A-Za-z0-9]{1,3})$/.exec(s);
+  return iso && iso[1]!.toUpperCase() === country.trim().toUpperCase() ? iso[2]!.toUpperCase() : s;
 }
 
 /** Where a store's polling stands: a checkpoint between runs, or a run's next page (its parameters kept as they were). */
@@ -132,13 +151,16 @@ export function searchQuery(lastUpdatedAfter: string, marketplaceIds: string[]):
  * One page of `searchOrders` (`GET /orders/2026-01-01/orders`): a run asks for orders updated
  * since its checkpoint minus an overlap, follows `pagination.nextToken` with the very same
  * parameters, and after its last page moves the checkpoint to the answer's `lastUpdatedBefore`
- * (Amazon's own clock). Each page is one call of the seller's scarce search budget, so the
- * last page ends the run (`done`) rather than asking again.
+ * (Amazon's own clock). The model makes that field optional: a last page without it (or with one
+ * that is not a date) moves the checkpoint to the time we asked minus Amazon's two-minute lag
+ * instead, so one page's missing field never stops the store's polling. Each page is one call of
+ * the seller's scarce search budget, so the last page ends the run (`done`) rather than asking again.
  */
 export async function searchOrdersPage(ctx: AmazonContext, api: SpApi, marketplaceIds: string[], cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string; done: boolean }> {
   const at = readCursor(cursor, ctx.clock());
   const after = 'token' in at ? at.after : iso(new Date(Date.parse(at.checkpoint) - POLL_OVERLAP_MS));
   const query = { ...searchQuery(after, marketplaceIds), ...('token' in at ? { paginationToken: at.token } : {}) };
+  const askedAt = ctx.clock().getTime();
   const page = await api.json(searchSchema, { method: 'GET', path: '/orders/2026-01-01/orders', query, operation: 'searchOrders' });
   const orders: StoreOrder[] = [];
   for (const o of page.orders) {
@@ -150,8 +172,11 @@ export async function searchOrdersPage(ctx: AmazonContext, api: SpApi, marketpla
   }
   const next = page.pagination?.nextToken;
   if (next) return { orders, nextCursor: JSON.stringify({ v: 1, after, token: next } satisfies Cursor), done: false };
-  const before = page.lastUpdatedBefore && Number.isFinite(Date.parse(page.lastUpdatedBefore)) ? page.lastUpdatedBefore : null;
-  if (!before) throw new ConnectorError('invalid_payload', 'Amazon answered searchOrders without lastUpdatedBefore: the checkpoint cannot move');
+  let before = page.lastUpdatedBefore && Number.isFinite(Date.parse(page.lastUpdatedBefore)) ? page.lastUpdatedBefore : null;
+  if (!before) {
+    before = iso(new Date(askedAt - SEARCH_LAG_MS));
+    ctx.logger.info('Amazon answered searchOrders without lastUpdatedBefore: the checkpoint moves to the time asked minus its lag', { checkpoint: before });
+  }
   return { orders, nextCursor: JSON.stringify({ v: 1, checkpoint: before } satisfies Cursor), done: true };
 }
 

@@ -24,6 +24,8 @@ function amazonWorld(connector = amazonConnector) {
     };
   });
   after(() => world.close?.());
+  // Every call the connector made kept to Amazon's published models.
+  after(() => assert.deepEqual(world.amazon.contractLog.violations, []));
   return world;
 }
 
@@ -236,6 +238,25 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       assert.equal(pkg.trackingNumber, tracking.trackingNumber);
     });
 
+    it('keeps placing the orders of a seller whose searchOrders pages come without lastUpdatedBefore (optional in the model)', async () => {
+      const seller = w.amazon.seller();
+      seller.omitLastUpdatedBefore = true;
+      const { key, storeId } = await installed(w, { seller });
+      for (let round = 0; round < 3; round++) {
+        const id = amazonOrderId();
+        seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }));
+        await eventually(async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202, 'a sync accepted');
+        await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'), `order ${round + 1} placed`);
+      }
+      const view = (await w.h.api(key, 'GET', `/stores/${storeId}`)).body.data;
+      assert.deepEqual([view.status, view.lastError], ['connected', null]);
+      // Each run after the first asks from its predecessor's request time minus the two-minute lag and the five-minute overlap.
+      const calls = seller.seen('searchOrders');
+      for (let i = 1; i < calls.length; i++) {
+        const after = Date.parse(calls[i]!.query.lastUpdatedAfter!);
+        assert.ok(after <= calls[i - 1]!.at - 7 * 60_000 + 1000 && after >= calls[i - 1]!.at - 7 * 60_000 - 2000, `run ${i} asked from ${calls[i]!.query.lastUpdatedAfter}`);
+      }
+    });
   });
 
   describe('listings', () => {

@@ -54,7 +54,16 @@ describe('Amazon connector units', () => {
         { paid: true, cancelled: false, externalId: '302-4567890-1234567', updatedAt: '2026-01-02T14:45:00Z' },
       );
       assert.deepEqual(mapped.lines, [{ externalLineId: '12345678901234', sku: 'POSTER-A2-FERN', quantity: 2, title: 'Botanical poster, A2', externalProductId: 'B0C1POSTER1', externalVariantId: 'POSTER-A2-FERN' }]);
-      assert.deepEqual(mapped.recipient, { name: 'Ada Weber', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+49 30 1234567', address1: 'Kastanienallee 12', address2: 'Hinterhaus, 3. OG', postalCode: '10435', city: 'Berlin', country: 'DE' });
+      assert.deepEqual(mapped.recipient, { name: 'Ada Weber', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+49 30 1234567', address1: 'Kastanienallee 12', address2: 'Hinterhaus, 3. OG', postalCode: '10435', city: 'Berlin', state: 'Berlin', country: 'DE' });
+    });
+
+    it("keeps an Italian order's province (stateOrRegion) as the recipient's state and the company name; an IT- prefix goes", () => {
+      const italian = (stateOrRegion: string) =>
+        toStoreOrder(order({ recipient: { deliveryAddress: { name: 'Giulia Bianchi', companyName: 'Bianchi Grafica S.r.l.', addressLine1: 'Via Torino 12', city: 'Milano', districtOrCounty: 'Milano', stateOrRegion, postalCode: '20123', countryCode: 'IT', phone: '+39 02 1234567' } } })).recipient;
+      assert.deepEqual(italian('MI'), { name: 'Giulia Bianchi', company: 'Bianchi Grafica S.r.l.', email: 'x7k2q9w1mzt4d8h@marketplace.amazon.de', phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20123', city: 'Milano', state: 'MI', country: 'IT' });
+      assert.equal(italian('IT-MI')!.state, 'MI');
+      assert.equal(italian('Milano')!.state, 'Milano');
+      assert.equal('state' in italian('  ')!, false);
     });
 
     it('PENDING (and PENDING_AVAILABILITY) waits, CANCELLED cancels, PARTIALLY_SHIPPED is paid', () => {
@@ -69,6 +78,7 @@ describe('Amazon connector units', () => {
       const o = order({ recipient: undefined, orderItems: [{ orderItemId: '1', quantityOrdered: 1, product: { asin: 'B0X' } }] });
       const mapped = toStoreOrder(o);
       assert.equal(mapped.recipient, null);
+      assert.match(mapped.recipientMissing!, /Direct-to-Consumer Delivery role/);
       assert.equal(mapped.lines[0]!.sku, null);
     });
   });
@@ -89,6 +99,24 @@ describe('Amazon connector units', () => {
       assert.deepEqual(page.orders.map((o) => o.externalId), ['302-4567890-1234567']);
       assert.equal(page.done, true);
       assert.deepEqual(JSON.parse(page.nextCursor), { v: 1, checkpoint: '2026-03-01T11:58:00Z' });
+    });
+
+    it('moves the checkpoint to the time it asked minus two minutes when the last page has no lastUpdatedBefore (optional in the model), and polls on from there', async () => {
+      nock(API).get('/orders/2026-01-01/orders').query(true).reply(200, { orders: [orderFixture] });
+      const page = await searchOrdersPage(context(), new SpApi(context(), credentials()), ['A1PA6795UKMFR9'], JSON.stringify({ v: 1, checkpoint: '2026-03-01T00:00:00Z' }));
+      assert.deepEqual(page.orders.map((o) => o.externalId), ['302-4567890-1234567']);
+      assert.equal(page.done, true);
+      assert.deepEqual(JSON.parse(page.nextCursor), { v: 1, checkpoint: '2026-03-01T11:58:00Z' });
+
+      let asked: string | undefined;
+      nock(API)
+        .get('/orders/2026-01-01/orders')
+        .query((q) => ((asked = String(q.lastUpdatedAfter)), true))
+        .reply(200, { orders: [], lastUpdatedBefore: 'not a date' });
+      const later = new Date('2026-03-01T12:06:00Z');
+      const next = await searchOrdersPage(context(later), new SpApi(context(later), credentials({ accessTokenExpiresAt: new Date(later.getTime() + 3600_000).toISOString() })), ['A1PA6795UKMFR9'], page.nextCursor);
+      assert.equal(asked, '2026-03-01T11:53:00Z');
+      assert.deepEqual(JSON.parse(next.nextCursor), { v: 1, checkpoint: '2026-03-01T12:04:00Z' });
     });
 
     it("waits out Amazon's throttling for as long as x-amzn-RateLimit-Limit says (QuotaExceeded carries no Retry-After)", async () => {

@@ -1,7 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { answerWith, ContractLog, eventually, OpenApiContract, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
+import listingsModel from './fixtures/contract/listingsItems_2021-08-01.json' with { type: 'json' };
+import orders2026Model from './fixtures/contract/orders_2026-01-01.json' with { type: 'json' };
+import ordersV0Model from './fixtures/contract/ordersV0.json' with { type: 'json' };
+import sellersModel from './fixtures/contract/sellers.json' with { type: 'json' };
 import participations from './fixtures/marketplace-participations.json' with { type: 'json' };
+
+/** Amazon's published models (selling-partner-api-models, Apache-2.0): every Selling Partner API call is checked against its own. */
+export const CONTRACTS: ReadonlyArray<[prefix: string, contract: OpenApiContract]> = [
+  ['/orders/2026-01-01/', new OpenApiContract(orders2026Model, 'Amazon orders 2026-01-01')],
+  ['/orders/v0/', new OpenApiContract(ordersV0Model, 'Amazon orders v0')],
+  ['/listings/2021-08-01/', new OpenApiContract(listingsModel, 'Amazon listings items 2021-08-01')],
+  ['/sellers/v1/', new OpenApiContract(sellersModel, 'Amazon sellers v1')],
+];
 
 export type AmazonOrderJson = Omit<typeof orderFixture, 'fulfillment' | 'packages'> & {
   fulfillment: typeof orderFixture.fulfillment & { fulfillmentStatus: string; fulfilledBy: string };
@@ -42,6 +54,8 @@ export class FakeSeller {
   readonly accessTokens = new Map<string, number>();
   refreshes = 0;
   revoked = false;
+  /** searchOrders leaves out `lastUpdatedBefore` (optional in the orders 2026-01-01 model). */
+  omitLastUpdatedBefore = false;
   #faults: Array<{ operation: string; reply: FakeReply }> = [];
   #lastStamp = 0;
 
@@ -111,6 +125,7 @@ export class FakeAmazon {
   readonly #pageTokens = new Map<string, { params: string; offset: number; before: string }>();
   url = '';
   pageSize: number | undefined;
+  readonly contractLog = new ContractLog();
 
   settings(): Record<string, string> {
     return {
@@ -171,6 +186,11 @@ export class FakeAmazon {
     if (!seller) return denied('The access token you provided is revoked, malformed or invalid.');
     if (seller.accessTokens.get(token)! <= Date.now()) return denied('The access token you provided has expired.');
     const query = Object.fromEntries(url.searchParams);
+    const text = req.method === 'GET' ? '' : await req.text();
+    const contract = CONTRACTS.find(([prefix]) => url.pathname.startsWith(prefix))?.[1];
+    if (!contract) return [404, errors('NotFound', `Resource ${url.pathname} is not found.`)];
+    const violations = this.contractLog.record(contract, { method: req.method, path: url.pathname, query: url.searchParams, body: text, contentType: req.headers.get('content-type') ?? undefined });
+    if (violations.length > 0) return [400, { errors: violations.map((message) => ({ code: 'InvalidInput', message, details: '' })) }];
     const route = (operation: string, body?: unknown): FakeReply | undefined => {
       seller.calls.push({ operation, query, body, at: Date.now() });
       return seller.takeFault(operation);
@@ -186,7 +206,6 @@ export class FakeAmazon {
     }
     const confirm = /^\/orders\/v0\/orders\/([^/]+)\/shipmentConfirmation$/.exec(url.pathname);
     if (req.method === 'POST' && confirm) {
-      const text = await req.text();
       const fault = route('confirmShipment', safeJson(text));
       if (fault) return fault;
       return this.#confirm(seller, decodeURIComponent(confirm[1]!), text);
@@ -250,14 +269,14 @@ export class FakeAmazon {
       .sort((a, b) => a.lastUpdatedTime.localeCompare(b.lastUpdatedTime) || a.orderId.localeCompare(b.orderId));
     const limit = Math.min(size, this.pageSize ?? size);
     const page = matching.slice(offset, offset + limit);
-    const body: Record<string, unknown> = { orders: page, lastUpdatedBefore: before };
+    const body: Record<string, unknown> = { orders: page, ...(seller.omitLastUpdatedBefore ? {} : { lastUpdatedBefore: before }) };
     if (offset + limit < matching.length) {
       const next = randomBytes(12).toString('base64url');
       this.#pageTokens.set(next, { params: params.toString(), offset: offset + limit, before });
       body.pagination = { nextToken: next };
     }
     const seen = seller.seen('searchOrders').at(-1);
-    if (seen) seen.lastUpdatedBefore = before;
+    if (seen && !seller.omitLastUpdatedBefore) seen.lastUpdatedBefore = before;
     return [200, body, { 'x-amzn-RateLimit-Limit': '0.0056' }];
   }
 

@@ -3,8 +3,16 @@ import { z } from 'zod';
 /** Etsy's consent screen (not a setting: the merchant's browser goes there, we never call it). */
 export const CONSENT_URL = 'https://www.etsy.com/oauth/connect';
 
-/** What a print connector needs: receipts (read), tracking (write), the user's shop. */
-export const SCOPES = ['transactions_r', 'transactions_w', 'shops_r'] as const;
+/**
+ * What a print connector needs, per Etsy's Open API v3 document: receipts (`transactions_r`),
+ * tracking (`transactions_w`), the user's shop (`shops_r`), and the shop's listings with their
+ * inventory SKUs (`listings_r`, for `getListingsByShop`).
+ */
+export const SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r'] as const;
+/** The scope without which the listings (and so the links and guards from them) cannot be read. */
+export const LISTINGS_SCOPE = 'listings_r';
+/** What the install asked for before listings were read: stores connected then have no `scopes` recorded. */
+export const FIRST_SCOPES = ['transactions_r', 'transactions_w', 'shops_r'] as const;
 
 /** Access tokens live an hour: renewed this long before they expire. */
 export const REFRESH_MARGIN_MS = 10 * 60_000;
@@ -51,6 +59,12 @@ export const credentialsSchema = z.object({
   /** ISO 8601. */
   accessTokenExpiresAt: z.string(),
   refreshToken: z.string(),
+  /**
+   * The OAuth scopes the grant carries, as far as we know them (Etsy's token answer does not say):
+   * those the install asked for, or those a pasted refresh token showed. Absent for stores
+   * connected before the install asked for `listings_r` (they have FIRST_SCOPES).
+   */
+  scopes: z.array(z.string()).optional(),
 });
 export type EtsyCredentials = z.infer<typeof credentialsSchema>;
 

@@ -78,7 +78,7 @@ export class EtsyClient {
     const res = await this.send(req);
     if (res.status < 200 || res.status >= 300) throw this.error(res);
     try {
-      return JSON.parse(res.body) as T;
+      return parseEtsyJson(res.body) as T;
     } catch {
       throw new ConnectorError('invalid_payload', `Etsy answered ${opts.operation} with a body that is not JSON`);
     }
@@ -120,4 +120,16 @@ export class EtsyClient {
     }
     return ConnectorError.fromStatus('Etsy', res.status, text, res.headers['retry-after']);
   }
+}
+
+/**
+ * Etsy's ids are int64 numbers in its document (receipt, transaction, listing, product ids):
+ * beyond 2^53 a JS number loses digits, so an integer that is not exactly representable is kept
+ * as the digits of the source text (the id schemas take digit strings).
+ */
+export function parseEtsyJson(text: string): unknown {
+  return JSON.parse(text, function (_key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value === 'number' && context?.source !== undefined && /^-?\d+$/.test(context.source) && !Number.isSafeInteger(value)) return context.source;
+    return value;
+  } as (this: unknown, key: string, value: unknown) => unknown);
 }

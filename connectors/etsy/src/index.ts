@@ -1,8 +1,8 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { connectSchema, credentialsSchema, PAGE_SIZE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
+import { connectSchema, credentialsSchema, LISTINGS_SCOPE, PAGE_SIZE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
-import { listEtsyListings } from './listings.ts';
+import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './oauth.ts';
 import { fetchReceipts, pollReceipts } from './receipts.ts';
 import { pushTracking } from './tracking.ts';
@@ -12,6 +12,7 @@ export { etsyCarrierName } from './tracking.ts';
 export { codeChallenge, codeVerifier, etsyState } from './oauth.ts';
 export { toStoreOrder, parseReceipt, ADDRESS_WITHHELD } from './receipts.ts';
 export { parseResourceUrl } from './webhooks.ts';
+export { LISTINGS_NOT_GRANTED } from './listings.ts';
 export type { EtsyCredentials, EtsySettings } from './config.ts';
 
 function clientFor(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
@@ -85,5 +86,8 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   async pushShipment(ctx, store, shipment) {
     await pushTracking(clientFor(ctx, store), store.credentials.shopId, shipment);
   },
+
+  // A shop connected before the install asked for listings_r (no scopes recorded), or with a token without it.
+  storeNotices: (store) => (store.credentials.scopes?.includes(LISTINGS_SCOPE) ? [] : [`${LISTINGS_NOT_GRANTED}.`]),
 });
 

@@ -1,6 +1,6 @@
 import { ConnectorError, parsePayload, type ListingsPage, type StoreListing } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { PAGE_SIZE } from './config.ts';
+import { LISTINGS_SCOPE, PAGE_SIZE } from './config.ts';
 import type { EtsyClient } from './etsy-client.ts';
 
 const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
@@ -19,6 +19,10 @@ const listing = z.object({
 });
 const listingsPage = z.object({ count: z.number().int().nonnegative().optional(), results: z.array(listing) });
 
+/** What a store whose grant lacks listings_r shows, and how to mend it. */
+export const LISTINGS_NOT_GRANTED =
+  `Etsy does not let us read this shop's listings: the shop was connected without the ${LISTINGS_SCOPE} permission, so SKUs it only lists are not linked or guarded until an order arrives. Reconnect the shop: open a new Etsy install link (POST /stores/install-links {"platform": "ETSY"}, or Connect a store > Etsy on the dashboard) and approve on Etsy; the store keeps its orders and history`;
+
 /**
  * One page of the shop's active listings with their inventory (`includes=Inventory`: one call
  * a page): each inventory product (a variation: size, colour…) is a listing with its SKU and
@@ -27,16 +31,20 @@ const listingsPage = z.object({ count: z.number().int().nonnegative().optional()
 export async function listEtsyListings(client: EtsyClient, shopId: string, cursor: string | null): Promise<ListingsPage> {
   const offset = cursor === null ? 0 : Number(cursor);
   if (!Number.isInteger(offset) || offset < 0) throw new ConnectorError('invalid_payload', `not an Etsy listings cursor: ${cursor}`);
-  const page = parsePayload(
-    listingsPage,
-    await client.call({
+  let body: unknown;
+  try {
+    body = await client.call({
       method: 'GET',
       path: `/shops/${shopId}/listings`,
       query: { state: 'active', includes: 'Inventory', sort_on: 'created', sort_order: 'asc', limit: PAGE_SIZE, offset },
       operation: 'getListingsByShop',
-    }),
-    'Etsy listings',
-  );
+    });
+  } catch (err) {
+    // getListingsByShop needs listings_r: a grant without it is refused with 403, listing after listing, until the merchant reconnects.
+    if (err instanceof ConnectorError && err.status === 403 && err.kind === 'auth') throw new ConnectorError('auth', `${LISTINGS_NOT_GRANTED} (Etsy: ${err.message})`, { status: 403 });
+    throw err;
+  }
+  const page = parsePayload(listingsPage, body, 'Etsy listings');
   const listings: StoreListing[] = page.results.flatMap((l): StoreListing[] => {
     const title = l.title?.trim() || `Listing ${l.listing_id}`;
     const active = (l.state ?? 'active') === 'active';

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ConnectorError, parsePayload, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { CONSENT_URL, REFRESH_MARGIN_MS, SCOPES, type EtsyCredentials, type EtsySettings } from './config.ts';
+import { CONSENT_URL, LISTINGS_SCOPE, REFRESH_MARGIN_MS, SCOPES, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { apiKeyHeader, EtsyClient, etsyErrorText } from './etsy-client.ts';
 
 type Context = ConnectorContext<EtsySettings>;
@@ -65,14 +65,35 @@ export async function completeInstall(ctx: Context, params: { query: Record<stri
   if (!query.code) throw new ConnectorError('auth', 'the callback carries no authorization code');
   const tokens = await tokenGrant(ctx, { grant_type: 'authorization_code', client_id: ctx.settings.keystring, redirect_uri: params.callbackUrl, code: query.code, code_verifier: codeVerifier(ctx.settings, params.state) }, 'exchange the authorization code');
   if (!tokens.refreshToken) throw new ConnectorError('invalid_payload', 'Etsy issued no refresh token');
-  return describeShop(ctx, tokens as Tokens & { refreshToken: string });
+  return describeShop(ctx, tokens as Tokens & { refreshToken: string }, [...SCOPES]);
 }
 
 /** `POST /stores {platform: "ETSY", refreshToken}`: the refresh token is used once (Etsy rotates it) and the shop read. */
 export async function connectWithRefreshToken(ctx: Context, refreshToken: string): Promise<StoreConnection<EtsyCredentials>> {
   const tokens = await tokenGrant(ctx, { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: refreshToken }, 'use the refresh token');
-  return describeShop(ctx, { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken });
+  const connection = await describeShop(ctx, { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken }, null);
+  // A pasted refresh token carries whatever scopes its grant had: one page of listings tells whether it can read them.
+  const readsListings = await canReadListings(ctx, tokens.accessToken, connection.credentials.shopId);
+  return { ...connection, credentials: { ...connection.credentials, scopes: SCOPES.filter((s) => s !== LISTINGS_SCOPE || readsListings) } };
 }
+
+/**
+ * Whether the token may call `getListingsByShop` (scope `listings_r`): Etsy answers 403 when it
+ * may not. Any other failure says nothing about the scope and never fails the connection: the
+ * listing sync that follows shows it on the store.
+ */
+async function canReadListings(ctx: Context, accessToken: string, shopId: string): Promise<boolean> {
+  const client = new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken, logger: ctx.logger });
+  try {
+    await client.call({ method: 'GET', path: `/shops/${shopId}/listings`, query: { state: 'active', limit: 1 }, operation: 'getListingsByShop' });
+    return true;
+  } catch (err) {
+    if (err instanceof ConnectorError && err.status === 403) return false;
+    ctx.logger.warn('Etsy: could not tell whether the refresh token may read listings', { shopId, error: (err as Error).message });
+    return true;
+  }
+}
+
 
 /**
  * Renews the access token when it expires within REFRESH_MARGIN_MS (Etsy's live an hour).
@@ -127,7 +148,7 @@ async function tokenGrant(ctx: Context, form: Record<string, string>, what: stri
 }
 
 /** The user's shop (`users/me` names it) and its name. */
-async function describeShop(ctx: Context, tokens: Tokens & { refreshToken: string }): Promise<StoreConnection<EtsyCredentials>> {
+async function describeShop(ctx: Context, tokens: Tokens & { refreshToken: string }, scopes: string[] | null): Promise<StoreConnection<EtsyCredentials>> {
   const client = new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken: tokens.accessToken, logger: ctx.logger });
   const me = parsePayload(usersMe, await client.call({ method: 'GET', path: '/users/me', operation: 'getMe' }), 'Etsy users/me');
   if (!me.shop_id) throw new ConnectorError('invalid_payload', `Etsy user ${me.user_id} has no shop: open a shop on Etsy, then connect it`);
@@ -135,6 +156,6 @@ async function describeShop(ctx: Context, tokens: Tokens & { refreshToken: strin
   return {
     externalId: me.shop_id,
     name: s.shop_name?.trim() || s.title?.trim() || `Etsy shop ${me.shop_id}`,
-    credentials: { shopId: me.shop_id, userId: me.user_id, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken },
+    credentials: { shopId: me.shop_id, userId: me.user_id, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken, ...(scopes ? { scopes } : {}) },
   };
 }

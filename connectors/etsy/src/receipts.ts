@@ -63,8 +63,20 @@ export function receiptRecipient(r: EtsyReceipt): StoreRecipient | null {
   if (!name || !address1 || !city || !country) return null;
   const address2 = r.second_line?.trim();
   const email = r.buyer_email?.trim();
-  // Etsy gives no buyer phone: the reseller's contact goes to the carrier.
-  return { name, address1, ...(address2 ? { address2 } : {}), postalCode: r.zip?.trim() ?? '', city, country: country.toUpperCase(), ...(email ? { email } : {}) };
+  const state = subdivision(r.state, country);
+  // Etsy gives no buyer phone (the reseller's contact goes to the carrier) and no company.
+  return { name, address1, ...(address2 ? { address2 } : {}), postalCode: r.zip?.trim() ?? '', city, ...(state ? { state } : {}), country: country.toUpperCase(), ...(email ? { email } : {}) };
+}
+
+/**
+ * The receipt's `state` (Etsy's province, state or region, `MI` for Milan): an ISO 3166-2 code
+ * with the receipt's country as its prefix loses the prefix (`IT-MI` -> `MI`); anything else stays as written.
+ */
+export function subdivision(state: string | null | undefined, country: string): string | undefined {
+  const s = state?.trim();
+  if (!s) return undefined;
+  const iso = /^([A-Za-z]{2})-([A-Za-z0-9]{1,3})$/.exec(s);
+  return iso && iso[1]!.toUpperCase() === country.trim().toUpperCase() ? iso[2]!.toUpperCase() : s;
 }
 
 /** A receipt as a store order: lines from `transactions[]`, a digital item never printed. */

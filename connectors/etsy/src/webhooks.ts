@@ -2,20 +2,31 @@ import { settingVariable, verifyStandardWebhook, type InboundWebhook, type Webho
 import { z } from 'zod';
 import type { EtsySettings } from './config.ts';
 
-/** Etsy's events that change a receipt: each one has it fetched again (the payload carries none of it). */
+/** Etsy's events that change a receipt (normalised: lower case, dotted): each one has it fetched again. */
 const RECEIPT_EVENTS = new Set(['order.paid', 'order.canceled', 'order.cancelled', 'order.shipped', 'order.delivered']);
 
+const id = z.union([z.number().int(), z.string()]);
+const fields = { event_type: z.string().optional(), resource_url: z.string().optional(), shop_id: id.optional(), receipt_id: id.optional() };
 /**
- * The flat, thin payload Etsy sends (confirmed by Etsy staff; its doc page's nested `data`
- * form is outdated): `shop_id` an integer in practice, a string in a third-party schema;
- * `resource_url` on `openapi.etsy.com` in practice, `api.etsy.com` in the docs.
+ * Etsy's payload in either of its published forms. The flat, thin one Etsy sends (confirmed by
+ * Etsy staff in discussion #1564): `{event_type: "order.paid", resource_url, shop_id}`. The
+ * nested one its docs page showed: `{event_type: "ORDER_PAID", event_id, created_at, data: {...}}`,
+ * the event's fields under `data`. `shop_id` is an integer in practice, a string in a
+ * third-party schema; `resource_url` is on `openapi.etsy.com` in practice, `api.etsy.com` in
+ * the docs. A change on Etsy's side between the two must not silently drop to polling.
  */
-const payloadSchema = z.object({
-  event_type: z.string().optional(),
-  resource_url: z.string().optional(),
-  shop_id: z.union([z.number().int(), z.string()]).optional(),
-});
-type Payload = z.infer<typeof payloadSchema>;
+const payloadSchema = z.object({ ...fields, event_id: z.string().optional(), data: z.object(fields).loose().optional() }).loose();
+
+/** What we read from a delivery, whichever form it came in. */
+interface Payload {
+  /** `order.paid`: lower case, dotted (ORDER_PAID -> order.paid). */
+  eventType: string | undefined;
+  /** As Etsy wrote it, for messages. */
+  rawEventType: string | undefined;
+  resourceUrl: string | undefined;
+  shopId: string | undefined;
+  receiptId: string | undefined;
+}
 
 const RESOURCE_PATH = /^\/v3\/application\/shops\/(\d+)\/receipts\/(\d+)\/?$/;
 const ETSY_HOSTS = new Set(['openapi.etsy.com', 'api.etsy.com']);
@@ -34,25 +45,40 @@ export function parseResourceUrl(url: string | undefined): { shopId: string; rec
   return m ? { shopId: String(BigInt(m[1]!)), receiptId: String(BigInt(m[2]!)) } : null;
 }
 
+/** A positive integer id, a number or a string, as a canonical decimal string (64-bit safe for strings). */
+const idOf = (v: number | string | undefined): string | undefined => {
+  const raw = v === undefined ? undefined : String(v).trim();
+  return raw && /^\d+$/.test(raw) && BigInt(raw) > 0n ? String(BigInt(raw)) : undefined;
+};
+
+/** `ORDER_PAID`, `Order.Paid`, `order.paid` -> `order.paid`. */
+export const normaliseEventType = (t: string | undefined): string | undefined => t?.trim().toLowerCase().replace(/_/g, '.') || undefined;
+
 function payloadOf(req: InboundWebhook): Payload | null {
+  let json: unknown;
   try {
-    const parsed = payloadSchema.safeParse(JSON.parse(req.rawBody.toString('utf8')));
-    return parsed.success ? parsed.data : null;
+    json = JSON.parse(req.rawBody.toString('utf8'));
   } catch {
     return null;
   }
+  const parsed = payloadSchema.safeParse(json);
+  if (!parsed.success) return null;
+  const p = parsed.data;
+  const d = p.data ?? {};
+  const resourceUrl = p.resource_url ?? d.resource_url;
+  const rawEventType = p.event_type ?? d.event_type;
+  return {
+    eventType: normaliseEventType(rawEventType),
+    rawEventType,
+    resourceUrl,
+    shopId: idOf(p.shop_id) ?? idOf(d.shop_id) ?? parseResourceUrl(resourceUrl)?.shopId,
+    receiptId: parseResourceUrl(resourceUrl)?.receiptId ?? idOf(d.receipt_id) ?? idOf(p.receipt_id),
+  };
 }
 
-const shopIdOf = (p: Payload): string | undefined => {
-  const raw = p.shop_id === undefined ? undefined : String(p.shop_id).trim();
-  if (raw && /^\d+$/.test(raw)) return String(BigInt(raw));
-  return parseResourceUrl(p.resource_url)?.shopId;
-};
-
-/** The shop a delivery to `POST /connectors/etsy/webhooks` is for: its `shop_id` (integer or string), else the one in `resource_url`. */
+/** The shop a delivery to `POST /connectors/etsy/webhooks` is for: its `shop_id` (integer or string, top level or under `data`), else the one in `resource_url`. */
 export function identifyShop(req: InboundWebhook): string | undefined {
-  const p = payloadOf(req);
-  return p ? shopIdOf(p) : undefined;
+  return payloadOf(req)?.shopId;
 }
 
 /** Standard Webhooks: `webhook-id`, `webhook-timestamp` (5-minute tolerance), `webhook-signature` (`v1,<base64>`, several possible). */
@@ -61,7 +87,7 @@ export function verifyEtsyWebhook(req: InboundWebhook, settings: EtsySettings, n
   const verdict = verifyStandardWebhook({ headers: req.headers, rawBody: req.rawBody, secret: settings.webhookSecret, now });
   if (!verdict.ok) return verdict;
   const p = payloadOf(req);
-  return { ok: true, topic: p?.event_type ?? 'unknown', eventId: verdict.id, occurredAt: verdict.timestamp.toISOString() };
+  return { ok: true, topic: p?.eventType ?? 'unknown', eventId: verdict.id, occurredAt: verdict.timestamp.toISOString() };
 }
 
 /**
@@ -72,10 +98,9 @@ export function verifyEtsyWebhook(req: InboundWebhook, settings: EtsySettings, n
 export function webhookContent(req: InboundWebhook, shopId: string, warn: (message: string, meta: Record<string, unknown>) => void = () => undefined): WebhookContent {
   const p = payloadOf(req);
   if (!p) return { kind: 'ignored', reason: 'the body is not an Etsy event' };
-  const type = p.event_type?.toLowerCase() ?? '';
-  if (!RECEIPT_EVENTS.has(type)) return { kind: 'ignored', reason: `event ${p.event_type ?? '(none)'} is not one we act on` };
-  const resource = parseResourceUrl(p.resource_url);
-  if (!resource) return { kind: 'ignored', reason: `resource_url is not an Etsy receipt: ${String(p.resource_url).slice(0, 200)}` };
-  if (resource.shopId !== shopId) warn('Etsy webhook: resource_url names another shop than shop_id; the receipt is looked up in the shop it was routed to', { shopId, resourceShopId: resource.shopId });
-  return { kind: 'fetch', externalOrderIds: [resource.receiptId] };
+  if (!p.eventType || !RECEIPT_EVENTS.has(p.eventType)) return { kind: 'ignored', reason: `event ${p.rawEventType ?? '(none)'} is not one we act on` };
+  if (!p.receiptId) return { kind: 'ignored', reason: `the event names no Etsy receipt (resource_url: ${String(p.resourceUrl).slice(0, 200)})` };
+  const resourceShop = parseResourceUrl(p.resourceUrl)?.shopId;
+  if (resourceShop && resourceShop !== shopId) warn('Etsy webhook: resource_url names another shop than shop_id; the receipt is looked up in the shop it was routed to', { shopId, resourceShopId: resourceShop });
+  return { kind: 'fetch', externalOrderIds: [p.receiptId] };
 }

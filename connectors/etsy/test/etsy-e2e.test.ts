@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { connectorE2eService, eventually, posterReseller, startHttpsServer, POSTER_SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import type { ConformanceService, FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { ADDRESS_WITHHELD, etsyConnector } from '../src/index.ts';
-import { APP, FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
+import { APP, FakeEtsy, receiptOf, SCOPES_WITHOUT_LISTINGS, type FakeEtsyShop } from './fake-etsy.ts';
 import { install, installThroughBrowser } from './etsy-platform.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -27,6 +27,8 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
     etsy.attach({ baseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
   }, env);
   after(async () => server?.close());
+  // Every call the connector made kept to Etsy's published contract (a scope refused is Etsy's answer, provoked on purpose).
+  after(() => expect(etsy.contractLog.violations.filter((v) => !v.includes('lacks the OAuth scope'))).to.deep.equal([]));
   afterEach(() => {
     etsy.tokenLifetimeSeconds = 3600;
     etsy.remainingToday = null;
@@ -173,6 +175,22 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect(await printOrders(storeId)).to.have.length(3);
     });
 
+    it("places a receipt announced in the docs page's nested form (ORDER_PAID, the fields under data), shop_id a number or a string, resource_url on either host or absent", async () => {
+      const { shop, storeId } = await connected();
+      const variants = [
+        { form: 'nested' as const },
+        { form: 'nested' as const, shopIdAs: 'string' as const, host: 'api.etsy.com' },
+        { form: 'nested' as const, withResourceUrl: false, eventType: 'order_paid' },
+        { eventType: 'ORDER.PAID' },
+      ];
+      for (const opts of variants) {
+        const id = paidReceipt(shop);
+        expect(await etsy.deliver(shop, id, opts)).to.equal(200);
+        expect((await settled(storeId, id)).status, JSON.stringify(opts)).to.equal('placed');
+      }
+      expect(await printOrders(storeId)).to.have.length(4);
+    });
+
     it('a receipt whose address Etsy withholds waits visibly (never placed without one), and is placed once the address can be read', async () => {
       const { reseller, shop, storeId } = await connected();
       const id = paidReceipt(shop, { name: null, first_line: null, second_line: null, city: null, state: null, zip: null, country_iso: null, formatted_address: null });
@@ -234,6 +252,51 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect(pushed).to.deep.equal({ tracking_code: order.tracking!.trackingNumber, carrier_name: 'postnl', contentType: 'application/x-www-form-urlencoded' });
       expect(shop.receipts.get(id)!.is_shipped).to.equal(true);
     });
+  });
+
+  it('a shop connected without listings_r shows a notice with the way to reconnect (API, dashboard, console) and its failed listing sync; reconnected, its listed SKU is guarded', async () => {
+    const reseller = await posterReseller(t, files);
+    const shop = etsy.addShop();
+    const created = await t.api(reseller.key, 'POST', '/stores', { platform: 'ETSY', refreshToken: etsy.issueRefreshToken(shop, SCOPES_WITHOUT_LISTINGS) });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const storeId = created.body.data.id as string;
+    expect(created.body.data.notices).to.have.length(1);
+    expect(created.body.data.notices[0]).to.match(/without the listings_r permission/).and.to.match(/install link/);
+    // The listing sync Etsy refuses shows on the store, not only in a log line.
+    const failed = await eventually(async () => {
+      const v = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data;
+      return /^Listings could not be read: .*listings_r/.test(v.lastError ?? '') && v;
+    }, 'the failed listing sync on the store');
+    expect(failed.status).to.equal('connected');
+    const product = (await t.api(reseller.key, 'GET', '/reseller-products')).body.data.find((p: { sku: string }) => p.sku === POSTER_SKU);
+    expect((await t.api(reseller.key, 'DELETE', `/reseller-products/${product.id}`)).status, 'not guarded before the listings are read').to.not.equal(409);
+    const again = await t.api(reseller.key, 'POST', '/reseller-products', { sku: POSTER_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
+    expect(again.status, JSON.stringify(again.body)).to.equal(201);
+
+    // The dashboard's store page and the operators' store health show the notice too.
+    const health = await t.admin('GET', '/stores?platform=ETSY&limit=100');
+    expect(health.body.data.find((h: { id: string }) => h.id === storeId).notices[0]).to.match(/listings_r/);
+    const link = new URL((await t.api(reseller.key, 'POST', '/dashboard-links')).body.data.url);
+    const session = await fetch(`${t.baseUrl}${link.pathname}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'Mozilla/5.0 (print-api tests)' }, body: '' });
+    await session.arrayBuffer();
+    const cookie = session.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const page = await (await fetch(`${t.baseUrl}/dashboard/stores/${storeId}`, { headers: { cookie, 'user-agent': 'Mozilla/5.0 (print-api tests)' } })).text();
+    expect(page).to.match(/data-testid="store-notices"[^]*without the listings_r permission/);
+
+    // Reconnected through the install link (which asks for listings_r): the same store, its listings read, the listed SKU guarded.
+    expect(await install(service(), etsy, reseller.key, shop)).to.equal(storeId);
+    const mended = await eventually(async () => {
+      const v = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data;
+      const listings = (await t.api(reseller.key, 'GET', `/stores/${storeId}/listings`)).body.data as unknown[];
+      return v.notices.length === 0 && v.lastError === null && listings.length === 3 && v;
+    }, 'the store mended and its listings read');
+    expect(mended.status).to.equal('connected');
+    const guarded = (await t.api(reseller.key, 'GET', '/reseller-products')).body.data.find((p: { sku: string }) => p.sku === POSTER_SKU);
+    const refused = await eventually(async () => {
+      const res = await t.api(reseller.key, 'DELETE', `/reseller-products/${guarded.id}`);
+      return res.status === 409 && res;
+    }, 'the listed SKU guarded');
+    expect(refused.body.error.code).to.be.a('string');
   });
 
   it("lists the shop's active listings with their inventory SKUs, matched to the reseller's products", async () => {

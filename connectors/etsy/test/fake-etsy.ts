@@ -1,10 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { signStandardWebhook } from '@print-api/connector-kit';
-import { answerWith, type FakeHttpsServer, type FakeReply } from '@print-api/connector-kit/testing';
+import { answerWith, ContractLog, OpenApiContract, type FakeHttpsServer, type FakeReply } from '@print-api/connector-kit/testing';
+import etsyContract from './fixtures/contract/etsy-open-api-v3.subset.json' with { type: 'json' };
 import listingsFixture from './fixtures/listings.json' with { type: 'json' };
 import receiptFixture from './fixtures/receipt.json' with { type: 'json' };
 import shopFixture from './fixtures/shop.json' with { type: 'json' };
 import tokenFixture from './fixtures/token.json' with { type: 'json' };
+
+/** The scopes Etsy knows (its document's OAuth2 flow). */
+const ETSY_SCOPES: Record<string, string> = etsyContract.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
+/** What our install asks for: the grant the fake's seeded tokens carry unless a test says otherwise. */
+export const ALL_SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r'] as const;
+/** What the install asked for before listings were read. */
+export const SCOPES_WITHOUT_LISTINGS = ['transactions_r', 'transactions_w', 'shops_r'] as const;
 
 export type ReceiptJson = typeof receiptFixture & Record<string, unknown>;
 export type ListingJson = (typeof listingsFixture.results)[number];
@@ -35,10 +43,18 @@ export interface DeliveryOptions {
   shopIdAs?: 'number' | 'string' | 'absent';
   host?: string;
   extraSignatures?: string[];
+  /**
+   * `flat` (default): what Etsy sends, per its staff (discussion #1564). `nested`: the form its
+   * docs page showed, `{event_type: "ORDER_PAID", event_id, created_at, data: {...}}`, with
+   * `resource_url` under `data` (`withResourceUrl: false`: only `shop_id` and `receipt_id` there).
+   */
+  form?: 'flat' | 'nested';
+  withResourceUrl?: boolean;
 }
 
 interface Grant {
   userId: string;
+  scopes: string[];
   challenge: string;
   redirectUri: string;
   issuedAt: number;
@@ -89,8 +105,12 @@ export class FakeEtsy {
   #ourBaseUrl = '';
   #publicUrl = '';
   readonly #grants = new Map<string, Grant>();
-  readonly #tokens = new Map<string, { userId: string; expiresAt: number }>();
-  readonly #refreshTokens = new Map<string, string>();
+  readonly #tokens = new Map<string, { userId: string; expiresAt: number; scopes: string[] }>();
+  /** Refresh token -> its user and the scopes of the grant it renews. */
+  readonly #refreshTokens = new Map<string, { userId: string; scopes: string[] }>();
+  /** Etsy's Open API v3 document (the operations we call): every application call is checked against it. */
+  readonly contract = new OpenApiContract(etsyContract, 'Etsy Open API v3');
+  readonly contractLog = new ContractLog();
   readonly #revokedUsers = new Set<string>();
   readonly #faults: Array<{ operation: RegExp; reply: FakeReply }> = [];
   #nextUser = 71000000;
@@ -166,11 +186,13 @@ export class FakeEtsy {
     if (!q.get('state')) problems.push('state');
     const redirect = q.get('redirect_uri') ?? '';
     if (!redirect.startsWith('https://')) problems.push('redirect_uri must be https');
-    const scopes = (q.get('scope') ?? '').split(' ');
-    for (const s of ['transactions_r', 'transactions_w', 'shops_r']) if (!scopes.includes(s)) problems.push(`scope ${s}`);
+    const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean);
+    // Each call is checked against the scopes its operation needs (the contract); here only that Etsy knows them.
+    for (const s of scopes) if (!(s in ETSY_SCOPES)) problems.push(`unknown scope ${s}`);
+    if (scopes.length === 0) problems.push('scope');
     if (problems.length > 0) throw new Error(`Etsy would refuse this consent request: ${problems.join(', ')}`);
     const code = randomBytes(24).toString('base64url');
-    this.#grants.set(code, { userId: shop.userId, challenge: q.get('code_challenge')!, redirectUri: redirect, issuedAt: Date.now(), used: false });
+    this.#grants.set(code, { userId: shop.userId, scopes, challenge: q.get('code_challenge')!, redirectUri: redirect, issuedAt: Date.now(), used: false });
     const back = new URL(redirect);
     back.searchParams.set('code', code);
     back.searchParams.set('state', q.get('state')!);
@@ -186,19 +208,19 @@ export class FakeEtsy {
     for (const g of this.#grants.values()) g.issuedAt -= this.codeLifetimeMs + 1000;
   }
 
-  /** A refresh token issued to the shop's user, as `POST /stores` would take it pasted. */
-  issueRefreshToken(shop: FakeEtsyShop): string {
+  /** A refresh token issued to the shop's user, as `POST /stores` would take it pasted (granted `scopes`: all we ask for by default). */
+  issueRefreshToken(shop: FakeEtsyShop, scopes: readonly string[] = ALL_SCOPES): string {
     const token = `${shop.userId}.${randomBytes(30).toString('base64url')}`;
-    this.#refreshTokens.set(token, shop.userId);
+    this.#refreshTokens.set(token, { userId: shop.userId, scopes: [...scopes] });
     return token;
   }
 
   /** Tokens issued to the shop's user without the OAuth dance, for a store seeded as connected. */
-  issueTokens(shop: FakeEtsyShop): { accessToken: string; refreshToken: string; expiresAt: Date } {
+  issueTokens(shop: FakeEtsyShop, scopes: readonly string[] = ALL_SCOPES): { accessToken: string; refreshToken: string; expiresAt: Date } {
     const accessToken = `${shop.userId}.${randomBytes(36).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.tokenLifetimeSeconds * 1000);
-    this.#tokens.set(accessToken, { userId: shop.userId, expiresAt: expiresAt.getTime() });
-    return { accessToken, refreshToken: this.issueRefreshToken(shop), expiresAt };
+    this.#tokens.set(accessToken, { userId: shop.userId, expiresAt: expiresAt.getTime(), scopes: [...scopes] });
+    return { accessToken, refreshToken: this.issueRefreshToken(shop, scopes), expiresAt };
   }
 
   /** Puts (or replaces) a receipt in the shop without delivering anything. */
@@ -218,7 +240,13 @@ export class FakeEtsy {
       resource_url: `https://${opts.host ?? 'openapi.etsy.com'}/v3/application/shops/${shop.shopId}/receipts/${receiptId}`,
     };
     if (opts.shopIdAs !== 'absent') payload.shop_id = opts.shopIdAs === 'string' ? shop.shopId : Number(shop.shopId);
-    const body = JSON.stringify(payload);
+    const nested = () => {
+      const data: Record<string, unknown> = { ...payload, receipt_id: Number(receiptId) };
+      delete data.event_type;
+      if (opts.withResourceUrl === false) delete data.resource_url;
+      return { event_type: opts.eventType ?? 'ORDER_PAID', event_id: randomBytes(8).toString('hex'), created_at: new Date().toISOString(), data };
+    };
+    const body = JSON.stringify(opts.form === 'nested' ? nested() : payload);
     const headers = signStandardWebhook({ id: opts.id ?? `msg_${randomBytes(12).toString('base64url')}`, timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000), body, secret: opts.secret ?? APP.webhookSecret });
     if (opts.extraSignatures) headers['webhook-signature'] = [...opts.extraSignatures, headers['webhook-signature']].join(' ');
     return { body, headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Svix-Webhooks/1.24.0' } };
@@ -271,6 +299,10 @@ export class FakeEtsy {
     const token = auth ? this.#tokens.get(auth[1]!) : undefined;
     if (!token) return [401, { error: 'invalid_token' }];
     if (token.expiresAt <= Date.now()) return [401, { error: 'invalid_token', error_description: 'access token is expired' }];
+    const violations = this.contractLog.record(this.contract, { method: c.method, path: c.path, query: c.query, body: c.body, contentType: c.headers.get('content-type') ?? undefined, scopes: token.scopes });
+    const scope = violations.find((v) => v.includes('lacks the OAuth scope'));
+    if (scope) return [403, { error: `Insufficient scope: ${scope}` }];
+    if (violations.length > 0) return [400, { error: violations.join('; ') }];
     if (c.method === 'GET' && c.path === '/v3/application/users/me') {
       const shop = [...this.shops.values()].find((s) => s.userId === token.userId);
       return [200, { user_id: Number(token.userId), shop_id: shop ? Number(shop.shopId) : null }];
@@ -300,6 +332,7 @@ export class FakeEtsy {
     this.tokenRequests.push(form);
     if (form.client_id !== APP.keystring) return [401, { error: 'invalid_client' }];
     let userId: string;
+    let scopes: string[];
     if (form.grant_type === 'authorization_code') {
       const grant = this.#grants.get(form.code ?? '');
       if (!grant || grant.used) return [400, { error: 'invalid_grant', error_description: 'code is invalid or was already used' }];
@@ -309,21 +342,24 @@ export class FakeEtsy {
       const challenge = createHash('sha256').update(form.code_verifier ?? '').digest('base64url');
       if (challenge !== grant.challenge) return [400, { error: 'invalid_grant', error_description: 'code_verifier does not match the code_challenge' }];
       userId = grant.userId;
+      scopes = grant.scopes;
     } else if (form.grant_type === 'refresh_token') {
-      const owner = this.#refreshTokens.get(form.refresh_token ?? '');
+      const held = this.#refreshTokens.get(form.refresh_token ?? '');
+      const owner = held?.userId;
       if (owner && this.#revokedUsers.has(owner)) return [401, { error: 'invalid_grant', error_description: 'The refresh token has been revoked' }];
       if (!owner) return [400, { error: 'invalid_grant', error_description: 'refresh token is invalid or was already used' }];
       // Rotation: the refresh token works once.
       this.#refreshTokens.delete(form.refresh_token!);
       userId = owner;
+      scopes = held!.scopes;
     } else {
       return [400, { error: 'unsupported_grant_type' }];
     }
     if (this.#revokedUsers.has(userId)) return [401, { error: 'invalid_grant', error_description: 'The user revoked access' }];
     const accessToken = `${userId}.${randomBytes(36).toString('base64url')}`;
     const refreshToken = `${userId}.${randomBytes(36).toString('base64url')}`;
-    this.#tokens.set(accessToken, { userId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000 });
-    this.#refreshTokens.set(refreshToken, userId);
+    this.#tokens.set(accessToken, { userId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000, scopes });
+    this.#refreshTokens.set(refreshToken, { userId, scopes });
     return [200, { ...tokenFixture, access_token: accessToken, refresh_token: refreshToken, expires_in: this.tokenLifetimeSeconds }];
   }
 

@@ -22,6 +22,15 @@ describe('Etsy receipts as store orders', () => {
     });
   });
 
+  it("keeps an Italian receipt's province (state MI) as the recipient's state; an ISO 3166-2 code of the receipt's country loses its prefix, a name stays as written", () => {
+    const italian = { name: 'Giulia Bianchi', first_line: 'Via Torino 12', second_line: 'Scala B', city: 'Milano', state: 'MI', zip: '20123', country_iso: 'IT' };
+    expect(toStoreOrder(receipt(italian)).recipient).to.deep.equal({ name: 'Giulia Bianchi', address1: 'Via Torino 12', address2: 'Scala B', postalCode: '20123', city: 'Milano', state: 'MI', country: 'IT' });
+    expect(toStoreOrder(receipt({ ...italian, state: 'IT-MI' })).recipient?.state).to.equal('MI');
+    expect(toStoreOrder(receipt({ ...italian, state: ' Lombardia ' })).recipient?.state).to.equal('Lombardia');
+    expect(toStoreOrder(receipt({ ...italian, state: 'US-NY' })).recipient?.state).to.equal('US-NY');
+    expect(toStoreOrder(receipt({ ...italian, state: '' })).recipient).to.not.have.property('state');
+  });
+
   it("gives the buyer's e-mail when Etsy shares it", () => {
     expect(toStoreOrder(receipt({ buyer_email: 'ada@example.org' })).recipient?.email).to.equal('ada@example.org');
   });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { InboundWebhook } from '@print-api/connector-kit';
+import { signStandardWebhook, type InboundWebhook } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
 import { identifyShop, parseResourceUrl, verifyEtsyWebhook, webhookContent } from '../src/webhooks.ts';
 import webhookFixture from './fixtures/webhook-order-paid.json' with { type: 'json' };
@@ -93,5 +93,26 @@ describe('Etsy webhooks: the thin payload', () => {
     expect(webhookContent(body(webhookFixture), '42', (m, meta) => warnings.push([m, meta]))).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
     expect(warnings).to.have.length(1);
     expect(webhookContent(body({ ...paid, resource_url: 'https://evil.example/v3/application/shops/12345/receipts/54321' }), '12345')).to.deep.include({ kind: 'ignored' });
+  });
+
+  it("reads the docs page's nested form too: ORDER_PAID in any case, the shop and receipt under data (resource_url or receipt_id)", () => {
+    const nested = (data: Record<string, unknown>, event_type = 'ORDER_PAID') => body({ event_type, event_id: 'evt_1', created_at: '2026-01-01T00:00:00Z', data });
+    const url = 'https://api.etsy.com/v3/application/shops/12345/receipts/54321';
+    expect(identifyShop(nested({ shop_id: 12345, resource_url: url }))).to.equal('12345');
+    expect(identifyShop(nested({ shop_id: '12345' }))).to.equal('12345');
+    expect(identifyShop(nested({ resource_url: url }))).to.equal('12345');
+    expect(webhookContent(nested({ shop_id: 12345, resource_url: url }), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
+    expect(webhookContent(nested({ shop_id: 12345, receipt_id: 54321 }), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
+    expect(webhookContent(nested({ shop_id: 12345, receipt_id: '9007199254740993' }), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['9007199254740993'] });
+    expect(webhookContent(nested({ shop_id: 12345, resource_url: url }, 'Order_Canceled'), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
+    expect(webhookContent(body({ event_type: 'ORDER_PAID', resource_url: url, shop_id: 12345 }), '12345')).to.deep.equal({ kind: 'fetch', externalOrderIds: ['54321'] });
+    expect(webhookContent(nested({ shop_id: 12345 }), '12345')).to.deep.include({ kind: 'ignored' });
+    expect(webhookContent(nested({ shop_id: 12345, resource_url: url }, 'LISTING_UPDATED'), '12345')).to.deep.include({ kind: 'ignored' });
+  });
+
+  it('names the topic of a verified nested delivery order.paid', () => {
+    const nestedBody = JSON.stringify({ event_type: 'ORDER_PAID', event_id: 'e1', created_at: '2026-01-01T00:00:00Z', data: { shop_id: 12345 } });
+    const signed = signStandardWebhook({ id: 'msg_nested', timestamp: 1767225600, body: nestedBody, secret: SECRET });
+    expect(verifyEtsyWebhook(inbound(nestedBody, { ...signed }), settings(), new Date(1767225600_000))).to.deep.include({ ok: true, topic: 'order.paid' });
   });
 });

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec, ContractLog, OpenApiContract } from '@print-api/connector-kit/testing';
+import tiktokContract from './fixtures/contract/tiktok-shop-202309.third-party.json' with { type: 'json' };
 import { signRequest, webhookSignature } from '../src/signing.ts';
 import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
 import errors from './fixtures/errors.json' with { type: 'json' };
@@ -7,6 +8,9 @@ import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsFixture from './fixtures/products.json' with { type: 'json' };
 import germanAddress from './fixtures/recipient-address-de.json' with { type: 'json' };
 import providersFixture from './fixtures/shipping-providers.json' with { type: 'json' };
+
+/** TikTok Shop 202309 as third-party SDKs transcribe it (no official public document). */
+const CONTRACT = new OpenApiContract(tiktokContract, 'TikTok Shop 202309 (third-party)');
 
 export const APP = { appKey: '6b0c3fd2a5e7q', appSecret: 'c4f1e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3', serviceId: '7291456830012345678' };
 /** Where the auth host is served on the fake's server (the API is served at its root, paths exact as TikTok's). */
@@ -59,6 +63,7 @@ export const tiktokId = (): string => `7${String(randomInt(1e9)).padStart(9, '0'
 export class FakeTikTokShopPlatform {
   readonly shops = new Map<string, FakeShop>();
   readonly calls: SeenCall[] = [];
+  readonly contractLog = new ContractLog();
   readonly tokenRequests: Array<{ grant_type: string; at: number }> = [];
   readonly #tokens = new Map<string, Token>();
   readonly #refreshTokens = new Map<string, { shopIds: string[]; expiresAtMs: number }>();
@@ -229,6 +234,9 @@ export class FakeTikTokShopPlatform {
     const token = this.#tokens.get(req.headers.get('x-tts-access-token') ?? '');
     if (!token) return [200, { ...errors.invalidToken, request_id: rid() }];
     if (token.expiresAtMs <= Date.now()) return [200, { ...errors.expiredToken, request_id: rid() }];
+    // The third-party transcription of TikTok's 202309 reference (fixtures/contract): a call it does not allow is a bad parameter.
+    const violations = this.contractLog.record(CONTRACT, { method: req.method, path, query: new URLSearchParams(q), body, contentType: req.headers.get('content-type') ?? undefined });
+    if (violations.length > 0) return [200, { code: 36009004, message: violations.join('; '), request_id: rid(), data: {} }];
 
     if (req.method === 'GET' && path === '/authorization/202309/shops') {
       const shops = token.shopIds.map((id) => this.shops.get(id)!).map((s) => ({ id: s.id, name: s.name, region: s.region, seller_type: 'LOCAL', cipher: s.cipher, code: `${s.region}LC${s.id.slice(-6)}` }));

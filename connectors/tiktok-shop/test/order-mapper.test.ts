@@ -18,8 +18,23 @@ describe('TikTok Shop order mapping', () => {
     expect(mapped.notForPrint).to.equal(undefined);
   });
 
+  it("keeps an Italian order's province from the district levels as its ISO 3166-2 code (Milano -> MI), the region when no province level is given, a name it cannot code as written", () => {
+    const italian = (district_info: Array<Record<string, string>>) =>
+      toStoreOrder(order({ recipient_address: { ...orderFixture.recipient_address, name: 'Giulia Bianchi', phone_number: '+39 02 1234567', address_line1: 'Via Torino 12', address_line2: '', postal_code: '20123', region_code: 'IT', district_info } })).recipient;
+    const levels = [
+      { address_level: 'L0', address_level_name: 'Country', address_name: 'Italy' },
+      { address_level: 'L1', address_level_name: 'Region', address_name: 'Lombardia' },
+      { address_level: 'L2', address_level_name: 'Province', address_name: 'Milano' },
+      { address_level: 'L3', address_level_name: 'City', address_name: 'Milano' },
+    ];
+    expect(italian(levels)).to.deep.equal({ name: 'Giulia Bianchi', phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20123', city: 'Milano', state: 'MI', country: 'IT' });
+    expect(italian(levels.map((l) => (l.address_level === 'L2' ? { ...l, address_name: 'IT-MI' } : l)))!.state).to.equal('MI');
+    expect(italian(levels.filter((l) => l.address_level !== 'L2'))!.state).to.equal('Lombardia');
+    expect(italian([levels[0]!, levels[3]!])).to.not.have.property('state');
+  });
+
   it('maps the recipient: city from district_info, address lines 2-4 joined, no relay e-mail', () => {
-    expect(toStoreOrder(order()).recipient).to.deep.equal({ name: 'Ada Lovelace', phone: '+1 212 555 0147', address1: '1 Main St', address2: 'Apt 2', postalCode: '10001', city: 'New York', country: 'US' });
+    expect(toStoreOrder(order()).recipient).to.deep.equal({ name: 'Ada Lovelace', phone: '+1 212 555 0147', address1: '1 Main St', address2: 'Apt 2', postalCode: '10001', city: 'New York', state: 'NY', country: 'US' });
     const masked = toStoreOrder(order({ recipient_address: { ...orderFixture.recipient_address, phone_number: '(+1)555*****00' } }));
     expect(masked.recipient!.phone).to.equal(undefined);
   });

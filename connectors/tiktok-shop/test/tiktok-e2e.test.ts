@@ -26,6 +26,8 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
     Object.assign(env, tiktok.serve({ ...server, fallback: (h) => void (handler = h) }));
   });
   after(async () => server?.close());
+  // Every call the connector made kept to the (third-party) transcription of TikTok Shop's 202309 reference.
+  after(() => expect(tiktok.contractLog.violations).to.deep.equal([]));
 
   connectorE2eService(PUBLIC_URL, { connectors: [tiktokShopConnector] }, (started) => ({ t, files } = started), env);
 

@@ -18,6 +18,7 @@ export const storeHealthSchema = z.object({
   ingestLagSeconds: z.number().int().meta({ description: 'Age of the oldest received webhook not yet processed (0: none waits).' }),
   last24h: z.object({ placed: z.number().int(), skipped: z.number().int(), failed: z.number().int() }).meta({ description: 'Store orders of the last 24 h by outcome.' }),
   lastError: z.string().nullable().meta({ description: 'The last error the platform answered.' }),
+  notices: z.array(z.string()).meta({ description: "What the store's platform asks of the merchant (an authorisation to renew, a permission missing: reconnect); as on GET /stores/{id}." }),
   tokenExpiresAt: z.string().nullable().meta({ description: 'When credentials that cannot renew themselves expire.' }),
   flags: z.array(z.enum(STORE_FLAGS as [string, ...string[]])).meta({ description: 'Why the store needs a look (empty: healthy).' }),
   createdAt: z.string(),

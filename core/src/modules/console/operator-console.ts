@@ -202,7 +202,7 @@ function storeRow(s: StoreHealthView) {
     <td>${when(s.lastPolledAt)}</td>
     <td>${s.ingestLagSeconds > 0 ? `${s.ingestLagSeconds} s` : '—'}</td>
     <td>${s.last24h.placed} / ${s.last24h.skipped} / <span class=${s.last24h.failed ? 'error' : ''}>${s.last24h.failed}</span></td>
-    <td class=${s.lastError ? 'error' : ''}>${s.lastError ?? '—'}</td>
+    <td class=${s.lastError ? 'error' : ''}>${s.lastError ?? '—'}${s.notices.map((n) => html`<p class="notice" data-notice>${n}</p>`)}</td>
     <td>${when(s.tokenExpiresAt)}</td>
     <td>${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${f.replace(/_/g, ' ')}</span>`) : html`<span class="ok">ok</span>`}</td>
   </tr>`;

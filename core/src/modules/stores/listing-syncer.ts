@@ -1,4 +1,4 @@
-import type { ConnectorContext, StoreListing } from '@print-api/connector-kit';
+import { ConnectorError, type ConnectorContext, type StoreListing } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -17,6 +17,8 @@ export const LISTINGS_INTERVAL_MS = 60 * 60_000;
 export const LISTINGS_RETRY_MS = 10 * 60_000;
 /** A product webhook has the listings synced this much later: the edits of one save arrive together. */
 export const LISTINGS_SOON_MS = 5_000;
+/** How a failed listings run begins on the store's lastError (and how a complete run finds it to clear). */
+export const LISTINGS_FAILED = 'Listings could not be read: ';
 /** Discovered links written per statement. */
 const LINKS_BATCH = 500;
 
@@ -82,8 +84,22 @@ export class ListingSyncer {
     await this.requestSync(store, delayMs).catch((err: Error) => this.#logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
   }
 
-  /** The listings job: runs (or goes on with) the store's listings run until it is complete. */
+  /**
+   * The listings job: runs (or goes on with) the store's listings run until it is complete. A
+   * run the platform refuses shows on the store as its `lastError` (a grant without the scope
+   * to read listings: the merchant must reconnect), cleared by the next complete run; waiting
+   * for a rate limit is no failure.
+   */
   async sync(storeId: string): Promise<void> {
+    try {
+      await this.#sync(storeId);
+    } catch (err) {
+      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#stores.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  async #sync(storeId: string): Promise<void> {
     for (let run = 0; run < 3; run++) {
       const store = await this.#stores.findById(storeId);
       if (!store || store.status !== 'connected' || !this.canSync(store)) return;
@@ -188,6 +204,8 @@ export class ListingSyncer {
       .set({ listings_run_started_at: null, listings_cursor: null, listings_synced_at: sql<Date>`now()` })
       .where('id', '=', store.id)
       .execute();
+    // A failed listings run's message goes with the first run that completes.
+    await this.#db.updateTable('stores').set({ last_error: null }).where('id', '=', store.id).where('last_error', 'like', `${LISTINGS_FAILED}%`).execute();
     this.#logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: Number(unlinked.numDeletedRows) });
   }
 

@@ -42,6 +42,8 @@ export interface StoreHealthView {
   ingestLagSeconds: number;
   last24h: { placed: number; skipped: number; failed: number };
   lastError: string | null;
+  /** What the store's connector asks the merchant to do (GET /stores/{id} `notices`). */
+  notices: string[];
   tokenExpiresAt: string | null;
   flags: StoreFlag[];
   createdAt: string;
@@ -96,7 +98,18 @@ export class StoreHealth {
   readonly thresholds: StoreHealthThresholds;
   readonly #clock: () => Date;
 
-  constructor(deps: { db: Db; box: SecretBox; cursors: CursorCodec; thresholds?: Partial<StoreHealthThresholds>; clock?: () => Date }) {
+  readonly #notices: (row: { platform: string; external_id: string; name: string; status: string; credentials: unknown }) => string[];
+
+  constructor(deps: {
+    db: Db;
+    box: SecretBox;
+    cursors: CursorCodec;
+    thresholds?: Partial<StoreHealthThresholds>;
+    clock?: () => Date;
+    /** The store's notices from its connector (none when not given). */
+    notices?: (row: { platform: string; external_id: string; name: string; status: string; credentials: unknown }) => string[];
+  }) {
+    this.#notices = deps.notices ?? (() => []);
     this.#db = deps.db;
     this.#box = deps.box;
     this.#cursors = deps.cursors;
@@ -229,11 +242,20 @@ export class StoreHealth {
         ingestLagSeconds: lag,
         last24h,
         lastError: row.last_error,
+        notices: this.#noticesOf(row),
         tokenExpiresAt,
         flags,
         createdAt: new Date(row.created_at).toISOString(),
       };
     });
+  }
+
+  #noticesOf(row: StoreRow): string[] {
+    try {
+      return this.#notices({ platform: row.platform, external_id: row.external_id, name: row.name, status: row.status, credentials: this.#box.openJson(row.credentials_sealed) });
+    } catch {
+      return [];
+    }
   }
 
   #tokenExpiry(sealed: string): string | null {

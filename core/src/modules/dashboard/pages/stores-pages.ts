@@ -199,6 +199,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
           <dt>Last order received</dt><dd>${when((ingests.data as any[])[0]?.createdAt)}</dd>
           <dt>Last poll</dt><dd>${when(store.lastPolledAt)}</dd>
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
+          ${(store.notices as string[]).length > 0 ? html`<dt>Notices</dt><dd><ul data-testid="store-notices">${(store.notices as string[]).map((n) => html`<li>${n}</li>`)}</ul></dd>` : null}
         </dl>
         ${connected
           ? html`<p>
