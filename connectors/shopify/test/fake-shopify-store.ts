@@ -311,7 +311,7 @@ export function toGraphqlOrder(o: ShopifyOrderJson, lines = 25) {
     updatedAt: new Date(o.updated_at).toISOString().replace('.000', ''),
     cancelledAt: o.cancelled_at ? new Date(o.cancelled_at).toISOString() : null,
     displayFinancialStatus: String(o.financial_status).toUpperCase(),
-    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, countryCodeV2: a.country_code, phone: a.phone } : null,
+    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, province: a.province ?? null, provinceCode: a.province_code ?? null, countryCodeV2: a.country_code, phone: a.phone } : null,
     lineItems: { pageInfo: { hasNextPage: nodes.length > lines, endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url') }, nodes: nodes.slice(0, lines) },
   };
 }
