@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually, type ConformanceHarness, type FakeHttpsServer, type FakeRequestHandler, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
-import { FakeWix, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
+import { FakeWix, wixOrderOf, type FakeWixSite, type WixOrderJson } from './fake-wix.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
@@ -170,6 +170,35 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       await ingestIn(key, store.storeId, id, 'waiting_payment');
       store.saveOrder({ ...printOrder({ updatedAt: minutesAgo(2) }), id });
       assert.equal(await store.deliver({ ...printOrder({ updatedAt: minutesAgo(2) }), id }, 'paid'), 200);
+      await ingestIn(key, store.storeId, id, 'placed');
+    });
+
+    it('prints what is still owed of a PARTIALLY_REFUNDED order, and keeps its Italian province and company', async () => {
+      const { key, site, store } = await connected();
+      const id = randomUUID();
+      const base = wixOrderOf({ ...printOrder({ lines: [{ sku: h.sku, quantity: 3 }, { sku: h.sku, quantity: 1 }], updatedAt: minutesAgo(1) }), id });
+      const destination = { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', addressLine1: 'Via Torino 12' }, contactDetails: { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 02 1234567', company: 'Tipografia Rossi S.r.l.' } };
+      site.orders.set(id, {
+        ...base,
+        paymentStatus: 'PARTIALLY_REFUNDED',
+        lineItems: [{ ...base.lineItems[0]!, refundQuantity: 1 }, { ...base.lineItems[1]!, refundQuantity: 1 }],
+        shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } },
+      } as WixOrderJson);
+      await sync(key, store.storeId);
+      const ingest = await ingestIn(key, store.storeId, id, 'placed');
+      const placed = await order(key, ingest.orderId!);
+      assert.deepEqual(placed.lines.map((l: { quantity: number }) => l.quantity), [2]);
+      assert.deepEqual(placed.recipient, { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', email: base.buyerInfo.email, phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
+    });
+
+    it('waits on a PARTIALLY_PAID order (a deposit) and places it once Wix reports it PAID', async () => {
+      const { key, site, store } = await connected();
+      const id = randomUUID();
+      site.orders.set(id, { ...wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(5) }), id }), paymentStatus: 'PARTIALLY_PAID' });
+      await sync(key, store.storeId);
+      await ingestIn(key, store.storeId, id, 'waiting_payment');
+      site.orders.set(id, wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(1) }), id }));
+      await sync(key, store.storeId);
       await ingestIn(key, store.storeId, id, 'placed');
     });
 

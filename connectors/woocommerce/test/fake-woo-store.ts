@@ -12,7 +12,12 @@ interface StoredWebhook {
   topic: string;
   delivery_url: string;
   secret: string;
+  /** Failed deliveries in a row (`WC_Webhook::failed_delivery`). */
+  failure_count: number;
 }
+
+/** `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row. */
+const MAX_DELIVERY_FAILURES = 5;
 
 interface Fault {
   method: string;
@@ -115,10 +120,18 @@ export class FakeWooStore {
     return this.send(hook, wooCommerceWebhook({ payload: order, secret: hook.secret, topic, source: this.url, webhookId: hook.id }));
   }
 
-  /** Sends a prepared request (forged, unsigned…) to a webhook's delivery URL. */
+  /**
+   * Sends a prepared request (forged, unsigned…) to a webhook's delivery URL, counting failures as
+   * `WC_Webhook::log_delivery` does: 200-302 resets the count; any other answer adds one, and the
+   * one after `woocommerce_max_webhook_delivery_failures` (5) in a row disables the webhook (a
+   * REST update setting it active again leaves the count as it was).
+   */
   async send(hook: StoredWebhook, req: { headers: Record<string, string>; body: string }): Promise<number> {
     const res = await fetch(this.#ours(hook.delivery_url), { method: 'POST', headers: req.headers, body: req.body });
     await res.arrayBuffer();
+    if (res.status >= 200 && res.status < 303) hook.failure_count = 0;
+    else if (hook.failure_count > MAX_DELIVERY_FAILURES) hook.status = 'disabled';
+    else hook.failure_count++;
     return res.status;
   }
 
@@ -252,6 +265,7 @@ export class FakeWooStore {
       topic: String(body.topic),
       delivery_url: String(body.delivery_url),
       secret: String(body.secret ?? ''),
+      failure_count: 0,
     };
     this.webhooks.push(hook);
     const ping = await fetch(this.#ours(hook.delivery_url), {

@@ -46,6 +46,9 @@ export interface LinkedStore {
 
 /** How long a recorded link is taken to exist before it is written again (idempotently). */
 const KNOWN_LINK_MS = 10 * 60_000;
+/** How long a poll's notice (a webhook set active again) stays among the store's notices. */
+const POLL_NOTICE_MS = 7 * 24 * 3600_000;
+
 export class StoresService implements LinkRegistry {
   readonly #db: Db;
   readonly #box: SecretBox;
@@ -164,6 +167,7 @@ export class StoresService implements LinkRegistry {
   /** The connection as the connector needs it (credentials opened). */
   connection(row: StoreRow): StoreConnection<unknown> {
     return {
+      id: row.id,
       externalId: row.external_id,
       name: row.name,
       credentials: this.#box.openJson(row.credentials_sealed),
@@ -424,11 +428,12 @@ export class StoresService implements LinkRegistry {
 
   #notices(row: StoreRow): string[] {
     const connector = this.#connectors.get(row.platform);
-    if (!connector?.storeNotices || row.status !== 'connected') return [];
+    if (row.status !== 'connected') return [];
+    const polled = row.poll_notice && row.poll_notice_at && Date.now() - row.poll_notice_at.getTime() < POLL_NOTICE_MS ? [row.poll_notice] : [];
     try {
-      return connector.storeNotices(this.connection(row), new Date());
+      return [...polled, ...(connector?.storeNotices?.(this.connection(row), new Date()) ?? [])];
     } catch {
-      return [];
+      return polled;
     }
   }
 }

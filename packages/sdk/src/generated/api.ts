@@ -1339,7 +1339,7 @@ export interface components {
             lastError: string | null;
             createdAt: string;
             disconnectedAt: string | null;
-            /** @description Reminders from the store's platform (an authorisation to renew before a date); empty when there are none. */
+            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
             notices: string[];
         };
         /**
