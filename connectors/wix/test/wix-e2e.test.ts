@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { eventually, type ConformanceHarness, type FakeHttpsServer, type FakeRequestHandler, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
-import { FakeWix, wixOrderOf, type FakeWixSite, type WixOrderJson } from './fake-wix.ts';
+import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite, type WixOrderJson } from './fake-wix.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
 
 // The scenarios every platform shares run in conformance.test.ts; here what Wix makes different.
 describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS)', function () {
+  // Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages' contract.
+  afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let h: ConformanceHarness;
   let server: Omit<FakeHttpsServer, 'fallback'>;
