@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually, type ConformanceHarness, type FakeHttpsServer, type FakeRequestHandler, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
-import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite, type WixOrderJson } from './fake-wix.ts';
+import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
@@ -180,12 +180,9 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       const id = randomUUID();
       const base = wixOrderOf({ ...printOrder({ lines: [{ sku: h.sku, quantity: 3 }, { sku: h.sku, quantity: 1 }], updatedAt: minutesAgo(1) }), id });
       const destination = { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', addressLine1: 'Via Torino 12' }, contactDetails: { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 02 1234567', company: 'Tipografia Rossi S.r.l.' } };
-      site.orders.set(id, {
-        ...base,
-        paymentStatus: 'PARTIALLY_REFUNDED',
-        lineItems: [{ ...base.lineItems[0]!, refundQuantity: 1 }, { ...base.lineItems[1]!, refundQuantity: 1 }],
-        shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } },
-      } as WixOrderJson);
+      // One of the three posters of the first line refunded, the second line refunded whole (`refundQuantity`, as Wix's Order type has it).
+      const refunded = base.lineItems.map((line) => Object.assign({}, line, { refundQuantity: 1 }));
+      site.orders.set(id, { ...base, paymentStatus: 'PARTIALLY_REFUNDED', lineItems: refunded, shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } } });
       await sync(key, store.storeId);
       const ingest = await ingestIn(key, store.storeId, id, 'placed');
       const placed = await order(key, ingest.orderId!);

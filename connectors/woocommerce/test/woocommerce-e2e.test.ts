@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
-import { FakeWooStore } from './fake-woo-store.ts';
+import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -10,6 +10,8 @@ const PUBLIC_URL = 'https://print-api.example.com';
 // The scenarios every platform shares (placement, payment, SKU matching, cancellations, signatures,
 // catch-up, push-back, 429, uninstall) run in conformance.test.ts; here only what WooCommerce makes different.
 describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
+  // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   this.timeout(30_000);
   let t: TestService;
   let files: TestHttpsServer;
