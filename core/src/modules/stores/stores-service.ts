@@ -11,6 +11,7 @@ import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
+import { storeNotices } from './store-notices.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
 export type StoreRow = Selectable<StoresTable>;
@@ -26,7 +27,7 @@ export interface StoreView {
   lastError: string | null;
   createdAt: string;
   disconnectedAt: string | null;
-  /** Reminders from the platform's connector (storeNotices). */
+  /** Reminders from the platform's connector (storeNotices), and what the last poll repaired (for a week). */
   notices: string[];
 }
 
@@ -46,9 +47,6 @@ export interface LinkedStore {
 
 /** How long a recorded link is taken to exist before it is written again (idempotently). */
 const KNOWN_LINK_MS = 10 * 60_000;
-/** How long a poll's notice (a webhook set active again) stays among the store's notices. */
-const POLL_NOTICE_MS = 7 * 24 * 3600_000;
-
 export class StoresService implements LinkRegistry {
   readonly #db: Db;
   readonly #box: SecretBox;
@@ -422,19 +420,8 @@ export class StoresService implements LinkRegistry {
       lastError: row.last_error,
       createdAt: row.created_at.toISOString(),
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
-      notices: this.#notices(row),
+      notices: storeNotices(row, this.#connectors.get(row.platform), () => this.connection(row)),
     };
-  }
-
-  #notices(row: StoreRow): string[] {
-    const connector = this.#connectors.get(row.platform);
-    if (row.status !== 'connected') return [];
-    const polled = row.poll_notice && row.poll_notice_at && Date.now() - row.poll_notice_at.getTime() < POLL_NOTICE_MS ? [row.poll_notice] : [];
-    try {
-      return [...polled, ...(connector?.storeNotices?.(this.connection(row), new Date()) ?? [])];
-    } catch {
-      return polled;
-    }
   }
 }
 
