@@ -3,7 +3,7 @@ import { ConnectorError } from '@print-api/connector-kit';
 import { missingScopes, shopOrigin, type ConnectInput, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { ShopifyClient } from './shopify-client.ts';
 
-const SHOP_QUERY = `query ShopForConnection {
+export const SHOP_QUERY = `query ShopForConnection {
   shop { name myshopifyDomain }
   currentAppInstallation { accessScopes { handle } }
 }`;

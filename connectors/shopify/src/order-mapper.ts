@@ -49,6 +49,8 @@ const restAddress = z.object({
   address2: text,
   city: text,
   zip: text,
+  province: text,
+  province_code: text,
   country_code: text,
   phone: text,
 });
@@ -100,7 +102,7 @@ export function mapWebhookOrder(raw: unknown): StoreOrder {
     updatedAt: o.updated_at,
     lines,
     recipient: a
-      ? recipient({ name: a.name, first: a.first_name, last: a.last_name, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, country: a.country_code, phone: a.phone }, o.email || o.contact_email || o.customer?.email || '', o.phone)
+      ? recipient({ name: a.name, first: a.first_name, last: a.last_name, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, province: a.province_code || a.province, country: a.country_code, phone: a.phone }, o.email || o.contact_email || o.customer?.email || '', o.phone)
       : null,
   };
 }
@@ -114,6 +116,8 @@ const gqlAddress = z.object({
   address2: text,
   city: text,
   zip: text,
+  province: text,
+  provinceCode: text,
   countryCodeV2: text,
   phone: text,
 });
@@ -151,7 +155,7 @@ export type GraphqlOrder = z.infer<typeof graphqlOrderSchema>;
 /** The GraphQL selection `graphqlOrderSchema` reads; `$lines` pages the line items. */
 export const ORDER_FIELDS = `
   id legacyResourceId name email phone createdAt updatedAt cancelledAt displayFinancialStatus
-  shippingAddress { name firstName lastName company address1 address2 city zip countryCodeV2 phone }
+  shippingAddress { name firstName lastName company address1 address2 city zip province provinceCode countryCodeV2 phone }
   lineItems(first: $lines) {
     pageInfo { hasNextPage endCursor }
     nodes { id sku quantity currentQuantity title variant { legacyResourceId } product { legacyResourceId } }
@@ -176,7 +180,7 @@ export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): S
     updatedAt: o.updatedAt,
     lines,
     recipient: a
-      ? recipient({ name: a.name, first: a.firstName, last: a.lastName, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, country: a.countryCodeV2, phone: a.phone }, o.email, o.phone)
+      ? recipient({ name: a.name, first: a.firstName, last: a.lastName, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, province: a.provinceCode || a.province, country: a.countryCodeV2, phone: a.phone }, o.email, o.phone)
       : null,
   };
 }
@@ -200,6 +204,8 @@ interface Address {
   address2: string;
   zip: string;
   city: string;
+  /** `province_code` (`MI`, `CA`) when Shopify has one, else the province as written. */
+  province: string;
   country: string;
   phone: string;
 }
@@ -208,14 +214,23 @@ interface Address {
 function recipient(a: Address, email: string, orderPhone: string): StoreRecipient | null {
   if (!a.address1) return null;
   const phone = a.phone || orderPhone;
+  const country = a.country.toUpperCase();
+  const state = subdivision(a.province, country);
   return {
     name: a.name || `${a.first} ${a.last}`.trim() || a.company,
+    ...(a.company ? { company: a.company } : {}),
     ...(email ? { email } : {}),
     ...(phone ? { phone } : {}),
     address1: a.address1,
     ...(a.address2 ? { address2: a.address2 } : {}),
     postalCode: a.zip,
     city: a.city,
-    country: a.country.toUpperCase(),
+    ...(state ? { state } : {}),
+    country,
   };
+}
+
+/** A province code without its ISO 3166-2 country prefix, should one come with it (`IT-MI` -> `MI`). */
+function subdivision(province: string, country: string): string {
+  return country && province.toUpperCase().startsWith(`${country}-`) ? province.slice(country.length + 1) : province;
 }

@@ -17,7 +17,7 @@ export const ORDERS_BY_ID = `query OrdersById($ids: [ID!]!, $lines: Int!) {
 /** Orders asked for by id in one query (Shopify's `nodes` takes up to 250). */
 export const FETCH_BATCH = 50;
 
-const MORE_LINES = `query MoreOrderLines($id: ID!, $after: String!, $lines: Int!) {
+export const MORE_LINES = `query MoreOrderLines($id: ID!, $after: String!, $lines: Int!) {
   order(id: $id) {
     lineItems(first: $lines, after: $after) {
       pageInfo { hasNextPage endCursor }

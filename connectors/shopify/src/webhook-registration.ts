@@ -2,11 +2,11 @@ import type { ConnectorLogger } from '@print-api/connector-kit';
 import { SUBSCRIBED_TOPICS } from './config.ts';
 import { assertNoUserErrors, type ShopifyClient } from './shopify-client.ts';
 
-const LIST = `query OurWebhookSubscriptions($uri: String!) {
+export const LIST_SUBSCRIPTIONS = `query OurWebhookSubscriptions($uri: String!) {
   webhookSubscriptions(first: 50, uri: $uri) { nodes { id topic uri } }
 }`;
 
-const CREATE = `mutation SubscribeWebhook($topic: WebhookSubscriptionTopic!, $uri: String!) {
+export const CREATE_SUBSCRIPTION = `mutation SubscribeWebhook($topic: WebhookSubscriptionTopic!, $uri: String!) {
   webhookSubscriptionCreate(topic: $topic, webhookSubscription: { uri: $uri, format: JSON }) {
     webhookSubscription { id topic uri }
     userErrors { field message }
@@ -26,12 +26,12 @@ interface Subscription {
  * configuration (see the README).
  */
 export async function registerStoreWebhooks(client: ShopifyClient, callbackUrl: string, logger: ConnectorLogger): Promise<string[]> {
-  const existing = await client.graphql<{ webhookSubscriptions: { nodes: Subscription[] } }>(LIST, { uri: callbackUrl });
+  const existing = await client.graphql<{ webhookSubscriptions: { nodes: Subscription[] } }>(LIST_SUBSCRIPTIONS, { uri: callbackUrl });
   const have = new Set(existing.webhookSubscriptions.nodes.filter((s) => s.uri === callbackUrl).map((s) => s.topic));
   const created: string[] = [];
   for (const topic of SUBSCRIBED_TOPICS) {
     if (have.has(topic)) continue;
-    const data = await client.graphql<{ webhookSubscriptionCreate: { webhookSubscription: Subscription | null; userErrors: Array<{ field: string[] | null; message: string }> } }>(CREATE, { topic, uri: callbackUrl });
+    const data = await client.graphql<{ webhookSubscriptionCreate: { webhookSubscription: Subscription | null; userErrors: Array<{ field: string[] | null; message: string }> } }>(CREATE_SUBSCRIPTION, { topic, uri: callbackUrl });
     assertNoUserErrors(data.webhookSubscriptionCreate.userErrors, `subscribe ${topic}`);
     created.push(topic);
   }

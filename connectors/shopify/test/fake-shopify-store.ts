@@ -4,6 +4,7 @@ import { shopifyWebhook } from '@print-api/connector-kit/testing';
 import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
 import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
+import { requestViolations, responseViolations } from './shopify-contract.ts';
 
 /** An order webhook body, typed from the fixture (nullable fields widened). */
 export type ShopifyOrderJson = Omit<typeof orderFixture, 'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'> & {
@@ -37,6 +38,15 @@ interface FulfillmentOrder {
 }
 
 const API = '/admin/api/2026-10/graphql.json';
+
+/** Every fake store's contract violations since the last `takeContractViolations`. */
+const violations: string[] = [];
+
+/** What the Admin API schema refused since the last call, in every fake store (each test checks it is nothing). */
+export function takeContractViolations(): string[] {
+  return violations.splice(0);
+}
+
 const ALL_SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'];
 const cost = (requested: number) => ({ cost: { requestedQueryCost: requested, actualQueryCost: Math.min(requested, 12), throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 } } });
 
@@ -58,6 +68,8 @@ export class FakeShopifyStore {
   readonly fulfillmentOrders = new Map<string, FulfillmentOrder[]>();
   readonly fulfillments: Array<{ fulfillmentOrderId: string; items: Array<{ id: string; quantity: number }>; trackingInfo: unknown; notifyCustomer: boolean }> = [];
   readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
+  /** Every request (and answer of ours) the Admin API schema refused: a test fails on any (`takeContractViolations`). */
+  readonly contractViolations: string[] = [];
   /** The shop's catalogue: products (status ACTIVE, DRAFT or ARCHIVED) and their variants, by product id. */
   readonly products = new Map<number, FakeProduct>();
   readonly calls: SeenCall[] = [];
@@ -185,11 +197,22 @@ export class FakeShopifyStore {
     return [200, { ...accessTokenFixture, expires_in: this.#tokenLifetimeSeconds, access_token: accessToken, refresh_token: refreshToken, scope: this.scopes.join(',') }];
   }
 
+  #violated(found: string[]): void {
+    this.contractViolations.push(...found);
+    violations.push(...found.map((v) => `${this.domain}: ${v}`));
+  }
+
   async #graphql(req: Request): Promise<Reply> {
     const { query, variables } = (await req.json()) as { query: string; variables: Record<string, any> };
     const operation = /^(?:query|mutation)\s+(\w+)/.exec(query.trim())?.[1] ?? 'anonymous';
     const token = req.headers.get('x-shopify-access-token');
     this.calls.push({ operation, variables, token, at: Date.now() });
+    // Shopify validates the document and its variables against the version's schema first: 200 with `errors`, nothing run.
+    const refused = requestViolations(query, variables ?? {});
+    if (refused.length) {
+      this.#violated(refused.map((r) => `${operation}: ${r}`));
+      return [200, { errors: refused.map((message) => ({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) }];
+    }
     if (!token || !((this.#tokens.get(token) ?? 0) > Date.now())) return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
     const fault = this.#faults.find((f) => f.operation === operation && f.remaining > 0);
     if (fault) {
@@ -198,7 +221,14 @@ export class FakeShopifyStore {
       return fault.reply;
     }
     const data = this.#operation(operation, variables);
-    return data ? [200, { data, extensions: cost(10) }] : [200, { errors: [{ message: `unknown operation ${operation}` }] }];
+    if (!data) return [200, { errors: [{ message: `unknown operation ${operation}` }] }];
+    // The fake's own answer must keep to the schema too (a misread field or enum would pass unseen otherwise).
+    const wrong = responseViolations(query, variables ?? {}, data);
+    if (wrong.length) {
+      this.#violated(wrong.map((w) => `answer to ${operation}: ${w}`));
+      return [500, { errors: [{ message: `the fake's answer breaks the Admin API schema: ${wrong.join('; ')}` }] }];
+    }
+    return [200, { data, extensions: cost(10) }];
   }
 
   #operation(operation: string, v: Record<string, any>): unknown {
@@ -311,7 +341,7 @@ export function toGraphqlOrder(o: ShopifyOrderJson, lines = 25) {
     updatedAt: new Date(o.updated_at).toISOString().replace('.000', ''),
     cancelledAt: o.cancelled_at ? new Date(o.cancelled_at).toISOString() : null,
     displayFinancialStatus: String(o.financial_status).toUpperCase(),
-    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, countryCodeV2: a.country_code, phone: a.phone } : null,
+    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, province: a.province ?? null, provinceCode: a.province_code ?? null, countryCodeV2: a.country_code, phone: a.phone } : null,
     lineItems: { pageInfo: { hasNextPage: nodes.length > lines, endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url') }, nodes: nodes.slice(0, lines) },
   };
 }

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { shopifyConnector } from '../src/index.ts';
-import { FakeShopifyStore } from './fake-shopify-store.ts';
+import { FakeShopifyStore, takeContractViolations } from './fake-shopify-store.ts';
 import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };
 
 describe('Shopify listings end to end (real PostgreSQL + Redis, Shopify behind nock)', function () {
+  // Every GraphQL request the connector sent (and every answer of the fake) kept to the Admin API schema.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   this.timeout(30_000);
   let t: TestService;
   let files: TestHttpsServer;

@@ -30,9 +30,23 @@ describe('Shopify order mapper', () => {
         address2: '2e verdieping',
         postalCode: '3511 AZ',
         city: 'Utrecht',
+        state: 'UT',
         country: 'NL',
       },
     });
+  });
+
+  it("keeps an Italian order's province code and company, by webhook and by GraphQL alike", () => {
+    const shipping_address = { ...orderFixture.shipping_address, name: 'Giulia Rossi', first_name: 'Giulia', last_name: 'Rossi', company: 'Tipografia Rossi S.r.l.', address1: 'Via Torino 12', address2: null, city: 'Milano', zip: '20121', province: 'Milano', province_code: 'MI', country: 'Italy', country_code: 'IT', phone: '+39 02 1234567' };
+    const viaWebhook = mapWebhookOrder(order({ shipping_address }));
+    expect(viaWebhook.recipient).to.deep.equal({ name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', email: 'sanne.bakker@example.nl', phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
+    const g = graphqlOrder();
+    g.shippingAddress = { ...g.shippingAddress, name: 'Giulia Rossi', firstName: 'Giulia', lastName: 'Rossi', company: 'Tipografia Rossi S.r.l.' as never, address1: 'Via Torino 12', address2: null as never, city: 'Milano', zip: '20121', province: 'Milano', provinceCode: 'MI', countryCodeV2: 'IT', phone: '+39 02 1234567' };
+    expect(mapGraphqlOrder(g).recipient).to.deep.equal(viaWebhook.recipient);
+    // A province without a code is kept as written; a country-prefixed code loses its prefix.
+    expect(mapWebhookOrder(order({ shipping_address: { ...shipping_address, province_code: null, province: 'County Dublin', country_code: 'IE' } })).recipient?.state).to.equal('County Dublin');
+    expect(mapWebhookOrder(order({ shipping_address: { ...shipping_address, province_code: 'IT-MI' } })).recipient?.state).to.equal('MI');
+    expect(mapWebhookOrder(order({ shipping_address: { ...shipping_address, province_code: null, province: null } })).recipient).to.not.have.property('state');
   });
 
   it('gives the same StoreOrder for the same order read by GraphQL polling', () => {

@@ -4,7 +4,7 @@ import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { readCursor } from '../src/order-polling.ts';
-import { FakeShopifyStore } from './fake-shopify-store.ts';
+import { FakeShopifyStore, takeContractViolations } from './fake-shopify-store.ts';
 import customersRedact from './fixtures/customers-redact.json' with { type: 'json' };
 import dataRequest from './fixtures/customers-data-request.json' with { type: 'json' };
 import shopRedact from './fixtures/shop-redact.json' with { type: 'json' };
@@ -21,6 +21,8 @@ const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.sp
 // The scenarios every platform shares (placement, payment, SKU matching, cancellations, signatures,
 // catch-up, push-back, 429, uninstall) run in conformance.test.ts; here only what Shopify makes different.
 describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', function () {
+  // Every GraphQL request the connector sent (and every answer of the fake) kept to the Admin API schema.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   this.timeout(30_000);
   let t: TestService;
   let files: TestHttpsServer;

@@ -31,6 +31,7 @@ const destinationSchema = z.object({ address: addressSchema, contactDetails: con
 const lineSchema = z.object({
   id: z.string(),
   quantity: z.number().int(),
+  refundQuantity: z.number().int().nullish(),
   productName: z.object({ original: text, translated: text.optional() }).nullish(),
   catalogReference: z.object({ catalogItemId: text, appId: text, options: z.object({ variantId: text.optional() }).loose().nullish() }).nullish(),
   physicalProperties: z.object({ sku: z.string().nullish(), shippable: z.boolean().nullish() }).nullish(),
@@ -69,23 +70,34 @@ export function isWholeOrder(raw: unknown): boolean {
 }
 
 /**
- * A Wix order -> StoreOrder. Paid means `status` APPROVED **and** `paymentStatus` PAID: an
- * offline-payment order is APPROVED while NOT_PAID until the merchant marks it paid.
- * Cancelled: `status` CANCELED. Lines from `lineItems[]` (`physicalProperties.sku`,
- * `quantity`; ids the catalogue's product and variant); recipient from the shipping
- * destination (`shippingInfo.logistics.shippingDestination`, else `recipientInfo`), email from
+ * Payment statuses in which the merchant has the money for the order as it now stands, the
+ * Shopify connector's policy: `PAID`, and `PARTIALLY_REFUNDED` (it was PAID first; a refunded
+ * shipping fee or returned item must not stop the print, and refunded quantities are not
+ * printed). `PARTIALLY_PAID` (a deposit: Wix's pay-now part of the checkout) waits like
+ * Shopify's `partially_paid`, visibly, until Wix reports the order PAID.
+ */
+export const PAID_STATUSES: ReadonlySet<string> = new Set(['PAID', 'PARTIALLY_REFUNDED']);
+
+/**
+ * A Wix order -> StoreOrder. Paid means `status` APPROVED **and** a paid `paymentStatus`
+ * (`PAID_STATUSES`): an offline-payment order is APPROVED while NOT_PAID until the merchant
+ * marks it paid. Cancelled: `status` CANCELED. Lines from `lineItems[]`
+ * (`physicalProperties.sku`, `quantity` less `refundQuantity`: what is still owed; ids the
+ * catalogue's product and variant); recipient from the shipping destination
+ * (`shippingInfo.logistics.shippingDestination`, else `recipientInfo`), email from
  * `buyerInfo.email`.
  */
 export function mapWixOrder(raw: unknown): StoreOrder {
   const o = parsePayload(wixOrderSchema, raw, 'Wix order');
   const lines: StoreOrderLine[] = [];
   for (const l of o.lineItems) {
-    if (l.quantity <= 0) continue;
+    const owed = l.quantity - (l.refundQuantity ?? 0);
+    if (owed <= 0) continue;
     const sku = l.physicalProperties?.sku?.trim();
     lines.push({
       externalLineId: l.id,
       sku: sku ? sku : null,
-      quantity: l.quantity,
+      quantity: owed,
       title: l.productName?.original || l.productName?.translated || undefined,
       externalProductId: l.catalogReference?.catalogItemId || null,
       externalVariantId: l.catalogReference?.options?.variantId || null,
@@ -95,7 +107,7 @@ export function mapWixOrder(raw: unknown): StoreOrder {
   return {
     externalId: o.id,
     name: o.number ? `#${o.number}` : undefined,
-    paid: o.status === 'APPROVED' && o.paymentStatus === 'PAID',
+    paid: o.status === 'APPROVED' && PAID_STATUSES.has(o.paymentStatus),
     cancelled: o.status === 'CANCELED',
     createdAt: o.createdDate,
     updatedAt: o.updatedDate,
@@ -114,14 +126,23 @@ function recipient(destination: z.output<typeof destinationSchema>, email: strin
   if (!address1) return null;
   const address2 = a.addressLine2 || a.streetAddress?.apt || '';
   const name = `${c?.firstName ?? ''} ${c?.lastName ?? ''}`.trim() || c?.company || '';
+  const country = a.country.toUpperCase();
+  const state = subdivision(a.subdivision, country);
   return {
     name,
+    ...(c?.company ? { company: c.company } : {}),
     ...(email ? { email } : {}),
     ...(c?.phone ? { phone: c.phone } : {}),
     address1,
     ...(address2 ? { address2 } : {}),
     postalCode: a.postalCode,
     city: a.city,
-    country: a.country.toUpperCase(),
+    ...(state ? { state } : {}),
+    country,
   };
+}
+
+/** Wix's ISO 3166-2 `subdivision` without its country prefix (`IT-MI` -> `MI`); one without a prefix as written. */
+function subdivision(code: string, country: string): string {
+  return country && code.toUpperCase().startsWith(`${country}-`) ? code.slice(country.length + 1) : code;
 }

@@ -5,6 +5,7 @@ import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
 import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
+import { CREATE_FULFILLMENT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, type Shape } from './wix-contract.ts';
 
 export type WixOrderJson = Omit<typeof orderFixture, 'shippingInfo'> & { shippingInfo: unknown };
 
@@ -12,6 +13,19 @@ export const APP = { appId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', appSecret: '
 export const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
 const KNOWN = new Set(['fedex', 'ups', 'usps', 'dhl', 'canadaPost']);
 const EVENTS = { created: 'wix.ecom.v1.order_approved', paid: 'wix.ecom.v1.order_payment_status_updated', updated: 'wix.ecom.v1.order_updated', cancelled: 'wix.ecom.v1.order_canceled' } as const;
+
+/** What the official SDK packages' contract refused since the last `takeContractViolations`, in every fake site (each test checks it is nothing). */
+const violations: string[] = [];
+export function takeContractViolations(): string[] {
+  return violations.splice(0);
+}
+const REQUESTS: Record<string, Shape> = { searchOrders: SEARCH_ORDERS_REQUEST, createFulfillment: CREATE_FULFILLMENT_REQUEST };
+/** The body of each event's `actionEvent` as the SDK types it. */
+const ACTION_BODIES: Record<string, Shape> = {
+  approved: { type: 'OrderApproved', fields: { order: ORDER } },
+  payment_status_updated: { type: 'PaymentStatusUpdated', fields: { order: ORDER }, oneOf: { previousPaymentStatus: 'PaymentStatus' } },
+  canceled: { type: 'OrderCanceledEventOrderCanceled', fields: { order: ORDER } },
+};
 
 const wixError = (status: number, message: string, code: string): FakeReply => [status, { message, details: { applicationError: { code, description: message, data: {} } } }];
 
@@ -156,6 +170,15 @@ export class FakeWix implements FakePlatform {
   /** An order event (`actionEvent` for approved/payment/canceled, `updatedEvent` for updated). */
   orderEvent(order: WixOrderJson, eventType: string, opts: { eventId?: string; eventTime?: string } = {}): Record<string, unknown> {
     const base = { id: opts.eventId ?? randomUUID(), entityFqdn: 'wix.ecom.v1.order', entityId: order.id, eventTime: opts.eventTime ?? new Date().toISOString(), triggeredByAnonymizeRequest: false };
+    if (!ORDER_EVENT_TYPES.has(eventType)) violations.push(`${eventType}: not an order event type of @wix/auto_sdk_ecom_orders`);
+    const event = this.#orderEvent(order, eventType, base);
+    const slug = String(event.slug);
+    const checked = event.actionEvent ? shapeViolations((event.actionEvent as { body: unknown }).body, ACTION_BODIES[slug] ?? {}) : shapeViolations((event.updatedEvent as { currentEntity: unknown }).currentEntity, ORDER);
+    violations.push(...checked.map((c) => `${eventType} event: ${c}`));
+    return event;
+  }
+
+  #orderEvent(order: WixOrderJson, eventType: string, base: Record<string, unknown>): Record<string, unknown> {
     switch (eventType) {
       case EVENTS.updated:
         return { ...base, slug: 'updated', updatedEvent: { currentEntity: order, modifiedFields: {} } };
@@ -229,9 +252,20 @@ export class FakeWix implements FakePlatform {
     const route = this.#route(req.method, path);
     if (!route) return wixError(404, `No route ${req.method} ${path}`, 'NOT_FOUND');
     site.calls.push({ operation: route.operation, path, body, at: Date.now() });
+    // Held to the official SDK packages: the method and path the SDK calls, the request's fields and enum values.
+    const refused = [routeViolation(route.operation, req.method, path), ...(REQUESTS[route.operation] ? shapeViolations(body, REQUESTS[route.operation]!) : [])].filter((v): v is string => v !== null);
+    if (refused.length) {
+      violations.push(...refused.map((r) => `${route.operation}: ${r}`));
+      return [400, { message: refused.join('; '), details: { validationError: { fieldViolations: refused.map((description) => ({ field: '', description })) } } }];
+    }
     const fault = site.faults.findIndex((f) => f.operation === route.operation);
     if (fault >= 0) return site.faults.splice(fault, 1)[0]!.reply;
-    return route.handle(site, body, route.id);
+    const reply = route.handle(site, body, route.id);
+    // The fake's own orders must be Orders as the SDK types them (a misread field or enum would pass unseen otherwise).
+    const answered = reply[0] === 200 ? (reply[1] as { orders?: unknown[]; order?: unknown }) : {};
+    const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) => shapeViolations(o, ORDER));
+    if (wrong.length) violations.push(...wrong.map((w) => `answer to ${route.operation}: ${w}`));
+    return reply;
   }
 
   #route(method: string, path: string): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {

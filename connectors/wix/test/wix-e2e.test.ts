@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto';
 import { eventually, type ConformanceHarness, type FakeHttpsServer, type FakeRequestHandler, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
-import { FakeWix, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
+import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
 
 // The scenarios every platform shares run in conformance.test.ts; here what Wix makes different.
 describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS)', function () {
+  // Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages' contract.
+  afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let h: ConformanceHarness;
   let server: Omit<FakeHttpsServer, 'fallback'>;
@@ -173,6 +175,32 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       await ingestIn(key, store.storeId, id, 'placed');
     });
 
+    it('prints what is still owed of a PARTIALLY_REFUNDED order, and keeps its Italian province and company', async () => {
+      const { key, site, store } = await connected();
+      const id = randomUUID();
+      const base = wixOrderOf({ ...printOrder({ lines: [{ sku: h.sku, quantity: 3 }, { sku: h.sku, quantity: 1 }], updatedAt: minutesAgo(1) }), id });
+      const destination = { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', addressLine1: 'Via Torino 12' }, contactDetails: { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 02 1234567', company: 'Tipografia Rossi S.r.l.' } };
+      // One of the three posters of the first line refunded, the second line refunded whole (`refundQuantity`, as Wix's Order type has it).
+      const refunded = base.lineItems.map((line) => Object.assign({}, line, { refundQuantity: 1 }));
+      site.orders.set(id, { ...base, paymentStatus: 'PARTIALLY_REFUNDED', lineItems: refunded, shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } } });
+      await sync(key, store.storeId);
+      const ingest = await ingestIn(key, store.storeId, id, 'placed');
+      const placed = await order(key, ingest.orderId!);
+      assert.deepEqual(placed.lines.map((l: { quantity: number }) => l.quantity), [2]);
+      assert.deepEqual(placed.recipient, { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', email: base.buyerInfo.email, phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
+    });
+
+    it('waits on a PARTIALLY_PAID order (a deposit) and places it once Wix reports it PAID', async () => {
+      const { key, site, store } = await connected();
+      const id = randomUUID();
+      site.orders.set(id, { ...wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(5) }), id }), paymentStatus: 'PARTIALLY_PAID' });
+      await sync(key, store.storeId);
+      await ingestIn(key, store.storeId, id, 'waiting_payment');
+      site.orders.set(id, wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(1) }), id }));
+      await sync(key, store.storeId);
+      await ingestIn(key, store.storeId, id, 'placed');
+    });
+
     it('never lets an older event, resent late, undo a newer state (a cancellation stays)', async () => {
       const { key, store } = await connected();
       const id = store.saveOrder(printOrder({ updatedAt: minutesAgo(30) }));
@@ -259,9 +287,10 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       const { key, site, store } = await connected();
       site.catalogVersion = 'V3_CATALOG';
       await sync(key, store.storeId);
+      // The connect-time run may still be reading the site as V1 when it switches: wait until the V3 run has replaced those listings.
       const seen = await eventually(async () => {
         const l = await listings(key, store.storeId);
-        return l.some((x) => x.sku === 'POSTER-CANAL-A2') && l;
+        return l.some((x) => x.sku === 'POSTER-CANAL-A2') && !l.some((x) => x.sku === 'POSTER-TULIPS') && l;
       }, 'the V3 listings');
       assert.deepEqual(seen.map((l) => [l.sku, l.title]).sort(), [[null, 'Canal poster - A3'], ['POSTER-CANAL-A2', 'Canal poster - A2']]);
     });

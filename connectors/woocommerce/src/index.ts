@@ -6,7 +6,7 @@ import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';
 import { pushWooShipment } from './shipment-push.ts';
-import { reactivateDisabledWebhooks, registerOrderWebhooks } from './webhook-registration.ts';
+import { registerOrderWebhooks, repairNotice, repairWebhooks } from './webhook-registration.ts';
 import { verifyWooWebhook } from './webhook-verifier.ts';
 import { WooCommerceClient } from './woocommerce-client.ts';
 
@@ -78,9 +78,13 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async listOrders(ctx, store, cursor) {
     const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
-    // The first page of a polling run: the moment to bring back webhooks WooCommerce disabled.
-    if (readCursor(cursor, ctx.clock()).firstPage) await reactivateDisabledWebhooks(client, ctx.webhookUrl(), ctx.logger);
-    return pollOrders(client, cursor, ctx.clock());
+    // The first page of a polling run: the moment to bring back webhooks WooCommerce disabled (or that are gone).
+    if (!readCursor(cursor, ctx.clock()).firstPage) return pollOrders(client, cursor, ctx.clock());
+    const callbackUrl = store.id ? ctx.webhookUrl(store.id) : undefined;
+    const repair = await repairWebhooks(client, { appWebhookUrl: ctx.webhookUrl(), callbackUrl, secret: store.webhookSecret, logger: ctx.logger });
+    const page = await pollOrders(client, cursor, ctx.clock());
+    const notice = repairNotice(repair, ctx.clock());
+    return notice ? { ...page, notice } : page;
   },
 
   async listListings(ctx, store, cursor) {

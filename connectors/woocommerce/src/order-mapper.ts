@@ -98,14 +98,28 @@ export function mapRecipient(o: WooOrder): StoreRecipient | null {
   const name = `${a.first_name.trim()} ${a.last_name.trim()}`.trim() || a.company.trim();
   const phone = o.shipping.phone?.trim() || o.billing.phone?.trim();
   const email = o.billing.email?.trim();
+  const company = a.company.trim();
+  const country = a.country.trim().toUpperCase();
+  const state = subdivision(a.state.trim(), country);
   return {
     name,
+    ...(company ? { company } : {}),
     ...(email ? { email } : {}),
     ...(phone ? { phone } : {}),
     address1: a.address_1.trim(),
     ...(a.address_2.trim() ? { address2: a.address_2.trim() } : {}),
     postalCode: a.postcode.trim(),
     city: a.city.trim(),
-    country: a.country.trim().toUpperCase(),
+    ...(state ? { state } : {}),
+    country,
   };
+}
+
+/**
+ * WooCommerce's `state` is the store's own code for the province (`MI` for Milano, `CA`, from
+ * its `i18n/states.php`: the ISO 3166-2 code without the country prefix for most countries),
+ * or what the customer typed where WooCommerce has no list: kept as is, a prefix dropped.
+ */
+function subdivision(state: string, country: string): string {
+  return country && state.toUpperCase().startsWith(`${country}-`) ? state.slice(country.length + 1) : state;
 }

@@ -56,16 +56,51 @@ export async function registerOrderWebhooks(
   return { webhookSecret: secret };
 }
 
+/** What `repairWebhooks` did: the topics of ours it set active again, and those it registered again. */
+export interface WebhookRepair {
+  reenabled: string[];
+  recreated: string[];
+}
+
 /**
  * WooCommerce disables a webhook after more than five failed deliveries in a row and never
- * retries: set ours active again (polling has caught up what they missed).
+ * retries (a database restart answering 503 for a few seconds can do it on a busy store); a
+ * merchant may delete one. Sets ours active again (polling has caught up what they missed) and,
+ * when the store's own webhook URL and secret are known, registers the topics of ours that are
+ * gone. A webhook the merchant paused stays paused.
  */
-export async function reactivateDisabledWebhooks(client: WooCommerceClient, appWebhookUrl: string, logger: ConnectorLogger): Promise<number> {
-  const prefix = ourWebhookPrefix(appWebhookUrl);
-  const disabled = (await client.listWebhooks()).filter((w) => w.status === 'disabled' && w.delivery_url.startsWith(prefix));
-  for (const w of disabled) {
+export async function repairWebhooks(
+  client: WooCommerceClient,
+  opts: { appWebhookUrl: string; callbackUrl?: string | undefined; secret?: string | undefined; logger: ConnectorLogger },
+): Promise<WebhookRepair> {
+  const prefix = ourWebhookPrefix(opts.appWebhookUrl);
+  const ours = (await client.listWebhooks()).filter((w) => (opts.callbackUrl ? w.delivery_url === opts.callbackUrl : w.delivery_url.startsWith(prefix)));
+  const reenabled: string[] = [];
+  for (const w of ours.filter((h) => h.status === 'disabled')) {
     await client.updateWebhook(w.id, { status: 'active' });
-    logger.warn('WooCommerce had disabled our webhook after failed deliveries; re-enabled', { webhookId: w.id, topic: w.topic });
+    reenabled.push(w.topic);
+    opts.logger.warn('WooCommerce had disabled our webhook after failed deliveries; re-enabled', { webhookId: w.id, topic: w.topic });
   }
-  return disabled.length;
+  const recreated: string[] = [];
+  if (opts.callbackUrl && usableSecret(opts.secret)) {
+    const present = new Set(ours.map((w) => w.topic));
+    for (const topic of SUBSCRIBED_TOPICS.filter((t) => !present.has(t))) {
+      const created = await client.createWebhook({ name: `${WEBHOOK_NAME_PREFIX} ${topic}`, topic, delivery_url: opts.callbackUrl, secret: opts.secret });
+      recreated.push(topic);
+      opts.logger.warn('Our WooCommerce webhook was gone; registered again', { webhookId: created.id, topic });
+    }
+  }
+  return { reenabled, recreated };
+}
+
+/** The store's notice for a repair (none when nothing was repaired). */
+export function repairNotice(repair: WebhookRepair, now: Date): string | undefined {
+  const when = now.toISOString().slice(0, 16).replace('T', ' ');
+  const parts = [
+    repair.reenabled.length ? `WooCommerce had disabled the store's webhooks for ${repair.reenabled.join(', ')} after repeated failed deliveries: set active again` : '',
+    repair.recreated.length ? `the store's webhooks for ${repair.recreated.join(', ')} were gone: registered again` : '',
+  ].filter(Boolean);
+  if (parts.length === 0) return undefined;
+  const text = parts.join('; ');
+  return `${text[0]!.toUpperCase()}${text.slice(1)} on ${when} UTC. Orders in between were caught up by polling.`;
 }

@@ -4,6 +4,7 @@ import errors from './fixtures/errors.json' with { type: 'json' };
 import webhookFixture from './fixtures/webhook.json' with { type: 'json' };
 import wpIndex from './fixtures/wp-index.json' with { type: 'json' };
 import type { WooOrderJson } from './woo-fixtures.ts';
+import { requestViolations, resourceViolations } from './woo-contract.ts';
 
 interface StoredWebhook {
   id: number;
@@ -12,7 +13,18 @@ interface StoredWebhook {
   topic: string;
   delivery_url: string;
   secret: string;
+  /** Failed deliveries in a row (`WC_Webhook::failed_delivery`). */
+  failure_count: number;
 }
+
+/** What WooCommerce's REST contract refused since the last `takeContractViolations`, in every fake store (each test checks it is nothing). */
+const violations: string[] = [];
+export function takeContractViolations(): string[] {
+  return violations.splice(0);
+}
+
+/** `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row. */
+const MAX_DELIVERY_FAILURES = 5;
 
 interface Fault {
   method: string;
@@ -115,10 +127,18 @@ export class FakeWooStore {
     return this.send(hook, wooCommerceWebhook({ payload: order, secret: hook.secret, topic, source: this.url, webhookId: hook.id }));
   }
 
-  /** Sends a prepared request (forged, unsigned…) to a webhook's delivery URL. */
+  /**
+   * Sends a prepared request (forged, unsigned…) to a webhook's delivery URL, counting failures as
+   * `WC_Webhook::log_delivery` does: 200-302 resets the count; any other answer adds one, and the
+   * one after `woocommerce_max_webhook_delivery_failures` (5) in a row disables the webhook (a
+   * REST update setting it active again leaves the count as it was).
+   */
   async send(hook: StoredWebhook, req: { headers: Record<string, string>; body: string }): Promise<number> {
     const res = await fetch(this.#ours(hook.delivery_url), { method: 'POST', headers: req.headers, body: req.body });
     await res.arrayBuffer();
+    if (res.status >= 200 && res.status < 303) hook.failure_count = 0;
+    else if (hook.failure_count > MAX_DELIVERY_FAILURES) hook.status = 'disabled';
+    else hook.failure_count++;
     return res.status;
   }
 
@@ -186,7 +206,17 @@ export class FakeWooStore {
     const basic = `Basic ${Buffer.from(`${this.consumerKey}:${this.consumerSecret}`).toString('base64')}`;
     if (req.headers.get('authorization') !== basic) return [401, errors.invalidKey];
     if (method !== 'GET' && this.permissions === 'read') return [401, errors.readOnlyKey];
-    return this.#route(method, url, body as Record<string, unknown>);
+    // Held to WooCommerce's declared parameters and schemas: WordPress's 400 for what it refuses (and, here, for what it would silently ignore).
+    const refused = requestViolations(method, url.pathname, url.searchParams, body);
+    if (refused.length) {
+      violations.push(...refused);
+      return [400, { code: 'rest_invalid_param', message: `Invalid parameter(s): ${refused.join('; ')}`, data: { status: 400 } }];
+    }
+    const reply = await this.#route(method, url, body as Record<string, unknown>);
+    // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen otherwise).
+    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : undefined;
+    if (schema && reply[0] < 300) for (const item of [reply[1]].flat()) violations.push(...resourceViolations(schema, item).map((v) => `answer to ${method} ${url.pathname}: ${v}`));
+    return reply;
   }
 
   async #route(method: string, url: URL, body: Record<string, unknown>): Promise<Reply> {
@@ -252,6 +282,7 @@ export class FakeWooStore {
       topic: String(body.topic),
       delivery_url: String(body.delivery_url),
       secret: String(body.secret ?? ''),
+      failure_count: 0,
     };
     this.webhooks.push(hook);
     const ping = await fetch(this.#ours(hook.delivery_url), {

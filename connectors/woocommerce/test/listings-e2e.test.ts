@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { wooCommerceConnector } from '../src/index.ts';
-import { FakeWooStore } from './fake-woo-store.ts';
+import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
 describe('WooCommerce listings end to end (real PostgreSQL + Redis, the store behind nock)', function () {
+  // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   this.timeout(30_000);
   let t: TestService;
   let files: TestHttpsServer;

@@ -5,11 +5,13 @@ import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { listWooListings } from '../src/listings.ts';
 import { WooCommerceClient } from '../src/woocommerce-client.ts';
-import { FakeWooStore } from './fake-woo-store.ts';
+import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { inbound, STORE_URL, testContext, testStore } from './woo-fixtures.ts';
 import { nockedConnectorHttp } from '@print-api/core/testing';
 
 describe('WooCommerce listings (/products and /variations)', () => {
+  // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   let http: HttpClient;
   before(() => {
     nock.disableNetConnect();

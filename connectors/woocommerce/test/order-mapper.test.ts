@@ -27,6 +27,25 @@ describe('WooCommerce order mapper', () => {
     });
   });
 
+  it("keeps an Italian order's province (WooCommerce's state code) and company", () => {
+    const base = wooOrder();
+    const shipping = { ...base.shipping, first_name: 'Giulia', last_name: 'Rossi', company: 'Tipografia Rossi S.r.l.', address_1: 'Via Torino 12', address_2: '', city: 'Milano', state: 'MI', postcode: '20121', country: 'IT', phone: '+39 02 1234567' };
+    expect(mapWooOrder(wooOrder({ shipping })).recipient).to.deep.equal({
+      name: 'Giulia Rossi',
+      company: 'Tipografia Rossi S.r.l.',
+      email: 'sanne.bakker@example.nl',
+      phone: '+39 02 1234567',
+      address1: 'Via Torino 12',
+      postalCode: '20121',
+      city: 'Milano',
+      state: 'MI',
+      country: 'IT',
+    });
+    // A state typed where WooCommerce has no list is kept as written; an empty one is no state.
+    expect(mapWooOrder(wooOrder({ shipping: { ...shipping, country: 'IE', state: 'Co. Dublin' } })).recipient?.state).to.equal('Co. Dublin');
+    expect(mapWooOrder(wooOrder({ shipping: { ...shipping, state: '', company: ' ' } })).recipient).to.not.have.any.keys('state', 'company');
+  });
+
   describe('paid', () => {
     const cases: Array<[string, Record<string, unknown>, boolean]> = [
       ['processing with date_paid', {}, true],

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
-import { FakeWooStore } from './fake-woo-store.ts';
+import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -10,6 +10,8 @@ const PUBLIC_URL = 'https://print-api.example.com';
 // The scenarios every platform shares (placement, payment, SKU matching, cancellations, signatures,
 // catch-up, push-back, 429, uninstall) run in conformance.test.ts; here only what WooCommerce makes different.
 describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
+  // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   this.timeout(30_000);
   let t: TestService;
   let files: TestHttpsServer;
@@ -223,6 +225,32 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(await printOrders(storeId)).to.have.length(1);
       expect(shop.hook('order.created').status).to.equal('active');
       expect(await events(storeId)).to.equal(0);
+    });
+
+    it('re-enables our webhook WooCommerce disabled after failed deliveries, registers a deleted one again, and tells the merchant on the store', async () => {
+      const { reseller, shop, storeId } = await connected();
+      // Our service refused seven deliveries in a row (here: signed with another secret; a database restart answering 503 does the same).
+      const hook = shop.hook('order.updated');
+      for (let i = 0; i < 7; i++) expect(await shop.send(hook, wooCommerceWebhook({ payload: wooOrder(), secret: 'not-the-secret', topic: 'order.updated', source: shop.url, webhookId: hook.id }))).to.equal(401);
+      expect(hook.status).to.equal('disabled');
+      // And the merchant deleted another of ours.
+      shop.webhooks.splice(shop.webhooks.findIndex((w) => w.topic === 'product.deleted'), 1);
+      expect((await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data.notices).to.deep.equal([]);
+
+      await pollNow(t, storeId);
+      expect(shop.hook('order.updated').status).to.equal('active');
+      const recreated = shop.hook('product.deleted');
+      expect(recreated).to.include({ status: 'active', delivery_url: `${PUBLIC_URL}/connectors/woocommerce/webhooks/${storeId}`, secret: shop.hook('order.created').secret });
+      const notices: string[] = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data.notices;
+      expect(notices).to.have.length(1);
+      expect(notices[0]).to.match(/disabled the store's webhooks for order\.updated after repeated failed deliveries: set active again; the store's webhooks for product\.deleted were gone: registered again on \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+      // Deliveries reach us again, signed with the store's secret.
+      expect(await shop.deliver(wooOrder(), 'order.updated')).to.equal(200);
+      await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed', 'the delivered order placed');
+      // A poll with nothing to repair leaves the webhooks as they are.
+      const calls = shop.seen('POST', /\/wc\/v3\/webhooks$/).length + shop.seen('PUT', /\/wc\/v3\/webhooks\/\d+$/).length;
+      await pollNow(t, storeId);
+      expect(shop.seen('POST', /\/wc\/v3\/webhooks$/).length + shop.seen('PUT', /\/wc\/v3\/webhooks\/\d+$/).length).to.equal(calls);
     });
   });
 });

@@ -232,7 +232,7 @@ export function buildOpenApi(opts: {
   }
   return {
     openapi: '3.1.0',
-    info: { title: opts.title, version: '1.1.0', description: opts.description, ...(opts.license ? { license: opts.license } : {}) },
+    info: { title: opts.title, version: '1.2.0', description: opts.description, ...(opts.license ? { license: opts.license } : {}) },
     servers: [{ url: opts.serverUrl }],
     ...(opts.tags ? { tags: opts.tags } : {}),
     paths,

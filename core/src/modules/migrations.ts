@@ -6,7 +6,7 @@ import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventStreamIndexMigration, eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
-import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
+import { storeListingsMigration, storePollNoticeMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
@@ -32,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0016_events_stream_index': eventStreamIndexMigration,
   '0017_browser_sessions': browserSessionsMigration,
   '0018_dashboard_links': dashboardLinksMigration,
+  '0019_store_poll_notice': storePollNoticeMigration,
 };

@@ -210,6 +210,9 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect((await v.open('/dashboard')).html).to.contain('NO-FILE-1');
     const detail = await v.open(`/dashboard/orders/${orderId}`);
     expect(detail.html).to.contain('Supply file');
+    // The address as a carrier prints it: the company, and the province after the city.
+    const italian = await placeOrder(t, r.key, { externalOrderId: 'IT-1', lines: [{ ...PRODUCT }], recipient: { ...RECIPIENT, company: 'Tipografia Rossi', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' } });
+    expect((await v.open(`/dashboard/orders/${italian.body.data.id}`)).html).to.contain('Jan de Vries, Tipografia Rossi, Via Torino 12, 20121 Milano MI, IT');
     const badFile = await v.open(`/dashboard/orders/${orderId}/lines/0/file`, { form: { fileUrl: 'http://not-https.example/x.pdf', _csrf: await v.csrf() } });
     expect(badFile.status).to.equal(422);
     expect(badFile.html).to.match(/<p id="file-0-error" class="error" role="alert">[^<]*https/);

@@ -97,7 +97,7 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     const doc = await t.api(undefined, 'GET', '/openapi.json');
     expect(doc.status).to.equal(200);
     expect(doc.body.openapi).to.equal('3.1.0');
-    expect(doc.body.info.version).to.equal('1.1.0');
+    expect(doc.body.info.version).to.equal('1.2.0');
     const page = await fetch(`${t.baseUrl}/api/reseller/v1/docs`, { headers: { 'user-agent': 'x-test' } });
     expect(await page.text()).to.contain('swagger-ui-bundle.js');
     const asset = await fetch(`${t.baseUrl}/api/reseller/v1/docs/assets/swagger-ui-bundle.js`, { headers: { 'user-agent': 'x-test' } });

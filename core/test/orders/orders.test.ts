@@ -133,6 +133,22 @@ describeEachBackend('orders', (get) => {
       expect(none.status).to.equal(400);
     });
 
+    it("keeps the recipient's company and province: in the answer, on a read, in the order's events", async () => {
+      const t = get();
+      const r = await funded();
+      const recipient = { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' };
+      const res = await placeOrder(t, r.key, orderBody(files, { recipient }));
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      expect(res.body.data.recipient).to.deep.equal(recipient);
+      expect((await t.api(r.key, 'GET', `/orders/${res.body.data.id}`)).body.data.recipient).to.deep.equal(recipient);
+      const events = await t.service.db.selectFrom('events').select('payload').where('order_id', '=', res.body.data.id).execute();
+      expect(events).to.not.be.empty;
+      for (const e of events) expect((typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order.recipient).to.deep.equal(recipient);
+      const bad = await placeOrder(t, r.key, orderBody(files, { recipient: { ...recipient, state: '', company: 'x'.repeat(101) } }));
+      expect(bad.status).to.equal(400);
+      expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['recipient.state', 'recipient.company']);
+    });
+
     it('uses the reseller contact for the carrier when the recipient has none, and says so', async () => {
       const t = get();
       const r = await funded();

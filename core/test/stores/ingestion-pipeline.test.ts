@@ -20,7 +20,7 @@ async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs =
   }
 }
 
-function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[] }> = {}) {
+function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[]; ship_to: unknown }> = {}) {
   return {
     id,
     number: `#${id}`,
@@ -147,6 +147,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(row!.skipped_lines.map((l) => l.sku)).to.deep.equal(['TSHIRT-XL', null]);
       const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data;
       expect(links[0]).to.include({ sku: 'CARD-01', externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
+    });
+
+    it("keeps an Italian order's province and company in the placed order's recipient", async () => {
+      const ship_to = { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', street: 'Via Torino 12', zip: '20121', city: 'Milano', province: ' MI ', country: 'it' };
+      await deliver(refOrder('1001-IT', { ship_to }));
+      const row = await until(async () => (await ingest('1001-IT'))?.order_id ? ingest('1001-IT') : undefined);
+      const order = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
+      expect(order.recipient).to.deep.include({ name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
+      const created = await t.service.db.selectFrom('events').select('payload').where('order_id', '=', order.id).where('type', '=', 'order.created').executeTakeFirstOrThrow();
+      const payload = typeof created.payload === 'string' ? JSON.parse(created.payload) : created.payload;
+      expect((payload as any).data.order.recipient).to.deep.include({ company: 'Tipografia Rossi S.r.l.', state: 'MI' });
     });
 
     it("uses the products of the store's mode only: a live store neither links nor prints the reseller's test products", async () => {

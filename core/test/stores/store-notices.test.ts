@@ -148,6 +148,22 @@ describe('store orders not ours to print, and store warnings', function () {
     expect(asked.slice(1).flat().sort()).to.deep.equal(['F-1', 'F-2']);
   });
 
+  it("shows what a poll repaired among the store's notices, for a week", async () => {
+    const row = await store();
+    const tenant = { resellerId: row.reseller_id, mode: row.mode };
+    const notice = 'The platform had disabled the store\'s webhooks after failed deliveries: set active again.';
+    const original = referenceConnector.listOrders!;
+    referenceConnector.listOrders = async (ctx, connection, cursor) => ({ ...(await original(ctx, connection, cursor)), notice });
+    try {
+      await t.service.services.storesModule.poller.poll(storeId);
+    } finally {
+      referenceConnector.listOrders = original;
+    }
+    expect((await t.service.services.stores.get(tenant, storeId)).notices).to.deep.equal([notice]);
+    await t.service.db.updateTable('stores').set({ poll_notice_at: new Date(Date.now() - 8 * 24 * 3600_000) }).where('id', '=', storeId).execute();
+    expect((await t.service.services.stores.get(tenant, storeId)).notices).to.deep.equal([]);
+  });
+
   it("shows a warning as the connected store's lastError, and a disconnection's reason", async () => {
     await t.service.services.stores.noteProblem(storeId, 'The authorisation expires on 2026-12-25.');
     expect((await store()).last_error).to.equal('The authorisation expires on 2026-12-25.');

@@ -79,6 +79,8 @@ export interface ConnectorContext<S = unknown> {
  * the credentials (sealed at rest by core, handed back to the connector decrypted).
  */
 export interface StoreConnection<C> {
+  /** Our id for the store, where core has one: `ctx.webhookUrl(id)` is its own webhook URL (to register a webhook again). */
+  id?: string | undefined;
   /** The platform's id for the store: a shop domain, a store URL, a shop id. Unique per platform. */
   externalId: string;
   name: string;
@@ -313,9 +315,11 @@ export interface Connector<C = unknown, S = unknown> {
   /**
    * Orders changed since `cursor` (null = the connector's default look-back), one page at a
    * time. `done`: this page ends the run (the next poll goes on from `nextCursor`), for a
-   * platform whose cursor moves on every call and whose calls are scarce.
+   * platform whose cursor moves on every call and whose calls are scarce. `notice`: something
+   * the poll found and repaired that the merchant should know (a webhook the platform had
+   * disabled, set active again), shown among the store's `notices` for a week.
    */
-  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean }>;
+  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean; notice?: string }>;
 
   /**
    * The store's catalogue, one page at a time (`cursor` null: the first page): every product

@@ -30,7 +30,7 @@ const refOrder = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   items: z.array(z.object({ id: z.string(), sku: z.string().nullable(), qty: z.number().int(), product_id: z.string().optional(), variant_id: z.string().optional() })),
-  ship_to: z.object({ name: z.string(), email: z.string().optional(), phone: z.string().optional(), street: z.string(), zip: z.string(), city: z.string(), country: z.string() }).nullable(),
+  ship_to: z.object({ name: z.string(), company: z.string().optional(), email: z.string().optional(), phone: z.string().optional(), street: z.string(), zip: z.string(), city: z.string(), province: z.string().optional(), country: z.string() }).nullable(),
 });
 
 const refProductsPage = z.object({
@@ -51,7 +51,17 @@ export function mapReferenceOrder(raw: unknown): StoreOrder {
     updatedAt: o.updated_at,
     lines: o.items.map((i) => ({ externalLineId: i.id, sku: i.sku, quantity: i.qty, externalProductId: i.product_id, externalVariantId: i.variant_id })),
     recipient: o.ship_to
-      ? { name: o.ship_to.name, email: o.ship_to.email, phone: o.ship_to.phone, address1: o.ship_to.street, postalCode: o.ship_to.zip, city: o.ship_to.city, country: o.ship_to.country }
+      ? {
+          name: o.ship_to.name,
+          company: o.ship_to.company,
+          email: o.ship_to.email,
+          phone: o.ship_to.phone,
+          address1: o.ship_to.street,
+          postalCode: o.ship_to.zip,
+          city: o.ship_to.city,
+          state: o.ship_to.province,
+          country: o.ship_to.country,
+        }
       : null,
   };
 }

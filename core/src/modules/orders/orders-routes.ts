@@ -31,7 +31,7 @@ export function ordersRoutes(deps: {
         'wallet first, then the saved card, else the order waits in AWAITING_FUNDS (released automatically, oldest first, after a top-up).',
         'A declined card gives PAYMENT_FAILED. A line without a file, or with an EPS/AI/PS/SVG file that needs conversion, gives AWAITING_FILE.',
         'A prk_test_ key creates the order without charging it or sending it to production (the sandbox still moves it through every status).',
-        'Required: lines (1-100, each with quantity and productId or resellerSku) and recipient (name, address1, postalCode, city, country). externalOrderId, recipient.email/phone and fileUrl are optional.',
+        'Required: lines (1-100, each with quantity and productId or resellerSku) and recipient (name, address1, postalCode, city, country). externalOrderId, recipient.email/phone/company/state and fileUrl are optional.',
         'The Idempotency-Key header is required: a repeat with the same key returns the first order with 200 and duplicate: true, never a second order or charge; the same key with another body gives 422 idempotency_key_reused. Keys are kept 30 days, per account and mode.',
       ].join(' '),
       tags,

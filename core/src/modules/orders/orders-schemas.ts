@@ -73,6 +73,7 @@ export const countrySchema = z
 
 export const recipientSchema = openApiComponent(z.strictObject({
   name: z.string().trim().min(1).max(100),
+  company: z.string().trim().min(1).max(100).optional().meta({ description: 'The company on the address, printed on the label under the name.' }),
   email: z.email().max(254).optional().meta({ description: "When missing, the reseller account's e-mail is given to the carrier." }),
   phone: z
     .string()
@@ -84,6 +85,9 @@ export const recipientSchema = openApiComponent(z.strictObject({
   address2: z.string().trim().max(200).optional(),
   postalCode: z.string().trim().min(1).max(20),
   city: z.string().trim().min(1).max(100),
+  state: z.string().trim().min(1).max(100).optional().meta({
+    description: 'Province, state or region, where the address has one (Italian, Spanish, Irish, US, Canadian addresses): the ISO 3166-2 subdivision code without the country prefix (`MI` for Milano, `CA` for California), or the name as written. Italian carriers print it after the city: `20121 Milano MI`.',
+  }),
   country: countrySchema,
 }).meta({ description: "Who the order ships to, white label: the carrier gets the recipient's e-mail and phone, or the reseller's when they are left out (see carrierContact)." }), 'Recipient');
 
@@ -128,12 +132,14 @@ export const orderViewSchema = z.object({
   storeId: z.string().nullable(),
   recipient: z.object({
     name: z.string(),
+    company: z.string().optional(),
     email: z.string().optional(),
     phone: z.string().optional(),
     address1: z.string(),
     address2: z.string().optional(),
     postalCode: z.string(),
     city: z.string(),
+    state: z.string().optional(),
     country: z.string(),
   }),
   carrierContact: z

@@ -7,12 +7,15 @@ type Json<T> = ColumnType<T, string, string>;
 
 export interface Recipient {
   name: string;
+  company?: string | undefined;
   email?: string | undefined;
   phone?: string | undefined;
   address1: string;
   address2?: string | undefined;
   postalCode: string;
   city: string;
+  /** Province, state or region: the ISO 3166-2 subdivision code without the country prefix (`MI`), or as written. */
+  state?: string | undefined;
   country: string;
 }
 

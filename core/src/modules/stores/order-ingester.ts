@@ -7,6 +7,7 @@ import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
+import { orderRecipient } from './store-recipient.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 import type { StoreIngestsTable } from './stores-tables.ts';
@@ -100,7 +101,7 @@ export class OrderIngester {
     try {
       const result = await this.#orders.place(
         tenant,
-        { externalOrderId: order.externalId, lines, recipient: { ...order.recipient, country: order.recipient.country.toUpperCase() } },
+        { externalOrderId: order.externalId, lines, recipient: orderRecipient(order.recipient) },
         { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform, storeId: store.id, knownSkus: products },
       );
       if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);

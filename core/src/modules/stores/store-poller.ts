@@ -151,6 +151,7 @@ export class StorePoller {
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
       await this.#ingestPage(store, result.orders);
+      if (result.notice) await this.#db.updateTable('stores').set({ poll_notice: result.notice, poll_notice_at: new Date() }).where('id', '=', store.id).execute();
       if (result.nextCursor) cursor = result.nextCursor;
       await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window

@@ -24,7 +24,7 @@ export const storeSchema = openApiComponent(z.object({
   lastError: z.string().nullable(),
   createdAt: z.string(),
   disconnectedAt: z.string().nullable(),
-  notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date); empty when there are none." }),
+  notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none." }),
 }), 'Store');
 const linkSchema = openApiComponent(z.object({
   id: z.string(),

@@ -11,6 +11,7 @@ import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
+import { storeNotices } from './store-notices.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
 
 export type StoreRow = Selectable<StoresTable>;
@@ -26,7 +27,7 @@ export interface StoreView {
   lastError: string | null;
   createdAt: string;
   disconnectedAt: string | null;
-  /** Reminders from the platform's connector (storeNotices). */
+  /** Reminders from the platform's connector (storeNotices), and what the last poll repaired (for a week). */
   notices: string[];
 }
 
@@ -164,6 +165,7 @@ export class StoresService implements LinkRegistry {
   /** The connection as the connector needs it (credentials opened). */
   connection(row: StoreRow): StoreConnection<unknown> {
     return {
+      id: row.id,
       externalId: row.external_id,
       name: row.name,
       credentials: this.#box.openJson(row.credentials_sealed),
@@ -418,18 +420,8 @@ export class StoresService implements LinkRegistry {
       lastError: row.last_error,
       createdAt: row.created_at.toISOString(),
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
-      notices: this.#notices(row),
+      notices: storeNotices(row, this.#connectors.get(row.platform), () => this.connection(row)),
     };
-  }
-
-  #notices(row: StoreRow): string[] {
-    const connector = this.#connectors.get(row.platform);
-    if (!connector?.storeNotices || row.status !== 'connected') return [];
-    try {
-      return connector.storeNotices(this.connection(row), new Date());
-    } catch {
-      return [];
-    }
   }
 }
 

@@ -31,6 +31,9 @@ export interface StoresTable {
   listings_synced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** When a sync of the listings was last asked for (a product webhook, POST /stores/{id}/sync): a run begun before it is followed by another. */
   listings_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** What the store's last poll found and repaired for the merchant to know (the connector's `notice`), and when: shown among its notices for a week. */
+  poll_notice: ColumnType<string | null, string | null | undefined, string | null>;
+  poll_notice_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /**
@@ -270,5 +273,16 @@ export const storeListingsMigration = {
   async down(db: Kysely<any>): Promise<void> {
     for (const column of ['listings_requested_at', 'listings_synced_at', 'listings_run_started_at', 'listings_cursor']) await db.schema.alterTable('stores').dropColumn(column).execute();
     await db.schema.dropTable('store_listings').execute();
+  },
+};
+
+/** A poll's notice to the merchant (a webhook the platform had disabled, set active again) and its time. */
+export const storePollNoticeMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('stores').addColumn('poll_notice', 'text').execute();
+    await db.schema.alterTable('stores').addColumn('poll_notice_at', 'timestamptz').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    for (const column of ['poll_notice_at', 'poll_notice']) await db.schema.alterTable('stores').dropColumn(column).execute();
   },
 };

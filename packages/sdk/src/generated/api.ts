@@ -93,7 +93,7 @@ export interface paths {
         put?: never;
         /**
          * Place an order
-         * @description Prices the lines like POST /quotes, reads the first bytes of every fileUrl to check the real file type, and pays in the same step: wallet first, then the saved card, else the order waits in AWAITING_FUNDS (released automatically, oldest first, after a top-up). A declined card gives PAYMENT_FAILED. A line without a file, or with an EPS/AI/PS/SVG file that needs conversion, gives AWAITING_FILE. A prk_test_ key creates the order without charging it or sending it to production (the sandbox still moves it through every status). Required: lines (1-100, each with quantity and productId or resellerSku) and recipient (name, address1, postalCode, city, country). externalOrderId, recipient.email/phone and fileUrl are optional. The Idempotency-Key header is required: a repeat with the same key returns the first order with 200 and duplicate: true, never a second order or charge; the same key with another body gives 422 idempotency_key_reused. Keys are kept 30 days, per account and mode.
+         * @description Prices the lines like POST /quotes, reads the first bytes of every fileUrl to check the real file type, and pays in the same step: wallet first, then the saved card, else the order waits in AWAITING_FUNDS (released automatically, oldest first, after a top-up). A declined card gives PAYMENT_FAILED. A line without a file, or with an EPS/AI/PS/SVG file that needs conversion, gives AWAITING_FILE. A prk_test_ key creates the order without charging it or sending it to production (the sandbox still moves it through every status). Required: lines (1-100, each with quantity and productId or resellerSku) and recipient (name, address1, postalCode, city, country). externalOrderId, recipient.email/phone/company/state and fileUrl are optional. The Idempotency-Key header is required: a repeat with the same key returns the first order with 200 and duplicate: true, never a second order or charge; the same key with another body gives 422 idempotency_key_reused. Keys are kept 30 days, per account and mode.
          */
         post: operations["placeOrder"];
         delete?: never;
@@ -950,12 +950,14 @@ export interface components {
             storeId: string | null;
             recipient: {
                 name: string;
+                company?: string;
                 email?: string;
                 phone?: string;
                 address1: string;
                 address2?: string;
                 postalCode: string;
                 city: string;
+                state?: string;
                 country: string;
             };
             /** @description Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`). */
@@ -1054,12 +1056,14 @@ export interface components {
             storeId: string | null;
             recipient: {
                 name: string;
+                company?: string;
                 email?: string;
                 phone?: string;
                 address1: string;
                 address2?: string;
                 postalCode: string;
                 city: string;
+                state?: string;
                 country: string;
             };
             /** @description Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`). */
@@ -1244,6 +1248,8 @@ export interface components {
         /** @description Who the order ships to, white label: the carrier gets the recipient's e-mail and phone, or the reseller's when they are left out (see carrierContact). */
         Recipient: {
             name: string;
+            /** @description The company on the address, printed on the label under the name. */
+            company?: string;
             /**
              * Format: email
              * @description When missing, the reseller account's e-mail is given to the carrier.
@@ -1255,6 +1261,8 @@ export interface components {
             address2?: string;
             postalCode: string;
             city: string;
+            /** @description Province, state or region, where the address has one (Italian, Spanish, Irish, US, Canadian addresses): the ISO 3166-2 subdivision code without the country prefix (`MI` for Milano, `CA` for California), or the name as written. Italian carriers print it after the city: `20121 Milano MI`. */
+            state?: string;
             country: string;
         };
         ResellerProduct: {
@@ -1331,7 +1339,7 @@ export interface components {
             lastError: string | null;
             createdAt: string;
             disconnectedAt: string | null;
-            /** @description Reminders from the store's platform (an authorisation to renew before a date); empty when there are none. */
+            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
             notices: string[];
         };
         /**

@@ -82,7 +82,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <dt>Status</dt><dd data-testid="order-status">${o.status}</dd>
           <dt>Source</dt><dd>${o.source}${o.storeId ? html` · <a href=${`/dashboard/stores/${o.storeId}`}>store</a>` : null}</dd>
           <dt>Payment</dt><dd>${o.payment.method ?? '—'} · ${o.payment.status}${o.payment.error ? html` · <span class="error">${o.payment.error}</span>` : null}</dd>
-          <dt>Ship to</dt><dd>${o.recipient.name}, ${o.recipient.address1}${o.recipient.address2 ? `, ${o.recipient.address2}` : ''}, ${o.recipient.postalCode} ${o.recipient.city}, ${o.recipient.country}</dd>
+          <dt>Ship to</dt><dd data-testid="ship-to">${shipTo(o.recipient)}</dd>
           <dt>Tracking</dt><dd data-testid="tracking">${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl}>${o.tracking.trackingNumber}</a>` : '—'}</dd>
         </dl>
         ${cancellable ? html`<p><${PostButton} action=${`/dashboard/orders/${o.id}/cancel`} csrf=${d.page.csrfToken} label="Cancel order" confirm="Cancel this order?" /></p>` : null}
@@ -133,4 +133,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
       problem ? 422 : 200,
     );
   }
+}
+
+/** One line of the address as a carrier prints it: the province after the city (`20121 Milano MI`). */
+function shipTo(r: { name: string; company?: string; address1: string; address2?: string; postalCode: string; city: string; state?: string; country: string }): string {
+  return [r.name, r.company, r.address1, r.address2, `${r.postalCode} ${r.city}${r.state ? ` ${r.state}` : ''}`, r.country].filter(Boolean).join(', ');
 }

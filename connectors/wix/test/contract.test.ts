@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { AppStrategy, createClient } from '@wix/sdk';
+import { mapWixOrder } from '../src/order-mapper.ts';
+import { APP, FakeWix, takeContractViolations, wixOrderOf } from './fake-wix.ts';
+import fulfillmentCreated from './fixtures/fulfillment-created.json' with { type: 'json' };
+import orderFixture from './fixtures/order.json' with { type: 'json' };
+import { interfaceKeys, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations } from './wix-contract.ts';
+
+const GOLDEN = new URL('./fixtures/golden/', import.meta.url);
+
+describe("Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_orders, @wix/auto_sdk_ecom_order-fulfillments)", function () {
+  this.timeout(30_000);
+  afterEach(() => assert.deepEqual(takeContractViolations(), []));
+
+  it("signs and nests the fake's webhooks as @wix/sdk's own parser reads them (RS256 with the app's public key, three JSON levels)", async () => {
+    const wix = new FakeWix();
+    const site = wix.newSite();
+    const client = createClient({ auth: AppStrategy({ appId: APP.appId, publicKey: wix.keys.publicKey }), modules: {} });
+    const order = wixOrderOf({ id: 'a1b2c3d4-1111-4222-8333-444455556666', paid: true, lines: [{ sku: 'POSTER-TULIPS', quantity: 2 }] });
+    for (const eventType of ['wix.ecom.v1.order_approved', 'wix.ecom.v1.order_payment_status_updated', 'wix.ecom.v1.order_updated', 'wix.ecom.v1.order_canceled']) {
+      assert.ok(ORDER_EVENT_TYPES.has(eventType), eventType);
+      const event = wix.orderEvent(order, eventType);
+      const parsed = await client.webhooks.parseJWT(wix.webhookBody(site, eventType, event));
+      assert.deepEqual({ eventType: parsed.eventType, instanceId: parsed.instanceId, payload: parsed.payload }, { eventType, instanceId: site.instanceId, payload: event });
+    }
+    // A body signed with another key is refused by the SDK too.
+    const other = new FakeWix();
+    await assert.rejects(client.webhooks.parseJWT(other.webhookBody(site, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved'))));
+  });
+
+  it('keeps the documented order and the fulfilment answer to the SDK types (fields and enum values)', () => {
+    assert.deepEqual(shapeViolations(orderFixture, ORDER), []);
+    const answer = fulfillmentCreated as { orderWithFulfillments: { fulfillments: unknown[] } };
+    for (const key of Object.keys(answer)) assert.ok(interfaceKeys('CreateFulfillmentResponse').has(key), key);
+    assert.deepEqual(shapeViolations(answer.orderWithFulfillments.fulfillments, { type: 'Fulfillment', fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } } }), []);
+  });
+
+  it('refuses what the SDK does not have: a field, an enum value, a path', () => {
+    assert.deepEqual(shapeViolations({ ...orderFixture, paymentStatus: 'PAYED', shipTo: {} }, ORDER), ['paymentStatus: PAYED is not a PaymentStatus', 'shipTo: Order has no field shipTo']);
+    assert.deepEqual(shapeViolations({ search: { paging: { limit: 100 }, sort: [{ fieldName: 'updatedDate', order: 'ASCENDING' }] } }, SEARCH_ORDERS_REQUEST), ['search.paging: CursorSearch has no field paging', 'search.sort[0].order: ASCENDING is not a SortOrder']);
+    assert.match(routeViolation('searchOrders', 'POST', '/ecom/v1/orders/query') ?? '', /the SDK sends POST \/ecom\/v1\/orders\/search/);
+    assert.equal(routeViolation('getOrder', 'GET', '/ecom/v1/orders/a1b2c3d4-1111-4222-8333-444455556666'), null);
+  });
+
+  describe('golden corpus: the documented order and its variants through the mapper', () => {
+    const it_ = (name: string, order: Record<string, unknown>) =>
+      it(`maps ${name} as its snapshot says`, () => {
+        const mapped = JSON.parse(JSON.stringify(mapWixOrder(order)));
+        const file = new URL(`${name}.expected.json`, GOLDEN);
+        if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, `${JSON.stringify(mapped, null, 2)}\n`);
+        assert.deepEqual(mapped, JSON.parse(readFileSync(file, 'utf8')));
+      });
+    const line = orderFixture.lineItems[0]!;
+    it_('order', orderFixture);
+    it_('order-sdk-names', (({ id, createdDate, updatedDate, ...rest }) => ({ ...rest, _id: id, _createdDate: createdDate, _updatedDate: updatedDate }))(structuredClone(orderFixture)));
+    it_('order-several-lines-digital-and-refunded', {
+      ...structuredClone(orderFixture),
+      paymentStatus: 'PARTIALLY_REFUNDED',
+      lineItems: [line, { ...line, id: '00000000-0000-0000-0000-000000000002', quantity: 3, refundQuantity: 1, physicalProperties: { sku: 'POSTER-DUNES', shippable: true } }, { ...line, id: '00000000-0000-0000-0000-000000000003', physicalProperties: undefined, productName: { original: 'E-book' } }],
+    });
+    it_('order-italian-non-latin-structured-street', {
+      ...structuredClone(orderFixture),
+      shippingInfo: { logistics: { shippingDestination: { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', streetAddress: { number: '12', name: 'Via Torino' } }, contactDetails: { firstName: '陈', lastName: '美玲', company: 'Tipografia Rossi S.r.l.' } } } },
+    });
+    it_('order-without-optional-fields', { id: 'b2c3d4e5-2222-4333-8444-555566667777', createdDate: '2026-01-02T10:00:00.000Z', updatedDate: '2026-01-02T10:00:00.000Z', status: 'APPROVED', paymentStatus: 'NOT_PAID', lineItems: [] });
+  });
+});
