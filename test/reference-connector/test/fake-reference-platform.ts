@@ -94,6 +94,8 @@ export class FakeReferencePlatform implements FakePlatform {
       const orders = [...shop.orders.values()].filter((o) => Date.parse((o as { updated_at: string }).updated_at) > since).slice(0, limit);
       return [200, { orders }];
     }
+    // The catalogue the listing sync reads on connect: this shop sells nothing listed.
+    if (req.method === 'GET' && url.pathname === '/api/products') return [200, { products: [], next_page: null }];
     const shipment = /^\/api\/orders\/([^/]+)\/shipments$/.exec(url.pathname);
     if (req.method === 'POST' && shipment) {
       shop.shipmentTries.push(Date.now());
