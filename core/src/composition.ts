@@ -265,6 +265,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
   maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
+  maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),

@@ -11,6 +11,7 @@ import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/we
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration } from './sessions/sessions-tables.ts';
+import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0016_events_stream_index': eventStreamIndexMigration,
   '0017_browser_sessions': browserSessionsMigration,
   '0018_dashboard_links': dashboardLinksMigration,
+  '0019_credential_request_returns': credentialRequestReturnsMigration,
 };
