@@ -40,7 +40,8 @@ const SECTIONS: Array<{ prefix: string; read: Scope; write: Scope }> = [
 export function pageScope(method: 'get' | 'post', path: string): Scope | undefined {
   const section = SECTIONS.find((s) => path === s.prefix || path.startsWith(`${s.prefix}/`));
   if (!section) return undefined;
-  return method === 'get' ? section.read : section.write;
+  // A form's own page (`/products/new`) is the form: it needs what sending it needs.
+  return method === 'get' && !path.endsWith('/new') ? section.read : section.write;
 }
 
 /** The scope the navigation link to `href` (`/dashboard/orders`) needs. */
