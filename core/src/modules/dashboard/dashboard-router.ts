@@ -143,10 +143,11 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     void (async () => {
       const session = req.browserSession!;
       const grant = res.locals.grant as SessionGrant;
-      const mode: Mode = req.body?.mode === 'test' ? 'test' : 'live';
-      if (mode !== grant.mode && !canSwitchMode(grant)) {
-        return pageError(new ApiError(403, 'insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
-      }
+      const asked: unknown = req.body?.mode;
+      if (asked !== 'live' && asked !== 'test') return pageError(new ApiError(400, 'invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
+      const mode: Mode = asked;
+      if (mode === grant.mode) return redirect(res, '/dashboard');
+      if (!canSwitchMode(grant)) return pageError(new ApiError(403, 'insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
       const left = session.expiresAt.getTime() - Date.now();
       await deps.sessions.revoke(session.id);
       await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
