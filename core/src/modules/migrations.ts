@@ -10,7 +10,7 @@ import { storeListingsMigration, storeShipmentsIndexMigration, storeSyncAndRedac
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
-import { browserSessionsMigration } from './sessions/sessions-tables.ts';
+import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
 import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
@@ -34,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0017_browser_sessions': browserSessionsMigration,
   '0018_dashboard_links': dashboardLinksMigration,
   '0019_credential_request_returns': credentialRequestReturnsMigration,
+  '0020_unbound_reseller_sessions': unboundResellerSessionsMigration,
 };
