@@ -20,7 +20,8 @@ export function clientAddress(req: Request): string {
  */
 export async function refusedCredential(limiter: SignInLimiter | undefined, req: Request, refusal: unknown, what: string): Promise<unknown> {
   if (!limiter || !(refusal instanceof ApiError) || refusal.status !== 401) return refusal;
-  const wait = await limiter.failed(`bearer:${clientAddress(req)}`);
+  // The count is bookkeeping: a limiter that cannot count answers the 401, never a 500.
+  const wait = await limiter.failed(`bearer:${clientAddress(req)}`).catch(() => 0);
   if (wait === 0) return refusal;
   return new ApiError(429, 'too_many_failures', `Too many wrong ${what} from this address: a wrong one is refused for ${wait} more seconds (a right one still works).`, undefined, { 'Retry-After': String(wait) });
 }
