@@ -268,6 +268,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   for (const [name, run] of storesModule.maintenanceTasks()) maintenance.add(name, run);
   maintenance.add('webhooks sweep', () => webhooks.sweep());
   maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
+  maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () =>
     db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
@@ -298,6 +299,11 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ...eventStreamRoutes({ streams: eventStreams }),
     ...dashboardLinkRoutes({ links: dashboardLinks }),
   ];
+  // Revoking a key ends its dashboard sessions and unused login links at once, in every process (both live in the database).
+  accounts.onKeyRevoked(async (keyId) => {
+    await sessions.revokeForKey(keyId);
+    await dashboardLinks.revokeForKey(keyId);
+  });
   // The reseller dashboard: pages over the API's own routes, called in-process.
   const dashboard = dashboardRouter({
     links: dashboardLinks,
@@ -317,6 +323,9 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     accounts,
     rateLimiter,
+    trustProxy: config.TRUST_PROXY,
+    // Wrong API keys and admin tokens per address: 30 per 15 minutes, then a wrong one answers 429 (a right one never does).
+    credentialFailures: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:bearer-failures`, points: 30 }),
     adminToken: secrets.adminToken,
     publicUrl,
     blockedUserAgents: config.BLOCKED_USER_AGENTS,

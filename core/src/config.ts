@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const booleanFlag = z
@@ -15,6 +16,32 @@ const url = (protocols: string[]) =>
   z.url({ message: `must be a URL (${protocols.join(', ')})` }).refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), {
     message: `must use ${protocols.join(' or ')}`,
   });
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Which proxies' X-Forwarded-For is believed (Express's `trust proxy`): a number of hops, or a
+ * list of addresses, CIDR ranges and Express's names (loopback, linklocal, uniquelocal). Unset:
+ * none, the client is the socket's address. `true` (every hop) is refused: anyone could then
+ * pick their own address and walk past the sign-in and key lockouts.
+ */
+const trustProxy = z.string().transform((v, ctx): number | string[] => {
+  const text = v.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const items = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const bad = items.find((item) => {
+    if (PROXY_NAMES.has(item)) return false;
+    const [address, bits, ...rest] = item.split('/');
+    const family = isIP(address ?? '');
+    if (!family || rest.length > 0) return true;
+    return bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+  if (items.length === 0 || bad !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `must be a number of proxy hops, or proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated${bad ? ` (not: ${bad})` : ''}` });
+    return z.NEVER;
+  }
+  return items;
+});
 
 /** Every environment variable the service reads, with its default. The only reader of process.env. */
 export const configSchema = z
@@ -44,6 +71,7 @@ export const configSchema = z
     OUTBOUND_ALLOWED_HOSTS: list.default([]),
     BLOCKED_USER_AGENTS: list.default([]),
     PUBLIC_URL: url(['http', 'https']).optional(),
+    TRUST_PROXY: trustProxy.optional(),
     /** `all` (every installed @print-api/connector-* package), or a comma-separated list of slugs, package names and paths. */
     CONNECTORS: z.string().default('all'),
     PRODUCTION_SIMULATOR: booleanFlag.default(true),

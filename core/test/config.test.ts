@@ -21,12 +21,22 @@ describe('configuration', () => {
     [{ WORKER_NICE: '20' }, /WORKER_NICE/],
     [{ PRODUCTION_SIMULATOR: 'maybe' }, /^ {2}PRODUCTION_SIMULATOR /m],
     [{ LOG_LEVEL: 'loud' }, /^ {2}LOG_LEVEL /m],
+    // Trusting every hop would let any client choose its address (and walk past the lockouts).
+    [{ TRUST_PROXY: 'true' }, /^ {2}TRUST_PROXY must be a number of proxy hops.*\(not: true\)/m],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^ {2}TRUST_PROXY .*\(not: 10\.0\.0\.0\/33\)/m],
+    [{ TRUST_PROXY: 'proxy.internal' }, /^ {2}TRUST_PROXY /m],
   ];
   for (const [env, message] of wrong) {
     it(`stops on ${JSON.stringify(env)} naming the variable`, () => {
       expect(() => loadConfig(env)).to.throw(ConfigError, message);
     });
   }
+
+  it('reads TRUST_PROXY as hops, or as addresses, ranges and Express names; unset trusts no proxy', () => {
+    expect(loadConfig({}).TRUST_PROXY).to.equal(undefined);
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).to.equal(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).TRUST_PROXY).to.deep.equal(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+  });
 
   it('reads lists and flags', () => {
     const c = loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'localhost, 127.0.0.1', PRODUCTION_SIMULATOR: 'off' });

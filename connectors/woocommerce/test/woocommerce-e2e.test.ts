@@ -80,6 +80,10 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       const approval = await shop.approve(begin.body.data.redirectUrl);
       expect(approval.callbackStatus).to.equal(200);
       expect(approval.returnedTo).to.equal(`https://app.reseller.example/stores?from=woo&success=1&user_id=${encodeURIComponent(q.get('user_id')!)}`);
+      // The return address redirects once, at the end of the completed flow; afterwards it is a page (no open redirect on our domain).
+      const again = await fetch(`${q.get('return_url')!.replace(PUBLIC_URL, t.baseUrl)}?success=1`, { redirect: 'manual', headers: { 'user-agent': 'print-api-tests/1.0' } });
+      expect(again.status).to.equal(200);
+      expect(again.headers.get('location')).to.equal(null);
       const [store] = (await t.api(reseller.key, 'GET', '/stores')).body.data;
       expect(store).to.include({ platform: 'WOOCOMMERCE', externalId: shop.url, status: 'connected' });
       expect(shop.webhooks.map((w) => w.topic)).to.deep.equal(['order.created', 'order.updated', 'product.created', 'product.updated', 'product.deleted']);

@@ -8,6 +8,7 @@ import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
 import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
@@ -19,6 +20,7 @@ import { RouteTable } from './route-table.ts';
 import type { BrowserSession, SessionStore } from '../modules/sessions/session-store.ts';
 import type { SessionCookieOptions } from './sessions/session-cookies.ts';
 import { csrfCheck } from './sessions/session-middleware.ts';
+import type { SignInLimiter } from './sessions/sign-in-limiter.ts';
 
 export const API_BASE = '/api/reseller/v1';
 export const ADMIN_BASE = '/admin/v1';
@@ -57,6 +59,10 @@ export interface HttpAppDeps {
   adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
   /** The events webhook endpoints receive and the headers of a delivery, for the OpenAPI `webhooks` section. */
   webhookDocs?: { events: Record<string, DocumentedWebhook>; headers: Array<{ name: string; description: string; example: string }> };
+  /** Which proxies' X-Forwarded-For names the client (TRUST_PROXY); none when unset: the socket's address. */
+  trustProxy?: number | string[] | undefined;
+  /** Wrong API keys and admin tokens, counted per client address. */
+  credentialFailures?: SignInLimiter;
   /** Per-request hooks (metrics). */
   observe?: RequestHandler;
   checkResponses?: boolean;
@@ -71,8 +77,12 @@ const ADMIN_DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=S
 export function createHttpApp(deps: HttpAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // First of all: every response, from any router or handler (a 404 included), carries them.
+  app.use(securityHeaders({ https: deps.publicUrl.startsWith('https:') }));
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // The client's address (lockouts, logs) is the socket's unless TRUST_PROXY names the proxies in front.
+  app.set('trust proxy', deps.trustProxy ?? false);
   app.use(requestId());
   if (deps.observe) app.use(deps.observe);
   // Before every router: the connector routes decode their paths and queries themselves.
@@ -98,7 +108,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
   api.use(jsonBody());
-  api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
+  api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
   // The routes as mounted (the OpenAPI test compares them with the description).
   app.locals.apiRoutes = mountRoutes(api, deps.apiRoutes, { logger: deps.logger, basePath: API_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(API_BASE, api);
@@ -110,7 +120,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     routes: deps.adminRoutes,
   });
   const admin = express.Router();
-  admin.use(adminAuth(deps.adminToken, deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined));
+  admin.use(adminAuth(deps.adminToken, deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined, deps.credentialFailures));
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
   admin.get('/openapi.json', (_req, res) => void res.json(adminOpenapi));
   admin.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${ADMIN_BASE}/openapi.json`, `${ADMIN_BASE}/docs/assets`, undefined, 'Print API back-office reference')));
@@ -137,7 +147,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
   const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
   const apiEdge = express.Router();
-  apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter }));
+  apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
   const root = express.Router();
   root.use((req, res, next) => {
     try {

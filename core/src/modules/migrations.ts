@@ -10,7 +10,8 @@ import { storeListingsMigration, storePollNoticeMigration, storeShipmentsIndexMi
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
-import { browserSessionsMigration } from './sessions/sessions-tables.ts';
+import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
+import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -33,4 +34,6 @@ export const migrations: Record<string, Migration> = {
   '0017_browser_sessions': browserSessionsMigration,
   '0018_dashboard_links': dashboardLinksMigration,
   '0019_store_poll_notice': storePollNoticeMigration,
+  '0020_credential_request_returns': credentialRequestReturnsMigration,
+  '0021_unbound_reseller_sessions': unboundResellerSessionsMigration,
 };

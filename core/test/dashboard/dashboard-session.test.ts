@@ -58,10 +58,12 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     await receiver?.close();
   });
 
-  async function signedIn(opts: { mode?: 'live' | 'test'; as?: { id: string; key: string } } = {}) {
+  /** Signs in with a link of the reseller's key, or one the back-office made (`backOffice`: a session that switches mode). */
+  async function signedIn(opts: { mode?: 'live' | 'test'; as?: { id: string; key: string }; backOffice?: boolean } = {}) {
     const r = opts.as ?? (await t.reseller({ mode: opts.mode ?? 'live' }));
     const v = new Visitor(t);
-    const path = new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname;
+    const link = opts.backOffice ? await t.admin('POST', `/resellers/${r.id}/dashboard-links`, { mode: opts.mode ?? 'live' }) : await t.api(r.key, 'POST', '/dashboard-links');
+    const path = new URL(link.body.data.url).pathname;
     expect((await v.open(path)).status).to.equal(200);
     const signIn = await v.open(path, { method: 'POST' });
     expect(signIn.status, signIn.html).to.equal(303);
@@ -126,8 +128,8 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect((await second.open('/dashboard')).status).to.equal(401);
   });
 
-  it('signs out (the session is revoked, the cookie cleared) and switches mode by replacing the session', async () => {
-    const { v, r } = await signedIn();
+  it('signs out (the session is revoked, the cookie cleared) and switches mode by replacing the session (a back-office link)', async () => {
+    const { v, r } = await signedIn({ backOffice: true });
     const before = v.cookie;
     const switched = await v.open('/dashboard/mode', { form: { mode: 'test', _csrf: await v.csrf() } });
     expect(switched.status).to.equal(303);
@@ -178,8 +180,8 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect(fresh).to.be.a('string').and.not.equal(secret);
   });
 
-  it("keeps to the session's mode: test products only in test, live ones only in live", async () => {
-    const { r, v } = await signedIn({ mode: 'live' });
+  it("keeps to the session's mode: test products only in test, live ones only in live (a back-office link)", async () => {
+    const { r, v } = await signedIn({ mode: 'live', backOffice: true });
     const testKey = (await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'test' })).body.data.key as string;
     expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'ONLY-TEST', title: 'Sandbox card', productId: 'business-cards' })).status).to.equal(201);
     expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'ONLY-LIVE', title: 'Live card', productId: 'business-cards' })).status).to.equal(201);

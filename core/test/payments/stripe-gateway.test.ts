@@ -44,6 +44,8 @@ describe('Stripe gateway (nock against the documented API shapes)', () => {
       error = e;
     }
     expect(error).to.be.instanceOf(CardRejectedError);
+    // A pasted "token" may be a card number: the message never quotes it.
+    expect((error as Error).message).not.to.contain('tok_nope');
   });
 
   it('charges off-session with the order as idempotency key', async () => {

@@ -3,7 +3,9 @@ import { constantTimeEqual } from '../../infra/crypto.ts';
 import type { BrowserSession, SessionStore } from '../../modules/sessions/session-store.ts';
 import { ApiError } from '../api-error.ts';
 import { readCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
+import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
 import { bearerToken } from './api-key-auth.ts';
+import { refusedCredential } from './credential-failures.ts';
 
 /**
  * The back-office API: one bearer token, compared in constant time; or, when `sessions` is
@@ -13,12 +15,16 @@ import { bearerToken } from './api-key-auth.ts';
 export function adminAuth(
   token: string,
   sessions?: { store: SessionStore; cookie: SessionCookieOptions; signInPath: string; /** Whether a live session still counts (one opened with a token since rotated does not). */ accept?: (session: BrowserSession) => boolean },
+  /** Wrong tokens, counted per client address: past the limit a wrong one answers 429 (the right one never does). */
+  failures?: SignInLimiter,
 ) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const presented = bearerToken(req);
     if (presented || !sessions) {
       if (!presented || !constantTimeEqual(presented, token)) {
-        next(new ApiError(401, 'unauthorized', 'The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>.'));
+        const refusal = new ApiError(401, 'unauthorized', 'The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>.');
+        if (!presented) return next(refusal);
+        refusedCredential(failures, req, refusal, 'admin tokens').then(next, next);
         return;
       }
       next();

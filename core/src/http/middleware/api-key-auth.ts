@@ -3,6 +3,8 @@ import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { AccountsService } from '../../modules/accounts/accounts-service.ts';
 import { ApiError } from '../api-error.ts';
 import type { AuthContext } from '../auth-context.ts';
+import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
+import { refusedCredential } from './credential-failures.ts';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -17,11 +19,17 @@ export function bearerToken(req: Request): string | undefined {
   return m ? m[1] : header;
 }
 
-/** Authenticates the API key, then counts the request against the key's per-minute limit. */
-export function apiKeyAuth(deps: { accounts: AccountsService; rateLimiter: RateLimiter }) {
+/**
+ * Authenticates the API key, then counts the request against the key's per-minute limit. Wrong
+ * keys are counted per client address (`failures`): past the limit a wrong one answers 429.
+ */
+export function apiKeyAuth(deps: { accounts: AccountsService; rateLimiter: RateLimiter; failures?: SignInLimiter | undefined }) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      const auth = await deps.accounts.authenticate(bearerToken(req));
+      const presented = bearerToken(req);
+      const auth = await deps.accounts.authenticate(presented).catch(async (refusal: unknown) => {
+        throw presented ? await refusedCredential(deps.failures, req, refusal, 'keys') : refusal;
+      });
       req.auth = auth;
       const decision = await deps.rateLimiter.consume(auth.keyId);
       res.setHeader('RateLimit-Limit', String(decision.limit));

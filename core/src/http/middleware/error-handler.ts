@@ -18,15 +18,24 @@ export function errorHandler(logger: Logger) {
     }
     const unavailable = asServiceUnavailable(err);
     if (unavailable) {
-      logger.warn('a dependency is unreachable: answered 503', { requestId: req.requestId, method: req.method, path: req.path, error: err instanceof Error ? err.message : String(err) });
+      logger.warn('a dependency is unreachable: answered 503', { requestId: req.requestId, method: req.method, path: loggedPath(req), error: err instanceof Error ? err.message : String(err) });
       res.status(unavailable.status).set(unavailable.headers).json(unavailable.toBody());
       return;
     }
-    logger.error('unhandled error', { requestId: req.requestId, method: req.method, path: req.path, error: err instanceof Error ? err.stack : String(err) });
+    logger.error('unhandled error', { requestId: req.requestId, method: req.method, path: loggedPath(req), error: err instanceof Error ? err.stack : String(err) });
     res.status(500).json({
       error: { code: 'internal_error', message: `Something went wrong on our side. Quote request id ${req.requestId} if you contact support.` },
     });
   };
+}
+
+/**
+ * The path as logged: without its query, and without the secrets some paths carry (a login
+ * link's token, a credential request's sealed state), which are credentials while they live.
+ */
+function loggedPath(req: Request): string {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  return path.replace(/^(\/dashboard\/login\/)[^/]+/, '$1[redacted]').replace(/^(\/connectors\/[^/]+\/credentials\/)[^/]+/, '$1[redacted]');
 }
 
 const CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };

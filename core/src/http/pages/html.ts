@@ -34,14 +34,12 @@ export const Fragment = preact.Fragment;
  */
 export const html = htm.bind(preact.h);
 
-/** The headers every page is sent with: not cached, not framed, no script but the site's own. */
+/**
+ * What a page adds to the app's security headers (CSP, framing, nosniff, HSTS: set once for
+ * every response by `securityHeaders`): it is never cached, it carries a session's data.
+ */
 export const PAGE_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
-  'X-Frame-Options': 'DENY',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'same-origin',
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 /** Renders a page (a `<html>` root, usually from `Layout`) to a complete HTML document. */

@@ -55,14 +55,13 @@ export const XSRF_HEADER = 'x-xsrf-token';
  * form body parser (`formBody`) and `loadSession`.
  */
 export function csrfCheck(origin: string): RequestHandler {
-  const expected = new URL(origin).origin;
   return (req, _res, next) => {
     const session = req.browserSession;
     if (!session || SAFE_METHODS.has(req.method)) return next();
-    const site = req.headers['sec-fetch-site'];
-    const from = req.headers.origin;
-    if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (typeof from === 'string' && !sameSite(from, expected, req.headers.host))) {
-      return next(new ApiError(403, 'csrf_failed', 'This request comes from another site: it is refused.'));
+    try {
+      refuseCrossSite(req, origin, 'This request comes from another site: it is refused.');
+    } catch (err) {
+      return next(err);
     }
     const body = req.body as Record<string, unknown> | undefined;
     const presented = req.get(CSRF_HEADER) ?? req.get(XSRF_HEADER) ?? (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
@@ -71,6 +70,22 @@ export function csrfCheck(origin: string): RequestHandler {
     }
     next();
   };
+}
+
+/**
+ * Throws 403 `csrf_failed` when the browser says the request was started by another site:
+ * `Sec-Fetch-Site` other than same-origin (or none: typed in, a bookmark), or an `Origin` that
+ * is neither the deployment's (`origin`, PUBLIC_URL) nor the host the request was sent to
+ * (`Origin: null`, from a sandboxed frame or a privacy redirect, is foreign too). A request
+ * that says neither comes from no browser (a script, curl), which cannot be a login CSRF.
+ * Sign-ins (no session, so no CSRF token yet) rely on it alone.
+ */
+export function refuseCrossSite(req: Request, origin: string, message: string): void {
+  const site = req.headers['sec-fetch-site'];
+  const from = req.headers.origin;
+  if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (typeof from === 'string' && !sameSite(from, new URL(origin).origin, req.headers.host))) {
+    throw new ApiError(403, 'csrf_failed', message);
+  }
 }
 
 function sameSite(from: string, expected: string, host: string | undefined): boolean {

@@ -42,6 +42,7 @@ export class AccountsService {
   readonly #db: Db;
   readonly #clock: () => Date;
   readonly #cache: AuthCache;
+  readonly #keyRevokedListeners: Array<(keyId: string) => Promise<void>> = [];
 
   constructor(deps: { db: Db; clock?: () => Date; cache?: AuthCache }) {
     this.#db = deps.db;
@@ -160,7 +161,25 @@ export class AccountsService {
       .executeTakeFirst();
     if (!row) throw notFound('API key', id);
     this.#cache.invalidateKey(id);
+    // What the key opened ends with it, before the revocation is answered: its dashboard
+    // sessions and unused login links (in the database, so every process sees it at once).
+    for (const listener of this.#keyRevokedListeners) await listener(id);
     return toKeyView(row);
+  }
+
+  /** Runs `listener` whenever a key is revoked, before the revocation is answered. */
+  onKeyRevoked(listener: (keyId: string) => Promise<void>): void {
+    this.#keyRevokedListeners.push(listener);
+  }
+
+  /**
+   * What a key grants now (its reseller, mode and scopes, and whether it is revoked), read from
+   * the database: a dashboard session opened by the key checks it on every page.
+   */
+  async apiKeyGrant(id: string): Promise<{ resellerId: string; mode: Mode; scopes: ReadonlySet<Scope> | null; revoked: boolean } | undefined> {
+    const row = await this.#db.selectFrom('api_keys').select(['reseller_id', 'mode', 'scopes', 'revoked_at']).where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    return { resellerId: row.reseller_id, mode: row.mode, scopes: row.scopes ? new Set(row.scopes as Scope[]) : null, revoked: row.revoked_at !== null };
   }
 
   async listApiKeys(resellerId: string): Promise<ApiKeyView[]> {

@@ -2,7 +2,8 @@ import express, { type Request, type Response } from 'express';
 import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
 import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
 import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
-import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
+import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
+import { clientAddress } from '../../http/middleware/credential-failures.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
@@ -39,7 +40,6 @@ const NAV = [
  */
 export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
   const router = express.Router();
-  const origin = new URL(deps.publicUrl).origin;
   router.use(formBody(), loadSession(deps.sessions, deps.cookie), (req, _res, next) => {
     if (req.browserSession && !acceptsOperatorSession(deps.adminToken)(req.browserSession)) delete req.browserSession;
     next();
@@ -69,24 +69,20 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
   router.post('/sign-in', async (req, res, next) => {
     try {
       // No session yet, so no token to check: a sign-in must at least come from this site (login CSRF).
-      const from = req.headers.origin;
-      const site = req.headers['sec-fetch-site'];
-      if ((typeof from === 'string' && from !== origin && !sameHost(from, req.headers.host)) || (typeof site === 'string' && site !== 'same-origin' && site !== 'none')) {
-        throw new ApiError(403, 'csrf_failed', 'This sign-in comes from another site: it is refused.');
-      }
+      refuseCrossSite(req, deps.publicUrl, 'This sign-in comes from another site: it is refused.');
       const body = (req.body ?? {}) as Record<string, unknown>;
       const next_ = safeNext(body.next);
-      const key = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-      const wait = await deps.limiter.blockedFor(key);
-      if (wait > 0) {
-        res.set('Retry-After', String(wait));
-        return signInPage(res, { next: next_, error: `Too many failed sign-ins: try again in ${Math.ceil(wait / 60)} minute(s).` }, 429);
-      }
+      const key = `ip:${clientAddress(req)}`;
       const token = typeof body.token === 'string' ? body.token.trim() : '';
+      // The right token always signs in: failures are throttled per address, but a lockout must
+      // not shut out the operators behind the same proxy as whoever is guessing.
       if (!token || !constantTimeEqual(token, deps.adminToken)) {
-        const blocked = await deps.limiter.failed(key);
-        if (blocked > 0) res.set('Retry-After', String(blocked));
-        return signInPage(res, { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' }, blocked > 0 ? 429 : 401);
+        const blocked = token ? await deps.limiter.failed(key) : await deps.limiter.blockedFor(key);
+        if (blocked > 0) {
+          res.set('Retry-After', String(blocked));
+          return signInPage(res, { next: next_, error: `Too many failed sign-ins from this address: a wrong token is refused for ${Math.ceil(blocked / 60)} more minute(s).` }, 429);
+        }
+        return signInPage(res, { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' }, 401);
       }
       await deps.limiter.succeeded(key);
       const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
@@ -230,14 +226,6 @@ function signInPage(res: Response, opts: { next?: string | undefined; error?: st
 /** A path inside the console to return to after signing in; anything else (another site) is ignored. */
 function safeNext(value: unknown): string | undefined {
   return typeof value === 'string' && /^\/admin(\/|$|\?)/.test(value) && !value.startsWith('//') && !/[\\\r\n]/.test(value) ? value : undefined;
-}
-
-function sameHost(from: string, host: string | undefined): boolean {
-  try {
-    return host !== undefined && new URL(from).host === host;
-  } catch {
-    return false;
-  }
 }
 
 /** Which admin token opened a session (a hash of a hash: nothing to recover the token from). */

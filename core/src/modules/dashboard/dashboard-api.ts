@@ -6,9 +6,10 @@ import { RouteTable } from '../../http/route-table.ts';
 import { parseOrThrow } from '../../http/validation.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Scope } from '../accounts/scopes.ts';
 
 /** The reseller a dashboard session acts for, as the API's routes know a caller. */
-export function sessionCaller(input: { sessionId: string; resellerId: string; resellerName: string; discountBps: number; mode: Mode }): AuthContext {
+export function sessionCaller(input: { sessionId: string; resellerId: string; resellerName: string; discountBps: number; mode: Mode; scopes: ReadonlySet<Scope> | null }): AuthContext {
   return Object.freeze({
     resellerId: input.resellerId,
     resellerName: input.resellerName,
@@ -16,8 +17,8 @@ export function sessionCaller(input: { sessionId: string; resellerId: string; re
     // What a key's id is used for (its rate limit, GET /me) names the session instead.
     keyId: `session:${input.sessionId}`,
     mode: input.mode,
-    // A signed-in reseller acts with every scope, as a key created without a scope list does.
-    scopes: null,
+    // The scopes of the key that opened the session (null, every scope, for a back-office link).
+    scopes: input.scopes,
   });
 }
 
@@ -50,6 +51,10 @@ export class DashboardApi {
     const match = this.#table.find(method.toUpperCase(), path);
     if (!match || match.route.auth !== 'apiKey') throw new ApiError(404, 'not_found', `No API route ${method} ${path}.`);
     const route = match.route;
+    // The same refusal the API answers such a key: a session never does more than its key could.
+    if (route.scope && caller.scopes && !caller.scopes.has(route.scope)) {
+      throw new ApiError(403, 'insufficient_scope', `This session was opened with an API key without the scope '${route.scope}': this page or form is not open to it.`);
+    }
     const query = Object.fromEntries(Object.entries(input.query ?? {}).filter(([, v]) => v !== undefined && v !== ''));
     const ctx: RouteContext<unknown, unknown, unknown> = {
       params: parseOrThrow(route.params, match.params, 'path'),

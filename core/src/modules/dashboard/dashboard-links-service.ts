@@ -22,9 +22,11 @@ export interface OpenedLink {
   resellerId: string;
   mode: Mode;
   linkId: string;
+  /** The API key that made the link (the session acts with its mode and scopes); null for the back-office's. */
+  keyId: string | null;
 }
 
-export type LinkRefusal = 'unknown' | 'used' | 'expired' | 'account_not_active';
+export type LinkRefusal = 'unknown' | 'used' | 'expired' | 'account_not_active' | 'key_revoked';
 
 /**
  * Login links to the reseller dashboard (Stripe Express's pattern: resellers have API keys,
@@ -64,6 +66,7 @@ export class DashboardLinks {
   async check(token: string): Promise<{ ok: true; resellerName: string; mode: Mode } | { ok: false; reason: LinkRefusal }> {
     const row = await this.#db.selectFrom('dashboard_links').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
     if (!row) return { ok: false, reason: 'unknown' };
+    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id))) return { ok: false, reason: 'key_revoked' };
     if (row.used_at) return { ok: false, reason: 'used' };
     if (row.expires_at.getTime() <= this.#clock().getTime()) return { ok: false, reason: 'expired' };
     const reseller = await this.#accounts.getReseller(row.reseller_id);
@@ -86,9 +89,22 @@ export class DashboardLinks {
       const seen = await this.check(token);
       return { ok: false, reason: seen.ok ? 'used' : seen.reason };
     }
+    // Revoking a key ends its unused links first; this closes the race with a link taken meanwhile.
+    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id))) return { ok: false, reason: 'key_revoked' };
     const reseller = await this.#accounts.getReseller(row.reseller_id);
     if (reseller.status !== 'approved') return { ok: false, reason: 'account_not_active' };
-    return { ok: true, link: { resellerId: row.reseller_id, mode: row.mode, linkId: row.id } };
+    return { ok: true, link: { resellerId: row.reseller_id, mode: row.mode, linkId: row.id, keyId: row.key_id } };
+  }
+
+  /** Ends the unused links an API key made (the key was revoked): they expire now. */
+  async revokeForKey(keyId: string): Promise<void> {
+    const now = this.#clock();
+    await this.#db.updateTable('dashboard_links').set({ expires_at: now }).where('key_id', '=', keyId).where('used_at', 'is', null).where('expires_at', '>', now).execute();
+  }
+
+  async #keyActive(keyId: string, resellerId: string): Promise<boolean> {
+    const grant = await this.#accounts.apiKeyGrant(keyId);
+    return grant !== undefined && !grant.revoked && grant.resellerId === resellerId;
   }
 
   /** Maintenance: links past their time are of no use to anyone. */

@@ -2,7 +2,8 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { ApiError } from '../../http/api-error.ts';
 import { html, sendPage } from '../../http/pages/html.ts';
 import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
-import { csrfCheck, formBody, loadSession } from '../../http/sessions/session-middleware.ts';
+import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
+import { clientAddress } from '../../http/middleware/credential-failures.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
@@ -12,6 +13,7 @@ import type { BrowserSession, SessionStore } from '../sessions/session-store.ts'
 import { sessionCaller, type DashboardApi } from './dashboard-api.ts';
 import { redirect, type DashContext, type DashHandler } from './dashboard-context.ts';
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
+import { canSwitchMode, grantAllows, otherModeHint, pageScope, type SessionGrant } from './dashboard-grants.ts';
 import type { DashboardViews } from './dashboard-views.ts';
 import { homePage } from './pages/home-page.ts';
 import { ordersPages } from './pages/orders-pages.ts';
@@ -48,6 +50,7 @@ const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
   used: { status: 410, text: 'This login link has been used already: each link signs in once. Ask for a new one.' },
   expired: { status: 410, text: 'This login link has expired: links are valid for 5 minutes. Ask for a new one.' },
   account_not_active: { status: 403, text: 'This account is not active: the dashboard is open to approved accounts only.' },
+  key_revoked: { status: 410, text: 'The API key that made this login link has been revoked: the link no longer signs in.' },
 };
 /**
  * The pages' only script, an enhancement: every form works without it. It asks before a form
@@ -87,31 +90,38 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   });
   router.post('/login/:token', (req, res, next) => {
     void (async () => {
-      const who = `dashboard-link:${req.ip ?? 'unknown'}`;
-      const wait = await deps.signInLimiter.blockedFor(who);
-      if (wait > 0) {
-        res.set('Retry-After', String(wait));
-        return sendPage(res, html`<${PlainLayout} title="Too many attempts"><p role="alert">Too many links that did not open from here. Try again in ${wait} seconds.</p><//>`, 429);
+      // Login CSRF: another site's page could post a link of the attacker's and sign the
+      // reseller into the attacker's dashboard. Only a form of this site starts a session.
+      try {
+        refuseCrossSite(req, deps.publicUrl, 'This sign-in was sent by another site: it is refused.');
+      } catch {
+        return sendPage(res, html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">This sign-in was sent by another site: it is refused. Open the login link itself in your browser and press Sign in there.</p><//>`, 403);
       }
+      const who = `dashboard-link:${clientAddress(req)}`;
+      // A link that opens always opens: failures are throttled per address, never a right link.
       const opened = await deps.links.open(String(req.params.token));
       if (!opened.ok) {
-        await deps.signInLimiter.failed(who);
+        const wait = await deps.signInLimiter.failed(who);
+        if (wait > 0) {
+          res.set('Retry-After', String(wait));
+          return sendPage(res, html`<${PlainLayout} title="Too many attempts"><p role="alert">Too many links that did not open from this address. A wrong one is refused for ${wait} more seconds; a valid link still opens.</p><//>`, 429);
+        }
         return refused(res, opened.reason);
       }
       await deps.signInLimiter.succeeded(who);
       // A browser signed in already (as this reseller or another) gives that session up.
       const prior = await deps.sessions.find('reseller', readCookie(req, cookie.name));
       if (prior) await deps.sessions.revoke(prior.id);
-      await startSession(req, res, opened.link.resellerId, opened.link.mode, cookie.ttlMs);
+      await startSession(req, res, opened.link.resellerId, { mode: opened.link.mode, keyId: opened.link.keyId }, cookie.ttlMs);
       redirect(res, '/dashboard');
     })().catch(next);
   });
   router.get('/signed-out', (req, res) => {
-    const suspended = req.query.reason === 'inactive';
+    const why = req.query.reason === 'inactive' ? 'The account is not active any more: you have been signed out.' : req.query.reason === 'key-revoked' ? 'The API key that opened this session has been revoked: you have been signed out.' : 'You are signed out.';
     sendPage(
       res,
       html`<${PlainLayout} title="Signed out">
-        <p role="status">${suspended ? 'The account is not active any more: you have been signed out.' : 'You are signed out.'}</p>
+        <p role="status">${why}</p>
         <p class="muted">${ASK_AGAIN}</p>
       <//>`,
     );
@@ -127,21 +137,31 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       redirect(res, '/dashboard/signed-out');
     }, next);
   });
-  // The live/test switch: a new session in the other mode replaces this one (same expiry).
+  // The live/test switch: a new session in the other mode replaces this one (same expiry). Only
+  // a back-office link's session switches: a key's acts in the key's mode, never past it.
   router.post('/mode', (req, res, next) => {
     void (async () => {
       const session = req.browserSession!;
-      const mode: Mode = req.body?.mode === 'test' ? 'test' : 'live';
+      const grant = res.locals.grant as SessionGrant;
+      const asked: unknown = req.body?.mode;
+      if (asked !== 'live' && asked !== 'test') return pageError(new ApiError(400, 'invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
+      const mode: Mode = asked;
+      if (mode === grant.mode) return redirect(res, '/dashboard');
+      if (!canSwitchMode(grant)) return pageError(new ApiError(403, 'insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
       const left = session.expiresAt.getTime() - Date.now();
       await deps.sessions.revoke(session.id);
-      await startSession(req, res, session.subject, mode, Math.max(left, 60_000));
+      await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
       redirect(res, '/dashboard?done=mode-switched');
     })().catch(next);
   });
 
   const register: Register = (method, path, handler) => {
+    const scope = pageScope(method, path);
     router[method](path, (req: Request, res: Response, next: NextFunction) => {
       const d = contextOf(req, res);
+      if (scope && !d.page.can(scope)) {
+        return pageError(new ApiError(403, 'insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
+      }
       handler(d).catch((err: unknown) => pageError(err, d, next));
     });
   };
@@ -155,8 +175,10 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   });
   return router;
 
-  async function startSession(req: Request, res: Response, resellerId: string, mode: Mode, ttlMs: number): Promise<BrowserSession> {
-    const { token, session } = await deps.sessions.create('reseller', resellerId, { ttlMs, data: { mode }, userAgent: req.get('user-agent'), ip: req.ip });
+  async function startSession(req: Request, res: Response, resellerId: string, opened: { mode: Mode; keyId: string | null }, ttlMs: number): Promise<BrowserSession> {
+    // `keyId` ties the session to its key: the key's mode and scopes bound it, its revocation ends it.
+    const data = opened.keyId ? { mode: opened.mode, keyId: opened.keyId } : { mode: opened.mode };
+    const { token, session } = await deps.sessions.create('reseller', resellerId, { ttlMs, data, userAgent: req.get('user-agent'), ip: clientAddress(req) });
     setSessionCookie(res, cookie, token, session.expiresAt);
     return session;
   }
@@ -177,7 +199,14 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         clearSessionCookie(res, cookie);
         return redirect(res, '/dashboard/signed-out?reason=inactive');
       }
+      const grant = await grantOf(session);
+      if (!grant) {
+        await deps.sessions.revoke(session.id);
+        clearSessionCookie(res, cookie);
+        return redirect(res, '/dashboard/signed-out?reason=key-revoked');
+      }
       res.locals.reseller = reseller;
+      res.locals.grant = grant;
       const decision = deps.rateLimiter ? await deps.rateLimiter.consume(`dashboard:${reseller.id}`) : undefined;
       if (decision && !decision.allowed) {
         res.set('Retry-After', String(decision.resetSeconds));
@@ -187,18 +216,29 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     }, next);
   }
 
+  /** What the session may do now: its key's mode and scopes (undefined once the key is revoked), or a back-office link's. */
+  async function grantOf(session: BrowserSession): Promise<SessionGrant | undefined> {
+    const keyId = typeof session.data.keyId === 'string' ? session.data.keyId : null;
+    const sessionMode: Mode = session.data.mode === 'test' ? 'test' : 'live';
+    if (!keyId) return { mode: sessionMode, scopes: null, keyId: null };
+    const key = await deps.accounts.apiKeyGrant(keyId);
+    if (!key || key.revoked || key.resellerId !== session.subject) return undefined;
+    return { mode: key.mode, scopes: key.scopes, keyId };
+  }
+
   function contextOf(req: Request, res: Response): DashContext {
     const session = req.browserSession!;
     const reseller = res.locals.reseller as Awaited<ReturnType<AccountsService['resellerRow']>>;
-    const mode: Mode = session.data.mode === 'test' ? 'test' : 'live';
-    const caller = sessionCaller({ sessionId: session.id, resellerId: reseller.id, resellerName: reseller.name, discountBps: reseller.discount_bps, mode });
+    const grant = res.locals.grant as SessionGrant;
+    const mode = grant.mode;
+    const caller = sessionCaller({ sessionId: session.id, resellerId: reseller.id, resellerName: reseller.name, discountBps: reseller.discount_bps, mode, scopes: grant.scopes });
     const body = (req.body ?? {}) as Record<string, unknown>;
     return {
       req,
       res,
       session,
       caller,
-      page: { resellerName: reseller.name, mode, csrfToken: session.csrfToken },
+      page: { resellerName: reseller.name, mode, csrfToken: session.csrfToken, switchable: canSwitchMode(grant), can: (scope) => grantAllows(grant, scope) },
       api: (method, path, input) => deps.api.call(caller, { req, res }, method, path, input),
       form: Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string')),
     };

@@ -17,7 +17,8 @@ export class SandboxGateway implements PaymentGateway {
 
   async saveCard(input: { token: string }): Promise<SavedCard> {
     const card = CARDS[input.token];
-    if (!card) throw new CardRejectedError(`Unknown sandbox card token '${input.token}': use one of ${Object.keys(CARDS).join(', ')}.`);
+    // Never echoed: what was pasted as a "token" may be a card number.
+    if (!card) throw new CardRejectedError(`Unknown sandbox card token: use one of ${Object.keys(CARDS).join(', ')}.`);
     return { paymentMethod: `pm_sandbox_${input.token.slice(4)}`, customer: null, brand: card.brand, last4: card.last4 };
   }
 

@@ -22,7 +22,8 @@ export class StripeGateway implements PaymentGateway {
       return { paymentMethod: method.id, customer: customer.id, brand: method.card?.brand ?? null, last4: method.card?.last4 ?? null };
     } catch (err) {
       if (err instanceof Stripe.errors.StripeCardError || err instanceof Stripe.errors.StripeInvalidRequestError) {
-        throw new CardRejectedError(err.message);
+        // Stripe's message quotes the token ("No such token: '...'"), which may be a pasted card number: never echo it.
+        throw new CardRejectedError(err.message.split(input.token).join('(the token)'));
       }
       throw err;
     }

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId, randomToken } from '../../infra/ids.ts';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { SessionKind, SessionsTables } from './sessions-tables.ts';
 
 /** A live browser session, as the middleware hands it to handlers. */
@@ -89,6 +89,18 @@ export class SessionStore {
       .set({ revoked_at: this.#clock() })
       .where('kind', '=', kind)
       .where('subject', '=', subject)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /** Ends every reseller session an API key opened (`data.keyId`: the key was revoked); returns how many. */
+  async revokeForKey(keyId: string): Promise<number> {
+    const result = await this.#db
+      .updateTable('browser_sessions')
+      .set({ revoked_at: this.#clock() })
+      .where('kind', '=', 'reseller')
+      .where(sql<string>`data->>'keyId'`, '=', keyId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows);

@@ -56,3 +56,15 @@ export const browserSessionsMigration = {
     await db.schema.dropTable('browser_sessions').execute();
   },
 };
+
+/**
+ * Reseller sessions opened before a session recorded the API key behind it (`data.keyId`) would
+ * pass for back-office ones (every scope, free to switch mode): they are ended once, and their
+ * resellers open new ones from a link.
+ */
+export const unboundResellerSessionsMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.updateTable('browser_sessions').set({ revoked_at: new Date() }).where('kind', '=', 'reseller').where('revoked_at', 'is', null).execute();
+  },
+  async down(): Promise<void> {},
+};

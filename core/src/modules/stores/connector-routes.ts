@@ -121,9 +121,12 @@ export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAu
       auth: 'public',
       params: z.object({ platform: platformParam, state: z.string().min(1).max(4096) }),
       query: z.looseObject({}),
-      responses: { 200: { description: 'A page saying the window can be closed (no returnUrl)' }, 303: { description: "On to the reseller's returnUrl, with the platform's query" } },
+      responses: {
+        200: { description: 'A page saying the window can be closed (no returnUrl, a flow that connected nothing, or a return already made)' },
+        303: { description: "On to the reseller's returnUrl, with the platform's query: once, at the end of the request's completed flow" },
+      },
       handle: async ({ params, req }) => {
-        const target = credentialRequests.returnTarget(params.platform, params.state, rawQuery(req));
+        const target = await credentialRequests.returnTarget(params.platform, params.state, rawQuery(req));
         if (target) return redirect(target, 303);
         return { status: 200, body: undefined, text: 'You can close this window: the store shows in your Print API account (GET /stores) once it is connected.\n' };
       },

@@ -2,6 +2,8 @@ import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { ApiError, unprocessable } from '../../http/api-error.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
+import { newId } from '../../infra/ids.ts';
+import type { Db } from '../tables.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
@@ -18,6 +20,8 @@ interface RequestState {
   i: unknown;
   u: string | null;
   e: number;
+  /** The nonce of the request's row in `credential_request_returns` (only when it has a returnUrl). */
+  n?: string;
 }
 
 /** `returnUrl` of a credential request: where the merchant goes after the platform. */
@@ -35,8 +39,10 @@ export class CredentialRequests {
   readonly #connectors: ConnectorRegistry;
   readonly #box: SecretBox;
   readonly #context: (platform: string) => ConnectorContext;
+  readonly #db: Db;
 
-  constructor(deps: { stores: StoresService; connectors: ConnectorRegistry; box: SecretBox; context: (platform: string) => ConnectorContext }) {
+  constructor(deps: { db: Db; stores: StoresService; connectors: ConnectorRegistry; box: SecretBox; context: (platform: string) => ConnectorContext }) {
+    this.#db = deps.db;
     this.#stores = deps.stores;
     this.#connectors = deps.connectors;
     this.#box = deps.box;
@@ -56,7 +62,14 @@ export class CredentialRequests {
       throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
     }
     const expiresAt = Date.now() + REQUEST_TTL_MS;
-    const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt } satisfies RequestState);
+    const nonce = back.data ? newId('crq') : undefined;
+    if (nonce) {
+      await this.#db
+        .insertInto('credential_request_returns')
+        .values({ id: nonce, reseller_id: tenant.resellerId, expires_at: new Date(expiresAt), created_at: new Date() })
+        .execute();
+    }
+    const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt, ...(nonce ? { n: nonce } : {}) } satisfies RequestState);
     const ctx = this.#context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
     const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }));
@@ -71,16 +84,38 @@ export class CredentialRequests {
     const flow = connector.credentialRequest;
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody }));
     const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
+    if (request.n) {
+      await this.#db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();
+    }
     return { storeId: row.id };
   }
 
-  /** Where the merchant goes after the platform: the reseller's `returnUrl` (with the platform's query), or nowhere. */
-  returnTarget(slug: string, state: string, rawQuery: string): string | null {
+  /**
+   * Where the merchant goes after the platform: the reseller's `returnUrl` (with the platform's
+   * query) once this request connected a store, and once only (taking it is one conditional
+   * UPDATE); null otherwise, and the merchant gets a page, never a redirect.
+   */
+  async returnTarget(slug: string, state: string, rawQuery: string): Promise<string | null> {
     const request = this.#open(this.#connectors.bySlug(slug), state);
-    if (!request?.u) return null;
+    if (!request?.u || !request.n) return null;
+    const taken = await this.#db
+      .updateTable('credential_request_returns')
+      .set({ returned_at: new Date() })
+      .where('id', '=', request.n)
+      .where('reseller_id', '=', request.r)
+      .where('completed_at', 'is not', null)
+      .where('returned_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!taken) return null;
     const url = new URL(request.u);
     for (const [k, v] of new URLSearchParams(rawQuery)) url.searchParams.append(k, v);
     return url.toString();
+  }
+
+  /** Maintenance: requests past their hour (and a day's grace) are of no use to anyone. */
+  async purgeExpired(): Promise<void> {
+    await this.#db.deleteFrom('credential_request_returns').where('expires_at', '<', new Date(Date.now() - 24 * 3600_000)).execute();
   }
 
   #open(connector: Connector<any> | undefined, state: string): RequestState | null {

@@ -115,7 +115,7 @@ export class StoresModule {
     this.#context = context;
     this.#logger = logger;
     this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, onConnected: (store) => this.#onConnected(store) });
-    this.credentialRequests = new CredentialRequests({ stores: this.stores, connectors, box: deps.box, context });
+    this.credentialRequests = new CredentialRequests({ db, stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({
       stores: this.stores,

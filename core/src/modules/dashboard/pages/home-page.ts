@@ -12,9 +12,12 @@ const ATTENTION = [
 /** Home: the wallet, what needs attention (orders and skipped store orders). */
 export function homePage(register: Register): void {
   register('get', '/', async (d) => {
-    const wallet = (await d.api('GET', '/wallet', { query: { limit: '10' } })).data;
-    const attention = await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api('GET', '/orders', { query: { state: a.state, limit: '20' } })).data as any[] })));
-    const stores = ((await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[]).filter((s) => s.status === 'connected');
+    // Home shows what the session's scopes let it read, and leaves out the rest.
+    const wallet = d.page.can('wallet:read') ? (await d.api('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] } };
+    const attention = d.page.can('orders:read')
+      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api('GET', '/orders', { query: { state: a.state, limit: '20' } })).data as any[] })))
+      : [];
+    const stores = d.page.can('stores:read') ? ((await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[]).filter((s) => s.status === 'connected') : [];
     const skipped = (
       await Promise.all(stores.map(async (s) => ((await d.api('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data as any[]).map((i) => ({ ...i, store: s }))))
     ).flat();

@@ -12,7 +12,8 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
   register('get', '/orders', async (d) => {
     const filters = Object.fromEntries(FILTERS.map((f) => [f, typeof d.req.query[f] === 'string' && d.req.query[f] ? (d.req.query[f] as string) : undefined])) as Record<(typeof FILTERS)[number], string | undefined>;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const stores = (await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[];
+    // The store filter only for a session that may read stores.
+    const stores = d.page.can('stores:read') ? ((await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[]) : [];
     let page: any = { data: [], nextCursor: null };
     let error: string | undefined;
     try {
@@ -85,7 +86,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <dt>Ship to</dt><dd data-testid="ship-to">${shipTo(o.recipient)}</dd>
           <dt>Tracking</dt><dd data-testid="tracking">${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl}>${o.tracking.trackingNumber}</a>` : '—'}</dd>
         </dl>
-        ${cancellable ? html`<p><${PostButton} action=${`/dashboard/orders/${o.id}/cancel`} csrf=${d.page.csrfToken} label="Cancel order" confirm="Cancel this order?" /></p>` : null}
+        ${cancellable && d.page.can('orders:write') ? html`<p><${PostButton} action=${`/dashboard/orders/${o.id}/cancel`} csrf=${d.page.csrfToken} label="Cancel order" confirm="Cancel this order?" /></p>` : null}
         <section aria-labelledby="lines-h">
           <h2 id="lines-h">Lines and files</h2>
           <div class="table"><table>
@@ -97,7 +98,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
                 <td>
                   <span class=${`badge ${l.fileStatus === 'ok' ? 'good' : 'bad'}`}>${l.fileStatus === 'ok' ? 'checked' : l.fileStatus === 'missing' ? 'missing' : 'needs conversion'}</span>
                   ${l.fileUrl ? html` <a href=${l.fileUrl}>file</a>` : null}
-                  ${o.state === 'AWAITING_FILE' && l.fileStatus === 'missing'
+                  ${o.state === 'AWAITING_FILE' && l.fileStatus === 'missing' && d.page.can('orders:write')
                     ? html`<form method="post" action=${`/dashboard/orders/${o.id}/lines/${l.line}/file`} aria-label=${`Supply the file of line ${l.line}`}>
                         <${CsrfField} token=${d.page.csrfToken} />
                         <label for=${`file-${l.line}`}>File URL for line ${l.line} (https PDF, PNG or JPG)</label>

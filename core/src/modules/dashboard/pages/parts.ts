@@ -1,12 +1,18 @@
 import { ApiError } from '../../../http/api-error.ts';
 import { CsrfField, Field, html, Layout, type Children, type VNode } from '../../../http/pages/html.ts';
 import type { Mode } from '../../accounts/accounts-tables.ts';
+import type { Scope } from '../../accounts/scopes.ts';
+import { navScope, otherModeHint } from '../dashboard-grants.ts';
 
 /** What every signed-in page knows of its session. */
 export interface PageSession {
   resellerName: string;
   mode: Mode;
   csrfToken: string;
+  /** Whether the session may switch mode (a back-office link's); a key's stays in the key's mode. */
+  switchable: boolean;
+  /** Whether the session's key has the scope: a page offers no link or form it could not follow. */
+  can(scope: Scope): boolean;
 }
 
 export const NAV = [
@@ -33,15 +39,21 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.fa
 /** A dashboard page: navigation, the mode (with its switch) and the sign-out form. */
 export function DashLayout(props: { title: string; session: PageSession; notice?: string | undefined; error?: string | undefined; children?: Children }): VNode {
   const other: Mode = props.session.mode === 'live' ? 'test' : 'live';
-  return html`<${Layout} title=${props.title} product=${`${props.session.resellerName} · Print dashboard`} nav=${NAV} signOut=${{ action: '/dashboard/sign-out', csrfToken: props.session.csrfToken }}>
+  const nav = NAV.filter((n) => {
+    const scope = navScope(n.href);
+    return !scope || props.session.can(scope);
+  });
+  return html`<${Layout} title=${props.title} product=${`${props.session.resellerName} · Print dashboard`} nav=${nav} signOut=${{ action: '/dashboard/sign-out', csrfToken: props.session.csrfToken }}>
     <style>${EXTRA_CSS}</style>
     <div class="mode">
       <span>Mode: <span class=${`badge ${props.session.mode === 'test' ? 'test' : 'good'}`} data-testid="mode">${props.session.mode}</span></span>
-      <form class="inline" method="post" action="/dashboard/mode">
-        <${CsrfField} token=${props.session.csrfToken} />
-        <input type="hidden" name="mode" value=${other} />
-        <button class="link" type="submit">Switch to ${other}</button>
-      </form>
+      ${props.session.switchable
+        ? html`<form class="inline" method="post" action="/dashboard/mode">
+            <${CsrfField} token=${props.session.csrfToken} />
+            <input type="hidden" name="mode" value=${other} />
+            <button class="link" type="submit">Switch to ${other}</button>
+          </form>`
+        : html`<span class="muted" data-testid="mode-hint">${otherModeHint(props.session.mode)}</span>`}
     </div>
     ${props.notice ? html`<p class="notice" role="status">${props.notice}</p>` : null}
     ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : null}

@@ -34,7 +34,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     sendPage(
       d.res,
       html`<${DashLayout} title="Products" session=${d.page} notice=${noticeOf(d.req)}>
-        <p><a href="/dashboard/products/new">New product</a></p>
+        ${d.page.can('reseller-products:write') ? html`<p><a href="/dashboard/products/new">New product</a></p>` : null}
         <form class="filters" method="get" action="/dashboard/products" role="search">
           <div><label for="q">Search SKU or title</label><input id="q" name="q" value=${q ?? ''} /></div>
           <button type="submit">Search</button>
@@ -99,11 +99,14 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   }
 
   async function formPage(d: DashContext, title: string, action: string, values: Record<string, any>, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
-    const catalogue = (await d.api('GET', '/products', { query: { limit: '100', lang: 'en' } })).data as any[];
+    const catalogue = d.page.can('catalog:read') ? ((await d.api('GET', '/products', { query: { limit: '100', lang: 'en' } })).data as any[]) : [];
     const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
     const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
     const isNew = id === undefined;
-    const form: VNode = html`<form class="stack" method="post" action=${action} aria-label=${title}>
+    // A session that may only read products sees the product, not a form it could not send.
+    const form: VNode = !d.page.can('reseller-products:write')
+      ? html`<dl class="facts"><dt>SKU</dt><dd>${values.sku ?? ''}</dd><dt>Title</dt><dd>${values.title ?? ''}</dd><dt>Print product</dt><dd>${values.productId ?? ''}</dd><dt>Fixed options</dt><dd>${options || '—'}</dd><dt>Active</dt><dd>${values.active === false ? 'no' : 'yes'}</dd></dl>`
+      : html`<form class="stack" method="post" action=${action} aria-label=${title}>
       <${CsrfField} token=${d.page.csrfToken} />
       ${errors ? html`<p class="alert" role="alert">${errors.message}</p>` : null}
       <${Field} name="sku" label="SKU (as in your store)" value=${values.sku ?? ''} error=${errors?.fields.sku} required=${true} />
@@ -133,7 +136,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
               ${selling.length
                 ? html`<p class="muted" data-testid="delete-blocked">It cannot be deleted while a store sells it (the API answers 409 reseller_product_linked): that store's orders for it would be skipped. Remove or change the listing in the store, or disconnect the store, then delete it; or make it inactive.</p>`
                 : null}
-              <${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />
+              ${d.page.can('reseller-products:write') ? html`<${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />` : null}
             </section>`}
       <//>`,
       errors ? 422 : 200,

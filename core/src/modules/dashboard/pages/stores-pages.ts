@@ -161,7 +161,8 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               </table></div>`}
           <${NextPage} base="/dashboard/stores" query=${{}} cursor=${page.nextCursor} />
         </section>
-        <section aria-labelledby="connect-h">
+        ${d.page.can('stores:write')
+          ? html`<section aria-labelledby="connect-h">
           <h2 id="connect-h">Connect a store</h2>
           ${deps.platforms.map(
             (p) => html`<details class="card" open=${errors?.form.endsWith(`:${p.platform}`) ?? false}>
@@ -171,7 +172,8 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               ${p.connectFields.length ? form('connect', p, p.connectFields, '/dashboard/stores/connect', 'Connect with these credentials', `Or paste credentials you made in your ${p.displayName} admin.`) : null}
             </details>`,
           )}
-        </section>
+        </section>`
+          : null}
       <//>`,
       errors ? 422 : 200,
     );
@@ -185,7 +187,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       d.api('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
       d.api('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
       d.api('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
-      d.api('GET', '/products', { query: { limit: '100', lang: 'en' } }),
+      d.page.can('catalog:read') ? d.api('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
     ]);
     const products = [{ value: '', label: 'Choose a print product…' }, ...(catalogue.data as any[]).map((p) => ({ value: p.id, label: p.name ?? p.id }))];
     const connected = store.status === 'connected';
@@ -201,7 +203,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
           ${(store.notices as string[]).length > 0 ? html`<dt>Notices</dt><dd><ul data-testid="store-notices">${(store.notices as string[]).map((n) => html`<li>${n}</li>`)}</ul></dd>` : null}
         </dl>
-        ${connected
+        ${connected && d.page.can('stores:write')
           ? html`<p>
               <${PostButton} action=${`/dashboard/stores/${id}/sync`} csrf=${d.page.csrfToken} label="Sync now" />
               ${' '}<${PostButton} action=${`/dashboard/stores/${id}/disconnect`} csrf=${d.page.csrfToken} label="Disconnect" confirm="Disconnect this store? No more orders are taken from it." />
@@ -220,7 +222,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                   return html`<tr data-listing=${l.sku ?? ''}>
                     <td>${l.title}${l.active ? null : html` <span class="badge">inactive</span>`}</td>
                     <td>${l.sku ?? html`<span class="muted">no SKU: give it one in your store</span>`}</td>
-                    <td>${l.sku
+                    <td>${l.sku && d.page.can('reseller-products:write')
                       ? html`<form method="post" action=${`/dashboard/stores/${id}/listings/product`} aria-label=${`Create the product for ${l.sku}`}>
                           <${CsrfField} token=${d.page.csrfToken} />
                           <input type="hidden" name="sku" value=${l.sku} />
@@ -260,7 +262,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
                     <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l: any) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
-                    <td>${connected && (i.status === 'no_print_lines' || i.status === 'failed')
+                    <td>${connected && d.page.can('stores:write') && (i.status === 'no_print_lines' || i.status === 'failed')
                       ? html`<${PostButton} action=${`/dashboard/stores/${id}/ingests/${i.id}/retry`} csrf=${d.page.csrfToken} label="Retry" name=${`Retry ${i.externalName ?? i.externalOrderId}`} />`
                       : null}</td>
                   </tr>`,

@@ -83,7 +83,8 @@ export function webhooksPages(register: Register): void {
               )}</tbody>
             </table></div>`}
         <${NextPage} base="/dashboard/webhooks" query=${{}} cursor=${page.nextCursor} />
-        <section aria-labelledby="new-h">
+        ${d.page.can('webhooks:write')
+          ? html`<section aria-labelledby="new-h">
           <h2 id="new-h">Add an endpoint</h2>
           <form class="stack" method="post" action="/dashboard/webhooks" aria-label="Add an endpoint">
             <${CsrfField} token=${d.page.csrfToken} />
@@ -96,7 +97,8 @@ export function webhooksPages(register: Register): void {
             </fieldset>
             <button type="submit">Add endpoint</button>
           </form>
-        </section>
+        </section>`
+          : null}
       <//>`,
       errors ? 422 : 200,
     );
@@ -117,7 +119,8 @@ export function webhooksPages(register: Register): void {
           <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : html`<span class="error">disabled: ${endpoint.disabledReason ?? ''}</span>`}</dd>
           <dt>Failing since</dt><dd>${when(endpoint.failingSince)}</dd>
         </dl>
-        <p>
+        ${d.page.can('webhooks:write')
+          ? html`<p>
           <${PostButton} action=${`/dashboard/webhooks/${e}/test`} csrf=${d.page.csrfToken} label="Send a test event" />
           ${' '}${endpoint.enabled ? null : html`<${PostButton} action=${`/dashboard/webhooks/${e}/enable`} csrf=${d.page.csrfToken} label="Enable" />`}
           ${' '}<${PostButton} action=${`/dashboard/webhooks/${e}/delete`} csrf=${d.page.csrfToken} label="Delete endpoint" confirm="Delete this endpoint?" />
@@ -126,7 +129,8 @@ export function webhooksPages(register: Register): void {
           <${CsrfField} token=${d.page.csrfToken} />
           <${Field} name="expiresInHours" label="Keep the old secret signing for (hours, 0 = stop now)" type="number" value="24" />
           <button type="submit">Rotate secret</button>
-        </form>
+        </form>`
+          : null}
         <section aria-labelledby="deliveries-h">
           <h2 id="deliveries-h">Recent deliveries</h2>
           ${(deliveries.data as any[]).length === 0
@@ -139,7 +143,7 @@ export function webhooksPages(register: Register): void {
                     <td><span class=${`badge ${x.status === 'delivered' ? 'good' : x.status === 'failed' ? 'bad' : ''}`}>${x.status}</span></td>
                     <td>${x.lastStatusCode ?? '—'}${x.lastLatencyMs !== null ? ` in ${x.lastLatencyMs} ms` : ''}${x.lastError ? html` <span class="error">${x.lastError}</span>` : null}</td>
                     <td>${x.attemptCount}</td><td>${when(x.lastAttemptAt)}</td>
-                    <td><${PostButton} action=${`/dashboard/webhooks/${e}/deliveries/${x.id}/retry`} csrf=${d.page.csrfToken} label="Redeliver" name=${`Redeliver ${x.eventType}`} /></td>
+                    <td>${d.page.can('webhooks:write') ? html`<${PostButton} action=${`/dashboard/webhooks/${e}/deliveries/${x.id}/retry`} csrf=${d.page.csrfToken} label="Redeliver" name=${`Redeliver ${x.eventType}`} />` : null}</td>
                   </tr>`,
                 )}</tbody>
               </table></div>`}
