@@ -55,6 +55,7 @@ export class BullMqJobQueue implements JobQueue {
   #workerConnection: Redis | undefined;
   readonly #queues = new Map<string, BullMqQueue<any>>();
   readonly #workers: Worker[] = [];
+  readonly #reconnected: Array<() => void> = [];
   #started = false;
   #closing: Promise<void> | undefined;
 
@@ -64,6 +65,11 @@ export class BullMqJobQueue implements JobQueue {
     const { connection } = deps;
     this.#connect = typeof connection === 'function' ? connection : (purpose) => openRedis(connection.url, purpose);
     this.#producer = this.#watch(this.#connect('producer'));
+    this.#watchLoss(this.#producer);
+  }
+
+  onReconnected(listener: () => void): void {
+    this.#reconnected.push(listener);
   }
 
   define<T>(name: string, options: QueueOptions<T>): Queue<T> {
@@ -123,6 +129,26 @@ export class BullMqJobQueue implements JobQueue {
     });
     worker.on('error', (err) => this.#logger.warn('queue worker error', { queue: queue.name, error: err.message }));
     this.#workers.push(worker);
+  }
+
+  /**
+   * The producer connection (every process has one, workers or not) tells when Redis is back:
+   * `ready` after a `close` that followed a `ready`. Its first `ready` at start-up is no return.
+   */
+  #watchLoss(redis: Redis): void {
+    let wasReady = redis.status === 'ready';
+    let lost = false;
+    redis.on('ready', () => {
+      if (lost && !this.#closing) {
+        this.#logger.info('queue redis is back; queueing again what waits in the database');
+        for (const listener of this.#reconnected) listener();
+      }
+      wasReady = true;
+      lost = false;
+    });
+    redis.on('close', () => {
+      if (wasReady) lost = true;
+    });
   }
 
   #watch(redis: Redis): Redis {

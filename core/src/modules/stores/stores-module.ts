@@ -253,15 +253,14 @@ export class StoresModule {
     return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}${suffix ? `-${suffix}` : ''}` });
   }
 
-  /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
-  async sweepEvents(olderThanMs = SWEEP_EVENTS_AFTER_MS): Promise<number> {
-    const rows = await this.#db
-      .selectFrom('store_webhook_events')
-      .select(['id', 'platform'])
-      .where('processed_at', 'is', null)
-      .where('received_at', '<', new Date(Date.now() - olderThanMs))
-      .limit(500)
-      .execute();
+  /**
+   * Re-queues stored webhooks that were never processed (a crash between store and queue);
+   * `olderThanMs` null: every one, however young (see requeueUnprocessed).
+   */
+  async sweepEvents(olderThanMs: number | null = SWEEP_EVENTS_AFTER_MS): Promise<number> {
+    let pending = this.#db.selectFrom('store_webhook_events').select(['id', 'platform']).where('processed_at', 'is', null);
+    if (olderThanMs !== null) pending = pending.where('received_at', '<', new Date(Date.now() - olderThanMs));
+    const rows = await pending.limit(500).execute();
     for (const [platform, events] of Map.groupBy(rows, (r) => r.platform)) {
       for (let i = 0; i < events.length; i += EVENTS_BATCH) {
         const eventIds = events.slice(i, i + EVENTS_BATCH).map((e) => e.id);
@@ -269,6 +268,21 @@ export class StoresModule {
       }
     }
     return rows.length;
+  }
+
+  /**
+   * Redis is back after an outage (this process's queue connection is ready again): every
+   * stored webhook not yet processed is queued now, not by the sweep a minute later. Those
+   * stored while Redis was away were never queued, and a Redis that restarted empty lost the
+   * jobs of the others. Each process does this when its own connection returns, so whatever it
+   * stored while it could not queue is covered; a webhook queued twice is harmless (a job skips
+   * what is processed, and a store order is placed once by its idempotency key).
+   */
+  requeueUnprocessed(): void {
+    this.sweepEvents(null).then(
+      (n) => n > 0 && this.#logger.info('stored webhooks queued again after a queue outage', { events: n }),
+      (err: Error) => this.#logger.warn('stored webhooks not queued again after a queue outage; the sweeper will queue them', { error: err.message }),
+    );
   }
 
   /** The maintenance loop's tasks: lost webhooks, scheduled polls, shipments to push. */
