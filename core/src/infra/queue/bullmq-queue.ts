@@ -36,6 +36,8 @@ interface Envelope<T> {
 }
 
 const DAY_S = 24 * 3600;
+/** How soon a worker fetches again after its connection failed (see #startWorker). */
+const WORKER_RETRY_DELAY_MS = 1000;
 /** Completed jobs stay a day for the dashboard, failed ones a week for inspection; `add` replaces either. */
 const RETENTION: JobsOptions = { removeOnComplete: { age: DAY_S, count: 1000 }, removeOnFail: { age: 7 * DAY_S, count: 10_000 } };
 
@@ -121,6 +123,10 @@ export class BullMqJobQueue implements JobQueue {
       concurrency: concurrency ?? 1,
       ...(limiter ? { limiter: { max: limiter.max, duration: limiter.durationMs } } : {}),
       settings: { backoffStrategy: scheduleBackoff },
+      // After a lost connection BullMQ waits this long before it fetches jobs again (15 s by
+      // default): jobs re-queued once Redis is back would wait for it. Its commands wait for the
+      // reconnection anyway, so trying again soon costs nothing while Redis is away.
+      runRetryDelay: WORKER_RETRY_DELAY_MS,
     });
     worker.on('failed', (job, err) => {
       if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
