@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { REQUIRE_SERVICES } from '../../core/test/helpers/services.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
-import { FaultWorld, ScenarioEnvironment } from './fault-environment.ts';
+import { ScenarioEnvironment } from './fault-environment.ts';
+import { useFaultWorld } from './fault-suite.ts';
 import { checkEventsDelivered, checkProcesses, checkWallets } from './guarantees.ts';
 import { sleep } from './order-load.ts';
 import type { PlatformFault } from './platform-faults.ts';
@@ -9,7 +9,6 @@ import { checkPushes, checkStoreEvents, checkStoreOrders, pushesOutstanding, rec
 import { StoreLoad } from './store-load.ts';
 import { ResellerStores, STORE_SKU, StorePlatforms } from './store-platforms.ts';
 import { StoreShipper } from './store-shipper.ts';
-import { findServiceTools } from './throwaway-services.ts';
 
 /**
  * Store orders under faults (`npm run test:faults -- --grep store`): two API processes and a
@@ -50,36 +49,11 @@ interface Run {
 
 describe('store orders under faults (TikTok Shop notifications and polled Amazon stores, two API processes and a worker)', function () {
   this.timeout(600_000);
-  let world: FaultWorld | undefined;
-  let platforms: StorePlatforms | undefined;
-  const cleanups: Array<() => Promise<void>> = [];
-  const killers: Array<() => void> = [];
   let run: Run | undefined;
-  let killed = false;
-  const killAll = () => {
-    if (killed) return;
-    killed = true;
-    run?.env.supervisor.killAllNow();
-    for (const k of killers) k();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    killAll();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
+  const world = useFaultWorld(() => run?.env.supervisor);
+  let platforms: StorePlatforms | undefined;
 
-  before(async function () {
-    const tools = findServiceTools();
-    if ('missing' in tools) {
-      if (REQUIRE_SERVICES) throw new Error(`the fault suite cannot run: ${tools.missing} (REQUIRE_SERVICES=1)`);
-      this.skip();
-    }
-    process.on('exit', killAll);
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    world = await FaultWorld.start(tools, (cleanup, now) => {
-      cleanups.push(cleanup);
-      killers.push(now);
-    });
+  before(async () => {
     platforms = await StorePlatforms.start();
   });
 
@@ -95,10 +69,6 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
 
   after(async () => {
     await platforms?.close();
-    for (const c of cleanups) await c().catch(() => undefined);
-    process.off('exit', killAll);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   });
 
   /** Waits until `n` more store orders were created (the load goes on meanwhile). */
@@ -114,11 +84,11 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
    * every guarantee.
    */
   async function underStoreFaults(name: string, faults: (r: Run) => Promise<void>): Promise<void> {
-    const env = await ScenarioEnvironment.start(world!, name, platforms!.env());
+    const env = await ScenarioEnvironment.start(world(), name, platforms!.env());
     const stores: ResellerStores[] = [];
     const keyOf = new Map<ResellerStores, string>();
     for (const reseller of env.resellers) {
-      await env.api(reseller.key, 'POST', '/reseller-products', { sku: STORE_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: world!.receiver.printFileUrl });
+      await env.api(reseller.key, 'POST', '/reseller-products', { sku: STORE_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: world().receiver.printFileUrl });
       const s = new ResellerStores(platforms!);
       await s.seed(env.databaseUrl, env.encryptionKey, reseller.id);
       stores.push(s);
@@ -164,7 +134,7 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
     problems.push(...checkPushes(chosen, load.orders));
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
     problems.push(...(await checkStoreEvents(env.databaseUrl, storeIds, chosen)));
-    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, [], world!.receiver, DELIVERY_DEADLINE_MS)));
+    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, [], world().receiver, DELIVERY_DEADLINE_MS)));
     const { deliveries, byOutcome } = load.summary();
     const internalErrors = byOutcome['500'] ?? 0;
     if (internalErrors > 0) problems.push(`${internalErrors} notification(s) answered 500 (an outage must answer 503)`);
@@ -214,9 +184,9 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
 
       // Redis goes away and comes back empty: webhooks stored meanwhile and jobs it held are queued again at once.
       const down = new Date();
-      await world!.redis.stop();
+      await world().redis.stop();
       await sleep(OUTAGE_MS);
-      await world!.redis.start();
+      await world().redis.start();
       const back = new Date();
       const stored = await receivedBetween(r.env.databaseUrl, down, back);
       // Watched for three times the bound (the load goes on meanwhile), so a miss is reported with its size.
@@ -228,9 +198,9 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
       if (recovered === undefined || recovered > REDIS_RECOVERY_MS) r.problems.push(`webhooks stored before Redis came back were processed ${recovered ?? `more than ${3 * REDIS_RECOVERY_MS}`} ms after it (at most ${REDIS_RECOVERY_MS} ms)`);
       await moreOrders(r, BETWEEN_FAULTS, 'after the Redis restart');
 
-      await world!.postgres.stop('fast');
+      await world().postgres.stop('fast');
       await sleep(OUTAGE_MS);
-      await world!.postgres.start();
+      await world().postgres.start();
     });
   });
 
