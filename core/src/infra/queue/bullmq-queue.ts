@@ -1,7 +1,7 @@
 import { Queue as BullQueue, Worker, UnrecoverableError, DelayedError, type Job as BullJob, type JobsOptions, type MinimalJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
-import { PRODUCER_REDIS } from '../redis-options.ts';
+import { PRODUCER_REDIS, reconnectSoon } from '../redis-options.ts';
 import {
   backoffDelay,
   PermanentJobError,
@@ -168,7 +168,7 @@ export class BullMqJobQueue implements JobQueue {
  * PRODUCER_REDIS); workers wait for it, and take up their jobs again when it is back.
  */
 function openRedis(url: string, purpose: 'producer' | 'worker'): Redis {
-  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null } : { ...PRODUCER_REDIS });
+  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null, retryStrategy: reconnectSoon } : { ...PRODUCER_REDIS });
 }
 
 /** BullMQ's custom backoff: called for types it does not know, i.e. our `schedule`. */
