@@ -262,6 +262,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
   const dashboardLinks = new DashboardLinks({ db, accounts, publicUrl });
+  // Redis back after an outage: stored webhooks it could not take (or lost) are queued at once, in every process.
+  queue.onReconnected(() => storesModule.onQueueBack());
   const maintenance = new Maintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000 });
   maintenance.add('production hand-off sweep', () => production!.sweep());
   maintenance.add('interrupted card charges', () => payments.recoverInterruptedCharges(30_000));

@@ -69,25 +69,30 @@ export class ScenarioEnvironment {
   readonly databaseUrl: string;
   readonly supervisor: ProcessSupervisor;
   readonly resellers: LoadReseller[] = [];
+  /** The processes' ENCRYPTION_KEY (what a scenario that writes sealed credentials needs). */
+  readonly encryptionKey: string;
   readonly #world: FaultWorld;
   readonly #adminToken: string;
   #load: OrderLoad | undefined;
 
-  private constructor(world: FaultWorld, name: string, databaseUrl: string, supervisor: ProcessSupervisor, adminToken: string) {
+  private constructor(world: FaultWorld, name: string, databaseUrl: string, supervisor: ProcessSupervisor, adminToken: string, encryptionKey: string) {
     this.#world = world;
+    this.encryptionKey = encryptionKey;
     this.name = name;
     this.databaseUrl = databaseUrl;
     this.supervisor = supervisor;
     this.#adminToken = adminToken;
   }
 
-  static async start(world: FaultWorld, name: string): Promise<ScenarioEnvironment> {
+  /** `env`: more settings of every process (the store scenarios' connector settings). */
+  static async start(world: FaultWorld, name: string, env: Record<string, string> = {}): Promise<ScenarioEnvironment> {
     const tag = `${name}_${randomBytes(3).toString('hex')}`;
     await query(world.postgres.url(), `create database faults_${tag}`);
     const dataDir = path.join(world.dir, tag);
     mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
     const adminToken = `adm_faults_${randomBytes(16).toString('hex')}`;
     const databaseUrl = world.postgres.url(`faults_${tag}`);
+    const encryptionKey = SecretBox.generateKey();
     const supervisor = new ProcessSupervisor({
       logDir: path.join(dataDir, 'logs'),
       env: {
@@ -96,7 +101,7 @@ export class ScenarioEnvironment {
         REDIS_URL: world.redis.url,
         REDIS_PREFIX: `faults-${tag}`,
         ADMIN_TOKEN: adminToken,
-        ENCRYPTION_KEY: SecretBox.generateKey(),
+        ENCRYPTION_KEY: encryptionKey,
         DATA_DIR: dataDir,
         HOST: '127.0.0.1',
         PORT: '0',
@@ -107,14 +112,41 @@ export class ScenarioEnvironment {
         NODE_EXTRA_CA_CERTS: world.caFile,
         OUTBOUND_ALLOWED_HOSTS: 'localhost',
         SHUTDOWN_TIMEOUT_MS: '5000',
+        ...env,
       },
     });
-    const env = new ScenarioEnvironment(world, name, databaseUrl, supervisor, adminToken);
+    const scenario = new ScenarioEnvironment(world, name, databaseUrl, supervisor, adminToken, encryptionKey);
     // Both API processes at once (as a deployment starts them: migrations apply once), then the worker.
     await Promise.all([supervisor.start('api-1', 'api'), supervisor.start('api-2', 'api')]);
     await supervisor.start('worker', 'worker');
-    for (let i = 1; i <= RESELLERS; i++) env.resellers.push(await env.#reseller(`${tag}-r${i}`));
-    return env;
+    for (let i = 1; i <= RESELLERS; i++) scenario.resellers.push(await scenario.#reseller(`${tag}-r${i}`));
+    return scenario;
+  }
+
+  /** A back-office call on any API process running (throws unless 2xx). */
+  admin(method: string, p: string, body?: unknown): Promise<any> {
+    const api = this.supervisor.apiUrls()[0];
+    if (!api) return Promise.reject(new Error('no API process runs'));
+    return call(api, method, `/admin/v1${p}`, this.#adminToken, body);
+  }
+
+  /** A reseller API call with `key` on any API process running (throws unless 2xx). */
+  api(key: string, method: string, p: string, body?: unknown): Promise<any> {
+    const api = this.supervisor.apiUrls()[0];
+    if (!api) return Promise.reject(new Error('no API process runs'));
+    return call(api, method, `/api/reseller/v1${p}`, key, body);
+  }
+
+  /** An order load that is never started: its probe proves that a process places orders (checkProcesses). */
+  prober(): OrderLoad {
+    return new OrderLoad({
+      resellers: this.resellers,
+      apis: () => this.supervisor.apiUrls(),
+      body: () => ({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: this.#world.receiver.printFileUrl }], recipient: RECIPIENT }),
+      intervalMs: 300,
+      requestTimeoutMs: 15_000,
+      repeatEvery: 4,
+    });
   }
 
   /** Starts the bounded load on every API process running (whichever they are at each request). */

@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import { REQUIRE_SERVICES } from '../../core/test/helpers/services.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
-import { FaultWorld, ScenarioEnvironment } from './fault-environment.ts';
+import { ScenarioEnvironment } from './fault-environment.ts';
+import { useFaultWorld } from './fault-suite.ts';
 import { checkEventsDelivered, checkOrders, checkProcesses, checkWallets } from './guarantees.ts';
 import { sleep, type OrderLoad } from './order-load.ts';
-import { findServiceTools } from './throwaway-services.ts';
 
 /**
  * Faults on real processes (`npm run test:faults`): two API processes and a worker on a
@@ -30,48 +29,12 @@ const REDIS_OUTAGE_MAX_ANSWER_MS = 5000;
 
 describe('faults on real processes (two API processes and a worker on PostgreSQL and Redis)', function () {
   this.timeout(420_000);
-  let world: FaultWorld | undefined;
-  const cleanups: Array<() => Promise<void>> = [];
-  const killers: Array<() => void> = [];
   let env: ScenarioEnvironment | undefined;
-  // Whatever ends this process (a failed hook, Ctrl-C, a CI timeout), the suite's processes and servers go with it.
-  let killed = false;
-  const killAll = () => {
-    if (killed) return;
-    killed = true;
-    env?.supervisor.killAllNow();
-    for (const k of killers) k();
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    killAll();
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-
-  before(async function () {
-    const tools = findServiceTools();
-    if ('missing' in tools) {
-      if (REQUIRE_SERVICES) throw new Error(`the fault suite cannot run: ${tools.missing} (REQUIRE_SERVICES=1)`);
-      this.skip();
-    }
-    process.on('exit', killAll);
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    world = await FaultWorld.start(tools, (cleanup, now) => {
-      cleanups.push(cleanup);
-      killers.push(now);
-    });
-  });
+  const world = useFaultWorld(() => env?.supervisor);
 
   afterEach(async () => {
     await env?.stop();
     env = undefined;
-  });
-
-  after(async () => {
-    for (const c of cleanups) await c().catch(() => undefined);
-    process.off('exit', killAll);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   });
 
   /**
@@ -80,7 +43,7 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
    * lets AFTER_RECOVERY more orders through, stops the load, and checks every guarantee.
    */
   async function underFault(name: string, fault: (env: ScenarioEnvironment, load: OrderLoad) => Promise<void>, opts: { maxLatencyMs?: number } = {}): Promise<void> {
-    env = await ScenarioEnvironment.start(world!, name);
+    env = await ScenarioEnvironment.start(world(), name);
     const load = env.startLoad();
     const problems: string[] = [];
     await waitFor(`${BEFORE_FAULT} orders before the fault`, () => load.acknowledged() >= BEFORE_FAULT, ACKS_DEADLINE_MS, 100);
@@ -101,7 +64,7 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
     problems.push(...(await checkProcesses(env.supervisor, (api) => load.probe(api, env!.resellers[0]!, SERVE_DEADLINE_MS), SERVE_DEADLINE_MS)));
     problems.push(...(await checkOrders(env.databaseUrl, load.keys, env.resellers)));
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
-    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, load.keys, world!.receiver, DELIVERY_DEADLINE_MS)));
+    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, load.keys, world().receiver, DELIVERY_DEADLINE_MS)));
     const { byOutcome, maxLatencyMs } = load.summary();
     // A dependency outage is answered 503 with Retry-After, quickly: never a 500, never a hang.
     const internalErrors = byOutcome['500'] ?? 0;
@@ -116,9 +79,9 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
   it('worker SIGKILL mid-delivery, restarted by its supervisor: nothing lost, doubled or left undelivered', async () => {
     await underFault('worker_kill', async (e) => {
       // Deliveries reach the receiver but get no answer: the worker dies in the middle of its attempts.
-      const release = world!.receiver.holdDeliveries();
+      const release = world().receiver.holdDeliveries();
       try {
-        await waitFor('a webhook delivery in flight', () => world!.receiver.held() > 0, 30_000, 10);
+        await waitFor('a webhook delivery in flight', () => world().receiver.held() > 0, 30_000, 10);
         await e.supervisor.kill('worker', 'SIGKILL');
       } finally {
         release();
@@ -144,17 +107,17 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
 
   it('PostgreSQL restart (pg_ctl stop -m fast, then start): every process survives and serves again', async () => {
     await underFault('postgres_restart', async () => {
-      await world!.postgres.stop('fast');
+      await world().postgres.stop('fast');
       await sleep(OUTAGE_MS);
-      await world!.postgres.start();
+      await world().postgres.start();
     });
   });
 
   it('Redis restart (every key lost): every process survives and serves again, queued work is recovered', async () => {
     await underFault('redis_restart', async () => {
-      await world!.redis.stop();
+      await world().redis.stop();
       await sleep(OUTAGE_MS);
-      await world!.redis.start();
+      await world().redis.start();
       // Every Redis wait on the request path is bounded (half a second a command, two for an enqueue).
     }, { maxLatencyMs: REDIS_OUTAGE_MAX_ANSWER_MS });
   });

@@ -1,6 +1,16 @@
 import type { RedisOptions } from 'ioredis';
 
 /**
+ * How long a client waits before it tries to reconnect: at most a second, with jitter. ioredis
+ * doubles the wait up to 5 s by default, so a client found Redis back up to 5 s after its return,
+ * and what waits for Redis (jobs queued again, workers, shared rate limits) waited with it. A
+ * connection attempt a second per client while Redis is away costs nothing worth saving.
+ */
+export function reconnectSoon(times: number): number {
+  return Math.min(times * 100, 1000) + Math.floor(Math.random() * 100);
+}
+
+/**
  * Options of the Redis connections a request may wait for: the shared client (rate-limit
  * counters, revocation broadcasts, `/readyz`) and the queue producers (jobs added after a
  * commit). A Redis outage must never hang a request, so:
@@ -14,6 +24,7 @@ import type { RedisOptions } from 'ioredis';
  * Never for a worker's connections: their blocking commands wait for jobs for long on purpose.
  */
 export const REQUEST_PATH_REDIS: Readonly<RedisOptions> = {
+  retryStrategy: reconnectSoon,
   enableOfflineQueue: false,
   commandTimeout: 500,
   socketTimeout: 3000,

@@ -1,7 +1,7 @@
 import { Queue as BullQueue, Worker, UnrecoverableError, DelayedError, type Job as BullJob, type JobsOptions, type MinimalJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
-import { PRODUCER_REDIS } from '../redis-options.ts';
+import { PRODUCER_REDIS, reconnectSoon } from '../redis-options.ts';
 import {
   backoffDelay,
   PermanentJobError,
@@ -36,6 +36,8 @@ interface Envelope<T> {
 }
 
 const DAY_S = 24 * 3600;
+/** How soon a worker fetches again after its connection failed (see #startWorker). */
+const WORKER_RETRY_DELAY_MS = 1000;
 /** Completed jobs stay a day for the dashboard, failed ones a week for inspection; `add` replaces either. */
 const RETENTION: JobsOptions = { removeOnComplete: { age: DAY_S, count: 1000 }, removeOnFail: { age: 7 * DAY_S, count: 10_000 } };
 
@@ -55,6 +57,7 @@ export class BullMqJobQueue implements JobQueue {
   #workerConnection: Redis | undefined;
   readonly #queues = new Map<string, BullMqQueue<any>>();
   readonly #workers: Worker[] = [];
+  readonly #reconnected: Array<() => void> = [];
   #started = false;
   #closing: Promise<void> | undefined;
 
@@ -64,6 +67,11 @@ export class BullMqJobQueue implements JobQueue {
     const { connection } = deps;
     this.#connect = typeof connection === 'function' ? connection : (purpose) => openRedis(connection.url, purpose);
     this.#producer = this.#watch(this.#connect('producer'));
+    this.#watchLoss(this.#producer);
+  }
+
+  onReconnected(listener: () => void): void {
+    this.#reconnected.push(listener);
   }
 
   define<T>(name: string, options: QueueOptions<T>): Queue<T> {
@@ -115,6 +123,10 @@ export class BullMqJobQueue implements JobQueue {
       concurrency: concurrency ?? 1,
       ...(limiter ? { limiter: { max: limiter.max, duration: limiter.durationMs } } : {}),
       settings: { backoffStrategy: scheduleBackoff },
+      // After a lost connection BullMQ waits this long before it fetches jobs again (15 s by
+      // default): jobs re-queued once Redis is back would wait for it. Its commands wait for the
+      // reconnection anyway, so trying again soon costs nothing while Redis is away.
+      runRetryDelay: WORKER_RETRY_DELAY_MS,
     });
     worker.on('failed', (job, err) => {
       if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
@@ -123,6 +135,26 @@ export class BullMqJobQueue implements JobQueue {
     });
     worker.on('error', (err) => this.#logger.warn('queue worker error', { queue: queue.name, error: err.message }));
     this.#workers.push(worker);
+  }
+
+  /**
+   * The producer connection (every process has one, workers or not) tells when Redis is back:
+   * `ready` after a `close` that followed a `ready`. Its first `ready` at start-up is no return.
+   */
+  #watchLoss(redis: Redis): void {
+    let wasReady = redis.status === 'ready';
+    let lost = false;
+    redis.on('ready', () => {
+      if (lost && !this.#closing) {
+        this.#logger.info('queue redis is back; queueing again what waits in the database');
+        for (const listener of this.#reconnected) listener();
+      }
+      wasReady = true;
+      lost = false;
+    });
+    redis.on('close', () => {
+      if (wasReady) lost = true;
+    });
   }
 
   #watch(redis: Redis): Redis {
@@ -136,7 +168,7 @@ export class BullMqJobQueue implements JobQueue {
  * PRODUCER_REDIS); workers wait for it, and take up their jobs again when it is back.
  */
 function openRedis(url: string, purpose: 'producer' | 'worker'): Redis {
-  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null } : { ...PRODUCER_REDIS });
+  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null, retryStrategy: reconnectSoon } : { ...PRODUCER_REDIS });
 }
 
 /** BullMQ's custom backoff: called for types it does not know, i.e. our `schedule`. */

@@ -84,6 +84,9 @@ export class InProcessJobQueue implements JobQueue {
     return [...this.#queues.values()];
   }
 
+  /** Its jobs live in the database, which is never lost while the process runs: nothing to call. */
+  onReconnected(): void {}
+
   /** What the queue dashboard reads and does on each queue (list, retry, remove). */
   inspectors(): InProcessQueueInspector[] {
     return [...this.#queues.values()].map((q) => (q as unknown as InProcessQueue<unknown>).inspector());

@@ -20,6 +20,13 @@ export interface JobQueue {
   close(): Promise<void>;
   /** Every defined queue, for the dashboard and metrics. */
   queues(): Array<Queue<unknown>>;
+  /**
+   * Calls `listener` each time this process reaches the queue's store again after losing it
+   * (Redis back after an outage, perhaps empty: jobs added meanwhile failed, queued ones may be
+   * gone), so that work kept in the database is queued again now rather than by a sweep much
+   * later. The in-process queue never loses its store: it never calls it.
+   */
+  onReconnected(listener: () => void): void;
 }
 
 export interface QueueOptions<T> {

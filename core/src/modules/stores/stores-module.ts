@@ -44,6 +44,10 @@ const EVENTS_WINDOW_MS = 10;
 const EVENTS_BATCH = 50;
 /** Stored webhooks older than this and still not processed are queued again by the sweep (a crash between storing and queueing). */
 const SWEEP_EVENTS_AFTER_MS = 60_000;
+/** Stored webhooks a sweep queues at most (the next sweep takes more). */
+const SWEEP_PAGE = 500;
+/** Pages queued again at most when Redis is back (10,000 webhooks); the sweeps take any more. */
+const REQUEUE_MAX_PAGES = 20;
 
 export interface StoresDeps {
   db: Db;
@@ -106,6 +110,8 @@ export class StoresModule {
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
   readonly #listings = new Map<string, Queue<{ storeId: string }>>();
+  #requeue: Promise<void> | undefined;
+  #requeueAgain = false;
 
   constructor(deps: StoresDeps) {
     const { db, connectors, context } = deps;
@@ -253,22 +259,65 @@ export class StoresModule {
     return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}${suffix ? `-${suffix}` : ''}` });
   }
 
-  /** Re-queues stored webhooks that were never processed (a crash between store and queue). */
+  /** Re-queues stored webhooks that were never processed (a crash between store and queue), the oldest first. */
   async sweepEvents(olderThanMs = SWEEP_EVENTS_AFTER_MS): Promise<number> {
-    const rows = await this.#db
-      .selectFrom('store_webhook_events')
-      .select(['id', 'platform'])
-      .where('processed_at', 'is', null)
-      .where('received_at', '<', new Date(Date.now() - olderThanMs))
-      .limit(500)
-      .execute();
+    return (await this.#queueUnprocessed(new Date(Date.now() - olderThanMs), undefined)).length;
+  }
+
+  /**
+   * Redis is back after an outage (this process's queue connection is ready again): every
+   * stored webhook not yet processed is queued now, however young, not by the sweep a minute
+   * later. Those stored while Redis was away were never queued, and a Redis that restarted
+   * empty lost the jobs of the others. Each process does this when its own connection returns,
+   * so whatever it stored while it could not queue is covered; a webhook queued twice is
+   * harmless (a job skips what is processed, and a store order is placed once by its
+   * idempotency key). Past REQUEUE_MAX_PAGES pages, the sweeps take the rest.
+   */
+  async requeueUnprocessed(): Promise<number> {
+    let queued = 0;
+    let after: { at: Date; id: string } | undefined;
+    for (let page = 0; page < REQUEUE_MAX_PAGES; page++) {
+      const rows = await this.#queueUnprocessed(undefined, after);
+      queued += rows.length;
+      if (rows.length < SWEEP_PAGE) break;
+      after = { at: rows.at(-1)!.received_at, id: rows.at(-1)!.id };
+    }
+    return queued;
+  }
+
+  /** requeueUnprocessed for the queue's reconnection listener: logged, never thrown; a return while one runs runs it once more after. */
+  onQueueBack(): void {
+    if (this.#requeue) {
+      this.#requeueAgain = true;
+      return;
+    }
+    this.#requeue = this.requeueUnprocessed()
+      .then(
+        (n) => void (n > 0 && this.#logger.info('stored webhooks queued again after a queue outage', { events: n })),
+        (err: Error) => void this.#logger.warn('stored webhooks not queued again after a queue outage; the sweeper will queue them', { error: err.message }),
+      )
+      .finally(() => {
+        this.#requeue = undefined;
+        if (this.#requeueAgain) {
+          this.#requeueAgain = false;
+          this.onQueueBack();
+        }
+      });
+  }
+
+  /** One page of stored webhooks not yet processed (received before `before`; after `after` in received order), queued in batches. */
+  async #queueUnprocessed(before: Date | undefined, after: { at: Date; id: string } | undefined) {
+    let pending = this.#db.selectFrom('store_webhook_events').select(['id', 'platform', 'received_at']).where('processed_at', 'is', null);
+    if (before) pending = pending.where('received_at', '<', before);
+    if (after) pending = pending.where((eb) => eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]));
+    const rows = await pending.orderBy('received_at').orderBy('id').limit(SWEEP_PAGE).execute();
     for (const [platform, events] of Map.groupBy(rows, (r) => r.platform)) {
       for (let i = 0; i < events.length; i += EVENTS_BATCH) {
         const eventIds = events.slice(i, i + EVENTS_BATCH).map((e) => e.id);
         await this.#ingest.get(platform)?.add({ kind: 'events', eventIds }, { jobId: `events-${eventIds[0]}` });
       }
     }
-    return rows.length;
+    return rows;
   }
 
   /** The maintenance loop's tasks: lost webhooks, scheduled polls, shipments to push. */
