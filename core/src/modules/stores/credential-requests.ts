@@ -6,6 +6,8 @@ import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoresService } from './stores-service.ts';
+import { invalidRequest } from '../../http/validation.ts';
+import { issueSentence } from '../../http/plain-issues.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */
 const REQUEST_TTL_MS = 60 * 60 * 1000;
@@ -50,10 +52,10 @@ export class CredentialRequests {
     if (!flow) throw unprocessable('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', `returnUrl ${back.error.issues[0]?.message}`, [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = flow.inputSchema.safeParse(rest);
     if (!input.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
     }
     const expiresAt = Date.now() + REQUEST_TTL_MS;
     const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt } satisfies RequestState);

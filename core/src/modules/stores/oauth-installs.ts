@@ -6,6 +6,8 @@ import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import { invalidRequest } from '../../http/validation.ts';
+import { issueSentence } from '../../http/plain-issues.ts';
 
 /** How long an install link (and the browser's install cookie) stays good. */
 const INSTALL_TTL_MS = 30 * 60 * 1000;
@@ -59,10 +61,10 @@ export class OAuthInstalls {
     const connector = this.#installable(platform);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', `returnUrl ${back.error.issues[0]?.message}`, [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = connector.install.inputSchema ? connector.install.inputSchema.safeParse(rest) : { success: true as const, data: rest };
     if (!input.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} install fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} install fields are invalid`);
     }
     const expiresAt = Date.now() + INSTALL_TTL_MS;
     const state = this.#box.sealJson({ k: 'install', r: tenant.resellerId, m: tenant.mode, p: connector.manifest.platform, i: input.data as Record<string, unknown>, u: back.data ?? null, e: expiresAt } satisfies InstallState);

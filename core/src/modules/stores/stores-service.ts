@@ -12,6 +12,7 @@ import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
+import { invalidRequest } from '../../http/validation.ts';
 
 export type StoreRow = Selectable<StoresTable>;
 
@@ -83,7 +84,7 @@ export class StoresService implements LinkRegistry {
     const connector = this.connector(platform);
     const parsed = connector.manifest.connectSchema.safeParse(input);
     if (!parsed.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${parsed.error.issues[0]?.message}`, parsed.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+      throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
     }
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data));
     return this.#view(await this.saveConnection(tenant, platform, connection));
