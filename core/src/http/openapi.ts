@@ -155,7 +155,7 @@ export function buildOpenApi(opts: {
       const content = r.schema
         ? { 'application/json': { schema: toSchema(r.schema, 'output', components), ...(r.example !== undefined ? { example: r.example } : {}) } }
         : r.contentType
-          ? { [r.contentType]: { schema: { type: 'string' } } }
+          ? { [r.contentType]: { schema: { type: 'string' }, ...(r.example !== undefined ? { example: r.example } : {}) } }
           : undefined;
       responses[status] = { description: r.description, ...(content ? { content } : {}) };
     }
