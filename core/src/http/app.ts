@@ -13,6 +13,7 @@ import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
 import { errorReferenceHtml } from './error-catalogue.ts';
+import { favicon } from './favicon.ts';
 import { buildOpenApi, docsPage, type DocumentedWebhook } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
 import { RouteTable } from './route-table.ts';
@@ -127,6 +128,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // webhooks still get their raw bodies: only the API routers parse JSON.
   for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
   if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes));
+
+  app.get('/favicon.ico', favicon);
 
   app.use(notFoundHandler());
   app.use(errorHandler(deps.logger));

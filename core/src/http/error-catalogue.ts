@@ -172,7 +172,7 @@ export function errorReferenceHtml(): string {
   ).join('\n');
   const details = DETAIL_CATALOGUE.map((d) => `<tr><td>${inline(d.code.split(', ').map((c) => `\`${c}\``).join(', '))}</td><td>${inline(d.under.join(', '))}</td><td>${inline(d.meaning)}</td></tr>`).join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Reseller Print API: error reference</title>
+<html lang="en"><head><meta charset="utf-8"><title>Reseller Print API: error reference</title><link rel="icon" href="/favicon.ico">
 <style>body{font:15px/1.45 system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.35rem .5rem;vertical-align:top;text-align:left}code{background:#f3f3f3;padding:0 .2rem}</style></head>
 <body><h1>Error reference</h1>
 <p>Every error has the shape <code>{"error": {"code", "message", "details"?}}</code>. Branch on <code>error.code</code>, never on the message; quote the <code>Request-Id</code> response header when you ask for help. <a href="../docs">API reference</a></p>
