@@ -45,6 +45,8 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
 
   install: {
     inputSchema: installInputSchema,
+    // The consent page names the app by its id, and the code is exchanged with the app's LWA credentials.
+    requiresSettings: ['appId', 'lwaClientId', 'lwaClientSecret'],
     begin: async (ctx, params) => beginInstall(ctx, params),
     callback: (ctx, params) => completeInstall(ctx, params),
   },

@@ -5,6 +5,7 @@ import type { RateLimiter } from '../infra/rate-limit.ts';
 import type { AccountsService } from '../modules/accounts/accounts-service.ts';
 import { adminAuth } from './middleware/admin-auth.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { browserErrorPage } from './middleware/browser-error-page.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -132,6 +133,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.get('/favicon.ico', favicon);
 
   app.use(notFoundHandler());
+  app.use(browserErrorPage('/connectors/', { href: '/dashboard/stores', label: 'Back to your stores' }));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -246,6 +246,12 @@ export interface Connector<C = unknown, S = unknown> {
   install?: {
     /** The fields of the install link besides `returnUrl` (e.g. the shop); checked when the link is made. */
     inputSchema?: ZodType;
+    /**
+     * The optional settings the install needs (our app's key and secret, say), where the connector
+     * also works without them (pasted credentials): until the operator sets them, core offers no
+     * install (no dashboard button, no install link) instead of a flow that fails half way.
+     */
+    requiresSettings?: string[];
     /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
     begin(ctx: ConnectorContext<S>, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
     /** The platform's redirect back: `headers` are the browser's (its cookies included). */

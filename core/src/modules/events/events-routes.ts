@@ -40,8 +40,9 @@ const streamDescription = [
 
 /** What the stream's first seconds look like on the wire: `ready`, an event, a keep-alive. */
 function streamExample(mode: 'live' | 'test'): string {
-  const event = exampleEvent('order.created', 'evt_01M89QQT4KC3K09ZVQD6Y1C5E0', EXAMPLE_ORDER.createdAt, { order: { ...EXAMPLE_ORDER, state: 'SUBMITTED', status: 'PAID' } });
-  const body = { ...event, testMode: mode === 'test', data: { order: { ...event.data.order, testMode: mode === 'test' } } };
+  const testMode = mode === 'test';
+  const order = { ...EXAMPLE_ORDER, state: 'SUBMITTED', status: 'PAID', testMode };
+  const body = { ...exampleEvent('order.created', 'evt_01M89QQT4KC3K09ZVQD6Y1C5E0', EXAMPLE_ORDER.createdAt, { order }), testMode };
   return [
     'retry: 2000',
     'event: ready',

@@ -44,6 +44,17 @@ export class ConnectorRegistry {
     return [...this.#byPlatform.keys()];
   }
 
+  /**
+   * Whether the connector's OAuth install can run: it has one, and every optional setting it
+   * declares it needs (`install.requiresSettings`) is set.
+   */
+  installable(platform: string): boolean {
+    const install = this.get(platform)?.install;
+    if (!install) return false;
+    const settings = (this.#settings.get(platform) ?? {}) as Record<string, unknown>;
+    return (install.requiresSettings ?? []).every((key) => settings[key] !== undefined && settings[key] !== '');
+  }
+
   /** The connector's settings (`ctx.settings`). */
   settings(platform: string): unknown {
     return this.#settings.get(platform) ?? {};

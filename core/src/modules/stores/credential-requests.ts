@@ -61,7 +61,7 @@ export class CredentialRequests {
     const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt } satisfies RequestState);
     const ctx = this.#context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
-    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }));
+    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }), ctx.logger);
     return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
   }
 
@@ -71,7 +71,8 @@ export class CredentialRequests {
     const request = this.#open(connector, state);
     if (!connector?.credentialRequest || !request) throw new ApiError(404, 'unknown_credential_request', 'This connection request is unknown or has expired.');
     const flow = connector.credentialRequest;
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody }));
+    const ctx = this.#context(request.p);
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);
     const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     return { storeId: row.id };
   }

@@ -86,7 +86,8 @@ export class StoresService implements LinkRegistry {
     if (!parsed.success) {
       throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
     }
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data));
+    const ctx = this.#context(platform);
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(ctx, parsed.data), ctx.logger);
     return this.#view(await this.saveConnection(tenant, platform, connection));
   }
 
