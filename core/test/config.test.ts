@@ -28,6 +28,10 @@ describe('configuration', () => {
     });
   }
 
+  it('says what a wrong value must be, in words', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /^ {2}PORT must be a number$/m);
+  });
+
   it('reads lists and flags', () => {
     const c = loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'localhost, 127.0.0.1', PRODUCTION_SIMULATOR: 'off' });
     expect(c.OUTBOUND_ALLOWED_HOSTS).to.deep.equal(['localhost', '127.0.0.1']);
