@@ -35,6 +35,9 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     pollIntervalMs: 6 * 60_000,
   },
 
+  // Every Amazon call starts with a Login with Amazon token of our app.
+  requiresSettings: ['lwaClientId', 'lwaClientSecret'],
+
   async connect(ctx, input) {
     const { sellingPartnerId, refreshToken, marketplaceIds } = connectSchema.parse(input);
     const wanted = marketplaceIds ?? ctx.settings.marketplaceIds;

@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { amazonConnector } from '@print-api/connector-amazon';
 import { shopifyConnector } from '@print-api/connector-shopify';
+import { platformForms } from '../../src/modules/dashboard/dashboard-platforms.ts';
+import { configureConnectors } from '../../src/modules/stores/connector-registry.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
+
+/** Amazon's app credentials with Login with Amazon, by setting NAME (the connector's env as core hands it). */
+const AMAZON_LWA = { LWA_CLIENT_ID: 'amzn1.application-oa2-client.0123456789abcdef', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.0123456789abcdef0123456789abcdef' };
 
 /** A browser enough for the dashboard: one cookie jar, forms as urlencoded POSTs, no redirects followed. */
 function browser(t: TestService) {
@@ -32,10 +37,18 @@ async function signedIn(t: TestService) {
 describe('dashboard: connect forms offer what the operator has set up [pglite]', function () {
   this.timeout(60_000);
 
-  describe('Shopify and Amazon without their app settings', () => {
+  it('leaves out a platform whose every flow needs settings the operator has not set (Amazon without its LWA credentials)', () => {
+    const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const bare = configureConnectors({ connectors: [amazonConnector, shopifyConnector], env: () => ({}), logger, named: false });
+    expect(platformForms(bare).map((p) => p.platform)).to.deep.equal(['SHOPIFY']);
+    const lwa = configureConnectors({ connectors: [amazonConnector], env: () => AMAZON_LWA, logger, named: false });
+    expect(platformForms(lwa).map((p) => [p.platform, p.installFields === undefined])).to.deep.equal([['AMAZON', true]]);
+  });
+
+  describe('Shopify without its app key and secret, Amazon without its app id', () => {
     let t: TestService;
     before(async function () {
-      t = await startTestService(this, 'pglite', {}, { connectors: [shopifyConnector, amazonConnector] });
+      t = await startTestService(this, 'pglite', { CONNECTOR_AMAZON_LWA_CLIENT_ID: AMAZON_LWA.LWA_CLIENT_ID, CONNECTOR_AMAZON_LWA_CLIENT_SECRET: AMAZON_LWA.LWA_CLIENT_SECRET }, { connectors: [shopifyConnector, amazonConnector] });
     });
     after(async () => t?.close());
 

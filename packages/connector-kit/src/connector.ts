@@ -221,6 +221,13 @@ export interface Connector<C = unknown, S = unknown> {
   connect(ctx: ConnectorContext<S>, input: unknown): Promise<StoreConnection<C>>;
 
   /**
+   * Optional settings that every way of connecting a store needs (our app's credentials with the
+   * platform), left optional so that the service starts without them: until the operator sets
+   * them, the dashboard does not offer this platform.
+   */
+  requiresSettings?: string[];
+
+  /**
    * OAuth install flow, when the platform has one. Core serves it: the reseller API's
    * `POST /stores/install-links {platform, ...input}` (the old path
    * `POST /connectors/<platform>/install-links` is an alias) seals the reseller, the input and an

@@ -16,11 +16,11 @@ function fieldsOf(schema: unknown): FormField[] {
 }
 
 /**
- * The connect forms of the loaded connectors: pasted credentials, a key-issuing flow, and an
- * OAuth install only where the operator has set it up (a button that can only fail is a dead end).
+ * The connect forms of the loaded connectors the operator has set up (a form that can only fail
+ * is a dead end): pasted credentials, a key-issuing flow, and an OAuth install where its app is set up.
  */
-export function platformForms(connectors: Pick<ConnectorRegistry, 'all' | 'installable'>): PlatformForms[] {
-  return connectors.all().map((c: Connector<any, any>) => ({
+export function platformForms(connectors: Pick<ConnectorRegistry, 'all' | 'installable' | 'offered'>): PlatformForms[] {
+  return connectors.all().filter((c: Connector<any, any>) => connectors.offered(c.manifest.platform)).map((c: Connector<any, any>) => ({
     platform: c.manifest.platform,
     displayName: c.manifest.displayName,
     connectFields: fieldsOf(c.manifest.connectSchema),

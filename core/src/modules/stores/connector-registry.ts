@@ -50,9 +50,18 @@ export class ConnectorRegistry {
    */
   installable(platform: string): boolean {
     const install = this.get(platform)?.install;
-    if (!install) return false;
+    return install !== undefined && this.offered(platform) && this.#hasSettings(platform, install.requiresSettings);
+  }
+
+  /** Whether stores of the platform can connect at all: every optional setting it declares all flows need (`requiresSettings`) is set. */
+  offered(platform: string): boolean {
+    const connector = this.get(platform);
+    return connector !== undefined && this.#hasSettings(platform, connector.requiresSettings);
+  }
+
+  #hasSettings(platform: string, keys: string[] | undefined): boolean {
     const settings = (this.#settings.get(platform) ?? {}) as Record<string, unknown>;
-    return (install.requiresSettings ?? []).every((key) => settings[key] !== undefined && settings[key] !== '');
+    return (keys ?? []).every((key) => settings[key] !== undefined && settings[key] !== '');
   }
 
   /** The connector's settings (`ctx.settings`). */
