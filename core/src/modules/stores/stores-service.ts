@@ -1,8 +1,9 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
 import { sql, type Selectable } from 'kysely';
-import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
+import { conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { invalidRequest } from '../../http/validation.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
@@ -12,7 +13,6 @@ import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreIngestsTable, StoreLinksTable, StoresTable } from './stores-tables.ts';
-import { invalidRequest } from '../../http/validation.ts';
 
 export type StoreRow = Selectable<StoresTable>;
 
@@ -83,11 +83,8 @@ export class StoresService implements LinkRegistry {
   async connect(tenant: Tenant, platform: string, input: Record<string, unknown>): Promise<StoreView> {
     const connector = this.connector(platform);
     const parsed = connector.manifest.connectSchema.safeParse(input);
-    if (!parsed.success) {
-      throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
-    }
-    const ctx = this.#context(platform);
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(ctx, parsed.data), ctx.logger);
+    if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data), this.#context(platform).logger);
     return this.#view(await this.saveConnection(tenant, platform, connection));
   }
 
