@@ -214,6 +214,14 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     expect(JSON.parse(raw.stdout).data[0].id).to.equal(placed.body.data.id);
   });
 
+  it('shows a refused request in the words the API uses, each problem on a line of its own', async () => {
+    const refused = await run(['create-reseller', '--name', 'Acme', '--email', 'not-an-address', '--phone', 'call me', '--discount', '150']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stdout).to.equal('');
+    expect(refused.stderr).to.match(/^error \(invalid_request\): The request body is invalid: email must be an e-mail address \(and 2 more problems, in details\)\n/);
+    expect(refused.stderr).to.contain('\n  - phone must be a phone number such as +31 20 123 4567\n').and.contain('\n  - discountPercent must be at most 100');
+  });
+
   it("answers an unknown or incomplete option with the command's usage, not the parser's message", async () => {
     const unknown = await run(['orders', 'rsl_1', '--bogus']);
     expect(unknown.code).to.equal(2);
