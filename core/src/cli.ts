@@ -2,13 +2,15 @@ import { parseArgs } from 'node:util';
 import { adminCall, CliError, resolveTarget } from './cli/admin-client.ts';
 import { ALIASES, COMMANDS, type Command } from './cli/commands.ts';
 import { listen } from './cli/listen.ts';
+import { readable } from './cli/output.ts';
 import { loadConfig } from './config.ts';
 
 /**
  * `npm run admin -- <command>`: the back-office operations from a terminal. It calls the
  * back-office HTTP API of a running service, found the way `npm start` printed it (--url, else
  * PUBLIC_URL, else http://HOST:PORT), with --token, ADMIN_TOKEN or the token `npm start`
- * generated into DATA_DIR. Answers are printed as JSON.
+ * generated into DATA_DIR. Answers are printed as tables and `field  value` lines (`--json`:
+ * the JSON as the API answered it).
  */
 const LISTEN: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples'> = {
   name: 'listen',
@@ -33,6 +35,7 @@ const LISTEN: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples
 const GLOBAL_OPTIONS = [
   '--url URL        the service (default: PUBLIC_URL, else http://HOST:PORT, as `npm start` prints it)',
   '--token TOKEN    the back-office token (default: ADMIN_TOKEN, else DATA_DIR/secrets.json from `npm start`)',
+  '--json           print the answer as JSON, as the API gave it (default: a table)',
   '--help, -h       help; `npm run admin -- <command> --help` for one command',
 ];
 
@@ -72,7 +75,16 @@ async function main(argv: string[]): Promise<number> {
   ]) {
     options[n] = { type: 'string' };
   }
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options });
+  options.json = { type: 'boolean' };
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (err) {
+    // Node's parser explains itself in its own terms (positional arguments after '--'); a person
+    // wants to know which option is wrong and what the command takes.
+    return usageError(argv, err as Error & { code?: string });
+  }
+  const { positionals, values } = parsed;
   const [name, ...args] = positionals;
   if (!name || name === 'help') {
     const about = args[0] && [...COMMANDS, LISTEN].find((c) => c.name === (ALIASES[args[0]!] ?? args[0]));
@@ -112,14 +124,16 @@ async function main(argv: string[]): Promise<number> {
       });
       return 0;
     }
-    const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    const print = (value: unknown) => process.stdout.write(`${values.json ? JSON.stringify(value, null, 2) : readable(value)}\n`);
     return await (command as Command).run({
       args,
       values: values as Record<string, string | boolean | undefined>,
       fetchJson: (method, p, body) => adminCall(target, method, p, body),
       call: async (method, p, body) => {
         const res = await adminCall(target, method, p, body);
-        print(res.body);
+        // A refusal is not the answer a pipe wants: a person reads it on stderr (--json keeps it on stdout, as it came).
+        if (res.status >= 300 && !values.json) process.stderr.write(`${readable(res.body)}\n`);
+        else print(res.body);
         return res.status < 300 ? 0 : 1;
       },
       print,
@@ -132,6 +146,21 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
+}
+
+/** A wrong or incomplete option: which one, then the command's usage (or the overview). */
+function usageError(argv: string[], err: Error & { code?: string }): number {
+  const name = argv.find((a) => !a.startsWith('-'));
+  const command = name === LISTEN.name ? LISTEN : COMMANDS.find((c) => c.name === (ALIASES[name ?? ''] ?? name));
+  const option = /'(-{1,2}[^' ]+)/.exec(err.message)?.[1];
+  const problem =
+    err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      ? `unknown option ${option ?? ''}`.trim()
+      : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+        ? `${option ?? 'an option'} needs a value`
+        : 'the options are not valid';
+  process.stderr.write(command ? `${command.name}: ${problem}\n\n${commandHelp(command)}` : `${problem}\n\n${usage()}`);
+  return 2;
 }
 
 main(process.argv.slice(2)).then(

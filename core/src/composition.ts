@@ -317,7 +317,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     rateLimiter,
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(connectors.platforms()),
-    platforms: platformForms(connectors.all()),
+    platforms: platformForms(connectors),
     views: new DashboardViews({ db, stores }),
   });
 

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { plainIssue } from './http/plain-issues.ts';
 
 const booleanFlag = z
   .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])
@@ -107,7 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   );
   const parsed = configSchema.safeParse(relevant);
   if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${i.message}`);
+  const lines = parsed.error.issues.map((i) => `${String(i.path[0] ?? 'environment')} ${plainIssue(i)}`);
   throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
 }
 

@@ -23,7 +23,7 @@ describe('the back-office CLI [pglite]', function () {
   after(async () => t?.close());
 
   async function cli(...args: string[]): Promise<any> {
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args, '--json'], {
       env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
     });
     return JSON.parse(stdout);
@@ -60,7 +60,7 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     }
   }
   const json = async (...args: string[]) => {
-    const r = await run(args);
+    const r = await run([...args, '--json']);
     expect(r.code, `${args.join(' ')}: ${r.stderr}${r.stdout}`).to.equal(0);
     return JSON.parse(r.stdout);
   };
@@ -107,7 +107,7 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
       expect(none.code).to.equal(1);
       expect(none.stderr).to.contain('No back-office token').and.contain(path.join(dataDir, 'secrets.json'));
       writeFileSync(path.join(dataDir, 'secrets.json'), JSON.stringify({ adminToken: t.service.adminToken }));
-      const found = await run(['resellers', '--limit', '1'], { HOST: '127.0.0.1', PORT: port, DATA_DIR: dataDir });
+      const found = await run(['resellers', '--limit', '1', '--json'], { HOST: '127.0.0.1', PORT: port, DATA_DIR: dataDir });
       expect(found.code, found.stderr).to.equal(0);
       expect(JSON.parse(found.stdout).data).to.be.an('array');
       const refused = await run(['resellers'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: 'adm_wrong_token_000000000000000' });
@@ -152,11 +152,11 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     expect((await json('orders', r.id)).data).to.deep.equal([]); // live by default: none
     const one = await json('order', waiting.body.data.id);
     expect(one.data).to.include({ id: waiting.body.data.id, resellerId: r.id, mode: 'test', state: 'AWAITING_FILE' });
-    const unknown = await run(['order', 'ord_00000000000000000000000000']);
+    const unknown = await run(['order', 'ord_00000000000000000000000000', '--json']);
     expect(unknown.code).to.equal(1);
     expect(JSON.parse(unknown.stdout).error.code).to.equal('not_found');
 
-    const topUp = await run(['top-up', r.id, '--amount', '2500', '--mode', 'test']);
+    const topUp = await run(['top-up', r.id, '--amount', '2500', '--mode', 'test', '--json']);
     expect(topUp.code).to.equal(0);
     expect(JSON.parse(topUp.stdout).data).to.include({ mode: 'test', amountCents: 2500, balanceAfterCents: 2500 });
     expect(topUp.stderr).to.contain('Credited the test wallet');
@@ -172,13 +172,66 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     expect((await json('webhooks', r.id)).data).to.deep.equal([]);
     const deliveries = await json('deliveries', r.id, '--endpoint', endpoint.body.data.id, '--mode', 'test');
     expect(deliveries.data).to.be.an('array');
-    const wrongMode = await run(['deliveries', r.id, '--endpoint', endpoint.body.data.id]);
+    const wrongMode = await run(['deliveries', r.id, '--endpoint', endpoint.body.data.id, '--json']);
     expect(wrongMode.code).to.equal(1);
     expect(JSON.parse(wrongMode.stdout).error.code).to.equal('not_found');
 
     expect((await json('stores', r.id, '--mode', 'test')).data).to.deep.equal([]);
-    const noStore = await run(['ingests', r.id, '--store', 'sto_unknown']);
+    const noStore = await run(['ingests', r.id, '--store', 'sto_unknown', '--json']);
     expect(noStore.code).to.equal(1);
     expect(JSON.parse(noStore.stdout).error.code).to.equal('not_found');
+  });
+  it('says the URL is wrong, not the token, when --url names a path of the service', async () => {
+    const wrong = await run(['resellers', '--url', `${t.baseUrl}/api/reseller/v1`], { ADMIN_TOKEN: t.service.adminToken });
+    expect(wrong.code).to.equal(1);
+    expect(wrong.stderr).to.contain(`No back-office API at ${t.baseUrl}/api/reseller/v1/admin/v1`);
+    expect(wrong.stderr).to.contain(`the base URL is the service's origin: ${t.baseUrl}, without /api/reseller/v1`);
+    expect(wrong.stderr).not.to.contain('token was refused');
+  });
+
+  it("prints the mode a list shows, live by default with a hint at --mode test; lists as a table unless --json", async () => {
+    const r = await t.reseller({ mode: 'test' });
+    const live = await run(['orders', r.id]);
+    expect(live.code, live.stderr).to.equal(0);
+    expect(live.stderr).to.contain('Live orders (the default; add --mode test');
+    expect(live.stdout.trim()).to.equal('(none)');
+    const product = await t.api(r.key, 'GET', '/products/business-cards');
+    const placed = await t.api(r.key, 'POST', '/orders', {
+      externalOrderId: 'table-1',
+      lines: [{ productId: 'business-cards', quantity: 250, fileUrl: product.body.data.sampleFiles[0].url }],
+      recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' },
+    }, { 'idempotency-key': randomUUID() });
+    expect(placed.status).to.equal(201);
+    const sandbox = await run(['orders', r.id, '--mode', 'test']);
+    expect(sandbox.stderr).to.contain('Sandbox (test) orders.');
+    const [header, rule, row] = sandbox.stdout.split('\n');
+    expect(header).to.match(/^id\s+state\s+status\s/);
+    expect(rule).to.match(/^-+\s+-+/);
+    expect(row).to.contain(placed.body.data.id).and.contain('SUBMITTED').and.contain('table-1');
+    const one = await run(['reseller', r.id]);
+    expect(one.stdout).to.match(new RegExp(`^id\\s+${r.id}$`, 'm'));
+    const raw = await run(['orders', r.id, '--mode', 'test', '--json']);
+    expect(JSON.parse(raw.stdout).data[0].id).to.equal(placed.body.data.id);
+  });
+
+  it('shows a refused request in the words the API uses, each problem on a line of its own', async () => {
+    const refused = await run(['create-reseller', '--name', 'Acme', '--email', 'not-an-address', '--phone', 'call me', '--discount', '150']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stdout).to.equal('');
+    expect(refused.stderr).to.match(/^error \(invalid_request\): The request body is invalid: email must be an e-mail address \(and 2 more problems, in details\)\n/);
+    expect(refused.stderr).to.contain('\n  - phone must be a phone number such as +31 20 123 4567\n').and.contain('\n  - discountPercent must be at most 100');
+  });
+
+  it("answers an unknown or incomplete option with the command's usage, not the parser's message", async () => {
+    const unknown = await run(['orders', 'rsl_1', '--bogus']);
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr).to.match(/^orders: unknown option --bogus\n\nusage: npm run admin -- orders /);
+    expect(unknown.stderr).not.to.contain('positional');
+    const noValue = await run(['orders', 'rsl_1', '--mode']);
+    expect(noValue.code).to.equal(2);
+    expect(noValue.stderr).to.match(/^orders: --mode needs a value\n\nusage: npm run admin -- orders /);
+    const noCommand = await run(['--bogus']);
+    expect(noCommand.code).to.equal(2);
+    expect(noCommand.stderr).to.match(/^unknown option --bogus\n\nusage: npm run admin -- <command>/);
   });
 });

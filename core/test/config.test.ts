@@ -38,6 +38,10 @@ describe('configuration', () => {
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).TRUST_PROXY).to.deep.equal(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
   });
 
+  it('says what a wrong value must be, in words', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).to.throw(ConfigError, /^ {2}PORT must be a number$/m);
+  });
+
   it('reads lists and flags', () => {
     const c = loadConfig({ OUTBOUND_ALLOWED_HOSTS: 'localhost, 127.0.0.1', PRODUCTION_SIMULATOR: 'off' });
     expect(c.OUTBOUND_ALLOWED_HOSTS).to.deep.equal(['localhost', '127.0.0.1']);

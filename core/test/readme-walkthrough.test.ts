@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { startHttpsServer, type TestHttpsServer } from './helpers/https-server.ts';
 import { startTestService, type TestService } from './helpers/test-service.ts';
 import { waitFor } from './helpers/wait.ts';
 
@@ -22,68 +22,86 @@ export function walkthroughScript(readme: string): string {
   return blocks.join('\n');
 }
 
-/** The signature check of the README, on the raw bytes. */
-function signedWith(secret: string, rawBody: Buffer, headers: Record<string, string | string[] | undefined>): boolean {
-  const timestamp = String(headers['x-service-timestamp']);
-  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return false;
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
-  return String(headers['x-service-signature'])
-    .split(',')
-    .some((v) => {
-      const given = Buffer.from(v.trim().replace(/^v1=/, ''), 'hex');
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    });
+/** A free loopback port (listened on and closed again), for the walkthrough's receiver. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /**
  * The README's first order, run as written: its shell blocks, pasted into bash against a started
- * service (the sandbox, a test key, a sample print file the service serves itself), with a real
- * local HTTPS receiver standing in for the reader's public webhook URL (the tests' address-guard
- * exemption for localhost). The order must reach DELIVERED and every event arrive signed.
+ * service (the sandbox, a test key, a sample print file the service serves itself), offline: the
+ * events come through the CLI's `listen` to the README's own local receiver, which checks
+ * each signature. The order must reach DELIVERED and every event arrive signed.
  */
 describe('the README first-order walkthrough', function () {
   let t: TestService;
-  let receiver: TestHttpsServer;
   let dir: string;
+  let shell: ChildProcess | undefined;
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PRODUCTION_SIMULATOR_STEP_MS: '200' });
-    receiver = await startHttpsServer();
-    receiver.route('/hooks', (_req, res) => void res.end('ok'));
-    // What `npm start` leaves in the working directory: the back-office token in ./.data/secrets.json.
+    // What `npm start` leaves in the working directory: the back-office token in ./.data/secrets.json;
+    // and, as "in the repository" has it, the CLI at core/src/cli.ts.
     dir = mkdtempSync(path.join(tmpdir(), 'print-api-readme-'));
     mkdirSync(path.join(dir, '.data'));
     writeFileSync(path.join(dir, '.data/secrets.json'), JSON.stringify({ adminToken: t.service.adminToken }));
+    symlinkSync(path.join(ROOT, 'core'), path.join(dir, 'core'));
   });
   after(async () => {
-    await receiver?.close();
+    // The walkthrough's background processes (listen, the receiver), should it have failed before its kill.
+    if (shell?.pid) {
+      try {
+        process.kill(-shell.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    }
     await t?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('takes a sandbox order to DELIVERED with signed events arriving, following the README as written', async function () {
+  it('takes a sandbox order to DELIVERED with signed events arriving through listen, following the README as written', async function () {
     this.timeout(180_000);
     const readme = readFileSync(README, 'utf8');
-    const script = walkthroughScript(readme)
-      .replaceAll('http://127.0.0.1:3000', t.baseUrl)
-      .replaceAll('https://hooks.acme-prints.example/print-api', `${receiver.url}/hooks`);
-    expect(script).to.include(`${receiver.url}/hooks`);
-    const run = await promisify(execFile)('bash', ['-c', `set -eo pipefail\n${script}\necho "RESULT $ORDER $HOOK_ID $SECRET"`], {
+    const script = walkthroughScript(readme);
+    // Offline as pasted: the service's origin from PORT, nothing that needs a name resolved.
+    expect(script).to.include('BASE=http://127.0.0.1:${PORT:-3000}');
+    expect(script).not.to.match(/https:\/\/(?!127\.0\.0\.1|localhost)/);
+    expect(script).to.include('node core/src/cli.ts listen');
+    const port = new URL(t.baseUrl).port;
+    const hookPort = await freePort();
+    // Its own process group (execFile does not take `detached`), so that what it left running can be stopped whatever happened.
+    shell = spawn('bash', ['-c', `set -eo pipefail\n${script}\necho "RESULT $ORDER $SECRET"`], {
       cwd: dir,
-      env: { ...process.env, PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` },
-      // The walkthrough's only wait is its poll for DELIVERED; this bounds it.
-      timeout: 150_000,
-      maxBuffer: 8 * 1024 * 1024,
-    }).catch((err: Error & { stdout?: string; stderr?: string }) => {
-      throw new Error(`the walkthrough failed: ${err.message}\n--- stdout\n${err.stdout}\n--- stderr\n${err.stderr}`);
+      env: { ...process.env, PORT: port, HOOK_PORT: String(hookPort), PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
+    let stderr = '';
+    shell.stdout!.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    shell.stderr!.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    // The walkthrough's only waits are its polls for listen, DELIVERED and the last event; this bounds them.
+    const timer = setTimeout(() => shell?.kill('SIGKILL'), 150_000);
+    const [code, signal] = await once(shell, 'exit').finally(() => clearTimeout(timer));
+    if (code !== 0) {
+      const logs = ['listen.log', 'receiver.log'].map((f) => (existsSync(path.join(dir, '.data', f)) ? `--- ${f}\n${readFileSync(path.join(dir, '.data', f), 'utf8')}` : '')).join('\n');
+      throw new Error(`the walkthrough failed: exit ${code} ${signal ?? ''}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n${logs}`);
+    }
+    const run = { stdout };
     const out = run.stdout;
-    const [, order, hookId, secret] = /^RESULT (ord_\S+) (whe_\S+) (whsec_\S+)$/m.exec(out) ?? [];
+    const [, order, secret] = /^RESULT (ord_\S+) (whsec_\S+)$/m.exec(out) ?? [];
     expect(order, out).to.be.a('string');
     // What the README says each step prints.
     expect(out).to.match(/^business-cards$/m);
     expect(out).to.include('{"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}');
     expect(readme).to.include('# {"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}');
+    expect(out).to.include(`Ready! Listening for test events, forwarding to http://127.0.0.1:${hookPort}/hooks.`);
     expect(out).to.match(/^SUBMITTED$/m);
+    expect(out).to.match(/^not_charged$/m);
     expect(out).to.include('/api/reseller/v1/sample-files/business-cards/standard.pdf');
     expect(out).to.include('"carrier":"PostNL"');
 
@@ -92,25 +110,25 @@ describe('the README first-order walkthrough', function () {
     expect(read).to.include({ state: 'SUBMITTED', status: 'DELIVERED', testMode: true, externalOrderId: '1001' });
     expect(read.lines[0].fileUrl).to.equal(`${t.baseUrl}/api/reseller/v1/sample-files/business-cards/standard.pdf`);
 
-    // Every event of the order reached the local receiver, signed with the endpoint's secret.
+    // Every event of the order reached the README's receiver, whose HMAC check with the secret listen signed with passed.
+    const listenLog = readFileSync(path.join(dir, '.data/listen.log'), 'utf8');
+    expect(listenLog).to.include(`Your webhook signing secret is ${secret} `);
     const wanted = ['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered'];
-    const received = await waitFor('every event of the order at the receiver', () => {
-      const hooks = receiver.requests.filter((r) => r.path === '/hooks');
-      const types = new Set(hooks.map((r) => String(r.headers['x-service-event'])));
-      return wanted.every((w) => types.has(w)) ? hooks : undefined;
-    }, 30_000);
-    for (const request of received!) {
-      expect(signedWith(secret!, request.body, request.headers), `signature of ${String(request.headers['x-service-event'])}`).to.equal(true);
-      const event = JSON.parse(request.body.toString('utf8'));
-      expect(event.type).to.equal(request.headers['x-service-event']);
-      expect(event.testMode).to.equal(true);
-      expect(event.data.order.id).to.equal(order);
+    for (const type of wanted) {
+      expect(out, type).to.match(new RegExp(`^${type.replace('.', '\\.')} signed$`, 'm'));
+      expect(listenLog, type).to.match(new RegExp(`--> ${type.replace('.', '\\.')} \\[evt_`));
     }
-    await waitFor('the deliveries logged as delivered', async () => {
-      const deliveries = (await t.api(key, 'GET', `/webhooks/${hookId}/deliveries`)).body.data as Array<{ eventType: string; status: string }>;
-      return wanted.every((w) => deliveries.some((d) => d.eventType === w && d.status === 'delivered'));
-    }, 30_000);
-    expect(out).to.match(/^order\.created (delivered|pending)$/m);
+    expect(out).not.to.contain('NOT SIGNED');
+    expect(listenLog.match(/<-- \[200\] POST /g)?.length).to.be.at.least(wanted.length);
+    // The walkthrough stops what it started.
+    await waitFor('listen and the receiver stopped', () => {
+      try {
+        process.kill(-shell!.pid!, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 10_000);
   });
 });
 

@@ -33,11 +33,18 @@ export const connectSchema = z.strictObject({
     .transform((v) => (Array.isArray(v) ? v.join(',') : v))
     .pipe(marketplaceList)
     .optional()
-    .meta({ description: 'The marketplaces to read orders from (comma-separated or a list); the operator\'s default when absent' }),
+    .meta({ description: "The marketplaces to read orders from, comma-separated or a list (ATVPDKIKX0DER is Amazon.com); left out, this service's default" }),
 });
 
 /** The install link's fields: the marketplaces the seller chooses (comma-separated; the operator's default when absent). */
-export const installInputSchema = z.strictObject({ marketplaceIds: z.string().pipe(marketplaceList).transform((ids) => ids.join(',')).optional() });
+export const installInputSchema = z.strictObject({
+  marketplaceIds: z
+    .string()
+    .pipe(marketplaceList)
+    .transform((ids) => ids.join(','))
+    .optional()
+    .meta({ description: "The marketplaces to read orders from, comma-separated (ATVPDKIKX0DER is Amazon.com); left empty, this service's default" }),
+});
 
 export const credentialsSchema = z.object({
   sellingPartnerId: z.string(),

@@ -35,6 +35,9 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     pollIntervalMs: 6 * 60_000,
   },
 
+  // Every Amazon call starts with a Login with Amazon token of our app.
+  requiresSettings: ['lwaClientId', 'lwaClientSecret'],
+
   async connect(ctx, input) {
     const { sellingPartnerId, refreshToken, marketplaceIds } = connectSchema.parse(input);
     const wanted = marketplaceIds ?? ctx.settings.marketplaceIds;
@@ -45,6 +48,8 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
 
   install: {
     inputSchema: installInputSchema,
+    // The consent page names the app by its id, and the code is exchanged with the app's LWA credentials.
+    requiresSettings: ['appId', 'lwaClientId', 'lwaClientSecret'],
     begin: async (ctx, params) => beginInstall(ctx, params),
     callback: (ctx, params) => completeInstall(ctx, params),
   },

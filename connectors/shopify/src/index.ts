@@ -46,6 +46,8 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   install: {
     inputSchema: installInputSchema,
+    // Our public app's key and secret; merchants' custom apps connect without them.
+    requiresSettings: ['apiKey', 'apiSecret'],
     begin: (ctx, { query, callbackUrl }) => beginInstall(ctx, { query, callbackUrl }),
     callback: (ctx, { rawQuery, headers, callbackUrl }) => completeInstall(ctx, { rawQuery, headers, callbackUrl }),
   },

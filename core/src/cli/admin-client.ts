@@ -91,6 +91,7 @@ export async function adminCall(target: Target, method: string, p: string, body?
     throw unreachable(url, target, err);
   }
   const text = await res.text();
+  if (res.status === 401 || res.status === 404 || res.status === 405) await requireService(target, method, url, res.status);
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -101,4 +102,26 @@ export async function adminCall(target: Target, method: string, p: string, body?
     throw new CliError(`${method} ${url} answered 401: the back-office token was refused. Use the token \`npm start\` printed (DATA_DIR/secrets.json), or ADMIN_TOKEN / --token.`);
   }
   return { status: res.status, body: parsed };
+}
+
+/**
+ * A 401 or 404 can be the back-office's own answer (a wrong token, an unknown id) or the answer
+ * of something else at that address: `--url http://…/api/reseller/v1` reaches the reseller API,
+ * which refuses the back-office token as an API key. The service answers `/healthz` at its
+ * origin; where that is not so, the URL is the problem, not the token.
+ */
+async function requireService(target: Target, method: string, url: string, status: number): Promise<void> {
+  let healthy = false;
+  try {
+    const probe = await fetch(`${target.origin}/healthz`, { headers: { 'user-agent': CLI_USER_AGENT }, signal: AbortSignal.timeout(5000) });
+    healthy = probe.ok && ((await probe.json().catch(() => null)) as { status?: string } | null)?.status !== undefined;
+  } catch {
+    healthy = false;
+  }
+  if (healthy) return;
+  const origin = new URL(target.origin).origin;
+  throw new CliError(
+    `No back-office API at ${target.origin}/admin/v1 (${method} ${url} answered ${status}); the base URL is the service's origin` +
+      `${origin !== target.origin ? `: ${origin}, without ${target.origin.slice(origin.length)}` : ', as `npm start` prints it (http://127.0.0.1:3000)'}. It came from ${target.originFrom}.`,
+  );
 }

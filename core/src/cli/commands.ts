@@ -45,6 +45,16 @@ function queryOf(pairs: Record<string, string | boolean | undefined>): string {
 }
 
 const page = (ctx: CommandContext) => ({ limit: ctx.values.limit, cursor: ctx.values.cursor });
+
+/**
+ * The mode a list shows, said on stderr: live unless --mode says otherwise, which surprises
+ * whoever has only made sandbox orders so far.
+ */
+function modeOf(ctx: CommandContext, what: string): string | undefined {
+  const mode = str(ctx.values.mode);
+  ctx.note(mode ? `${mode === 'test' ? 'Sandbox (test)' : 'Live'} ${what}.` : `Live ${what} (the default; add --mode test for the sandbox's).`);
+  return mode;
+}
 const PAGE_DETAILS = ['--limit N        page size, 1-100 (default 25)', '--cursor C       the nextCursor of the previous page'];
 const MODE_DETAIL = (what: string) => `--mode live|test ${what} (default live)`;
 
@@ -113,7 +123,7 @@ export const COMMANDS: Command[] = [
     run: (ctx) =>
       ctx.call(
         'GET',
-        `/resellers/${arg(ctx, 'RESELLER_ID')}/orders${queryOf({ mode: ctx.values.mode, state: ctx.values.state, status: ctx.values.status, externalOrderId: ctx.values['external-id'], ...page(ctx) })}`,
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/orders${queryOf({ mode: modeOf(ctx, 'orders'), state: ctx.values.state, status: ctx.values.status, externalOrderId: ctx.values['external-id'], ...page(ctx) })}`,
       ),
   },
   { name: 'order', usage: 'ORDER_ID', summary: 'show any order by id, with its reseller and mode', run: (ctx) => ctx.call('GET', `/orders/${arg(ctx, 'ORDER_ID')}`) },
@@ -122,7 +132,7 @@ export const COMMANDS: Command[] = [
     usage: 'RESELLER_ID [--mode live|test] [--limit N] [--cursor C]',
     summary: "a reseller's wallet balance and ledger",
     details: [MODE_DETAIL('the live wallet or the sandbox one'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/wallet${queryOf({ mode: ctx.values.mode, ...page(ctx) })}`),
+    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/wallet${queryOf({ mode: modeOf(ctx, 'wallet'), ...page(ctx) })}`),
   },
   {
     name: 'top-up',
@@ -162,7 +172,7 @@ export const COMMANDS: Command[] = [
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "list a reseller's webhook endpoints",
     details: [MODE_DETAIL('live or sandbox endpoints'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks${queryOf({ mode: ctx.values.mode, ...page(ctx) })}`),
+    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks${queryOf({ mode: modeOf(ctx, 'webhook endpoints'), ...page(ctx) })}`),
   },
   {
     name: 'deliveries',
@@ -172,7 +182,7 @@ export const COMMANDS: Command[] = [
     run: (ctx) =>
       ctx.call(
         'GET',
-        `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks/${encodeURIComponent(need(ctx, 'endpoint', '--endpoint ENDPOINT_ID'))}/deliveries${queryOf({ mode: ctx.values.mode, status: ctx.values.status, ...page(ctx) })}`,
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks/${encodeURIComponent(need(ctx, 'endpoint', '--endpoint ENDPOINT_ID'))}/deliveries${queryOf({ mode: modeOf(ctx, 'endpoint'), status: ctx.values.status, ...page(ctx) })}`,
       ),
   },
   {
@@ -180,7 +190,7 @@ export const COMMANDS: Command[] = [
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "list a reseller's connected stores",
     details: [MODE_DETAIL('live or sandbox stores'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/stores${queryOf({ mode: ctx.values.mode, ...page(ctx) })}`),
+    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/stores${queryOf({ mode: modeOf(ctx, 'stores'), ...page(ctx) })}`),
   },
   {
     name: 'ingests',
@@ -190,7 +200,7 @@ export const COMMANDS: Command[] = [
     run: (ctx) =>
       ctx.call(
         'GET',
-        `/resellers/${arg(ctx, 'RESELLER_ID')}/stores/${encodeURIComponent(need(ctx, 'store', '--store STORE_ID'))}/ingests${queryOf({ mode: ctx.values.mode, status: ctx.values.status, ...page(ctx) })}`,
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/stores/${encodeURIComponent(need(ctx, 'store', '--store STORE_ID'))}/ingests${queryOf({ mode: modeOf(ctx, 'store'), status: ctx.values.status, ...page(ctx) })}`,
       ),
   },
   {

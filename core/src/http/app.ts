@@ -5,6 +5,7 @@ import type { RateLimiter } from '../infra/rate-limit.ts';
 import type { AccountsService } from '../modules/accounts/accounts-service.ts';
 import { adminAuth } from './middleware/admin-auth.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { browserErrorPage } from './middleware/browser-error-page.ts';
 import { errorHandler, notFoundHandler } from './middleware/error-handler.ts';
 import { jsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -14,6 +15,7 @@ import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
 import { errorReferenceHtml } from './error-catalogue.ts';
+import { favicon } from './favicon.ts';
 import { buildOpenApi, docsPage, type DocumentedWebhook } from './openapi.ts';
 import type { AnyRoute } from './route.ts';
 import { RouteTable } from './route-table.ts';
@@ -138,7 +140,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
   if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes));
 
+  app.get('/favicon.ico', favicon);
+
   app.use(notFoundHandler());
+  app.use(browserErrorPage('/connectors/', { href: '/dashboard/stores', label: 'Back to your stores' }));
   app.use(errorHandler(deps.logger));
   return app;
 }

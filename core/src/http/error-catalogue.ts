@@ -31,7 +31,7 @@ export const RATE_LIMIT_RULE =
 export const ERROR_CATALOGUE: ErrorEntry[] = [
   // Edge: before the API
   { code: '1010', status: [403], meaning: 'The User-Agent is missing or a generic library default; refused at the edge (the CDN) before the API.', action: USER_AGENT_RULE, example: "Access denied: the User-Agent 'python-requests/2.32' is a generic library default. Send your own User-Agent identifying your integration." },
-  { code: 'invalid_request', status: [400], meaning: 'The request is malformed: a body, query, path parameter or header that does not match the operation (each problem in `details`), a missing `Idempotency-Key` on POST /orders, a `%00` or an unpaired surrogate in the text, a body nested too deep.', action: 'Fix the fields `details` names (`field`, `code`, `message`); the OpenAPI description gives every field with its limits.', example: 'The request body is invalid: recipient.postalCode: Too small: expected string to have >=1 characters' },
+  { code: 'invalid_request', status: [400], meaning: 'The request is malformed: a body, query, path parameter or header that does not match the operation (each problem in `details`), a missing `Idempotency-Key` on POST /orders, a `%00` or an unpaired surrogate in the text, a body nested too deep.', action: 'Fix the fields `details` names (`field`, `code`, `message`); the OpenAPI description gives every field with its limits.', example: 'The request body is invalid: recipient.postalCode is required' },
   { code: 'payload_too_large', status: [413], meaning: 'The request body is larger than 1 MB (after decoding).', action: 'Send less per request: at most 100 lines per order, one order per request.', example: 'The request body is larger than 1mb.' },
   { code: 'unsupported_media_type', status: [415], meaning: 'The body is not JSON, not UTF-8, or uses a `Content-Encoding` other than gzip, deflate or br.', action: "Send `Content-Type: application/json` with a UTF-8 body, as it is or gzip/deflate/br encoded.", example: "Send the request body as JSON with 'Content-Type: application/json'." },
   { code: 'route_not_found', status: [404], meaning: 'No operation has this method and path.', action: 'Check the path against the OpenAPI description (the base path is `/api/reseller/v1`).', example: 'There is no route GET /api/reseller/v1/order.' },
@@ -173,7 +173,7 @@ export function errorReferenceHtml(): string {
   ).join('\n');
   const details = DETAIL_CATALOGUE.map((d) => `<tr><td>${inline(d.code.split(', ').map((c) => `\`${c}\``).join(', '))}</td><td>${inline(d.under.join(', '))}</td><td>${inline(d.meaning)}</td></tr>`).join('\n');
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Reseller Print API: error reference</title>
+<html lang="en"><head><meta charset="utf-8"><title>Reseller Print API: error reference</title><link rel="icon" href="/favicon.ico">
 <style>body{font:15px/1.45 system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.35rem .5rem;vertical-align:top;text-align:left}code{background:#f3f3f3;padding:0 .2rem}</style></head>
 <body><h1>Error reference</h1>
 <p>Every error has the shape <code>{"error": {"code", "message", "details"?}}</code>. Branch on <code>error.code</code>, never on the message; quote the <code>Request-Id</code> response header when you ask for help. <a href="../docs">API reference</a></p>

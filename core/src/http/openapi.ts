@@ -155,7 +155,7 @@ export function buildOpenApi(opts: {
       const content = r.schema
         ? { 'application/json': { schema: toSchema(r.schema, 'output', components), ...(r.example !== undefined ? { example: r.example } : {}) } }
         : r.contentType
-          ? { [r.contentType]: { schema: { type: 'string' } } }
+          ? { [r.contentType]: { schema: { type: 'string' }, ...(r.example !== undefined ? { example: r.example } : {}) } }
           : undefined;
       responses[status] = { description: r.description, ...(content ? { content } : {}) };
     }
@@ -252,7 +252,7 @@ function exampleKey(code: string): string {
 /** An interactive reference page (Swagger UI, served from our own host) titled `title`, linking the error reference when given. */
 export function docsPage(openApiUrl: string, assetsUrl: string, errorsUrl?: string, title = 'Reseller Print API reference'): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="${assetsUrl}/swagger-ui.css"></head>
 <body>${errorsUrl ? `<p style="font-family:sans-serif;margin:1rem 2rem 0"><a href="${errorsUrl}">Error reference</a>: every error code, its status and what to do · <a href="${openApiUrl}">openapi.json</a></p>` : ''}<div id="ui"></div>
 <script src="${assetsUrl}/swagger-ui-bundle.js"></script>

@@ -1,11 +1,13 @@
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from './api-error.ts';
+import { issueSentence } from './plain-issues.ts';
 
 /** Turns zod issues into the spec's `error.details`: one entry per problem, with `line` for order/quote lines. */
 export function issuesToDetails(issues: z.core.$ZodIssue[], where: 'body' | 'query' | 'path' | 'header'): ErrorDetail[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
-    const detail: ErrorDetail = { field: fieldName(path, where), code: issue.code, message: issue.message };
+    const field = fieldName(path, where);
+    const detail: ErrorDetail = { field, code: issue.code, message: issueSentence(field, issue) };
     if (path[0] === 'lines' && path[1] !== undefined && /^\d+$/.test(path[1])) {
       detail.line = Number(path[1]);
     }
@@ -32,11 +34,17 @@ export function parseOrThrow<T>(schema: z.ZodType<T> | undefined, input: unknown
   if (!schema) return input as T;
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const details = issuesToDetails(result.error.issues, where);
-  const first = details[0];
-  const message =
-    where === 'body'
-      ? `The request body is invalid: ${first?.field ?? 'body'}: ${first?.message ?? 'invalid'}`
-      : `Invalid ${where} parameter ${first?.field ?? ''}: ${first?.message ?? 'invalid'}`;
-  throw new ApiError(400, 'invalid_request', message, details);
+  throw invalidRequest(result.error.issues, where);
+}
+
+/**
+ * 400 invalid_request for zod issues: the first problem in words (`The request body is invalid:
+ * recipient.postalCode is required`, and how many more), every one in `details`.
+ */
+export function invalidRequest(issues: z.core.$ZodIssue[], where: 'body' | 'query' | 'path' | 'header', what?: string): ApiError {
+  const details = issuesToDetails(issues, where);
+  const first = details[0]?.message ?? 'is not valid';
+  const more = details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}, in details)` : '';
+  const lead = what ?? (where === 'body' ? 'The request body is invalid' : `Invalid ${where} parameter`);
+  return new ApiError(400, 'invalid_request', `${lead}: ${first}${more}`, details);
 }

@@ -67,7 +67,7 @@ describe('dashboard login links (POST /dashboard-links, the CLI login-link)', fu
     const cli = async (...args: string[]) =>
       JSON.parse(
         (
-          await promisify(execFile)(process.execPath, [CLI, ...args], {
+          await promisify(execFile)(process.execPath, [CLI, ...args, '--json'], {
             env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
           })
         ).stdout,

@@ -10,6 +10,9 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
     expect(none.status).to.equal(401);
     expect(none.body.error.code).to.equal('unauthorized');
     expect((await t.api('not-a-key', 'GET', '/me')).status).to.equal(401);
+    const truncated = await t.api('prk_test_wrong', 'GET', '/me');
+    expect(truncated.status).to.equal(401);
+    expect(truncated.body.error.message).to.match(/^The API key is not valid: /);
     expect((await t.api(`prk_live_${'A'.repeat(32)}`, 'GET', '/me')).status).to.equal(401);
     expect((await t.api(key, 'GET', '/me')).status).to.equal(200);
     expect((await t.admin('DELETE', `/api-keys/${keyId}`)).status).to.equal(200);

@@ -44,7 +44,12 @@ describe('the OpenAPI reference', function () {
       const successes = Object.entries(route.responses).filter(([status]) => Number(status) < 300);
       expect(successes.length, name).to.be.greaterThan(0);
       for (const [status, response] of successes) {
-        if (!response.schema) continue;
+        if (!response.schema) {
+          // A body that is not JSON (the event stream) has an example of its own, as text.
+          expect(response.contentType, name).to.be.a('string');
+          expect(op.responses[status].content[response.contentType!].example, `${name} ${status}: response example`).to.be.a('string').and.not.equal('');
+          continue;
+        }
         expect(response.example, `${name} ${status}: response example`).to.not.equal(undefined);
         const parsed = response.schema.safeParse(response.example);
         expect(parsed.success, `${name} ${status}: response example: ${parsed.error?.message}`).to.equal(true);
@@ -148,5 +153,16 @@ describe('the OpenAPI reference', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('shows the event stream as it arrives: ready, then each event as id, type and the body a webhook delivery sends', () => {
+    const example = doc.paths['/events/stream'].get.responses['200'].content['text/event-stream'].example as string;
+    const messages = example.split('\n\n').filter((m) => m.trim() !== '');
+    expect(messages[0]).to.match(/^retry: \d+\nevent: ready\ndata: \{/);
+    const [, id, type, data] = /^id: (evt_\S+)\nevent: (\S+)\ndata: (.+)$/.exec(messages[1]!) ?? [];
+    const body = JSON.parse(data!);
+    expect(body).to.include({ id, type, testMode: true });
+    expect(body.data.order.id).to.match(/^ord_/);
+    expect(messages.at(-1)).to.equal(': keep-alive');
   });
 });

@@ -26,6 +26,20 @@ describe("a connector's typed failures, as the API and the queues see them", () 
       });
     }
 
+    it("answers a failure about our own set-up (a CONNECTOR_ variable) in a merchant's words, logging the variable for the operator", () => {
+      const warned: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+      const logger = { info: () => undefined, error: () => undefined, warn: (message: string, meta?: Record<string, unknown>) => void warned.push({ message, ...(meta ? { meta } : {}) }) };
+      const notSetUp = new ConnectorError('auth', 'The Shopify app is not configured: set CONNECTOR_SHOPIFY_API_KEY and CONNECTOR_SHOPIFY_API_SECRET.');
+      const install = connectorApiError('Shopify', notSetUp, 'install', logger);
+      expect(install).to.include({ status: 422, code: 'store_install_rejected' });
+      expect(install.message).to.equal("Shopify stores cannot be connected here at the moment: this service's Shopify set-up is incomplete, and its operator has the details. Try again later.");
+      expect(install.message).not.to.contain('CONNECTOR_').and.not.to.contain('said');
+      const connect = connectorApiError('Amazon', new ConnectorError('invalid_payload', 'Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET'), 'credentials', logger);
+      expect(connect).to.include({ status: 503, code: 'store_unreachable' });
+      expect(connect.message).not.to.contain('CONNECTOR_');
+      expect(warned.map((w) => w.message)).to.deep.equal([`Shopify: ${notSetUp.message}`, 'Amazon: Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET']);
+    });
+
     it('tells a rate-limited caller when to come back (Retry-After, whole seconds)', () => {
       expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })).headers).to.deep.equal({ 'Retry-After': '3' });
       expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down')).headers).to.deep.equal({ 'Retry-After': '2' });

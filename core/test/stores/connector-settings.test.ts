@@ -30,13 +30,14 @@ const acme = defineConnector<{ token: string }, { appSecret: string; pageSize: n
 
 function recordingLogger() {
   const warnings: string[] = [];
-  return { warnings, logger: { info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined } };
+  const infos: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+  return { warnings, infos, logger: { info: (message: string, meta?: Record<string, unknown>) => void infos.push({ message, ...(meta ? { meta } : {}) }), warn: (m: string) => void warnings.push(m), error: () => undefined } };
 }
 
 const configure = (env: Record<string, string>, opts: { named?: boolean; connectors?: Array<Connector<any, any>> } = {}) => {
-  const { warnings, logger } = recordingLogger();
+  const { warnings, infos, logger } = recordingLogger();
   const registry = configureConnectors({ connectors: opts.connectors ?? [acme], env: (platform) => connectorEnv(platform, env), logger, named: opts.named ?? true });
-  return { registry, warnings };
+  return { registry, warnings, infos };
 };
 
 describe('connector settings from CONNECTOR_<PLATFORM>_<NAME>', () => {
@@ -70,10 +71,14 @@ describe('connector settings from CONNECTOR_<PLATFORM>_<NAME>', () => {
     expect(() => configure({}, { named: true })).to.throw(ConfigError, /CONNECTOR_ACME_SHOP_APP_SECRET is required: the Acme Shop connector needs/);
   });
 
-  it('leaves out, with a warning naming the variable, a connector found installed whose required setting is not set', () => {
-    const { registry, warnings } = configure({}, { named: false });
+  it('leaves out a connector found installed whose required setting is not set: one info line for all of them, the variables in its fields', () => {
+    const other = defineConnector({ ...acme, manifest: { ...acme.manifest, platform: 'OTHER_SHOP', displayName: 'Other Shop' } });
+    const { registry, warnings, infos } = configure({}, { named: false, connectors: [acme, other] });
     expect(registry.platforms()).to.deep.equal([]);
-    expect(warnings.join('\n')).to.match(/Acme Shop connector not loaded: .*CONNECTOR_ACME_SHOP_APP_SECRET/);
+    expect(warnings).to.deep.equal([]);
+    expect(infos).to.have.length(1);
+    expect(infos[0]!.message).to.equal('Connectors not configured, not offered: Acme Shop, Other Shop');
+    expect(infos[0]!.meta).to.deep.equal({ missing: { ACME_SHOP: ['CONNECTOR_ACME_SHOP_APP_SECRET'], OTHER_SHOP: ['CONNECTOR_OTHER_SHOP_APP_SECRET'] } });
   });
 
   it('warns about a variable with the prefix that names no setting (a typo)', () => {

@@ -223,6 +223,13 @@ export interface Connector<C = unknown, S = unknown> {
   connect(ctx: ConnectorContext<S>, input: unknown): Promise<StoreConnection<C>>;
 
   /**
+   * Optional settings that every way of connecting a store needs (our app's credentials with the
+   * platform), left optional so that the service starts without them: until the operator sets
+   * them, the dashboard does not offer this platform.
+   */
+  requiresSettings?: string[];
+
+  /**
    * OAuth install flow, when the platform has one. Core serves it: the reseller API's
    * `POST /stores/install-links {platform, ...input}` (the old path
    * `POST /connectors/<platform>/install-links` is an alias) seals the reseller, the input and an
@@ -248,6 +255,12 @@ export interface Connector<C = unknown, S = unknown> {
   install?: {
     /** The fields of the install link besides `returnUrl` (e.g. the shop); checked when the link is made. */
     inputSchema?: ZodType;
+    /**
+     * The optional settings the install needs (our app's key and secret, say), where the connector
+     * also works without them (pasted credentials): until the operator sets them, core offers no
+     * install (no dashboard button, no install link) instead of a flow that fails half way.
+     */
+    requiresSettings?: string[];
     /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
     begin(ctx: ConnectorContext<S>, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
     /** The platform's redirect back: `headers` are the browser's (its cookies included). */

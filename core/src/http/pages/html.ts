@@ -82,6 +82,7 @@ export function Layout(props: {
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>${props.title} · ${props.product ?? 'Print API'}</title>
+      <link rel="icon" href="/favicon.ico" />
       <style>${CSS}</style>
     </head>
     <body>

@@ -27,10 +27,24 @@ export function queueDashboard(queue: JobQueue, basePath: string): express.Route
   });
   let board: Promise<express.Router> | undefined;
   router.use((req, res, next) => {
+    selfContained(res);
     board ??= bullBoard(queue, basePath);
     board.then((handle) => handle(req, res, next), next);
   });
   return router;
+}
+
+/**
+ * bull-board's page loads its fonts from fonts.googleapis.com. The console must work offline
+ * and load nothing from a third party (an operator's browser tells Google who looks at the
+ * queues otherwise), so the page goes out without that stylesheet: its CSS names the fonts
+ * with a system fallback, which is what shows.
+ */
+const THIRD_PARTY_STYLESHEET = /<link\b[^>]*\bhref="https:\/\/fonts\.(googleapis|gstatic)\.com[^"]*"[^>]*>\s*/g;
+
+function selfContained(res: express.Response): void {
+  const send = res.send.bind(res);
+  res.send = (body?: unknown) => send(typeof body === 'string' ? body.replace(THIRD_PARTY_STYLESHEET, '') : body);
 }
 
 async function bullBoard(queue: JobQueue, basePath: string): Promise<express.Router> {

@@ -193,7 +193,7 @@ export class AccountsService {
    */
   async authenticate(presented: string | undefined): Promise<AuthContext> {
     if (!presented) throw unauthorized('No API key: send it as Authorization: Bearer <API_KEY>.');
-    if (!modeOfKey(presented)) throw unauthorized('The API key is malformed: keys start with prk_live_ or prk_test_.');
+    if (!modeOfKey(presented)) throw unauthorized('The API key is not valid: a key is prk_live_ or prk_test_ followed by 32 letters and digits, exactly as it was shown when it was created.');
     const keyHash = sha256Hex(presented);
     const now = this.#clock();
     const cached = this.#cache.get(keyHash);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_ORDER, exampleEvent } from '../../http/api-examples.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import { SUBSCRIBABLE_EVENTS } from '../webhooks/webhook-event-types.ts';
@@ -37,6 +38,26 @@ const streamDescription = [
   'a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order (an event committed late comes when it commits). Deduplicate on the event id.',
 ].join(' ');
 
+/** What the stream's first seconds look like on the wire: `ready`, an event, a keep-alive. */
+function streamExample(mode: 'live' | 'test'): string {
+  const testMode = mode === 'test';
+  const order = { ...EXAMPLE_ORDER, state: 'SUBMITTED', status: 'PAID', testMode };
+  const body = { ...exampleEvent('order.created', 'evt_01M89QQT4KC3K09ZVQD6Y1C5E0', EXAMPLE_ORDER.createdAt, { order }), testMode };
+  return [
+    'retry: 2000',
+    'event: ready',
+    `data: ${JSON.stringify({ mode, after: null })}`,
+    '',
+    `id: ${body.id}`,
+    'event: order.created',
+    `data: ${JSON.stringify(body)}`,
+    '',
+    ': keep-alive',
+    '',
+    '',
+  ].join('\n');
+}
+
 function lastEventId(headers: Record<string, string | string[] | undefined>): string | undefined {
   const value = headers['last-event-id'];
   const id = Array.isArray(value) ? value[0] : value;
@@ -57,7 +78,7 @@ export function eventStreamRoutes(deps: { streams: EventStreams }): AnyRoute[] {
       scope: 'webhooks:read',
       query: z.object(streamQuery),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream' } },
+      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream', example: streamExample('test') } },
       handle: async ({ auth, query, headers, res }) => {
         await deps.streams.serve({ resellerId: auth.resellerId, mode: auth.mode, after: query.after ?? lastEventId(headers), types: query.types }, res);
         return { status: 200, body: undefined };
@@ -80,7 +101,7 @@ export function adminEventStreamRoutes(deps: { streams: EventStreams; accounts: 
       params: z.object({ id: z.string().min(1).max(64) }),
       query: z.object({ ...streamQuery, mode: z.enum(['live', 'test']).default('test').meta({ description: 'test (default) or live events.' }) }),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream' } },
+      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream', example: streamExample('test') } },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller.' }],
       handle: async ({ params, query, headers, res }) => {
         await deps.accounts.getReseller(params.id);

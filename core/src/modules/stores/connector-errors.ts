@@ -1,7 +1,10 @@
-import { ConnectorError } from '@print-api/connector-kit';
+import { ConnectorError, type ConnectorLogger } from '@print-api/connector-kit';
 import { ApiError } from '../../http/api-error.ts';
 import { PermanentJobError, RetryLaterError } from '../../infra/queue/job-queue.ts';
 import { refusedPrivateHost } from './connector-http.ts';
+
+/** A connector setting's variable in a message (`CONNECTOR_SHOPIFY_API_KEY`): the operator's business, never a merchant's. */
+const OPERATOR_SETTING = /\bCONNECTOR_[A-Z0-9_]+\b/;
 
 /** How long a job waits when a platform says it is rate limited without saying for how long. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 2000;
@@ -19,13 +22,23 @@ export type ConnectFlow = 'credentials' | 'install';
  * - `invalid_payload`: 422 `store_not_connectable` (not a store of the platform, or set up in
  *   a way the connection cannot use: the connector's message says what to change);
  * - `rate_limited`: 503 `store_rate_limited` with Retry-After (the platform asks us to wait);
- * - `upstream_unavailable`: 502 `store_unreachable`.
+ * - `upstream_unavailable`: 502 `store_unreachable`;
+ * - a message naming a connector setting (`set CONNECTOR_SHOPIFY_API_KEY`) is about our set-up:
+ *   logged for the operator, answered in a merchant's words (503 `store_unreachable`, or 422
+ *   `store_install_rejected` in an install) without the variable and without "<platform> said".
  */
-export function connectorApiError(platformName: string, err: ConnectorError, flow: ConnectFlow = 'credentials'): ApiError {
+export function connectorApiError(platformName: string, err: ConnectorError, flow: ConnectFlow = 'credentials', logger?: ConnectorLogger): ApiError {
   const privateHost = refusedPrivateHost(err);
   if (privateHost !== undefined) {
     // Refused before any connection: nothing answered, and the message says no more than that.
     return new ApiError(422, 'store_not_connectable', `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`);
+  }
+  if (OPERATOR_SETTING.test(err.message)) {
+    // About our own set-up (a setting unset or refused), not the merchant's store: the operator
+    // reads the variables in the log; the merchant, in the answer and on the dashboard, only
+    // what it means for them. And the platform said none of it.
+    logger?.warn(`${platformName}: ${err.message}`, { kind: err.kind, flow });
+    return new ApiError(flow === 'install' ? 422 : 503, flow === 'install' ? 'store_install_rejected' : 'store_unreachable', `${platformName} stores cannot be connected here at the moment: this service's ${platformName} set-up is incomplete, and its operator has the details. Try again later.`);
   }
   const message = `${platformName} said: ${err.message}`;
   switch (err.kind) {
@@ -43,11 +56,11 @@ export function connectorApiError(platformName: string, err: ConnectorError, flo
 }
 
 /** Runs a request's call to a platform, its typed failures answered as connectorApiError says. */
-export async function answeringFor<T>(platformName: string, flow: ConnectFlow, work: () => Promise<T>): Promise<T> {
+export async function answeringFor<T>(platformName: string, flow: ConnectFlow, work: () => Promise<T>, logger?: ConnectorLogger): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ConnectorError) throw connectorApiError(platformName, err, flow);
+    if (err instanceof ConnectorError) throw connectorApiError(platformName, err, flow, logger);
     throw err;
   }
 }

@@ -44,6 +44,26 @@ export class ConnectorRegistry {
     return [...this.#byPlatform.keys()];
   }
 
+  /**
+   * Whether the connector's OAuth install can run: it has one, and every optional setting it
+   * declares it needs (`install.requiresSettings`) is set.
+   */
+  installable(platform: string): boolean {
+    const install = this.get(platform)?.install;
+    return install !== undefined && this.offered(platform) && this.#hasSettings(platform, install.requiresSettings);
+  }
+
+  /** Whether stores of the platform can connect at all: every optional setting it declares all flows need (`requiresSettings`) is set. */
+  offered(platform: string): boolean {
+    const connector = this.get(platform);
+    return connector !== undefined && this.#hasSettings(platform, connector.requiresSettings);
+  }
+
+  #hasSettings(platform: string, keys: string[] | undefined): boolean {
+    const settings = (this.#settings.get(platform) ?? {}) as Record<string, unknown>;
+    return (keys ?? []).every((key) => settings[key] !== undefined && settings[key] !== '');
+  }
+
   /** The connector's settings (`ctx.settings`). */
   settings(platform: string): unknown {
     return this.#settings.get(platform) ?? {};
@@ -55,8 +75,8 @@ export class ConnectorRegistry {
  * builds the registry. A wrong value stops start-up (ConfigError naming the variable). A
  * required setting that is not set: when the connector was asked for by name (`CONNECTORS`
  * lists it, or a test hands it over), start-up stops too; when it was only found installed
- * (`CONNECTORS=all`), it is left out with a warning naming the variables, so the service
- * starts without any connector configured.
+ * (`CONNECTORS=all`), it is left out, and one info line names every connector left out (with
+ * the variables each needs in its fields), so the service starts without any connector configured.
  */
 export function configureConnectors(deps: {
   connectors: Array<Connector<any, any>>;
@@ -67,6 +87,7 @@ export function configureConnectors(deps: {
 }): ConnectorRegistry {
   const loaded: Array<Connector<any, any>> = [];
   const settings = new Map<string, unknown>();
+  const notConfigured: Array<{ displayName: string; platform: string; missing: string[] }> = [];
   for (const connector of deps.connectors) {
     const { platform, displayName } = connector.manifest;
     const reading = readConnectorSettings(connector, deps.env(platform));
@@ -76,11 +97,18 @@ export function configureConnectors(deps: {
     if (!reading.ok) {
       const message = `the ${displayName} connector needs ${reading.missing.join(', ')}`;
       if (deps.named) throw new ConfigError(`Invalid configuration:\n  ${reading.missing.join(', ')} ${reading.missing.length === 1 ? 'is' : 'are'} required: ${message}`);
-      deps.logger.warn(`${displayName} connector not loaded: ${message}`, { platform, missing: reading.missing });
+      notConfigured.push({ displayName, platform, missing: reading.missing });
       continue;
     }
     loaded.push(connector);
     settings.set(platform, reading.settings);
+  }
+  if (notConfigured.length > 0) {
+    // Not a fault: a fresh `npm start` configures none. One line says which are left out; the
+    // variables each needs are in its fields, for the operator (never shown to a merchant).
+    deps.logger.info(`Connectors not configured, not offered: ${notConfigured.map((c) => c.displayName).join(', ')}`, {
+      missing: Object.fromEntries(notConfigured.map((c) => [c.platform, c.missing])),
+    });
   }
   return new ConnectorRegistry(loaded, settings);
 }

@@ -1,6 +1,7 @@
 import type { Connector } from '@print-api/connector-kit';
 import { settingVariable } from '@print-api/connector-kit';
 import { ConfigError } from '../../config.ts';
+import { plainIssue } from '../../http/plain-issues.ts';
 
 /** A connector's settings as read at start-up: parsed, or the required variables that are not set. */
 export type SettingsReading =
@@ -30,9 +31,9 @@ export function readConnectorSettings(connector: Connector<any, any>, raw: Recor
   const wrong: string[] = [];
   for (const issue of parsed.error.issues) {
     const key = issue.path[0];
-    if (typeof key !== 'string') wrong.push(`${prefix}* ${issue.message}`);
+    if (typeof key !== 'string') wrong.push(`${prefix}* ${plainIssue(issue)}`);
     else if (input[key] === undefined) missing.push(settingVariable(platform, key));
-    else wrong.push(`${settingVariable(platform, key)} ${issue.message}`);
+    else wrong.push(`${settingVariable(platform, key)} ${plainIssue(issue)}`);
   }
   if (wrong.length > 0) throw new ConfigError(`Invalid configuration:\n  ${wrong.join('\n  ')}`);
   return { ok: false, missing: [...new Set(missing)], unknownVariables };

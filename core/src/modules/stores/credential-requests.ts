@@ -8,6 +8,8 @@ import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoresService } from './stores-service.ts';
+import { invalidRequest } from '../../http/validation.ts';
+import { issueSentence } from '../../http/plain-issues.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */
 const REQUEST_TTL_MS = 60 * 60 * 1000;
@@ -56,10 +58,10 @@ export class CredentialRequests {
     if (!flow) throw unprocessable('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', `returnUrl ${back.error.issues[0]?.message}`, [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = flow.inputSchema.safeParse(rest);
     if (!input.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
     }
     const expiresAt = Date.now() + REQUEST_TTL_MS;
     const nonce = back.data ? newId('crq') : undefined;
@@ -72,7 +74,7 @@ export class CredentialRequests {
     const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt, ...(nonce ? { n: nonce } : {}) } satisfies RequestState);
     const ctx = this.#context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
-    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }));
+    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }), ctx.logger);
     return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
   }
 
@@ -82,7 +84,8 @@ export class CredentialRequests {
     const request = this.#open(connector, state);
     if (!connector?.credentialRequest || !request) throw new ApiError(404, 'unknown_credential_request', 'This connection request is unknown or has expired.');
     const flow = connector.credentialRequest;
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(this.#context(request.p), { input: request.i, state, headers: req.headers, rawBody: req.rawBody }));
+    const ctx = this.#context(request.p);
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);
     const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     if (request.n) {
       await this.#db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();

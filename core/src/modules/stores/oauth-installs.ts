@@ -6,6 +6,8 @@ import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import { invalidRequest } from '../../http/validation.ts';
+import { issueSentence } from '../../http/plain-issues.ts';
 
 /** How long an install link (and the browser's install cookie) stays good. */
 const INSTALL_TTL_MS = 30 * 60 * 1000;
@@ -59,10 +61,10 @@ export class OAuthInstalls {
     const connector = this.#installable(platform);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', `returnUrl ${back.error.issues[0]?.message}`, [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = connector.install.inputSchema ? connector.install.inputSchema.safeParse(rest) : { success: true as const, data: rest };
     if (!input.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} install fields are invalid: ${input.error.issues[0]?.message}`, input.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
+      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} install fields are invalid`);
     }
     const expiresAt = Date.now() + INSTALL_TTL_MS;
     const state = this.#box.sealJson({ k: 'install', r: tenant.resellerId, m: tenant.mode, p: connector.manifest.platform, i: input.data as Record<string, unknown>, u: back.data ?? null, e: expiresAt } satisfies InstallState);
@@ -75,7 +77,7 @@ export class OAuthInstalls {
     const install = this.#open(connector, state);
     if (!install || !state) throw new ApiError(404, 'unknown_install_link', 'This install link is unknown or has expired: ask for a new one.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
-    const begun = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.begin(ctx, { query: { ...query, ...stringFields(install.i) }, state, callbackUrl }));
+    const begun = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.begin(ctx, { query: { ...query, ...stringFields(install.i) }, state, callbackUrl }), ctx.logger);
     const ours = cookie(COOKIE, state, { path: cookiePath, maxAgeSeconds: Math.ceil((install.e - Date.now()) / 1000), secure });
     return { redirectUrl: begun.redirectUrl, cookies: [ours, ...(begun.cookies ?? [])] };
   }
@@ -90,7 +92,7 @@ export class OAuthInstalls {
     const install = this.#open(connector, state);
     if (!install || !state) throw new ApiError(400, 'install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
-    const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }));
+    const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }), ctx.logger);
     const store = await this.#stores.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
     let returnUrl: string | null = null;
     if (install.u) {
@@ -105,6 +107,12 @@ export class OAuthInstalls {
   #installable(platform: string): Installable {
     const connector = this.#connectors.get(platform) ?? this.#connectors.bySlug(platform);
     if (!connector?.install) throw unprocessable('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    if (!this.#connectors.installable(connector.manifest.platform)) {
+      // The operator has not set the app up (its settings are in the operator's log at start-up
+      // and in the README); a merchant only needs to know what to do instead.
+      const name = connector.manifest.displayName;
+      throw unprocessable('unsupported_platform', `${name} stores cannot be connected by installing our app here yet: connect with credentials made in your ${name} admin instead.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    }
     return connector as Installable;
   }
 

@@ -1,8 +1,9 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
 import { sql, type Selectable } from 'kysely';
-import { ApiError, conflict, notFound, unprocessable } from '../../http/api-error.ts';
+import { conflict, notFound, unprocessable } from '../../http/api-error.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { invalidRequest } from '../../http/validation.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
@@ -83,10 +84,8 @@ export class StoresService implements LinkRegistry {
   async connect(tenant: Tenant, platform: string, input: Record<string, unknown>): Promise<StoreView> {
     const connector = this.connector(platform);
     const parsed = connector.manifest.connectSchema.safeParse(input);
-    if (!parsed.success) {
-      throw new ApiError(400, 'invalid_request', `The ${connector.manifest.displayName} connection fields are invalid: ${parsed.error.issues[0]?.message}`, parsed.error.issues.map((i) => ({ field: i.path.join('.'), code: i.code, message: i.message })));
-    }
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data));
+    if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
+    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(this.#context(platform), parsed.data), this.#context(platform).logger);
     return this.#view(await this.saveConnection(tenant, platform, connection));
   }
 

@@ -92,7 +92,8 @@ export function refusal(err: unknown): { message: string; fields: Record<string,
   if (!(err instanceof ApiError)) throw err;
   const fields: Record<string, string> = {};
   for (const d of err.details ?? []) {
-    if (d.field && d.field !== 'body' && !fields[d.field]) fields[d.field] = d.message ?? d.code;
+    // Shown next to its field, a detail does not repeat the field's name ("recipient.postalCode is required").
+    if (d.field && d.field !== 'body' && !fields[d.field]) fields[d.field] = d.message?.startsWith(`${d.field} `) ? d.message.slice(d.field.length + 1) : (d.message ?? d.code);
   }
   return { message: err.message, fields };
 }
@@ -116,7 +117,18 @@ export function Select(props: { name: string; label: string; options: Array<{ va
   </div>`;
 }
 
-/** A labelled input with its error next to it, whose id is unique on a page with several forms of the same fields (`idPrefix`). */
-export function Input(props: { idPrefix: string; name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string }): VNode {
-  return Field(props);
+/**
+ * A labelled input with its error next to it, whose id is unique on a page with several forms of
+ * the same fields (`idPrefix`); a `hint` (what an optional field defaults to) is read with it.
+ */
+export function Input(props: { idPrefix: string; name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string; hint?: string | undefined }): VNode {
+  if (!props.hint) return Field(props);
+  const id = `${props.idPrefix}-${props.name}`;
+  const describedBy = [`${id}-hint`, ...(props.error ? [`${id}-error`] : [])].join(' ');
+  return html`<div>
+    <label for=${id}>${props.label}</label>
+    <input id=${id} name=${props.name} type=${props.type ?? 'text'} value=${props.value ?? ''} required=${props.required ?? false} autocomplete=${props.autocomplete} aria-invalid=${props.error ? 'true' : undefined} aria-describedby=${describedBy} />
+    <p id=${`${id}-hint`} class="muted">${props.hint}</p>
+    ${props.error ? html`<p id=${`${id}-error`} class="error" role="alert">${props.error}</p>` : null}
+  </div>`;
 }

@@ -3,16 +3,23 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 
+/** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
+export interface FormField {
+  name: string;
+  optional: boolean;
+  hint?: string;
+}
+
 /** The connect forms of one loaded connector: the fields of each way it connects. */
 export interface PlatformForms {
   platform: string;
   displayName: string;
   /** Pasted credentials (`POST /stores`). */
-  connectFields: string[];
+  connectFields: FormField[];
   /** A key-issuing flow (`POST /stores/credential-requests`, WooCommerce's), when it has one. */
-  requestFields?: string[];
-  /** An OAuth install (`POST /stores/install-links`), when it has one. */
-  installFields?: string[];
+  requestFields?: FormField[];
+  /** An OAuth install (`POST /stores/install-links`), when the operator has set it up. */
+  installFields?: FormField[];
 }
 
 /** A connect form's field as a person reads it: `consumerSecret` → 'Consumer secret'. */
@@ -30,7 +37,9 @@ interface FormErrors {
 /** Stores: connect (per platform, each way it connects), each store's state, listings, ingests. */
 export function storesPages(register: Register, deps: { platforms: PlatformForms[]; publicUrl: string }): void {
   const byPlatform = new Map(deps.platforms.map((p) => [p.platform, p]));
-  const fieldsOf = (form: Record<string, string>, names: string[]) => Object.fromEntries(names.map((n) => [n, form[n] ?? '']));
+  // An optional field left empty is left out, so that its default applies.
+  const fieldsOf = (form: Record<string, string>, fields: FormField[]) =>
+    Object.fromEntries(fields.filter((f) => !(f.optional && !form[f.name])).map((f) => [f.name, form[f.name] ?? '']));
 
   register('get', '/stores', (d) => listPage(d));
 
@@ -43,7 +52,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       redirect(d.res, `/dashboard/stores/${store.id}?done=store-connected`);
     } catch (err) {
       const r = refusal(err);
-      await listPage(d, { form: `connect:${platform.platform}`, message: r.message, fields: r.fields, values: { ...fields, ...Object.fromEntries(platform.connectFields.filter(isSecret).map((n) => [n, ''])) } });
+      await listPage(d, { form: `connect:${platform.platform}`, message: r.message, fields: r.fields, values: { ...fields, ...Object.fromEntries(platform.connectFields.filter((f) => isSecret(f.name)).map((f) => [f.name, ''])) } });
     }
   });
 
@@ -129,15 +138,16 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const page = await d.api('GET', '/stores', { query: { limit: '50', cursor } });
     const stores = page.data as any[];
     const lastOrders = await Promise.all(stores.map(async (s) => ((await d.api('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data as any[])[0]?.createdAt as string | undefined));
-    const form = (kind: string, p: PlatformForms, names: string[], action: string, button: string, intro: string): VNode => {
+    const form = (kind: string, p: PlatformForms, fields: FormField[], action: string, button: string, intro: string): VNode => {
       const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
       return html`<form class="stack" method="post" action=${action} aria-label=${`${button} (${p.displayName})`}>
         <${CsrfField} token=${d.page.csrfToken} />
         <input type="hidden" name="platform" value=${p.platform} />
         <p class="muted">${intro}</p>
         ${e ? html`<p class="alert" role="alert">${e.message}</p>` : null}
-        ${names.map(
-          (n) => html`<${Input} idPrefix=${`${kind}-${p.platform.toLowerCase()}`} name=${n} label=${labelOf(n)} type=${isSecret(n) ? 'password' : n.toLowerCase().includes('url') ? 'url' : 'text'} value=${e?.values[n] ?? ''} error=${e?.fields[n]} required=${true} autocomplete="off" />`,
+        ${fields.map(
+          ({ name: n, optional, hint }) =>
+            html`<${Input} idPrefix=${`${kind}-${p.platform.toLowerCase()}`} name=${n} label=${optional ? `${labelOf(n)} (optional)` : labelOf(n)} type=${isSecret(n) ? 'password' : n.toLowerCase().includes('url') ? 'url' : 'text'} value=${e?.values[n] ?? ''} error=${e?.fields[n]} required=${!optional} hint=${hint} autocomplete="off" />`,
         )}
         <button type="submit">${button}</button>
       </form>`;

@@ -86,9 +86,14 @@ export function webhooksPages(register: Register): void {
         ${d.page.can('webhooks:write')
           ? html`<section aria-labelledby="new-h">
           <h2 id="new-h">Add an endpoint</h2>
+          <p class="muted" data-testid="listen-hint">
+            An endpoint is a public https URL. For a receiver on your own machine (such as http://localhost:4000/hooks),
+            use <code>listen</code> instead: <code>npm run admin -- listen --api-key ${d.page.mode === 'test' ? 'prk_test_…' : 'prk_live_…'} --forward-to http://localhost:4000/hooks</code>
+            (or the SDK's <code>client.events.listen({ forwardTo })</code>) streams your events and delivers them to it, signed as an endpoint's are.
+          </p>
           <form class="stack" method="post" action="/dashboard/webhooks" aria-label="Add an endpoint">
             <${CsrfField} token=${d.page.csrfToken} />
-            ${errors ? html`<p class="alert" role="alert">${errors.message}</p>` : null}
+            ${errors && !errors.fields.url && !errors.fields.events ? html`<p class="alert" role="alert">${errors.message}</p>` : null}
             <${Field} name="url" label="Receiver URL (https)" type="url" value=${errors?.url ?? ''} error=${errors?.fields.url} required=${true} />
             <fieldset>
               <legend>Events</legend>
