@@ -9,7 +9,7 @@ import customersRedact from './fixtures/customers-redact.json' with { type: 'jso
 import dataRequest from './fixtures/customers-data-request.json' with { type: 'json' };
 import shopRedact from './fixtures/shop-redact.json' with { type: 'json' };
 import appUninstalled from './fixtures/app-uninstalled.json' with { type: 'json' };
-import { cancelledOrder, shopifyOrder, unpaidOrder, updatedAt } from './shopify-fixtures.ts';
+import { cancelledOrder, shopifyOrder, updatedAt } from './shopify-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };
@@ -157,26 +157,6 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(await events(storeId)).to.deep.equal([]);
       expect(await shop.post(uri, genuine)).to.equal(200);
       expect(await events(storeId)).to.have.length(1);
-    });
-  });
-
-  describe('orders', () => {
-    it('places an order once when it arrives three times and out of order (updated before create)', async () => {
-      const { shop, storeId } = await installed();
-      const created = updatedAt(unpaidOrder(), '2026-11-20T10:15:06+01:00');
-      const paid = updatedAt(shopifyOrder(), '2026-11-20T10:16:30+01:00');
-      expect(await shop.deliver(paid, 'orders/updated', { eventId: 'e-3' })).to.equal(200);
-      expect(await shop.deliver(created, 'orders/create', { eventId: 'e-1' })).to.equal(200);
-      expect(await shop.deliver(created, 'orders/create', { eventId: 'e-1' })).to.equal(200);
-      expect(await shop.deliver(paid, 'orders/paid', { eventId: 'e-2' })).to.equal(200);
-      expect(await shop.deliver(paid, 'orders/paid', { eventId: 'e-2' })).to.equal(200);
-      await eventually(async () => (await ingest(storeId))?.status === 'placed', 'placement');
-      await eventually(async () => (await events(storeId)).every((e) => e.processed_at !== null), 'every event processed');
-      expect((await events(storeId)).map((e) => e.topic).sort()).to.deep.equal(['orders/create', 'orders/paid', 'orders/updated']);
-      const orders = await printOrders(storeId);
-      expect(orders).to.have.length(1);
-      expect(orders[0]).to.include({ source: 'SHOPIFY', external_order_id: ORDER_ID });
-      expect((await ingest(storeId))!.store_updated_at!.toISOString()).to.equal('2026-11-20T09:16:30.000Z');
     });
   });
 

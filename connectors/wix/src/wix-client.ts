@@ -71,7 +71,7 @@ async function mintNow(http: HttpClient, settings: WixSettings, instanceId: stri
   });
   if (res.status === 429 || res.status >= 500) throw ConnectorError.fromStatus('Wix', res.status, res.body, res.headers['retry-after']);
   if (res.status !== 200) {
-    throw new ConnectorError('auth', `Wix refused an access token for the site (instance ${instanceId}): ${res.status} ${wixErrorText(res.body)}. The app is not installed on that site (or was removed), or CONNECTOR_WIX_APP_ID / CONNECTOR_WIX_APP_SECRET are wrong.`, { status: res.status });
+    throw new ConnectorError('auth', `Wix refused an access token for the site (instance ${instanceId}): ${res.status} ${wixErrorText(res.body)}. The app is not installed on that site (or was removed), or this service's Wix app id and secret are wrong (its operator can check them).`, { status: res.status });
   }
   let body: { access_token?: unknown; expires_in?: unknown };
   try {

@@ -3,7 +3,7 @@ import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
 import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
-import { modifiedAt, unpaidOrder, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
+import { modifiedAt, wooOrder } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
@@ -162,25 +162,6 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
     });
   });
 
-  describe('orders', () => {
-    it('places an order once when it arrives three times and out of order (updated before created)', async () => {
-      const { shop, storeId } = await connected();
-      const created = shop.save(modifiedAt(unpaidOrder(), '2025-05-14T09:02:41'));
-      const paid = shop.save(wooOrder());
-      expect(await shop.deliver(paid, 'order.updated')).to.equal(200);
-      expect(await shop.deliver(created, 'order.created')).to.equal(200);
-      expect(await shop.deliver(created, 'order.created')).to.equal(200);
-      expect(await shop.deliver(paid, 'order.updated')).to.equal(200);
-      const placed = await eventually(async () => (await ingest(storeId, 1842))?.status === 'placed' && (await ingest(storeId, 1842)), 'placement');
-      await eventually(async () => (await db().selectFrom('store_webhook_events').select('id').where('store_id', '=', storeId).where('processed_at', 'is', null).execute()).length === 0, 'all events processed');
-      const orders = await printOrders(storeId);
-      expect(orders).to.have.length(1);
-      expect(orders[0]).to.include({ id: placed.order_id, source: 'WOOCOMMERCE', external_order_id: '1842' });
-      expect(await events(storeId)).to.equal(2);
-      expect((await ingest(storeId, 1842))!.status).to.equal('placed');
-    });
-  });
-
   describe('back to the store', () => {
     it('pushes the tracking after the production simulator ships: customer note, Shipment Tracking item, status completed', async () => {
       const { shop, storeId } = await connected({ mode: 'test' });
@@ -201,36 +182,9 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       }, 'fulfilment pushed');
       expect(fulfilment.attempts).to.equal(1);
     });
-
-    it('answers a 429 from the store by waiting Retry-After, then pushes once', async () => {
-      const { shop, storeId } = await connected({ mode: 'test' });
-      shop.shipmentTracking = false;
-      shop.failNext('GET', /\/orders\/1842\/notes$/, 429, { 'Retry-After': '1' });
-      await shop.deliver(shop.save(wooOrder()), 'order.created');
-      await eventually(async () => (await ingest(storeId, 1842))?.order_id, 'placement');
-      await eventually(async () => shop.orders.get(1842)!.status === 'completed', 'status completed', 15_000);
-      const tries = shop.seen('GET', /\/orders\/1842\/notes$/);
-      expect(tries).to.have.length(2);
-      expect(tries[1]!.at - tries[0]!.at).to.be.at.least(900);
-      expect(shop.notes.get(1842)).to.have.length(1);
-      expect(shop.seen('PUT', /\/orders\/1842$/)).to.have.length(1);
-    });
   });
 
   describe('polling', () => {
-    it('catches up an order whose webhook was lost, and re-enables a webhook WooCommerce disabled', async () => {
-      const { shop, storeId } = await connected();
-      // The delivery failed (and WooCommerce never retries); after more failures it disabled the webhook.
-      shop.hook('order.created').status = 'disabled';
-      shop.save(modifiedAt(wooOrder(), new Date(Date.now() - 60_000).toISOString().slice(0, 19)) as WooOrderJson);
-      await pollNow(t, storeId);
-      const row = await ingest(storeId, 1842);
-      expect(row).to.include({ status: 'placed' });
-      expect(await printOrders(storeId)).to.have.length(1);
-      expect(shop.hook('order.created').status).to.equal('active');
-      expect(await events(storeId)).to.equal(0);
-    });
-
     it('re-enables our webhook WooCommerce disabled after failed deliveries, registers a deleted one again, and tells the merchant on the store', async () => {
       const { reseller, shop, storeId } = await connected();
       // Our service refused seven deliveries in a row (here: signed with another secret; a database restart answering 503 does the same).
