@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { InboundWebhook } from '@print-api/connector-kit';
-import { tiktokShopWebhook } from '@print-api/connector-kit/testing';
+import { tiktokShopWebhook } from './webhook-signer.ts';
 import { signRequest, stringToSign, webhookSignature } from '../src/signing.ts';
 import { webhookContent } from '../src/webhook-content.ts';
 import { verifyTikTokWebhook } from '../src/webhook-verifier.ts';
