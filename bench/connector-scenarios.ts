@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type autocannon from 'autocannon';
-import { shopifyWebhook, wooCommerceWebhook, type SignedWebhook } from '@print-api/connector-kit/testing';
+import type { SignedWebhook } from '@print-api/connector-kit/testing';
+import { shopifyWebhook } from '../connectors/shopify/test/webhook-signer.ts';
+import { wooCommerceWebhook } from '../connectors/woocommerce/test/webhook-signer.ts';
 import { SecretBox } from '../core/src/infra/crypto.ts';
 import { newId } from '../core/src/infra/ids.ts';
 import shopifyOrder from '../connectors/shopify/test/fixtures/order.json' with { type: 'json' };

@@ -1,7 +1,7 @@
 import type { Connector } from '@print-api/connector-kit';
 import type { ConformanceHarness } from '@print-api/connector-kit/testing';
-import { startFileServer } from '../test/orders/orders-helpers.ts';
-import { startTestService } from '../test/helpers/test-service.ts';
+import { startFileServer } from './file-server.ts';
+import { startTestService } from './test-service.ts';
 
 /** The reseller product every connector scenario sells: an A2 poster with its artwork. */
 const POSTER_SKU = 'POSTER-TULIPS';

@@ -4,10 +4,12 @@
  * server it trusts (for a fake platform), and, for a platform's own end-to-end and client
  * tests, the shared set-up and core's connector HTTP client for platforms behind nock. The
  * kit's `connectorConformance` loads this at run time (the kit takes no build dependency on core).
+ * The environment lives here, in the package source; core's own tests reach it through
+ * `core/test/helpers`, which re-exports these files.
  */
 export { startConnectorService } from './connector-service.ts';
-export { startHttpsServer, type TestHttpsServer } from '../test/helpers/https-server.ts';
-export { startTestService, type TestService } from '../test/helpers/test-service.ts';
-export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from '../test/helpers/connector-e2e.ts';
-export { nockedConnectorHttp, nockedPlatformLookup } from '../test/helpers/nocked-platforms.ts';
+export { startHttpsServer, type TestHttpsServer } from './https-server.ts';
+export { startTestService, type TestService } from './test-service.ts';
+export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
+export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
 export type { HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';

@@ -3,8 +3,9 @@ import { describeSeller, refreshAccess, refreshDue, refreshIfDue, SpApi, type Am
 import { AUTHORIZATION_DAYS, connectSchema, credentialsSchema, installInputSchema, SEARCH_ORDERS_BUDGET, settingsSchema, type AmazonCredentials, type AmazonSettings } from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listingsPage } from './listings.ts';
-import { getOrder, isMerchantFulfilled, searchOrdersPage, toStoreOrder } from './orders.ts';
-import { confirmShipment } from './shipment.ts';
+import { isMerchantFulfilled, toStoreOrder } from './order-mapper.ts';
+import { getOrder, searchOrdersPage } from './order-polling.ts';
+import { confirmShipment } from './shipment-push.ts';
 
 const api = (ctx: AmazonContext, store: StoreConnection<AmazonCredentials>) => new SpApi(ctx, store.credentials);
 

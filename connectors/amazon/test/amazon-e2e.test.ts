@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { amazonConnector } from '../src/index.ts';
-import { carrierFields } from '../src/shipment.ts';
+import { carrierFields } from '../src/shipment-push.ts';
 import { amazonOrderId, amazonOrderOf, APP, consentInstall, FakeAmazon, MARKETPLACE, type FakeSeller } from './fake-amazon.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';

@@ -5,8 +5,9 @@ import { nockedConnectorHttp } from '@print-api/core/testing';
 import { refreshIfDue, SpApi } from '../src/amazon-client.ts';
 import { settingsSchema, type AmazonCredentials, type AmazonSettings } from '../src/config.ts';
 import { amazonConnector } from '../src/index.ts';
-import { amazonOrderSchema, searchOrdersPage, toStoreOrder } from '../src/orders.ts';
-import { carrierFields, printedItems } from '../src/shipment.ts';
+import { amazonOrderSchema, toStoreOrder } from '../src/order-mapper.ts';
+import { searchOrdersPage } from '../src/order-polling.ts';
+import { carrierFields, printedItems } from '../src/shipment-push.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import { APP } from './fake-amazon.ts';
 

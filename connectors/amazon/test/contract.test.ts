@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { searchQuery } from '../src/orders.ts';
-import { carrierFields } from '../src/shipment.ts';
+import { searchQuery } from '../src/order-polling.ts';
+import { carrierFields } from '../src/shipment-push.ts';
 import { CONTRACTS } from './fake-amazon.ts';
 
 const contract = (prefix: string) => CONTRACTS.find(([p]) => p === prefix)![1];

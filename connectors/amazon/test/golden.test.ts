@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { assertGolden } from '@print-api/connector-kit/testing';
-import { amazonOrderSchema, isMerchantFulfilled, toStoreOrder } from '../src/orders.ts';
+import { amazonOrderSchema, isMerchantFulfilled, toStoreOrder } from '../src/order-mapper.ts';
 import model from './fixtures/contract/orders_2026-01-01.json' with { type: 'json' };
 
 type Json = Record<string, any>;

@@ -3,15 +3,16 @@ import { z } from 'zod';
 import { connectSchema, credentialsSchema, LISTINGS_SCOPE, PAGE_SIZE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
-import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './oauth.ts';
-import { fetchReceipts, pollReceipts } from './receipts.ts';
-import { pushTracking } from './tracking.ts';
-import { identifyShop, verifyEtsyWebhook, webhookContent } from './webhooks.ts';
+import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './install.ts';
+import { fetchReceipts, pollReceipts } from './order-polling.ts';
+import { pushTracking } from './shipment-push.ts';
+import { identifyShop, webhookContent } from './webhook-content.ts';
+import { verifyEtsyWebhook } from './webhook-verifier.ts';
 
-export { etsyCarrierName } from './tracking.ts';
-export { codeChallenge, codeVerifier, etsyState } from './oauth.ts';
-export { toStoreOrder, parseReceipt, ADDRESS_WITHHELD } from './receipts.ts';
-export { parseResourceUrl } from './webhooks.ts';
+export { etsyCarrierName } from './shipment-push.ts';
+export { codeChallenge, codeVerifier, etsyState } from './install.ts';
+export { toStoreOrder, parseReceipt, ADDRESS_WITHHELD } from './order-mapper.ts';
+export { parseResourceUrl } from './webhook-content.ts';
 export { LISTINGS_NOT_GRANTED } from './listings.ts';
 export type { EtsyCredentials, EtsySettings } from './config.ts';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { assertGolden } from '@print-api/connector-kit/testing';
 import { parseEtsyJson } from '../src/etsy-client.ts';
-import { parseReceipt, toStoreOrder } from '../src/receipts.ts';
+import { parseReceipt, toStoreOrder } from '../src/order-mapper.ts';
 import corpus from './fixtures/golden/receipts.samples.json' with { type: 'json' };
 
 /** Etsy receipts (fixtures/golden/receipts.samples.json: where each comes from) through the parser and mapper, kept as a snapshot. */

@@ -1,7 +1,7 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { connectCustomApp } from './connect.ts';
-import { beginInstall, completeInstall, refreshIfDue } from './oauth-install.ts';
+import { beginInstall, completeInstall, refreshIfDue } from './install.ts';
 import { listShopifyListings } from './listings.ts';
 import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushShopifyShipment } from './shipment-push.ts';

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import nock from 'nock';
-import { shopifyWebhook } from '@print-api/connector-kit/testing';
+import { shopifyWebhook } from './webhook-signer.ts';
 import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
 import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { shopifyWebhook } from '@print-api/connector-kit/testing';
+import { shopifyWebhook } from './webhook-signer.ts';
 import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';

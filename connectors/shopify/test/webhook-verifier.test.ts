@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import type { InboundWebhook } from '@print-api/connector-kit';
-import { shopifyWebhook } from '@print-api/connector-kit/testing';
+import { shopifyWebhook } from './webhook-signer.ts';
 import { webhookContent } from '../src/webhook-content.ts';
 import { shopifyLibrary } from '../src/shopify-library.ts';
 import { verifyShopifyWebhook } from '../src/webhook-verifier.ts';

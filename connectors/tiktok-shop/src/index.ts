@@ -1,12 +1,13 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
-import { renewTokens } from './auth.ts';
+import { renewTokens } from './install-tokens.ts';
 import { API_VERSION, connectSchema, DETAIL_BATCH, credentialsSchema, EVENT_TYPES, installInputSchema, REFRESH_MARGIN_MS, settingsSchema, type TikTokCredentials, type TikTokSettings } from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listTikTokListings } from './listings.ts';
-import { fetchStoreOrders, pollOrders } from './orders.ts';
+import { fetchStoreOrders, pollOrders } from './order-polling.ts';
 import { pushTikTokShipment } from './shipment-push.ts';
 import { TikTokClient } from './tiktok-client.ts';
-import { identifyShop, verifyTikTokWebhook, webhookContent } from './webhook.ts';
+import { identifyShop, webhookContent } from './webhook-content.ts';
+import { verifyTikTokWebhook } from './webhook-verifier.ts';
 
 type Context = ConnectorContext<TikTokSettings>;
 

@@ -1,6 +1,6 @@
 import { ConnectorError, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { authorizeLink, exchangeCode, withTokens } from './auth.ts';
+import { authorizeLink, exchangeCode, withTokens } from './install-tokens.ts';
 import { API_VERSION, installInputSchema, type TikTokCredentials, type TikTokSettings } from './config.ts';
 import { TikTokClient } from './tiktok-client.ts';
 

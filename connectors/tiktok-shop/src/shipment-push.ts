@@ -1,7 +1,7 @@
 import { ConnectorError, type ConnectorLogger, type Shipment } from '@print-api/connector-kit';
 import { API_VERSION } from './config.ts';
 import { awaitsShipment, type TikTokOrder } from './order-mapper.ts';
-import { getOrders } from './orders.ts';
+import { getOrders } from './order-polling.ts';
 import type { TikTokClient } from './tiktok-client.ts';
 
 export interface ShippingProvider {

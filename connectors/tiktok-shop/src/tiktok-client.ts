@@ -1,5 +1,5 @@
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
-import { renewTokens } from './auth.ts';
+import { renewTokens } from './install-tokens.ts';
 import type { TikTokCredentials, TikTokSettings } from './config.ts';
 import { classify, envelopeError, type Envelope } from './errors.ts';
 import { parseTikTokJson } from './json.ts';

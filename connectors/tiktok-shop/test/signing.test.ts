@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { InboundWebhook } from '@print-api/connector-kit';
-import { tiktokShopWebhook } from '@print-api/connector-kit/testing';
+import { tiktokShopWebhook } from './webhook-signer.ts';
 import { signRequest, stringToSign, webhookSignature } from '../src/signing.ts';
-import { verifyTikTokWebhook, webhookContent } from '../src/webhook.ts';
+import { webhookContent } from '../src/webhook-content.ts';
+import { verifyTikTokWebhook } from '../src/webhook-verifier.ts';
 import deauthorization from './fixtures/webhook-seller-deauthorization.json' with { type: 'json' };
 import expiring from './fixtures/webhook-upcoming-authorization-expiration.json' with { type: 'json' };
 

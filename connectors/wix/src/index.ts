@@ -1,6 +1,6 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, installInputSchema, RATE_LIMIT, settingsSchema, type WixCredentials, type WixSettings } from './config.ts';
-import { completeInstall, installRedirect } from './app-install.ts';
+import { completeInstall, installRedirect } from './install.ts';
 import { listWixListings } from './listings.ts';
 import { fetchOrdersById, pollOrders } from './order-polling.ts';
 import { pushWixShipment } from './shipment-push.ts';

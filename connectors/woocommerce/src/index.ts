@@ -1,7 +1,7 @@
 import { defineConnector, parseJsonPayload } from '@print-api/connector-kit';
 import { connectSchema, credentialsSchema, type WooCredentials } from './config.ts';
 import { connectWithKeys } from './connect.ts';
-import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './key-exchange.ts';
+import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './install.ts';
 import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ConnectorError, type Shipment } from '@print-api/connector-kit';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { connectSchema } from '../src/config.ts';
 import { wooCommerceConnector as woo } from '../src/index.ts';
 import { pollWindow } from '../src/order-polling.ts';

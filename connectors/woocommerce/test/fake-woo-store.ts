@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import errors from './fixtures/errors.json' with { type: 'json' };
 import webhookFixture from './fixtures/webhook.json' with { type: 'json' };
 import wpIndex from './fixtures/wp-index.json' with { type: 'json' };

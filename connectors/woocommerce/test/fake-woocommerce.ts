@@ -1,4 +1,5 @@
-import { answerWith, eventually, wooCommerceWebhook, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { listWooListings } from '../src/listings.ts';
 import { WooCommerceClient } from '../src/woocommerce-client.ts';

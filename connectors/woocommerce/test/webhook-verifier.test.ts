@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { newWebhookSecret } from '../src/webhook-registration.ts';
 import { verifyWooWebhook } from '../src/webhook-verifier.ts';
 import { inbound, modifiedAt, STORE_URL, wooOrder } from './woo-fixtures.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { wooCommerceWebhook } from '@print-api/connector-kit/testing';
+import { wooCommerceWebhook } from './webhook-signer.ts';
 import { connectorE2eService, eventually, pollNow, posterReseller, type TestHttpsServer, type TestService } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';

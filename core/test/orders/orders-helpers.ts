@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { startHttpsServer, sendBytes, type TestHttpsServer } from '../helpers/https-server.ts';
-import { tinyEps, tinyHtml, tinyPdf, tinyPng, tinySvg } from '../print-files/print-file-fixtures.ts';
+import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
+
+/** A real HTTPS server with print files of every kind (in core/testing, which connector suites use too). */
+export { startFileServer } from '../../testing/file-server.ts';
 
 /** A catalogue product and quantity every order test can rely on (default options). */
 export const PRODUCT = { productId: 'business-cards', quantity: 250 };
-
-/** A real HTTPS server with print files of every kind. */
-export async function startFileServer(): Promise<TestHttpsServer> {
-  const server = await startHttpsServer();
-  server.route('/art/flyer.pdf', sendBytes(tinyPdf(), 'application/pdf'));
-  server.route('/art/poster.png', sendBytes(tinyPng(), 'image/png'));
-  server.route('/art/fake.pdf', sendBytes(tinyHtml(), 'text/html'));
-  server.route('/art/logo.svg', sendBytes(tinySvg(), 'image/svg+xml'));
-  server.route('/art/logo.eps', sendBytes(tinyEps(), 'application/postscript'));
-  return server;
-}
 
 export const RECIPIENT = {
   name: 'Jan de Vries',

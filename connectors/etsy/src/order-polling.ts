@@ -1,111 +1,8 @@
-import { ConnectorError, parsePayload, TimeWindowCursor, type StoreOrder, type StoreRecipient } from '@print-api/connector-kit';
+import { ConnectorError, parsePayload, TimeWindowCursor, type StoreOrder } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { FIRST_POLL_LOOKBACK_MS, PAGE_SIZE, POLL_OVERLAP_MS } from './config.ts';
 import type { EtsyClient } from './etsy-client.ts';
-
-const id = z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String);
-const text = z.string().nullish();
-const seconds = z.number().nullish();
-
-const transaction = z.object({
-  transaction_id: id,
-  listing_id: id.nullish(),
-  product_id: id.nullish(),
-  sku: z.string().nullish(),
-  quantity: z.number().int().nonnegative(),
-  title: text,
-  is_digital: z.boolean().nullish(),
-});
-
-/** The fields of a ShopReceipt a print order needs (names exact, as Open API v3 answers them). */
-export const receiptSchema = z.object({
-  receipt_id: id,
-  status: z.string().nullish(),
-  is_paid: z.boolean().nullish(),
-  is_shipped: z.boolean().nullish(),
-  name: text,
-  first_line: text,
-  second_line: text,
-  city: text,
-  state: text,
-  zip: text,
-  country_iso: text,
-  buyer_email: text,
-  create_timestamp: seconds,
-  created_timestamp: seconds,
-  update_timestamp: seconds,
-  updated_timestamp: seconds,
-  transactions: z.array(transaction).default([]),
-});
-export type EtsyReceipt = z.infer<typeof receiptSchema>;
-
-const receiptsPage = z.object({ count: z.number().int().nonnegative().optional(), results: z.array(receiptSchema) });
-
-/** Statuses of a receipt the buyer no longer pays for: our order is cancelled while that is possible. */
-const CANCELLED = new Set(['canceled', 'cancelled', 'fully refunded']);
-
-/** Why a paid receipt without its address waits: it is never placed with an empty address. */
-export const ADDRESS_WITHHELD =
-  'Etsy did not share the shipping address of this order (address fields are given only to apps Etsy approves for them): it waits until the address can be read, then is placed; ask Etsy for address access, or place the order yourself';
-
-const time = (r: EtsyReceipt, a: 'create' | 'update'): number => {
-  const s = a === 'create' ? (r.created_timestamp ?? r.create_timestamp) : (r.updated_timestamp ?? r.update_timestamp ?? r.created_timestamp ?? r.create_timestamp);
-  if (s === null || s === undefined) throw new ConnectorError('invalid_payload', `Etsy receipt ${r.receipt_id} has no ${a}d_timestamp`);
-  return s * 1000;
-};
-
-/** The receipt's shipping address, or null when Etsy withheld it (some regions, apps without address access). */
-export function receiptRecipient(r: EtsyReceipt): StoreRecipient | null {
-  const name = r.name?.trim();
-  const address1 = r.first_line?.trim();
-  const city = r.city?.trim();
-  const country = r.country_iso?.trim();
-  if (!name || !address1 || !city || !country) return null;
-  const address2 = r.second_line?.trim();
-  const email = r.buyer_email?.trim();
-  const state = subdivision(r.state, country);
-  // Etsy gives no buyer phone (the reseller's contact goes to the carrier) and no company.
-  return { name, address1, ...(address2 ? { address2 } : {}), postalCode: r.zip?.trim() ?? '', city, ...(state ? { state } : {}), country: country.toUpperCase(), ...(email ? { email } : {}) };
-}
-
-/**
- * The receipt's `state` (Etsy's province, state or region, `MI` for Milan): an ISO 3166-2 code
- * with the receipt's country as its prefix loses the prefix (`IT-MI` -> `MI`); anything else stays as written.
- */
-export function subdivision(state: string | null | undefined, country: string): string | undefined {
-  const s = state?.trim();
-  if (!s) return undefined;
-  const iso = /^([A-Za-z]{2})-([A-Za-z0-9]{1,3})$/.exec(s);
-  return iso && iso[1]!.toUpperCase() === country.trim().toUpperCase() ? iso[2]!.toUpperCase() : s;
-}
-
-/** A receipt as a store order: lines from `transactions[]`, a digital item never printed. */
-export function toStoreOrder(r: EtsyReceipt): StoreOrder {
-  const status = r.status?.toLowerCase() ?? '';
-  const recipient = receiptRecipient(r);
-  return {
-    externalId: r.receipt_id,
-    name: `#${r.receipt_id}`,
-    paid: r.is_paid === true || status === 'paid' || status === 'completed',
-    cancelled: CANCELLED.has(status),
-    createdAt: new Date(time(r, 'create')).toISOString(),
-    updatedAt: new Date(time(r, 'update')).toISOString(),
-    lines: r.transactions.map((t) => ({
-      externalLineId: t.transaction_id,
-      sku: t.is_digital ? null : (t.sku ?? null),
-      quantity: t.quantity,
-      title: t.title ?? undefined,
-      externalProductId: t.listing_id ?? null,
-      externalVariantId: t.product_id ?? null,
-    })),
-    recipient,
-    ...(recipient ? {} : { recipientMissing: ADDRESS_WITHHELD }),
-  };
-}
-
-export function parseReceipt(value: unknown): EtsyReceipt {
-  return parsePayload(receiptSchema, value, 'Etsy receipt');
-}
+import { etsyId, parseReceipt, receiptsPage, receiptTime, toStoreOrder } from './order-mapper.ts';
 
 /**
  * Receipts paid, not shipped, not cancelled and changed since the cursor, oldest change first,
@@ -133,7 +30,7 @@ export async function pollReceipts(client: EtsyClient, shopId: string, cursor: s
   const cancelled = at.firstPage && at.offset === 0 ? await cancelledSince(client, shopId, minLastModified) : [];
   return {
     orders: [...page.results.map(toStoreOrder), ...cancelled],
-    nextCursor: receiptsCursor.next(at, { updatedAt: page.results.map((r) => time(r, 'update')), more: page.results.length === PAGE_SIZE }),
+    nextCursor: receiptsCursor.next(at, { updatedAt: page.results.map((r) => receiptTime(r, 'update')), more: page.results.length === PAGE_SIZE }),
   };
 }
 
@@ -152,7 +49,7 @@ async function cancelledSince(client: EtsyClient, shopId: string, minLastModifie
 }
 
 /** A page of receipts read for a few of them: only the ids are checked before one is wanted. */
-const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: id })) });
+const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: etsyId })) });
 
 /** The most pages one fetch reads before it reads the receipts still missing one by one. */
 const MAX_PAGES = 6;

@@ -1,6 +1,5 @@
-import { settingVariable, verifyStandardWebhook, type InboundWebhook, type WebhookContent, type WebhookVerdict } from '@print-api/connector-kit';
+import type { InboundWebhook, WebhookContent } from '@print-api/connector-kit';
 import { z } from 'zod';
-import type { EtsySettings } from './config.ts';
 
 /** Etsy's events that change a receipt (normalised: lower case, dotted): each one has it fetched again. */
 const RECEIPT_EVENTS = new Set(['order.paid', 'order.canceled', 'order.cancelled', 'order.shipped', 'order.delivered']);
@@ -18,7 +17,7 @@ const fields = { event_type: z.string().optional(), resource_url: z.string().opt
 const payloadSchema = z.object({ ...fields, event_id: z.string().optional(), data: z.object(fields).loose().optional() }).loose();
 
 /** What we read from a delivery, whichever form it came in. */
-interface Payload {
+export interface Payload {
   /** `order.paid`: lower case, dotted (ORDER_PAID -> order.paid). */
   eventType: string | undefined;
   /** As Etsy wrote it, for messages. */
@@ -54,7 +53,8 @@ const idOf = (v: number | string | undefined): string | undefined => {
 /** `ORDER_PAID`, `Order.Paid`, `order.paid` -> `order.paid`. */
 export const normaliseEventType = (t: string | undefined): string | undefined => t?.trim().toLowerCase().replace(/_/g, '.') || undefined;
 
-function payloadOf(req: InboundWebhook): Payload | null {
+/** The delivery's event, shop and receipt, whichever form it came in; null when it is not an Etsy event. */
+export function payloadOf(req: InboundWebhook): Payload | null {
   let json: unknown;
   try {
     json = JSON.parse(req.rawBody.toString('utf8'));
@@ -79,15 +79,6 @@ function payloadOf(req: InboundWebhook): Payload | null {
 /** The shop a delivery to `POST /connectors/etsy/webhooks` is for: its `shop_id` (integer or string, top level or under `data`), else the one in `resource_url`. */
 export function identifyShop(req: InboundWebhook): string | undefined {
   return payloadOf(req)?.shopId;
-}
-
-/** Standard Webhooks: `webhook-id`, `webhook-timestamp` (5-minute tolerance), `webhook-signature` (`v1,<base64>`, several possible). */
-export function verifyEtsyWebhook(req: InboundWebhook, settings: EtsySettings, now: Date): WebhookVerdict {
-  if (!settings.webhookSecret?.length) return { ok: false, reason: `Etsy webhooks are not accepted: ${settingVariable('ETSY', 'webhookSecret')} is not set` };
-  const verdict = verifyStandardWebhook({ headers: req.headers, rawBody: req.rawBody, secret: settings.webhookSecret, now });
-  if (!verdict.ok) return verdict;
-  const p = payloadOf(req);
-  return { ok: true, topic: p?.eventType ?? 'unknown', eventId: verdict.id, occurredAt: verdict.timestamp.toISOString() };
 }
 
 /**

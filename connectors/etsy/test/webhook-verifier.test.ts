@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { signStandardWebhook, type InboundWebhook } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
-import { identifyShop, parseResourceUrl, verifyEtsyWebhook, webhookContent } from '../src/webhooks.ts';
+import { identifyShop, parseResourceUrl, webhookContent } from '../src/webhook-content.ts';
+import { verifyEtsyWebhook } from '../src/webhook-verifier.ts';
 import webhookFixture from './fixtures/webhook-order-paid.json' with { type: 'json' };
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -1,6 +1,6 @@
 import { ConnectorError, type Shipment } from '@print-api/connector-kit';
 import type { EtsyClient } from './etsy-client.ts';
-import { parseReceipt } from './receipts.ts';
+import { parseReceipt } from './order-mapper.ts';
 import { z } from 'zod';
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { expiryAt } from '../src/auth.ts';
+import { expiryAt } from '../src/install-tokens.ts';
 import { classify } from '../src/errors.ts';
 
 describe('TikTok Shop tokens and error codes', () => {

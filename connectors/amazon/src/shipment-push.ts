@@ -1,6 +1,7 @@
 import { ConnectorError, type Shipment } from '@print-api/connector-kit';
 import type { AmazonContext, SpApi } from './amazon-client.ts';
-import { getOrder, type AmazonOrder } from './orders.ts';
+import type { AmazonOrder } from './order-mapper.ts';
+import { getOrder } from './order-polling.ts';
 
 /**
  * Carrier codes of Seller Central's list (confirmShipment's `carrierCode` must match one

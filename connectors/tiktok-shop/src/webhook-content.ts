@@ -1,8 +1,7 @@
-import { ConnectorError, type InboundWebhook, type WebhookContent, type WebhookVerdict } from '@print-api/connector-kit';
+import { ConnectorError, type InboundWebhook, type WebhookContent } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { EVENT_TYPES, MAX_CLOCK_SKEW_MS, MAX_DELIVERY_AGE_MS } from './config.ts';
+import { EVENT_TYPES } from './config.ts';
 import { parseTikTokJson } from './json.ts';
-import { verifyWebhookSignature } from './signing.ts';
 
 const id = z.union([z.string(), z.number().int().safe().transform(String)]);
 const unix = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
@@ -15,9 +14,10 @@ const deliverySchema = z.looseObject({
   timestamp: unix,
   data: z.looseObject({}).nullish(),
 });
-type Delivery = z.infer<typeof deliverySchema>;
+export type Delivery = z.infer<typeof deliverySchema>;
 
-const TOPICS = new Map<number, string>([
+/** TikTok's notification types by number, the names its docs give them. */
+export const TOPICS = new Map<number, string>([
   [1, 'ORDER_STATUS_CHANGE'],
   [2, 'REVERSE_ORDER_STATUS_UPDATE'],
   [3, 'RECIPIENT_ADDRESS_UPDATE'],
@@ -31,7 +31,8 @@ const TOPICS = new Map<number, string>([
 /** Deliveries read, by their body: the receiver names the store and verifies the same bytes, read once. */
 const read = new WeakMap<Buffer, Delivery | null>();
 
-function readDelivery(rawBody: Buffer): Delivery | null {
+/** The delivery in a body (read once per body), or null when it is not a TikTok Shop notification. */
+export function readDelivery(rawBody: Buffer): Delivery | null {
   if (read.has(rawBody)) return read.get(rawBody)!;
   let delivery: Delivery | null = null;
   try {
@@ -47,24 +48,6 @@ function readDelivery(rawBody: Buffer): Delivery | null {
 /** The shop a delivery is for (`shop_id`): deliveries come to the app's one URL. */
 export function identifyShop(req: InboundWebhook): string | undefined {
   return readDelivery(req.rawBody)?.shop_id;
-}
-
-/**
- * Checks a delivery on its raw bytes: `Authorization` (no scheme) must be the lowercase hex
- * HMAC-SHA256 of `app_key + raw body` keyed with the app secret; a delivery whose `timestamp`
- * is older than TikTok's retries could be (or from the future) is a replay. The event key is
- * `tts_notification_id` (TikTok repeats it on a retry).
- */
-export function verifyTikTokWebhook(req: InboundWebhook, settings: { appKey: string; appSecret: string }, now: Date): WebhookVerdict {
-  if (!req.headers.authorization) return { ok: false, reason: 'missing Authorization' };
-  if (!verifyWebhookSignature(req.headers.authorization, settings.appKey, settings.appSecret, req.rawBody)) return { ok: false, reason: 'Authorization does not match the app key and body' };
-  const delivery = readDelivery(req.rawBody);
-  if (!delivery) return { ok: false, reason: 'not a TikTok Shop notification (type, shop_id and timestamp are required)' };
-  const at = delivery.timestamp * 1000;
-  if (now.getTime() - at > MAX_DELIVERY_AGE_MS) return { ok: false, reason: `stale delivery: sent at ${new Date(at).toISOString()}, past TikTok's retries` };
-  if (at - now.getTime() > MAX_CLOCK_SKEW_MS) return { ok: false, reason: `the delivery's timestamp ${new Date(at).toISOString()} is in the future` };
-  const topic = TOPICS.get(delivery.type) ?? `TYPE_${delivery.type}`;
-  return { ok: true, topic, eventId: delivery.tts_notification_id ? `${delivery.tts_notification_id}` : null, occurredAt: new Date(at).toISOString() };
 }
 
 /**

@@ -4,7 +4,7 @@ import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit'
 import { nockedConnectorHttp } from '@print-api/core/testing';
 import { settingsSchema, type OAuthCredentials, type ShopifySettings } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
-import { beginInstall, completeInstall, refreshIfDue } from '../src/oauth-install.ts';
+import { beginInstall, completeInstall, refreshIfDue } from '../src/install.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { ConnectorError, type HttpClient, type HttpRequest, type HttpResponse } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
 import { DAY_EXHAUSTED_WAIT_MS, EtsyClient } from '../src/etsy-client.ts';
-import { codeChallenge, codeVerifier, consentUrl, etsyState } from '../src/oauth.ts';
-import { etsyCarrierName, pushTracking } from '../src/tracking.ts';
+import { codeChallenge, codeVerifier, consentUrl, etsyState } from '../src/install.ts';
+import { etsyCarrierName, pushTracking } from '../src/shipment-push.ts';
 import receiptFixture from './fixtures/receipt.json' with { type: 'json' };
 
 const settings = settingsSchema.parse({ keystring: 'kstr', sharedSecret: 'shh', apiUrl: 'https://openapi.etsy.test/' });
