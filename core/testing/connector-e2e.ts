@@ -4,8 +4,9 @@ import type { Overrides } from '../src/composition.ts';
 import { RetryLaterError } from '../src/infra/queue/job-queue.ts';
 import { startFileServer } from './file-server.ts';
 import type { TestHttpsServer } from './https-server.ts';
-import { startTestService, type TestService } from './test-service.ts';
+import { CONNECTOR_SUITE_RATE_LIMIT, startTestService, type TestService } from './test-service.ts';
 import { waitFor } from './wait.ts';
+
 
 /** Waits until `probe` returns something truthy (the queues work asynchronously). */
 export function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
@@ -35,7 +36,7 @@ export function connectorE2eService(
     nock.disableNetConnect();
     nock.enableNetConnect(/127\.0\.0\.1|localhost/);
     files = await startFileServer();
-    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', ...env }, { maintenanceIntervalMs: 200, ...overrides });
+    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT, ...env }, { maintenanceIntervalMs: 200, ...overrides });
     ready({ t, files });
   });
   after(async () => {

@@ -1,7 +1,8 @@
 import type { Connector } from '@print-api/connector-kit';
 import type { ConformanceHarness } from '@print-api/connector-kit/testing';
 import { startFileServer } from './file-server.ts';
-import { startTestService } from './test-service.ts';
+import { CONNECTOR_SUITE_RATE_LIMIT, startTestService } from './test-service.ts';
+
 
 /** The reseller product every connector scenario sells: an A2 poster with its artwork. */
 const POSTER_SKU = 'POSTER-TULIPS';
@@ -21,7 +22,7 @@ export async function startConnectorService(
   const t = await startTestService(
     ctx,
     'postgres+redis',
-    { PUBLIC_URL: opts.publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', ...opts.env },
+    { PUBLIC_URL: opts.publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT, ...opts.env },
     { connectors: opts.connectors, maintenanceIntervalMs: 200 },
   ).catch(async (err: unknown) => {
     await files.close();
