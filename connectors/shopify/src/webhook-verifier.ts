@@ -1,17 +1,23 @@
 import type { InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
-import { WebhookType } from '@shopify/shopify-api';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MAX_CLOCK_SKEW_MS, MAX_DELIVERY_AGE_MS } from './config.ts';
-import { shopifyLibrary } from './shopify-library.ts';
 
-/** The library's checks need a host for its configuration; verification never uses it. */
-const VERIFY_HOST = 'https://webhooks.invalid';
+/** The headers `webhooks.validate` requires of a delivery besides its signature, as it names them. */
+const REQUIRED_HEADERS = ['X-Shopify-Topic', 'X-Shopify-Shop-Domain', 'X-Shopify-API-Version', 'X-Shopify-Webhook-Id'];
+
+/** Whether `hmac` is the base64 HMAC-SHA256 of the raw body keyed with `secret`, compared in constant time. */
+function signatureMatches(hmac: string, secret: string, rawBody: Buffer): boolean {
+  const expected = Buffer.from(createHmac('sha256', secret).update(rawBody).digest('base64'));
+  const given = Buffer.from(hmac);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
 
 /**
- * Checks a Shopify delivery on its raw body with `@shopify/shopify-api`'s `webhooks.validate`:
+ * Checks a Shopify delivery on its raw body exactly as `@shopify/shopify-api`'s
+ * `webhooks.validate` does (a test holds the two to the same verdicts):
  * `X-Shopify-Hmac-Sha256` must be the base64 HMAC-SHA256 of the body keyed with one of
  * `secrets` (our app's client secret, or a custom app's API secret key), and the topic, shop
- * domain, API version and webhook id headers must all be present. Pure: no I/O (the library
- * computes the HMAC with WebCrypto, which is asynchronous).
+ * domain, API version and webhook id headers must all be present. Pure: no I/O.
  *
  * On top of the library:
  * - `X-Shopify-Triggered-At` older than Shopify's 4-hour retry window (or from the future) is
@@ -23,29 +29,17 @@ const VERIFY_HOST = 'https://webhooks.invalid';
 export async function verifyShopifyWebhook(req: InboundWebhook, secrets: Array<string | undefined>, now: Date): Promise<WebhookVerdict> {
   const keys = [...new Set(secrets.filter((s): s is string => Boolean(s)))];
   if (keys.length === 0) return { ok: false, reason: 'no Shopify secret is configured to verify this delivery' };
-  if (req.headers['shopify-hmac-sha256'] && !req.headers['x-shopify-hmac-sha256']) return { ok: false, reason: 'Shopify Events deliveries are not subscribed to' };
-  const rawBody = req.rawBody.toString('utf8');
-  // Only Shopify's own headers: the library canonicalises every header name on every lookup.
-  const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(req.headers)) if (name.startsWith('x-shopify-')) headers[name] = value;
-  let reason = 'X-Shopify-Hmac-Sha256 does not match the body';
-  let verified = false;
-  for (const secret of keys) {
-    const result = await shopifyLibrary({ apiKey: 'webhook-verification', secret, publicUrl: VERIFY_HOST }).webhooks.validate({
-      rawBody,
-      rawRequest: { method: 'POST', url: '/', headers },
-    });
-    if (result.valid) {
-      verified = result.webhookType === WebhookType.Webhooks;
-      break;
-    }
-    if ('missingHeaders' in result) return { ok: false, reason: `missing ${result.missingHeaders.join(', ')}` };
-    if (result.reason !== 'invalid_hmac') {
-      reason = result.reason === 'missing_hmac' ? 'missing X-Shopify-Hmac-Sha256' : `the delivery is not verifiable: ${result.reason}`;
-      break;
-    }
-  }
-  if (!verified) return { ok: false, reason };
+  // The library reads a delivery carrying Shopify Events' signature as an Events delivery (never verified here).
+  if (req.headers['shopify-hmac-sha256']) return { ok: false, reason: 'Shopify Events deliveries are not subscribed to' };
+  // The checks of the library's `webhooks.validate`, in its order (a missing body, a missing
+  // signature, a signature no secret made, then the headers it requires), with a synchronous
+  // node:crypto HMAC: its WebCrypto key import and sign cost ~0.5 ms of CPU per delivery.
+  if (req.rawBody.length === 0) return { ok: false, reason: 'the delivery is not verifiable: missing_body' };
+  const hmac = req.headers['x-shopify-hmac-sha256'];
+  if (!hmac) return { ok: false, reason: 'missing X-Shopify-Hmac-Sha256' };
+  if (!keys.some((secret) => signatureMatches(hmac, secret, req.rawBody))) return { ok: false, reason: 'X-Shopify-Hmac-Sha256 does not match the body' };
+  const missing = REQUIRED_HEADERS.filter((name) => !req.headers[name.toLowerCase()]);
+  if (missing.length > 0) return { ok: false, reason: `missing ${missing.join(', ')}` };
 
   const topic = req.headers['x-shopify-topic']!;
   const triggeredAt = req.headers['x-shopify-triggered-at'];

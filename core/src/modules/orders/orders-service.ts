@@ -12,6 +12,7 @@ import type { QuotesService } from '../quotes/quotes-service.ts';
 import type { KnownSkus } from '../quotes/sku-resolver.ts';
 import { sql, type Transaction } from 'kysely';
 import { abortReason, abortStatement } from '../../infra/db/statement-abort.ts';
+import { insertFromJson } from '../../infra/db/json-insert.ts';
 import type { Db, Tables } from '../tables.ts';
 import type { Posting, WalletService } from '../wallet/wallet-service.ts';
 import type { EventType, OrderSource, OrderState, OrderStatus } from './order-states.ts';
@@ -294,14 +295,9 @@ export class OrdersService {
         .values({ reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at })
         .onConflict((oc) => oc.columns(['reseller_id', 'mode', 'key']).doNothing())
         .returning('order_id'),
-      order: db.insertInto('orders').values({
-        ...row,
-        recipient: JSON.stringify(row.recipient),
-        carrier_contact: JSON.stringify(row.carrier_contact),
-        shipping: JSON.stringify(row.shipping),
-        tracking: null,
-      }),
-      lines: db.insertInto('order_lines').values(lines.map((l) => ({ ...l, options: JSON.stringify(l.options), derived_options: JSON.stringify(l.derived_options) }))),
+      // Two parameters, not thirty values a row (the builder's share of a placement's CPU).
+      order: insertFromJson('orders', [{ ...row, tracking: null }]),
+      lines: insertFromJson('order_lines', lines),
     };
   }
 

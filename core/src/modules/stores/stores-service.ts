@@ -161,14 +161,14 @@ export class StoresService implements LinkRegistry {
     await this.#db.updateTable('stores').set({ last_error: message, updated_at: new Date() }).where('id', '=', id).where('status', '=', 'connected').execute();
   }
 
-  /** The connection as the connector needs it (credentials opened). */
+  /** The connection as the connector needs it (credentials decrypted once per sealed value, parsed anew each time). */
   connection(row: StoreRow): StoreConnection<unknown> {
     return {
       id: row.id,
       externalId: row.external_id,
       name: row.name,
-      credentials: this.#box.openJson(row.credentials_sealed),
-      webhookSecret: row.webhook_secret_sealed ? this.#box.open(row.webhook_secret_sealed) : undefined,
+      credentials: JSON.parse(this.#box.openRemembered(row.credentials_sealed)) as unknown,
+      webhookSecret: row.webhook_secret_sealed ? this.#box.openRemembered(row.webhook_secret_sealed) : undefined,
     };
   }
 
