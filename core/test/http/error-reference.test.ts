@@ -20,10 +20,12 @@ function codesInSource(): Map<string, string> {
   for (const file of sourceFiles(SRC).filter((f) => !f.endsWith('error-catalogue.ts'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/new ApiError\(\s*\d{3},\s*'([^']+)'/g)) add(m[1]!, file);
-    for (const m of text.matchAll(/\b(?:unprocessable|conflict)\(\s*'([^']+)'/g)) add(m[1]!, file);
+    // The domain's refusals (core/src/modules/refusal.ts): the code is the first argument.
+    for (const m of text.matchAll(/new Refusal\(\s*'([^']+)'/g)) add(m[1]!, file);
+    for (const m of text.matchAll(/\b(?:rejected|wrongState)\(\s*'([^']+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\bcode: '([^']+)'/g)) add(m[1]!, file);
     // Codes chosen by an expression inside an ApiError (`flow === 'install' ? 'store_install_rejected' : …`) and status maps.
-    for (const line of text.split('\n').filter((l) => l.includes('new ApiError('))) for (const m of line.matchAll(/'([a-z0-9]+_[a-z0-9_]+)'/g)) add(m[1]!, file);
+    for (const line of text.split('\n').filter((l) => l.includes('new ApiError(') || l.includes('new Refusal('))) for (const m of line.matchAll(/'([a-z0-9]+_[a-z0-9_]+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\b\d{3}: '([a-z]+_[a-z_]+)'/g)) add(m[1]!, file);
     if (/\binvalidRequest\(/.test(text)) add('invalid_request', file);
     if (/\bnotFound\(/.test(text)) add('not_found', file);
@@ -39,6 +41,19 @@ describe('the error reference', () => {
     expect(missing).to.deep.equal([]);
     expect(documented.has('1010')).to.equal(true);
     expect(codesInSource().size).to.be.greaterThan(50);
+  });
+
+  it('finds the codes of refusals thrown by the domain (new Refusal, rejected, wrongState), each with its one status', () => {
+    const found = codesInSource();
+    // One of each way a module refuses: its own class, a rule broken, a state that does not allow it.
+    for (const code of ['store_rate_limited', 'unknown_install_link', 'invalid_options', 'card_rejected', 'sync_in_progress', 'order_not_awaiting_file']) {
+      expect(found.get(code), code).to.match(/^core\/src\/modules\//);
+    }
+    // A domain refusal's status is its code's, so a code thrown by the domain answers exactly one.
+    for (const [code, file] of found) {
+      const entry = ERROR_CATALOGUE.find((e) => e.code === code);
+      if (entry && file.startsWith('core/src/modules/') && !file.endsWith('connector-errors.ts')) expect(entry.status, code).to.have.length(1);
+    }
   });
 
   it('gives each code a status, a meaning, what to do and an example message, once', () => {

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../api-error.ts';
+import { Refusal } from '../../modules/refusal.ts';
+import { httpAnswer } from '../error-catalogue.ts';
 import { html, Layout, sendPage } from '../pages/html.ts';
 
 /**
@@ -11,18 +12,19 @@ import { html, Layout, sendPage } from '../pages/html.ts';
  */
 export function browserErrorPage(prefix: string, backTo: { href: string; label: string }) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    if (!(err instanceof ApiError) || res.headersSent || req.method !== 'GET' || !req.path.startsWith(prefix) || req.accepts(['json', 'html']) !== 'html') {
+    if (!(err instanceof Refusal) || res.headersSent || req.method !== 'GET' || !req.path.startsWith(prefix) || req.accepts(['json', 'html']) !== 'html') {
       next(err);
       return;
     }
-    res.set(err.headers);
+    const { status, headers } = httpAnswer(err);
+    res.set(headers);
     sendPage(
       res,
       html`<${Layout} title="The store was not connected">
         <p role="alert">${err.message}</p>
         <p><a href=${backTo.href}>${backTo.label}</a></p>
       <//>`,
-      err.status,
+      status,
     );
   };
 }

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
+import { Refusal } from '../../modules/refusal.ts';
 import { ApiError } from '../api-error.ts';
 
 /**
@@ -19,7 +20,7 @@ export function clientAddress(req: Request): string {
  * the key sharing an address (a proxy, an office) with whoever guesses.
  */
 export async function refusedCredential(limiter: SignInLimiter | undefined, req: Request, refusal: unknown, what: string): Promise<unknown> {
-  if (!limiter || !(refusal instanceof ApiError) || refusal.status !== 401) return refusal;
+  if (!limiter || !(refusal instanceof Refusal) || refusal.code !== 'unauthorized') return refusal;
   // The count is bookkeeping: a limiter that cannot count answers the 401, never a 500.
   const wait = await limiter.failed(`bearer:${clientAddress(req)}`).catch(() => 0);
   if (wait === 0) return refusal;

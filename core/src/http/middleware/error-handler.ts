@@ -1,9 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
+import { Refusal } from '../../modules/refusal.ts';
 import { ApiError } from '../api-error.ts';
+import { httpAnswer } from '../error-catalogue.ts';
 import { asServiceUnavailable } from '../service-unavailable.ts';
 
-/** The one place that turns errors into HTTP: ApiErrors as they are, a dependency outage as 503, anything else as a logged 500. */
+/** The one place that turns errors into HTTP: refusals as the error catalogue answers them, a dependency outage as 503, anything else as a logged 500. */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {
@@ -11,9 +13,10 @@ export function errorHandler(logger: Logger) {
       res.end();
       return;
     }
-    const apiError = err instanceof ApiError ? err : requestError(err);
-    if (apiError) {
-      res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+    const refusal = err instanceof Refusal ? err : requestError(err);
+    if (refusal) {
+      const { status, headers } = httpAnswer(refusal);
+      res.status(status).set(headers).json(refusal.toBody());
       return;
     }
     const unavailable = asServiceUnavailable(err);

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from '../../http/api-error.ts';
+import { Refusal, notFound } from '../refusal.ts';
 import type { AuthContext } from '../../http/auth-context.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
@@ -130,7 +130,7 @@ export class AccountsService {
   async createApiKey(resellerId: string, input: { mode: Mode; scopes?: Scope[] | undefined }): Promise<ApiKeyView & { key: string }> {
     const reseller = await this.getReseller(resellerId);
     if (reseller.status !== 'approved') {
-      throw new ApiError(403, 'account_not_approved', `Reseller ${resellerId} is ${reseller.status}; only an approved reseller account can create API keys.`);
+      throw new Refusal('account_not_approved', `Reseller ${resellerId} is ${reseller.status}; only an approved reseller account can create API keys.`);
     }
     const { key, prefix } = generateApiKey(input.mode);
     const now = this.#clock();
@@ -223,7 +223,7 @@ export class AccountsService {
     if (!row) throw unauthorized('The API key is not valid.');
     if (row.revoked_at) throw unauthorized('The API key has been revoked.');
     if (row.status !== 'approved') {
-      throw new ApiError(403, 'account_not_active', `The reseller account is ${row.status}; the API is available to approved accounts only.`);
+      throw new Refusal('account_not_active', `The reseller account is ${row.status}; the API is available to approved accounts only.`);
     }
     let lastUsedAt = row.last_used_at?.getTime() ?? 0;
     if (now.getTime() - lastUsedAt > LAST_USED_RESOLUTION_MS) {
@@ -249,8 +249,8 @@ export class AccountsService {
   }
 }
 
-function unauthorized(message: string): ApiError {
-  return new ApiError(401, 'unauthorized', message);
+function unauthorized(message: string): Refusal {
+  return new Refusal('unauthorized', message);
 }
 
 function toReseller(row: ResellerRow): Reseller {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notFound } from '../../http/api-error.ts';
+import { notFound } from '../refusal.ts';
 import { listEnvelope, listEnvelopeSchema, pageQueryShape, resolvePage, type CursorCodec } from '../../http/pagination.ts';
 import { EXAMPLE_PRODUCT_DETAIL, EXAMPLE_PRODUCT_SUMMARY, examplePage } from '../../http/api-examples.ts';
 import { openApiComponent } from '../../http/openapi.ts';

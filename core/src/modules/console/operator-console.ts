@@ -7,7 +7,7 @@ import { clientAddress } from '../../http/middleware/credential-failures.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 
 export const CONSOLE_BASE = '/admin';
 
@@ -127,7 +127,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
       try {
         list = await deps.health.list({ ...filters, cursor: q.cursor || undefined, limit: 50 });
       } catch (err) {
-        if (err instanceof ApiError && err.status === 400) {
+        if (err instanceof Refusal && err.code === 'invalid_request') {
           return sendPage(res, page(req, 'Store health', html`<p class="error" role="alert">${err.message}</p><p><a href="/admin/stores">First page</a></p>`), 400);
         }
         throw err;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { AuthContext } from '../../http/auth-context.ts';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import type { AnyRoute, RouteContext } from '../../http/route.ts';
 import { RouteTable } from '../../http/route-table.ts';
 import { parseOrThrow } from '../../http/validation.ts';
@@ -39,7 +39,7 @@ export class DashboardApi {
 
   /**
    * Calls `method path` (the API's path, `/orders/{id}` filled in) as `caller`. Answers the
-   * route's body; a refusal throws its ApiError, as the API would answer it.
+   * route's body; a refusal throws as the API would answer it.
    */
   async call<T = any>(
     caller: AuthContext,
@@ -49,11 +49,11 @@ export class DashboardApi {
     input: { query?: Record<string, string | undefined>; body?: unknown } = {},
   ): Promise<T> {
     const match = this.#table.find(method.toUpperCase(), path);
-    if (!match || match.route.auth !== 'apiKey') throw new ApiError(404, 'not_found', `No API route ${method} ${path}.`);
+    if (!match || match.route.auth !== 'apiKey') throw new Refusal('not_found', `No API route ${method} ${path}.`);
     const route = match.route;
     // The same refusal the API answers such a key: a session never does more than its key could.
     if (route.scope && caller.scopes && !caller.scopes.has(route.scope)) {
-      throw new ApiError(403, 'insufficient_scope', `This session was opened with an API key without the scope '${route.scope}': this page or form is not open to it.`);
+      throw new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${route.scope}': this page or form is not open to it.`);
     }
     const query = Object.fromEntries(Object.entries(input.query ?? {}).filter(([, v]) => v !== undefined && v !== ''));
     const ctx: RouteContext<unknown, unknown, unknown> = {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
@@ -50,7 +50,7 @@ export class DashboardLinks {
   async create(input: { resellerId: string; mode: Mode; keyId?: string | null }): Promise<LoginLink> {
     const reseller = await this.#accounts.getReseller(input.resellerId);
     if (reseller.status !== 'approved') {
-      throw new ApiError(403, 'account_not_active', `The reseller account is ${reseller.status}; the dashboard is open to approved accounts only.`);
+      throw new Refusal('account_not_active', `The reseller account is ${reseller.status}; the dashboard is open to approved accounts only.`);
     }
     const token = randomBytes(32).toString('base64url');
     const now = this.#clock();

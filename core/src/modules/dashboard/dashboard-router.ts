@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
+import { httpAnswer } from '../../http/error-catalogue.ts';
 import { html, sendPage } from '../../http/pages/html.ts';
 import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
@@ -144,10 +145,10 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       const session = req.browserSession!;
       const grant = res.locals.grant as SessionGrant;
       const asked: unknown = req.body?.mode;
-      if (asked !== 'live' && asked !== 'test') return pageError(new ApiError(400, 'invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
+      if (asked !== 'live' && asked !== 'test') return pageError(new Refusal('invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
       const mode: Mode = asked;
       if (mode === grant.mode) return redirect(res, '/dashboard');
-      if (!canSwitchMode(grant)) return pageError(new ApiError(403, 'insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
+      if (!canSwitchMode(grant)) return pageError(new Refusal('insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
       const left = session.expiresAt.getTime() - Date.now();
       await deps.sessions.revoke(session.id);
       await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
@@ -160,7 +161,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
     router[method](path, (req: Request, res: Response, next: NextFunction) => {
       const d = contextOf(req, res);
       if (scope && !d.page.can(scope)) {
-        return pageError(new ApiError(403, 'insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
+        return pageError(new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
       }
       handler(d).catch((err: unknown) => pageError(err, d, next));
     });
@@ -191,7 +192,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         sendPage(res, html`<${PlainLayout} title="Sign in"><p>Sign in with a login link to see this page.</p><p class="muted">${ASK_AGAIN}</p><//>`, 401);
         return;
       }
-      return next(new ApiError(401, 'unauthorized', 'Sign in first: this page needs a dashboard session.'));
+      return next(new Refusal('unauthorized', 'Sign in first: this page needs a dashboard session.'));
     }
     deps.accounts.resellerRow(session.subject).then(async (reseller) => {
       if (reseller.status !== 'approved') {
@@ -252,7 +253,9 @@ function refused(res: Response, reason: LinkRefusal): void {
 
 /** A page whose API call was refused: the API's own message (a 404 for another reseller's id). */
 function pageError(err: unknown, d: DashContext, next: NextFunction): void {
-  if (!(err instanceof ApiError) || err.status >= 500 || d.res.headersSent) return next(err);
-  const title = err.status === 404 ? 'Not found' : 'Refused';
-  sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`, err.status);
+  if (!(err instanceof Refusal) || d.res.headersSent) return next(err);
+  const { status } = httpAnswer(err);
+  if (status >= 500) return next(err);
+  const title = status === 404 ? 'Not found' : 'Refused';
+  sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`, status);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidRequest } from '../../http/api-error.ts';
+import { invalidRequest } from '../refusal.ts';
 import { EXAMPLE_FILE_URL, EXAMPLE_ORDER, EXAMPLE_ORDER_AWAITING_FILE, EXAMPLE_ORDER_DELIVERED, EXAMPLE_ORDER_REQUEST, examplePage } from '../../http/api-examples.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { ApiError, conflict, notFound, unprocessable, type ErrorDetail } from '../../http/api-error.ts';
+import { Refusal, wrongState, notFound, rejected, type ErrorDetail } from '../refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { canonicalJson } from '../../infra/canonical-json.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
@@ -253,7 +253,7 @@ export class OrdersService {
     });
     if (fileProblems.length > 0) {
       const first = fileProblems[0]!;
-      throw unprocessable('invalid_file_url', `Line ${first.line}: ${first.message}`, fileProblems);
+      throw rejected('invalid_file_url', `Line ${first.line}: ${first.message}`, fileProblems);
     }
     return { quote, lines, fileStatus };
   }
@@ -311,7 +311,7 @@ export class OrdersService {
       .executeTakeFirst();
     if (!row) return undefined;
     if (row.request_hash !== requestHash) {
-      throw unprocessable(
+      throw rejected(
         'idempotency_key_reused',
         `The Idempotency-Key '${key}' was already used for a different request (order ${row.order_id}). Use a new key for a new order.`,
       );
@@ -374,10 +374,10 @@ export class OrdersService {
       const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!order || order.reseller_id !== tenant.resellerId || order.mode !== tenant.mode) throw notFound('order', id);
       if (order.payment_status === 'charging') {
-        throw conflict('payment_in_progress', `Order ${id} is being charged right now; try again in a few seconds.`);
+        throw wrongState('payment_in_progress', `Order ${id} is being charged right now; try again in a few seconds.`);
       }
       if (!isCancellable(order)) {
-        throw conflict('order_not_cancellable', `Order ${id} cannot be cancelled: it is ${order.state === 'CANCELLED' ? 'already cancelled' : `in production (status ${order.status})`}.`);
+        throw wrongState('order_not_cancellable', `Order ${id} cannot be cancelled: it is ${order.state === 'CANCELLED' ? 'already cancelled' : `in production (status ${order.status})`}.`);
       }
       const at = new Date();
       if (order.status === 'PENDING') {
@@ -405,12 +405,12 @@ export class OrdersService {
   async replaceLineFile(tenant: Tenant, id: string, line: number, fileUrl: string): Promise<OrderView> {
     const current = await this.get(tenant, id);
     if (current.state !== 'AWAITING_FILE') {
-      throw conflict('order_not_awaiting_file', `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`);
+      throw wrongState('order_not_awaiting_file', `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`);
     }
     if (!current.lines.some((l) => l.line === line)) throw notFound('order line', `${id}/${line}`);
     const check = (await this.#files.checkMany([fileUrl], { sandbox: tenant.mode === 'test' })).get(fileUrl)!;
     if (!check.ok) {
-      throw unprocessable('invalid_file_url', `Line ${line}: ${check.reason}`, [{ line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+      throw rejected('invalid_file_url', `Line ${line}: ${check.reason}`, [{ line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
     }
     await this.#updateLineFile(id, line, { file_url: fileUrl, file_type: check.fileType, file_status: check.needsConversion ? 'needs_conversion' : 'ok' });
     return this.get(tenant, id);
@@ -422,7 +422,7 @@ export class OrdersService {
     const target = loaded?.lines.find((l) => l.line === line);
     if (!loaded || !target) throw notFound('order line', `${id}/${line}`);
     if (target.file_status !== 'needs_conversion') {
-      throw conflict('line_not_awaiting_conversion', `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`);
+      throw wrongState('line_not_awaiting_conversion', `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`);
     }
     await this.#updateLineFile(id, line, { file_url: convertedUrl ?? target.file_url, file_type: 'pdf', file_status: 'ok' });
     return this.get({ resellerId: loaded.order.reseller_id, mode: loaded.order.mode }, id);
@@ -432,7 +432,7 @@ export class OrdersService {
     let decision: PaymentDecision | undefined;
     await this.#db.transaction().execute(async (trx) => {
       const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-      if (order.state !== 'AWAITING_FILE') throw conflict('order_not_awaiting_file', `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`);
+      if (order.state !== 'AWAITING_FILE') throw wrongState('order_not_awaiting_file', `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`);
       await trx.updateTable('order_lines').set(patch).where('order_id', '=', id).where('line', '=', line).execute();
       const waiting = await trx.selectFrom('order_lines').select('line').where('order_id', '=', id).where('file_status', '!=', 'ok').execute();
       if (waiting.length > 0) return;
@@ -447,7 +447,7 @@ export class OrdersService {
   /** The print facility (or the simulator, or the back-office) reports progress. Illegal moves: 409. */
   async reportProduction(id: string, status: OrderStatus, tracking?: Tracking): Promise<OrderView> {
     const transition = PRODUCTION_TRANSITIONS[status];
-    if (!transition) throw new ApiError(422, 'invalid_production_status', `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`);
+    if (!transition) throw new Refusal('invalid_production_status', `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`);
     const tenant = await this.#db.transaction().execute(async (trx) => {
       const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!order) throw notFound('order', id);
@@ -455,7 +455,7 @@ export class OrdersService {
         const at = new Date();
         await writeTransition(trx, this.#outbox, order, transition, status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {}, at);
       } catch (err) {
-        if (err instanceof IllegalTransitionError) throw conflict('illegal_transition', err.message);
+        if (err instanceof IllegalTransitionError) throw wrongState('illegal_transition', err.message);
         throw err;
       }
       return { resellerId: order.reseller_id, mode: order.mode };

@@ -1,4 +1,4 @@
-import { unprocessable } from '../../http/api-error.ts';
+import { rejected } from '../refusal.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Db } from '../tables.ts';
 import { CardRejectedError, type PaymentGateway } from './payment-gateway.ts';
@@ -36,7 +36,7 @@ export class CardsService {
     try {
       saved = await this.#gateway.saveCard({ token, resellerId, email });
     } catch (err) {
-      if (err instanceof CardRejectedError) throw unprocessable('card_rejected', err.message, [{ field: 'token', code: 'card_rejected' }]);
+      if (err instanceof CardRejectedError) throw rejected('card_rejected', err.message, [{ field: 'token', code: 'card_rejected' }]);
       throw err;
     }
     const now = new Date();

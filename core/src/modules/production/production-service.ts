@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
@@ -10,6 +10,8 @@ import type { Tracking } from '../orders/orders-tables.ts';
 import type { ProductionHandoff, ProductionPartner } from './production-partner.ts';
 
 const STEPS: OrderStatus[] = ['PROCESSING', 'PRINTING', 'SHIPPED', 'DELIVERED'];
+/** Refusals that end a simulated order's steps: the order is gone, or moved on (cancelled, reported by hand). */
+const SIMULATION_STOPS = new Set(['not_found', 'illegal_transition']);
 
 /** A hand-off job: the paid orders of one batch (`orderId`: one order, as jobs queued before batches carried it). */
 type HandoffJob = { orderIds: string[] } | { orderId: string };
@@ -129,7 +131,7 @@ export class ProductionService {
       await this.#orders.reportProduction(orderId, status, tracking);
     } catch (err) {
       // A cancelled order, or a step reported by hand in between: the simulation stops here.
-      if (err instanceof ApiError && (err.status === 409 || err.status === 404)) {
+      if (err instanceof Refusal && SIMULATION_STOPS.has(err.code)) {
         this.#logger.info('production simulation stopped', { orderId, status, reason: err.message });
         return;
       }

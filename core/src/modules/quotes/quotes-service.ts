@@ -1,4 +1,4 @@
-import { unprocessable, type ErrorDetail } from '../../http/api-error.ts';
+import { rejected, type ErrorDetail } from '../refusal.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { resolveConfiguration } from './configuration.ts';
 import { priceQuote, supportedCountries, type Quote, type ResolvedLine } from './pricing.ts';
@@ -110,5 +110,5 @@ export function unprocessableLines(problems: ErrorDetail[]) {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}; see details)` : '';
   const where = first.line !== undefined ? `Line ${first.line}: ` : '';
-  return unprocessable(first.code, `${where}${first.message ?? first.code}${more}`, problems);
+  return rejected(first.code, `${where}${first.message ?? first.code}${more}`, problems);
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { conflict, notFound, unprocessable } from '../../http/api-error.ts';
+import { wrongState, notFound, rejected } from '../refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -168,7 +168,7 @@ export class ResellerProductsService implements SkuResolver {
       const listings = s.listings.map((l) => `'${l.title}'`).join(', ');
       return `${s.platform} store ${s.name} (${s.id})${listings ? ` listing ${listings}` : ''}`;
     });
-    throw conflict(
+    throw wrongState(
       'reseller_product_linked',
       `SKU '${row.sku}' is still sold by ${named.join('; ')}; ${remedy}.`,
       stores.flatMap((s) => {
@@ -214,13 +214,13 @@ export class ResellerProductsService implements SkuResolver {
   async #check(productRef: string, options: Record<string, string | number>, fileUrl: string | null, sandbox: boolean) {
     const product = this.#catalog.find(productRef);
     if (!product) {
-      throw unprocessable('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
+      throw rejected('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
     }
     const result = validateFixedOptions(product, options);
     if (!result.ok) throw unprocessableLines(result.problems);
     if (fileUrl) {
       const check = (await this.#files.checkMany([fileUrl], { sandbox })).get(fileUrl)!;
-      if (!check.ok) throw unprocessable('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+      if (!check.ok) throw rejected('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
     }
     return { productId: product.id, options: result.options };
   }
@@ -242,7 +242,7 @@ export class ResellerProductsService implements SkuResolver {
 }
 
 function skuTaken(sku: string) {
-  return conflict('sku_exists', `You already have a product with SKU '${sku}' in this mode (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
+  return wrongState('sku_exists', `You already have a product with SKU '${sku}' in this mode (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
 }
 
 function isUniqueViolation(err: unknown): boolean {

@@ -1,6 +1,6 @@
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { ApiError, unprocessable } from '../../http/api-error.ts';
+import { Refusal, rejected } from '../refusal.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
@@ -55,10 +55,10 @@ export class CredentialRequests {
   async begin(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ redirectUrl: string; expiresAt: string }> {
     const connector = this.#stores.connector(platform);
     const flow = connector.credentialRequest;
-    if (!flow) throw unprocessable('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    if (!flow) throw rejected('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = flow.inputSchema.safeParse(rest);
     if (!input.success) {
       throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
@@ -82,7 +82,7 @@ export class CredentialRequests {
   async receive(slug: string, state: string, req: { headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<{ storeId: string }> {
     const connector = this.#connectors.bySlug(slug);
     const request = this.#open(connector, state);
-    if (!connector?.credentialRequest || !request) throw new ApiError(404, 'unknown_credential_request', 'This connection request is unknown or has expired.');
+    if (!connector?.credentialRequest || !request) throw new Refusal('unknown_credential_request', 'This connection request is unknown or has expired.');
     const flow = connector.credentialRequest;
     const ctx = this.#context(request.p);
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);

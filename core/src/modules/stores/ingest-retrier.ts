@@ -1,5 +1,5 @@
 import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
-import { ApiError, conflict, notFound } from '../../http/api-error.ts';
+import { Refusal, wrongState, notFound } from '../refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { Db } from '../tables.ts';
@@ -45,10 +45,10 @@ export class IngestRetrier {
     const store = await this.#stores.row(tenant, storeId);
     const ingest = await this.#db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
     if (!ingest) throw notFound('store ingest', ingestId);
-    if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
-    if (ingest.redacted_at) throw conflict('ingest_not_retryable', `Store order ${ingest.external_order_id} was erased on the customer's request.`);
+    if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
+    if (ingest.redacted_at) throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} was erased on the customer's request.`);
     if (ingest.order_id || !RETRYABLE.has(ingest.status)) {
-      throw conflict('ingest_not_retryable', `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`);
+      throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`);
     }
     const order = await this.#order(store, ingest.external_order_id);
     await this.#ingester.ingest(store, order);
@@ -67,13 +67,13 @@ export class IngestRetrier {
         } catch (err) {
           if (err instanceof RetryLaterError) {
             const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-            throw new ApiError(503, 'store_rate_limited', `${connector.manifest.displayName} allows no more calls for this store now; try again in ${seconds} s.`, undefined, { 'Retry-After': String(seconds) });
+            throw new Refusal('store_rate_limited', `${connector.manifest.displayName} allows no more calls for this store now; try again in ${seconds} s.`, undefined, { retryAfter: seconds });
           }
           throw err;
         }
       });
       const order = fetched.find((o) => o.externalId === externalOrderId);
-      if (!order) throw conflict('store_order_not_found', `${connector.manifest.displayName} no longer has order ${externalOrderId}.`);
+      if (!order) throw wrongState('store_order_not_found', `${connector.manifest.displayName} no longer has order ${externalOrderId}.`);
       return order;
     }
     const deliveries = await this.#db
@@ -92,6 +92,6 @@ export class IngestRetrier {
       const order = content?.kind === 'orders' ? content.orders.find((o) => o.externalId === externalOrderId) : undefined;
       if (order) return order;
     }
-    throw conflict('store_order_not_found', `Order ${externalOrderId} cannot be fetched from ${connector.manifest.displayName} and no stored delivery of it is left: it is ingested again when the store sends it again.`);
+    throw wrongState('store_order_not_found', `Order ${externalOrderId} cannot be fetched from ${connector.manifest.displayName} and no stored delivery of it is left: it is ingested again when the store sends it again.`);
   }
 }

@@ -1,6 +1,6 @@
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { ApiError, unprocessable } from '../../http/api-error.ts';
+import { Refusal, rejected } from '../refusal.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
@@ -61,7 +61,7 @@ export class OAuthInstalls {
     const connector = this.#installable(platform);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new ApiError(400, 'invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success) throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
     const input = connector.install.inputSchema ? connector.install.inputSchema.safeParse(rest) : { success: true as const, data: rest };
     if (!input.success) {
       throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} install fields are invalid`);
@@ -75,7 +75,7 @@ export class OAuthInstalls {
   async begin(slug: string, state: string | undefined, query: Record<string, string | undefined>): Promise<{ redirectUrl: string; cookies: string[] }> {
     const connector = this.#installable(slug);
     const install = this.#open(connector, state);
-    if (!install || !state) throw new ApiError(404, 'unknown_install_link', 'This install link is unknown or has expired: ask for a new one.');
+    if (!install || !state) throw new Refusal('unknown_install_link', 'This install link is unknown or has expired: ask for a new one.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
     const begun = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.begin(ctx, { query: { ...query, ...stringFields(install.i) }, state, callbackUrl }), ctx.logger);
     const ours = cookie(COOKIE, state, { path: cookiePath, maxAgeSeconds: Math.ceil((install.e - Date.now()) / 1000), secure });
@@ -90,7 +90,7 @@ export class OAuthInstalls {
     const connector = this.#installable(slug);
     const state = readCookie(req.headers.cookie, COOKIE);
     const install = this.#open(connector, state);
-    if (!install || !state) throw new ApiError(400, 'install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
+    if (!install || !state) throw new Refusal('install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
     const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }), ctx.logger);
     const store = await this.#stores.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
@@ -106,12 +106,12 @@ export class OAuthInstalls {
 
   #installable(platform: string): Installable {
     const connector = this.#connectors.get(platform) ?? this.#connectors.bySlug(platform);
-    if (!connector?.install) throw unprocessable('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    if (!connector?.install) throw rejected('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [{ field: 'platform', code: 'unsupported_platform' }]);
     if (!this.#connectors.installable(connector.manifest.platform)) {
       // The operator has not set the app up (its settings are in the operator's log at start-up
       // and in the README); a merchant only needs to know what to do instead.
       const name = connector.manifest.displayName;
-      throw unprocessable('unsupported_platform', `${name} stores cannot be connected by installing our app here yet: connect with credentials made in your ${name} admin instead.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+      throw rejected('unsupported_platform', `${name} stores cannot be connected by installing our app here yet: connect with credentials made in your ${name} admin instead.`, [{ field: 'platform', code: 'unsupported_platform' }]);
     }
     return connector as Installable;
   }

@@ -1,6 +1,6 @@
 import type { StoreOrder } from '@print-api/connector-kit';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { ApiError, isRefusal } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import { newId } from '../../infra/ids.ts';
 import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
@@ -85,7 +85,7 @@ export class OrderIngester {
         await this.#orders.cancel(tenant, ingest.order_id);
         return await record({ status: 'cancelled' });
       } catch (err) {
-        if (!(err instanceof ApiError) || !NOT_CANCELLABLE.has(err.code)) throw err;
+        if (!(err instanceof Refusal) || !NOT_CANCELLABLE.has(err.code)) throw err;
         return record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
       }
     }
@@ -108,7 +108,7 @@ export class OrderIngester {
       return await record({ status: 'placed', order_id: result.order.id, skipped });
     } catch (err) {
       // Refused by one of our rules (no funds, an inactive account…): the outcome, not a failure to retry.
-      if (isRefusal(err)) return record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
+      if (err instanceof Refusal) return record({ status: 'failed', skipped, error: `${err.code}: ${err.message}` });
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { sql } from 'kysely';
-import { conflict, unprocessable } from '../../http/api-error.ts';
+import { wrongState, rejected } from '../refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { Db } from '../tables.ts';
@@ -88,8 +88,8 @@ export class StorePoller {
    */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
     const store = await this.#stores.row(tenant, storeId);
-    if (store.status !== 'connected') throw conflict('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
-    if (!this.canPoll(store)) throw unprocessable('sync_not_supported', `${this.#connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
+    if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
+    if (!this.canPoll(store)) throw rejected('sync_not_supported', `${this.#connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
     const taken = await this.#db
       .updateTable('stores')
       .set({ poll_lease_until: this.#leaseEnd() })
@@ -97,7 +97,7 @@ export class StorePoller {
       .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', sql<Date>`now()`)]))
       .returning(sql<Date>`now()`.as('now'))
       .executeTakeFirst();
-    if (!taken) throw conflict('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
+    if (!taken) throw wrongState('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
     try {
       // A job of its own: the poll that just released the store may still be finishing as a
       // job, and a job of the same id still running is not added again (the sync would be lost).

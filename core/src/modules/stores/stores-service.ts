@@ -1,7 +1,7 @@
 import type { Connector, ConnectorContext, StoreConnection } from '@print-api/connector-kit';
 import { LRUCache } from 'lru-cache';
 import { sql, type Selectable } from 'kysely';
-import { conflict, notFound, unprocessable } from '../../http/api-error.ts';
+import { wrongState, notFound, rejected } from '../refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { invalidRequest } from '../../http/validation.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
@@ -76,7 +76,7 @@ export class StoresService implements LinkRegistry {
 
   connector(platform: string): Connector<any> {
     const c = this.#connectors.get(platform);
-    if (!c) throw unprocessable('unsupported_platform', `No connector for ${platform} is enabled.`, [{ field: 'platform', code: 'unsupported_platform', allowedValues: this.#connectors.all().map((x) => x.manifest.platform) }]);
+    if (!c) throw rejected('unsupported_platform', `No connector for ${platform} is enabled.`, [{ field: 'platform', code: 'unsupported_platform', allowedValues: this.#connectors.all().map((x) => x.manifest.platform) }]);
     return c;
   }
 
@@ -94,7 +94,7 @@ export class StoresService implements LinkRegistry {
     const now = new Date();
     const existing = await this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', connection.externalId).where('status', '=', 'connected').executeTakeFirst();
     if (existing && (existing.reseller_id !== tenant.resellerId || existing.mode !== tenant.mode)) {
-      throw conflict('store_connected_elsewhere', `The ${platform} store ${connection.externalId} is already connected to another account.`);
+      throw wrongState('store_connected_elsewhere', `The ${platform} store ${connection.externalId} is already connected to another account.`);
     }
     const values = {
       name: connection.name,

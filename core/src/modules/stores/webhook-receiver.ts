@@ -1,7 +1,7 @@
 import type { ConnectorContext, InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
@@ -62,7 +62,7 @@ export class WebhookReceiver {
    */
   async receive(slug: string, req: InboundWebhook): Promise<Receipt> {
     const connector = this.#connectors.bySlug(slug);
-    if (!connector) throw new ApiError(404, 'not_found', `No connector '${slug}' is enabled.`);
+    if (!connector) throw new Refusal('not_found', `No connector '${slug}' is enabled.`);
     const platform = connector.manifest.platform;
     const pathStoreId = req.path.split('/').find((p) => p.startsWith('sto_'));
     let store: StoreRow | undefined;
@@ -95,7 +95,7 @@ export class WebhookReceiver {
     let verdict = await verify(store);
     // The store's secret may have changed since it was read (a reconnect registers new webhooks): read it again.
     if (!verdict.ok && reused) verdict = await verify((store = await this.#storeById(pathStoreId!)));
-    if (!verdict.ok) throw new ApiError(401, 'invalid_signature', verdict.reason);
+    if (!verdict.ok) throw new Refusal('invalid_signature', verdict.reason);
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');

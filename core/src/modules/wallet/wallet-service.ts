@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
@@ -190,7 +190,7 @@ export class WalletService {
       .where('mode', '=', mode)
       .forUpdate()
       .executeTakeFirst();
-    if (!row) throw new ApiError(404, 'not_found', `No reseller with id '${resellerId}'.`);
+    if (!row) throw new Refusal('not_found', `No reseller with id '${resellerId}'.`);
     return row.balance_cents;
   }
 }

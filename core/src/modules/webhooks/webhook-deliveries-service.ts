@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { notFound } from '../../http/api-error.ts';
+import { notFound } from '../refusal.ts';
 import type { AuthContext } from '../../http/auth-context.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import { newId } from '../../infra/ids.ts';

@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import { notFound, unprocessable } from '../../http/api-error.ts';
+import { notFound, rejected } from '../refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import type { AuthContext } from '../../http/auth-context.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
@@ -51,7 +51,7 @@ export class WebhookEndpointsService {
 
   async create(caller: Caller, input: { url: string; events: string[] }): Promise<WebhookEndpointView & { secret: string }> {
     const subscription = normaliseSubscription(input.events);
-    if ('problems' in subscription) throw unprocessable('invalid_events', 'Unknown event kinds; see allowedValues.', subscription.problems);
+    if ('problems' in subscription) throw rejected('invalid_events', 'Unknown event kinds; see allowedValues.', subscription.problems);
     const url = await this.#checkUrl(input.url);
     const secret = newWebhookSecret();
     const row = await this.#db.transaction().execute(async (trx) => {
@@ -65,7 +65,7 @@ export class WebhookEndpointsService {
         .where('deleted_at', 'is', null)
         .executeTakeFirstOrThrow();
       if (Number(n) >= this.#maxEndpoints) {
-        throw unprocessable('webhook_limit_reached', `At most ${this.#maxEndpoints} webhook endpoints per account and mode; delete one first.`, [
+        throw rejected('webhook_limit_reached', `At most ${this.#maxEndpoints} webhook endpoints per account and mode; delete one first.`, [
           { field: 'url', code: 'webhook_limit_reached', limit: this.#maxEndpoints },
         ]);
       }
@@ -222,5 +222,5 @@ export class WebhookEndpointsService {
 }
 
 function invalidUrl(code: string, message: string) {
-  return unprocessable('invalid_webhook_url', message, [{ field: 'url', code, message }]);
+  return rejected('invalid_webhook_url', message, [{ field: 'url', code, message }]);
 }

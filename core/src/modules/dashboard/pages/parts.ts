@@ -1,4 +1,4 @@
-import { ApiError } from '../../../http/api-error.ts';
+import { Refusal } from '../../refusal.ts';
 import { CsrfField, Field, html, Layout, type Children, type VNode } from '../../../http/pages/html.ts';
 import type { Mode } from '../../accounts/accounts-tables.ts';
 import type { Scope } from '../../accounts/scopes.ts';
@@ -89,7 +89,7 @@ export function when(iso: string | null | undefined): string {
 
 /** The error a refusal shows next to its form: the API's message, and per field where it names one. */
 export function refusal(err: unknown): { message: string; fields: Record<string, string> } {
-  if (!(err instanceof ApiError)) throw err;
+  if (!(err instanceof Refusal)) throw err;
   const fields: Record<string, string> = {};
   for (const d of err.details ?? []) {
     // Shown next to its field, a detail does not repeat the field's name ("recipient.postalCode is required").
