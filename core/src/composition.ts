@@ -257,7 +257,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   });
   const stores = storesModule.stores;
   resellerProducts.useLinkRegistry(stores);
-  outbox.onWritten(() => storesModule.onOrdersWritten());
+  // Tracking goes back to the store from the order.shipped event (the sweep catches what a crash lost).
+  outbox.subscribe('order.shipped', (events) => storesModule.onOrdersShipped(events));
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
@@ -272,9 +273,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
   maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
-  maintenance.add('expired idempotency keys', () =>
-    db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
-  );
+  maintenance.add('expired idempotency keys', () => orders.upkeep.purgeExpiredIdempotencyKeys());
 
   const storeHealth = new StoreHealth({
     db,

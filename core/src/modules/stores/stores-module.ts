@@ -7,7 +7,7 @@ import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import { createTokenBucket, type TokenBucket } from '../../infra/token-bucket.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
-import type { Outbox } from '../events/outbox.ts';
+import type { EventEnvelope, Outbox } from '../events/outbox.ts';
 import type { OrdersService, Tenant } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
@@ -330,9 +330,9 @@ export class StoresModule {
     ];
   }
 
-  /** An order was written (with events): shipped store orders get their tracking pushed soon. */
-  onOrdersWritten(): void {
-    this.fulfilments.queueSoon((err) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
+  /** order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed. */
+  onOrdersShipped(events: EventEnvelope[]): void {
+    this.fulfilments.queueShipped(events).catch((err: Error) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
   }
 
   /** Queues the stored webhooks still waiting for their batch (at shutdown). */
