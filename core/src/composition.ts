@@ -70,6 +70,7 @@ import { DashboardApi } from './modules/dashboard/dashboard-api.ts';
 import { platformForms } from './modules/dashboard/dashboard-platforms.ts';
 import { dashboardRouter } from './modules/dashboard/dashboard-router.ts';
 import { DashboardViews } from './modules/dashboard/dashboard-views.ts';
+import { EventLog } from './modules/events/event-log.ts';
 import { orderSources } from './modules/orders/order-states.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
@@ -317,7 +318,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(connectors.platforms()),
     platforms: platformForms(connectors),
-    views: new DashboardViews({ db, stores }),
+    views: new DashboardViews({ events: new EventLog({ db }), resellerProducts }),
   });
 
   const app = createHttpApp({

@@ -7,7 +7,7 @@ import { invalidRequest } from '../../http/validation.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
-import type { LinkRegistry } from '../reseller-products/reseller-products-service.ts';
+import type { LinkedProduct, LinkRegistry } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
@@ -312,14 +312,12 @@ export class StoresService implements LinkRegistry {
    * Connected stores that sell the product: linked to it (by a listing or by hand), or listing
    * its SKU (a listing synced before the product was made, not yet a link), with those listings.
    */
-  async connectedStoresLinkedTo(resellerProductId: string): Promise<LinkedStore[]> {
-    const product = await this.#db.selectFrom('reseller_products').select(['reseller_id', 'mode', 'sku_key']).where('id', '=', resellerProductId).executeTakeFirst();
-    if (!product) return [];
+  async connectedStoresLinkedTo(product: LinkedProduct): Promise<LinkedStore[]> {
     const linked = await this.#db
       .selectFrom('store_links')
       .innerJoin('stores', 'stores.id', 'store_links.store_id')
       .select(['stores.id', 'stores.platform', 'stores.name'])
-      .where('store_links.reseller_product_id', '=', resellerProductId)
+      .where('store_links.reseller_product_id', '=', product.id)
       .where('stores.status', '=', 'connected')
       .distinct()
       .execute();
@@ -327,8 +325,8 @@ export class StoresService implements LinkRegistry {
       .selectFrom('store_listings')
       .innerJoin('stores', 'stores.id', 'store_listings.store_id')
       .select(['stores.id', 'stores.platform', 'stores.name', 'store_listings.external_product_id', 'store_listings.external_variant_id', 'store_listings.title'])
-      .where('store_listings.sku_key', '=', product.sku_key)
-      .where('stores.reseller_id', '=', product.reseller_id)
+      .where('store_listings.sku_key', '=', product.skuKey)
+      .where('stores.reseller_id', '=', product.resellerId)
       .where('stores.mode', '=', product.mode)
       .where('stores.status', '=', 'connected')
       .orderBy('stores.id')
