@@ -286,7 +286,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       return connector.storeNotices({ externalId: row.external_id, name: row.name, credentials: row.credentials }, new Date());
     },
   });
-  registerStoreHealthMetrics(metrics, { db, health: storeHealth });
+  registerStoreHealthMetrics(metrics, { db, health: storeHealth, webhooks: webhooks.deliveries });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
 
   const apiRoutes = [
