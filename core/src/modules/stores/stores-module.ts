@@ -120,7 +120,7 @@ export class StoresModule {
     this.#connectors = connectors;
     this.#context = context;
     this.#logger = logger;
-    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, onConnected: (store) => this.#onConnected(store) });
+    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
     this.credentialRequests = new CredentialRequests({ db, stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({
@@ -147,6 +147,7 @@ export class StoresModule {
       context,
       calls: this.calls,
       logger,
+      products: deps.resellerProducts,
       queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
     this.events = new EventIngester({
