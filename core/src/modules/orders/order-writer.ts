@@ -14,16 +14,8 @@ type Trx = Transaction<Tables>;
  * has them as they stand in this transaction, spare reading them again for the event. The event
  * carries the order as the transaction commits it, so nothing may change the order after it.
  */
-export async function writeTransition(
-  trx: Trx,
-  outbox: Outbox,
-  order: Omit<OrderRow, 'state'> & { state: OrderRow['state'] | 'NEW' },
-  transition: TransitionName,
-  patch: Updateable<OrdersTable> = {},
-  at: Date = new Date(),
-  lines?: OrderLineRow[],
-): Promise<OrderRow> {
-  return (await writeTransitionTold(trx, outbox, order, transition, patch, at, lines)).row;
+export async function writeTransition(...args: Parameters<typeof writeTransitionTold>): Promise<OrderRow> {
+  return (await writeTransitionTold(...args)).row;
 }
 
 /** `writeTransition`, also giving the event it wrote (for `Outbox.notify` after the commit); null when the transition has none. */
