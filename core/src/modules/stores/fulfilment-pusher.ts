@@ -86,22 +86,32 @@ export class FulfilmentPusher {
       .where('stores.status', '=', 'connected')
       .limit(SHIPMENTS_PER_PAGE)
       .execute();
-    let queued = await this.#queue(lost.map((r) => ({ orderId: r.order_id, storeId: r.store_id })));
+    const queued = await this.#queue(lost.map((r) => ({ orderId: r.order_id, storeId: r.store_id })));
     if (Date.now() - this.#sweptOrdersAt < SHIPMENTS_SWEEP_MS) return queued;
     this.#sweptOrdersAt = Date.now();
+    try {
+      return queued + (await this.#queueUnpushed());
+    } catch (err) {
+      this.#sweptOrdersAt = 0; // the next maintenance round tries again
+      throw err;
+    }
+  }
+
+  /** The shipped store orders of the last 30 days without a push, page by page (the orders module's read), queued. */
+  async #queueUnpushed(): Promise<number> {
+    let queued = 0;
     const updatedAfter = new Date(Date.now() - SHIPMENTS_LOOKBACK_MS);
     let after: { updatedAt: Date; id: string } | undefined;
     for (;;) {
       const page = await this.#orders.upkeep.shippedStoreOrders({ updatedAfter, after, limit: SHIPMENTS_PER_PAGE });
-      if (page.length === 0) break;
+      if (page.length === 0) return queued;
       const known = await this.#db.selectFrom('store_fulfilments').select('order_id').where('order_id', 'in', page.map((o) => o.id)).execute();
       const seen = new Set(known.map((k) => k.order_id));
       queued += await this.#queue(page.filter((o) => !seen.has(o.id)).map((o) => ({ orderId: o.id, storeId: o.storeId })));
-      if (page.length < SHIPMENTS_PER_PAGE) break;
+      if (page.length < SHIPMENTS_PER_PAGE) return queued;
       const last = page[page.length - 1]!;
       after = { updatedAt: last.updatedAt, id: last.id };
     }
-    return queued;
   }
 
   /**
