@@ -70,6 +70,7 @@ import { DashboardApi } from './modules/dashboard/dashboard-api.ts';
 import { platformForms } from './modules/dashboard/dashboard-platforms.ts';
 import { dashboardRouter } from './modules/dashboard/dashboard-router.ts';
 import { DashboardViews } from './modules/dashboard/dashboard-views.ts';
+import { EventLog } from './modules/events/event-log.ts';
 import { orderSources } from './modules/orders/order-states.ts';
 import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
@@ -257,7 +258,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   });
   const stores = storesModule.stores;
   resellerProducts.useLinkRegistry(stores);
-  outbox.onWritten(() => storesModule.onOrdersWritten());
+  // Tracking goes back to the store from the order.shipped event (the sweep catches what a crash lost).
+  outbox.subscribe('order.shipped', (events) => storesModule.onOrdersShipped(events));
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
@@ -272,9 +274,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   maintenance.add('expired dashboard links', () => dashboardLinks.purgeExpired());
   maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
-  maintenance.add('expired idempotency keys', () =>
-    db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(Date.now() - 30 * 24 * 3600 * 1000)).execute(),
-  );
+  maintenance.add('expired idempotency keys', () => orders.upkeep.purgeExpiredIdempotencyKeys());
 
   const storeHealth = new StoreHealth({
     db,
@@ -286,7 +286,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       return connector.storeNotices({ externalId: row.external_id, name: row.name, credentials: row.credentials }, new Date());
     },
   });
-  registerStoreHealthMetrics(metrics, { db, health: storeHealth });
+  registerStoreHealthMetrics(metrics, { db, health: storeHealth, webhooks: webhooks.deliveries });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
 
   const apiRoutes = [
@@ -318,7 +318,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(connectors.platforms()),
     platforms: platformForms(connectors),
-    views: new DashboardViews({ db, stores }),
+    views: new DashboardViews({ events: new EventLog({ db }), resellerProducts }),
   });
 
   const app = createHttpApp({

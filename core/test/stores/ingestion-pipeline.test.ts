@@ -250,6 +250,29 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect((await t.api(key, 'GET', `/orders/${orderId}`)).body.data.state).to.equal('SUBMITTED');
     });
 
+    it('starts the tracking push from order.shipped: no write of the order, nor any other, scans for shipments', async () => {
+      const upkeep = t.service.services.orders.upkeep;
+      const scan = upkeep.shippedStoreOrders;
+      let scans = 0;
+      upkeep.shippedStoreOrders = (query) => {
+        scans++;
+        return scan.call(upkeep, query);
+      };
+      try {
+        // Every write of this order (order.created, order.submitted, order.in_production, ...) and
+        // of anything else meanwhile is an outbox write: none of them reads the shipped orders.
+        await deliver(refOrder('1008'));
+        const orderId = await until(async () => (await ingest('1008'))?.order_id);
+        const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
+        const order = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
+        expect(shipments.some((s: any) => s.body.tracking_number === order.tracking.trackingNumber)).to.equal(true);
+        expect(scans, 'scans of the shipped orders').to.equal(0);
+      } finally {
+        upkeep.shippedStoreOrders = scan;
+      }
+    });
+
     it('queues a tracking push again whose job was lost (Redis away when it was queued)', async () => {
       await deliver(refOrder('1007'));
       const orderId = await until(async () => (await ingest('1007'))?.order_id);

@@ -1,6 +1,6 @@
 import type { AuthContext } from '../../http/auth-context.ts';
-import type { StoresService } from '../stores/stores-service.ts';
-import type { Db } from '../tables.ts';
+import type { EventLog } from '../events/event-log.ts';
+import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 
 export interface OrderEventView {
   id: string;
@@ -11,43 +11,27 @@ export interface OrderEventView {
 
 /**
  * What the dashboard shows that the API has no route for, read-only and always within the
- * caller's reseller and mode: an order's events (the webhooks' outbox) and the stores selling
- * a product.
+ * caller's reseller and mode: an order's events (the events module's log) and the stores selling
+ * a product (the reseller products' service, which asks the stores).
  */
 export class DashboardViews {
-  readonly #db: Db;
-  readonly #stores: StoresService;
+  readonly #events: EventLog;
+  readonly #resellerProducts: ResellerProductsService;
 
-  constructor(deps: { db: Db; stores: StoresService }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
+  constructor(deps: { events: EventLog; resellerProducts: ResellerProductsService }) {
+    this.#events = deps.events;
+    this.#resellerProducts = deps.resellerProducts;
   }
 
   /** The order's events, oldest first (the caller has read the order through the API first). */
   async orderEvents(caller: AuthContext, orderId: string): Promise<OrderEventView[]> {
-    const rows = await this.#db
-      .selectFrom('events')
-      .select(['id', 'type', 'created_at', 'payload'])
-      .where('order_id', '=', orderId)
-      .where('reseller_id', '=', caller.resellerId)
-      .where('mode', '=', caller.mode)
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(200)
-      .execute();
-    return rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.created_at.toISOString(), detail: eventDetail(r.payload) }));
+    const rows = await this.#events.orderEvents(caller, orderId, 200);
+    return rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.createdAt.toISOString(), detail: eventDetail(r.payload) }));
   }
 
   /** The connected stores selling a product of the caller's (by a link or a listing with its SKU). */
   async storesSelling(caller: AuthContext, resellerProductId: string) {
-    const owned = await this.#db
-      .selectFrom('reseller_products')
-      .select('id')
-      .where('id', '=', resellerProductId)
-      .where('reseller_id', '=', caller.resellerId)
-      .where('mode', '=', caller.mode)
-      .executeTakeFirst();
-    return owned ? this.#stores.connectedStoresLinkedTo(owned.id) : [];
+    return this.#resellerProducts.storesSelling(caller, resellerProductId);
   }
 }
 

@@ -25,6 +25,9 @@ export function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
 /** Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the guarantee. */
 export type OutboxListener = () => void;
 
+/** A subscriber to one event type: given the committed events of that type a writer hands to `notify`. */
+export type EventSubscriber = (events: EventEnvelope[]) => void;
+
 /** An event to write: whose, which type, about which order, its data. */
 export interface OutboxEvent {
   resellerId: string;
@@ -41,9 +44,19 @@ const NOTIFY_WINDOW_MS = 10;
 /** Writes events inside the caller's transaction. */
 export class Outbox {
   readonly #listeners: OutboxListener[] = [];
+  readonly #subscribers = new Map<string, EventSubscriber[]>();
 
   onWritten(listener: OutboxListener): void {
     this.#listeners.push(listener);
+  }
+
+  /**
+   * Subscribes to events of `type`, told at once with the events of each commit whose writer
+   * hands them to `notify` (an order's production report does: order.shipped). Best effort:
+   * a subscriber's own sweep finds what a crash between the commit and the call lost.
+   */
+  subscribe(type: string, subscriber: EventSubscriber): void {
+    this.#subscribers.set(type, [...(this.#subscribers.get(type) ?? []), subscriber]);
   }
 
   #window: NodeJS.Timeout | undefined;
@@ -53,9 +66,13 @@ export class Outbox {
    * Call after the transaction that wrote events committed. Listeners are told at once, and then
    * at most once per NOTIFY_WINDOW_MS however many commits call this meanwhile, the last of them
    * at the window's end: each listener looks for everything pending, so one call serves every
-   * commit before it.
+   * commit before it. `committed`, the events the commit wrote, go to their types' subscribers.
    */
-  notify(): void {
+  notify(committed: readonly EventEnvelope[] = []): void {
+    for (const [type, subscribers] of this.#subscribers) {
+      const events = committed.filter((e) => e.type === type);
+      if (events.length > 0) for (const s of subscribers) s(events);
+    }
     if (this.#window) {
       this.#again = true;
       return;

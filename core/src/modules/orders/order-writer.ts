@@ -1,5 +1,5 @@
 import { sql, type Transaction, type Updateable } from 'kysely';
-import type { Outbox, OutboxEvent } from '../events/outbox.ts';
+import type { EventEnvelope, Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { Tables } from '../tables.ts';
 import type { EventType } from './order-states.ts';
 import { applyTransition, type TransitionName } from './order-transitions.ts';
@@ -14,7 +14,12 @@ type Trx = Transaction<Tables>;
  * has them as they stand in this transaction, spare reading them again for the event. The event
  * carries the order as the transaction commits it, so nothing may change the order after it.
  */
-export async function writeTransition(
+export async function writeTransition(...args: Parameters<typeof writeTransitionTold>): Promise<OrderRow> {
+  return (await writeTransitionTold(...args)).row;
+}
+
+/** `writeTransition`, also giving the event it wrote (for `Outbox.notify` after the commit); null when the transition has none. */
+export async function writeTransitionTold(
   trx: Trx,
   outbox: Outbox,
   order: Omit<OrderRow, 'state'> & { state: OrderRow['state'] | 'NEW' },
@@ -22,10 +27,10 @@ export async function writeTransition(
   patch: Updateable<OrdersTable> = {},
   at: Date = new Date(),
   lines?: OrderLineRow[],
-): Promise<OrderRow> {
+): Promise<{ row: OrderRow; envelope: EventEnvelope | null }> {
   const { row, event } = await moveOrder(trx, order, transition, patch, at);
-  if (event) await writeOrderEvent(trx, outbox, row, lines ?? (await loadLines(trx, row.id)), event, at);
-  return row;
+  const envelope = event ? await writeOrderEvent(trx, outbox, row, lines ?? (await loadLines(trx, row.id)), event, at) : null;
+  return { row, envelope };
 }
 
 /**
@@ -58,8 +63,8 @@ export async function moveOrder(
  * Writes `type` for an order with the order as it now stands in this transaction (plus tracking
  * on order.shipped): `order` and `lines` are its rows as written, not read again.
  */
-export async function writeOrderEvent(trx: Trx, outbox: Outbox, order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): Promise<void> {
-  await outbox.write(trx, orderEvent(order, lines, type, at));
+export async function writeOrderEvent(trx: Trx, outbox: Outbox, order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): Promise<EventEnvelope> {
+  return outbox.write(trx, orderEvent(order, lines, type, at));
 }
 
 /** The event `type` of an order as `order` and `lines` stand (see writeOrderEvent), to write with others. */

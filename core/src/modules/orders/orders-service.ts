@@ -17,7 +17,8 @@ import type { Db, Tables } from '../tables.ts';
 import type { Posting, WalletService } from '../wallet/wallet-service.ts';
 import type { EventType, OrderSource, OrderState, OrderStatus } from './order-states.ts';
 import { applyTransition, isCancellable, IllegalTransitionError, PRODUCTION_TRANSITIONS, type TransitionName } from './order-transitions.ts';
-import { moveOrder, orderEvent, writeTransition } from './order-writer.ts';
+import { moveOrder, orderEvent, writeTransition, writeTransitionTold } from './order-writer.ts';
+import { OrderUpkeep } from './order-upkeep.ts';
 import type { OrderPayments, PaymentDecision } from './order-payments.ts';
 import { asStoredJson, loadOrder, loadOrders, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
@@ -61,6 +62,8 @@ export class OrdersService {
   readonly #outbox: Outbox;
   readonly #cursors: CursorCodec;
   readonly #lanes: WalletLanes;
+  /** Internal reads and purges for other modules and the maintenance loop (shipped store orders, expired idempotency keys). */
+  readonly upkeep: OrderUpkeep;
 
   constructor(deps: {
     db: Db;
@@ -73,6 +76,7 @@ export class OrdersService {
     cursors: CursorCodec;
   }) {
     this.#db = deps.db;
+    this.upkeep = new OrderUpkeep(deps.db);
     this.#quotes = deps.quotes;
     this.#files = deps.files;
     this.#accounts = deps.accounts;
@@ -448,19 +452,20 @@ export class OrdersService {
   async reportProduction(id: string, status: OrderStatus, tracking?: Tracking): Promise<OrderView> {
     const transition = PRODUCTION_TRANSITIONS[status];
     if (!transition) throw new Refusal('invalid_production_status', `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`);
-    const tenant = await this.#db.transaction().execute(async (trx) => {
+    const { tenant, told } = await this.#db.transaction().execute(async (trx) => {
       const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!order) throw notFound('order', id);
       try {
         const at = new Date();
-        await writeTransition(trx, this.#outbox, order, transition, status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {}, at);
+        const { envelope } = await writeTransitionTold(trx, this.#outbox, order, transition, status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {}, at);
+        return { tenant: { resellerId: order.reseller_id, mode: order.mode }, told: envelope ? [envelope] : [] };
       } catch (err) {
         if (err instanceof IllegalTransitionError) throw wrongState('illegal_transition', err.message);
         throw err;
       }
-      return { resellerId: order.reseller_id, mode: order.mode };
     });
-    this.#outbox.notify();
+    // The committed event goes to its subscribers (order.shipped: the stores' tracking push).
+    this.#outbox.notify(told);
     return this.get(tenant, id);
   }
 

@@ -34,6 +34,14 @@ export interface ResellerProductInput {
   active?: boolean | undefined;
 }
 
+/** A product as the link registry needs it: whose, which mode, its SKU's key (lower case). */
+export interface LinkedProduct {
+  id: string;
+  resellerId: string;
+  mode: SkuOwner['mode'];
+  skuKey: string;
+}
+
 /** Counts store links and guards deletion (the stores module implements it). */
 export interface LinkRegistry {
   countLinks(resellerProductIds: string[]): Promise<Map<string, number>>;
@@ -41,7 +49,7 @@ export interface LinkRegistry {
    * Connected stores still linked to the product or listing its SKU, with those listings
    * (deletion and a change of SKU are refused while any remain).
    */
-  connectedStoresLinkedTo(resellerProductId: string): Promise<Array<{ id: string; platform: string; name: string; listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }> }>>;
+  connectedStoresLinkedTo(product: LinkedProduct): Promise<Array<{ id: string; platform: string; name: string; listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }> }>>;
   /** Forgets the product's links to disconnected stores, before the product is deleted. */
   removeLinksOf(resellerProductId: string): Promise<void>;
 }
@@ -69,6 +77,12 @@ export class ResellerProductsService implements SkuResolver {
 
   useLinkRegistry(links: LinkRegistry): void {
     this.#links = links;
+  }
+
+  /** The connected stores selling the owner's product `id` (see LinkRegistry); none when it is not the owner's. */
+  async storesSelling(owner: SkuOwner, id: string) {
+    const row = await this.#db.selectFrom('reseller_products').selectAll().where('id', '=', id).where('reseller_id', '=', owner.resellerId).where('mode', '=', owner.mode).executeTakeFirst();
+    return row ? this.#links.connectedStoresLinkedTo(linkedProduct(row)) : [];
   }
 
   async findBySkus(owner: SkuOwner, skus: string[]): Promise<Map<string, ResellerSkuProduct>> {
@@ -162,7 +176,7 @@ export class ResellerProductsService implements SkuResolver {
    * and their listings.
    */
   async #refuseWhileListed(row: Row, remedy: string): Promise<void> {
-    const stores = await this.#links.connectedStoresLinkedTo(row.id);
+    const stores = await this.#links.connectedStoresLinkedTo(linkedProduct(row));
     if (stores.length === 0) return;
     const named = stores.map((s) => {
       const listings = s.listings.map((l) => `'${l.title}'`).join(', ');
@@ -247,4 +261,8 @@ function skuTaken(sku: string) {
 
 function isUniqueViolation(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: string }).code === '23505';
+}
+
+function linkedProduct(row: Row): LinkedProduct {
+  return { id: row.id, resellerId: row.reseller_id, mode: row.mode, skuKey: row.sku_key };
 }

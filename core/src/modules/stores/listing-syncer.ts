@@ -4,6 +4,7 @@ import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
+import { productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 
@@ -43,6 +44,7 @@ export class ListingSyncer {
   readonly #calls: StoreCalls;
   readonly #logger: Logger;
   readonly #queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+  readonly #products: ProductsBySku;
 
   constructor(deps: {
     db: Db;
@@ -53,8 +55,11 @@ export class ListingSyncer {
     logger: Logger;
     /** Queues the store's listings job (one per store at a time). */
     queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+    /** The reseller products, by SKU (listings are matched through it, never its table). */
+    products: ProductsBySku;
   }) {
     this.#db = deps.db;
+    this.#products = deps.products;
     this.#stores = deps.stores;
     this.#connectors = deps.connectors;
     this.#context = deps.context;
@@ -178,26 +183,21 @@ export class ListingSyncer {
   /** A complete run: the listings it did not see are gone; the discovered links follow the listings. */
   async #complete(store: StoreRow, startedAt: Date): Promise<void> {
     const removed = await this.#db.deleteFrom('store_listings').where('store_id', '=', store.id).where('seen_at', '<', startedAt).executeTakeFirst();
-    await this.#linkMatched(store);
+    const matched = await this.#linkMatched(store);
     // A discovered link stands for a listing that sells its product's SKU: gone with the listing.
-    const unlinked = await this.#db
-      .deleteFrom('store_links')
+    const kept = new Set(matched.map((m) => linkKey(m.product_id, m.external_product_id, m.external_variant_id)));
+    const discovered = await this.#db
+      .selectFrom('store_links')
+      .select(['id', 'reseller_product_id', 'external_product_id', 'external_variant_id'])
       .where('store_id', '=', store.id)
       .where('discovered', '=', true)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('store_listings')
-              .innerJoin('reseller_products', 'reseller_products.sku_key', 'store_listings.sku_key')
-              .select(sql`1`.as('one'))
-              .where('store_listings.store_id', '=', store.id)
-              .whereRef('reseller_products.id', '=', 'store_links.reseller_product_id')
-              .where((eb) => eb('store_listings.external_product_id', '=', eb.fn.coalesce('store_links.external_product_id', sql<string>`''`)))
-              .where((eb) => eb('store_listings.external_variant_id', '=', eb.fn.coalesce('store_links.external_variant_id', sql<string>`''`))),
-          ),
-        ),
-      )
-      .executeTakeFirst();
+      .execute();
+    const gone = discovered.filter((l) => !kept.has(linkKey(l.reseller_product_id, l.external_product_id ?? '', l.external_variant_id ?? ''))).map((l) => l.id);
+    let unlinked = 0;
+    for (let i = 0; i < gone.length; i += LINKS_BATCH) {
+      const deleted = await this.#db.deleteFrom('store_links').where('id', 'in', gone.slice(i, i + LINKS_BATCH)).executeTakeFirst();
+      unlinked += Number(deleted.numDeletedRows);
+    }
     this.#stores.forgetKnownLinks();
     await this.#db
       .updateTable('stores')
@@ -206,19 +206,25 @@ export class ListingSyncer {
       .execute();
     // A failed listings run's message goes with the first run that completes.
     await this.#db.updateTable('stores').set({ last_error: null }).where('id', '=', store.id).where('last_error', 'like', `${LISTINGS_FAILED}%`).execute();
-    this.#logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: Number(unlinked.numDeletedRows) });
+    this.#logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: unlinked });
   }
 
-  /** Every listing whose SKU is one of the reseller's products (in the store's mode) becomes a discovered link. */
-  async #linkMatched(store: StoreRow): Promise<void> {
-    const matched = await this.#db
+  /**
+   * Every listing whose SKU is one of the reseller's products (in the store's mode, asked of the
+   * reseller products' service) becomes a discovered link; the matches, for the links to keep.
+   */
+  async #linkMatched(store: StoreRow): Promise<Array<{ product_id: string; sku: string; external_product_id: string; external_variant_id: string }>> {
+    const listings = await this.#db
       .selectFrom('store_listings')
-      .innerJoin('reseller_products', 'reseller_products.sku_key', 'store_listings.sku_key')
-      .select(['reseller_products.id as product_id', 'reseller_products.sku', 'store_listings.external_product_id', 'store_listings.external_variant_id'])
-      .where('store_listings.store_id', '=', store.id)
-      .where('reseller_products.reseller_id', '=', store.reseller_id)
-      .where('reseller_products.mode', '=', store.mode)
+      .select(['sku_key', 'external_product_id', 'external_variant_id'])
+      .where('store_id', '=', store.id)
+      .where('sku_key', 'is not', null)
       .execute();
+    const products = await productsBySkuKey(this.#products, { resellerId: store.reseller_id, mode: store.mode }, listings.map((l) => l.sku_key));
+    const matched = listings.flatMap((l) => {
+      const product = products.get(l.sku_key!);
+      return product ? [{ product_id: product.id, sku: product.sku, external_product_id: l.external_product_id, external_variant_id: l.external_variant_id }] : [];
+    });
     const now = new Date();
     for (let i = 0; i < matched.length; i += LINKS_BATCH) {
       await this.#db
@@ -238,6 +244,7 @@ export class ListingSyncer {
         .onConflict((oc) => oc.doNothing())
         .execute();
     }
+    return matched;
   }
 
   /** Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls this). */
@@ -252,4 +259,9 @@ export class ListingSyncer {
     }
     return n;
   }
+}
+
+/** A discovered link's identity: the product and the listing (no variant: ''). */
+function linkKey(productId: string, externalProductId: string, externalVariantId: string): string {
+  return JSON.stringify([productId, externalProductId, externalVariantId]);
 }

@@ -1,6 +1,14 @@
 import type { Db } from '../tables.ts';
 import type { Metrics } from '../../infra/metrics.ts';
+import type { WebhookDeliveriesService } from '../webhooks/webhook-deliveries-service.ts';
 import { STORE_FLAGS, type PlatformHealth, type StoreHealth } from './store-health.ts';
+
+/** The stores' own tables and health, and the webhooks module's deliveries (read through its service). */
+interface HealthDeps {
+  db: Db;
+  health: StoreHealth;
+  webhooks: Pick<WebhookDeliveriesService, 'health'>;
+}
 
 /** How long one reading of the tables serves scrapes (several Prometheus servers, one query). */
 const READ_EVERY_MS = 10_000;
@@ -12,7 +20,7 @@ const READ_EVERY_MS = 10_000;
  * reseller webhook deliveries waiting and failed, and attempts of the last hour by outcome;
  * tracking pushes to stores by state.
  */
-export function registerStoreHealthMetrics(metrics: Metrics, deps: { db: Db; health: StoreHealth }): void {
+export function registerStoreHealthMetrics(metrics: Metrics, deps: HealthDeps): void {
   let cached: { at: number; value: Promise<Reading> } | undefined;
   const read = (): Promise<Reading> => {
     if (!cached || Date.now() - cached.at > READ_EVERY_MS) {
@@ -65,21 +73,11 @@ interface Reading {
   fulfilments: { pending: number; failed: number };
 }
 
-async function reading(deps: { db: Db; health: StoreHealth }): Promise<Reading> {
+async function reading(deps: HealthDeps): Promise<Reading> {
   const hourAgo = new Date(Date.now() - 3600_000);
-  const [platforms, deliveries, attempts, fulfilments] = await Promise.all([
+  const [platforms, { deliveries, attempts }, fulfilments] = await Promise.all([
     deps.health.perPlatform(),
-    deps.db
-      .selectFrom('webhook_deliveries')
-      .select((eb) => [eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
-      .where('status', 'in', ['pending', 'failed'])
-      .executeTakeFirstOrThrow(),
-    deps.db
-      .selectFrom('webhook_attempts')
-      .select((eb) => [eb.fn.countAll<number>().filterWhere('succeeded', '=', true).as('succeeded'), eb.fn.countAll<number>().filterWhere('succeeded', '=', false).as('failed')])
-      .where('started_at', '>=', hourAgo)
-      .where('latency_ms', 'is not', null)
-      .executeTakeFirstOrThrow(),
+    deps.webhooks.health(hourAgo),
     deps.db
       .selectFrom('store_fulfilments')
       .select((eb) => [eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
@@ -88,8 +86,8 @@ async function reading(deps: { db: Db; health: StoreHealth }): Promise<Reading> 
   ]);
   return {
     platforms,
-    deliveries: { pending: Number(deliveries.pending), failed: Number(deliveries.failed) },
-    attempts: { succeeded: Number(attempts.succeeded), failed: Number(attempts.failed) },
+    deliveries,
+    attempts,
     fulfilments: { pending: Number(fulfilments.pending), failed: Number(fulfilments.failed) },
   };
 }

@@ -7,7 +7,7 @@ import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import { createTokenBucket, type TokenBucket } from '../../infra/token-bucket.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
-import type { Outbox } from '../events/outbox.ts';
+import type { EventEnvelope, Outbox } from '../events/outbox.ts';
 import type { OrdersService, Tenant } from '../orders/orders-service.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
@@ -120,7 +120,7 @@ export class StoresModule {
     this.#connectors = connectors;
     this.#context = context;
     this.#logger = logger;
-    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, onConnected: (store) => this.#onConnected(store) });
+    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
     this.credentialRequests = new CredentialRequests({ db, stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({
@@ -147,6 +147,7 @@ export class StoresModule {
       context,
       calls: this.calls,
       logger,
+      products: deps.resellerProducts,
       queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
     this.events = new EventIngester({
@@ -330,9 +331,9 @@ export class StoresModule {
     ];
   }
 
-  /** An order was written (with events): shipped store orders get their tracking pushed soon. */
-  onOrdersWritten(): void {
-    this.fulfilments.queueSoon((err) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
+  /** order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed. */
+  onOrdersShipped(events: EventEnvelope[]): void {
+    this.fulfilments.queueShipped(events).catch((err: Error) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
   }
 
   /** Queues the stored webhooks still waiting for their batch (at shutdown). */

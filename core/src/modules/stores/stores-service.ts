@@ -7,9 +7,10 @@ import { invalidRequest } from '../../http/validation.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
-import type { LinkRegistry } from '../reseller-products/reseller-products-service.ts';
+import type { LinkedProduct, LinkRegistry } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
+import { matchedSkuKeys, productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
 import { storeNotices } from './store-notices.ts';
@@ -57,6 +58,7 @@ export class StoresService implements LinkRegistry {
   readonly #connectors: ConnectorRegistry;
   readonly #context: (platform: string) => ConnectorContext;
   readonly #onConnected: (store: StoreRow) => Promise<void>;
+  readonly #products: ProductsBySku;
 
   constructor(deps: {
     db: Db;
@@ -65,8 +67,11 @@ export class StoresService implements LinkRegistry {
     connectors: ConnectorRegistry;
     context: (platform: string) => ConnectorContext;
     onConnected: (store: StoreRow) => Promise<void>;
+    /** The reseller products, by SKU (listings are matched through it, never its table). */
+    products: ProductsBySku;
   }) {
     this.#db = deps.db;
+    this.#products = deps.products;
     this.#box = deps.box;
     this.#cursors = deps.cursors;
     this.#connectors = deps.connectors;
@@ -312,14 +317,12 @@ export class StoresService implements LinkRegistry {
    * Connected stores that sell the product: linked to it (by a listing or by hand), or listing
    * its SKU (a listing synced before the product was made, not yet a link), with those listings.
    */
-  async connectedStoresLinkedTo(resellerProductId: string): Promise<LinkedStore[]> {
-    const product = await this.#db.selectFrom('reseller_products').select(['reseller_id', 'mode', 'sku_key']).where('id', '=', resellerProductId).executeTakeFirst();
-    if (!product) return [];
+  async connectedStoresLinkedTo(product: LinkedProduct): Promise<LinkedStore[]> {
     const linked = await this.#db
       .selectFrom('store_links')
       .innerJoin('stores', 'stores.id', 'store_links.store_id')
       .select(['stores.id', 'stores.platform', 'stores.name'])
-      .where('store_links.reseller_product_id', '=', resellerProductId)
+      .where('store_links.reseller_product_id', '=', product.id)
       .where('stores.status', '=', 'connected')
       .distinct()
       .execute();
@@ -327,8 +330,8 @@ export class StoresService implements LinkRegistry {
       .selectFrom('store_listings')
       .innerJoin('stores', 'stores.id', 'store_listings.store_id')
       .select(['stores.id', 'stores.platform', 'stores.name', 'store_listings.external_product_id', 'store_listings.external_variant_id', 'store_listings.title'])
-      .where('store_listings.sku_key', '=', product.sku_key)
-      .where('stores.reseller_id', '=', product.reseller_id)
+      .where('store_listings.sku_key', '=', product.skuKey)
+      .where('stores.reseller_id', '=', product.resellerId)
       .where('stores.mode', '=', product.mode)
       .where('stores.status', '=', 'connected')
       .orderBy('stores.id')
@@ -349,37 +352,29 @@ export class StoresService implements LinkRegistry {
   async listListings(tenant: Tenant, storeId: string, query: { matched?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }) {
     const store = await this.row(tenant, storeId);
     const page = resolvePage(this.#cursors, 'store_listings', query);
-    let q = this.#db
-      .selectFrom('store_listings')
-      .leftJoin('reseller_products', (join) =>
-        join.onRef('reseller_products.sku_key', '=', 'store_listings.sku_key').on('reseller_products.reseller_id', '=', store.reseller_id).on('reseller_products.mode', '=', store.mode),
-      )
-      .select([
-        'store_listings.id',
-        'store_listings.external_product_id',
-        'store_listings.external_variant_id',
-        'store_listings.sku',
-        'store_listings.title',
-        'store_listings.active',
-        'store_listings.seen_at',
-        'reseller_products.id as product_id',
-        'reseller_products.sku as product_sku',
-      ])
-      .where('store_listings.store_id', '=', storeId);
-    if (query.matched === true) q = q.where('reseller_products.id', 'is not', null);
-    if (query.matched === false) q = q.where('reseller_products.id', 'is', null);
-    if (page.after) q = q.where('store_listings.id', '>', String(page.after[0]));
-    const rows = await q.orderBy('store_listings.id').limit(page.limit + 1).execute();
-    return listEnvelope(this.#cursors, 'store_listings', page, rows, (r) => [r.id], (r) => ({
-      id: r.id,
-      externalProductId: r.external_product_id,
-      externalVariantId: r.external_variant_id || null,
-      sku: r.sku,
-      title: r.title,
-      active: r.active,
-      resellerProduct: r.product_id ? { id: r.product_id, sku: r.product_sku! } : null,
-      seenAt: r.seen_at.toISOString(),
-    }));
+    let q = this.#db.selectFrom('store_listings').select(['id', 'external_product_id', 'external_variant_id', 'sku', 'sku_key', 'title', 'active', 'seen_at']).where('store_id', '=', storeId);
+    if (query.matched !== undefined) {
+      // Matched: the listing's SKU is a product of the store's reseller and mode (asked of the reseller products).
+      const keys = await matchedSkuKeys(this.#db, this.#products, store);
+      const matched = sql<boolean>`coalesce(sku_key = any(${keys}::text[]), false)`;
+      q = q.where(query.matched ? matched : sql<boolean>`not ${matched}`);
+    }
+    if (page.after) q = q.where('id', '>', String(page.after[0]));
+    const rows = await q.orderBy('id').limit(page.limit + 1).execute();
+    const products = await productsBySkuKey(this.#products, { resellerId: store.reseller_id, mode: store.mode }, rows.slice(0, page.limit).map((r) => r.sku_key));
+    return listEnvelope(this.#cursors, 'store_listings', page, rows, (r) => [r.id], (r) => {
+      const product = r.sku_key ? products.get(r.sku_key) : undefined;
+      return {
+        id: r.id,
+        externalProductId: r.external_product_id,
+        externalVariantId: r.external_variant_id || null,
+        sku: r.sku,
+        title: r.title,
+        active: r.active,
+        resellerProduct: product ? { id: product.id, sku: product.sku } : null,
+        seenAt: r.seen_at.toISOString(),
+      };
+    });
   }
 
   async removeLinksOf(resellerProductId: string): Promise<void> {

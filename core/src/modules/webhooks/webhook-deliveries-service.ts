@@ -16,6 +16,12 @@ type Caller = Pick<AuthContext, 'resellerId' | 'mode'>;
 /** Attempts shown per delivery: enough for the whole automatic schedule plus a few manual ones. */
 const ATTEMPTS_SHOWN = 20;
 
+/** Reseller webhook deliveries waiting and failed, and recent attempts by outcome (WebhookDeliveriesService.health). */
+export interface DeliveryHealth {
+  deliveries: { pending: number; failed: number };
+  attempts: { succeeded: number; failed: number };
+}
+
 /** The delivery log of an endpoint, manual redelivery and the test ping. */
 export class WebhookDeliveriesService {
   readonly #db: Db;
@@ -32,6 +38,30 @@ export class WebhookDeliveriesService {
     this.#outbox = deps.outbox;
     this.#cursors = deps.cursors;
     this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /**
+   * What operators alert on (the store health gauges): deliveries not delivered by status, and
+   * the attempts since `since` that finished, by outcome. Every reseller's; two queries side by side.
+   */
+  async health(since: Date): Promise<DeliveryHealth> {
+    const [deliveries, attempts] = await Promise.all([
+      this.#db
+        .selectFrom('webhook_deliveries')
+        .select((eb) => [eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
+        .where('status', 'in', ['pending', 'failed'])
+        .executeTakeFirstOrThrow(),
+      this.#db
+        .selectFrom('webhook_attempts')
+        .select((eb) => [eb.fn.countAll<number>().filterWhere('succeeded', '=', true).as('succeeded'), eb.fn.countAll<number>().filterWhere('succeeded', '=', false).as('failed')])
+        .where('started_at', '>=', since)
+        .where('latency_ms', 'is not', null)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return {
+      deliveries: { pending: Number(deliveries.pending), failed: Number(deliveries.failed) },
+      attempts: { succeeded: Number(attempts.succeeded), failed: Number(attempts.failed) },
+    };
   }
 
   /** Newest first, with each delivery's attempts. */
