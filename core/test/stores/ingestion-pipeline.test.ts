@@ -20,6 +20,14 @@ async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs =
   }
 }
 
+/** An ingest row once its store order was handled (read once: a second read could see a later state). */
+function settled<R extends { status: string }>(row: R | undefined): R | undefined {
+  return row && row.status !== 'received' ? row : undefined;
+}
+function inStatus<R extends { status: string }>(row: R | undefined, status: string): R | undefined {
+  return row?.status === status ? row : undefined;
+}
+
 function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[]; ship_to: unknown }> = {}) {
   return {
     id,
@@ -198,15 +206,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     it('waits for payment, then places the order when the paid update arrives (even after an older copy)', async () => {
       await deliver(refOrder('1003', { paid: false, updated_at: '2026-11-20T10:01:00Z' }));
-      expect((await until(async () => ((await ingest('1003'))?.status !== 'received' ? ingest('1003') : undefined)))!.status).to.equal('waiting_payment');
+      expect((await until(async () => settled(await ingest('1003'))))!.status).to.equal('waiting_payment');
       await deliver(refOrder('1003', { paid: true, updated_at: '2026-11-20T10:03:00Z' }));
-      const placed = await until(async () => ((await ingest('1003'))?.status === 'placed' ? ingest('1003') : undefined));
+      const placed = await until(async () => inStatus(await ingest('1003'), 'placed'));
       expect(placed!.order_id).to.be.a('string');
     });
 
     it('records a store order without print lines and places nothing', async () => {
       await deliver(refOrder('1004', { items: [{ id: 'x', sku: 'MUG', qty: 2 }] }));
-      const row = await until(async () => ((await ingest('1004'))?.status !== 'received' ? ingest('1004') : undefined));
+      const row = await until(async () => settled(await ingest('1004')));
       expect(row!.status).to.equal('no_print_lines');
       expect(row!.order_id).to.equal(null);
     });
@@ -216,7 +224,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const placed = await until(async () => (await ingest('1005'))?.order_id);
       const res = await deliver(refOrder('1005', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' }));
       expect(res.status).to.equal(200);
-      const row = await until(async () => ((await ingest('1005'))?.status === 'cancelled' || (await ingest('1005'))?.error ? ingest('1005') : undefined));
+      const row = await until(async () => { const row = await ingest('1005'); return row && (row.status === 'cancelled' || row.error) ? row : undefined; });
       const order = (await t.api(key, 'GET', `/orders/${placed}`)).body.data;
       expect(order.state).to.equal('CANCELLED');
       expect(row!.status).to.equal('cancelled');
