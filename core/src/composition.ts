@@ -78,6 +78,9 @@ import type { WebhooksOptions } from './modules/webhooks/webhooks-options.ts';
 
 /** How long an authenticated key is trusted without asking the database (revocations clear it at once). */
 const AUTH_CACHE_TTL_MS = 30_000;
+/** How long the server keeps an idle keep-alive connection: longer than clients and proxies do (AWS's load balancers: 60 s). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface Overrides {
   logger?: Logger;
   gateway?: PaymentGateway;
@@ -398,6 +401,11 @@ export async function composeService(config: Config, overrides: Overrides = {}):
           if (address && typeof address === 'object') listeningOrigin = `http://${/^(0\.0\.0\.0|::)$/.test(config.HOST) ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${address.port}`;
           resolve(s);
         });
+        // An idle keep-alive connection is closed by the client, not under its feet: Node's 5 s
+        // default lets a busy client (or a proxy with a 60 s idle timeout) send on a socket the
+        // server is closing, and that request fails with a reset nobody caused.
+        s.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+        s.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
         s.on('connection', (socket) => {
           sockets.add(socket);
           socket.on('close', () => sockets.delete(socket));
