@@ -7,12 +7,12 @@ import { silentLogger } from '../../src/infra/logger.ts';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
 import type { Db, Tables } from '../../src/modules/tables.ts';
-import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from '../helpers/services.ts';
+import { createTestPostgresDatabase, migratedPgliteTemplate, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from '../helpers/services.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Polls `check` every 10 ms until it holds; fails after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+/** Polls `check` every 10 ms until it holds; fails after `timeoutMs` (a busy machine: seconds between polls). */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -67,6 +67,8 @@ export function inProcessAdapter(kind: 'pglite' | 'postgres', options: { leaseMs
   return {
     name: `in-process on ${kind}`,
     async setup(ctx) {
+      // A database to create and migrate: the setup budget, not a test's.
+      ctx.timeout(SETUP_TIMEOUT_MS);
       let url: string | undefined;
       if (kind === 'postgres') {
         await needService(ctx, 'postgres');
@@ -74,7 +76,7 @@ export function inProcessAdapter(kind: 'pglite' | 'postgres', options: { leaseMs
         url = created.url;
         drop = created.drop;
       }
-      const handle = await openDatabase<Tables>(url ? { url } : { dataDir: 'memory://' });
+      const handle = await openDatabase<Tables>(url ? { url } : { dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() });
       db = handle.db;
       close = handle.close;
       await migrateToLatest(db, migrations);
