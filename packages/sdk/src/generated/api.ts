@@ -839,7 +839,7 @@ export interface components {
         ConnectStoreAmazon: {
             sellingPartnerId: string;
             refreshToken: string;
-            /** @description The marketplaces to read orders from (comma-separated or a list); the operator's default when absent */
+            /** @description The marketplaces to read orders from, comma-separated or a list (ATVPDKIKX0DER is Amazon.com); left out, this service's default */
             marketplaceIds?: string | string[];
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -6633,6 +6633,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example retry: 2000
+                     *     event: ready
+                     *     data: {"mode":"test","after":null}
+                     *
+                     *     id: evt_01M89QQT4KC3K09ZVQD6Y1C5E0
+                     *     event: order.created
+                     *     data: {"id":"evt_01M89QQT4KC3K09ZVQD6Y1C5E0","type":"order.created","createdAt":"2026-11-25T10:15:36.406Z","testMode":true,"data":{"order":{"id":"ord_01M89QQS8PF0R454XXXZVC09H9","state":"SUBMITTED","status":"PAID","source":"API","externalOrderId":"1001","testMode":true,"storeId":null,"recipient":{"name":"Sanne de Vries","email":"sanne@example.nl","phone":"+31 6 12345678","address1":"Keizersgracht 123","postalCode":"1015 CJ","city":"Amsterdam","country":"NL"},"carrierContact":{"emailSource":"recipient","phoneSource":"recipient"},"lines":[{"line":0,"productId":"business-cards","resellerSku":null,"quantity":250,"options":{"paper":"mc350","sides":"4/4","finish":"none","corners":"square"},"derivedOptions":{"bundling":"per 100","packaging":"box","sheetFormat":"SRA3","printProcess":"digital"},"unitPrice":"8.262","unitPriceCents":8,"publicNetCents":2295,"discountCents":229,"netCents":2066,"vatRate":"21","vatCents":434,"totalCents":2500,"fileUrl":"https://files.acme-prints.example/orders/1001/business-cards.pdf","fileStatus":"ok"}],"shipping":{"zone":"domestic","netCents":495,"vatCents":104,"totalCents":599,"weightGrams":400},"totals":{"currency":"EUR","publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099},"payment":{"method":"wallet","status":"paid","error":null,"paidAt":"2026-11-25T10:15:36.406Z"},"tracking":null,"createdAt":"2026-11-25T10:15:36.406Z","updatedAt":"2026-11-25T10:15:36.406Z","cancelledAt":null}}}
+                     *
+                     *     : keep-alive
+                     */
                     "text/event-stream": string;
                 };
             };
