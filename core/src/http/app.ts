@@ -138,7 +138,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // (routers mounted at '/' are entered by every request that reaches them). The connector
   // webhooks still get their raw bodies: only the API routers parse JSON.
   for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
-  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes));
+  // The routes as mounted (the fuzzer sends hostile requests to each of them).
+  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes, (table) => (app.locals.rootRoutes = table)));
 
   app.get('/favicon.ico', favicon);
 
@@ -149,7 +150,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 }
 
 /** The root routes, the API's edge in front of those that take an API key. */
-function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
+function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], mounted: (table: RouteTable<AnyRoute>) => void): express.Router {
   const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
   const apiEdge = express.Router();
   apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
@@ -162,7 +163,7 @@ function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
     }
     apiEdge(req, res, next);
   });
-  mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false });
+  mounted(mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false }));
   return root;
 }
 
