@@ -46,9 +46,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     );
   });
 
-  register('get', '/orders/:id', (d) => orderPage(d));
+  register('get', '/orders/{id}', (d) => orderPage(d));
 
-  register('post', '/orders/:id/cancel', async (d) => {
+  register('post', '/orders/{id}/cancel', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('POST', `/orders/${id}/cancel`);
@@ -58,7 +58,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     }
   });
 
-  register('post', '/orders/:id/lines/:line/file', async (d) => {
+  register('post', '/orders/{id}/lines/{line}/file', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     const line = String(d.req.params.line);
     try {

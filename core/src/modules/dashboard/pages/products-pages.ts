@@ -68,12 +68,12 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     }
   });
 
-  register('get', '/products/:id', async (d) => {
+  register('get', '/products/{id}', async (d) => {
     const product = (await d.api<Data<ResellerProduct>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
     await productPage(d, product);
   });
 
-  register('post', '/products/:id', async (d) => {
+  register('post', '/products/{id}', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
     try {
@@ -85,7 +85,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     }
   });
 
-  register('post', '/products/:id/delete', async (d) => {
+  register('post', '/products/{id}/delete', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('DELETE', `/reseller-products/${id}`);

@@ -83,9 +83,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
-  register('get', '/stores/:id', (d) => storePage(d));
+  register('get', '/stores/{id}', (d) => storePage(d));
 
-  register('post', '/stores/:id/sync', async (d) => {
+  register('post', '/stores/{id}/sync', async (d) => {
     const id = String(d.req.params.id);
     try {
       await d.api('POST', `/stores/${encodeURIComponent(id)}/sync`);
@@ -95,13 +95,13 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
-  register('post', '/stores/:id/disconnect', async (d) => {
+  register('post', '/stores/{id}/disconnect', async (d) => {
     const id = String(d.req.params.id);
     await d.api('DELETE', `/stores/${encodeURIComponent(id)}`);
     redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=store-disconnected`);
   });
 
-  register('post', '/stores/:id/ingests/:ingestId/retry', async (d) => {
+  register('post', '/stores/{id}/ingests/{ingestId}/retry', async (d) => {
     const id = String(d.req.params.id);
     try {
       await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`);
@@ -112,7 +112,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   });
 
   // One step from an unmatched listing to the product that matches it: its SKU and title, a catalogue product.
-  register('post', '/stores/:id/listings/product', async (d) => {
+  register('post', '/stores/{id}/listings/product', async (d) => {
     const id = String(d.req.params.id);
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', ...(d.form.fileUrl ? { fileUrl: d.form.fileUrl } : {}) };
     try {

@@ -29,15 +29,15 @@ export function webhooksPages(register: Register): void {
     }
   });
 
-  register('get', '/webhooks/:id', (d) => endpointPage(d, String(d.req.params.id)));
+  register('get', '/webhooks/{id}', (d) => endpointPage(d, String(d.req.params.id)));
 
-  register('post', '/webhooks/:id/test', async (d) => {
+  register('post', '/webhooks/{id}/test', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     await d.api('POST', `/webhooks/${id}/test`);
     redirect(d.res, `/dashboard/webhooks/${id}?done=test-sent`);
   });
 
-  register('post', '/webhooks/:id/rotate', async (d) => {
+  register('post', '/webhooks/{id}/rotate', async (d) => {
     const id = String(d.req.params.id);
     const hours = Number(d.form.expiresInHours ?? '24');
     try {
@@ -48,18 +48,18 @@ export function webhooksPages(register: Register): void {
     }
   });
 
-  register('post', '/webhooks/:id/enable', async (d) => {
+  register('post', '/webhooks/{id}/enable', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     await d.api('POST', `/webhooks/${id}/enable`);
     redirect(d.res, `/dashboard/webhooks/${id}`);
   });
 
-  register('post', '/webhooks/:id/delete', async (d) => {
+  register('post', '/webhooks/{id}/delete', async (d) => {
     await d.api('DELETE', `/webhooks/${encodeURIComponent(String(d.req.params.id))}`);
     redirect(d.res, '/dashboard/webhooks?done=webhook-deleted');
   });
 
-  register('post', '/webhooks/:id/deliveries/:deliveryId/retry', async (d) => {
+  register('post', '/webhooks/{id}/deliveries/{deliveryId}/retry', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('POST', `/webhooks/${id}/deliveries/${encodeURIComponent(String(d.req.params.deliveryId))}/retry`);
