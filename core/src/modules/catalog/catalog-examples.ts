@@ -115,25 +115,9 @@ export const EXAMPLE_PRODUCT_SUMMARY = {
 
 /** The business cards product page (lang=en), as a test key sees it (with sampleFiles). */
 export const EXAMPLE_PRODUCT_DETAIL = {
-  "id": "business-cards",
-  "slugs": {
-    "nl": "visitekaartjes",
-    "en": "business-cards",
-    "de": "visitenkarten",
-    "fr": "cartes-de-visite"
-  },
-  "name": "Business cards",
-  "category": "business-cards",
+  ...EXAMPLE_PRODUCT_SUMMARY,
   "quantity": {
-    "pricedBy": "copies",
-    "runs": [
-      100,
-      250,
-      500,
-      1000,
-      2500,
-      5000
-    ],
+    ...EXAMPLE_PRODUCT_SUMMARY.quantity,
     "runRestrictions": [
       {
         "when": {
@@ -165,92 +149,6 @@ export const EXAMPLE_PRODUCT_DETAIL = {
     ],
     "rule": "quantity is the number of pieces and must be a run that can be made for the configuration; options.copies must not be sent (or must equal quantity)"
   },
-  "options": [
-    {
-      "key": "paper",
-      "name": "Paper",
-      "default": "mc350",
-      "values": [
-        {
-          "value": "mc350",
-          "label": "350 g matt coated"
-        },
-        {
-          "value": "mc400",
-          "label": "400 g matt coated"
-        },
-        {
-          "value": "uncoated300",
-          "label": "300 g uncoated"
-        },
-        {
-          "value": "recycled300",
-          "label": "300 g recycled"
-        }
-      ]
-    },
-    {
-      "key": "sides",
-      "name": "Printing",
-      "default": "4/4",
-      "values": [
-        {
-          "value": "4/0",
-          "label": "Single-sided colour"
-        },
-        {
-          "value": "4/1",
-          "label": "Colour front, black back"
-        },
-        {
-          "value": "4/4",
-          "label": "Double-sided colour"
-        }
-      ]
-    },
-    {
-      "key": "finish",
-      "name": "Finish",
-      "default": "none",
-      "values": [
-        {
-          "value": "none",
-          "label": "None"
-        },
-        {
-          "value": "matt-laminate",
-          "label": "Matt laminate"
-        },
-        {
-          "value": "gloss-laminate",
-          "label": "Gloss laminate"
-        },
-        {
-          "value": "soft-touch",
-          "label": "Soft-touch laminate"
-        },
-        {
-          "value": "spot-uv",
-          "label": "Spot UV varnish"
-        }
-      ]
-    },
-    {
-      "key": "corners",
-      "name": "Corners",
-      "default": "square",
-      "values": [
-        {
-          "value": "square",
-          "label": "Square"
-        },
-        {
-          "value": "rounded",
-          "label": "Rounded"
-        }
-      ]
-    }
-  ],
   "description": "Business cards 85 x 55 mm on sturdy board.",
   "startingConfiguration": {
     "paper": "mc350",
