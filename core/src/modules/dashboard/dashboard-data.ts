@@ -2,22 +2,10 @@ import type { components } from '../../../../packages/sdk/src/generated/api.ts';
 
 /**
  * What the reseller API answers the dashboard's pages, in the SDK's generated types (from the
- * same OpenAPI document the routes describe): a page reads the API's fields by their names.
+ * same OpenAPI document the routes describe), by schema name: `Api['Order']`. A page reads the
+ * API's fields by their names, and one the API does not answer fails to compile.
  */
-type Schemas = components['schemas'];
-
-export type InstallLink = Schemas['InstallLink'];
-export type Order = Schemas['Order'];
-export type OrderLine = Schemas['OrderLine'];
-export type Product = Schemas['Product'];
-export type ResellerProduct = Schemas['ResellerProduct'];
-export type Store = Schemas['Store'];
-export type StoreIngest = Schemas['StoreIngest'];
-export type StoreListing = Schemas['StoreListing'];
-export type Wallet = Schemas['Wallet'];
-export type WebhookEndpoint = Schemas['WebhookEndpoint'];
-export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
-export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type Api = components['schemas'];
 
 /** An answer of one thing: `{ data }`. */
 export interface Data<T> {

@@ -2,7 +2,7 @@ import { html, sendPage } from '../../../http/pages/html.ts';
 import type { Register } from '../dashboard-router.ts';
 import { noticeOf } from '../dashboard-context.ts';
 import { DashLayout, money, when } from './parts.ts';
-import type { Data, ListPage, Order, Store, StoreIngest, Wallet } from '../dashboard-data.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 const ATTENTION = [
   { state: 'AWAITING_FILE', why: 'A line has no print file: supply one.' },
@@ -14,13 +14,13 @@ const ATTENTION = [
 export function homePage(register: Register): void {
   register('get', '/', async (d) => {
     // Home shows what the session's scopes let it read, and leaves out the rest.
-    const wallet = d.page.can('wallet:read') ? (await d.api<Data<Wallet>>('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] as Wallet['entries']['data'] } };
+    const wallet = d.page.can('wallet:read') ? (await d.api<Data<Api['Wallet']>>('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] as Api['Wallet']['entries']['data'] } };
     const attention = d.page.can('orders:read')
-      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api<ListPage<Order>>('GET', '/orders', { query: { state: a.state, limit: '20' } })).data })))
+      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { state: a.state, limit: '20' } })).data })))
       : [];
-    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Store>>('GET', '/stores', { query: { limit: '100' } })).data.filter((s) => s.status === 'connected') : [];
+    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter((s) => s.status === 'connected') : [];
     const skipped = (
-      await Promise.all(stores.map(async (s) => (await d.api<ListPage<StoreIngest>>('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data.map((i) => ({ ...i, store: s }))))
+      await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data.map((i) => ({ ...i, store: s }))))
     ).flat();
     const needing = attention.flatMap((a) => a.orders.map((o) => ({ ...o, why: a.why })));
     sendPage(

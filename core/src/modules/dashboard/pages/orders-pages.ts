@@ -4,7 +4,7 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, money, NextPage, PostButton, refusal, Select, when } from './parts.ts';
-import type { Data, ListPage, Order, Store } from '../dashboard-data.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 const FILTERS = ['state', 'source', 'storeId', 'externalOrderId'] as const;
 
@@ -14,11 +14,11 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     const filters = Object.fromEntries(FILTERS.map((f) => [f, typeof d.req.query[f] === 'string' && d.req.query[f] ? (d.req.query[f] as string) : undefined])) as Record<(typeof FILTERS)[number], string | undefined>;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
     // The store filter only for a session that may read stores.
-    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Store>>('GET', '/stores', { query: { limit: '100' } })).data : [];
-    let page: ListPage<Order> = { data: [], nextCursor: null };
+    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data : [];
+    let page: ListPage<Api['Order']> = { data: [], nextCursor: null };
     let error: string | undefined;
     try {
-      page = await d.api<ListPage<Order>>('GET', '/orders', { query: { ...filters, cursor, limit: '25' } });
+      page = await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { ...filters, cursor, limit: '25' } });
     } catch (err) {
       error = refusal(err).message;
     }
@@ -71,7 +71,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
   });
 
   async function orderPage(d: DashContext, problem?: { message: string; line?: number; field?: string }): Promise<void> {
-    const o = (await d.api<Data<Order>>('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const o = (await d.api<Data<Api['Order']>>('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
     const events = await deps.views.orderEvents(d.caller, o.id);
     const cancellable = o.state !== 'CANCELLED' && (o.status === 'PENDING' || o.status === 'PAID');
     sendPage(

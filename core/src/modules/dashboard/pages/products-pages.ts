@@ -3,7 +3,7 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, NextPage, PostButton, refusal, Select, when } from './parts.ts';
-import type { Data, ListPage, Product, ResellerProduct } from '../dashboard-data.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 interface Errors {
   message: string;
@@ -11,7 +11,7 @@ interface Errors {
 }
 
 /** A product's fields as the form shows them: the API's, or what was sent (options as typed). */
-type ProductForm = Partial<Omit<ResellerProduct, 'options'>> & { options?: ResellerProduct['options'] | string };
+type ProductForm = Partial<Omit<Api['ResellerProduct'], 'options'>> & { options?: Api['ResellerProduct']['options'] | string };
 
 /** `key=value` per line: a product's fixed options as a form edits them (numbers stay numbers). */
 function parseOptions(text: string): Record<string, string | number> {
@@ -34,7 +34,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('get', '/products', async (d) => {
     const q = typeof d.req.query.q === 'string' && d.req.query.q.trim() ? d.req.query.q.trim() : undefined;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api<ListPage<ResellerProduct>>('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
+    const page = await d.api<ListPage<Api['ResellerProduct']>>('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
     sendPage(
       d.res,
       html`<${DashLayout} title="Products" session=${d.page} notice=${noticeOf(d.req)}>
@@ -61,7 +61,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('post', '/products', async (d) => {
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
     try {
-      const created = (await d.api<Data<ResellerProduct>>('POST', '/reseller-products', { body })).data;
+      const created = (await d.api<Data<Api['ResellerProduct']>>('POST', '/reseller-products', { body })).data;
       redirect(d.res, `/dashboard/products/${created.id}?done=product-created`);
     } catch (err) {
       await formPage(d, 'New product', '/dashboard/products', { ...body, options: d.form.options ?? '' }, refusal(err), []);
@@ -69,7 +69,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   });
 
   register('get', '/products/{id}', async (d) => {
-    const product = (await d.api<Data<ResellerProduct>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
     await productPage(d, product);
   });
 
@@ -77,10 +77,10 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     const id = encodeURIComponent(String(d.req.params.id));
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
     try {
-      const saved = (await d.api<Data<ResellerProduct>>('PATCH', `/reseller-products/${id}`, { body })).data;
+      const saved = (await d.api<Data<Api['ResellerProduct']>>('PATCH', `/reseller-products/${id}`, { body })).data;
       redirect(d.res, `/dashboard/products/${saved.id}?done=product-saved`);
     } catch (err) {
-      const product = (await d.api<Data<ResellerProduct>>('GET', `/reseller-products/${id}`)).data;
+      const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${id}`)).data;
       await productPage(d, { ...product, ...body, options: d.form.options ?? '' }, refusal(err));
     }
   });
@@ -92,7 +92,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
       redirect(d.res, '/dashboard/products?done=product-deleted');
     } catch (err) {
       const r = refusal(err);
-      const product = (await d.api<Data<ResellerProduct>>('GET', `/reseller-products/${id}`)).data;
+      const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${id}`)).data;
       await productPage(d, product, { message: `It cannot be deleted: ${r.message}`, fields: {} });
     }
   });
@@ -103,7 +103,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   }
 
   async function formPage(d: DashContext, title: string, action: string, values: ProductForm, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
-    const catalogue = d.page.can('catalog:read') ? (await d.api<ListPage<Product>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data : [];
+    const catalogue = d.page.can('catalog:read') ? (await d.api<ListPage<Api['Product']>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data : [];
     const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
     const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
     const isNew = id === undefined;

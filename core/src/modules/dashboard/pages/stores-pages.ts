@@ -2,7 +2,7 @@ import { CsrfField, html, sendPage, type VNode } from '../../../http/pages/html.
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
-import type { Data, InstallLink, ListPage, Product, Store, StoreIngest, StoreListing } from '../dashboard-data.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 /** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
 export interface FormField {
@@ -49,7 +49,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform) return listPage(d, { form: 'connect', message: 'Choose a platform.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.connectFields);
     try {
-      const store = (await d.api<Data<Store>>('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
+      const store = (await d.api<Data<Api['Store']>>('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
       redirect(d.res, `/dashboard/stores/${store.id}?done=store-connected`);
     } catch (err) {
       const r = refusal(err);
@@ -75,7 +75,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform?.installFields) return listPage(d, { form: 'install', message: 'This platform has no app to install.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.installFields);
     try {
-      const { installUrl } = (await d.api<Data<InstallLink>>('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      const { installUrl } = (await d.api<Data<Api['InstallLink']>>('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
       leaveFor(d, installUrl, `${platform.displayName}: install our app`);
     } catch (err) {
       const r = refusal(err);
@@ -136,9 +136,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   async function listPage(d: DashContext, errors?: FormErrors): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api<ListPage<Store>>('GET', '/stores', { query: { limit: '50', cursor } });
+    const page = await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '50', cursor } });
     const stores = page.data;
-    const lastOrders = await Promise.all(stores.map(async (s) => (await d.api<ListPage<StoreIngest>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data[0]?.createdAt));
+    const lastOrders = await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data[0]?.createdAt));
     const form = (kind: string, p: PlatformForms, fields: FormField[], action: string, button: string, intro: string): VNode => {
       const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
       return html`<form class="stack" method="post" action=${action} aria-label=${`${button} (${p.displayName})`}>
@@ -192,13 +192,13 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }): Promise<void> {
     const id = encodeURIComponent(String(d.req.params.id));
-    const store = (await d.api<Data<Store>>('GET', `/stores/${id}`)).data;
+    const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${id}`)).data;
     const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
     const [unmatched, matched, ingests, catalogue] = await Promise.all([
-      d.api<ListPage<StoreListing>>('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
-      d.api<ListPage<StoreListing>>('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
-      d.api<ListPage<StoreIngest>>('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
-      d.page.can('catalog:read') ? d.api<Pick<ListPage<Product>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
+      d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
+      d.page.can('catalog:read') ? d.api<Pick<ListPage<Api['Product']>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
     ]);
     const products = [{ value: '', label: 'Choose a print product…' }, ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id }))];
     const connected = store.status === 'connected';

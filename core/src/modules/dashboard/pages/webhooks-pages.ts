@@ -3,7 +3,7 @@ import { SUBSCRIBABLE_EVENTS } from '../../webhooks/webhook-event-types.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, NextPage, PostButton, refusal, when } from './parts.ts';
-import type { Data, ListPage, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../dashboard-data.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 /** A secret shown once, right after it was made: never stored where a page could show it again. */
 function SecretOnce(props: { secret: string; what: string }) {
@@ -21,7 +21,7 @@ export function webhooksPages(register: Register): void {
     const events = d.form.events ? [d.form.events] : [];
     const all = Array.isArray(d.req.body?.events) ? (d.req.body.events as unknown[]).filter((e): e is string => typeof e === 'string') : events;
     try {
-      const created = (await d.api<Data<WebhookEndpointWithSecret>>('POST', '/webhooks', { body: { url: d.form.url ?? '', events: all.length ? all : ['*'] } })).data;
+      const created = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', '/webhooks', { body: { url: d.form.url ?? '', events: all.length ? all : ['*'] } })).data;
       await endpointPage(d, created.id, { secret: created.secret, what: 'The endpoint is created. Its signing secret:' });
     } catch (err) {
       const r = refusal(err);
@@ -41,7 +41,7 @@ export function webhooksPages(register: Register): void {
     const id = String(d.req.params.id);
     const hours = Number(d.form.expiresInHours ?? '24');
     try {
-      const rotated = (await d.api<Data<WebhookEndpointWithSecret>>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`, { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } })).data;
+      const rotated = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`, { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } })).data;
       await endpointPage(d, id, { secret: rotated.secret, what: `The secret is rotated${hours > 0 ? `; the old one keeps signing for ${hours} hours` : ''}. The new secret:` });
     } catch (err) {
       await endpointPage(d, id, undefined, refusal(err).message);
@@ -71,7 +71,7 @@ export function webhooksPages(register: Register): void {
 
   async function listPage(d: DashContext, errors?: { message: string; fields: Record<string, string>; url: string }): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api<ListPage<WebhookEndpoint>>('GET', '/webhooks', { query: { cursor, limit: '50' } });
+    const page = await d.api<ListPage<Api['WebhookEndpoint']>>('GET', '/webhooks', { query: { cursor, limit: '50' } });
     sendPage(
       d.res,
       html`<${DashLayout} title="Webhooks" session=${d.page} notice=${noticeOf(d.req)}>
@@ -112,8 +112,8 @@ export function webhooksPages(register: Register): void {
 
   async function endpointPage(d: DashContext, id: string, secret?: { secret: string; what: string }, error?: string): Promise<void> {
     const e = encodeURIComponent(id);
-    const endpoint = (await d.api<Data<WebhookEndpoint>>('GET', `/webhooks/${e}`)).data;
-    const deliveries = await d.api<ListPage<WebhookDelivery>>('GET', `/webhooks/${e}/deliveries`, { query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined } });
+    const endpoint = (await d.api<Data<Api['WebhookEndpoint']>>('GET', `/webhooks/${e}`)).data;
+    const deliveries = await d.api<ListPage<Api['WebhookDelivery']>>('GET', `/webhooks/${e}/deliveries`, { query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined } });
     sendPage(
       d.res,
       html`<${DashLayout} title=${`Webhook ${endpoint.url}`} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
