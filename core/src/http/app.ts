@@ -129,7 +129,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, router } of deps.adminPages ?? []) admin.use(path, router);
   admin.use(jsonBody());
-  mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
+  app.locals.adminRoutes = mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(ADMIN_BASE, admin);
   if (deps.console) app.use('/admin', deps.console.router);
 
