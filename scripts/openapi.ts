@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Express } from 'express';
 import { configSchema } from '../core/src/config.ts';
 import { composeService } from '../core/src/composition.ts';
 import { SecretBox } from '../core/src/infra/crypto.ts';
@@ -12,6 +13,11 @@ import { silentLogger } from '../core/src/infra/logger.ts';
  * database, no workers. `npm run lint:openapi` lints it with Redocly's recommended rules.
  */
 export async function generateOpenApi(publicUrl = 'https://print-api.example'): Promise<Record<string, unknown>> {
+  return withComposedApp((app) => app.locals.apiOpenApi as Record<string, unknown>, publicUrl);
+}
+
+/** What `read` takes from the composed service's express app (its locals: route tables, the OpenAPI document). */
+export async function withComposedApp<T>(read: (app: Express) => T, publicUrl = 'https://print-api.example'): Promise<T> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-openapi-'));
   try {
     const config = configSchema.parse({
@@ -24,7 +30,7 @@ export async function generateOpenApi(publicUrl = 'https://print-api.example'): 
     });
     const service = await composeService(config, { logger: silentLogger() });
     try {
-      return service.app.locals.apiOpenApi as Record<string, unknown>;
+      return read(service.app);
     } finally {
       await service.close();
     }

@@ -336,15 +336,15 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     blockedUserAgents: config.BLOCKED_USER_AGENTS,
     checkResponses: overrides.checkResponses ?? false,
     observe: metrics.observe(),
-    rootHandlers: [
-      { path: '/', handler: healthRouter({ db, redis }) },
-      { path: '/', handler: metrics.router(config.METRICS_TOKEN) },
-      { path: '/dashboard', handler: dashboard },
+    rootPages: [
+      { path: '/', ...healthRouter({ db, redis }) },
+      { path: '/', ...metrics.router(config.METRICS_TOKEN) },
+      { path: '/dashboard', ...dashboard },
     ],
     apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
     webhookDocs: { events: webhookEventDocs(connectors.platforms()), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
-    adminHandlers: [{ path: '/queues', handler: queueDashboard(queue, '/admin/v1/queues') }],
+    adminPages: [{ path: '/queues', ...queueDashboard(queue, '/admin/v1/queues') }],
     operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
     console: operatorConsole({
       adminToken: secrets.adminToken,

@@ -13,6 +13,7 @@ import { securityHeaders } from './middleware/security-headers.ts';
 import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes } from './mount-routes.ts';
+import { definePage, mountedPages, mountPages, type MountedPage, type PageAuth, type PageRouter, type PageSpec } from './page.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
 import { errorReferenceHtml } from './error-catalogue.ts';
 import { favicon } from './favicon.ts';
@@ -36,8 +37,8 @@ export interface HttpAppDeps {
   blockedUserAgents: string[];
   apiRoutes: AnyRoute[];
   adminRoutes: AnyRoute[];
-  /** Handlers outside the two APIs: health, metrics. */
-  rootHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  /** Declared pages outside the two APIs, each router at its path: health, metrics, the reseller dashboard. */
+  rootPages?: Array<{ path: string } & PageRouter>;
   /**
    * Declared routes outside the two APIs, at their own paths: what platforms and merchants'
    * browsers call (`/connectors/...`: webhooks, install redirects and callbacks), and aliases
@@ -56,9 +57,9 @@ export interface HttpAppDeps {
    * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
    */
   operatorSessions?: { store: SessionStore; cookie: SessionCookieOptions; accept?: (session: BrowserSession) => boolean };
-  console?: express.Router;
-  /** Extra back-office handlers (the queue dashboard), mounted behind the admin token. */
-  adminHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  console?: PageRouter;
+  /** Declared back-office pages (the queue dashboard), each router at its path, behind the admin token. */
+  adminPages?: Array<{ path: string } & PageRouter>;
   /** The events webhook endpoints receive and the headers of a delivery, for the OpenAPI `webhooks` section. */
   webhookDocs?: { events: Record<string, DocumentedWebhook>; headers: Array<{ name: string; description: string; example: string }> };
   /** Which proxies' X-Forwarded-For names the client (TRUST_PROXY); none when unset: the socket's address. */
@@ -103,10 +104,9 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   app.locals.apiOpenApi = openapi;
   const api = express.Router();
   api.use(userAgentGuard(deps.blockedUserAgents));
-  api.get('/openapi.json', (_req, res) => void res.json(openapi));
-  api.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${API_BASE}/openapi.json`, `${API_BASE}/docs/assets`, ERROR_REFERENCE_PATH)));
-  api.get('/docs/errors', (_req, res) => void res.type('html').send(errorReference));
-  api.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(DOCS_INIT));
+  const apiDocs = docsPages({ openapi, base: API_BASE, init: DOCS_INIT, auth: 'public', errors: errorReference });
+  mountPages(api, apiDocs);
+  // Swagger UI's own files: a folder served as it is, not routes.
   api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
   api.use(jsonBody());
@@ -124,23 +124,33 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   const admin = express.Router();
   admin.use(adminAuth(deps.adminToken, deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined, deps.credentialFailures));
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
-  admin.get('/openapi.json', (_req, res) => void res.json(adminOpenapi));
-  admin.get('/docs', (_req, res) => void res.type('html').send(docsPage(`${ADMIN_BASE}/openapi.json`, `${ADMIN_BASE}/docs/assets`, undefined, 'Print API back-office reference')));
-  admin.get('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(ADMIN_DOCS_INIT));
+  const adminDocs = docsPages({ openapi: adminOpenapi, base: ADMIN_BASE, init: ADMIN_DOCS_INIT, auth: 'operator', title: 'Print API back-office reference' });
+  mountPages(admin, adminDocs);
   admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, handler } of deps.adminHandlers ?? []) admin.use(path, handler);
+  for (const { path, router } of deps.adminPages ?? []) admin.use(path, router);
   admin.use(jsonBody());
-  mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
+  app.locals.adminRoutes = mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
   app.use(ADMIN_BASE, admin);
-  if (deps.console) app.use('/admin', deps.console);
+  if (deps.console) app.use('/admin', deps.console.router);
 
   // After the two APIs, whose paths they never share: an API request does not walk their stacks
   // (routers mounted at '/' are entered by every request that reaches them). The connector
   // webhooks still get their raw bodies: only the API routers parse JSON.
-  for (const { path, handler } of deps.rootHandlers ?? []) app.use(path, handler);
-  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes));
+  for (const { path, router } of deps.rootPages ?? []) app.use(path, router);
+  // The routes as mounted (the fuzzer sends hostile requests to each of them).
+  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes, (table) => (app.locals.rootRoutes = table)));
 
-  app.get('/favicon.ico', favicon);
+  const rootPages = [definePage({ method: 'get', path: '/favicon.ico', auth: 'public', csrf: 'none', handle: favicon })];
+  mountPages(app, rootPages);
+  // Every declared page as mounted (the form fuzzer and the route listing read it).
+  app.locals.pages = [
+    ...mountedPages(API_BASE, apiDocs),
+    ...mountedPages(ADMIN_BASE, adminDocs),
+    ...(deps.adminPages ?? []).flatMap(({ path, pages }) => mountedPages(`${ADMIN_BASE}${path}`, pages)),
+    ...(deps.console ? mountedPages('/admin', deps.console.pages) : []),
+    ...(deps.rootPages ?? []).flatMap(({ path, pages }) => mountedPages(path === '/' ? '' : path, pages)),
+    ...mountedPages('', rootPages),
+  ] satisfies MountedPage[];
 
   app.use(notFoundHandler());
   app.use(browserErrorPage('/connectors/', { href: '/dashboard/stores', label: 'Back to your stores' }));
@@ -148,8 +158,20 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   return app;
 }
 
+/** The description, its reference page, the errors page (the API's) and the script that starts the reference. */
+function docsPages(opts: { openapi: unknown; base: string; init: string; auth: PageAuth; errors?: string; title?: string }): PageSpec[] {
+  const { base, errors } = opts;
+  const page = (path: string, handle: RequestHandler) => definePage({ method: 'get', path, auth: opts.auth, csrf: 'none', handle });
+  return [
+    page('/openapi.json', (_req, res) => void res.json(opts.openapi)),
+    page('/docs', (_req, res) => void res.type('html').send(docsPage(`${base}/openapi.json`, `${base}/docs/assets`, errors === undefined ? undefined : ERROR_REFERENCE_PATH, opts.title))),
+    ...(errors === undefined ? [] : [page('/docs/errors', (_req, res) => void res.type('html').send(errors))]),
+    page('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(opts.init)),
+  ];
+}
+
 /** The root routes, the API's edge in front of those that take an API key. */
-function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
+function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], mounted: (table: RouteTable<AnyRoute>) => void): express.Router {
   const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
   const apiEdge = express.Router();
   apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
@@ -162,7 +184,7 @@ function rootRouter(deps: HttpAppDeps, routes: AnyRoute[]): express.Router {
     }
     apiEdge(req, res, next);
   });
-  mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false });
+  mounted(mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false }));
   return root;
 }
 

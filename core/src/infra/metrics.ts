@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import client from 'prom-client';
+import { definePage, mountPages, type PageRouter } from '../http/page.ts';
 import { constantTimeEqual } from './crypto.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 
@@ -65,9 +66,9 @@ export class Metrics {
   }
 
   /** `GET /metrics`, behind METRICS_TOKEN when one is set. */
-  router(token: string | undefined): express.Router {
+  router(token: string | undefined): PageRouter {
     const router = express.Router();
-    router.get('/metrics', async (req, res) => {
+    const metrics = definePage({ method: 'get', path: '/metrics', auth: token ? 'token' : 'public', csrf: 'none', handle: async (req, res) => {
       if (token) {
         const presented = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
         if (!presented || !constantTimeEqual(presented, token)) {
@@ -76,7 +77,8 @@ export class Metrics {
         }
       }
       res.type(this.registry.contentType).send(await this.registry.metrics());
-    });
-    return router;
+    } });
+    mountPages(router, [metrics]);
+    return { router, pages: [metrics] };
   }
 }

@@ -1,8 +1,12 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createHash, randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
+import { buildOpenApi } from '../../src/http/openapi.ts';
+import type { AnyRoute } from '../../src/http/route.ts';
+import type { RouteTable } from '../../src/http/route-table.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { withoutNock } from '../helpers/without-nock.ts';
@@ -11,7 +15,8 @@ import { fromSchema, headerValue, type Hints, hostileJson, hostileShortString, j
 
 /**
  * Every route of the API and the back-office (from their OpenAPI descriptions, so a new route
- * is fuzzed without a word here) and the connector routes get requests shaped by their schemas
+ * is fuzzed without a word here) and the connector routes (from the app's table of them, for
+ * every platform in the repository) get requests shaped by their schemas
  * with hostile values anywhere: NUL, lone surrogates, huge numbers, deep nesting, wrong types,
  * prototype keys, long and odd text, broken percent-encoding and bodies that do not decode.
  * Whatever comes in, the answer is never a 500 and every error has the spec's shape (and, as
@@ -73,16 +78,19 @@ function operations(doc: any, base: string, auth: Operation['auth']): Operation[
   );
 }
 
-/** The connector routes are plain express routes (raw bodies, redirects): described here, fuzzed alike. */
-const platform = { name: 'platform', in: 'path', schema: { enum: ['shopify', 'woocommerce', 'etsy'] } };
-const connectorOperations: Operation[] = [
-  { name: 'POST /connectors/{platform}/install-links', method: 'POST', path: '/connectors/{platform}/install-links', auth: 'apiKey', params: [platform], body: { type: 'object', properties: { returnUrl: { type: 'string', format: 'uri' }, shop: { type: 'string' } } } },
-  { name: 'GET /connectors/{platform}/install', method: 'GET', path: '/connectors/{platform}/install', auth: 'none', params: [platform, { name: 'state', in: 'query', schema: { type: 'string' } }], body: undefined },
-  { name: 'GET /connectors/{platform}/callback', method: 'GET', path: '/connectors/{platform}/callback', auth: 'none', params: [platform, { name: 'code', in: 'query' }, { name: 'shop', in: 'query' }, { name: 'state', in: 'query' }], body: undefined },
-  { name: 'POST /connectors/{platform}/webhooks/{rest}', method: 'POST', path: '/connectors/{platform}/webhooks/{store}/{topic}', auth: 'none', params: [platform, { name: 'store', in: 'path' }, { name: 'topic', in: 'path', schema: { enum: ['orders', 'orders/create', 'app/uninstalled'] } }], body: { type: 'object' } },
-  { name: 'POST /connectors/{platform}/credentials/{state}', method: 'POST', path: '/connectors/{platform}/credentials/{state}', auth: 'none', params: [platform, { name: 'state', in: 'path' }], body: { type: 'object' } },
-  { name: 'GET /connectors/{platform}/credentials/{state}/return', method: 'GET', path: '/connectors/{platform}/credentials/{state}/return', auth: 'none', params: [platform, { name: 'state', in: 'path' }], body: undefined },
-];
+/** The platforms whose connectors the repository holds (the test service loads them all). */
+const PLATFORMS = readdirSync(new URL('../../../connectors/', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+
+/**
+ * The routes outside the two APIs as the app mounted them (`/connectors/...`: webhooks, install
+ * redirects and callbacks), described by the same declarations that mount them.
+ */
+function rootOperations(t: TestService): Operation[] {
+  const routes = (t.service.app.locals.rootRoutes as RouteTable<AnyRoute>).routes;
+  return operations(buildOpenApi({ title: 'root routes', description: '', serverUrl: '', routes: [...routes] }), '', 'apiKey');
+}
 
 interface FuzzRequest {
   method: string;
@@ -223,13 +231,17 @@ async function setUp(t: TestService): Promise<Setup> {
   const admin = operations((await t.admin('GET', '/openapi.json')).body, '/admin/v1', 'admin');
   expect(api.length).to.be.greaterThan(20);
   expect(admin.length).to.be.greaterThan(5);
+  const root = rootOperations(t);
+  expect(root.map((op) => op.name)).to.include.members(['POST /connectors/{platform}/webhooks/{target}', 'GET /connectors/{platform}/callback']);
+  expect(PLATFORMS).to.have.length.greaterThanOrEqual(6);
   return {
     key,
-    ops: [...api, ...admin, ...connectorOperations],
+    ops: [...api, ...admin, ...root],
     ids: {
       id: [product.body.data?.id, order.body.data?.id, webhook.body.data?.id, other.id, other.keyId, 'fuzz-sku'].filter((v): v is string => typeof v === 'string'),
       line: ['0', '1', '-1', '99999999999999999999'],
-      store: ['sto_00000000000000000000000000'],
+      platform: PLATFORMS,
+      target: ['sto_00000000000000000000000000', 'compliance'],
     },
     hints: {
       productId: products,

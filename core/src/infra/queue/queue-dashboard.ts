@@ -1,4 +1,5 @@
 import express from 'express';
+import { definePage, mountPages, type PageRouter } from '../../http/page.ts';
 import { BullMqJobQueue } from './bullmq-queue.ts';
 import { InProcessJobQueue } from './in-process-queue.ts';
 import type { JobQueue } from './job-queue.ts';
@@ -14,9 +15,9 @@ import type { JobQueue } from './job-queue.ts';
  * bull-board (with its UI server, lodash and valibot) is loaded on the dashboard's first
  * request, not at start-up: an API process restarted under load serves orders sooner.
  */
-export function queueDashboard(queue: JobQueue, basePath: string): express.Router {
+export function queueDashboard(queue: JobQueue, basePath: string): PageRouter {
   const router = express.Router();
-  router.get('/', async (req, res, next) => {
+  const counts = definePage({ method: 'get', path: '/', auth: 'operator', csrf: 'none', handle: async (req, res, next) => {
     if (queue instanceof BullMqJobQueue || req.accepts(['json', 'html']) !== 'json') return next();
     try {
       const queues = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, ...(await q.counts()) })));
@@ -24,14 +25,17 @@ export function queueDashboard(queue: JobQueue, basePath: string): express.Route
     } catch (err) {
       next(err);
     }
-  });
+  } });
+  mountPages(router, [counts]);
+  // bull-board's own routes (its pages, assets and the retry and remove actions, behind the
+  // back-office's CSRF check): a third-party app mounted whole, not declared here.
   let board: Promise<express.Router> | undefined;
   router.use((req, res, next) => {
     selfContained(res);
     board ??= bullBoard(queue, basePath);
     board.then((handle) => handle(req, res, next), next);
   });
-  return router;
+  return { router, pages: [counts] };
 }
 
 /**

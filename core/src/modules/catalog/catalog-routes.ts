@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { notFound } from '../refusal.ts';
 import { listEnvelope, listEnvelopeSchema, pageQueryShape, resolvePage, type CursorCodec } from '../../http/pagination.ts';
-import { EXAMPLE_PRODUCT_DETAIL, EXAMPLE_PRODUCT_SUMMARY, examplePage } from '../../http/api-examples.ts';
+import { examplePage } from '../../http/api-examples.ts';
+import { EXAMPLE_PRODUCT_DETAIL, EXAMPLE_PRODUCT_SUMMARY } from './catalog-examples.ts';
 import { openApiComponent } from '../../http/openapi.ts';
 import { constantBody, defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { SampleFiles } from '../print-files/sample-files.ts';

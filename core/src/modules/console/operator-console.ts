@@ -8,6 +8,7 @@ import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
 import { Refusal } from '../refusal.ts';
+import { definePage, mountPages, type PageRouter, type PageSpec } from '../../http/page.ts';
 
 export const CONSOLE_BASE = '/admin';
 
@@ -38,14 +39,15 @@ const NAV = [
  * page. The queue dashboard and the API docs live under `/admin/v1`, which takes this session
  * as well as the Bearer token.
  */
-export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
+export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
   const router = express.Router();
+  const pages: PageSpec[] = [];
   router.use(formBody(), loadSession(deps.sessions, deps.cookie), (req, _res, next) => {
     if (req.browserSession && !acceptsOperatorSession(deps.adminToken)(req.browserSession)) delete req.browserSession;
     next();
   });
 
-  router.get('/', (req, res) => {
+  pages.push(definePage({ method: 'get', path: '/', auth: 'public', csrf: 'none', handle: (req, res) => {
     const session = req.browserSession;
     if (!session) return signInPage(res, { next: safeNext(req.query.next) });
     sendPage(
@@ -64,9 +66,9 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
           <button type="submit">Sign out every operator session</button>
         </form>`),
     );
-  });
+  } }));
 
-  router.post('/sign-in', async (req, res, next) => {
+  pages.push(definePage({ method: 'post', path: '/sign-in', auth: 'public', csrf: 'origin', limit: 'sign-in', handle: async (req, res, next) => {
     try {
       // No session yet, so no token to check: a sign-in must at least come from this site (login CSRF).
       refuseCrossSite(req, deps.publicUrl, 'This sign-in comes from another site: it is refused.');
@@ -97,9 +99,9 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
     } catch (err) {
       next(err);
     }
-  });
+  } }));
 
-  router.post('/sign-out', csrfCheck(deps.publicUrl), async (req, res, next) => {
+  pages.push(definePage({ method: 'post', path: '/sign-out', auth: 'operator', csrf: 'token', guard: csrfCheck(deps.publicUrl), handle: async (req, res, next) => {
     try {
       const session = req.browserSession;
       if (session) {
@@ -112,9 +114,9 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
     } catch (err) {
       next(err);
     }
-  });
+  } }));
 
-  router.get('/stores', async (req, res, next) => {
+  pages.push(definePage({ method: 'get', path: '/stores', auth: 'operator', csrf: 'none', handle: async (req, res, next) => {
     try {
       if (!req.browserSession) return void res.redirect(303, `/admin?next=${encodeURIComponent(req.originalUrl)}`);
       const q = req.query as Record<string, string | undefined>;
@@ -177,9 +179,10 @@ export function operatorConsole(deps: OperatorConsoleDeps): express.Router {
     } catch (err) {
       next(err);
     }
-  });
+  } }));
 
-  return router;
+  mountPages(router, pages);
+  return { router, pages };
 
   function page(req: Request, title: string, body: Children) {
     const session = req.browserSession;

@@ -41,7 +41,7 @@ export class DashboardApi {
    * Calls `method path` (the API's path, `/orders/{id}` filled in) as `caller`. Answers the
    * route's body; a refusal throws as the API would answer it.
    */
-  async call<T = any>(
+  async call<T = unknown>(
     caller: AuthContext,
     http: { req: Request; res: Response },
     method: string,

@@ -11,7 +11,7 @@ export interface DashContext {
   caller: AuthContext;
   page: PageSession;
   /** The reseller API's route `method path`, in-process, as this reseller in this mode (DashboardApi). */
-  api<T = any>(method: string, path: string, input?: { query?: Record<string, string | undefined>; body?: unknown }): Promise<T>;
+  api<T = unknown>(method: string, path: string, input?: { query?: Record<string, string | undefined>; body?: unknown }): Promise<T>;
   /** The form body's text fields. */
   form: Record<string, string>;
 }

@@ -1,4 +1,3 @@
-import type { Connector } from '@print-api/connector-kit';
 import type { ConnectorRegistry } from '../stores/connector-registry.ts';
 import type { FormField, PlatformForms } from './pages/stores-pages.ts';
 
@@ -20,7 +19,7 @@ function fieldsOf(schema: unknown): FormField[] {
  * is a dead end): pasted credentials, a key-issuing flow, and an OAuth install where its app is set up.
  */
 export function platformForms(connectors: Pick<ConnectorRegistry, 'all' | 'installable' | 'offered'>): PlatformForms[] {
-  return connectors.all().filter((c: Connector<any, any>) => connectors.offered(c.manifest.platform)).map((c: Connector<any, any>) => ({
+  return connectors.all().filter((c) => connectors.offered(c.manifest.platform)).map((c) => ({
     platform: c.manifest.platform,
     displayName: c.manifest.displayName,
     connectFields: fieldsOf(c.manifest.connectSchema),

@@ -1,6 +1,7 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { Refusal } from '../refusal.ts';
 import { httpAnswer } from '../../http/error-catalogue.ts';
+import { definePage, mountPages, type PageRouter, type PageSpec } from '../../http/page.ts';
 import { html, sendPage } from '../../http/pages/html.ts';
 import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
@@ -43,7 +44,7 @@ export interface DashboardDeps {
   cookie?: Partial<Omit<SessionCookieOptions, 'kind'>>;
 }
 
-/** Registers a handler of a signed-in page. */
+/** Declares a signed-in page (`path` in the declarations' style, `/orders/{id}`) and registers its handler. */
 export type Register = (method: 'get' | 'post', path: string, handler: DashHandler) => void;
 
 const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
@@ -66,14 +67,26 @@ const ASK_AGAIN = 'A new link comes from POST /api/reseller/v1/dashboard-links (
  * (its own cookie, never an operator's), acts in one mode, and ends at once when the account
  * is no longer approved.
  */
-export function dashboardRouter(deps: DashboardDeps): Router {
+export function dashboardRouter(deps: DashboardDeps): PageRouter {
   const cookie = sessionCookieOptions('reseller', deps.publicUrl, deps.cookie);
   const router = express.Router();
+  const pages: Array<PageSpec<unknown>> = [];
+  /** Declares a page and registers it here, after the middleware used so far. */
+  const page = (spec: PageSpec): void => {
+    pages.push(definePage(spec));
+    mountPages(router, [spec]);
+  };
   router.use(formBody());
-  router.get('/assets/dashboard.js', (_req, res) => void res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('js').send(DASHBOARD_JS));
+  page({
+    method: 'get',
+    path: '/assets/dashboard.js',
+    auth: 'public',
+    csrf: 'none',
+    handle: (_req, res) => void res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('js').send(DASHBOARD_JS),
+  });
 
   // Signing in: no session is read here (a link opens a new one, whatever the browser had).
-  router.get('/login/:token', (req, res, next) => {
+  page({ method: 'get', path: '/login/{token}', auth: 'public', csrf: 'none', handle: (req, res, next) => {
     void (async () => {
       const checked = await deps.links.check(String(req.params.token));
       if (!checked.ok) return refused(res, checked.reason);
@@ -88,8 +101,9 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         <//>`,
       );
     })().catch(next);
-  });
-  router.post('/login/:token', (req, res, next) => {
+  } });
+  // Failed openings are throttled per address (signInLimiter).
+  page({ method: 'post', path: '/login/{token}', auth: 'public', csrf: 'origin', limit: 'sign-in', handle: (req, res, next) => {
     void (async () => {
       // Login CSRF: another site's page could post a link of the attacker's and sign the
       // reseller into the attacker's dashboard. Only a form of this site starts a session.
@@ -116,8 +130,8 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       await startSession(req, res, opened.link.resellerId, { mode: opened.link.mode, keyId: opened.link.keyId }, cookie.ttlMs);
       redirect(res, '/dashboard');
     })().catch(next);
-  });
-  router.get('/signed-out', (req, res) => {
+  } });
+  page({ method: 'get', path: '/signed-out', auth: 'public', csrf: 'none', handle: (req, res) => {
     const why = req.query.reason === 'inactive' ? 'The account is not active any more: you have been signed out.' : req.query.reason === 'key-revoked' ? 'The API key that opened this session has been revoked: you have been signed out.' : 'You are signed out.';
     sendPage(
       res,
@@ -126,21 +140,23 @@ export function dashboardRouter(deps: DashboardDeps): Router {
         <p class="muted">${ASK_AGAIN}</p>
       <//>`,
     );
-  });
+  } });
 
+  // The signed-in pages: a reseller session (requireReseller, which also counts the rate limit), CSRF-checked forms.
+  const signedIn = { auth: 'reseller', limit: 'rate-limit' } as const;
   router.use(loadSession(deps.sessions, cookie));
   router.use(requireReseller);
   router.use(csrfCheck(deps.publicUrl));
 
-  router.post('/sign-out', (req, res, next) => {
+  page({ ...signedIn, method: 'post', path: '/sign-out', csrf: 'token', handle: (req, res, next) => {
     deps.sessions.revoke(req.browserSession!.id).then(() => {
       clearSessionCookie(res, cookie);
       redirect(res, '/dashboard/signed-out');
     }, next);
-  });
+  } });
   // The live/test switch: a new session in the other mode replaces this one (same expiry). Only
   // a back-office link's session switches: a key's acts in the key's mode, never past it.
-  router.post('/mode', (req, res, next) => {
+  page({ ...signedIn, method: 'post', path: '/mode', csrf: 'token', handle: (req, res, next) => {
     void (async () => {
       const session = req.browserSession!;
       const grant = res.locals.grant as SessionGrant;
@@ -154,16 +170,22 @@ export function dashboardRouter(deps: DashboardDeps): Router {
       await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
       redirect(res, '/dashboard?done=mode-switched');
     })().catch(next);
-  });
+  } });
 
   const register: Register = (method, path, handler) => {
     const scope = pageScope(method, path);
-    router[method](path, (req: Request, res: Response, next: NextFunction) => {
-      const d = contextOf(req, res);
-      if (scope && !d.page.can(scope)) {
-        return pageError(new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
-      }
-      handler(d).catch((err: unknown) => pageError(err, d, next));
+    page({
+      ...signedIn,
+      method,
+      path,
+      csrf: method === 'post' ? 'token' : 'none',
+      handle: (req: Request, res: Response, next: NextFunction) => {
+        const d = contextOf(req, res);
+        if (scope && !d.page.can(scope)) {
+          return pageError(new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
+        }
+        handler(d).catch((err: unknown) => pageError(err, d, next));
+      },
     });
   };
   homePage(register);
@@ -174,7 +196,7 @@ export function dashboardRouter(deps: DashboardDeps): Router {
   router.use((req, res) => {
     sendPage(res, html`<${PlainLayout} title="Not found"><p>No such page. <a href="/dashboard">Home</a></p><//>`, 404);
   });
-  return router;
+  return { router, pages };
 
   async function startSession(req: Request, res: Response, resellerId: string, opened: { mode: Mode; keyId: string | null }, ttlMs: number): Promise<BrowserSession> {
     // `keyId` ties the session to its key: the key's mode and scopes bound it, its revocation ends it.

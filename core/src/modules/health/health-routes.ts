@@ -1,4 +1,5 @@
-import express from 'express';
+import express, { type RequestHandler } from 'express';
+import { definePage, mountPages, type PageRouter } from '../../http/page.ts';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../tables.ts';
@@ -28,11 +29,11 @@ async function check(work: () => Promise<unknown>, deadlineMs: number): Promise<
 }
 
 /** `/healthz`: the process is up. `/readyz`: the database and (when configured) Redis answer, each within the deadline. */
-export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineMs?: number }): express.Router {
+export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineMs?: number }): PageRouter {
   const router = express.Router();
   const deadlineMs = deps.deadlineMs ?? READY_CHECK_DEADLINE_MS;
-  router.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
-  router.get('/readyz', async (_req, res) => {
+  const probe = (path: string, handle: RequestHandler) => definePage({ method: 'get', path, auth: 'public', csrf: 'none', handle });
+  const pages = [probe('/healthz', (_req, res) => void res.json({ status: 'ok' })), probe('/readyz', async (_req, res) => {
     const redis = deps.redis;
     const [database, redisCheck] = await Promise.all([
       check(() => sql`select 1`.execute(deps.db), deadlineMs),
@@ -46,6 +47,7 @@ export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineM
     const checks: Record<string, 'ok' | string> = { database, ...(redisCheck === undefined ? {} : { redis: redisCheck }) };
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  });
-  return router;
+  })];
+  mountPages(router, pages);
+  return { router, pages };
 }

@@ -2,6 +2,7 @@ import { html, sendPage } from '../../../http/pages/html.ts';
 import type { Register } from '../dashboard-router.ts';
 import { noticeOf } from '../dashboard-context.ts';
 import { DashLayout, money, when } from './parts.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 const ATTENTION = [
   { state: 'AWAITING_FILE', why: 'A line has no print file: supply one.' },
@@ -13,13 +14,13 @@ const ATTENTION = [
 export function homePage(register: Register): void {
   register('get', '/', async (d) => {
     // Home shows what the session's scopes let it read, and leaves out the rest.
-    const wallet = d.page.can('wallet:read') ? (await d.api('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] } };
+    const wallet = d.page.can('wallet:read') ? (await d.api<Data<Api['Wallet']>>('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] as Api['Wallet']['entries']['data'] } };
     const attention = d.page.can('orders:read')
-      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api('GET', '/orders', { query: { state: a.state, limit: '20' } })).data as any[] })))
+      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { state: a.state, limit: '20' } })).data })))
       : [];
-    const stores = d.page.can('stores:read') ? ((await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[]).filter((s) => s.status === 'connected') : [];
+    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter((s) => s.status === 'connected') : [];
     const skipped = (
-      await Promise.all(stores.map(async (s) => ((await d.api('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data as any[]).map((i) => ({ ...i, store: s }))))
+      await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data.map((i) => ({ ...i, store: s }))))
     ).flat();
     const needing = attention.flatMap((a) => a.orders.map((o) => ({ ...o, why: a.why })));
     sendPage(
@@ -54,7 +55,7 @@ export function homePage(register: Register): void {
                   (i) => html`<tr>
                     <td><a href=${`/dashboard/stores/${i.store.id}`}>${i.store.name}</a></td>
                     <td>${i.externalName ?? i.externalOrderId}</td>
-                    <td>${i.skippedLines.map((l: any) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
+                    <td>${i.skippedLines.map((l) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
                   </tr>`,
                 )}</tbody>
@@ -67,7 +68,7 @@ export function homePage(register: Register): void {
             : html`<div class="table"><table>
                 <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Order / reference</th></tr></thead>
                 <tbody>${wallet.entries.data.map(
-                  (e: any) => html`<tr><td>${when(e.createdAt)}</td><td>${e.kind}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
+                  (e) => html`<tr><td>${when(e.createdAt)}</td><td>${e.kind}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
                 )}</tbody>
               </table></div>`}
         </section>

@@ -4,6 +4,7 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, money, NextPage, PostButton, refusal, Select, when } from './parts.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 const FILTERS = ['state', 'source', 'storeId', 'externalOrderId'] as const;
 
@@ -13,11 +14,11 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     const filters = Object.fromEntries(FILTERS.map((f) => [f, typeof d.req.query[f] === 'string' && d.req.query[f] ? (d.req.query[f] as string) : undefined])) as Record<(typeof FILTERS)[number], string | undefined>;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
     // The store filter only for a session that may read stores.
-    const stores = d.page.can('stores:read') ? ((await d.api('GET', '/stores', { query: { limit: '100' } })).data as any[]) : [];
-    let page: any = { data: [], nextCursor: null };
+    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data : [];
+    let page: ListPage<Api['Order']> = { data: [], nextCursor: null };
     let error: string | undefined;
     try {
-      page = await d.api('GET', '/orders', { query: { ...filters, cursor, limit: '25' } });
+      page = await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { ...filters, cursor, limit: '25' } });
     } catch (err) {
       error = refusal(err).message;
     }
@@ -31,11 +32,11 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <div><label for="f-ext">External order id</label><input id="f-ext" name="externalOrderId" value=${filters.externalOrderId ?? ''} /></div>
           <button type="submit">Filter</button>
         </form>
-        ${(page.data as any[]).length === 0
+        ${page.data.length === 0
           ? html`<p class="muted">No orders${Object.values(filters).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
           : html`<div class="table"><table>
               <thead><tr><th scope="col">Order</th><th scope="col">External id</th><th scope="col">Source</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Total</th><th scope="col">Created</th></tr></thead>
-              <tbody>${(page.data as any[]).map(
+              <tbody>${page.data.map(
                 (o) => html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td>${o.source}</td><td>${o.state}</td><td data-testid="order-status">${o.status}</td><td>${money(o.totals.totalCents)}</td><td>${when(o.createdAt)}</td></tr>`,
               )}</tbody>
             </table></div>`}
@@ -45,9 +46,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     );
   });
 
-  register('get', '/orders/:id', (d) => orderPage(d));
+  register('get', '/orders/{id}', (d) => orderPage(d));
 
-  register('post', '/orders/:id/cancel', async (d) => {
+  register('post', '/orders/{id}/cancel', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('POST', `/orders/${id}/cancel`);
@@ -57,7 +58,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     }
   });
 
-  register('post', '/orders/:id/lines/:line/file', async (d) => {
+  register('post', '/orders/{id}/lines/{line}/file', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     const line = String(d.req.params.line);
     try {
@@ -70,7 +71,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
   });
 
   async function orderPage(d: DashContext, problem?: { message: string; line?: number; field?: string }): Promise<void> {
-    const o = (await d.api('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const o = (await d.api<Data<Api['Order']>>('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
     const events = await deps.views.orderEvents(d.caller, o.id);
     const cancellable = o.state !== 'CANCELLED' && (o.status === 'PENDING' || o.status === 'PAID');
     sendPage(
@@ -91,7 +92,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <h2 id="lines-h">Lines and files</h2>
           <div class="table"><table>
             <thead><tr><th scope="col">#</th><th scope="col">Product</th><th scope="col">Qty</th><th scope="col">Options</th><th scope="col">File</th><th scope="col">Net</th></tr></thead>
-            <tbody>${(o.lines as any[]).map(
+            <tbody>${o.lines.map(
               (l) => html`<tr>
                 <td>${l.line}</td><td>${l.resellerSku ?? l.productId}</td><td>${l.quantity}</td>
                 <td>${Object.entries({ ...l.options, ...l.derivedOptions }).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</td>

@@ -3,11 +3,15 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, NextPage, PostButton, refusal, Select, when } from './parts.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 interface Errors {
   message: string;
   fields: Record<string, string>;
 }
+
+/** A product's fields as the form shows them: the API's, or what was sent (options as typed). */
+type ProductForm = Partial<Omit<Api['ResellerProduct'], 'options'>> & { options?: Api['ResellerProduct']['options'] | string };
 
 /** `key=value` per line: a product's fixed options as a form edits them (numbers stay numbers). */
 function parseOptions(text: string): Record<string, string | number> {
@@ -30,7 +34,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('get', '/products', async (d) => {
     const q = typeof d.req.query.q === 'string' && d.req.query.q.trim() ? d.req.query.q.trim() : undefined;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
+    const page = await d.api<ListPage<Api['ResellerProduct']>>('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
     sendPage(
       d.res,
       html`<${DashLayout} title="Products" session=${d.page} notice=${noticeOf(d.req)}>
@@ -39,11 +43,11 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
           <div><label for="q">Search SKU or title</label><input id="q" name="q" value=${q ?? ''} /></div>
           <button type="submit">Search</button>
         </form>
-        ${(page.data as any[]).length === 0
+        ${page.data.length === 0
           ? html`<p class="muted">No products${q ? ' match' : ' yet'}.</p>`
           : html`<div class="table"><table>
               <thead><tr><th scope="col">SKU</th><th scope="col">Title</th><th scope="col">Print product</th><th scope="col">Active</th><th scope="col">Store listings</th><th scope="col">Updated</th></tr></thead>
-              <tbody>${(page.data as any[]).map(
+              <tbody>${page.data.map(
                 (p) => html`<tr><td><a href=${`/dashboard/products/${p.id}`}>${p.sku}</a></td><td>${p.title}</td><td>${p.productId}</td><td>${p.active ? 'yes' : 'no'}</td><td>${p.links}</td><td>${when(p.updatedAt)}</td></tr>`,
               )}</tbody>
             </table></div>`}
@@ -57,49 +61,49 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('post', '/products', async (d) => {
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
     try {
-      const created = (await d.api('POST', '/reseller-products', { body })).data;
+      const created = (await d.api<Data<Api['ResellerProduct']>>('POST', '/reseller-products', { body })).data;
       redirect(d.res, `/dashboard/products/${created.id}?done=product-created`);
     } catch (err) {
       await formPage(d, 'New product', '/dashboard/products', { ...body, options: d.form.options ?? '' }, refusal(err), []);
     }
   });
 
-  register('get', '/products/:id', async (d) => {
-    const product = (await d.api('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+  register('get', '/products/{id}', async (d) => {
+    const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
     await productPage(d, product);
   });
 
-  register('post', '/products/:id', async (d) => {
+  register('post', '/products/{id}', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
     try {
-      const saved = (await d.api('PATCH', `/reseller-products/${id}`, { body })).data;
+      const saved = (await d.api<Data<Api['ResellerProduct']>>('PATCH', `/reseller-products/${id}`, { body })).data;
       redirect(d.res, `/dashboard/products/${saved.id}?done=product-saved`);
     } catch (err) {
-      const product = (await d.api('GET', `/reseller-products/${id}`)).data;
+      const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${id}`)).data;
       await productPage(d, { ...product, ...body, options: d.form.options ?? '' }, refusal(err));
     }
   });
 
-  register('post', '/products/:id/delete', async (d) => {
+  register('post', '/products/{id}/delete', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('DELETE', `/reseller-products/${id}`);
       redirect(d.res, '/dashboard/products?done=product-deleted');
     } catch (err) {
       const r = refusal(err);
-      const product = (await d.api('GET', `/reseller-products/${id}`)).data;
+      const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${id}`)).data;
       await productPage(d, product, { message: `It cannot be deleted: ${r.message}`, fields: {} });
     }
   });
 
-  async function productPage(d: DashContext, product: any, errors?: Errors): Promise<void> {
+  async function productPage(d: DashContext, product: ProductForm & { id: string }, errors?: Errors): Promise<void> {
     const selling = await deps.views.storesSelling(d.caller, product.id);
     await formPage(d, `Product ${product.sku}`, `/dashboard/products/${product.id}`, product, errors, selling, product.id);
   }
 
-  async function formPage(d: DashContext, title: string, action: string, values: Record<string, any>, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
-    const catalogue = d.page.can('catalog:read') ? ((await d.api('GET', '/products', { query: { limit: '100', lang: 'en' } })).data as any[]) : [];
+  async function formPage(d: DashContext, title: string, action: string, values: ProductForm, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
+    const catalogue = d.page.can('catalog:read') ? (await d.api<ListPage<Api['Product']>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data : [];
     const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
     const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
     const isNew = id === undefined;

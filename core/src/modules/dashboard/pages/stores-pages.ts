@@ -2,6 +2,7 @@ import { CsrfField, html, sendPage, type VNode } from '../../../http/pages/html.
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 /** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
 export interface FormField {
@@ -48,7 +49,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform) return listPage(d, { form: 'connect', message: 'Choose a platform.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.connectFields);
     try {
-      const store = (await d.api('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
+      const store = (await d.api<Data<Api['Store']>>('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
       redirect(d.res, `/dashboard/stores/${store.id}?done=store-connected`);
     } catch (err) {
       const r = refusal(err);
@@ -61,7 +62,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform?.requestFields) return listPage(d, { form: 'request', message: 'This platform does not issue keys to us.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.requestFields);
     try {
-      const { redirectUrl } = (await d.api('POST', '/stores/credential-requests', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      const { redirectUrl } = (await d.api<Data<{ redirectUrl: string }>>('POST', '/stores/credential-requests', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
       leaveFor(d, redirectUrl, `${platform.displayName}: approve our app in your store`);
     } catch (err) {
       const r = refusal(err);
@@ -74,7 +75,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform?.installFields) return listPage(d, { form: 'install', message: 'This platform has no app to install.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.installFields);
     try {
-      const { installUrl } = (await d.api('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      const { installUrl } = (await d.api<Data<Api['InstallLink']>>('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
       leaveFor(d, installUrl, `${platform.displayName}: install our app`);
     } catch (err) {
       const r = refusal(err);
@@ -82,9 +83,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
-  register('get', '/stores/:id', (d) => storePage(d));
+  register('get', '/stores/{id}', (d) => storePage(d));
 
-  register('post', '/stores/:id/sync', async (d) => {
+  register('post', '/stores/{id}/sync', async (d) => {
     const id = String(d.req.params.id);
     try {
       await d.api('POST', `/stores/${encodeURIComponent(id)}/sync`);
@@ -94,13 +95,13 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
-  register('post', '/stores/:id/disconnect', async (d) => {
+  register('post', '/stores/{id}/disconnect', async (d) => {
     const id = String(d.req.params.id);
     await d.api('DELETE', `/stores/${encodeURIComponent(id)}`);
     redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=store-disconnected`);
   });
 
-  register('post', '/stores/:id/ingests/:ingestId/retry', async (d) => {
+  register('post', '/stores/{id}/ingests/{ingestId}/retry', async (d) => {
     const id = String(d.req.params.id);
     try {
       await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`);
@@ -111,7 +112,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   });
 
   // One step from an unmatched listing to the product that matches it: its SKU and title, a catalogue product.
-  register('post', '/stores/:id/listings/product', async (d) => {
+  register('post', '/stores/{id}/listings/product', async (d) => {
     const id = String(d.req.params.id);
     const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', ...(d.form.fileUrl ? { fileUrl: d.form.fileUrl } : {}) };
     try {
@@ -135,9 +136,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   async function listPage(d: DashContext, errors?: FormErrors): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api('GET', '/stores', { query: { limit: '50', cursor } });
-    const stores = page.data as any[];
-    const lastOrders = await Promise.all(stores.map(async (s) => ((await d.api('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data as any[])[0]?.createdAt as string | undefined));
+    const page = await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '50', cursor } });
+    const stores = page.data;
+    const lastOrders = await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data[0]?.createdAt));
     const form = (kind: string, p: PlatformForms, fields: FormField[], action: string, button: string, intro: string): VNode => {
       const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
       return html`<form class="stack" method="post" action=${action} aria-label=${`${button} (${p.displayName})`}>
@@ -191,15 +192,15 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }): Promise<void> {
     const id = encodeURIComponent(String(d.req.params.id));
-    const store = (await d.api('GET', `/stores/${id}`)).data;
+    const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${id}`)).data;
     const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
     const [unmatched, matched, ingests, catalogue] = await Promise.all([
-      d.api('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
-      d.api('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
-      d.api('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
-      d.page.can('catalog:read') ? d.api('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
+      d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
+      d.page.can('catalog:read') ? d.api<Pick<ListPage<Api['Product']>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
     ]);
-    const products = [{ value: '', label: 'Choose a print product…' }, ...(catalogue.data as any[]).map((p) => ({ value: p.id, label: p.name ?? p.id }))];
+    const products = [{ value: '', label: 'Choose a print product…' }, ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id }))];
     const connected = store.status === 'connected';
     sendPage(
       d.res,
@@ -208,7 +209,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
           <dt>Platform</dt><dd>${store.platform}</dd>
           <dt>State</dt><dd><span class=${`badge ${connected ? 'good' : ''}`} data-testid="store-state">${store.status}</span>${store.testMode ? html` <span class="badge test">test</span>` : null}</dd>
           <dt>Address</dt><dd>${store.externalId}</dd>
-          <dt>Last order received</dt><dd>${when((ingests.data as any[])[0]?.createdAt)}</dd>
+          <dt>Last order received</dt><dd>${when(ingests.data[0]?.createdAt)}</dd>
           <dt>Last poll</dt><dd>${when(store.lastPolledAt)}</dd>
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
           ${(store.notices as string[]).length > 0 ? html`<dt>Notices</dt><dd><ul data-testid="store-notices">${(store.notices as string[]).map((n) => html`<li>${n}</li>`)}</ul></dd>` : null}
@@ -222,11 +223,11 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
         <section aria-labelledby="unmatched-h">
           <h2 id="unmatched-h">Unmatched listings</h2>
           <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product.</p>
-          ${(unmatched.data as any[]).length === 0
+          ${unmatched.data.length === 0
             ? html`<p class="muted">Every listing matches one of your products.</p>`
             : html`<div class="table"><table>
                 <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Create the product</th></tr></thead>
-                <tbody>${(unmatched.data as any[]).map((l) => {
+                <tbody>${unmatched.data.map((l) => {
                   const e = productError && productError.sku === l.sku ? productError : undefined;
                   const key = `${l.externalProductId}-${l.externalVariantId ?? 'p'}`;
                   return html`<tr data-listing=${l.sku ?? ''}>
@@ -252,25 +253,25 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
         </section>
         <section aria-labelledby="matched-h">
           <h2 id="matched-h">Matched listings</h2>
-          ${(matched.data as any[]).length === 0
+          ${matched.data.length === 0
             ? html`<p class="muted">None yet.</p>`
             : html`<div class="table"><table>
                 <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Your product</th></tr></thead>
-                <tbody>${(matched.data as any[]).map((l) => html`<tr><td>${l.title}</td><td>${l.sku}</td><td><a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a></td></tr>`)}</tbody>
+                <tbody>${matched.data.map((l) => html`<tr><td>${l.title}</td><td>${l.sku}</td><td>${l.resellerProduct ? html`<a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a>` : null}</td></tr>`)}</tbody>
               </table></div>`}
         </section>
         <section aria-labelledby="ingests-h">
           <h2 id="ingests-h">Store orders received</h2>
-          ${(ingests.data as any[]).length === 0
+          ${ingests.data.length === 0
             ? html`<p class="muted">No store order yet.</p>`
             : html`<div class="table"><table>
                 <thead><tr><th scope="col">Store order</th><th scope="col">Outcome</th><th scope="col">Print order</th><th scope="col">Skipped / error</th><th scope="col">Seen</th><th scope="col"></th></tr></thead>
-                <tbody>${(ingests.data as any[]).map(
+                <tbody>${ingests.data.map(
                   (i) => html`<tr>
                     <td>${i.externalName ?? i.externalOrderId}</td>
                     <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' && i.skippedLines.length ? 'skipped' : i.status}</span></td>
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
-                    <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l: any) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
+                    <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
                     <td>${connected && d.page.can('stores:write') && (i.status === 'no_print_lines' || i.status === 'failed')
                       ? html`<${PostButton} action=${`/dashboard/stores/${id}/ingests/${i.id}/retry`} csrf=${d.page.csrfToken} label="Retry" name=${`Retry ${i.externalName ?? i.externalOrderId}`} />`

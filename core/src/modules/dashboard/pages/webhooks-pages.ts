@@ -3,6 +3,7 @@ import { SUBSCRIBABLE_EVENTS } from '../../webhooks/webhook-event-types.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, NextPage, PostButton, refusal, when } from './parts.ts';
+import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 /** A secret shown once, right after it was made: never stored where a page could show it again. */
 function SecretOnce(props: { secret: string; what: string }) {
@@ -20,7 +21,7 @@ export function webhooksPages(register: Register): void {
     const events = d.form.events ? [d.form.events] : [];
     const all = Array.isArray(d.req.body?.events) ? (d.req.body.events as unknown[]).filter((e): e is string => typeof e === 'string') : events;
     try {
-      const created = (await d.api('POST', '/webhooks', { body: { url: d.form.url ?? '', events: all.length ? all : ['*'] } })).data;
+      const created = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', '/webhooks', { body: { url: d.form.url ?? '', events: all.length ? all : ['*'] } })).data;
       await endpointPage(d, created.id, { secret: created.secret, what: 'The endpoint is created. Its signing secret:' });
     } catch (err) {
       const r = refusal(err);
@@ -28,37 +29,37 @@ export function webhooksPages(register: Register): void {
     }
   });
 
-  register('get', '/webhooks/:id', (d) => endpointPage(d, String(d.req.params.id)));
+  register('get', '/webhooks/{id}', (d) => endpointPage(d, String(d.req.params.id)));
 
-  register('post', '/webhooks/:id/test', async (d) => {
+  register('post', '/webhooks/{id}/test', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     await d.api('POST', `/webhooks/${id}/test`);
     redirect(d.res, `/dashboard/webhooks/${id}?done=test-sent`);
   });
 
-  register('post', '/webhooks/:id/rotate', async (d) => {
+  register('post', '/webhooks/{id}/rotate', async (d) => {
     const id = String(d.req.params.id);
     const hours = Number(d.form.expiresInHours ?? '24');
     try {
-      const rotated = (await d.api('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`, { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } })).data;
+      const rotated = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`, { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } })).data;
       await endpointPage(d, id, { secret: rotated.secret, what: `The secret is rotated${hours > 0 ? `; the old one keeps signing for ${hours} hours` : ''}. The new secret:` });
     } catch (err) {
       await endpointPage(d, id, undefined, refusal(err).message);
     }
   });
 
-  register('post', '/webhooks/:id/enable', async (d) => {
+  register('post', '/webhooks/{id}/enable', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     await d.api('POST', `/webhooks/${id}/enable`);
     redirect(d.res, `/dashboard/webhooks/${id}`);
   });
 
-  register('post', '/webhooks/:id/delete', async (d) => {
+  register('post', '/webhooks/{id}/delete', async (d) => {
     await d.api('DELETE', `/webhooks/${encodeURIComponent(String(d.req.params.id))}`);
     redirect(d.res, '/dashboard/webhooks?done=webhook-deleted');
   });
 
-  register('post', '/webhooks/:id/deliveries/:deliveryId/retry', async (d) => {
+  register('post', '/webhooks/{id}/deliveries/{deliveryId}/retry', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
     try {
       await d.api('POST', `/webhooks/${id}/deliveries/${encodeURIComponent(String(d.req.params.deliveryId))}/retry`);
@@ -70,15 +71,15 @@ export function webhooksPages(register: Register): void {
 
   async function listPage(d: DashContext, errors?: { message: string; fields: Record<string, string>; url: string }): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api('GET', '/webhooks', { query: { cursor, limit: '50' } });
+    const page = await d.api<ListPage<Api['WebhookEndpoint']>>('GET', '/webhooks', { query: { cursor, limit: '50' } });
     sendPage(
       d.res,
       html`<${DashLayout} title="Webhooks" session=${d.page} notice=${noticeOf(d.req)}>
-        ${(page.data as any[]).length === 0
+        ${page.data.length === 0
           ? html`<p class="muted">No endpoint yet.</p>`
           : html`<div class="table"><table>
               <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Failing since</th></tr></thead>
-              <tbody>${(page.data as any[]).map(
+              <tbody>${page.data.map(
                 (w) => html`<tr><td><a href=${`/dashboard/webhooks/${w.id}`}>${w.url}</a></td><td>${w.events.join(', ')}</td><td>${w.enabled ? 'enabled' : html`<span class="error">disabled</span>`}</td><td>${when(w.failingSince)}</td></tr>`,
               )}</tbody>
             </table></div>`}
@@ -111,8 +112,8 @@ export function webhooksPages(register: Register): void {
 
   async function endpointPage(d: DashContext, id: string, secret?: { secret: string; what: string }, error?: string): Promise<void> {
     const e = encodeURIComponent(id);
-    const endpoint = (await d.api('GET', `/webhooks/${e}`)).data;
-    const deliveries = await d.api('GET', `/webhooks/${e}/deliveries`, { query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined } });
+    const endpoint = (await d.api<Data<Api['WebhookEndpoint']>>('GET', `/webhooks/${e}`)).data;
+    const deliveries = await d.api<ListPage<Api['WebhookDelivery']>>('GET', `/webhooks/${e}/deliveries`, { query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined } });
     sendPage(
       d.res,
       html`<${DashLayout} title=${`Webhook ${endpoint.url}`} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
@@ -138,11 +139,11 @@ export function webhooksPages(register: Register): void {
           : null}
         <section aria-labelledby="deliveries-h">
           <h2 id="deliveries-h">Recent deliveries</h2>
-          ${(deliveries.data as any[]).length === 0
+          ${deliveries.data.length === 0
             ? html`<p class="muted">Nothing delivered yet.</p>`
             : html`<div class="table"><table>
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Attempts</th><th scope="col">Last attempt</th><th scope="col"></th></tr></thead>
-                <tbody>${(deliveries.data as any[]).map(
+                <tbody>${deliveries.data.map(
                   (x) => html`<tr>
                     <td>${x.eventType}</td>
                     <td><span class=${`badge ${x.status === 'delivered' ? 'good' : x.status === 'failed' ? 'bad' : ''}`}>${x.status}</span></td>

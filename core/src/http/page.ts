@@ -1,0 +1,69 @@
+import type { RequestHandler, Router } from 'express';
+
+/**
+ * Who opens an entry point that is not one of the APIs' JSON routes: a reseller's dashboard
+ * session, an operator (console session or the admin token), a token of its own (METRICS_TOKEN,
+ * when set), or anyone (sign-ins, health, assets).
+ */
+export type PageAuth = 'reseller' | 'operator' | 'public' | 'token';
+
+/**
+ * How a state-changing form is kept from other sites: `token` (the session's CSRF token and a
+ * same-site origin), `origin` (a same-site origin only: a sign-in, before there is a session),
+ * or `none` (a GET, or a request no browser makes).
+ */
+export type PageCsrf = 'token' | 'origin' | 'none';
+
+/**
+ * One declaration per page, form, redirect or probe (the sibling of `defineRoute` for what answers
+ * HTML, text or a redirect): method, path (OpenAPI style, `/orders/{id}`, below the mount point of
+ * its router), who may open it, its CSRF defence and what limits it. The routers register their
+ * handlers from these declarations, and the app keeps them in one table (`app.locals.pages`) that
+ * the form fuzzer and the route listing read.
+ */
+export interface PageSpec<H = RequestHandler> {
+  method: 'get' | 'post';
+  path: string;
+  auth: PageAuth;
+  csrf: PageCsrf;
+  /** `sign-in`: failures throttled per client address; `rate-limit`: the reseller's per-minute limit. */
+  limit?: 'sign-in' | 'rate-limit';
+  /** Run before the handler, on this page only (a CSRF check where the router has none). */
+  guard?: RequestHandler;
+  handle: H;
+}
+
+/** Declares a page (see PageSpec). */
+export function definePage<H = RequestHandler>(spec: PageSpec<H>): PageSpec<H> {
+  return spec;
+}
+
+/** A declared page as the app mounted it: its full path (`/dashboard/orders/{id}`). */
+export interface MountedPage {
+  method: PageSpec['method'];
+  path: string;
+  auth: PageAuth;
+  csrf: PageCsrf;
+  limit?: PageSpec['limit'];
+}
+
+/** A router and the pages it registered, for the app's table of pages. */
+export interface PageRouter {
+  router: Router;
+  pages: readonly PageSpec<unknown>[];
+}
+
+/** Express's path syntax for a declared path: `/orders/{id}` -> `/orders/:id`. */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Registers declared pages on `router`, in order. */
+export function mountPages(router: Pick<Router, 'get' | 'post'>, pages: readonly PageSpec[]): void {
+  for (const page of pages) router[page.method](expressPath(page.path), ...(page.guard ? [page.guard] : []), page.handle);
+}
+
+/** The table entries of `pages` mounted at `base`. */
+export function mountedPages(base: string, pages: readonly PageSpec<unknown>[]): MountedPage[] {
+  return pages.map(({ method, path, auth, csrf, limit }) => ({ method, path: path === '/' && base ? base : `${base}${path}`, auth, csrf, ...(limit ? { limit } : {}) }));
+}
