@@ -25,6 +25,7 @@ import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
 import { StorePoller } from './store-poller.ts';
 import { StoreRedactor } from './store-redactor.ts';
+import type { StoresContext } from './stores-context.ts';
 import { storesRoutes } from './stores-routes.ts';
 import { StoresService, type StoreRow } from './stores-service.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
@@ -114,13 +115,14 @@ export class StoresModule {
   #requeueAgain = false;
 
   constructor(deps: StoresDeps) {
-    const { db, connectors, context } = deps;
-    const logger = deps.logger;
+    const { db, connectors, context, logger } = deps;
+    // What the stores' classes share, built once.
+    const ctx: StoresContext = { db, box: deps.box, cursors: deps.cursors, logger, connectors, context };
     this.#db = db;
     this.#connectors = connectors;
     this.#context = context;
     this.#logger = logger;
-    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
+    this.stores = new StoresService({ ...ctx, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
     this.credentialRequests = new CredentialRequests({ db, stores: this.stores, connectors, box: deps.box, context });
     this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
     this.calls = new StoreCalls({
