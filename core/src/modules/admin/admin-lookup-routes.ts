@@ -31,7 +31,8 @@ export function adminLookupRoutes(deps: {
   wallet: WalletService;
   endpoints: WebhookEndpointsService;
   deliveries: WebhookDeliveriesService;
-  stores: StoresService;
+  /** The stores' services by job: connections (the list) and ingests. */
+  stores: Pick<StoresService, 'connections' | 'ingests'>;
   cursors: CursorCodec;
   /** The loaded connectors' platforms: order sources besides the spec's. */
   sources: readonly string[];
@@ -154,7 +155,7 @@ export function adminLookupRoutes(deps: {
       handle: async ({ params, query }) => {
         await accounts.getReseller(params.id);
         const { mode, ...page } = query;
-        return { status: 200, body: await deps.stores.list({ resellerId: params.id, mode }, page) };
+        return { status: 200, body: await deps.stores.connections.list({ resellerId: params.id, mode }, page) };
       },
     }),
     defineRoute({
@@ -174,7 +175,7 @@ export function adminLookupRoutes(deps: {
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller or store.' }],
       handle: async ({ params, query }) => {
         const { mode, ...rest } = query;
-        return { status: 200, body: await deps.stores.listIngests({ resellerId: params.id, mode }, params.storeId, rest) };
+        return { status: 200, body: await deps.stores.ingests.listIngests({ resellerId: params.id, mode }, params.storeId, rest) };
       },
     }),
   ];

@@ -1,15 +1,14 @@
-import type { Connector, ConnectorContext } from '@print-api/connector-kit';
+import type { Connector } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { Refusal, rejected } from '../refusal.ts';
-import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Db } from '../tables.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
-import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import { platformSlug } from './connector-registry.ts';
 import type { StoresService } from './stores-service.ts';
 import { invalidRequest } from '../../http/validation.ts';
 import { issueSentence } from '../../http/plain-issues.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */
 const REQUEST_TTL_MS = 60 * 60 * 1000;
@@ -29,6 +28,10 @@ interface RequestState {
 /** `returnUrl` of a credential request: where the merchant goes after the platform. */
 export const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
 
+export interface CredentialRequestsDeps extends Pick<StoresContext, 'db' | 'connectors' | 'box' | 'context'> {
+  stores: StoresService;
+}
+
 /**
  * Key-issuing connect flows (a connector's `credentialRequest`, e.g. WooCommerce's
  * `/wc-auth/v1/authorize`): a reseller asks for a request and sends the merchant to the
@@ -37,23 +40,15 @@ export const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be a
  * the store is saved exactly as `POST /stores` saves it; the merchant is then sent back.
  */
 export class CredentialRequests {
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #box: SecretBox;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #db: Db;
+  readonly #deps: CredentialRequestsDeps;
 
-  constructor(deps: { db: Db; stores: StoresService; connectors: ConnectorRegistry; box: SecretBox; context: (platform: string) => ConnectorContext }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#box = deps.box;
-    this.#context = deps.context;
+  constructor(deps: CredentialRequestsDeps) {
+    this.#deps = deps;
   }
 
   /** `POST /stores/credential-requests {platform, returnUrl?, ...input}`: where to send the merchant. */
   async begin(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ redirectUrl: string; expiresAt: string }> {
-    const connector = this.#stores.connector(platform);
+    const connector = this.#deps.stores.connector(platform);
     const flow = connector.credentialRequest;
     if (!flow) throw rejected('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
     const { returnUrl, ...rest } = fields;
@@ -66,13 +61,13 @@ export class CredentialRequests {
     const expiresAt = Date.now() + REQUEST_TTL_MS;
     const nonce = back.data ? newId('crq') : undefined;
     if (nonce) {
-      await this.#db
+      await this.#deps.db
         .insertInto('credential_request_returns')
         .values({ id: nonce, reseller_id: tenant.resellerId, expires_at: new Date(expiresAt), created_at: new Date() })
         .execute();
     }
-    const state = this.#box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt, ...(nonce ? { n: nonce } : {}) } satisfies RequestState);
-    const ctx = this.#context(platform);
+    const state = this.#deps.box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt, ...(nonce ? { n: nonce } : {}) } satisfies RequestState);
+    const ctx = this.#deps.context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
     const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }), ctx.logger);
     return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
@@ -80,15 +75,15 @@ export class CredentialRequests {
 
   /** The platform's callback: the connector checks the credentials; the store is saved and its webhooks registered. */
   async receive(slug: string, state: string, req: { headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<{ storeId: string }> {
-    const connector = this.#connectors.bySlug(slug);
+    const connector = this.#deps.connectors.bySlug(slug);
     const request = this.#open(connector, state);
     if (!connector?.credentialRequest || !request) throw new Refusal('unknown_credential_request', 'This connection request is unknown or has expired.');
     const flow = connector.credentialRequest;
-    const ctx = this.#context(request.p);
+    const ctx = this.#deps.context(request.p);
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);
-    const row = await this.#stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
+    const row = await this.#deps.stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     if (request.n) {
-      await this.#db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();
+      await this.#deps.db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();
     }
     return { storeId: row.id };
   }
@@ -99,9 +94,9 @@ export class CredentialRequests {
    * UPDATE); null otherwise, and the merchant gets a page, never a redirect.
    */
   async returnTarget(slug: string, state: string, rawQuery: string): Promise<string | null> {
-    const request = this.#open(this.#connectors.bySlug(slug), state);
+    const request = this.#open(this.#deps.connectors.bySlug(slug), state);
     if (!request?.u || !request.n) return null;
-    const taken = await this.#db
+    const taken = await this.#deps.db
       .updateTable('credential_request_returns')
       .set({ returned_at: new Date() })
       .where('id', '=', request.n)
@@ -118,12 +113,12 @@ export class CredentialRequests {
 
   /** Maintenance: requests past their hour (and a day's grace) are of no use to anyone. */
   async purgeExpired(): Promise<void> {
-    await this.#db.deleteFrom('credential_request_returns').where('expires_at', '<', new Date(Date.now() - 24 * 3600_000)).execute();
+    await this.#deps.db.deleteFrom('credential_request_returns').where('expires_at', '<', new Date(Date.now() - 24 * 3600_000)).execute();
   }
 
   #open(connector: Connector<any> | undefined, state: string): RequestState | null {
     try {
-      const request = this.#box.openJson<RequestState>(state);
+      const request = this.#deps.box.openJson<RequestState>(state);
       if (!connector || request.p !== connector.manifest.platform || request.e < Date.now()) return null;
       return request;
     } catch {

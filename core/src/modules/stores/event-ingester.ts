@@ -1,15 +1,13 @@
-import type { ConnectorContext, InboundWebhook, StoreOrder, WebhookContent } from '@print-api/connector-kit';
+import type { InboundWebhook, StoreOrder, WebhookContent } from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
-import type { Logger } from '../../infra/logger.ts';
-import type { Db } from '../tables.ts';
 import { retryDelayFor } from './connector-errors.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { OrderFetches } from './order-fetches.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreRedactor } from './store-redactor.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 import type { StoreWebhookEventsTable } from './stores-tables.ts';
+import type { StoresContext } from './stores-context.ts';
 
 type StoredEvent = Selectable<StoreWebhookEventsTable>;
 
@@ -19,43 +17,25 @@ const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.head
 /** Events of one batch ingested side by side. */
 const EVENTS_PARALLEL = 4;
 
+export interface EventIngesterDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context' | 'logger'> {
+  stores: StoresService;
+  orders: OrderIngester;
+  /** Thin notifications' orders, fetched merged per store. */
+  fetches: OrderFetches;
+  redactor: StoreRedactor;
+  /** The store's catalogue changed: sync its listings soon. */
+  listingsChanged: (store: StoreRow) => Promise<void>;
+}
+
 /**
  * Ingesting stored webhooks: what each means (the connector parses it) becomes store orders
  * (OrderIngester), a disconnection or a redaction; the delivery is then marked processed.
  */
 export class EventIngester {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #logger: Logger;
-  readonly #orders: OrderIngester;
-  readonly #fetches: OrderFetches;
-  readonly #redactor: StoreRedactor;
-  readonly #listingsChanged: (store: StoreRow) => Promise<void>;
+  readonly #deps: EventIngesterDeps;
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    context: (platform: string) => ConnectorContext;
-    logger: Logger;
-    orders: OrderIngester;
-    /** Thin notifications' orders, fetched merged per store. */
-    fetches: OrderFetches;
-    redactor: StoreRedactor;
-    /** The store's catalogue changed: sync its listings soon. */
-    listingsChanged: (store: StoreRow) => Promise<void>;
-  }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#logger = deps.logger;
-    this.#orders = deps.orders;
-    this.#fetches = deps.fetches;
-    this.#redactor = deps.redactor;
-    this.#listingsChanged = deps.listingsChanged;
+  constructor(deps: EventIngesterDeps) {
+    this.#deps = deps;
   }
 
   /**
@@ -76,7 +56,7 @@ export class EventIngester {
         try {
           await this.#process(found.event, found.store, contents.get(eventId), fetched.get(eventId));
         } catch (err) {
-          this.#logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
+          this.#deps.logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
           await retryAlone(eventId, retryDelayFor(err));
         }
       }
@@ -92,9 +72,9 @@ export class EventIngester {
 
   /** Stored webhooks not yet processed, with their stores. */
   async #load(eventIds: string[]): Promise<Map<string, { event: StoredEvent; store: StoreRow | undefined }>> {
-    const events = await this.#db.selectFrom('store_webhook_events').selectAll().where('id', 'in', eventIds).where('processed_at', 'is', null).execute();
+    const events = await this.#deps.db.selectFrom('store_webhook_events').selectAll().where('id', 'in', eventIds).where('processed_at', 'is', null).execute();
     const storeIds = [...new Set(events.flatMap((e) => (e.store_id ? [e.store_id] : [])))];
-    const stores = new Map((storeIds.length ? await this.#db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute() : []).map((s) => [s.id, s]));
+    const stores = new Map((storeIds.length ? await this.#deps.db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute() : []).map((s) => [s.id, s]));
     return new Map(events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]));
   }
 
@@ -111,11 +91,11 @@ export class EventIngester {
     const fetched = new Map<string, StoreOrder[]>();
     const thin = new Map<string, { store: StoreRow; events: Array<{ id: string; orderIds: string[] }> }>();
     for (const [eventId, { event, store }] of loaded) {
-      if (!store || !this.#connectors.get(event.platform)) continue;
+      if (!store || !this.#deps.connectors.get(event.platform)) continue;
       const content = await this.#content(store, requestOf(event)).catch(() => undefined);
       if (!content) continue;
       contents.set(eventId, content);
-      if (content.kind !== 'fetch' || !this.#connectors.get(store.platform)?.fetchOrders) continue;
+      if (content.kind !== 'fetch' || !this.#deps.connectors.get(store.platform)?.fetchOrders) continue;
       const group = thin.get(store.id) ?? { store, events: [] };
       group.events.push({ id: eventId, orderIds: content.externalOrderIds });
       thin.set(store.id, group);
@@ -123,11 +103,11 @@ export class EventIngester {
     await Promise.all(
       [...thin.values()].map(async ({ store, events }) => {
         try {
-          const orders = await this.#fetches.fetch(store, [...new Set(events.flatMap((e) => e.orderIds))]);
+          const orders = await this.#deps.fetches.fetch(store, [...new Set(events.flatMap((e) => e.orderIds))]);
           const byId = new Map(orders.map((o) => [o.externalId, o]));
           for (const e of events) fetched.set(e.id, e.orderIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
         } catch (err) {
-          this.#logger.warn('orders of a batch not fetched together; each delivery fetches its own', { storeId: store.id, events: events.length, error: (err as Error).message });
+          this.#deps.logger.warn('orders of a batch not fetched together; each delivery fetches its own', { storeId: store.id, events: events.length, error: (err as Error).message });
         }
       }),
     );
@@ -136,48 +116,48 @@ export class EventIngester {
 
   async #process(event: StoredEvent, store: StoreRow | undefined, read?: WebhookContent, fetched?: StoreOrder[]): Promise<void> {
     const eventId = event.id;
-    const connector = this.#connectors.get(event.platform);
+    const connector = this.#deps.connectors.get(event.platform);
     // The last order of a delivery records its outcome and marks the delivery processed in one statement.
     let marked = false;
     if (store && connector) {
-      const ctx = this.#context(store.platform);
+      const ctx = this.#deps.context(store.platform);
       const content = read ?? (await this.#content(store, requestOf(event)));
       switch (content.kind) {
         case 'orders':
-          for (const [i, order] of content.orders.entries()) marked = await this.#orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
+          for (const [i, order] of content.orders.entries()) marked = await this.#deps.orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
           break;
         case 'fetch':
-          if (connector.fetchOrders) for (const order of fetched ?? (await this.#fetches.fetch(store, content.externalOrderIds))) await this.#orders.ingest(store, order);
+          if (connector.fetchOrders) for (const order of fetched ?? (await this.#deps.fetches.fetch(store, content.externalOrderIds))) await this.#deps.orders.ingest(store, order);
           break;
         case 'listings_changed':
-          await this.#listingsChanged(store);
+          await this.#deps.listingsChanged(store);
           break;
         case 'uninstalled':
-          await this.#stores.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
+          await this.#deps.stores.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
           break;
         case 'store_warning':
-          await this.#stores.noteProblem(store.id, content.message);
+          await this.#deps.stores.noteProblem(store.id, content.message);
           break;
         case 'redact':
-          await this.#redactor.redact(store.id, content.externalOrderIds);
+          await this.#deps.redactor.redact(store.id, content.externalOrderIds);
           // The request itself names the customer: keep only that it happened.
-          await this.#db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('id', '=', eventId).execute();
+          await this.#deps.db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('id', '=', eventId).execute();
           break;
         case 'ignored':
           break;
       }
     }
-    if (!marked) await markProcessed(this.#db, eventId).execute();
+    if (!marked) await markProcessed(this.#deps.db, eventId).execute();
   }
 
   /** What the delivery means. A disconnected store's deliveries change nothing, except privacy requests, which are always honoured. */
   async #content(store: StoreRow, req: InboundWebhook): Promise<WebhookContent> {
-    const connector = this.#connectors.get(store.platform)!;
-    const ctx = this.#context(store.platform);
-    const connection = this.#stores.connection(store);
+    const connector = this.#deps.connectors.get(store.platform)!;
+    const ctx = this.#deps.context(store.platform);
+    const connection = this.#deps.stores.connection(store);
     if (store.status === 'connected') return connector.parseWebhook(ctx, connection, req);
     const parsed = await connector.parseWebhook(ctx, connection, req).catch((err: Error) => {
-      this.#logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });
+      this.#deps.logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });
       return null;
     });
     return parsed?.kind === 'redact' ? parsed : { kind: 'ignored', reason: 'the store is disconnected' };

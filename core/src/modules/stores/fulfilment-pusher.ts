@@ -1,11 +1,10 @@
-import { ConnectorError, type ConnectorContext } from '@print-api/connector-kit';
+import { ConnectorError } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { EventEnvelope } from '../events/outbox.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
-import type { Db } from '../tables.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** Shipped store orders the safety sweep reads per page, and how far back. */
 const SHIPMENTS_PER_PAGE = 500;
@@ -21,6 +20,14 @@ interface Shipped {
   storeId: string;
 }
 
+export interface FulfilmentPusherDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
+  stores: StoresService;
+  orders: OrdersService;
+  calls: StoreCalls;
+  /** Queues the push of one order's tracking (one job per order). */
+  queuePush: (platform: string, orderId: string) => Promise<void>;
+}
+
 /**
  * Fulfilment push: when a store's order ships, its tracking goes back to the store (one
  * store_fulfilments row per shipped store order, pushed by the platform's fulfil queue with
@@ -29,33 +36,12 @@ interface Shipped {
  * job was lost and, every SHIPMENTS_SWEEP_MS, the shipped store orders an event never reached.
  */
 export class FulfilmentPusher {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #orders: OrdersService;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #calls: StoreCalls;
-  readonly #queuePush: (platform: string, orderId: string) => Promise<void>;
+  readonly #deps: FulfilmentPusherDeps;
   /** When the sweep last read the shipped store orders (0: never, so the first sweep does). */
   #sweptOrdersAt = 0;
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    orders: OrdersService;
-    context: (platform: string) => ConnectorContext;
-    calls: StoreCalls;
-    /** Queues the push of one order's tracking (one job per order). */
-    queuePush: (platform: string, orderId: string) => Promise<void>;
-  }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#orders = deps.orders;
-    this.#context = deps.context;
-    this.#calls = deps.calls;
-    this.#queuePush = deps.queuePush;
+  constructor(deps: FulfilmentPusherDeps) {
+    this.#deps = deps;
   }
 
   /** order.shipped events (committed): the store orders among them get their push queued, with no read of the orders. */
@@ -76,7 +62,7 @@ export class FulfilmentPusher {
    */
   async queueShipments(): Promise<number> {
     const requeueBefore = new Date(Date.now() - SHIPMENT_REQUEUE_AFTER_MS);
-    const lost = await this.#db
+    const lost = await this.#deps.db
       .selectFrom('store_fulfilments')
       .innerJoin('stores', 'stores.id', 'store_fulfilments.store_id')
       .select(['store_fulfilments.order_id', 'store_fulfilments.store_id'])
@@ -103,9 +89,9 @@ export class FulfilmentPusher {
     const updatedAfter = new Date(Date.now() - SHIPMENTS_LOOKBACK_MS);
     let after: { updatedAt: Date; id: string } | undefined;
     for (;;) {
-      const page = await this.#orders.upkeep.shippedStoreOrders({ updatedAfter, after, limit: SHIPMENTS_PER_PAGE });
+      const page = await this.#deps.orders.upkeep.shippedStoreOrders({ updatedAfter, after, limit: SHIPMENTS_PER_PAGE });
       if (page.length === 0) return queued;
-      const known = await this.#db.selectFrom('store_fulfilments').select('order_id').where('order_id', 'in', page.map((o) => o.id)).execute();
+      const known = await this.#deps.db.selectFrom('store_fulfilments').select('order_id').where('order_id', 'in', page.map((o) => o.id)).execute();
       const seen = new Set(known.map((k) => k.order_id));
       queued += await this.#queue(page.filter((o) => !seen.has(o.id)).map((o) => ({ orderId: o.id, storeId: o.storeId })));
       if (page.length < SHIPMENTS_PER_PAGE) return queued;
@@ -122,43 +108,43 @@ export class FulfilmentPusher {
   async #queue(shipped: Shipped[]): Promise<number> {
     shipped = [...new Map(shipped.map((s) => [s.orderId, s])).values()];
     if (shipped.length === 0) return 0;
-    const stores = await this.#db.selectFrom('stores').select(['id', 'platform']).where('id', 'in', [...new Set(shipped.map((s) => s.storeId))]).execute();
+    const stores = await this.#deps.db.selectFrom('stores').select(['id', 'platform']).where('id', 'in', [...new Set(shipped.map((s) => s.storeId))]).execute();
     const platforms = new Map(stores.map((s) => [s.id, s.platform]));
-    const pushed = shipped.filter((s) => this.#connectors.get(platforms.get(s.storeId) ?? '')?.manifest.capabilities.fulfilment);
+    const pushed = shipped.filter((s) => this.#deps.connectors.get(platforms.get(s.storeId) ?? '')?.manifest.capabilities.fulfilment);
     if (pushed.length === 0) return 0;
     const now = new Date();
-    await this.#db
+    await this.#deps.db
       .insertInto('store_fulfilments')
       .values(pushed.map((s) => ({ order_id: s.orderId, store_id: s.storeId, status: 'pending' as const, attempts: 0, last_error: null, created_at: now, updated_at: now })))
       .onConflict((oc) => oc.column('order_id').doUpdateSet({ updated_at: now }).where('store_fulfilments.status', '=', 'pending'))
       .execute();
-    for (const s of pushed) await this.#queuePush(platforms.get(s.storeId)!, s.orderId);
+    for (const s of pushed) await this.#deps.queuePush(platforms.get(s.storeId)!, s.orderId);
     return pushed.length;
   }
 
   /** Pushes one order's tracking to its store (the fulfil job); every attempt is recorded, a wait for a call slot is not one. */
   async push(orderId: string): Promise<void> {
-    const fulfilment = await this.#db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    const fulfilment = await this.#deps.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     if (!fulfilment || fulfilment.status === 'pushed') return;
-    const store = await this.#stores.findById(fulfilment.store_id);
+    const store = await this.#deps.stores.findById(fulfilment.store_id);
     if (!store || store.status !== 'connected') return;
-    const connector = this.#connectors.get(store.platform);
-    const order = await this.#orders.get({ resellerId: store.reseller_id, mode: store.mode }, orderId);
+    const connector = this.#deps.connectors.get(store.platform);
+    const order = await this.#deps.orders.get({ resellerId: store.reseller_id, mode: store.mode }, orderId);
     if (!connector?.pushShipment || !order.tracking || !order.externalOrderId) return;
     try {
-      await connector.pushShipment(this.#context(store.platform), await this.#calls.connection(store), {
+      await connector.pushShipment(this.#deps.context(store.platform), await this.#deps.calls.connection(store), {
         externalOrderId: order.externalOrderId,
         carrier: order.tracking.carrier,
         trackingNumber: order.tracking.trackingNumber,
         trackingUrl: order.tracking.trackingUrl,
         lines: order.lines.map((l) => ({ externalLineId: null, sku: l.resellerSku, quantity: l.quantity })),
       });
-      await this.#db.updateTable('store_fulfilments').set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() }).where('order_id', '=', orderId).execute();
+      await this.#deps.db.updateTable('store_fulfilments').set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() }).where('order_id', '=', orderId).execute();
     } catch (err) {
       // A wait for the store's call budget or the platform's rate limit is not an attempt: the job
       // comes back when a call is allowed, and nothing was tried.
       if (err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited')) throw err;
-      await this.#db
+      await this.#deps.db
         .updateTable('store_fulfilments')
         .set({ attempts: fulfilment.attempts + 1, last_error: (err as Error).message, updated_at: new Date() })
         .where('order_id', '=', orderId)

@@ -1,13 +1,12 @@
-import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
+import type { StoreOrder } from '@print-api/connector-kit';
 import { Refusal, wrongState, notFound } from '../refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Tenant } from '../orders/orders-service.ts';
-import type { Db } from '../tables.ts';
 import { answeringFor } from './connector-errors.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreCalls } from './store-calls.ts';
 import { ingestView, type StoreRow, type StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** Outcomes a retry can change: nothing was placed, and nothing says it never can be. */
 const RETRYABLE = new Set(['no_print_lines', 'failed', 'received', 'waiting_address']);
@@ -15,6 +14,12 @@ const RETRYABLE = new Set(['no_print_lines', 'failed', 'received', 'waiting_addr
 const STORED_DELIVERIES_SCANNED = 500;
 /** How long a retry waits for one of the store's calls when its budget is spent, before it answers 503 with Retry-After. */
 const RETRY_WAITS_FOR_BUDGET_MS = 3000;
+
+export interface IngestRetrierDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
+  stores: StoresService;
+  calls: StoreCalls;
+  ingester: OrderIngester;
+}
 
 /**
  * `POST /stores/{id}/ingests/{ingestId}/retry`: a store order whose lines were skipped (or whose
@@ -25,25 +30,15 @@ const RETRY_WAITS_FOR_BUDGET_MS = 3000;
  * not placed again.
  */
 export class IngestRetrier {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #calls: StoreCalls;
-  readonly #ingester: OrderIngester;
+  readonly #deps: IngestRetrierDeps;
 
-  constructor(deps: { db: Db; stores: StoresService; connectors: ConnectorRegistry; context: (platform: string) => ConnectorContext; calls: StoreCalls; ingester: OrderIngester }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#calls = deps.calls;
-    this.#ingester = deps.ingester;
+  constructor(deps: IngestRetrierDeps) {
+    this.#deps = deps;
   }
 
   async retry(tenant: Tenant, storeId: string, ingestId: string): Promise<ReturnType<typeof ingestView>> {
-    const store = await this.#stores.row(tenant, storeId);
-    const ingest = await this.#db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
+    const store = await this.#deps.stores.row(tenant, storeId);
+    const ingest = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
     if (!ingest) throw notFound('store ingest', ingestId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
     if (ingest.redacted_at) throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} was erased on the customer's request.`);
@@ -51,19 +46,19 @@ export class IngestRetrier {
       throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`);
     }
     const order = await this.#order(store, ingest.external_order_id);
-    await this.#ingester.ingest(store, order);
-    const after = await this.#db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).executeTakeFirstOrThrow();
+    await this.#deps.ingester.ingest(store, order);
+    const after = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).executeTakeFirstOrThrow();
     return ingestView(after);
   }
 
   /** The store order as the platform has it now, or as its newest stored delivery carried it. */
   async #order(store: StoreRow, externalOrderId: string): Promise<StoreOrder> {
-    const connector = this.#stores.connector(store.platform);
-    const ctx = this.#context(store.platform);
+    const connector = this.#deps.stores.connector(store.platform);
+    const ctx = this.#deps.context(store.platform);
     if (connector.fetchOrders) {
       const fetched = await answeringFor(connector.manifest.displayName, 'credentials', async () => {
         try {
-          return await connector.fetchOrders!(ctx, await this.#calls.connectionWithin(store, RETRY_WAITS_FOR_BUDGET_MS), [externalOrderId]);
+          return await connector.fetchOrders!(ctx, await this.#deps.calls.connectionWithin(store, RETRY_WAITS_FOR_BUDGET_MS), [externalOrderId]);
         } catch (err) {
           if (err instanceof RetryLaterError) {
             const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
@@ -76,7 +71,7 @@ export class IngestRetrier {
       if (!order) throw wrongState('store_order_not_found', `${connector.manifest.displayName} no longer has order ${externalOrderId}.`);
       return order;
     }
-    const deliveries = await this.#db
+    const deliveries = await this.#deps.db
       .selectFrom('store_webhook_events')
       .selectAll()
       .where('store_id', '=', store.id)
@@ -84,7 +79,7 @@ export class IngestRetrier {
       .orderBy('received_at', 'desc')
       .limit(STORED_DELIVERIES_SCANNED)
       .execute();
-    const connection = this.#stores.connection(store);
+    const connection = this.#deps.stores.connection(store);
     for (const d of deliveries) {
       const content = await connector
         .parseWebhook(ctx, connection, { headers: d.headers, rawBody: Buffer.from(d.raw_body, 'base64'), path: d.path, query: {} })

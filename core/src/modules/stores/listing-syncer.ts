@@ -1,12 +1,10 @@
-import { ConnectorError, type ConnectorContext, type StoreListing } from '@print-api/connector-kit';
+import { ConnectorError, type StoreListing } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
-import type { Logger } from '../../infra/logger.ts';
-import type { Db } from '../tables.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import { productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** How often a store's listings are synced when nothing asks sooner (the safety net behind the product webhooks). */
 export const LISTINGS_INTERVAL_MS = 60 * 60_000;
@@ -23,6 +21,15 @@ export const LISTINGS_FAILED = 'Listings could not be read: ';
 /** Discovered links written per statement. */
 const LINKS_BATCH = 500;
 
+export interface ListingSyncerDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context' | 'logger'> {
+  stores: StoresService;
+  calls: StoreCalls;
+  /** Queues the store's listings job (one per store at a time). */
+  queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+  /** The reseller products, by SKU (listings are matched through it, never its table). */
+  products: ProductsBySku;
+}
+
 /**
  * Store listings: the catalogue each connected store sells, read from its platform
  * (`listListings`), so that a reseller product a store lists is linked (and guarded) from the
@@ -37,40 +44,15 @@ const LINKS_BATCH = 500;
  * hand stay. A sync asked for while a run is under way is followed by another run.
  */
 export class ListingSyncer {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #calls: StoreCalls;
-  readonly #logger: Logger;
-  readonly #queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
-  readonly #products: ProductsBySku;
+  readonly #deps: ListingSyncerDeps;
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    context: (platform: string) => ConnectorContext;
-    calls: StoreCalls;
-    logger: Logger;
-    /** Queues the store's listings job (one per store at a time). */
-    queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
-    /** The reseller products, by SKU (listings are matched through it, never its table). */
-    products: ProductsBySku;
-  }) {
-    this.#db = deps.db;
-    this.#products = deps.products;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#calls = deps.calls;
-    this.#logger = deps.logger;
-    this.#queueSync = deps.queueSync;
+  constructor(deps: ListingSyncerDeps) {
+    this.#deps = deps;
   }
 
   /** Whether the store's platform lists its catalogue. */
   canSync(store: StoreRow): boolean {
-    return this.#connectors.get(store.platform)?.listListings !== undefined;
+    return this.#deps.connectors.get(store.platform)?.listListings !== undefined;
   }
 
   /**
@@ -80,13 +62,13 @@ export class ListingSyncer {
    */
   async requestSync(store: StoreRow, delayMs = 0): Promise<void> {
     if (!this.canSync(store)) return;
-    await this.#db.updateTable('stores').set({ listings_requested_at: sql<Date>`now()` }).where('id', '=', store.id).execute();
-    await this.#queueSync(store, delayMs);
+    await this.#deps.db.updateTable('stores').set({ listings_requested_at: sql<Date>`now()` }).where('id', '=', store.id).execute();
+    await this.#deps.queueSync(store, delayMs);
   }
 
   /** `requestSync`, its failure (the queue unreachable) logged, not thrown: the hourly schedule asks again. */
   async requestSyncQuietly(store: StoreRow, delayMs = 0): Promise<void> {
-    await this.requestSync(store, delayMs).catch((err: Error) => this.#logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
+    await this.requestSync(store, delayMs).catch((err: Error) => this.#deps.logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
   }
 
   /**
@@ -99,30 +81,30 @@ export class ListingSyncer {
     try {
       await this.#sync(storeId);
     } catch (err) {
-      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#stores.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
+      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#deps.stores.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
       throw err;
     }
   }
 
   async #sync(storeId: string): Promise<void> {
     for (let run = 0; run < 3; run++) {
-      const store = await this.#stores.findById(storeId);
+      const store = await this.#deps.stores.findById(storeId);
       if (!store || store.status !== 'connected' || !this.canSync(store)) return;
       const startedAt = await this.#run(store);
       // Asked for again while this run read the store: what changed may have been read already, or not.
-      const after = await this.#stores.findById(storeId);
+      const after = await this.#deps.stores.findById(storeId);
       if (!after?.listings_requested_at || after.listings_requested_at <= startedAt) return;
     }
   }
 
   /** One run, page after page; answers when it began. */
   async #run(store: StoreRow): Promise<Date> {
-    const connector = this.#connectors.get(store.platform)!;
-    const ctx = this.#context(store.platform);
+    const connector = this.#deps.connectors.get(store.platform)!;
+    const ctx = this.#deps.context(store.platform);
     let startedAt = store.listings_run_started_at;
     let cursor = startedAt ? store.listings_cursor : null;
     if (!startedAt) {
-      const started = await this.#db
+      const started = await this.#deps.db
         .updateTable('stores')
         .set({ listings_run_started_at: sql<Date>`now()`, listings_cursor: null })
         .where('id', '=', store.id)
@@ -130,14 +112,14 @@ export class ListingSyncer {
         .executeTakeFirstOrThrow();
       startedAt = started.listings_run_started_at!;
     }
-    const connection = await this.#calls.connection(store);
+    const connection = await this.#deps.calls.connection(store);
     for (let page = 0; ; page++) {
-      if (page > 0) await this.#calls.slot(store);
+      if (page > 0) await this.#deps.calls.slot(store);
       const result = await connector.listListings!(ctx, connection, cursor);
       await this.#save(store.id, result.listings, startedAt);
       cursor = result.nextCursor;
       if (!cursor) break;
-      await this.#db.updateTable('stores').set({ listings_cursor: cursor }).where('id', '=', store.id).execute();
+      await this.#deps.db.updateTable('stores').set({ listings_cursor: cursor }).where('id', '=', store.id).execute();
     }
     await this.#complete(store, startedAt);
     return startedAt;
@@ -149,7 +131,7 @@ export class ListingSyncer {
     for (const l of listings) rows.set(`${l.externalProductId}\u0000${l.externalVariantId ?? ''}`, l);
     if (rows.size === 0) return;
     const now = new Date();
-    await this.#db
+    await this.#deps.db
       .insertInto('store_listings')
       .values(
         [...rows.values()].map((l) => {
@@ -182,11 +164,11 @@ export class ListingSyncer {
 
   /** A complete run: the listings it did not see are gone; the discovered links follow the listings. */
   async #complete(store: StoreRow, startedAt: Date): Promise<void> {
-    const removed = await this.#db.deleteFrom('store_listings').where('store_id', '=', store.id).where('seen_at', '<', startedAt).executeTakeFirst();
+    const removed = await this.#deps.db.deleteFrom('store_listings').where('store_id', '=', store.id).where('seen_at', '<', startedAt).executeTakeFirst();
     const matched = await this.#linkMatched(store);
     // A discovered link stands for a listing that sells its product's SKU: gone with the listing.
     const kept = new Set(matched.map((m) => linkKey(m.product_id, m.external_product_id, m.external_variant_id)));
-    const discovered = await this.#db
+    const discovered = await this.#deps.db
       .selectFrom('store_links')
       .select(['id', 'reseller_product_id', 'external_product_id', 'external_variant_id'])
       .where('store_id', '=', store.id)
@@ -195,18 +177,18 @@ export class ListingSyncer {
     const gone = discovered.filter((l) => !kept.has(linkKey(l.reseller_product_id, l.external_product_id ?? '', l.external_variant_id ?? ''))).map((l) => l.id);
     let unlinked = 0;
     for (let i = 0; i < gone.length; i += LINKS_BATCH) {
-      const deleted = await this.#db.deleteFrom('store_links').where('id', 'in', gone.slice(i, i + LINKS_BATCH)).executeTakeFirst();
+      const deleted = await this.#deps.db.deleteFrom('store_links').where('id', 'in', gone.slice(i, i + LINKS_BATCH)).executeTakeFirst();
       unlinked += Number(deleted.numDeletedRows);
     }
-    this.#stores.forgetKnownLinks();
-    await this.#db
+    this.#deps.stores.forgetKnownLinks();
+    await this.#deps.db
       .updateTable('stores')
       .set({ listings_run_started_at: null, listings_cursor: null, listings_synced_at: sql<Date>`now()` })
       .where('id', '=', store.id)
       .execute();
     // A failed listings run's message goes with the first run that completes.
-    await this.#db.updateTable('stores').set({ last_error: null }).where('id', '=', store.id).where('last_error', 'like', `${LISTINGS_FAILED}%`).execute();
-    this.#logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: unlinked });
+    await this.#deps.db.updateTable('stores').set({ last_error: null }).where('id', '=', store.id).where('last_error', 'like', `${LISTINGS_FAILED}%`).execute();
+    this.#deps.logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: unlinked });
   }
 
   /**
@@ -214,20 +196,20 @@ export class ListingSyncer {
    * reseller products' service) becomes a discovered link; the matches, for the links to keep.
    */
   async #linkMatched(store: StoreRow): Promise<Array<{ product_id: string; sku: string; external_product_id: string; external_variant_id: string }>> {
-    const listings = await this.#db
+    const listings = await this.#deps.db
       .selectFrom('store_listings')
       .select(['sku_key', 'external_product_id', 'external_variant_id'])
       .where('store_id', '=', store.id)
       .where('sku_key', 'is not', null)
       .execute();
-    const products = await productsBySkuKey(this.#products, { resellerId: store.reseller_id, mode: store.mode }, listings.map((l) => l.sku_key));
+    const products = await productsBySkuKey(this.#deps.products, { resellerId: store.reseller_id, mode: store.mode }, listings.map((l) => l.sku_key));
     const matched = listings.flatMap((l) => {
       const product = products.get(l.sku_key!);
       return product ? [{ product_id: product.id, sku: product.sku, external_product_id: l.external_product_id, external_variant_id: l.external_variant_id }] : [];
     });
     const now = new Date();
     for (let i = 0; i < matched.length; i += LINKS_BATCH) {
-      await this.#db
+      await this.#deps.db
         .insertInto('store_links')
         .values(
           matched.slice(i, i + LINKS_BATCH).map((m) => ({
@@ -250,7 +232,7 @@ export class ListingSyncer {
   /** Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls this). */
   async scheduleSyncs(intervalMs = LISTINGS_INTERVAL_MS): Promise<number> {
     let n = 0;
-    for (const store of await this.#stores.connectedStores()) {
+    for (const store of await this.#deps.stores.connectedStores()) {
       if (!this.canSync(store)) continue;
       if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
       if (store.listings_requested_at && Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)) continue;

@@ -1,13 +1,13 @@
-import type { Connector, ConnectorContext } from '@print-api/connector-kit';
+import type { Connector } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { Refusal, rejected } from '../refusal.ts';
-import type { SecretBox } from '../../infra/crypto.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
-import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import { platformSlug } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 import { invalidRequest } from '../../http/validation.ts';
 import { issueSentence } from '../../http/plain-issues.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** How long an install link (and the browser's install cookie) stays good. */
 const INSTALL_TTL_MS = 30 * 60 * 1000;
@@ -28,6 +28,10 @@ type Installable = Connector<any> & { install: NonNullable<Connector['install']>
 
 const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
 
+export interface OAuthInstallsDeps extends Pick<StoresContext, 'connectors' | 'box' | 'context'> {
+  stores: StoresService;
+}
+
 /**
  * OAuth installs, for every platform whose connector has `install` (Shopify, Etsy…):
  *
@@ -44,16 +48,10 @@ const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(
  *    goes on to `returnUrl` (`?store=<id>&platform=<platform>`) or sees a JSON confirmation.
  */
 export class OAuthInstalls {
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #box: SecretBox;
-  readonly #context: (platform: string) => ConnectorContext;
+  readonly #deps: OAuthInstallsDeps;
 
-  constructor(deps: { stores: StoresService; connectors: ConnectorRegistry; box: SecretBox; context: (platform: string) => ConnectorContext }) {
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#box = deps.box;
-    this.#context = deps.context;
+  constructor(deps: OAuthInstallsDeps) {
+    this.#deps = deps;
   }
 
   /** The install link of step 1; `platform` is the `source` value (SHOPIFY) or the URL slug (shopify). */
@@ -67,7 +65,7 @@ export class OAuthInstalls {
       throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} install fields are invalid`);
     }
     const expiresAt = Date.now() + INSTALL_TTL_MS;
-    const state = this.#box.sealJson({ k: 'install', r: tenant.resellerId, m: tenant.mode, p: connector.manifest.platform, i: input.data as Record<string, unknown>, u: back.data ?? null, e: expiresAt } satisfies InstallState);
+    const state = this.#deps.box.sealJson({ k: 'install', r: tenant.resellerId, m: tenant.mode, p: connector.manifest.platform, i: input.data as Record<string, unknown>, u: back.data ?? null, e: expiresAt } satisfies InstallState);
     return { installUrl: `${this.#urls(connector).base}/install?state=${state}`, expiresAt: new Date(expiresAt).toISOString() };
   }
 
@@ -93,7 +91,7 @@ export class OAuthInstalls {
     if (!install || !state) throw new Refusal('install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
     const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }), ctx.logger);
-    const store = await this.#stores.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
+    const store = await this.#deps.stores.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
     let returnUrl: string | null = null;
     if (install.u) {
       const back = new URL(install.u);
@@ -105,9 +103,9 @@ export class OAuthInstalls {
   }
 
   #installable(platform: string): Installable {
-    const connector = this.#connectors.get(platform) ?? this.#connectors.bySlug(platform);
+    const connector = this.#deps.connectors.get(platform) ?? this.#deps.connectors.bySlug(platform);
     if (!connector?.install) throw rejected('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [{ field: 'platform', code: 'unsupported_platform' }]);
-    if (!this.#connectors.installable(connector.manifest.platform)) {
+    if (!this.#deps.connectors.installable(connector.manifest.platform)) {
       // The operator has not set the app up (its settings are in the operator's log at start-up
       // and in the README); a merchant only needs to know what to do instead.
       const name = connector.manifest.displayName;
@@ -117,7 +115,7 @@ export class OAuthInstalls {
   }
 
   #urls(connector: Connector<any>) {
-    const ctx = this.#context(connector.manifest.platform);
+    const ctx = this.#deps.context(connector.manifest.platform);
     const cookiePath = `/connectors/${platformSlug(connector.manifest.platform)}`;
     const base = `${ctx.publicUrl}${cookiePath}`;
     return { ctx, base, cookiePath, callbackUrl: `${base}/callback`, secure: ctx.publicUrl.startsWith('https:') };
@@ -126,7 +124,7 @@ export class OAuthInstalls {
   #open(connector: Connector<any>, state: string | undefined): InstallState | null {
     if (!state) return null;
     try {
-      const s = this.#box.openJson<InstallState>(state);
+      const s = this.#deps.box.openJson<InstallState>(state);
       return s.k === 'install' && s.p === connector.manifest.platform && s.e > Date.now() ? s : null;
     } catch {
       return null;

@@ -1,9 +1,9 @@
-import { ConnectorError, type ConnectorContext, type StoreOrder } from '@print-api/connector-kit';
+import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import { retryDelayFor } from './connector-errors.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreRow } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** Ids one `fetchOrders` call carries when the connector does not say (manifest.fetchOrdersMax). */
 const DEFAULT_FETCH_MAX = 50;
@@ -20,6 +20,10 @@ interface Ask {
 
 const waitable = (err: unknown): boolean => err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited');
 
+export interface OrderFetchesDeps extends Pick<StoresContext, 'connectors' | 'context'> {
+  calls: StoreCalls;
+}
+
 /**
  * The orders thin notifications name, fetched per store in as few calls as the platform allows:
  * ids asked for while a call to the same store waits for the store's call budget, or is under
@@ -29,15 +33,11 @@ const waitable = (err: unknown): boolean => err instanceof RetryLaterError || (e
  * process; every call still takes one of the store's calls, shared by every process.
  */
 export class OrderFetches {
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #calls: StoreCalls;
+  readonly #deps: OrderFetchesDeps;
   readonly #queues = new Map<string, { store: StoreRow; asks: Ask[] }>();
 
-  constructor(deps: { connectors: ConnectorRegistry; context: (platform: string) => ConnectorContext; calls: StoreCalls }) {
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#calls = deps.calls;
+  constructor(deps: OrderFetchesDeps) {
+    this.#deps = deps;
   }
 
   /** The store's orders among `ids` (an order the platform no longer has is left out). Rejects as the platform call or the budget wait failed. */
@@ -58,7 +58,7 @@ export class OrderFetches {
 
   /** Calls the platform until no ask is left; what comes in meanwhile joins the next call. */
   async #drain(queue: { store: StoreRow; asks: Ask[] }): Promise<void> {
-    const connector = this.#connectors.get(queue.store.platform);
+    const connector = this.#deps.connectors.get(queue.store.platform);
     const max = connector?.manifest.fetchOrdersMax ?? DEFAULT_FETCH_MAX;
     try {
       while (queue.asks.length > 0) {
@@ -66,10 +66,10 @@ export class OrderFetches {
           let taken: Ask[] = [];
           try {
             if (!connector?.fetchOrders) throw new Error(`${queue.store.platform} cannot fetch orders by id`);
-            const connection = await this.#calls.connection(queue.store);
+            const connection = await this.#deps.calls.connection(queue.store);
             // Taken once the call may go: the asks that came in while it waited go with it.
             taken = take(queue.asks, max);
-            const orders = await connector.fetchOrders(this.#context(queue.store.platform), connection, [...new Set(taken.flatMap((a) => a.ids))]);
+            const orders = await connector.fetchOrders(this.#deps.context(queue.store.platform), connection, [...new Set(taken.flatMap((a) => a.ids))]);
             const byId = new Map(orders.map((o) => [o.externalId, o]));
             for (const a of taken) a.resolve(a.ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
             break;

@@ -11,6 +11,7 @@ import { orderRecipient } from './store-recipient.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 import type { StoreIngestsTable } from './stores-tables.ts';
+import type { StoresContext } from './stores-context.ts';
 
 type StoreIngest = Selectable<StoreIngestsTable>;
 type SkippedLine = { sku: string | null; quantity: number; reason: string };
@@ -33,6 +34,15 @@ export function isSkippedOrder(status: string, skipped: SkippedLine[]): boolean 
 /** Why OrdersService.cancel refuses an order that is past cancelling: recorded on the ingest, never retried. */
 const NOT_CANCELLABLE = new Set(['order_not_cancellable', 'payment_in_progress']);
 
+export interface OrderIngesterDeps extends Pick<StoresContext, 'db'> {
+  stores: StoresService;
+  resellerProducts: ResellerProductsService;
+  orders: OrdersService;
+  /** Where `store.order_skipped` is written (with the outcome, in one statement). */
+  outbox?: Outbox;
+  onPlaced?: (platform: string, storeCreatedAt: string) => void;
+}
+
 /**
  * Ingesting: one store order becomes a print order. Lines are mapped through the reseller's
  * SKUs (the others are skipped and recorded); a paid order with print lines is placed with
@@ -41,27 +51,11 @@ const NOT_CANCELLABLE = new Set(['order_not_cancellable', 'payment_in_progress']
  * in store_ingests, and an older copy of an order never overrides a newer one.
  */
 export class OrderIngester {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #products: ResellerProductsService;
-  readonly #orders: OrdersService;
+  readonly #deps: OrderIngesterDeps;
   readonly #onPlaced: (platform: string, storeCreatedAt: string) => void;
-  readonly #outbox: Outbox | undefined;
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    resellerProducts: ResellerProductsService;
-    orders: OrdersService;
-    /** Where `store.order_skipped` is written (with the outcome, in one statement). */
-    outbox?: Outbox;
-    onPlaced?: (platform: string, storeCreatedAt: string) => void;
-  }) {
-    this.#outbox = deps.outbox;
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#products = deps.resellerProducts;
-    this.#orders = deps.orders;
+  constructor(deps: OrderIngesterDeps) {
+    this.#deps = deps;
     this.#onPlaced = deps.onPlaced ?? (() => undefined);
   }
 
@@ -82,7 +76,7 @@ export class OrderIngester {
     if (order.cancelled) {
       if (!ingest.order_id) return record({ status: 'cancelled' });
       try {
-        await this.#orders.cancel(tenant, ingest.order_id);
+        await this.#deps.orders.cancel(tenant, ingest.order_id);
         return await record({ status: 'cancelled' });
       } catch (err) {
         if (!(err instanceof Refusal) || !NOT_CANCELLABLE.has(err.code)) throw err;
@@ -99,7 +93,7 @@ export class OrderIngester {
     if (!order.recipient && order.recipientMissing) return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
     if (!order.recipient) return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
     try {
-      const result = await this.#orders.place(
+      const result = await this.#deps.orders.place(
         tenant,
         { externalOrderId: order.externalId, lines, recipient: orderRecipient(order.recipient) },
         { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform, storeId: store.id, knownSkus: products },
@@ -116,7 +110,7 @@ export class OrderIngester {
   /** The ingest row of the order, new or existing, in one statement. */
   async #upsert(store: StoreRow, order: StoreOrder): Promise<StoreIngest> {
     const now = new Date();
-    const upsert = this.#db
+    const upsert = this.#deps.db
       .insertInto('store_ingests')
       .values({
         id: newId('ing', now.getTime()),
@@ -138,7 +132,7 @@ export class OrderIngester {
       .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doUpdateSet((eb) => ({ store_id: eb.ref('store_ingests.store_id') })))
       .returningAll();
     // Relaxed: lost in a crash, it is written again when the webhook is processed again (see #record).
-    const { rows } = await sql<StoreIngest & { relaxed: string }>`with ing as (${upsert}) select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#db);
+    const { rows } = await sql<StoreIngest & { relaxed: string }>`with ing as (${upsert}) select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#deps.db);
     const { relaxed: _, ...ingest } = rows[0]!;
     return ingest;
   }
@@ -156,7 +150,7 @@ export class OrderIngester {
    */
   async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined; event: OutboxEvent | null }): Promise<boolean> {
     const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
-    const update = this.#db
+    const update = this.#deps.db
       .updateTable('store_ingests')
       .set({
         status: patch.status,
@@ -178,18 +172,18 @@ export class OrderIngester {
     // The skipped event is written by the statement that records the outcome: never one without the other.
     const run = (db: Db, event: RawBuilder<unknown>) =>
       at.fromEvent
-        ? sql`with processed as (${markProcessed(this.#db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db)
+        ? sql`with processed as (${markProcessed(this.#deps.db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db)
         : sql`with recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db);
-    const outbox = this.#outbox;
+    const outbox = this.#deps.outbox;
     const skippedEvent = at.event;
     if (!skippedEvent || !outbox) {
-      await run(this.#db, sql``);
+      await run(this.#deps.db, sql``);
       return at.fromEvent !== undefined;
     }
     // Told once: copies of one order ingested side by side (a webhook and the catch-up poll) all
     // read the ingest before any outcome was recorded. Under the row's lock, only the copy that
     // finds it not skipped yet writes the event.
-    await this.#db.transaction().execute(async (trx) => {
+    await this.#deps.db.transaction().execute(async (trx) => {
       const now = await trx.selectFrom('store_ingests').select(['status', 'skipped_lines']).where('id', '=', ingest.id).forUpdate().executeTakeFirst();
       const tell = now !== undefined && !isSkippedOrder(now.status, now.skipped_lines);
       await run(trx, tell ? sql`, told as (${outbox.insertOf(trx, [skippedEvent]).insert})` : sql``);
@@ -225,7 +219,7 @@ export class OrderIngester {
     const skipped: SkippedLine[] = [];
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
     // The order placement uses the same lookups.
-    const products = await this.#products.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
+    const products = await this.#deps.resellerProducts.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
       if (!sku) {
@@ -242,7 +236,7 @@ export class OrderIngester {
         continue;
       }
       lines.push({ resellerSku: product.sku, quantity: line.quantity });
-      if (line.externalProductId || line.externalVariantId) await this.#stores.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+      if (line.externalProductId || line.externalVariantId) await this.#deps.stores.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
     }
     return { lines, skipped, products };
   }

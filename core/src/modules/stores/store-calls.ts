@@ -1,13 +1,21 @@
-import { ConnectorError, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { ConnectorError, type StoreConnection } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { TokenBucket } from '../../infra/token-bucket.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** A poll waiting for its platform's order-search budget (pollBudget): nothing runs meanwhile. */
 export class PollBudgetWait extends RetryLaterError {
   override name = 'PollBudgetWait';
+}
+
+export interface StoreCallsDeps extends Pick<StoresContext, 'connectors' | 'context'> {
+  stores: StoresService;
+  /** A limiter per platform (shared by every process on Redis); its key is the store. */
+  callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
+  /** A token bucket per platform with a pollBudget (shared by every process on Redis); its key is the store. */
+  pollBudget?: (platform: string, budget: { burst: number; refillMs: number }) => TokenBucket;
 }
 
 /**
@@ -21,27 +29,15 @@ export class PollBudgetWait extends RetryLaterError {
  * at all) is never held back.
  */
 export class StoreCalls {
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
+  readonly #deps: StoreCallsDeps;
   readonly #limiters = new Map<string, RateLimiter>();
   /** The platforms' budgets of listOrders calls per store (manifest.pollBudget). */
   readonly #pollBudgets = new Map<string, TokenBucket>();
   /** Renewals under way in this process, by store: one at a time per store. */
   readonly #renewals = new Map<string, Promise<unknown>>();
 
-  constructor(deps: {
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    context: (platform: string) => ConnectorContext;
-    /** A limiter per platform (shared by every process on Redis); its key is the store. */
-    callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
-    /** A token bucket per platform with a pollBudget (shared by every process on Redis); its key is the store. */
-    pollBudget?: (platform: string, budget: { burst: number; refillMs: number }) => TokenBucket;
-  }) {
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
+  constructor(deps: StoreCallsDeps) {
+    this.#deps = deps;
     for (const connector of deps.connectors.all()) {
       const { platform, rateLimit } = connector.manifest;
       this.#limiters.set(platform, deps.callLimiter(platform, rateLimit));
@@ -72,7 +68,7 @@ export class StoreCalls {
   /** A connector said the merchant withdrew our access: the store is disconnected with its reason. Answers whether it did. */
   async disconnectIfRevoked(storeId: string, err: unknown): Promise<boolean> {
     if (!(err instanceof ConnectorError) || err.kind !== 'auth' || !err.revoked) return false;
-    await this.#stores.markDisconnected(storeId, err.message);
+    await this.#deps.stores.markDisconnected(storeId, err.message);
     return true;
   }
 
@@ -114,17 +110,17 @@ export class StoreCalls {
    */
   async connection(row: StoreRow, options: { slot?: boolean } = {}): Promise<StoreConnection<unknown>> {
     if (options.slot !== false) await this.slot(row);
-    const store = (await this.#stores.findById(row.id)) ?? row;
-    const connection = this.#stores.connection(store);
-    const connector = this.#connectors.get(store.platform);
+    const store = (await this.#deps.stores.findById(row.id)) ?? row;
+    const connection = this.#deps.stores.connection(store);
+    const connector = this.#deps.connectors.get(store.platform);
     if (!connector?.refreshCredentials) return connection;
     // Most calls: nothing to renew, so no lock to take (the renewal's lock is a transaction).
-    if (connector.credentialsDue && !connector.credentialsDue(connection, this.#context(store.platform).clock())) return connection;
+    if (connector.credentialsDue && !connector.credentialsDue(connection, this.#deps.context(store.platform).clock())) return connection;
     let renewal = this.#renewals.get(store.id);
     if (!renewal) {
       // Under a lock every process shares, on the credentials as stored then (see renewCredentials).
-      renewal = this.#stores
-        .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#context(store.platform), current))
+      renewal = this.#deps.stores
+        .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#deps.context(store.platform), current))
         .catch(async (err: unknown) => {
           // The platform refused to renew because the merchant's grant is gone (revoked, expired
           // refresh token): nothing works until the merchant connects again, and GET /stores/{id}
@@ -132,7 +128,7 @@ export class StoreCalls {
           if (err instanceof ConnectorError && err.kind === 'auth' && err.revoked) {
             const reason = err.message.replace(/\.$/, '');
             const message = `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`;
-            await this.#stores.markDisconnected(store.id, message);
+            await this.#deps.stores.markDisconnected(store.id, message);
             // The job that asked fails with the same reason (a poll records it as is, not a second wording).
             throw new ConnectorError('auth', message, { revoked: true, cause: err, ...(err.status !== undefined ? { status: err.status } : {}) });
           }

@@ -1,5 +1,5 @@
 import type { Connector, StoreConnection } from '@print-api/connector-kit';
-import type { StoreRow } from './stores-service.ts';
+import type { StoreRow } from './store-connections.ts';
 
 /** How long what a poll repaired (a webhook set active again) stays among the store's notices. */
 export const POLL_NOTICE_MS = 7 * 24 * 3600_000;

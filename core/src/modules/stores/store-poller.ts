@@ -1,15 +1,14 @@
-import type { ConnectorContext, StoreOrder } from '@print-api/connector-kit';
+import type { StoreOrder } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { wrongState, rejected } from '../refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { Tenant } from '../orders/orders-service.ts';
-import type { Db } from '../tables.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import { PollBudgetWait, type StoreCalls } from './store-calls.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
 const MAX_PAGES = 50;
@@ -32,6 +31,17 @@ export interface SyncRequest {
   pollsAt: string;
 }
 
+export interface StorePollerDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
+  stores: StoresService;
+  calls: StoreCalls;
+  ingester: OrderIngester;
+  /** Queues the store's poll job (one per store at a time). */
+  /** Queues a poll of the store (one job per store; `suffix` makes it a job of its own). */
+  queuePoll: (store: StoreRow, suffix?: string) => Promise<void>;
+  /** A sync also reads the store's listings again. */
+  listings?: ListingSyncer;
+}
+
 /**
  * Polling: a store's orders changed since its cursor, for platforms that are polled and to
  * catch up after missed webhooks (on connect, on schedule, and on demand through
@@ -43,41 +53,15 @@ export interface SyncRequest {
  * `poll-<store>`).
  */
 export class StorePoller {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #calls: StoreCalls;
-  readonly #ingester: OrderIngester;
-  readonly #queuePoll: (store: StoreRow, suffix?: string) => Promise<void>;
-  readonly #listings: ListingSyncer | undefined;
+  readonly #deps: StorePollerDeps;
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    context: (platform: string) => ConnectorContext;
-    calls: StoreCalls;
-    ingester: OrderIngester;
-    /** Queues the store's poll job (one per store at a time). */
-    /** Queues a poll of the store (one job per store; `suffix` makes it a job of its own). */
-    queuePoll: (store: StoreRow, suffix?: string) => Promise<void>;
-    /** A sync also reads the store's listings again. */
-    listings?: ListingSyncer;
-  }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#calls = deps.calls;
-    this.#ingester = deps.ingester;
-    this.#queuePoll = deps.queuePoll;
-    this.#listings = deps.listings;
+  constructor(deps: StorePollerDeps) {
+    this.#deps = deps;
   }
 
   /** Whether the store's platform lists orders (every such platform can be polled and synced). */
   canPoll(store: StoreRow): boolean {
-    return this.#connectors.get(store.platform)?.listOrders !== undefined;
+    return this.#deps.connectors.get(store.platform)?.listOrders !== undefined;
   }
 
   /**
@@ -87,10 +71,10 @@ export class StorePoller {
    * lease is left free meanwhile (nothing runs), so a sync asked for again answers the same.
    */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
-    const store = await this.#stores.row(tenant, storeId);
+    const store = await this.#deps.stores.row(tenant, storeId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
-    if (!this.canPoll(store)) throw rejected('sync_not_supported', `${this.#connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
-    const taken = await this.#db
+    if (!this.canPoll(store)) throw rejected('sync_not_supported', `${this.#deps.connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
+    const taken = await this.#deps.db
       .updateTable('stores')
       .set({ poll_lease_until: this.#leaseEnd() })
       .where('id', '=', storeId)
@@ -101,25 +85,25 @@ export class StorePoller {
     try {
       // A job of its own: the poll that just released the store may still be finishing as a
       // job, and a job of the same id still running is not added again (the sync would be lost).
-      await this.#queuePoll(store, `sync-${new Date(taken.now).getTime()}`);
+      await this.#deps.queuePoll(store, `sync-${new Date(taken.now).getTime()}`);
     } catch (err) {
       await this.#release(storeId);
       throw err;
     }
-    await this.#listings?.requestSyncQuietly(store);
-    const waitMs = await this.#calls.pollWaitMs(store);
+    await this.#deps.listings?.requestSyncQuietly(store);
+    const waitMs = await this.#deps.calls.pollWaitMs(store);
     if (waitMs > 0) await this.#release(storeId);
     return { storeId, requestedAt: new Date(taken.now).toISOString(), pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString() };
   }
 
   /** Polls one store for orders changed since its cursor (the poll job). */
   async poll(storeId: string): Promise<void> {
-    const store = await this.#stores.findById(storeId);
+    const store = await this.#deps.stores.findById(storeId);
     if (!store || store.status !== 'connected' || !this.canPoll(store)) {
       if (store?.poll_lease_until) await this.#release(storeId);
       return;
     }
-    await this.#db.updateTable('stores').set({ poll_lease_until: this.#leaseEnd() }).where('id', '=', storeId).execute();
+    await this.#deps.db.updateTable('stores').set({ poll_lease_until: this.#leaseEnd() }).where('id', '=', storeId).execute();
     try {
       await this.#pages(store);
     } catch (err) {
@@ -127,33 +111,33 @@ export class StorePoller {
       // keeps the lease, but for the order-search budget (it runs nothing until then: a sync
       // asked for meanwhile answers when it will).
       if (err instanceof PollBudgetWait || (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited'))) await this.#release(storeId);
-      await this.#calls.disconnectIfRevoked(storeId, err);
+      await this.#deps.calls.disconnectIfRevoked(storeId, err);
       throw err;
     }
     await this.#release(storeId);
   }
 
   async #pages(store: StoreRow): Promise<void> {
-    const connector = this.#connectors.get(store.platform)!;
-    const ctx = this.#context(store.platform);
+    const connector = this.#deps.connectors.get(store.platform)!;
+    const ctx = this.#deps.context(store.platform);
     // A platform that meters its order search on its own (pollBudget: Amazon's searchOrders, a
     // budget per operation) holds the pages to that budget; its rateLimit is for its other calls.
-    const metered = this.#calls.searchMetered(store.platform);
+    const metered = this.#deps.calls.searchMetered(store.platform);
     // The scarce order-search budget is taken last, once nothing else can hold the call back.
-    const connection = await this.#calls.connection(store, { slot: !metered });
-    await this.#calls.pollSlot(store);
+    const connection = await this.#deps.calls.connection(store, { slot: !metered });
+    await this.#deps.calls.pollSlot(store);
     let cursor = store.poll_cursor;
     for (let page = 0; page < MAX_PAGES; page++) {
       if (page > 0) {
-        if (!metered) await this.#calls.slot(store);
-        await this.#calls.pollSlot(store);
+        if (!metered) await this.#deps.calls.slot(store);
+        await this.#deps.calls.pollSlot(store);
       }
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
       await this.#ingestPage(store, result.orders);
-      if (result.notice) await this.#db.updateTable('stores').set({ poll_notice: result.notice, poll_notice_at: new Date() }).where('id', '=', store.id).execute();
+      if (result.notice) await this.#deps.db.updateTable('stores').set({ poll_notice: result.notice, poll_notice_at: new Date() }).where('id', '=', store.id).execute();
       if (result.nextCursor) cursor = result.nextCursor;
-      await this.#db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
+      await this.#deps.db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
       // hands back the page it was given while nothing newer came (reading it again finds no more).
       if (result.done || result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;
@@ -172,7 +156,7 @@ export class StorePoller {
       while (next < orders.length) {
         const order = orders[next++]!;
         try {
-          await this.#ingester.ingest(store, order);
+          await this.#deps.ingester.ingest(store, order);
         } catch (err) {
           failure ??= { err };
         }
@@ -185,12 +169,12 @@ export class StorePoller {
   /** Queues a poll of every connected polling store whose interval has passed (the maintenance loop calls this). */
   async schedulePolls(): Promise<number> {
     let n = 0;
-    for (const store of await this.#stores.connectedStores()) {
-      const connector = this.#connectors.get(store.platform);
+    for (const store of await this.#deps.stores.connectedStores()) {
+      const connector = this.#deps.connectors.get(store.platform);
       if (!connector?.manifest.capabilities.polling) continue;
       const interval = connector.manifest.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
       if (store.last_polled_at && Date.now() - store.last_polled_at.getTime() < interval) continue;
-      await this.#queuePoll(store);
+      await this.#deps.queuePoll(store);
       n++;
     }
     return n;
@@ -202,6 +186,6 @@ export class StorePoller {
   }
 
   async #release(storeId: string): Promise<void> {
-    await this.#db.updateTable('stores').set({ poll_lease_until: null }).where('id', '=', storeId).execute();
+    await this.#deps.db.updateTable('stores').set({ poll_lease_until: null }).where('id', '=', storeId).execute();
   }
 }

@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
-import type { Logger } from '../../infra/logger.ts';
-import type { Db } from '../tables.ts';
 import type { StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
+
+export interface StoreRedactorDeps extends Pick<StoresContext, 'db' | 'logger'> {
+  stores: StoresService;
+}
 
 /**
  * Redaction (privacy requests such as Shopify's customers/redact and shop/redact): erases the
@@ -16,27 +19,23 @@ import type { StoresService } from './stores-service.ts';
  * flight during it.
  */
 export class StoreRedactor {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #logger: Logger;
+  readonly #deps: StoreRedactorDeps;
 
-  constructor(deps: { db: Db; stores: StoresService; logger: Logger }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#logger = deps.logger;
+  constructor(deps: StoreRedactorDeps) {
+    this.#deps = deps;
   }
 
   /** Erases the personal data we hold for these store orders (or the whole store), and the store's deliveries. */
   async redact(storeId: string, externalOrderIds: string[] | 'all'): Promise<void> {
-    const store = await this.#stores.findById(storeId);
-    const storeIds = store ? (await this.#db.selectFrom('stores').select('id').where('platform', '=', store.platform).where('external_id', '=', store.external_id).execute()).map((r) => r.id) : [storeId];
+    const store = await this.#deps.stores.findById(storeId);
+    const storeIds = store ? (await this.#deps.db.selectFrom('stores').select('id').where('platform', '=', store.platform).where('external_id', '=', store.external_id).execute()).map((r) => r.id) : [storeId];
     const now = new Date();
-    let ingests = this.#db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, redacted_at: now, updated_at: now }).where('store_id', 'in', storeIds);
+    let ingests = this.#deps.db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, redacted_at: now, updated_at: now }).where('store_id', 'in', storeIds);
     if (externalOrderIds !== 'all') ingests = ingests.where('external_order_id', 'in', externalOrderIds.length ? externalOrderIds : ['']);
     await ingests.execute();
     // One statement for both, decided on each row as it is when updated: a delivery whose
     // processed mark commits first is erased now, one still waiting is erased by its mark.
-    await this.#db
+    await this.#deps.db
       .updateTable('store_webhook_events')
       .set({
         raw_body: sql<string>`case when processed_at is null then raw_body else '' end`,
@@ -46,6 +45,6 @@ export class StoreRedactor {
       .where('store_id', 'in', storeIds)
       .where((eb) => eb.or([eb('processed_at', 'is', null), eb('raw_body', '!=', '')]))
       .execute();
-    this.#logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
+    this.#deps.logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
   }
 }

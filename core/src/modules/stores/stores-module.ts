@@ -25,6 +25,7 @@ import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
 import { StorePoller } from './store-poller.ts';
 import { StoreRedactor } from './store-redactor.ts';
+import type { StoresContext } from './stores-context.ts';
 import { storesRoutes } from './stores-routes.ts';
 import { StoresService, type StoreRow } from './stores-service.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
@@ -102,10 +103,7 @@ export class StoresModule {
   readonly calls: StoreCalls;
   readonly listings: ListingSyncer;
   readonly retrier: IngestRetrier;
-  readonly #db: Db;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #logger: Logger;
+  readonly #ctx: StoresContext;
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
@@ -114,74 +112,60 @@ export class StoresModule {
   #requeueAgain = false;
 
   constructor(deps: StoresDeps) {
-    const { db, connectors, context } = deps;
-    const logger = deps.logger;
-    this.#db = db;
-    this.#connectors = connectors;
-    this.#context = context;
-    this.#logger = logger;
-    this.stores = new StoresService({ db, box: deps.box, cursors: deps.cursors, connectors, context, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
-    this.credentialRequests = new CredentialRequests({ db, stores: this.stores, connectors, box: deps.box, context });
-    this.installs = new OAuthInstalls({ stores: this.stores, connectors, box: deps.box, context });
+    // What the stores' classes share, built once and handed to each with what it adds of its own.
+    const ctx: StoresContext = { db: deps.db, box: deps.box, cursors: deps.cursors, logger: deps.logger, connectors: deps.connectors, context: deps.context };
+    this.#ctx = ctx;
+    this.stores = new StoresService({ ...ctx, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
+    this.credentialRequests = new CredentialRequests({ ...ctx, stores: this.stores });
+    this.installs = new OAuthInstalls({ ...ctx, stores: this.stores });
     this.calls = new StoreCalls({
+      ...ctx,
       stores: this.stores,
-      connectors,
-      context,
       callLimiter: deps.callLimiter,
       pollBudget: deps.pollBudget ?? ((platform, budget) => createTokenBucket({ ...budget, keyPrefix: `poll-budget:${platform}`, name: `poll-budget:${platform}` })),
     });
     this.ingester = new OrderIngester({
-      db,
+      ...ctx,
       stores: this.stores,
       resellerProducts: deps.resellerProducts,
       orders: deps.orders,
       ...(deps.outbox ? { outbox: deps.outbox } : {}),
       ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}),
     });
-    this.retrier = new IngestRetrier({ db, stores: this.stores, connectors, context, calls: this.calls, ingester: this.ingester });
-    this.redactor = new StoreRedactor({ db, stores: this.stores, logger });
+    this.retrier = new IngestRetrier({ ...ctx, stores: this.stores, calls: this.calls, ingester: this.ingester });
+    this.redactor = new StoreRedactor({ ...ctx, stores: this.stores });
     this.listings = new ListingSyncer({
-      db,
+      ...ctx,
       stores: this.stores,
-      connectors,
-      context,
       calls: this.calls,
-      logger,
       products: deps.resellerProducts,
       queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
     this.events = new EventIngester({
-      db,
+      ...ctx,
       stores: this.stores,
-      connectors,
-      context,
-      logger,
       orders: this.ingester,
-      fetches: new OrderFetches({ connectors, context, calls: this.calls }),
+      fetches: new OrderFetches({ ...ctx, calls: this.calls }),
       redactor: this.redactor,
       listingsChanged: (store) => this.listings.requestSync(store, LISTINGS_SOON_MS),
     });
     this.poller = new StorePoller({
-      db,
+      ...ctx,
       stores: this.stores,
-      connectors,
-      context,
       calls: this.calls,
       ingester: this.ingester,
       queuePoll: (store, suffix) => this.#queuePoll(store, suffix),
       listings: this.listings,
     });
     this.fulfilments = new FulfilmentPusher({
-      db,
+      ...ctx,
       stores: this.stores,
-      connectors,
       orders: deps.orders,
-      context,
       calls: this.calls,
       queuePush: (platform, orderId) => this.#fulfil.get(platform)!.add({ orderId }, { jobId: `fulfil-${orderId}` }),
     });
-    this.receiver = new WebhookReceiver({ db, stores: this.stores, connectors, context, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
-    for (const connector of connectors.all()) this.#defineQueues(deps.queue, connector);
+    this.receiver = new WebhookReceiver({ ...ctx, stores: this.stores, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
+    for (const connector of ctx.connectors.all()) this.#defineQueues(deps.queue, connector);
   }
 
   /** The platform's queues: ingestion (webhooks in batches, one webhook, a poll), fulfilment and listings. */
@@ -213,7 +197,7 @@ export class StoresModule {
         windowMs: EVENTS_WINDOW_MS,
         max: EVENTS_BATCH,
         toJob: (eventIds) => ({ data: { kind: 'events', eventIds }, options: { jobId: `events-${eventIds[0]}` } }),
-        onError: (err, eventIds) => this.#logger.warn('stored webhooks not queued; the sweeper will queue them', { platform, events: eventIds.length, error: err.message }),
+        onError: (err, eventIds) => this.#ctx.logger.warn('stored webhooks not queued; the sweeper will queue them', { platform, events: eventIds.length, error: err.message }),
       }),
     );
     this.#fulfil.set(
@@ -240,17 +224,17 @@ export class StoresModule {
 
   /** A store was connected (or reconnected): register its webhooks, catch up by polling, read its listings. */
   async #onConnected(store: StoreRow): Promise<void> {
-    const connector = this.#connectors.get(store.platform);
+    const connector = this.#ctx.connectors.get(store.platform);
     if (!connector) return;
     if (connector.registerWebhooks) {
-      const ctx = this.#context(store.platform);
+      const ctx = this.#ctx.context(store.platform);
       const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), ctx.webhookUrl(store.id));
       if (webhookSecret) await this.stores.setWebhookSecret(store.id, webhookSecret);
     }
     if (connector.listOrders) {
       // Not a failure of the connection: a store never polled is queued by the polling sweep (schedulePolls).
       await this.#queuePoll(store).catch((err: Error) =>
-        this.#logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
+        this.#ctx.logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
       );
     }
     await this.listings.requestSyncQuietly(store);
@@ -294,8 +278,8 @@ export class StoresModule {
     }
     this.#requeue = this.requeueUnprocessed()
       .then(
-        (n) => void (n > 0 && this.#logger.info('stored webhooks queued again after a queue outage', { events: n })),
-        (err: Error) => void this.#logger.warn('stored webhooks not queued again after a queue outage; the sweeper will queue them', { error: err.message }),
+        (n) => void (n > 0 && this.#ctx.logger.info('stored webhooks queued again after a queue outage', { events: n })),
+        (err: Error) => void this.#ctx.logger.warn('stored webhooks not queued again after a queue outage; the sweeper will queue them', { error: err.message }),
       )
       .finally(() => {
         this.#requeue = undefined;
@@ -308,7 +292,7 @@ export class StoresModule {
 
   /** One page of stored webhooks not yet processed (received before `before`; after `after` in received order), queued in batches. */
   async #queueUnprocessed(before: Date | undefined, after: { at: Date; id: string } | undefined) {
-    let pending = this.#db.selectFrom('store_webhook_events').select(['id', 'platform', 'received_at']).where('processed_at', 'is', null);
+    let pending = this.#ctx.db.selectFrom('store_webhook_events').select(['id', 'platform', 'received_at']).where('processed_at', 'is', null);
     if (before) pending = pending.where('received_at', '<', before);
     if (after) pending = pending.where((eb) => eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]));
     const rows = await pending.orderBy('received_at').orderBy('id').limit(SWEEP_PAGE).execute();
@@ -333,7 +317,7 @@ export class StoresModule {
 
   /** order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed. */
   onOrdersShipped(events: EventEnvelope[]): void {
-    this.fulfilments.queueShipped(events).catch((err: Error) => this.#logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
+    this.fulfilments.queueShipped(events).catch((err: Error) => this.#ctx.logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
   }
 
   /** Queues the stored webhooks still waiting for their batch (at shutdown). */
@@ -343,7 +327,7 @@ export class StoresModule {
 
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
-    return storesRoutes({ stores: this.stores, connectors: this.#connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct });
+    return storesRoutes({ stores: this.stores, connectors: this.#ctx.connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct });
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */

@@ -118,7 +118,8 @@ const notFound = { status: 404, code: 'not_found', description: 'Unknown store.'
 
 /** Connected stores, their links and ingests (extensions of the spec; scopes stores:read / stores:write). */
 export function storesRoutes(deps: {
-  stores: StoresService;
+  /** The stores' services by job (routes call them directly). */
+  stores: Pick<StoresService, 'connections' | 'links' | 'listings' | 'ingests'>;
   /** The loaded connectors: the platforms and fields `POST /stores` takes. */
   connectors: ConnectorRegistry;
   /** The caller's reseller product (by id or SKU) in the caller's mode, as stores are. */
@@ -149,7 +150,7 @@ export function storesRoutes(deps: {
       scope: 'stores:read',
       query: z.strictObject(pageQueryShape),
       responses: { 200: { description: 'A page of stores', schema: listEnvelopeSchema(storeSchema), example: examplePage([STORE_EXAMPLE]) } },
-      handle: async ({ auth, query }) => ({ status: 200, body: await stores.list(auth, query) }),
+      handle: async ({ auth, query }) => ({ status: 200, body: await stores.connections.list(auth, query) }),
     }),
     defineRoute({
       method: 'post',
@@ -171,7 +172,7 @@ export function storesRoutes(deps: {
       ],
       handle: async ({ auth, body }) => {
         const { platform, ...fields } = body;
-        return { status: 201, body: { data: await stores.connect(auth, String(platform), fields) } };
+        return { status: 201, body: { data: await stores.connections.connect(auth, String(platform), fields) } };
       },
     }),
     defineRoute({
@@ -185,7 +186,7 @@ export function storesRoutes(deps: {
       params: idParams,
       responses: { 200: { description: 'The store', schema: z.object({ data: storeSchema }), example: { data: STORE_EXAMPLE } } },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.get(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.connections.get(auth, params.id) } }),
     }),
     defineRoute({
       method: 'delete',
@@ -198,7 +199,7 @@ export function storesRoutes(deps: {
       params: idParams,
       responses: { 200: { description: 'The disconnected store', schema: z.object({ data: storeSchema }), example: { data: { ...STORE_EXAMPLE, status: 'disconnected', disconnectedAt: '2026-11-26T09:02:13.550Z' } } } },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.disconnect(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.connections.disconnect(auth, params.id) } }),
     }),
     defineRoute({
       method: 'get',
@@ -211,7 +212,7 @@ export function storesRoutes(deps: {
       params: idParams,
       responses: { 200: { description: 'Links', schema: z.object({ data: z.array(linkSchema) }), example: { data: [LINK_EXAMPLE] } } },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.listLinks(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.links.listLinks(auth, params.id) } }),
     }),
     defineRoute({
       method: 'post',
@@ -232,7 +233,7 @@ export function storesRoutes(deps: {
       errors: [notFound],
       handle: async ({ auth, params, body }) => {
         const product = await deps.resolveProduct(auth, body.resellerProduct);
-        const link = await stores.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
+        const link = await stores.links.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
         return { status: 201, body: { data: link } };
       },
     }),
@@ -247,7 +248,7 @@ export function storesRoutes(deps: {
       params: z.object({ id: storeId, linkId: z.string().min(1).max(64).meta({ description: 'Link id (`lnk_…`).', example: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB' }) }),
       responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }), example: { data: { id: LINK_EXAMPLE.id, deleted: true } } } },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.removeLink(auth, params.id, params.linkId) } }),
+      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.links.removeLink(auth, params.id, params.linkId) } }),
     }),
     defineRoute({
       method: 'get',
@@ -263,7 +264,7 @@ export function storesRoutes(deps: {
       query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products (true) or none (false).' }) }),
       responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema), example: examplePage([LISTING_EXAMPLE]) } },
       errors: [notFound],
-      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listListings(auth, params.id, query) }),
+      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listings.listListings(auth, params.id, query) }),
     }),
     defineRoute({
       method: 'get',
@@ -286,7 +287,7 @@ export function storesRoutes(deps: {
       }),
       responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema), example: examplePage([INGEST_EXAMPLE]) } },
       errors: [notFound],
-      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listIngests(auth, params.id, query) }),
+      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.ingests.listIngests(auth, params.id, query) }),
     }),
   ];
 }

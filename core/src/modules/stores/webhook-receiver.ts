@@ -1,12 +1,11 @@
-import type { ConnectorContext, InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
+import type { InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Db } from '../tables.ts';
-import type { ConnectorRegistry } from './connector-registry.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoresContext } from './stores-context.ts';
 
 /** How long a store read for a webhook's signature check is reused (a check that fails on it reads the store again). */
 const STORE_FOR_WEBHOOK_MS = 10_000;
@@ -23,6 +22,12 @@ export interface Receipt {
   ignored?: string;
 }
 
+export interface WebhookReceiverDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
+  stores: StoresService;
+  /** A delivery was stored: queue its ingestion. */
+  stored: (platform: string, eventId: string) => void;
+}
+
 /**
  * Receiving: inbound webhooks are verified on the raw body, stored and acknowledged. Stored is
  * what the platform is told: the ingest job follows (`stored` hands the new delivery on), and
@@ -34,26 +39,11 @@ export interface Receipt {
  * delivery (`identifyStore`: a shop id, an instance id) and the app-level secret verifies.
  */
 export class WebhookReceiver {
-  readonly #db: Db;
-  readonly #stores: StoresService;
-  readonly #connectors: ConnectorRegistry;
-  readonly #context: (platform: string) => ConnectorContext;
-  readonly #stored: (platform: string, eventId: string) => void;
+  readonly #deps: WebhookReceiverDeps;
   readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS });
 
-  constructor(deps: {
-    db: Db;
-    stores: StoresService;
-    connectors: ConnectorRegistry;
-    context: (platform: string) => ConnectorContext;
-    /** A delivery was stored: queue its ingestion. */
-    stored: (platform: string, eventId: string) => void;
-  }) {
-    this.#db = deps.db;
-    this.#stores = deps.stores;
-    this.#connectors = deps.connectors;
-    this.#context = deps.context;
-    this.#stored = deps.stored;
+  constructor(deps: WebhookReceiverDeps) {
+    this.#deps = deps;
   }
 
   /**
@@ -61,7 +51,7 @@ export class WebhookReceiver {
    * deliveries are refused (401 invalid_signature) and nothing is stored.
    */
   async receive(slug: string, req: InboundWebhook): Promise<Receipt> {
-    const connector = this.#connectors.bySlug(slug);
+    const connector = this.#deps.connectors.bySlug(slug);
     if (!connector) throw new Refusal('not_found', `No connector '${slug}' is enabled.`);
     const platform = connector.manifest.platform;
     const pathStoreId = req.path.split('/').find((p) => p.startsWith('sto_'));
@@ -72,7 +62,7 @@ export class WebhookReceiver {
       reused = store !== undefined;
       store ??= await this.#storeById(pathStoreId);
     }
-    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#stores.webhookSecret(row) : undefined, settings: this.#connectors.settings(platform) });
+    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#deps.stores.webhookSecret(row) : undefined, settings: this.#deps.connectors.settings(platform) });
     if (!pathStoreId) {
       const external = connector.identifyStore?.(req);
       if (external) {
@@ -84,12 +74,12 @@ export class WebhookReceiver {
         if (appVerdict.ok) {
           const id = await this.#storeForConnected(platform, external, appVerdict, req);
           if (id) {
-            this.#stored(platform, id);
+            this.#deps.stored(platform, id);
             return { received: true, duplicate: false };
           }
         }
         // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
-        store = (await this.#stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
+        store = (await this.#deps.stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
       }
     }
     let verdict = await verify(store);
@@ -99,7 +89,7 @@ export class WebhookReceiver {
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
-    const inserted = await this.#db
+    const inserted = await this.#deps.db
       .insertInto('store_webhook_events')
       .values({
         id,
@@ -116,7 +106,7 @@ export class WebhookReceiver {
       .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
       .returning('id')
       .executeTakeFirst();
-    if (inserted) this.#stored(platform, id);
+    if (inserted) this.#deps.stored(platform, id);
     return { received: true, duplicate: !inserted };
   }
 
@@ -130,17 +120,17 @@ export class WebhookReceiver {
       where s.platform = ${platform} and s.external_id = ${externalId} and s.status = 'connected'
       limit 1
       on conflict (platform, event_key) do nothing
-      returning id`.execute(this.#db);
+      returning id`.execute(this.#deps.db);
     return rows[0]?.id ?? null;
   }
 
   async #storeById(id: string): Promise<StoreRow | undefined> {
-    const store = await this.#stores.findById(id);
+    const store = await this.#deps.stores.findById(id);
     if (store) this.#storesForWebhooks.set(id, store);
     return store;
   }
 
   async #latestStore(platform: string, externalId: string): Promise<StoreRow | undefined> {
-    return this.#db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return this.#deps.db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
   }
 }

@@ -1,0 +1,51 @@
+import { sql, type Selectable } from 'kysely';
+import { listEnvelope, resolvePage } from '../../http/pagination.ts';
+import type { Tenant } from '../orders/orders-service.ts';
+import { UNMATCHED_REASONS } from './order-ingester.ts';
+import type { StoreConnections } from './store-connections.ts';
+import type { StoresContext } from './stores-context.ts';
+import type { StoreIngestsTable } from './stores-tables.ts';
+
+/** `GET /stores/{id}/ingests`: what became of each of a store's orders. */
+export class StoreIngests {
+  readonly #deps: StoresContext & { connections: StoreConnections };
+
+  constructor(deps: StoresContext & { connections: StoreConnections }) {
+    this.#deps = deps;
+  }
+
+  async listIngests(tenant: Tenant, storeId: string, query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+    const { db, cursors, connections } = this.#deps;
+    await connections.row(tenant, storeId);
+    const page = resolvePage(cursors, 'store_ingests', query);
+    let q = db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId);
+    if (query.status === 'skipped') {
+      // As isSkippedOrder says: nothing placed, and a line skipped for a SKU that is none of the reseller's active products.
+      q = q
+        .where('status', '=', 'no_print_lines')
+        .where(sql<boolean>`exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`);
+    } else if (query.status) q = q.where('status', '=', query.status);
+    if (page.after) {
+      const [createdAt, id] = page.after;
+      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
+    }
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    return listEnvelope(cursors, 'store_ingests', page, rows, (r) => [r.created_at.toISOString(), r.id], ingestView);
+  }
+}
+
+export function ingestView(row: Selectable<StoreIngestsTable>) {
+  return {
+    id: row.id,
+    externalOrderId: row.external_order_id,
+    externalName: row.external_name,
+    status: row.status,
+    orderId: row.order_id,
+    skippedLines: row.skipped_lines,
+    error: row.error,
+    attempts: row.attempts,
+    storeUpdatedAt: row.store_updated_at?.toISOString() ?? null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
