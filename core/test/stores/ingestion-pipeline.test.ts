@@ -157,6 +157,20 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(links[0]).to.include({ sku: 'CARD-01', externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
     });
 
+    it("shows the back-office the reseller's stores and a store's ingests, and another reseller's store as unknown", async () => {
+      await until(async () => (await ingest('1001'))?.order_id);
+      const stores = await t.admin('GET', `/resellers/${resellerId}/stores`);
+      expect(stores.status, JSON.stringify(stores.body)).to.equal(200);
+      expect(stores.body.data.map((s: { id: string }) => s.id)).to.deep.equal([storeId]);
+      expect(JSON.stringify(stores.body)).not.to.contain('tok-123');
+      const ingests = await t.admin('GET', `/resellers/${resellerId}/stores/${storeId}/ingests`);
+      expect(ingests.status, JSON.stringify(ingests.body)).to.equal(200);
+      expect(ingests.body.data.map((i: { externalOrderId: string }) => i.externalOrderId)).to.include('1001');
+      const other = await t.reseller();
+      expect((await t.admin('GET', `/resellers/${other.id}/stores/${storeId}/ingests`)).status).to.equal(404);
+      expect((await t.admin('GET', `/resellers/${other.id}/stores`)).body.data).to.deep.equal([]);
+    });
+
     it("keeps an Italian order's province and company in the placed order's recipient", async () => {
       const ship_to = { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', street: 'Via Torino 12', zip: '20121', city: 'Milano', province: ' MI ', country: 'it' };
       await deliver(refOrder('1001-IT', { ship_to }));
