@@ -6,18 +6,17 @@ import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import { abortReason, abortStatement } from '../../infra/db/statement-abort.ts';
 import { insertFromJson } from '../../infra/db/json-insert.ts';
-import type { AccountsService } from '../accounts/accounts-service.ts';
-import type { Outbox, OutboxEvent } from '../events/outbox.ts';
+import type { OutboxEvent } from '../events/outbox.ts';
 import type { QuotesService } from '../quotes/quotes-service.ts';
 import type { KnownSkus } from '../quotes/sku-resolver.ts';
 import type { Db, Tables } from '../tables.ts';
-import type { Posting, WalletService } from '../wallet/wallet-service.ts';
+import type { Posting } from '../wallet/wallet-service.ts';
 import type { EventType, OrderSource } from './order-states.ts';
 import { applyTransition, type TransitionName } from './order-transitions.ts';
 import { moveOrder, orderEvent } from './order-writer.ts';
-import type { OrderPayments, PaymentDecision } from './order-payments.ts';
+import type { PaymentDecision } from './order-payments.ts';
 import { asStoredJson, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
-import type { FileChecker, Tenant } from './orders-service.ts';
+import type { OrdersDeps, Tenant } from './orders-service.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
 import type { WalletLanes } from './wallet-lanes.ts';
 import type { CarrierContact, FileStatus } from './orders-tables.ts';
@@ -36,38 +35,18 @@ type Prepared = Awaited<ReturnType<QuotesService['price']>> & { fileStatus: Arra
  * Placing an order: idempotent per key, priced like a quote, its files checked, and paid in the
  * same transaction as it is written. The orders service's `place` is this.
  */
-export class OrderPlacement {
-  readonly #db: Db;
-  readonly #quotes: QuotesService;
-  readonly #files: FileChecker;
-  readonly #accounts: AccountsService;
-  readonly #wallet: WalletService;
-  readonly #payments: OrderPayments;
-  readonly #outbox: Outbox;
-  readonly #lanes: WalletLanes;
+/** The orders service's dependencies, the wallet's lanes and the service's view of an order. */
+export interface PlacementDeps extends Omit<OrdersDeps, 'cursors'> {
+  lanes: WalletLanes;
   /** The order as its reseller reads it (the orders service's `get`). */
-  readonly #view: (tenant: Tenant, id: string) => Promise<OrderView>;
+  view: (tenant: Tenant, id: string) => Promise<OrderView>;
+}
 
-  constructor(deps: {
-    db: Db;
-    quotes: QuotesService;
-    files: FileChecker;
-    accounts: AccountsService;
-    wallet: WalletService;
-    payments: OrderPayments;
-    outbox: Outbox;
-    lanes: WalletLanes;
-    view: (tenant: Tenant, id: string) => Promise<OrderView>;
-  }) {
-    this.#db = deps.db;
-    this.#quotes = deps.quotes;
-    this.#files = deps.files;
-    this.#accounts = deps.accounts;
-    this.#wallet = deps.wallet;
-    this.#payments = deps.payments;
-    this.#outbox = deps.outbox;
-    this.#lanes = deps.lanes;
-    this.#view = deps.view;
+export class OrderPlacement {
+  readonly #deps: PlacementDeps;
+
+  constructor(deps: PlacementDeps) {
+    this.#deps = deps;
   }
 
   /**
@@ -164,9 +143,9 @@ export class OrderPlacement {
     const fresh = { ...created, state: 'NEW' as const };
     let plan: { transition: TransitionName; patch: Partial<Pick<OrderRow, 'payment_method' | 'payment_status' | 'payment_reference' | 'paid_at'>>; debitId?: string };
     if (fileStatus.some((f) => f.status !== 'ok')) plan = { transition: 'await_file', patch: {} };
-    else if (this.#payments.neverCharged(created)) plan = { transition: 'submit', patch: this.#payments.notChargedPatch(now) };
+    else if (this.#deps.payments.neverCharged(created)) plan = { transition: 'submit', patch: this.#deps.payments.notChargedPatch(now) };
     else {
-      const debitId = this.#wallet.newEntryId(now);
+      const debitId = this.#deps.wallet.newEntryId(now);
       plan = { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debitId, paid_at: now }, debitId };
     }
 
@@ -180,26 +159,26 @@ export class OrderPlacement {
         // Both events carry the order as that statement commits it: a receiver never sees it in a
         // state it was never in (order.created is not "AWAITING_FUNDS" for an order paid at once).
         const events = committedEvents(row, orderLines, moved.event, now);
-        const debit = plan.debitId ? this.#payments.orderDebit(row, plan.debitId) : undefined;
+        const debit = plan.debitId ? this.#deps.payments.orderDebit(row, plan.debitId) : undefined;
         const write = (db: Db | Trx) => this.#writeOrder(db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, debit);
         // A debit takes its wallet's turn: one reseller's placements side by side commit together (WalletLanes).
-        if (debit) await this.#lanes.run(`${tenant.resellerId}:${tenant.mode}`, write);
-        else await write(this.#db);
+        if (debit) await this.#deps.lanes.run(`${tenant.resellerId}:${tenant.mode}`, write);
+        else await write(this.#deps.db);
         final = row;
         if (plan.transition === 'submit') decision = { transition: 'submit', patch: plan.patch, chargeCard: false };
       } catch (err) {
         if (!(err instanceof WalletShort)) throw err;
         final = undefined;
-        await this.#db.transaction().execute(async (trx) => {
+        await this.#deps.db.transaction().execute(async (trx) => {
           // The key first, then the wallet (as in the one statement above); the events last, with
           // the order as this transaction commits it (paid, charging a card, or waiting for funds).
           await this.#writeOrder(trx, tenant, opts.idempotencyKey, requestHash, created, orderLines, [], undefined);
-          const d = await this.#payments.decide(trx, fresh, now);
+          const d = await this.#deps.payments.decide(trx, fresh, now);
           decision = d;
           const { row, event } = d.transition
             ? await moveOrder(trx, fresh, d.transition, d.patch, now)
             : { row: await trx.updateTable('orders').set(d.patch).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow(), event: null };
-          await this.#outbox.writeMany(trx, committedEvents(row, orderLines, event, now));
+          await this.#deps.outbox.writeMany(trx, committedEvents(row, orderLines, event, now));
         });
       }
     } catch (err) {
@@ -209,21 +188,21 @@ export class OrderPlacement {
       }
       throw err;
     }
-    await this.#payments.afterCommit(orderId, decision);
+    await this.#deps.payments.afterCommit(orderId, decision);
     // A card charge ran after the commit and changed the order: only then is it read again.
-    return { order: final ? toOrderView(final, orderLines) : await this.#view(tenant, orderId), duplicate: false };
+    return { order: final ? toOrderView(final, orderLines) : await this.#deps.view(tenant, orderId), duplicate: false };
   }
 
   /** Prices the lines on the reseller's terms and checks their print files (422 for any problem). */
   async #prepare(tenant: Tenant, input: PlaceOrderInput, knownSkus: KnownSkus | undefined): Promise<Prepared> {
-    const reseller = await this.#accounts.resellerRow(tenant.resellerId);
-    const { quote, lines } = await this.#quotes.price(tenant, {
+    const reseller = await this.#deps.accounts.resellerRow(tenant.resellerId);
+    const { quote, lines } = await this.#deps.quotes.price(tenant, {
       lines: input.lines,
       country: input.recipient.country,
       discountBps: reseller.discount_bps,
       knownSkus,
     });
-    const checks = await this.#files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))], { sandbox: tenant.mode === 'test' });
+    const checks = await this.#deps.files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))], { sandbox: tenant.mode === 'test' });
     const fileProblems: ErrorDetail[] = [];
     const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
       if (!l.fileUrl) return { status: 'missing', type: null };
@@ -253,8 +232,8 @@ export class OrderPlacement {
    */
   async #writeOrder(db: Db | Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
     const inserts = this.#orderInserts(db, tenant, key, requestHash, row, lines);
-    const eventRows = events.length > 0 ? sql`, event_rows as (${this.#outbox.insertOf(db, events).insert})` : sql``;
-    const debitCtes = debit ? this.#wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
+    const eventRows = events.length > 0 ? sql`, event_rows as (${this.#deps.outbox.insertOf(db, events).insert})` : sql``;
+    const debitCtes = debit ? this.#deps.wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
     try {
       await sql`
         with claimed as (${inserts.claim}), order_row as (${inserts.order}), line_rows as (${inserts.lines})${eventRows}${debitCtes ? sql`, ${debitCtes}` : sql``}
@@ -285,7 +264,7 @@ export class OrderPlacement {
   }
 
   async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {
-    const row = await this.#db
+    const row = await this.#deps.db
       .selectFrom('idempotency_keys')
       .selectAll()
       .where('reseller_id', '=', tenant.resellerId)
@@ -299,7 +278,7 @@ export class OrderPlacement {
         `The Idempotency-Key '${key}' was already used for a different request (order ${row.order_id}). Use a new key for a new order.`,
       );
     }
-    return { order: await this.#view(tenant, row.order_id), duplicate: true };
+    return { order: await this.#deps.view(tenant, row.order_id), duplicate: true };
   }
 }
 

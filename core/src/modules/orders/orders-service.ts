@@ -24,6 +24,18 @@ export interface Tenant {
   mode: Mode;
 }
 
+/** What the orders service is built from (the composition root gives it). */
+export interface OrdersDeps {
+  db: Db;
+  quotes: QuotesService;
+  files: FileChecker;
+  accounts: AccountsService;
+  wallet: WalletService;
+  payments: OrderPayments;
+  outbox: Outbox;
+  cursors: CursorCodec;
+}
+
 /** Checks print files by URL; identical URLs are fetched once. */
 export interface FileChecker {
   checkMany(urls: string[], opts?: { sandbox?: boolean }): Promise<Map<string, PrintFileCheck>>;
@@ -45,16 +57,7 @@ export class OrdersService {
   /** Internal reads and purges for other modules and the maintenance loop (shipped store orders, expired idempotency keys). */
   readonly upkeep: OrderUpkeep;
 
-  constructor(deps: {
-    db: Db;
-    quotes: QuotesService;
-    files: FileChecker;
-    accounts: AccountsService;
-    wallet: WalletService;
-    payments: OrderPayments;
-    outbox: Outbox;
-    cursors: CursorCodec;
-  }) {
+  constructor(deps: OrdersDeps) {
     this.#db = deps.db;
     this.upkeep = new OrderUpkeep(deps.db);
     this.#files = deps.files;
