@@ -137,7 +137,7 @@ export class ScenarioEnvironment {
     return call(api, method, `/api/reseller/v1${p}`, key, body);
   }
 
-  /** An order load that is never started: its probe proves that a process places orders (checkProcesses). */
+  /** The scenarios' order load, not started: its probe proves that a process places orders (checkProcesses); startLoad starts one. */
   prober(): OrderLoad {
     return new OrderLoad({
       resellers: this.resellers,
@@ -151,14 +151,8 @@ export class ScenarioEnvironment {
 
   /** Starts the bounded load on every API process running (whichever they are at each request). */
   startLoad(): OrderLoad {
-    this.#load = new OrderLoad({
-      resellers: this.resellers,
-      apis: () => this.supervisor.apiUrls(),
-      body: () => ({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: this.#world.receiver.printFileUrl }], recipient: RECIPIENT }),
-      intervalMs: 300,
-      requestTimeoutMs: 15_000,
-      repeatEvery: 4,
-    });
+    // The same load the prober describes, started.
+    this.#load = this.prober();
     this.#load.start();
     return this.#load;
   }
