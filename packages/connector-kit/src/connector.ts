@@ -115,6 +115,48 @@ export type WebhookVerdict =
     }
   | { ok: false; reason: string };
 
+/** A product to create in a store: one variant carrying the reseller product's SKU. */
+export interface ListingDraft {
+  sku: string;
+  title: string;
+  description?: string | undefined;
+  /** The merchant's retail price, in minor units of `currency`. */
+  priceCents: number;
+  /** ISO 4217, upper case: the store's currency. */
+  currency: string;
+  /** Public https image URLs, already checked by core's SSRF guard; the platform fetches them. */
+  imageUrls: string[];
+  /** false: created as a draft (not on sale). */
+  published: boolean;
+  /** Per-platform extras the merchant gave (Etsy: `taxonomyId`, `shippingProfileId`, `whoMade`…), checked by the connector. */
+  platformOptions?: Record<string, unknown> | undefined;
+}
+
+/** A product made by `publishListing`, as the platform holds it. */
+export interface PublishedListing {
+  externalProductId: string;
+  /** Null where the product has no variant id of its own. */
+  externalVariantId: string | null;
+  /** `active`: on sale; `draft`: created, not on sale; `pending`: the platform is still creating it. */
+  status: 'active' | 'draft' | 'pending';
+  /** The product's page in the store or the merchant's admin, when known. */
+  url?: string | undefined;
+  /** Something the merchant must know ("Etsy keeps it a draft: it has no shipping profile"). */
+  notice?: string | undefined;
+}
+
+export interface ListingRef {
+  externalProductId: string;
+  externalVariantId: string | null;
+}
+
+export interface ListingChanges {
+  title?: string | undefined;
+  priceCents?: number | undefined;
+  currency?: string | undefined;
+  published?: boolean | undefined;
+}
+
 /** What a verified webhook means for us. */
 export type WebhookContent =
   | { kind: 'orders'; orders: StoreOrder[] }
@@ -164,7 +206,15 @@ export interface ConnectorManifest<C, S = unknown> {
     polling: boolean;
     fulfilment: boolean;
     oauth: boolean;
+    /**
+     * Creates, changes and archives products in the store (`POST/PATCH/DELETE
+     * /stores/{id}/listings`): needs `publishListing`, `updateListing` and `unpublishListing`.
+     * Absent or false: the endpoint answers 422 `not_supported_by_platform`, with `publishingAdvice`.
+     */
+    publishing?: boolean;
   };
+  /** Without publishing: what the merchant can do instead, said in the 422 ("Create the product in Seller Central, then map it with POST /stores/{id}/links"). */
+  publishingAdvice?: string;
   /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */
   rateLimit: { max: number; durationMs: number };
   /**
@@ -342,6 +392,24 @@ export interface Connector<C = unknown, S = unknown> {
    */
   listListings?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<ListingsPage>;
 
+  /**
+   * Creates one product in the store carrying `draft.sku` on its only variant, at
+   * `draft.priceCents` in `draft.currency` (the store's), published or not. The ids returned are
+   * those the platform's order lines and `listListings` carry. `status: 'pending'` when the
+   * platform creates it asynchronously (core answers 202 and reads it back with `getListing`).
+   * A refusal is a ConnectorError (`invalid_payload` with the platform's reason -> 422; `rate_limited` -> 503).
+   */
+  publishListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, draft: ListingDraft): Promise<PublishedListing>;
+
+  /** Pushes a change of title, price or visibility to a product `publishListing` made. */
+  updateListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef, changes: ListingChanges): Promise<PublishedListing>;
+
+  /** Archives (unpublishes) the product in the store; a product already gone is not an error. */
+  unpublishListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef): Promise<void>;
+
+  /** Where `publishListing` answered `pending`: the product as the platform holds it now. */
+  getListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef): Promise<PublishedListing>;
+
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 
@@ -383,5 +451,8 @@ export function defineConnector<C, S = unknown>(connector: Connector<C, S>): Con
   if (m.capabilities.polling && !connector.listOrders) throw new Error(`${m.platform}: polling needs listOrders`);
   if (m.capabilities.fulfilment && !connector.pushShipment) throw new Error(`${m.platform}: fulfilment needs pushShipment`);
   if (m.capabilities.oauth && !connector.install) throw new Error(`${m.platform}: oauth needs install`);
+  if (m.capabilities.publishing && !(connector.publishListing && connector.updateListing && connector.unpublishListing)) {
+    throw new Error(`${m.platform}: publishing needs publishListing, updateListing and unpublishListing`);
+  }
   return connector;
 }
