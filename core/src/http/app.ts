@@ -12,8 +12,9 @@ import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
-import { mountRoutes } from './mount-routes.ts';
-import { definePage, mountedPages, mountPages, type MountedPage, type PageAuth, type PageRouter, type PageSpec } from './page.ts';
+import { mountRoutes, type MountOptions } from './mount-routes.ts';
+import { EntryPoints } from './entry-points.ts';
+import { definePage, mountPages, type PageAuth, type PageRouter, type PageSpec } from './page.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
 import { errorReferenceHtml } from './error-catalogue.ts';
 import { favicon } from './favicon.ts';
@@ -90,6 +91,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   if (deps.observe) app.use(deps.observe);
   // Before every router: the connector routes decode their paths and queries themselves.
   app.use(rejectUnstorableUrl());
+  // Every entry point, recorded as it is mounted (the fuzzers, the OpenAPI tests and the route listing read it).
+  const entries = new EntryPoints();
+  app.locals.entryPoints = entries;
+  const mountOptions = (basePath: string) => ({ logger: deps.logger, basePath, checkResponses: deps.checkResponses ?? false });
 
   const openapi = buildOpenApi({
     title: 'Reseller Print API',
@@ -106,13 +111,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   api.use(userAgentGuard(deps.blockedUserAgents));
   const apiDocs = docsPages({ openapi, base: API_BASE, init: DOCS_INIT, auth: 'public', errors: errorReference });
   mountPages(api, apiDocs);
+  entries.addPages(API_BASE, apiDocs);
   // Swagger UI's own files: a folder served as it is, not routes.
   api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
   for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
   api.use(jsonBody());
   api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
-  // The routes as mounted (the OpenAPI test compares them with the description).
-  app.locals.apiRoutes = mountRoutes(api, deps.apiRoutes, { logger: deps.logger, basePath: API_BASE, checkResponses: deps.checkResponses ?? false });
+  mountRoutes(api, deps.apiRoutes, mountOptions(API_BASE));
+  entries.addRoutes(API_BASE, deps.apiRoutes);
   app.use(API_BASE, api);
 
   const adminOpenapi = buildOpenApi({
@@ -126,31 +132,36 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
   const adminDocs = docsPages({ openapi: adminOpenapi, base: ADMIN_BASE, init: ADMIN_DOCS_INIT, auth: 'operator', title: 'Print API back-office reference' });
   mountPages(admin, adminDocs);
+  entries.addPages(ADMIN_BASE, adminDocs);
   admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, router } of deps.adminPages ?? []) admin.use(path, router);
+  for (const { path, router, pages } of deps.adminPages ?? []) {
+    admin.use(path, router);
+    entries.addPages(`${ADMIN_BASE}${path}`, pages);
+  }
   admin.use(jsonBody());
-  app.locals.adminRoutes = mountRoutes(admin, deps.adminRoutes, { logger: deps.logger, basePath: ADMIN_BASE, checkResponses: deps.checkResponses ?? false });
+  mountRoutes(admin, deps.adminRoutes, mountOptions(ADMIN_BASE));
+  entries.addRoutes(ADMIN_BASE, deps.adminRoutes, { sessionCsrf: deps.operatorSessions !== undefined });
   app.use(ADMIN_BASE, admin);
-  if (deps.console) app.use('/admin', deps.console.router);
+  if (deps.console) {
+    app.use('/admin', deps.console.router);
+    entries.addPages('/admin', deps.console.pages);
+  }
 
   // After the two APIs, whose paths they never share: an API request does not walk their stacks
   // (routers mounted at '/' are entered by every request that reaches them). The connector
   // webhooks still get their raw bodies: only the API routers parse JSON.
-  for (const { path, router } of deps.rootPages ?? []) app.use(path, router);
-  // The routes as mounted (the fuzzer sends hostile requests to each of them).
-  if (deps.rootRoutes?.length) app.use(rootRouter(deps, deps.rootRoutes, (table) => (app.locals.rootRoutes = table)));
+  for (const { path, router, pages } of deps.rootPages ?? []) {
+    app.use(path, router);
+    entries.addPages(path === '/' ? '' : path, pages);
+  }
+  if (deps.rootRoutes?.length) {
+    app.use(rootRouter(deps, deps.rootRoutes, mountOptions('')));
+    entries.addRoutes('', deps.rootRoutes);
+  }
 
   const rootPages = [definePage({ method: 'get', path: '/favicon.ico', auth: 'public', csrf: 'none', handle: favicon })];
   mountPages(app, rootPages);
-  // Every declared page as mounted (the form fuzzer and the route listing read it).
-  app.locals.pages = [
-    ...mountedPages(API_BASE, apiDocs),
-    ...mountedPages(ADMIN_BASE, adminDocs),
-    ...(deps.adminPages ?? []).flatMap(({ path, pages }) => mountedPages(`${ADMIN_BASE}${path}`, pages)),
-    ...(deps.console ? mountedPages('/admin', deps.console.pages) : []),
-    ...(deps.rootPages ?? []).flatMap(({ path, pages }) => mountedPages(path === '/' ? '' : path, pages)),
-    ...mountedPages('', rootPages),
-  ] satisfies MountedPage[];
+  entries.addPages('', rootPages);
 
   app.use(notFoundHandler());
   app.use(browserErrorPage('/connectors/', { href: '/dashboard/stores', label: 'Back to your stores' }));
@@ -171,7 +182,7 @@ function docsPages(opts: { openapi: unknown; base: string; init: string; auth: P
 }
 
 /** The root routes, the API's edge in front of those that take an API key. */
-function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], mounted: (table: RouteTable<AnyRoute>) => void): express.Router {
+function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], options: MountOptions): express.Router {
   const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
   const apiEdge = express.Router();
   apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
@@ -184,7 +195,7 @@ function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], mounted: (table: Rout
     }
     apiEdge(req, res, next);
   });
-  mounted(mountRoutes(root, routes, { logger: deps.logger, basePath: '', checkResponses: deps.checkResponses ?? false }));
+  mountRoutes(root, routes, options);
   return root;
 }
 

@@ -26,7 +26,7 @@ declare module 'express-serve-static-core' {
  * that matches none goes on to the next handler), then: scope check, request validation, the
  * handler, the reply.
  */
-export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptions): RouteTable<AnyRoute> {
+export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptions): void {
   const table = new RouteTable(routes);
   // One metric label per route, made here rather than concatenated on every request.
   const labels = new Map(routes.map((route) => [route, `${opts.basePath}${route.path}`]));
@@ -45,7 +45,6 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
     if (!readRaw) return void answer(match.route, req, res, next, opts);
     readRaw(req, res, (err?: unknown) => (err ? next(err) : void answer(match.route, req, res, next, opts)));
   });
-  return table;
 }
 
 /**

@@ -14,20 +14,22 @@ export type PageAuth = 'reseller' | 'operator' | 'public' | 'token';
  */
 export type PageCsrf = 'token' | 'origin' | 'none';
 
+/** `sign-in`: failures throttled per client address; `rate-limit`: the reseller's per-minute limit. */
+export type PageLimit = 'sign-in' | 'rate-limit';
+
 /**
  * One declaration per page, form, redirect or probe (the sibling of `defineRoute` for what answers
  * HTML, text or a redirect): method, path (OpenAPI style, `/orders/{id}`, below the mount point of
  * its router), who may open it, its CSRF defence and what limits it. The routers register their
- * handlers from these declarations, and the app keeps them in one table (`app.locals.pages`) that
- * the form fuzzer and the route listing read.
+ * handlers from these declarations, and the app lists them in its one table of entry points, with
+ * the `defineRoute` routes (entry-points.ts), which the form fuzzer and the route listing read.
  */
 export interface PageSpec<H = RequestHandler> {
   method: 'get' | 'post';
   path: string;
   auth: PageAuth;
   csrf: PageCsrf;
-  /** `sign-in`: failures throttled per client address; `rate-limit`: the reseller's per-minute limit. */
-  limit?: 'sign-in' | 'rate-limit';
+  limit?: PageLimit;
   /** Run before the handler, on this page only (a CSRF check where the router has none). */
   guard?: RequestHandler;
   handle: H;
@@ -36,15 +38,6 @@ export interface PageSpec<H = RequestHandler> {
 /** Declares a page (see PageSpec). */
 export function definePage<H = RequestHandler>(spec: PageSpec<H>): PageSpec<H> {
   return spec;
-}
-
-/** A declared page as the app mounted it: its full path (`/dashboard/orders/{id}`). */
-export interface MountedPage {
-  method: PageSpec['method'];
-  path: string;
-  auth: PageAuth;
-  csrf: PageCsrf;
-  limit?: PageSpec['limit'];
 }
 
 /** A router and the pages it registered, for the app's table of pages. */
@@ -63,7 +56,3 @@ export function mountPages(router: Pick<Router, 'get' | 'post'>, pages: readonly
   for (const page of pages) router[page.method](expressPath(page.path), ...(page.guard ? [page.guard] : []), page.handle);
 }
 
-/** The table entries of `pages` mounted at `base`. */
-export function mountedPages(base: string, pages: readonly PageSpec<unknown>[]): MountedPage[] {
-  return pages.map(({ method, path, auth, csrf, limit }) => ({ method, path: path === '/' && base ? base : `${base}${path}`, auth, csrf, ...(limit ? { limit } : {}) }));
-}

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createHash, randomUUID } from 'node:crypto';
-import type { MountedPage } from '../../src/http/page.ts';
+import { entryPointsOf } from '../../src/http/entry-points.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { withoutNock } from '../helpers/without-nock.ts';
@@ -13,7 +13,7 @@ import { brokenEncoding, hostileShortString, urlComponent } from './fuzz-arbitra
  * routes.fuzz.test.ts fuzzes the JSON routes: urlencoded bodies with hostile values, repeated and
  * prototype keys, broken encodings and foreign origins, signed in or not. Whatever comes in, the
  * answer is never a 500, and a refusal is a page (HTML) or the spec's error shape. The list of
- * forms is checked against the app's table of declared pages (its POST ones), so a new form
+ * forms is checked against the app's table of entry points (its POST pages), so a new form
  * cannot go unfuzzed. FUZZ_SEED, FUZZ_RUNS and FUZZ_TIME_MS as in routes.fuzz.test.ts.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20251115);
@@ -128,9 +128,9 @@ async function problemWith(t: TestService, op: FormOp, request: FuzzRequest, sta
   return `${res.status} neither a page nor the error shape: ${res.text.slice(0, 300)}`;
 }
 
-/** The declared forms (POST pages) from the app's table of pages, with `{param}`s: what the form list must cover. */
+/** The declared forms (POST pages) from the app's table of entry points, with `{param}`s: what the form list must cover. */
 function declaredForms(t: TestService): string[] {
-  return (t.service.app.locals.pages as MountedPage[]).filter((p) => p.method === 'post').map((p) => p.path);
+  return entryPointsOf(t.service.app).pages().filter((p) => p.method === 'post').map((p) => p.path);
 }
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {

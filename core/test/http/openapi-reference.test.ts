@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import type { RouteTable } from '../../src/http/route-table.ts';
+import { API_BASE } from '../../src/http/app.ts';
+import { entryPointsOf } from '../../src/http/entry-points.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../src/modules/webhooks/webhook-event-types.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
@@ -23,7 +24,7 @@ describe('the OpenAPI reference', function () {
   before(async function () {
     t = await startTestService(this, 'pglite');
     doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
-    routes = [...(t.service.app.locals.apiRoutes as RouteTable<AnyRoute>).routes];
+    routes = entryPointsOf(t.service.app).routes(API_BASE);
   });
   after(() => t?.close());
 

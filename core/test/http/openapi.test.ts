@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import type { RouteTable } from '../../src/http/route-table.ts';
-import type { AnyRoute } from '../../src/http/route.ts';
+import { API_BASE } from '../../src/http/app.ts';
+import { entryPointsOf } from '../../src/http/entry-points.ts';
 import { describeEachBackend } from '../helpers/test-service.ts';
 
-/** Every route mounted on the API router, as `METHOD /path/{param}`. */
-function mountedRoutes(table: RouteTable<AnyRoute>): string[] {
-  return table.routes.map((route) => `${route.method.toUpperCase()} ${route.path}`);
+/** Every route mounted on the API router (from the app's table of entry points), as `METHOD /path/{param}`. */
+function mountedRoutes(app: Parameters<typeof entryPointsOf>[0]): string[] {
+  return entryPointsOf(app).routes(API_BASE).map((route) => `${route.method.toUpperCase()} ${route.path}`);
 }
 
 describeEachBackend('the OpenAPI description', (get) => {
@@ -13,7 +13,7 @@ describeEachBackend('the OpenAPI description', (get) => {
     const t = get();
     const doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
     const described = Object.entries(doc.paths as Record<string, object>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
-    const mounted = mountedRoutes(t.service.app.locals.apiRoutes);
+    const mounted = mountedRoutes(t.service.app);
     expect(mounted.sort()).to.deep.equal(described.sort());
     for (const route of described) {
       const [method, path] = route.split(' ');

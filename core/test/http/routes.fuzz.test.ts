@@ -5,8 +5,7 @@ import { readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { buildOpenApi } from '../../src/http/openapi.ts';
-import type { AnyRoute } from '../../src/http/route.ts';
-import type { RouteTable } from '../../src/http/route-table.ts';
+import { entryPointsOf } from '../../src/http/entry-points.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { withoutNock } from '../helpers/without-nock.ts';
@@ -85,11 +84,12 @@ const PLATFORMS = readdirSync(new URL('../../../connectors/', import.meta.url), 
 
 /**
  * The routes outside the two APIs as the app mounted them (`/connectors/...`: webhooks, install
- * redirects and callbacks), described by the same declarations that mount them.
+ * redirects and callbacks), from the app's table of entry points, described by the same
+ * declarations that mount them.
  */
 function rootOperations(t: TestService): Operation[] {
-  const routes = (t.service.app.locals.rootRoutes as RouteTable<AnyRoute>).routes;
-  return operations(buildOpenApi({ title: 'root routes', description: '', serverUrl: '', routes: [...routes] }), '', 'apiKey');
+  const routes = entryPointsOf(t.service.app).routes('');
+  return operations(buildOpenApi({ title: 'root routes', description: '', serverUrl: '', routes }), '', 'apiKey');
 }
 
 interface FuzzRequest {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import type { RouteTable } from '../../src/http/route-table.ts';
+import { API_BASE } from '../../src/http/app.ts';
+import { entryPointsOf } from '../../src/http/entry-points.ts';
 import type { AnyRoute } from '../../src/http/route.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
@@ -33,7 +34,7 @@ describe('platforms from the loaded connectors [pglite]', function () {
   /** A union's branches, each a named component (`$ref`) or inline. */
   const branchesOf = (schema: { oneOf: Array<Branch | { $ref: string }> }): Branch[] =>
     schema.oneOf.map((b) => ('$ref' in b ? (doc.components.schemas[b.$ref.replace('#/components/schemas/', '')] as Branch) : b));
-  const route = (method: string, path: string) => (t.service.app.locals.apiRoutes as RouteTable<AnyRoute>).routes.find((r) => r.method === method && r.path === path)!;
+  const route = (method: string, path: string) => entryPointsOf(t.service.app).routes(API_BASE).find((r) => r.method === method && r.path === path)!;
 
   it("documents POST /stores as a union on platform: each loaded platform's fields, with an example each that the route accepts", async () => {
     const content = doc.paths['/stores'].post.requestBody.content['application/json'];
