@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
 import type { Db } from '../tables.ts';
+import type { ConnectorRegistry } from './connector-registry.ts';
 
 /** Why a store is flagged on the health page (and counted in `stores_flagged`). */
 export type StoreFlag = 'ingest_lag' | 'error_rate' | 'webhooks_stopped' | 'platform_error' | 'token_expiring';
@@ -98,7 +99,7 @@ export class StoreHealth {
   readonly thresholds: StoreHealthThresholds;
   readonly #clock: () => Date;
 
-  readonly #notices: (row: { platform: string; external_id: string; name: string; status: string; credentials: unknown }) => string[];
+  readonly #connectors: Pick<ConnectorRegistry, 'get'> | undefined;
 
   constructor(deps: {
     db: Db;
@@ -106,10 +107,10 @@ export class StoreHealth {
     cursors: CursorCodec;
     thresholds?: Partial<StoreHealthThresholds>;
     clock?: () => Date;
-    /** The store's notices from its connector (none when not given). */
-    notices?: (row: { platform: string; external_id: string; name: string; status: string; credentials: unknown }) => string[];
+    /** The connectors whose reminders (`storeNotices`) a connected store shows (none when not given). */
+    connectors?: Pick<ConnectorRegistry, 'get'>;
   }) {
-    this.#notices = deps.notices ?? (() => []);
+    this.#connectors = deps.connectors;
     this.#db = deps.db;
     this.#box = deps.box;
     this.#cursors = deps.cursors;
@@ -251,8 +252,10 @@ export class StoreHealth {
   }
 
   #noticesOf(row: StoreRow): string[] {
+    const connector = this.#connectors?.get(row.platform);
+    if (!connector?.storeNotices || row.status !== 'connected') return [];
     try {
-      return this.#notices({ platform: row.platform, external_id: row.external_id, name: row.name, status: row.status, credentials: this.#box.openJson(row.credentials_sealed) });
+      return connector.storeNotices({ externalId: row.external_id, name: row.name, credentials: this.#box.openJson(row.credentials_sealed) }, new Date());
     } catch {
       return [];
     }

@@ -1,0 +1,119 @@
+import type { Express } from 'express';
+import type { Config } from '../config.ts';
+import { createHttpApp } from '../http/app.ts';
+import { sessionCookieOptions } from '../http/sessions/session-cookies.ts';
+import { SignInLimiter } from '../http/sessions/sign-in-limiter.ts';
+import { queueDashboard } from '../infra/queue/queue-dashboard.ts';
+import { adminLookupRoutes } from '../modules/admin/admin-lookup-routes.ts';
+import { adminOrderRoutes } from '../modules/admin/admin-order-routes.ts';
+import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
+import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
+import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
+import { acceptsOperatorSession, operatorConsole } from '../modules/console/operator-console.ts';
+import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
+import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
+import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
+import { dashboardRouter } from '../modules/dashboard/dashboard-router.ts';
+import { DashboardViews } from '../modules/dashboard/dashboard-views.ts';
+import { EventLog } from '../modules/events/event-log.ts';
+import { adminEventStreamRoutes, eventStreamRoutes } from '../modules/events/events-routes.ts';
+import { healthRouter } from '../modules/health/health-routes.ts';
+import { meRoutes } from '../modules/me/me-routes.ts';
+import { orderSources } from '../modules/orders/order-states.ts';
+import { ordersRoutes } from '../modules/orders/orders-routes.ts';
+import { sampleFilesHandler } from '../modules/print-files/sample-files-routes.ts';
+import { quotesRoutes } from '../modules/quotes/quotes-routes.ts';
+import { resellerProductsRoutes } from '../modules/reseller-products/reseller-products-routes.ts';
+import { walletRoutes } from '../modules/wallet/wallet-routes.ts';
+import { DELIVERY_HEADERS, webhookEventDocs } from '../modules/webhooks/webhook-event-docs.ts';
+import type { Infrastructure } from './infrastructure.ts';
+import type { CoreModules } from './modules.ts';
+import type { Overrides } from './overrides.ts';
+import type { StoresArea } from './stores.ts';
+
+/** The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in one express app. */
+export function composeHttpApp(infra: Infrastructure, modules: CoreModules, storesArea: StoresArea, config: Config, overrides: Overrides): Express {
+  const { logger, connectors, cursors, redis, redisPrefix, rateLimiter, secrets, publicUrl, metrics, queue } = infra;
+  const { accounts, wallet, cards, catalog, samples, quotes, orders, resellerProducts, webhooks, eventStreams, dashboardLinks, sessions } = modules;
+  const { storesModule, health } = storesArea;
+  const platforms = connectors.platforms();
+  const apiRoutes = [
+    ...meRoutes(),
+    ...catalogRoutes({ catalog, cursors, samples }),
+    ...quotesRoutes({ quotes }),
+    ...ordersRoutes({ orders, sources: platforms }),
+    ...walletRoutes({ wallet }),
+    ...resellerProductsRoutes({ resellerProducts }),
+    ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
+    ...webhooks.routes(),
+    ...eventStreamRoutes({ streams: eventStreams }),
+    ...dashboardLinkRoutes({ links: dashboardLinks }),
+  ];
+  // The reseller dashboard: pages over the API's own routes, called in-process.
+  const dashboard = dashboardRouter({
+    links: dashboardLinks,
+    sessions,
+    accounts,
+    api: new DashboardApi({ routes: apiRoutes, logger }),
+    publicUrl,
+    logger,
+    rateLimiter,
+    signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
+    sources: orderSources(platforms),
+    platforms: platformForms(connectors),
+    views: new DashboardViews({ events: new EventLog({ db: infra.database.db }), resellerProducts }),
+  });
+  const operatorCookie = sessionCookieOptions('operator', publicUrl);
+
+  return createHttpApp({
+    logger,
+    accounts,
+    rateLimiter,
+    trustProxy: config.TRUST_PROXY,
+    // Wrong API keys and admin tokens per address: 30 per 15 minutes, then a wrong one answers 429 (a right one never does).
+    credentialFailures: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:bearer-failures`, points: 30 }),
+    adminToken: secrets.adminToken,
+    publicUrl,
+    blockedUserAgents: config.BLOCKED_USER_AGENTS,
+    checkResponses: overrides.checkResponses ?? false,
+    observe: metrics.observe(),
+    rootPages: [
+      { path: '/', ...healthRouter({ db: infra.database.db, redis }) },
+      { path: '/', ...metrics.router(config.METRICS_TOKEN) },
+      { path: '/dashboard', ...dashboard },
+    ],
+    apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
+    webhookDocs: { events: webhookEventDocs(platforms), headers: DELIVERY_HEADERS },
+    rootRoutes: storesModule.connectorRoutes(),
+    adminPages: [{ path: '/queues', ...queueDashboard(queue, '/admin/v1/queues') }],
+    operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
+    console: operatorConsole({
+      adminToken: secrets.adminToken,
+      publicUrl,
+      sessions,
+      cookie: operatorCookie,
+      // Failed sign-ins per address: 10 per 15 minutes, shared by every process through Redis when there is one.
+      limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
+      health,
+      platforms,
+    }),
+    apiRoutes,
+    adminRoutes: [
+      ...adminAccountRoutes({ accounts, wallet, cards }),
+      ...adminOrderRoutes({ orders, sources: platforms }),
+      ...adminEventStreamRoutes({ streams: eventStreams, accounts }),
+      ...adminLookupRoutes({
+        accounts,
+        orders,
+        wallet,
+        endpoints: webhooks.endpoints,
+        deliveries: webhooks.deliveries,
+        stores: storesModule.stores,
+        cursors,
+        sources: platforms,
+      }),
+      ...adminStoreRoutes({ health }),
+      ...adminDashboardLinkRoutes({ links: dashboardLinks }),
+    ],
+  });
+}
