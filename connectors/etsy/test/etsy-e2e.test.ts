@@ -67,7 +67,7 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
       expect(exchange).to.include({ client_id: APP.keystring, redirect_uri: `${PUBLIC_URL}/connectors/etsy/callback` });
       expect(exchange.code_verifier).to.match(/^[A-Za-z0-9_-]{43}$/);
       const row = await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-      const credentials = t.service.services.stores.connection(row).credentials as { refreshToken: string; accessToken: string; shopId: string; userId: string };
+      const credentials = t.service.services.stores.credentials.connection(row).credentials as { refreshToken: string; accessToken: string; shopId: string; userId: string };
       expect(credentials).to.include({ shopId: shop.shopId, userId: shop.userId });
       expect(row.credentials_sealed).not.to.contain(credentials.refreshToken);
       // Every call to Etsy carried the app's key and shared secret; every application call the shop's Bearer token.

@@ -84,7 +84,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       const view = (await t.api(r.key, 'GET', `/stores/${storeId}`)).body.data;
       expect(view).to.include({ platform: 'SHOPIFY', externalId: shop.domain, name: 'Tulip Prints', status: 'connected', lastError: null });
       const row = await storeRow(storeId);
-      const creds = t.service.services.stores.connection(row).credentials as OAuthCredentials;
+      const creds = t.service.services.stores.credentials.connection(row).credentials as OAuthCredentials;
       expect(creds).to.include({ kind: 'oauth', shop: shop.domain });
       expect(creds.refreshToken).to.match(/^shprt_/);
       expect(row.credentials_sealed).not.to.contain(creds.accessToken).and.not.to.contain(creds.refreshToken!);
@@ -124,7 +124,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       const storeId = res.body.data.id as string;
       expect(res.body.data).to.include({ externalId: shop.domain, name: 'Tulip Prints' });
       expect(shop.subscriptions).to.have.length(8);
-      expect(t.service.services.stores.connection(await storeRow(storeId)).credentials).to.deep.include({ kind: 'custom', accessToken: shop.customToken });
+      expect(t.service.services.stores.credentials.connection(await storeRow(storeId)).credentials).to.deep.include({ kind: 'custom', accessToken: shop.customToken });
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: 'someone-elses-secret' })).to.equal(401);
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: shop.customSecret })).to.equal(200);
       await eventually(async () => (await ingest(storeId))?.status === 'placed', 'placement');
@@ -216,13 +216,13 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
     it('refreshes an access token about to expire before calling Shopify, and keeps the rotated refresh token', async () => {
       const { shop, storeId } = await installed();
       const stores = t.service.services.stores;
-      const old = stores.connection(await storeRow(storeId)).credentials as OAuthCredentials;
-      await stores.updateCredentials(storeId, { ...old, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+      const old = stores.credentials.connection(await storeRow(storeId)).credentials as OAuthCredentials;
+      await stores.credentials.updateCredentials(storeId, { ...old, expiresAt: new Date(Date.now() + 60_000).toISOString() });
       shop.expireTokens();
       shop.save(updatedAt(shopifyOrder(), new Date(Date.now() - 30_000).toISOString()));
       await pollNow(t, storeId);
       expect(await ingest(storeId)).to.include({ status: 'placed' });
-      const renewed = stores.connection(await storeRow(storeId)).credentials as OAuthCredentials;
+      const renewed = stores.credentials.connection(await storeRow(storeId)).credentials as OAuthCredentials;
       expect(renewed.accessToken).not.to.equal(old.accessToken);
       expect(renewed.refreshToken).not.to.equal(old.refreshToken);
       expect(shop.tokenRequests.at(-1)).to.include({ grant_type: 'refresh_token', refresh_token: old.refreshToken });

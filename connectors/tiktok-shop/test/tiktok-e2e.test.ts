@@ -36,7 +36,7 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
   const ingest = (storeId: string, orderId: string) => db().selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', orderId).executeTakeFirst();
   const ingestIn = (storeId: string, orderId: string, status: string) => eventually(async () => ((await ingest(storeId, orderId))?.status === status ? ingest(storeId, orderId) : undefined), `ingest ${status}`, 30_000);
   const storeView = async (key: string, storeId: string) => (await t.api(key, 'GET', `/stores/${storeId}`)).body.data;
-  const credentials = async (storeId: string) => t.service.services.stores.connection(await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow()).credentials as TikTokCredentials;
+  const credentials = async (storeId: string) => t.service.services.stores.credentials.connection(await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow()).credentials as TikTokCredentials;
   const searchesOf = (cipher: string) => tiktok.seen(/\/orders\/search$/).filter((c) => c.query.shop_cipher === cipher);
   const sync = (key: string, storeId: string) =>
     eventually(async () => {

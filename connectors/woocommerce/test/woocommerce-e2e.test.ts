@@ -57,7 +57,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       const row = await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
       expect(row.credentials_sealed).not.to.contain(shop.consumerSecret);
       expect(row.webhook_secret_sealed).not.to.contain(secret);
-      expect(t.service.services.stores.connection(row).webhookSecret).to.equal(secret);
+      expect(t.service.services.stores.credentials.connection(row).webhookSecret).to.equal(secret);
       // Every call to the store was counted for the operators, by platform.
       const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
       expect(metrics).to.match(/^connector_http_requests_total\{platform="WOOCOMMERCE",operation="GET",status="200"\} [1-9]/m);
@@ -89,7 +89,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(shop.webhooks.map((w) => w.topic)).to.deep.equal(['order.created', 'order.updated', 'product.created', 'product.updated', 'product.deleted']);
       expect(shop.pings).to.deep.equal([200, 200, 200, 200, 200]);
       const row = await db().selectFrom('stores').selectAll().where('id', '=', store.id).executeTakeFirstOrThrow();
-      expect(t.service.services.stores.connection(row).credentials).to.deep.equal({ storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+      expect(t.service.services.stores.credentials.connection(row).credentials).to.deep.equal({ storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
     });
 
     it('refuses keys POSTed for another request, a forged state, and read-only keys: nothing connected', async () => {

@@ -51,7 +51,7 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
       createTokenBucket({ ...budget, redis, keyPrefix: `${redisPrefix}:poll-budget:${platform}`, name: `poll-budget:${platform}`, onFallback: onRateLimitFallback }),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
-  resellerProducts.useLinkRegistry(storesModule.stores);
+  resellerProducts.useLinkRegistry(storesModule.stores.links);
   // Tracking goes back to the store from the order.shipped event (the sweep catches what a crash lost).
   outbox.subscribe('order.shipped', (events) => storesModule.onOrdersShipped(events));
   // Redis back after an outage: stored webhooks it could not take (or lost) are queued at once, in every process.

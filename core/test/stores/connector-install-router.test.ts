@@ -127,7 +127,7 @@ describe('the generic OAuth install router [pglite]', function () {
     expect(stores[0]).to.include({ id: back.searchParams.get('store'), platform: 'ETSY', externalId: 'tulips', name: 'Shop tulips', status: 'connected' });
     const row = await t.service.db.selectFrom('stores').selectAll().where('id', '=', stores[0].id).executeTakeFirstOrThrow();
     expect(row.credentials_sealed).not.to.contain('token-for-c-1');
-    expect(t.service.services.stores.connection(row).credentials).to.deep.equal({ token: 'token-for-c-1' });
+    expect(t.service.services.stores.credentials.connection(row).credentials).to.deep.equal({ token: 'token-for-c-1' });
   });
 
   it('answers JSON when there is no returnUrl', async () => {

@@ -317,7 +317,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const pushes = shipments.length;
       // Every call of the store's window taken, then the push queued again (by this call or the
       // maintenance sweep, whichever comes first): it must wait for the next window.
-      const store = (await t.service.services.storesModule.stores.findById(storeId))!;
+      const store = (await t.service.services.storesModule.stores.connections.findById(storeId))!;
       await until(async () => t.service.services.storesModule.calls.slot(store).then(() => false, () => true), 10_000, 0);
       await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
       await t.service.services.storesModule.fulfilments.queueShipments();

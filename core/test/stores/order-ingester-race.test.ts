@@ -31,7 +31,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         await gate;
         return products.findBySkus(...args);
       };
-      return new OrderIngester({ db: t.service.db, stores: t.service.services.stores, resellerProducts: held, orders: t.service.services.orders });
+      return new OrderIngester({ db: t.service.db, links: t.service.services.stores.links, resellerProducts: held, orders: t.service.services.orders });
     }
 
     let world: ReferenceStoreWorld | undefined;

@@ -15,7 +15,8 @@ import type { StoreRow } from '../../src/modules/stores/stores-service.ts';
 describe('store call budget: a backlog waits in turn', () => {
   it('has the n-th job turned away in a window wait n / limit windows more', async () => {
     const calls = new StoreCalls({
-      stores: {} as never,
+      connections: {} as never,
+      credentials: {} as never,
       connectors: new ConnectorRegistry([referenceConnector]),
       context: () => ({}) as ConnectorContext,
       callLimiter: () => createRateLimiter({ points: 2, durationMs: 10_000, keyPrefix: `test-backlog-${Date.now()}` }),

@@ -44,7 +44,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       } as never);
       const context = (): ConnectorContext => ({ clock: () => new Date() }) as ConnectorContext;
       return new StoreCalls({
-        stores: t.service.services.stores,
+        connections: t.service.services.stores.connections,
+        credentials: t.service.services.stores.credentials,
         connectors: new ConnectorRegistry([connector]),
         context,
         callLimiter: () => ({ consume: async () => ({ allowed: true, limit: 1000, remaining: 1000, resetSeconds: 1, msBeforeNext: 0 }) }),
@@ -65,7 +66,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const seen = await Promise.all(processes.flatMap((p) => [p.connection(row), p.connection(row)]));
       expect(spent).to.have.length.within(3, 6);
       expect(new Set(spent).size).to.equal(spent.length);
-      const stored = t.service.services.stores.connection(await store()).credentials as RefCredentials;
+      const stored = t.service.services.stores.credentials.connection(await store()).credentials as RefCredentials;
       expect(stored.token).to.equal(`rot-${spent.length}`);
       for (const c of seen) expect((c.credentials as RefCredentials).token).to.match(/^rot-\d+$/);
       expect((await store()).status).to.equal('connected');
@@ -75,7 +76,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const before = await store();
       const calls = processWith(async () => null);
       const c = await calls.connection(before);
-      expect(c.credentials).to.deep.equal(t.service.services.stores.connection(before).credentials);
+      expect(c.credentials).to.deep.equal(t.service.services.stores.credentials.connection(before).credentials);
       expect((await store()).credentials_sealed).to.equal(before.credentials_sealed);
     });
 
@@ -85,7 +86,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const notDue = processWith(async (c) => (asked.push(c.token), null), () => false);
       const c = await notDue.connection(row);
       expect(asked, 'no renewal run when nothing is due').to.deep.equal([]);
-      expect(c.credentials).to.deep.equal(t.service.services.stores.connection(row).credentials);
+      expect(c.credentials).to.deep.equal(t.service.services.stores.credentials.connection(row).credentials);
       const due = processWith(async (c) => (asked.push(c.token), { ...c, token: `${c.token}-renewed` }), (c) => !c.token.endsWith('-renewed'));
       const renewed = (await due.connection(await store())).credentials as RefCredentials;
       expect(asked).to.have.length(1);
@@ -97,7 +98,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('waits for one of the store\'s calls up to the time given (connectionWithin), and past it says when to try again', async () => {
       const connector = defineConnector<RefCredentials>({ ...referenceConnector } as never);
       const calls = new StoreCalls({
-        stores: t.service.services.stores,
+        connections: t.service.services.stores.connections,
+        credentials: t.service.services.stores.credentials,
         connectors: new ConnectorRegistry([connector]),
         context: (): ConnectorContext => ({ clock: () => new Date() }) as ConnectorContext,
         // One call a second per store, counted by the real in-memory limiter.

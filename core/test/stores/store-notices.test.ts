@@ -50,7 +50,8 @@ describe('store orders not ours to print, and store warnings', function () {
     const context = () => ({}) as never;
     return new EventIngester({
       db: t.service.db,
-      stores: t.service.services.stores,
+      connections: t.service.services.stores.connections,
+      credentials: t.service.services.stores.credentials,
       connectors,
       context,
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never,
@@ -159,17 +160,17 @@ describe('store orders not ours to print, and store warnings', function () {
     } finally {
       referenceConnector.listOrders = original;
     }
-    expect((await t.service.services.stores.get(tenant, storeId)).notices).to.deep.equal([notice]);
+    expect((await t.service.services.stores.connections.get(tenant, storeId)).notices).to.deep.equal([notice]);
     await t.service.db.updateTable('stores').set({ poll_notice_at: new Date(Date.now() - 8 * 24 * 3600_000) }).where('id', '=', storeId).execute();
-    expect((await t.service.services.stores.get(tenant, storeId)).notices).to.deep.equal([]);
+    expect((await t.service.services.stores.connections.get(tenant, storeId)).notices).to.deep.equal([]);
   });
 
   it("shows a warning as the connected store's lastError, and a disconnection's reason", async () => {
-    await t.service.services.stores.noteProblem(storeId, 'The authorisation expires on 2026-12-25.');
+    await t.service.services.stores.connections.noteProblem(storeId, 'The authorisation expires on 2026-12-25.');
     expect((await store()).last_error).to.equal('The authorisation expires on 2026-12-25.');
     expect((await store()).status).to.equal('connected');
-    await t.service.services.stores.markDisconnected(storeId, 'The seller revoked the app.');
-    await t.service.services.stores.noteProblem(storeId, 'a late warning');
+    await t.service.services.stores.connections.markDisconnected(storeId, 'The seller revoked the app.');
+    await t.service.services.stores.connections.noteProblem(storeId, 'a late warning');
     expect(await store()).to.deep.include({ status: 'disconnected', last_error: 'The seller revoked the app.' });
   });
 });

@@ -120,7 +120,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const other = await ReferenceShop.start();
       try {
         const storeId = await connect('REFERENCE', other);
-        const store = (await t.service.services.storesModule.stores.findById(storeId))!;
+        const store = (await t.service.services.storesModule.stores.connections.findById(storeId))!;
         const order = {
           externalId: 'R-1',
           name: '#R-1',

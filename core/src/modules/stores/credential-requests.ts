@@ -5,7 +5,7 @@ import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug } from './connector-registry.ts';
-import type { StoresService } from './stores-service.ts';
+import type { StoreConnections } from './store-connections.ts';
 import { invalidRequest } from '../../http/validation.ts';
 import { issueSentence } from '../../http/plain-issues.ts';
 import type { StoresContext } from './stores-context.ts';
@@ -29,7 +29,7 @@ interface RequestState {
 export const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
 
 export interface CredentialRequestsDeps extends Pick<StoresContext, 'db' | 'connectors' | 'box' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
 }
 
 /**
@@ -48,7 +48,7 @@ export class CredentialRequests {
 
   /** `POST /stores/credential-requests {platform, returnUrl?, ...input}`: where to send the merchant. */
   async begin(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ redirectUrl: string; expiresAt: string }> {
-    const connector = this.#deps.stores.connector(platform);
+    const connector = this.#deps.connections.connector(platform);
     const flow = connector.credentialRequest;
     if (!flow) throw rejected('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
     const { returnUrl, ...rest } = fields;
@@ -81,7 +81,7 @@ export class CredentialRequests {
     const flow = connector.credentialRequest;
     const ctx = this.#deps.context(request.p);
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);
-    const row = await this.#deps.stores.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
+    const row = await this.#deps.connections.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
     if (request.n) {
       await this.#deps.db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();
     }

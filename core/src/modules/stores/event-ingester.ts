@@ -5,7 +5,8 @@ import type { OrderFetches } from './order-fetches.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreRedactor } from './store-redactor.ts';
 import { markProcessed } from './stored-events.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreCredentials } from './store-credentials.ts';
 import type { StoreWebhookEventsTable } from './stores-tables.ts';
 import type { StoresContext } from './stores-context.ts';
 
@@ -18,7 +19,8 @@ const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.head
 const EVENTS_PARALLEL = 4;
 
 export interface EventIngesterDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context' | 'logger'> {
-  stores: StoresService;
+  connections: StoreConnections;
+  credentials: StoreCredentials;
   orders: OrderIngester;
   /** Thin notifications' orders, fetched merged per store. */
   fetches: OrderFetches;
@@ -133,10 +135,10 @@ export class EventIngester {
           await this.#deps.listingsChanged(store);
           break;
         case 'uninstalled':
-          await this.#deps.stores.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
+          await this.#deps.connections.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
           break;
         case 'store_warning':
-          await this.#deps.stores.noteProblem(store.id, content.message);
+          await this.#deps.connections.noteProblem(store.id, content.message);
           break;
         case 'redact':
           await this.#deps.redactor.redact(store.id, content.externalOrderIds);
@@ -154,7 +156,7 @@ export class EventIngester {
   async #content(store: StoreRow, req: InboundWebhook): Promise<WebhookContent> {
     const connector = this.#deps.connectors.get(store.platform)!;
     const ctx = this.#deps.context(store.platform);
-    const connection = this.#deps.stores.connection(store);
+    const connection = this.#deps.credentials.connection(store);
     if (store.status === 'connected') return connector.parseWebhook(ctx, connection, req);
     const parsed = await connector.parseWebhook(ctx, connection, req).catch((err: Error) => {
       this.#deps.logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });

@@ -3,7 +3,7 @@ import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { EventEnvelope } from '../events/outbox.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 import type { StoreCalls } from './store-calls.ts';
-import type { StoresService } from './stores-service.ts';
+import type { StoreConnections } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** Shipped store orders the safety sweep reads per page, and how far back. */
@@ -21,7 +21,7 @@ interface Shipped {
 }
 
 export interface FulfilmentPusherDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
   orders: OrdersService;
   calls: StoreCalls;
   /** Queues the push of one order's tracking (one job per order). */
@@ -126,7 +126,7 @@ export class FulfilmentPusher {
   async push(orderId: string): Promise<void> {
     const fulfilment = await this.#deps.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
     if (!fulfilment || fulfilment.status === 'pushed') return;
-    const store = await this.#deps.stores.findById(fulfilment.store_id);
+    const store = await this.#deps.connections.findById(fulfilment.store_id);
     if (!store || store.status !== 'connected') return;
     const connector = this.#deps.connectors.get(store.platform);
     const order = await this.#deps.orders.get({ resellerId: store.reseller_id, mode: store.mode }, orderId);

@@ -5,7 +5,9 @@ import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreCalls } from './store-calls.ts';
-import { ingestView, type StoreRow, type StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreCredentials } from './store-credentials.ts';
+import { ingestView } from './store-ingests.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** Outcomes a retry can change: nothing was placed, and nothing says it never can be. */
@@ -16,7 +18,8 @@ const STORED_DELIVERIES_SCANNED = 500;
 const RETRY_WAITS_FOR_BUDGET_MS = 3000;
 
 export interface IngestRetrierDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
+  credentials: StoreCredentials;
   calls: StoreCalls;
   ingester: OrderIngester;
 }
@@ -37,7 +40,7 @@ export class IngestRetrier {
   }
 
   async retry(tenant: Tenant, storeId: string, ingestId: string): Promise<ReturnType<typeof ingestView>> {
-    const store = await this.#deps.stores.row(tenant, storeId);
+    const store = await this.#deps.connections.row(tenant, storeId);
     const ingest = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
     if (!ingest) throw notFound('store ingest', ingestId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
@@ -53,7 +56,7 @@ export class IngestRetrier {
 
   /** The store order as the platform has it now, or as its newest stored delivery carried it. */
   async #order(store: StoreRow, externalOrderId: string): Promise<StoreOrder> {
-    const connector = this.#deps.stores.connector(store.platform);
+    const connector = this.#deps.connections.connector(store.platform);
     const ctx = this.#deps.context(store.platform);
     if (connector.fetchOrders) {
       const fetched = await answeringFor(connector.manifest.displayName, 'credentials', async () => {
@@ -79,7 +82,7 @@ export class IngestRetrier {
       .orderBy('received_at', 'desc')
       .limit(STORED_DELIVERIES_SCANNED)
       .execute();
-    const connection = this.#deps.stores.connection(store);
+    const connection = this.#deps.credentials.connection(store);
     for (const d of deliveries) {
       const content = await connector
         .parseWebhook(ctx, connection, { headers: d.headers, rawBody: Buffer.from(d.raw_body, 'base64'), path: d.path, query: {} })

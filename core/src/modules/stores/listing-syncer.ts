@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import { productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreCalls } from './store-calls.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreLinks } from './store-links.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** How often a store's listings are synced when nothing asks sooner (the safety net behind the product webhooks). */
@@ -22,7 +23,8 @@ export const LISTINGS_FAILED = 'Listings could not be read: ';
 const LINKS_BATCH = 500;
 
 export interface ListingSyncerDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context' | 'logger'> {
-  stores: StoresService;
+  connections: StoreConnections;
+  links: StoreLinks;
   calls: StoreCalls;
   /** Queues the store's listings job (one per store at a time). */
   queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
@@ -81,18 +83,18 @@ export class ListingSyncer {
     try {
       await this.#sync(storeId);
     } catch (err) {
-      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#deps.stores.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
+      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#deps.connections.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
       throw err;
     }
   }
 
   async #sync(storeId: string): Promise<void> {
     for (let run = 0; run < 3; run++) {
-      const store = await this.#deps.stores.findById(storeId);
+      const store = await this.#deps.connections.findById(storeId);
       if (!store || store.status !== 'connected' || !this.canSync(store)) return;
       const startedAt = await this.#run(store);
       // Asked for again while this run read the store: what changed may have been read already, or not.
-      const after = await this.#deps.stores.findById(storeId);
+      const after = await this.#deps.connections.findById(storeId);
       if (!after?.listings_requested_at || after.listings_requested_at <= startedAt) return;
     }
   }
@@ -180,7 +182,7 @@ export class ListingSyncer {
       const deleted = await this.#deps.db.deleteFrom('store_links').where('id', 'in', gone.slice(i, i + LINKS_BATCH)).executeTakeFirst();
       unlinked += Number(deleted.numDeletedRows);
     }
-    this.#deps.stores.forgetKnownLinks();
+    this.#deps.links.forgetKnownLinks();
     await this.#deps.db
       .updateTable('stores')
       .set({ listings_run_started_at: null, listings_cursor: null, listings_synced_at: sql<Date>`now()` })
@@ -232,7 +234,7 @@ export class ListingSyncer {
   /** Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls this). */
   async scheduleSyncs(intervalMs = LISTINGS_INTERVAL_MS): Promise<number> {
     let n = 0;
-    for (const store of await this.#deps.stores.connectedStores()) {
+    for (const store of await this.#deps.connections.connectedStores()) {
       if (!this.canSync(store)) continue;
       if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
       if (store.listings_requested_at && Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)) continue;

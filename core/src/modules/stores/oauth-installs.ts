@@ -4,7 +4,7 @@ import { Refusal, rejected } from '../refusal.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug } from './connector-registry.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
 import { invalidRequest } from '../../http/validation.ts';
 import { issueSentence } from '../../http/plain-issues.ts';
 import type { StoresContext } from './stores-context.ts';
@@ -29,7 +29,7 @@ type Installable = Connector<any> & { install: NonNullable<Connector['install']>
 const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
 
 export interface OAuthInstallsDeps extends Pick<StoresContext, 'connectors' | 'box' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
 }
 
 /**
@@ -91,7 +91,7 @@ export class OAuthInstalls {
     if (!install || !state) throw new Refusal('install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
     const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }), ctx.logger);
-    const store = await this.#deps.stores.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
+    const store = await this.#deps.connections.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
     let returnUrl: string | null = null;
     if (install.u) {
       const back = new URL(install.u);

@@ -2,7 +2,7 @@ import { ConnectorError, type StoreOrder } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import { retryDelayFor } from './connector-errors.ts';
 import type { StoreCalls } from './store-calls.ts';
-import type { StoreRow } from './stores-service.ts';
+import type { StoreRow } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** Ids one `fetchOrders` call carries when the connector does not say (manifest.fetchOrdersMax). */

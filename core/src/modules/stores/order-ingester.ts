@@ -9,7 +9,8 @@ import type { ResellerProductsService } from '../reseller-products/reseller-prod
 import type { Db } from '../tables.ts';
 import { orderRecipient } from './store-recipient.ts';
 import { markProcessed } from './stored-events.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreRow } from './store-connections.ts';
+import type { StoreLinks } from './store-links.ts';
 import type { StoreIngestsTable } from './stores-tables.ts';
 import type { StoresContext } from './stores-context.ts';
 
@@ -35,7 +36,7 @@ export function isSkippedOrder(status: string, skipped: SkippedLine[]): boolean 
 const NOT_CANCELLABLE = new Set(['order_not_cancellable', 'payment_in_progress']);
 
 export interface OrderIngesterDeps extends Pick<StoresContext, 'db'> {
-  stores: StoresService;
+  links: StoreLinks;
   resellerProducts: ResellerProductsService;
   orders: OrdersService;
   /** Where `store.order_skipped` is written (with the outcome, in one statement). */
@@ -236,7 +237,7 @@ export class OrderIngester {
         continue;
       }
       lines.push({ resellerSku: product.sku, quantity: line.quantity });
-      if (line.externalProductId || line.externalVariantId) await this.#deps.stores.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+      if (line.externalProductId || line.externalVariantId) await this.#deps.links.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
     }
     return { lines, skipped, products };
   }

@@ -2,7 +2,8 @@ import { ConnectorError, type StoreConnection } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { TokenBucket } from '../../infra/token-bucket.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreCredentials } from './store-credentials.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** A poll waiting for its platform's order-search budget (pollBudget): nothing runs meanwhile. */
@@ -11,7 +12,8 @@ export class PollBudgetWait extends RetryLaterError {
 }
 
 export interface StoreCallsDeps extends Pick<StoresContext, 'connectors' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
+  credentials: StoreCredentials;
   /** A limiter per platform (shared by every process on Redis); its key is the store. */
   callLimiter: (platform: string, rate: { max: number; durationMs: number }) => RateLimiter;
   /** A token bucket per platform with a pollBudget (shared by every process on Redis); its key is the store. */
@@ -68,7 +70,7 @@ export class StoreCalls {
   /** A connector said the merchant withdrew our access: the store is disconnected with its reason. Answers whether it did. */
   async disconnectIfRevoked(storeId: string, err: unknown): Promise<boolean> {
     if (!(err instanceof ConnectorError) || err.kind !== 'auth' || !err.revoked) return false;
-    await this.#deps.stores.markDisconnected(storeId, err.message);
+    await this.#deps.connections.markDisconnected(storeId, err.message);
     return true;
   }
 
@@ -110,8 +112,8 @@ export class StoreCalls {
    */
   async connection(row: StoreRow, options: { slot?: boolean } = {}): Promise<StoreConnection<unknown>> {
     if (options.slot !== false) await this.slot(row);
-    const store = (await this.#deps.stores.findById(row.id)) ?? row;
-    const connection = this.#deps.stores.connection(store);
+    const store = (await this.#deps.connections.findById(row.id)) ?? row;
+    const connection = this.#deps.credentials.connection(store);
     const connector = this.#deps.connectors.get(store.platform);
     if (!connector?.refreshCredentials) return connection;
     // Most calls: nothing to renew, so no lock to take (the renewal's lock is a transaction).
@@ -119,7 +121,7 @@ export class StoreCalls {
     let renewal = this.#renewals.get(store.id);
     if (!renewal) {
       // Under a lock every process shares, on the credentials as stored then (see renewCredentials).
-      renewal = this.#deps.stores
+      renewal = this.#deps.credentials
         .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#deps.context(store.platform), current))
         .catch(async (err: unknown) => {
           // The platform refused to renew because the merchant's grant is gone (revoked, expired
@@ -128,7 +130,7 @@ export class StoreCalls {
           if (err instanceof ConnectorError && err.kind === 'auth' && err.revoked) {
             const reason = err.message.replace(/\.$/, '');
             const message = `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`;
-            await this.#deps.stores.markDisconnected(store.id, message);
+            await this.#deps.connections.markDisconnected(store.id, message);
             // The job that asked fails with the same reason (a poll records it as is, not a second wording).
             throw new ConnectorError('auth', message, { revoked: true, cause: err, ...(err.status !== undefined ? { status: err.status } : {}) });
           }

@@ -7,7 +7,7 @@ import type { Tenant } from '../orders/orders-service.ts';
 import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import { PollBudgetWait, type StoreCalls } from './store-calls.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** Pages of orders one poll reads at most (the next poll goes on from the cursor). */
@@ -32,7 +32,7 @@ export interface SyncRequest {
 }
 
 export interface StorePollerDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
   calls: StoreCalls;
   ingester: OrderIngester;
   /** Queues the store's poll job (one per store at a time). */
@@ -71,7 +71,7 @@ export class StorePoller {
    * lease is left free meanwhile (nothing runs), so a sync asked for again answers the same.
    */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
-    const store = await this.#deps.stores.row(tenant, storeId);
+    const store = await this.#deps.connections.row(tenant, storeId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
     if (!this.canPoll(store)) throw rejected('sync_not_supported', `${this.#deps.connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
     const taken = await this.#deps.db
@@ -98,7 +98,7 @@ export class StorePoller {
 
   /** Polls one store for orders changed since its cursor (the poll job). */
   async poll(storeId: string): Promise<void> {
-    const store = await this.#deps.stores.findById(storeId);
+    const store = await this.#deps.connections.findById(storeId);
     if (!store || store.status !== 'connected' || !this.canPoll(store)) {
       if (store?.poll_lease_until) await this.#release(storeId);
       return;
@@ -169,7 +169,7 @@ export class StorePoller {
   /** Queues a poll of every connected polling store whose interval has passed (the maintenance loop calls this). */
   async schedulePolls(): Promise<number> {
     let n = 0;
-    for (const store of await this.#deps.stores.connectedStores()) {
+    for (const store of await this.#deps.connections.connectedStores()) {
       const connector = this.#deps.connectors.get(store.platform);
       if (!connector?.manifest.capabilities.polling) continue;
       const interval = connector.manifest.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;

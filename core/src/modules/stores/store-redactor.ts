@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { StoresService } from './stores-service.ts';
+import type { StoreConnections } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
 export interface StoreRedactorDeps extends Pick<StoresContext, 'db' | 'logger'> {
-  stores: StoresService;
+  connections: StoreConnections;
 }
 
 /**
@@ -27,7 +27,7 @@ export class StoreRedactor {
 
   /** Erases the personal data we hold for these store orders (or the whole store), and the store's deliveries. */
   async redact(storeId: string, externalOrderIds: string[] | 'all'): Promise<void> {
-    const store = await this.#deps.stores.findById(storeId);
+    const store = await this.#deps.connections.findById(storeId);
     const storeIds = store ? (await this.#deps.db.selectFrom('stores').select('id').where('platform', '=', store.platform).where('external_id', '=', store.external_id).execute()).map((r) => r.id) : [storeId];
     const now = new Date();
     let ingests = this.#deps.db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, redacted_at: now, updated_at: now }).where('store_id', 'in', storeIds);

@@ -116,34 +116,39 @@ export class StoresModule {
     const ctx: StoresContext = { db: deps.db, box: deps.box, cursors: deps.cursors, logger: deps.logger, connectors: deps.connectors, context: deps.context };
     this.#ctx = ctx;
     this.stores = new StoresService({ ...ctx, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
-    this.credentialRequests = new CredentialRequests({ ...ctx, stores: this.stores });
-    this.installs = new OAuthInstalls({ ...ctx, stores: this.stores });
+    // The pipeline's classes take the services split by job that they call, not the facade.
+    const { connections, credentials, links } = this.stores;
+    this.credentialRequests = new CredentialRequests({ ...ctx, connections });
+    this.installs = new OAuthInstalls({ ...ctx, connections });
     this.calls = new StoreCalls({
       ...ctx,
-      stores: this.stores,
+      connections,
+      credentials,
       callLimiter: deps.callLimiter,
       pollBudget: deps.pollBudget ?? ((platform, budget) => createTokenBucket({ ...budget, keyPrefix: `poll-budget:${platform}`, name: `poll-budget:${platform}` })),
     });
     this.ingester = new OrderIngester({
       ...ctx,
-      stores: this.stores,
+      links,
       resellerProducts: deps.resellerProducts,
       orders: deps.orders,
       ...(deps.outbox ? { outbox: deps.outbox } : {}),
       ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}),
     });
-    this.retrier = new IngestRetrier({ ...ctx, stores: this.stores, calls: this.calls, ingester: this.ingester });
-    this.redactor = new StoreRedactor({ ...ctx, stores: this.stores });
+    this.retrier = new IngestRetrier({ ...ctx, connections, credentials, calls: this.calls, ingester: this.ingester });
+    this.redactor = new StoreRedactor({ ...ctx, connections });
     this.listings = new ListingSyncer({
       ...ctx,
-      stores: this.stores,
+      connections,
+      links,
       calls: this.calls,
       products: deps.resellerProducts,
       queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
     this.events = new EventIngester({
       ...ctx,
-      stores: this.stores,
+      connections,
+      credentials,
       orders: this.ingester,
       fetches: new OrderFetches({ ...ctx, calls: this.calls }),
       redactor: this.redactor,
@@ -151,7 +156,7 @@ export class StoresModule {
     });
     this.poller = new StorePoller({
       ...ctx,
-      stores: this.stores,
+      connections,
       calls: this.calls,
       ingester: this.ingester,
       queuePoll: (store, suffix) => this.#queuePoll(store, suffix),
@@ -159,12 +164,12 @@ export class StoresModule {
     });
     this.fulfilments = new FulfilmentPusher({
       ...ctx,
-      stores: this.stores,
+      connections,
       orders: deps.orders,
       calls: this.calls,
       queuePush: (platform, orderId) => this.#fulfil.get(platform)!.add({ orderId }, { jobId: `fulfil-${orderId}` }),
     });
-    this.receiver = new WebhookReceiver({ ...ctx, stores: this.stores, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
+    this.receiver = new WebhookReceiver({ ...ctx, connections, credentials, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
     for (const connector of ctx.connectors.all()) this.#defineQueues(deps.queue, connector);
   }
 
@@ -229,7 +234,7 @@ export class StoresModule {
     if (connector.registerWebhooks) {
       const ctx = this.#ctx.context(store.platform);
       const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), ctx.webhookUrl(store.id));
-      if (webhookSecret) await this.stores.setWebhookSecret(store.id, webhookSecret);
+      if (webhookSecret) await this.stores.credentials.setWebhookSecret(store.id, webhookSecret);
     }
     if (connector.listOrders) {
       // Not a failure of the connection: a store never polled is queued by the polling sweep (schedulePolls).

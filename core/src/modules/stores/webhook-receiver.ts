@@ -4,7 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
-import type { StoreRow, StoresService } from './stores-service.ts';
+import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreCredentials } from './store-credentials.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** How long a store read for a webhook's signature check is reused (a check that fails on it reads the store again). */
@@ -23,7 +24,8 @@ export interface Receipt {
 }
 
 export interface WebhookReceiverDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
-  stores: StoresService;
+  connections: StoreConnections;
+  credentials: StoreCredentials;
   /** A delivery was stored: queue its ingestion. */
   stored: (platform: string, eventId: string) => void;
 }
@@ -62,7 +64,7 @@ export class WebhookReceiver {
       reused = store !== undefined;
       store ??= await this.#storeById(pathStoreId);
     }
-    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#deps.stores.webhookSecret(row) : undefined, settings: this.#deps.connectors.settings(platform) });
+    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#deps.credentials.webhookSecret(row) : undefined, settings: this.#deps.connectors.settings(platform) });
     if (!pathStoreId) {
       const external = connector.identifyStore?.(req);
       if (external) {
@@ -79,7 +81,7 @@ export class WebhookReceiver {
           }
         }
         // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
-        store = (await this.#deps.stores.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
+        store = (await this.#deps.connections.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
       }
     }
     let verdict = await verify(store);
@@ -125,7 +127,7 @@ export class WebhookReceiver {
   }
 
   async #storeById(id: string): Promise<StoreRow | undefined> {
-    const store = await this.#deps.stores.findById(id);
+    const store = await this.#deps.connections.findById(id);
     if (store) this.#storesForWebhooks.set(id, store);
     return store;
   }
