@@ -59,9 +59,7 @@ export class SandboxStores {
   async #shopOf(tenant: Tenant, storeId: string, opts: { connected?: boolean } = {}): Promise<string> {
     const store = await this.#deps.storeRow(tenant, storeId);
     if (store.platform !== SANDBOX_PLATFORM) {
-      throw rejected('unsupported_platform', `Store ${storeId} is a ${store.platform} store: sandbox orders and listings are made in sandbox stores only (POST /stores {"platform": "SANDBOX"} with a test key).`, [
-        { field: 'id', code: 'unsupported_platform', allowedValues: [SANDBOX_PLATFORM] },
-      ]);
+      throw rejected('unsupported_platform', `Store ${storeId} is a ${store.platform} store: sandbox orders and listings are made in sandbox stores only (POST /stores {"platform": "SANDBOX"} with a test key).`);
     }
     if (opts.connected && store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected.`);
     return store.external_id;

@@ -174,6 +174,6 @@ export class StoreConnections {
 /** A connector whose stores are for test keys only (a sandbox) is refused to a live key, before anything is asked of it. */
 function refuseLiveIfTestOnly(tenant: Tenant, connector: Connector<any>): void {
   if (connector.manifest.testModeOnly && tenant.mode !== 'test') {
-    throw rejected('store_not_connectable', `${connector.manifest.displayName} stores are for test keys: connect one with a prk_test_ key (a live key's stores take real orders).`, [{ field: 'platform', code: 'test_mode_only' }]);
+    throw rejected('store_not_connectable', `${connector.manifest.displayName} stores are for test keys: connect one with a prk_test_ key (a live key's stores take real orders).`);
   }
 }
