@@ -15,6 +15,7 @@ import type { ProductionService } from './modules/production/production-service.
 import type { QuotesService } from './modules/quotes/quotes-service.ts';
 import type { ResellerProductsService } from './modules/reseller-products/reseller-products-service.ts';
 import type { SessionStore } from './modules/sessions/session-store.ts';
+import type { SandboxModule } from './modules/sandbox/sandbox-module.ts';
 import type { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import type { Db } from './modules/tables.ts';
@@ -55,6 +56,8 @@ export interface Service extends Lifecycle {
     stores: StoresService;
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
+    /** The sandbox stores' platform. */
+    sandbox: SandboxModule;
     maintenance: Maintenance;
     /** Login links to the reseller dashboard. */
     dashboardLinks: DashboardLinks;
@@ -80,7 +83,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const app = composeHttpApp(infra, modules, stores, config, overrides);
 
   const { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, resellerProducts, dashboardLinks, sessions, eventStreams } = modules;
-  const { storesModule } = stores;
+  const { storesModule, sandbox } = stores;
   const lifecycle = serviceLifecycle({
     config,
     app,
@@ -116,7 +119,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: infra.secrets.adminToken,
     generatedAdminToken: infra.secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores: storesModule.stores, storesModule, dashboardLinks, sessions },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores: storesModule.stores, storesModule, sandbox, dashboardLinks, sessions },
     ...lifecycle,
   };
 }

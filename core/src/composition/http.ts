@@ -35,7 +35,7 @@ import type { StoresArea } from './stores.ts';
 export function composeHttpApp(infra: Infrastructure, modules: CoreModules, storesArea: StoresArea, config: Config, overrides: Overrides): Express {
   const { logger, connectors, cursors, redis, redisPrefix, rateLimiter, secrets, publicUrl, metrics, queue } = infra;
   const { accounts, wallet, cards, catalog, samples, quotes, orders, resellerProducts, webhooks, eventStreams, dashboardLinks, sessions } = modules;
-  const { storesModule, health } = storesArea;
+  const { storesModule, sandbox, health } = storesArea;
   const platforms = connectors.platforms();
   const apiRoutes = [
     ...meRoutes(),
@@ -45,6 +45,7 @@ export function composeHttpApp(infra: Infrastructure, modules: CoreModules, stor
     ...walletRoutes({ wallet }),
     ...resellerProductsRoutes({ resellerProducts }),
     ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
+    ...sandbox.routes(),
     ...webhooks.routes(),
     ...eventStreamRoutes({ streams: eventStreams }),
     ...dashboardLinkRoutes({ links: dashboardLinks }),

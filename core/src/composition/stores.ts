@@ -6,12 +6,15 @@ import { platformSlug } from '../modules/stores/connector-registry.ts';
 import { StoreHealth } from '../modules/stores/store-health.ts';
 import { registerStoreHealthMetrics } from '../modules/stores/store-health-metrics.ts';
 import { StoresModule } from '../modules/stores/stores-module.ts';
+import { SandboxModule } from '../modules/sandbox/sandbox-module.ts';
 import type { Infrastructure } from './infrastructure.ts';
 import type { CoreModules } from './modules.ts';
 
 /** Stores, connectors and the ingestion pipeline, on top of the core modules; the operators' view of their health. */
 export interface StoresArea {
   storesModule: StoresModule;
+  /** The sandbox stores' platform. */
+  sandbox: SandboxModule;
   health: StoreHealth;
 }
 
@@ -25,8 +28,10 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
   const { orders, resellerProducts, outbox } = modules;
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
   const connectorHttp = connectorHttpClients({ safeFetch: infra.safeFetch, metrics, logger });
+  // The sandbox stores' platform: answers its connector in-process, hands its signed webhooks to the stores' receiver.
+  const sandbox = new SandboxModule({ db: database.db, box, logger, cursors, inbox: (slug, req) => storesModule.receiver.receive(slug, req), storeRow: (tenant, id) => storesModule.stores.connections.row(tenant, id) });
   const connectorContext = (platform: string): ConnectorContext => ({
-    http: connectorHttp(platform),
+    http: sandbox.http(connectorHttp(platform)),
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
@@ -59,5 +64,5 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
 
   const health = new StoreHealth({ db: database.db, box, cursors, connectors });
   registerStoreHealthMetrics(metrics, { db: database.db, health, webhooks: modules.webhooks.deliveries });
-  return { storesModule, health };
+  return { storesModule, sandbox, health };
 }

@@ -1,6 +1,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
 import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
+import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './publishing.ts';
 
 /** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
 export interface HttpRequest {
@@ -115,48 +116,6 @@ export type WebhookVerdict =
     }
   | { ok: false; reason: string };
 
-/** A product to create in a store: one variant carrying the reseller product's SKU. */
-export interface ListingDraft {
-  sku: string;
-  title: string;
-  description?: string | undefined;
-  /** The merchant's retail price, in minor units of `currency`. */
-  priceCents: number;
-  /** ISO 4217, upper case: the store's currency. */
-  currency: string;
-  /** Public https image URLs, already checked by core's SSRF guard; the platform fetches them. */
-  imageUrls: string[];
-  /** false: created as a draft (not on sale). */
-  published: boolean;
-  /** Per-platform extras the merchant gave (Etsy: `taxonomyId`, `shippingProfileId`, `whoMade`…), checked by the connector. */
-  platformOptions?: Record<string, unknown> | undefined;
-}
-
-/** A product made by `publishListing`, as the platform holds it. */
-export interface PublishedListing {
-  externalProductId: string;
-  /** Null where the product has no variant id of its own. */
-  externalVariantId: string | null;
-  /** `active`: on sale; `draft`: created, not on sale; `pending`: the platform is still creating it. */
-  status: 'active' | 'draft' | 'pending';
-  /** The product's page in the store or the merchant's admin, when known. */
-  url?: string | undefined;
-  /** Something the merchant must know ("Etsy keeps it a draft: it has no shipping profile"). */
-  notice?: string | undefined;
-}
-
-export interface ListingRef {
-  externalProductId: string;
-  externalVariantId: string | null;
-}
-
-export interface ListingChanges {
-  title?: string | undefined;
-  priceCents?: number | undefined;
-  currency?: string | undefined;
-  published?: boolean | undefined;
-}
-
 /** What a verified webhook means for us. */
 export type WebhookContent =
   | { kind: 'orders'; orders: StoreOrder[] }
@@ -213,6 +172,11 @@ export interface ConnectorManifest<C, S = unknown> {
      */
     publishing?: boolean;
   };
+  /**
+   * Only test keys connect its stores (a sandbox, a platform's test environment): a live key's
+   * `POST /stores` answers 422 `store_not_connectable` ("<displayName> stores are for test keys").
+   */
+  testModeOnly?: boolean;
   /** Without publishing: what the merchant can do instead, said in the 422 ("Create the product in Seller Central, then map it with POST /stores/{id}/links"). */
   publishingAdvice?: string;
   /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */

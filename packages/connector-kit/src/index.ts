@@ -1,6 +1,7 @@
 export * from './connector.ts';
 export * from './connector-error.ts';
 export * from './settings.ts';
+export * from './publishing.ts';
 export * from './store-order.ts';
 // The toolbox: what every connector would otherwise write again.
 export * from './fetch-adapter.ts';
