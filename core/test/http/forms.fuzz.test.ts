@@ -52,6 +52,7 @@ const FORMS: FormOp[] = [
   { path: '/dashboard/stores/{id}/disconnect', session: 'dashboard', fields: {} },
   { path: '/dashboard/stores/{id}/ingests/{ingestId}/retry', session: 'dashboard', fields: {} },
   { path: '/dashboard/stores/{id}/listings/product', session: 'dashboard', fields: { sku: ['S'], title: ['T'], productId: ['business-cards'], fileUrl: url } },
+  { path: '/dashboard/stores/{id}/sandbox-orders', session: 'dashboard', fields: { sku: ['fuzz-sku', 'FUZZ-SKU', ''], quantity: ['250', '0', '-1', '1e309', 'x'], paid: ['on', 'off'] } },
   { path: '/dashboard/orders/{id}/cancel', session: 'dashboard', fields: {} },
   { path: '/dashboard/orders/{id}/lines/{line}/file', session: 'dashboard', fields: { fileUrl: url } },
 ];
