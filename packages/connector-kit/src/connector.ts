@@ -1,6 +1,9 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
+import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './listing-publishing.ts';
 import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
+
+export type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './listing-publishing.ts';
 
 /** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
 export interface HttpRequest {
@@ -114,48 +117,6 @@ export type WebhookVerdict =
       acknowledgeOnly?: boolean;
     }
   | { ok: false; reason: string };
-
-/** A product to create in a store: one variant carrying the reseller product's SKU. */
-export interface ListingDraft {
-  sku: string;
-  title: string;
-  description?: string | undefined;
-  /** The merchant's retail price, in minor units of `currency`. */
-  priceCents: number;
-  /** ISO 4217, upper case: the store's currency. */
-  currency: string;
-  /** Public https image URLs, already checked by core's SSRF guard; the platform fetches them. */
-  imageUrls: string[];
-  /** false: created as a draft (not on sale). */
-  published: boolean;
-  /** Per-platform extras the merchant gave (Etsy: `taxonomyId`, `shippingProfileId`, `whoMade`…), checked by the connector. */
-  platformOptions?: Record<string, unknown> | undefined;
-}
-
-/** A product made by `publishListing`, as the platform holds it. */
-export interface PublishedListing {
-  externalProductId: string;
-  /** Null where the product has no variant id of its own. */
-  externalVariantId: string | null;
-  /** `active`: on sale; `draft`: created, not on sale; `pending`: the platform is still creating it. */
-  status: 'active' | 'draft' | 'pending';
-  /** The product's page in the store or the merchant's admin, when known. */
-  url?: string | undefined;
-  /** Something the merchant must know ("Etsy keeps it a draft: it has no shipping profile"). */
-  notice?: string | undefined;
-}
-
-export interface ListingRef {
-  externalProductId: string;
-  externalVariantId: string | null;
-}
-
-export interface ListingChanges {
-  title?: string | undefined;
-  priceCents?: number | undefined;
-  currency?: string | undefined;
-  published?: boolean | undefined;
-}
 
 /** What a verified webhook means for us. */
 export type WebhookContent =
@@ -409,6 +370,13 @@ export interface Connector<C = unknown, S = unknown> {
 
   /** Where `publishListing` answered `pending`: the product as the platform holds it now. */
   getListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef): Promise<PublishedListing>;
+
+  /**
+   * The store's currency (ISO 4217, upper case): what `ListingDraft.priceCents` is counted in.
+   * Core asks once, before the store's first publish, and keeps it; without it, a store is taken
+   * to sell in euros.
+   */
+  storeCurrency?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<string>;
 
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;

@@ -2,6 +2,7 @@ export * from './connector.ts';
 export * from './connector-error.ts';
 export * from './settings.ts';
 export * from './store-order.ts';
+export * from './money.ts';
 // The toolbox: what every connector would otherwise write again.
 export * from './fetch-adapter.ts';
 export * from './hmac-signature.ts';
