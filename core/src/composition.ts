@@ -257,6 +257,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
     pollBudget: (platform, budget) =>
       createTokenBucket({ ...budget, redis, keyPrefix: `${redisPrefix}:poll-budget:${platform}`, name: `poll-budget:${platform}`, onFallback: onRateLimitFallback }),
+    checkUrl: (url) => safeFetch.checkUrl(url),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
   const stores = storesModule.stores;
