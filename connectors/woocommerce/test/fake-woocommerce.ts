@@ -67,6 +67,10 @@ function wooStore(shop: FakeWooStore, storeId: string): FakeStore {
     pushedTracking(orderId) {
       return (shop.trackings.get(Number(orderId)) ?? []).map((t) => ({ trackingNumber: String(t.tracking_number), trackingUrl: String(t.tracking_link) }));
     },
+    product(externalProductId) {
+      const p = shop.products.get(Number(externalProductId));
+      return p && { sku: p.sku || null, title: p.name, price: p.regular_price ?? '', active: p.status === 'publish' };
+    },
     rateLimitNextPush(retryAfterSeconds) {
       // The push reads the order's customer notes first (it adds one with the tracking).
       shop.failNext('GET', /\/orders\/\d+\/notes$/, 429, { 'Retry-After': String(retryAfterSeconds) });

@@ -89,6 +89,13 @@ export interface FakeStore {
    * and the next call to the platform must find out and disconnect the store with a reason.
    */
   uninstall?(): Promise<number>;
+  /**
+   * A product as the store holds it now (publishing platforms: the suite's publishing scenarios
+   * check what `publishListing` and `updateListing` made): its SKU, title, price as the platform
+   * writes it (a decimal string in the store's currency) and whether it is on sale; undefined
+   * when the store has no such product.
+   */
+  product?(externalProductId: string): { sku: string | null; title: string; price: string; active: boolean } | undefined;
 }
 
 /**
