@@ -322,7 +322,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(connectors.platforms()),
     platforms: platformForms(connectors),
-    views: new DashboardViews({ events: new EventLog({ db }), resellerProducts }),
+    views: new DashboardViews({ events: new EventLog({ db }), resellerProducts, publishing: storesModule.publishing }),
   });
 
   const app = createHttpApp({
