@@ -157,6 +157,10 @@ describe('Publishing to a WooCommerce store end to end (real PostgreSQL + Redis,
     const res = await t.api(other.key, 'POST', `/stores/${storeId}/listings`, { resellerProduct: SKU, title: 'Mine', priceCents: 100 });
     expect(res.status).to.equal(404);
     expect(res.body.error.code).to.equal('not_found');
+    const mine = await t.service.db.selectFrom('store_publications').select('id').where('store_id', '=', storeId).executeTakeFirstOrThrow();
+    expect((await t.api(other.key, 'GET', `/stores/${storeId}/listings/${mine.id}`)).status).to.equal(404);
+    expect((await t.api(other.key, 'PATCH', `/stores/${storeId}/listings/${mine.id}`, { priceCents: 1 })).status).to.equal(404);
+    expect((await t.api(other.key, 'DELETE', `/stores/${storeId}/listings/${mine.id}`)).status).to.equal(404);
     const before = shop.requests.length;
     for (const body of [{ resellerProduct: SKU, title: 'x', priceCents: 12.5 }, { resellerProduct: SKU, priceCents: 100 }, { resellerProduct: SKU, title: 'x', priceCents: 100, currency: 'eur' }, { resellerProduct: SKU, title: 'x', priceCents: 100, colour: 'red' }]) {
       const bad = await t.api(key, 'POST', `/stores/${storeId}/listings`, body);
