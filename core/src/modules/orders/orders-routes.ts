@@ -49,7 +49,7 @@ export function ordersRoutes(deps: {
         { status: 422, code: 'idempotency_key_reused', description: 'The Idempotency-Key was used for a different request.' },
       ],
       handle: async ({ auth, body, headers }) => {
-        const key = idempotencyKeyOf(headers, { required: true, what: 'placing an order' })!;
+        const key = idempotencyKeyOf(headers, { required: true, what: 'placing an order' });
         const result = await orders.place(auth, body, { idempotencyKey: key, source: 'API' });
         return { status: result.duplicate ? 200 : 201, body: { data: { ...result.order, duplicate: result.duplicate } } };
       },
