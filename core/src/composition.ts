@@ -55,6 +55,7 @@ import { ResellerProductsService } from './modules/reseller-products/reseller-pr
 import { configureConnectors, loadConnectors, platformSlug } from './modules/stores/connector-registry.ts';
 import { connectorHttpClients } from './modules/stores/connector-http.ts';
 import { StoresModule } from './modules/stores/stores-module.ts';
+import { SandboxModule } from './modules/sandbox/sandbox-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from './modules/dashboard/dashboard-links-routes.ts';
@@ -130,6 +131,8 @@ export interface Service {
     stores: StoresService;
     /** Stores, connectors and the ingestion pipeline. */
     storesModule: StoresModule;
+    /** The sandbox stores' platform. */
+    sandbox: SandboxModule;
     maintenance: Maintenance;
     /** Login links to the reseller dashboard. */
     dashboardLinks: DashboardLinks;
@@ -233,8 +236,10 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
   const connectorHttp = connectorHttpClients({ safeFetch, metrics, logger });
+  // The sandbox stores' platform: answers its connector in-process, hands its signed webhooks to the stores' receiver.
+  const sandbox = new SandboxModule({ db, box, logger, cursors, inbox: (slug, req) => storesModule.receiver.receive(slug, req), storeRow: (tenant, id) => storesModule.stores.row(tenant, id) });
   const connectorContext = (platform: string): ConnectorContext => ({
-    http: connectorHttp(platform),
+    http: sandbox.http(connectorHttp(platform)),
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
@@ -301,6 +306,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     ...walletRoutes({ wallet }),
     ...resellerProductsRoutes({ resellerProducts }),
     ...storesModule.routes((tenant, idOrSku) => resellerProducts.get(tenant, idOrSku)),
+    ...sandbox.routes(),
     ...webhooks.routes(),
     ...eventStreamRoutes({ streams: eventStreams }),
     ...dashboardLinkRoutes({ links: dashboardLinks }),
@@ -389,7 +395,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: secrets.adminToken,
     generatedAdminToken: secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, dashboardLinks, sessions },
+    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores, storesModule, sandbox, dashboardLinks, sessions },
     startWorkers: async () => {
       await queue.startWorkers();
       maintenance.start();

@@ -1,4 +1,4 @@
-import { ConnectorError, formatMinorUnits, parsePayload, type ListingChanges, type ListingDraft, type ListingRef, type PublishedListing } from '@print-api/connector-kit';
+import { ConnectorError, minorUnitsToDecimal, parsePayload, type ListingChanges, type ListingDraft, type ListingRef, type PublishedListing } from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { WooCommerceClient } from './woocommerce-client.ts';
 
@@ -24,7 +24,7 @@ export async function publishWooProduct(client: WooCommerceClient, draft: Listin
     name: draft.title,
     type: 'simple',
     sku: draft.sku,
-    regular_price: formatMinorUnits(draft.priceCents, draft.currency),
+    regular_price: minorUnitsToDecimal(draft.priceCents, draft.currency),
     status: draft.published ? 'publish' : 'draft',
     ...(draft.description !== undefined ? { description: draft.description } : {}),
     ...(options.shortDescription !== undefined ? { short_description: options.shortDescription } : {}),
@@ -38,7 +38,7 @@ export async function publishWooProduct(client: WooCommerceClient, draft: Listin
 export async function updateWooProduct(client: WooCommerceClient, ref: ListingRef, changes: ListingChanges, storeCurrency: () => Promise<string>): Promise<PublishedListing> {
   const body: Record<string, unknown> = {};
   if (changes.title !== undefined) body.name = changes.title;
-  if (changes.priceCents !== undefined) body.regular_price = formatMinorUnits(changes.priceCents, changes.currency ?? (await storeCurrency()));
+  if (changes.priceCents !== undefined) body.regular_price = minorUnitsToDecimal(changes.priceCents, changes.currency ?? (await storeCurrency()));
   if (changes.published !== undefined) body.status = changes.published ? 'publish' : 'draft';
   if (Object.keys(body).length === 0) return getWooProduct(client, ref);
   return listingOf(await client.updateProduct(ref.externalProductId, body));

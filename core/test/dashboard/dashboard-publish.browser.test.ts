@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMinorUnits } from '@print-api/connector-kit';
+import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
@@ -41,7 +41,7 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     const quote = await t.api(r.key, 'POST', '/quotes', { lines: [{ resellerSku: POSTER_SKU, quantity: 1 }], country: 'BE' });
     expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
     const ours = quote.body.data.totals.totalCents as number;
-    const euros = (cents: number) => `€${formatMinorUnits(cents, 'EUR')}`;
+    const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
 
     const link = await t.api(r.key, 'POST', '/dashboard-links');
     const page = await b!.page();

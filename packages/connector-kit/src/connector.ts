@@ -1,9 +1,7 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
-import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './listing-publishing.ts';
 import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
-
-export type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './listing-publishing.ts';
+import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './publishing.ts';
 
 /** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
 export interface HttpRequest {
@@ -174,6 +172,11 @@ export interface ConnectorManifest<C, S = unknown> {
      */
     publishing?: boolean;
   };
+  /**
+   * Only test keys connect its stores (a sandbox, a platform's test environment): a live key's
+   * `POST /stores` answers 422 `store_not_connectable` ("<displayName> stores are for test keys").
+   */
+  testModeOnly?: boolean;
   /** Without publishing: what the merchant can do instead, said in the 422 ("Create the product in Seller Central, then map it with POST /stores/{id}/links"). */
   publishingAdvice?: string;
   /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */

@@ -1,30 +1,38 @@
 /**
- * Minor units (cents) as the decimal string platforms take for a price (`1999` EUR -> `19.99`,
- * `1500` JPY -> `1500`, `12345` KWD -> `12.345`), by the currency's ISO 4217 exponent as Intl
- * knows it: integer arithmetic on the digits, never a float.
+ * How many decimals an amount in `currency` has (ISO 4217's minor unit, as the runtime's CLDR
+ * data gives it: USD 2, JPY 0, BHD 3).
+ */
+export function currencyDigits(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * An amount in minor units (cents) as the decimal string platforms take (`1250`, `EUR` ->
+ * `"12.50"`; `1250`, `JPY` -> `"1250"`): string arithmetic, so no float ever rounds it.
  *
  * @example
- * formatMinorUnits(2450, 'EUR'); // '24.50'
+ * minorUnitsToDecimal(1999, 'USD'); // "19.99"
  */
-export function formatMinorUnits(minor: number, currency: string): string {
-  if (!Number.isSafeInteger(minor)) throw new RangeError(`a price in minor units is an integer, not ${minor}`);
-  const exponent = currencyExponent(currency);
-  const digits = Math.abs(minor).toString().padStart(exponent + 1, '0');
-  const whole = digits.slice(0, digits.length - exponent);
-  const fraction = exponent > 0 ? `.${digits.slice(digits.length - exponent)}` : '';
-  return `${minor < 0 ? '-' : ''}${whole}${fraction}`;
+export function minorUnitsToDecimal(amount: number, currency: string): string {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`not an amount in minor units: ${amount}`);
+  const digits = currencyDigits(currency);
+  if (digits === 0) return String(amount);
+  const padded = String(amount).padStart(digits + 1, '0');
+  return `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
 
-/** A platform's decimal price string in minor units (`'19.9'` EUR -> `1990`); null when it is not a plain decimal of at most the currency's digits. */
-export function parseMinorUnits(price: string, currency: string): number | null {
-  const exponent = currencyExponent(currency);
-  const m = /^(-?)(\d+)(?:\.(\d*))?$/.exec(price.trim());
-  if (!m || (m[3] ?? '').replace(/0+$/, '').length > exponent) return null;
-  const minor = Number(`${m[2]}${(m[3] ?? '').padEnd(exponent, '0').slice(0, exponent)}`);
-  return m[1] ? -minor : minor;
-}
-
-/** The number of minor-unit digits of an ISO 4217 currency (2 for EUR, 0 for JPY, 3 for KWD). */
-export function currencyExponent(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+/**
+ * A platform's decimal amount (`"12.5"`, `12.5`, `"1,250.00"` is refused) in minor units of
+ * `currency`, exactly; null when it is not a plain non-negative decimal or has more decimals
+ * than the currency.
+ */
+export function decimalToMinorUnits(amount: string | number, currency: string): number | null {
+  const text = typeof amount === 'number' ? String(amount) : amount.trim();
+  const m = /^(\d+)(?:\.(\d*))?$/.exec(text);
+  if (!m) return null;
+  const digits = currencyDigits(currency);
+  const fraction = (m[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > digits) return null;
+  const minor = Number(`${m[1]}${fraction.padEnd(digits, '0')}`);
+  return Number.isSafeInteger(minor) ? minor : null;
 }

@@ -1,26 +1,30 @@
 import { expect } from 'chai';
-import { currencyExponent, formatMinorUnits, parseMinorUnits } from '../src/money.ts';
+import { currencyDigits, decimalToMinorUnits, minorUnitsToDecimal } from '../src/money.ts';
 
-describe('prices in minor units and as platforms write them', () => {
-  it('writes minor units as a decimal string by the currency’s exponent, without floats', () => {
-    expect(formatMinorUnits(2495, 'EUR')).to.equal('24.95');
-    expect(formatMinorUnits(5, 'EUR')).to.equal('0.05');
-    expect(formatMinorUnits(100_000_001, 'USD')).to.equal('1000000.01');
-    expect(formatMinorUnits(1500, 'JPY')).to.equal('1500');
-    expect(formatMinorUnits(12_345, 'KWD')).to.equal('12.345');
-    expect(formatMinorUnits(-250, 'EUR')).to.equal('-2.50');
-    expect(() => formatMinorUnits(12.5, 'EUR')).to.throw(RangeError);
+describe('money: minor units and decimal strings', () => {
+  it('writes minor units as the decimal string of the currency, without float rounding', () => {
+    expect(minorUnitsToDecimal(1999, 'USD')).to.equal('19.99');
+    expect(minorUnitsToDecimal(5, 'EUR')).to.equal('0.05');
+    expect(minorUnitsToDecimal(0, 'EUR')).to.equal('0.00');
+    // 0.1 + 0.2 style errors cannot happen: 1_000_000_000_007 cents stays exact.
+    expect(minorUnitsToDecimal(1_000_000_000_007, 'USD')).to.equal('10000000000.07');
+    expect(minorUnitsToDecimal(1250, 'JPY')).to.equal('1250');
+    expect(minorUnitsToDecimal(12345, 'BHD')).to.equal('12.345');
+    expect(currencyDigits('GBP')).to.equal(2);
   });
 
-  it('reads a decimal price back in minor units, refusing more digits than the currency has', () => {
-    expect(parseMinorUnits('24.95', 'EUR')).to.equal(2495);
-    expect(parseMinorUnits('19.9', 'EUR')).to.equal(1990);
-    expect(parseMinorUnits('7', 'EUR')).to.equal(700);
-    expect(parseMinorUnits('0.10', 'EUR')).to.equal(10);
-    expect(parseMinorUnits('1500', 'JPY')).to.equal(1500);
-    expect(parseMinorUnits('24.951', 'EUR')).to.equal(null);
-    expect(parseMinorUnits('24,95', 'EUR')).to.equal(null);
-    expect(parseMinorUnits('', 'EUR')).to.equal(null);
-    expect(currencyExponent('EUR')).to.equal(2);
+  it('refuses what is not an amount in minor units', () => {
+    expect(() => minorUnitsToDecimal(12.5, 'USD')).to.throw(RangeError);
+    expect(() => minorUnitsToDecimal(-1, 'USD')).to.throw(RangeError);
+  });
+
+  it('reads a platform decimal back exactly, refusing more decimals than the currency has', () => {
+    expect(decimalToMinorUnits('19.99', 'USD')).to.equal(1999);
+    expect(decimalToMinorUnits(12.5, 'EUR')).to.equal(1250);
+    expect(decimalToMinorUnits('7', 'USD')).to.equal(700);
+    expect(decimalToMinorUnits('1250', 'JPY')).to.equal(1250);
+    expect(decimalToMinorUnits('0.10', 'JPY')).to.equal(null);
+    expect(decimalToMinorUnits('1.001', 'USD')).to.equal(null);
+    expect(decimalToMinorUnits('1,250.00', 'USD')).to.equal(null);
   });
 });

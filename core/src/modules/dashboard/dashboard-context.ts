@@ -34,6 +34,7 @@ export const NOTICES: Record<string, string> = {
   'delivery-retried': 'The delivery is sent again.',
   'test-sent': 'A test event is on its way.',
   'mode-switched': 'Switched mode.',
+  'sandbox-order-made': 'The store order is made in the sandbox store: it arrives below as a real store order would.',
 };
 
 export function noticeOf(req: Request): string | undefined {

@@ -23,6 +23,7 @@ export function platformForms(connectors: Pick<ConnectorRegistry, 'all' | 'insta
     platform: c.manifest.platform,
     displayName: c.manifest.displayName,
     connectFields: fieldsOf(c.manifest.connectSchema),
+    ...(c.manifest.testModeOnly ? { testModeOnly: true } : {}),
     ...(c.credentialRequest ? { requestFields: fieldsOf(c.credentialRequest.inputSchema) } : {}),
     ...(c.install && connectors.installable(c.manifest.platform) ? { installFields: fieldsOf(c.install.inputSchema) } : {}),
   }));

@@ -58,6 +58,7 @@ export class StoreConnections {
     const connector = this.connector(platform);
     const parsed = connector.manifest.connectSchema.safeParse(input);
     if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
+    refuseLiveIfTestOnly(tenant, connector);
     const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(context(platform), parsed.data), context(platform).logger);
     return this.view(await this.saveConnection(tenant, platform, connection));
   }
@@ -65,6 +66,7 @@ export class StoreConnections {
   /** Stores (or reconnects) a verified connection, then lets the pipeline register webhooks and polling. */
   async saveConnection(tenant: Tenant, platform: string, connection: StoreConnection<unknown>): Promise<StoreRow> {
     const { db, box } = this.#deps;
+    refuseLiveIfTestOnly(tenant, this.connector(platform));
     const now = new Date();
     const existing = await db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', connection.externalId).where('status', '=', 'connected').executeTakeFirst();
     if (existing && (existing.reseller_id !== tenant.resellerId || existing.mode !== tenant.mode)) {
@@ -166,5 +168,12 @@ export class StoreConnections {
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
       notices: storeNotices(row, this.#deps.connectors.get(row.platform), () => this.#deps.credentials.connection(row)),
     };
+  }
+}
+
+/** A connector whose stores are for test keys only (a sandbox) is refused to a live key, before anything is asked of it. */
+function refuseLiveIfTestOnly(tenant: Tenant, connector: Connector<any>): void {
+  if (connector.manifest.testModeOnly && tenant.mode !== 'test') {
+    throw rejected('store_not_connectable', `${connector.manifest.displayName} stores are for test keys: connect one with a prk_test_ key (a live key's stores take real orders).`);
   }
 }

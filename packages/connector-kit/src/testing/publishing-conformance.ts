@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { formatMinorUnits } from '../money.ts';
+import { minorUnitsToDecimal } from '../money.ts';
 import type { ConformanceService, FakeStore } from './fake-platform.ts';
 
 interface Published {
@@ -58,7 +58,7 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
     const listing = await publish(key, store, { resellerProduct: sku, title: 'Tulip poster A2', priceCents: 2495 });
     assert.equal(listing.status, 'active');
     const held = product(store, listing.externalProductId);
-    assert.deepEqual(held && { sku: held.sku, title: held.title, price: held.price, active: held.active }, { sku, title: 'Tulip poster A2', price: formatMinorUnits(2495, listing.currency), active: true });
+    assert.deepEqual(held && { sku: held.sku, title: held.title, price: held.price, active: held.active }, { sku, title: 'Tulip poster A2', price: minorUnitsToDecimal(2495, listing.currency), active: true });
     const listed = await deps.eventually(async () => (await listings(key, store.storeId)).find((l) => l.externalProductId === listing.externalProductId && l.resellerProduct), 'the published listing synced and matched');
     assert.equal(listed.sku, sku);
     assert.equal(listed.active, true);
@@ -70,7 +70,7 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
     const res = await api(key, 'PATCH', `/stores/${store.storeId}/listings/${listing.id}`, { title: 'Tulip poster, A2', priceCents: 2195 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const held = product(store, listing.externalProductId);
-    assert.deepEqual(held && { title: held.title, price: held.price }, { title: 'Tulip poster, A2', price: formatMinorUnits(2195, listing.currency) });
+    assert.deepEqual(held && { title: held.title, price: held.price }, { title: 'Tulip poster, A2', price: minorUnitsToDecimal(2195, listing.currency) });
   });
 
   it('unpublishes: off sale in the store, our link removed', async () => {

@@ -448,6 +448,84 @@ export interface paths {
         patch: operations["updateStoreListing"];
         trace?: never;
     };
+    "/stores/{id}/sandbox-orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A sandbox store's orders, newest first, with what was pushed back */
+        get: operations["listSandboxStoreOrders"];
+        put?: never;
+        /**
+         * Make a store order in a sandbox store
+         * @description A customer orders in the sandbox store: the store order is made (numbered from 1001) and arrives as a real platform's does, a signed webhook verified, stored and ingested: lines whose SKU is one of your test products are placed as a test print order (`source: SANDBOX`), the others skipped and recorded (GET /stores/{id}/ingests). `paid: false` makes an order that waits for payment (POST …/pay). Without `recipient`, it ships to a sample address in Amsterdam.
+         */
+        post: operations["createSandboxStoreOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/{id}/sandbox-orders/{externalOrderId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A store order as the sandbox store holds it, with the tracking pushed back */
+        get: operations["getSandboxStoreOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/{id}/sandbox-orders/{externalOrderId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The customer pays an unpaid sandbox store order
+         * @description The store order becomes paid and the store sends its update (a signed webhook): the order waiting for payment is placed. An order paid already is answered as it is.
+         */
+        post: operations["paySandboxStoreOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stores/{id}/sandbox-listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a listing (a product) in a sandbox store
+         * @description The store's catalogue gains an active listing, and the store tells the service (a product webhook): the store's listings are synced a few seconds later (GET /stores/{id}/listings), matched to your products by SKU, or mapped with a store link.
+         */
+        post: operations["createSandboxListing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -874,6 +952,19 @@ export interface components {
             platform: "ConnectStoreAmazon";
         };
         /**
+         * SANDBOX
+         * @description Sandbox
+         */
+        ConnectStoreSandbox: {
+            /** @description The sandbox shop's name (default: Sandbox store). */
+            name?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreSandbox";
+        };
+        /**
          * SHOPIFY
          * @description Shopify
          */
@@ -970,7 +1061,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1076,7 +1167,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1383,6 +1474,54 @@ export interface components {
             };
             /** @description Use it as a line's fileUrl with a prk_test_ key: resolved by the service itself, nothing is fetched. */
             url: string;
+        };
+        SandboxListing: {
+            externalProductId: string;
+            sku: string | null;
+            title: string;
+            /** @enum {string} */
+            status: "active" | "draft" | "archived";
+            createdAt: string;
+        };
+        SandboxStoreOrder: {
+            /** @description The store order's id in the sandbox store: the print order's `externalOrderId`. */
+            externalOrderId: string;
+            name: string;
+            paid: boolean;
+            cancelled: boolean;
+            lines: {
+                externalLineId: string;
+                sku: string | null;
+                quantity: number;
+                title: string | null;
+                externalProductId: string | null;
+            }[];
+            recipient: {
+                name: string;
+                company?: string;
+                email?: string;
+                phone?: string;
+                address1: string;
+                address2?: string;
+                postalCode: string;
+                city: string;
+                state?: string;
+                country: string;
+            } | null;
+            /** @description What the service pushed back to the store once the print order shipped: the carrier, tracking and the lines it printed. */
+            fulfillments: {
+                carrier: string;
+                trackingNumber: string;
+                trackingUrl: string;
+                lines: {
+                    externalLineId: string | null;
+                    sku: string | null;
+                    quantity: number;
+                }[];
+                createdAt: string;
+            }[];
+            createdAt: string;
+            updatedAt: string;
         };
         Store: {
             id: string;
@@ -2400,7 +2539,7 @@ export interface operations {
                 /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
                 /** @description Only orders from this source. */
-                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON";
+                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
                 /** @description Only the orders placed from this connected store. */
@@ -4725,7 +4864,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
@@ -6283,6 +6422,776 @@ export interface operations {
                 };
             };
             /** @description `store_rate_limited`: The store's request budget is spent for now; Retry-After says when to try again. `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSandboxStoreOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100, default 25; a larger value is capped to 100. */
+                limit?: string;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of store orders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "externalOrderId": "1001",
+                     *           "name": "#1001",
+                     *           "paid": true,
+                     *           "cancelled": false,
+                     *           "lines": [
+                     *             {
+                     *               "externalLineId": "1001-1",
+                     *               "sku": "BC-CLASSIC-250",
+                     *               "quantity": 1,
+                     *               "title": "Business cards",
+                     *               "externalProductId": null
+                     *             },
+                     *             {
+                     *               "externalLineId": "1001-2",
+                     *               "sku": "MUG-DELFT",
+                     *               "quantity": 2,
+                     *               "title": "Delft blue mug",
+                     *               "externalProductId": null
+                     *             }
+                     *           ],
+                     *           "recipient": {
+                     *             "name": "Sanne de Vries",
+                     *             "email": "sanne@example.nl",
+                     *             "phone": "+31 6 12345678",
+                     *             "address1": "Keizersgracht 123",
+                     *             "postalCode": "1015 CJ",
+                     *             "city": "Amsterdam",
+                     *             "country": "NL"
+                     *           },
+                     *           "fulfillments": [
+                     *             {
+                     *               "carrier": "PostNL",
+                     *               "trackingNumber": "3SPRNT0123456789",
+                     *               "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3SPRNT0123456789-NL-1015CJ",
+                     *               "lines": [
+                     *                 {
+                     *                   "externalLineId": "1001-1",
+                     *                   "sku": "BC-CLASSIC-250",
+                     *                   "quantity": 1
+                     *                 }
+                     *               ],
+                     *               "createdAt": "2026-11-25T10:52:31.204Z"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-25T10:51:07.402Z",
+                     *           "updatedAt": "2026-11-25T10:51:07.402Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxStoreOrder"][];
+                        nextCursor: string | null;
+                        limit: number;
+                        /** @constant */
+                        maxLimit: 100;
+                        limitCapped: boolean;
+                        requestedLimit: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store (or another account’s or mode’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSandboxStoreOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lines": [
+                 *         {
+                 *           "sku": "BC-CLASSIC-250",
+                 *           "quantity": 1,
+                 *           "title": "Business cards"
+                 *         },
+                 *         {
+                 *           "sku": "MUG-DELFT",
+                 *           "quantity": 2,
+                 *           "title": "Delft blue mug"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    lines: {
+                        /** @description The SKU the store sells it under; none: a line that is not a print item. */
+                        sku?: string;
+                        quantity: number;
+                        title?: string;
+                        /** @description A listing of the store (POST /stores/{id}/sandbox-listings), for a line matched by a store link instead of its SKU. */
+                        externalProductId?: string;
+                    }[];
+                    recipient?: components["schemas"]["Recipient"];
+                    /** @default true */
+                    paid?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The store order, as the sandbox store holds it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "externalOrderId": "1001",
+                     *         "name": "#1001",
+                     *         "paid": true,
+                     *         "cancelled": false,
+                     *         "lines": [
+                     *           {
+                     *             "externalLineId": "1001-1",
+                     *             "sku": "BC-CLASSIC-250",
+                     *             "quantity": 1,
+                     *             "title": "Business cards",
+                     *             "externalProductId": null
+                     *           },
+                     *           {
+                     *             "externalLineId": "1001-2",
+                     *             "sku": "MUG-DELFT",
+                     *             "quantity": 2,
+                     *             "title": "Delft blue mug",
+                     *             "externalProductId": null
+                     *           }
+                     *         ],
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "fulfillments": [],
+                     *         "createdAt": "2026-11-25T10:51:07.402Z",
+                     *         "updatedAt": "2026-11-25T10:51:07.402Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxStoreOrder"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store (or another account’s or mode’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_disconnected`: The sandbox store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSandboxStoreOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+                /** @description The store order's id in the sandbox store. */
+                externalOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "externalOrderId": "1001",
+                     *         "name": "#1001",
+                     *         "paid": true,
+                     *         "cancelled": false,
+                     *         "lines": [
+                     *           {
+                     *             "externalLineId": "1001-1",
+                     *             "sku": "BC-CLASSIC-250",
+                     *             "quantity": 1,
+                     *             "title": "Business cards",
+                     *             "externalProductId": null
+                     *           },
+                     *           {
+                     *             "externalLineId": "1001-2",
+                     *             "sku": "MUG-DELFT",
+                     *             "quantity": 2,
+                     *             "title": "Delft blue mug",
+                     *             "externalProductId": null
+                     *           }
+                     *         ],
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "fulfillments": [
+                     *           {
+                     *             "carrier": "PostNL",
+                     *             "trackingNumber": "3SPRNT0123456789",
+                     *             "trackingUrl": "https://jouw.postnl.nl/track-and-trace/3SPRNT0123456789-NL-1015CJ",
+                     *             "lines": [
+                     *               {
+                     *                 "externalLineId": "1001-1",
+                     *                 "sku": "BC-CLASSIC-250",
+                     *                 "quantity": 1
+                     *               }
+                     *             ],
+                     *             "createdAt": "2026-11-25T10:52:31.204Z"
+                     *           }
+                     *         ],
+                     *         "createdAt": "2026-11-25T10:51:07.402Z",
+                     *         "updatedAt": "2026-11-25T10:51:07.402Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxStoreOrder"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store, or no such store order in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paySandboxStoreOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+                /** @description The store order's id in the sandbox store. */
+                externalOrderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The store order, paid */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "externalOrderId": "1001",
+                     *         "name": "#1001",
+                     *         "paid": true,
+                     *         "cancelled": false,
+                     *         "lines": [
+                     *           {
+                     *             "externalLineId": "1001-1",
+                     *             "sku": "BC-CLASSIC-250",
+                     *             "quantity": 1,
+                     *             "title": "Business cards",
+                     *             "externalProductId": null
+                     *           },
+                     *           {
+                     *             "externalLineId": "1001-2",
+                     *             "sku": "MUG-DELFT",
+                     *             "quantity": 2,
+                     *             "title": "Delft blue mug",
+                     *             "externalProductId": null
+                     *           }
+                     *         ],
+                     *         "recipient": {
+                     *           "name": "Sanne de Vries",
+                     *           "email": "sanne@example.nl",
+                     *           "phone": "+31 6 12345678",
+                     *           "address1": "Keizersgracht 123",
+                     *           "postalCode": "1015 CJ",
+                     *           "city": "Amsterdam",
+                     *           "country": "NL"
+                     *         },
+                     *         "fulfillments": [],
+                     *         "createdAt": "2026-11-25T10:51:07.402Z",
+                     *         "updatedAt": "2026-11-25T10:53:12.019Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxStoreOrder"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store, or no such store order in it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_disconnected`: The sandbox store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSandboxListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "sku": "BC-CLASSIC-250",
+                 *       "title": "Business cards, 250 pieces"
+                 *     }
+                 */
+                "application/json": {
+                    sku?: string;
+                    title: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The listing */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "externalProductId": "sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD",
+                     *         "sku": "BC-CLASSIC-250",
+                     *         "title": "Business cards, 250 pieces",
+                     *         "status": "active",
+                     *         "createdAt": "2026-11-25T10:45:00.112Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxListing"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store (or another account’s or mode’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_disconnected`: The sandbox store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;

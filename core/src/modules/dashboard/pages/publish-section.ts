@@ -1,4 +1,4 @@
-import { formatMinorUnits, parseMinorUnits } from '@print-api/connector-kit';
+import { minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
 import { CsrfField, Field, html, type VNode } from '../../../http/pages/html.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
@@ -21,7 +21,7 @@ interface Margin {
 }
 
 const DEFAULT_COUNTRY = 'NL';
-const euros = (cents: number) => `€${formatMinorUnits(cents, 'EUR')}`;
+const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
 
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price leaves
@@ -31,7 +31,7 @@ const euros = (cents: number) => `€${formatMinorUnits(cents, 'EUR')}`;
  */
 export async function submitPublish(d: DashContext, product: { id: string; sku: string }): Promise<PublishState | null> {
   const values = { storeId: d.form.storeId ?? '', title: d.form.title ?? '', price: d.form.price ?? '', country: (d.form.country ?? DEFAULT_COUNTRY).trim().toUpperCase() };
-  const retailCents = parseMinorUnits(values.price, 'EUR');
+  const retailCents = decimalToMinorUnits(values.price, 'EUR');
   if (retailCents === null || retailCents <= 0) return { values, error: { message: 'Give the retail price as an amount, like 24.95.', fields: { price: 'an amount, like 24.95' } } };
   let margin: Margin | undefined;
   try {
@@ -69,7 +69,7 @@ export async function publishSection(d: DashContext, views: DashboardViews, prod
       ? html`<p class="muted">Not published to any store yet.</p>`
       : html`<ul data-testid="published-to">${published.map(
           (p) =>
-            html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${formatMinorUnits(p.priceCents, p.currency)} ${p.currency}, ${p.status}${p.url ? html` · <a href=${p.url}>view in the store</a>` : null}</li>`,
+            html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${p.url ? html` · <a href=${p.url}>view in the store</a>` : null}</li>`,
         )}</ul>`}
     ${d.page.can('stores:write') && stores.length
       ? html`<form class="stack" method="post" action=${`/dashboard/products/${product.id}/publish`} aria-label="Publish to store">

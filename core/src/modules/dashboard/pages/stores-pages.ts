@@ -3,6 +3,7 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
+import { sandboxFormFields, sandboxOrderBody, sandboxSection, type SandboxOrderErrors } from './sandbox-pages.ts';
 
 /** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
 export interface FormField {
@@ -21,6 +22,8 @@ export interface PlatformForms {
   requestFields?: FormField[];
   /** An OAuth install (`POST /stores/install-links`), when the operator has set it up. */
   installFields?: FormField[];
+  /** Its stores connect with test keys only (the sandbox): offered in test mode, in one click. */
+  testModeOnly?: boolean;
 }
 
 /** A connect form's field as a person reads it: `consumerSecret` → 'Consumer secret'. */
@@ -85,6 +88,17 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   register('get', '/stores/{id}', (d) => storePage(d));
 
+  register('post', '/stores/{id}/sandbox-orders', async (d) => {
+    const id = String(d.req.params.id);
+    try {
+      await d.api('POST', `/stores/${encodeURIComponent(id)}/sandbox-orders`, { body: sandboxOrderBody(d.form) });
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=sandbox-order-made`);
+    } catch (err) {
+      const r = refusal(err);
+      await storePage(d, undefined, undefined, { message: r.message, fields: sandboxFormFields(r.fields), values: d.form });
+    }
+  });
+
   register('post', '/stores/{id}/sync', async (d) => {
     const id = String(d.req.params.id);
     try {
@@ -138,6 +152,8 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
     const page = await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '50', cursor } });
     const stores = page.data;
+    // A test-only platform (the sandbox) is for test mode: there it connects in one click.
+    const platforms = deps.platforms.filter((p) => !p.testModeOnly || d.page.mode === 'test');
     const lastOrders = await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data[0]?.createdAt));
     const form = (kind: string, p: PlatformForms, fields: FormField[], action: string, button: string, intro: string): VNode => {
       const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
@@ -175,7 +191,11 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
         ${d.page.can('stores:write')
           ? html`<section aria-labelledby="connect-h">
           <h2 id="connect-h">Connect a store</h2>
-          ${deps.platforms.map(
+          ${platforms.filter((p) => p.testModeOnly).map(
+            (p) => html`<div class="card"><p class="muted">No store at hand? A ${p.displayName.toLowerCase()} store takes store orders you make yourself, and shows what we send back.</p>
+              <${PostButton} action="/dashboard/stores/connect" csrf=${d.page.csrfToken} fields=${{ platform: p.platform }} label=${`Try a ${p.displayName.toLowerCase()} store`} /></div>`,
+          )}
+          ${platforms.map(
             (p) => html`<details class="card" open=${errors?.form.endsWith(`:${p.platform}`) ?? false}>
               <summary><strong>${p.displayName}</strong></summary>
               ${p.installFields ? form('install', p, p.installFields, '/dashboard/stores/install', `Install on ${p.displayName}`, `Install our app on your ${p.displayName} store: you approve it there and come back here.`) : null}
@@ -190,7 +210,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     );
   }
 
-  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }): Promise<void> {
+  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }, sandboxError?: SandboxOrderErrors): Promise<void> {
     const id = encodeURIComponent(String(d.req.params.id));
     const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${id}`)).data;
     const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
@@ -202,6 +222,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     ]);
     const products = [{ value: '', label: 'Choose a print product…' }, ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id }))];
     const connected = store.status === 'connected';
+    const sandbox = byPlatform.get(store.platform)?.testModeOnly ? await sandboxSection(d, id, connected && d.page.can('stores:write'), sandboxError) : null;
     sendPage(
       d.res,
       html`<${DashLayout} title=${store.name} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
@@ -220,6 +241,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               ${' '}<${PostButton} action=${`/dashboard/stores/${id}/disconnect`} csrf=${d.page.csrfToken} label="Disconnect" confirm="Disconnect this store? No more orders are taken from it." />
             </p>`
           : null}
+        ${sandbox}
         <section aria-labelledby="unmatched-h">
           <h2 id="unmatched-h">Unmatched listings</h2>
           <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product.</p>
@@ -281,7 +303,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               </table></div>`}
         </section>
       <//>`,
-      productError ? 422 : 200,
+      productError || sandboxError ? 422 : 200,
     );
   }
 }

@@ -1,4 +1,4 @@
-// The publishing capability's types (`publishListing` and its kin on the Connector interface).
+// What a connector with `capabilities.publishing` creates in a store and answers (see Connector.publishListing).
 
 /** A product to create in a store: one variant carrying the reseller product's SKU. */
 export interface ListingDraft {
