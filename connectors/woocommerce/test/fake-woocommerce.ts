@@ -14,6 +14,7 @@ type WooOrderJson = typeof orderFixture;
 export class FakeWooCommerce implements FakePlatform {
   readonly platform = 'WOOCOMMERCE';
   readonly expiringTokens = false;
+  readonly holdsProducts = true;
   readonly shipsTo = { name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' };
   readonly stores = new Map<string, FakeWooStore>();
   #server: FakeHttpsServer | undefined;

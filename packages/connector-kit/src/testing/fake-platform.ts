@@ -118,6 +118,11 @@ export interface FakePlatform {
   /** Access tokens expire and are refreshed with a refresh token (Shopify's expiring offline tokens). */
   expiringTokens: boolean;
   /**
+   * Its stores hold the products the connector publishes (`FakeStore.product`): the suite's
+   * publishing scenarios run for a connector declaring `capabilities.publishing` whose fake says so.
+   */
+  readonly holdsProducts?: boolean;
+  /**
    * Starts serving from `server`; answers the connector's settings (`CONNECTOR_<PLATFORM>_*`)
    * that point it at this fake (its API URL, the app's key and secret).
    */
