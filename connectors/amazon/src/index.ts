@@ -26,6 +26,9 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     examples: { connect: { sellingPartnerId: 'A3TH9S8BH6GOGM', refreshToken: 'Atzr|IwEBIExampleRefreshToken0123456789', marketplaceIds: 'ATVPDKIKX0DER' } },
     credentialsSchema,
     capabilities: { webhooks: false, polling: true, fulfilment: true, oauth: true },
+    // Publishing (POST /stores/{id}/listings) is not offered: what the merchant does instead.
+    publishingAdvice:
+      "Create the listing in Amazon Seller Central with your product's SKU as its seller SKU (Amazon matches it to a catalogue item, or asks for one), then, if it carries another SKU, map it with POST /stores/{id}/links.",
     // Every call of a seller: confirmShipment's 2 a second (burst 10) is the tightest of the frequent ones.
     rateLimit: { max: 10, durationMs: 5000 },
     // One getOrder call per order.

@@ -5,10 +5,12 @@ export const CONSENT_URL = 'https://www.etsy.com/oauth/connect';
 
 /**
  * What a print connector needs, per Etsy's Open API v3 document: receipts (`transactions_r`),
- * tracking (`transactions_w`), the user's shop (`shops_r`), and the shop's listings with their
- * inventory SKUs (`listings_r`, for `getListingsByShop`).
+ * tracking (`transactions_w`), the user's shop (`shops_r`), the shop's listings with their
+ * inventory SKUs (`listings_r`, for `getListingsByShop`), and publishing listings (`listings_w`).
  */
-export const SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r'] as const;
+export const SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r', 'listings_w'] as const;
+/** The scope publishing needs (`createDraftListing`, `updateListing`, `updateListingInventory`). */
+export const PUBLISHING_SCOPE = 'listings_w';
 /** The scope without which the listings (and so the links and guards from them) cannot be read. */
 export const LISTINGS_SCOPE = 'listings_r';
 /** What the install asked for before listings were read: stores connected then have no `scopes` recorded. */
@@ -43,6 +45,12 @@ export const settingsSchema = z.object({
   webhookSecret: webhookSecrets
     .optional()
     .meta({ description: "Etsy: the webhook endpoint's signing secret (whsec_…, from the app's webhook portal); several, space-separated, during a rotation. Unset: order webhooks are refused and shops are polled only" }),
+  defaultTaxonomyId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the seller taxonomy id a published listing gets when the draft names none (`platformOptions.taxonomyId`); Etsy requires one (e.g. 2078 for Prints)" }),
+  defaultShippingProfileId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the shipping profile a published listing gets when the draft names none (`platformOptions.shippingProfileId`); profiles belong to one shop, so only for a deployment serving one shop" }),
+  defaultReturnPolicyId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the return policy a published listing gets when the draft names none (`platformOptions.returnPolicyId`); one shop's, as the shipping profile" }),
+  defaultReadinessStateId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the processing profile (readiness state) of a published listing's offering when the draft names none (`platformOptions.readinessStateId`); one shop's, as the shipping profile" }),
+  defaultWhoMade: z.enum(['i_did', 'someone_else', 'collective']).default('i_did').meta({ description: 'Etsy: who_made of published listings when the draft does not say (`platformOptions.whoMade`): i_did (the seller designs it, made to order), someone_else or collective' }),
+  defaultWhenMade: z.enum(['made_to_order', '2020_2026', '2010_2019']).default('made_to_order').meta({ description: 'Etsy: when_made of published listings when the draft does not say (`platformOptions.whenMade`); printed on demand: made_to_order' }),
   apiUrl: z
     .url({ protocol: /^https$/ })
     .default('https://openapi.etsy.com')

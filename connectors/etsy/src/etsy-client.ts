@@ -64,8 +64,8 @@ export class EtsyClient {
     return this.#budget;
   }
 
-  /** A JSON call under `/v3/application`; `form` is sent `application/x-www-form-urlencoded`. */
-  async call<T = unknown>(opts: { method: HttpRequest['method']; path: string; query?: Record<string, string | number | boolean | undefined>; form?: Record<string, string>; operation: string }): Promise<T> {
+  /** A JSON call under `/v3/application`; `form` is sent `application/x-www-form-urlencoded`, `json` as JSON. */
+  async call<T = unknown>(opts: { method: HttpRequest['method']; path: string; query?: Record<string, string | number | boolean | undefined>; form?: Record<string, string>; json?: unknown; operation: string }): Promise<T> {
     const url = new URL(`${this.#settings.apiUrl}/v3/application${opts.path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'x-api-key': apiKeyHeader(this.#settings), accept: 'application/json' };
@@ -74,6 +74,9 @@ export class EtsyClient {
     if (opts.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       req.body = new URLSearchParams(opts.form).toString();
+    } else if (opts.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      req.body = JSON.stringify(opts.json);
     }
     const res = await this.send(req);
     if (res.status < 200 || res.status >= 300) throw this.error(res);

@@ -1,10 +1,11 @@
-import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { connectSchema, credentialsSchema, LISTINGS_SCOPE, PAGE_SIZE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
+import { connectSchema, credentialsSchema, LISTINGS_SCOPE, PAGE_SIZE, PUBLISHING_SCOPE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './install.ts';
 import { fetchReceipts, pollReceipts } from './order-polling.ts';
+import { getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
 import { pushTracking } from './shipment-push.ts';
 import { identifyShop, webhookContent } from './webhook-content.ts';
 import { verifyEtsyWebhook } from './webhook-verifier.ts';
@@ -20,12 +21,21 @@ function clientFor(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<E
   return new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken: store.credentials.accessToken, logger: ctx.logger });
 }
 
+/** A client for publishing, once the grant is known to carry listings_w (shops connected before publishing did not ask for it). */
+function publishingClient(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
+  if (!store.credentials.scopes?.includes(PUBLISHING_SCOPE)) {
+    throw new ConnectorError('auth', `Etsy does not let us write this shop's listings: the shop was connected without the ${PUBLISHING_SCOPE} permission. Reconnect it with a new Etsy install link and approve on Etsy; the store keeps its orders and history.`);
+  }
+  return clientFor(ctx, store);
+}
+
 /**
  * Etsy (Open API v3): shops installed through OAuth 2.0 with PKCE (S256), access tokens renewed
  * hourly with the rotating refresh token; the app-level `order.paid` webhook (Standard
  * Webhooks signature, thin payload: the receipt is fetched) routed by `shop_id`; receipts
  * polled with an overlap window as the safety net; tracking pushed back form-encoded; active
- * listings with their inventory SKUs. Every call carries `x-api-key: <keystring>:<shared secret>`.
+ * listings with their inventory SKUs; draft listings created with the SKU and price on their
+ * inventory, changed and deactivated (publishing). Every call carries `x-api-key: <keystring>:<shared secret>`.
  */
 export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   manifest: {
@@ -35,7 +45,7 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
     connectSchema,
     examples: { connect: { refreshToken: '12345678.JNGIJtvLmwfDMhlYoOJl8aLR1BWottyHC6yhNcg0SUEGwbH5Ij7FJd1iOoDXUD5Dd2iLy8azDV' } },
     credentialsSchema,
-    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true, publishing: true },
     // Etsy's limits are per app (every shop shares them): 10 calls a second by default (more
     // when Etsy grants it). A shop takes at most that; Etsy's x-limit-*/x-remaining-* headers
     // and its 429s are honoured on top (etsy-client.ts).
@@ -82,6 +92,22 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
 
   async listListings(ctx, store, cursor) {
     return listEtsyListings(clientFor(ctx, store), store.credentials.shopId, cursor);
+  },
+
+  async publishListing(ctx, store, draft) {
+    return publishEtsyListing(publishingClient(ctx, store), ctx.settings, store.credentials.shopId, draft);
+  },
+
+  async updateListing(ctx, store, ref, changes) {
+    return updateEtsyListing(publishingClient(ctx, store), store.credentials.shopId, ref, changes);
+  },
+
+  async unpublishListing(ctx, store, ref) {
+    await unpublishEtsyListing(publishingClient(ctx, store), store.credentials.shopId, ref);
+  },
+
+  async getListing(ctx, store, ref) {
+    return getEtsyListing(clientFor(ctx, store), ref);
   },
 
   async pushShipment(ctx, store, shipment) {

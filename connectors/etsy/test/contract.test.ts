@@ -43,6 +43,22 @@ describe("Etsy's Open API v3 document holds our calls", () => {
     expect(check('POST', path, {}, { body: form, contentType: 'text/plain' })).to.match(/content type text\/plain is not one of/);
   });
 
+  it('createDraftListing and updateListingInventory: what publishing sends conforms and needs listings_w; a value outside the enums, a missing required field, an offering without readiness_state_id fail', () => {
+    const form = { quantity: '999', title: 'Tulip poster', description: 'Tulips', price: '24.95', who_made: 'i_did', when_made: 'made_to_order', taxonomy_id: '2078', type: 'physical', is_supply: 'false', shipping_profile_id: '190712345' };
+    const create = (f: Record<string, string>, scopes: readonly string[] = SCOPES) => check('POST', '/v3/application/shops/12345/listings', {}, { body: new URLSearchParams(f).toString(), contentType: 'application/x-www-form-urlencoded', scopes });
+    expect(create(form)).to.equal('');
+    expect(create(form, ['listings_r'])).to.match(/lacks the OAuth scope listings_w/);
+    expect(create({ ...form, who_made: 'robot' })).to.match(/"robot" is not one of i_did, someone_else, collective/);
+    const { taxonomy_id: _dropped, ...withoutTaxonomy } = form;
+    expect(create(withoutTaxonomy)).to.match(/taxonomy_id is required/);
+    const inventory = (offering: Record<string, unknown>) =>
+      check('PUT', '/v3/application/listings/4100000001/inventory', {}, { body: JSON.stringify({ products: [{ sku: 'POSTER-TULIPS', property_values: [], offerings: [offering] }], price_on_property: [], quantity_on_property: [], sku_on_property: [] }), contentType: 'application/json', scopes: SCOPES });
+    expect(inventory({ price: 24.95, quantity: 999, is_enabled: true, readiness_state_id: null })).to.equal('');
+    expect(inventory({ price: 24.95, quantity: 999, is_enabled: true })).to.match(/readiness_state_id is required/);
+    expect(inventory({ price: '24.95', quantity: 999, is_enabled: true, readiness_state_id: null })).to.match(/price must be number/);
+    expect(check('PATCH', '/v3/application/shops/12345/listings/4100000001', {}, { body: 'state=draft', contentType: 'application/x-www-form-urlencoded', scopes: SCOPES })).to.match(/"draft" is not one of active, inactive/);
+  });
+
   it('an operation the document does not have fails', () => {
     expect(check('GET', '/v3/application/shops/12345/orders', {})).to.match(/no operation GET/);
   });

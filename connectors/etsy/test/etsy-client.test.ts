@@ -89,7 +89,7 @@ describe('Etsy OAuth (PKCE S256)', () => {
       response_type: 'code',
       client_id: 'kstr',
       redirect_uri: 'https://print-api.example.com/connectors/etsy/callback',
-      scope: 'transactions_r transactions_w shops_r listings_r',
+      scope: 'transactions_r transactions_w shops_r listings_r listings_w',
       state: etsyState(settings, 'sealed-state'),
       code_challenge: codeChallenge(codeVerifier(settings, 'sealed-state')),
       code_challenge_method: 'S256',

@@ -6,11 +6,12 @@ import listingsFixture from './fixtures/listings.json' with { type: 'json' };
 import receiptFixture from './fixtures/receipt.json' with { type: 'json' };
 import shopFixture from './fixtures/shop.json' with { type: 'json' };
 import tokenFixture from './fixtures/token.json' with { type: 'json' };
+import { listingRoute, shopSetup } from './fake-etsy-listings.ts';
 
 /** The scopes Etsy knows (its document's OAuth2 flow). */
 const ETSY_SCOPES: Record<string, string> = etsyContract.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
 /** What our install asks for: the grant the fake's seeded tokens carry unless a test says otherwise. */
-export const ALL_SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r'] as const;
+export const ALL_SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r', 'listings_w'] as const;
 /** What the install asked for before listings were read. */
 export const SCOPES_WITHOUT_LISTINGS = ['transactions_r', 'transactions_w', 'shops_r'] as const;
 
@@ -70,6 +71,8 @@ export class FakeEtsyShop {
   readonly userId: string;
   readonly shopId: string;
   readonly shopName: string;
+  /** Its currency, profiles and policies, and its listings' images. */
+  readonly setup = shopSetup();
   constructor(userId: string, shopId: string, shopName: string) {
     this.userId = userId;
     this.shopId = shopId;
@@ -303,6 +306,8 @@ export class FakeEtsy {
     const scope = violations.find((v) => v.includes('lacks the OAuth scope'));
     if (scope) return [403, { error: `Insufficient scope: ${scope}` }];
     if (violations.length > 0) return [400, { error: violations.join('; ') }];
+    const listed = listingRoute(this.shops, token.userId, c);
+    if (listed) return listed;
     if (c.method === 'GET' && c.path === '/v3/application/users/me') {
       const shop = [...this.shops.values()].find((s) => s.userId === token.userId);
       return [200, { user_id: Number(token.userId), shop_id: shop ? Number(shop.shopId) : null }];
@@ -313,7 +318,7 @@ export class FakeEtsy {
     if (!shop) return [404, { error: `Shop ${m[1]} not found` }];
     if (shop.userId !== token.userId) return [403, { error: 'You do not have permission to access this shop' }];
     const rest = m[2] ?? '';
-    if (c.method === 'GET' && rest === '') return [200, { ...shopFixture, shop_id: Number(shop.shopId), user_id: Number(shop.userId), shop_name: shop.shopName }];
+    if (c.method === 'GET' && rest === '') return [200, { ...shopFixture, shop_id: Number(shop.shopId), user_id: Number(shop.userId), shop_name: shop.shopName, currency_code: shop.setup.currency }];
     if (c.method === 'GET' && rest === '/receipts') return this.#receipts(shop, c.query);
     if (c.method === 'GET' && rest === '/listings') return this.#listings(shop, c.query);
     const r = /^\/receipts\/(\d+)(\/tracking)?$/.exec(rest);

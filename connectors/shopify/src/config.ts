@@ -6,6 +6,13 @@ export const API_VERSION = '2026-10';
 /** What we ask the merchant for: read orders and products (the listings), fulfil the merchant's own fulfillment orders. */
 export const SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'] as const;
 
+/**
+ * What publishing listings needs besides: create and change products, find the Online Store's
+ * publication and publish to it. Asked at install; a custom app connects without them, and
+ * publishing names the ones its token lacks.
+ */
+export const PUBLISHING_SCOPES = ['write_products', 'read_publications', 'write_publications'] as const;
+
 /** The order topics we subscribe to, as the `X-Shopify-Topic` header names them. */
 export const ORDER_TOPICS = ['orders/create', 'orders/paid', 'orders/updated', 'orders/cancelled'] as const;
 
@@ -121,8 +128,8 @@ export function shopOrigin(settings: Pick<ShopifySettings, 'apiUrl'>, shop: stri
   return settings.apiUrl.replaceAll('{shop}', shop);
 }
 
-/** Which required scopes a granted scope list lacks (`write_x` implies `read_x`). */
-export function missingScopes(granted: string): string[] {
+/** Which of `required` (by default: what connecting needs) a granted scope list lacks (`write_x` implies `read_x`). */
+export function missingScopes(granted: string, required: readonly string[] = SCOPES): string[] {
   const have = new Set(granted.split(',').map((s) => s.trim()).filter(Boolean));
-  return SCOPES.filter((s) => !have.has(s) && !(s.startsWith('read_') && have.has(`write_${s.slice(5)}`)));
+  return required.filter((s) => !have.has(s) && !(s.startsWith('read_') && have.has(`write_${s.slice(5)}`)));
 }

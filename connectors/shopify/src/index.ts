@@ -1,9 +1,10 @@
-import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
-import { connectSchema, credentialsSchema, installInputSchema, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
+import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { connectSchema, credentialsSchema, installInputSchema, missingScopes, PUBLISHING_SCOPES, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './install.ts';
 import { listShopifyListings } from './listings.ts';
 import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
+import { publishShopifyListing, unpublishShopifyListing, updateShopifyListing } from './publishing.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -14,12 +15,20 @@ function clientFor(ctx: ConnectorContext<ShopifySettings>, store: StoreConnectio
   return new ShopifyClient({ http: ctx.http, shop: store.credentials.shop, origin: shopOrigin(ctx.settings, store.credentials.shop), accessToken: store.credentials.accessToken, logger: ctx.logger });
 }
 
+/** A client for publishing, once the token is known to carry its scopes (a custom app may not have granted them). */
+function publishingClient(ctx: ConnectorContext<ShopifySettings>, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
+  const missing = missingScopes(store.credentials.scope, PUBLISHING_SCOPES);
+  if (missing.length > 0) throw new ConnectorError('auth', `Publishing to ${store.credentials.shop} needs the access scopes ${missing.join(', ')}: grant them to the app (reinstall it, or add them to the custom app) and try again.`);
+  return clientFor(ctx, store);
+}
+
 /**
  * Shopify: installed through OAuth (`@shopify/shopify-api`, expiring offline tokens refreshed
  * before they expire) or connected as a merchant's custom app (`POST /stores` with the Admin
  * API access token); `orders/*` webhooks verified with the library and deduplicated by event
  * id; GraphQL polling as the safety net; tracking pushed back with `fulfillmentCreate`;
- * `app/uninstalled` and the compliance topics honoured.
+ * `app/uninstalled` and the compliance topics honoured; products created (`productSet`),
+ * published to the Online Store, changed and archived (publishing).
  */
 export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySettings>({
   manifest: {
@@ -31,7 +40,7 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
       connect: { shop: 'tulip-prints.myshopify.com', accessToken: 'shpat_0123456789abcdef0123456789abcdef', apiSecretKey: '0123456789abcdef0123456789abcdef' },
     },
     credentialsSchema,
-    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true, publishing: true },
     // Per store, GraphQL allows 100 cost points per second (Standard plan); a job costs 0-2
     // calls of ~10-80 points. Bursts beyond are answered by the client waiting on throttleStatus.
     rateLimit: { max: 10, durationMs: 1000 },
@@ -82,6 +91,18 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   async listListings(ctx, store, cursor) {
     return listShopifyListings(clientFor(ctx, store), cursor);
+  },
+
+  async publishListing(ctx, store, draft) {
+    return publishShopifyListing(publishingClient(ctx, store), draft);
+  },
+
+  async updateListing(ctx, store, ref, changes) {
+    return updateShopifyListing(publishingClient(ctx, store), ref, changes);
+  },
+
+  async unpublishListing(ctx, store, ref) {
+    await unpublishShopifyListing(publishingClient(ctx, store), ref);
   },
 
   async pushShipment(ctx, store, shipment) {

@@ -13,7 +13,7 @@ import {
   type NormalizedRequest,
   type NormalizedResponse,
 } from '@shopify/shopify-api/runtime';
-import { API_VERSION, DEFAULT_API_URL, SCOPES, shopOrigin, type ShopifySettings } from './config.ts';
+import { API_VERSION, DEFAULT_API_URL, PUBLISHING_SCOPES, SCOPES, shopOrigin, type ShopifySettings } from './config.ts';
 
 /**
  * `@shopify/shopify-api` talks to its host through process-wide adapter functions (fetch,
@@ -91,7 +91,7 @@ export function shopifyLibrary(opts: { apiKey: string; secret: string; publicUrl
       apiKey: opts.apiKey,
       apiSecretKey: opts.secret,
       apiVersion: API_VERSION as Shopify['config']['apiVersion'],
-      scopes: [...SCOPES],
+      scopes: [...SCOPES, ...PUBLISHING_SCOPES],
       hostName: url.host,
       hostScheme: url.protocol === 'http:' ? 'http' : 'https',
       isEmbeddedApp: false,

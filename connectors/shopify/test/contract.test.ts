@@ -6,6 +6,7 @@ import { SHOP_QUERY } from '../src/connect.ts';
 import { VARIANTS_QUERY } from '../src/listings.ts';
 import { mapWebhookOrder, parseJsonExact } from '../src/order-mapper.ts';
 import { MORE_LINES, ORDERS_BY_ID, ORDERS_QUERY } from '../src/order-polling.ts';
+import { CREATE_LISTING_MUTATION, PUBLISH_LISTING_MUTATION, PUBLISHING_CONTEXT_QUERY, UPDATE_LISTING_MUTATION, UPDATE_LISTING_PRICE_MUTATION } from '../src/publishing.ts';
 import { FULFILLMENT_CREATE, FULFILLMENT_ORDERS_QUERY } from '../src/shipment-push.ts';
 import { CREATE_SUBSCRIPTION, LIST_SUBSCRIPTIONS } from '../src/webhook-registration.ts';
 import { ADMIN_SCHEMA_VERSION, requestViolations, responseViolations } from './shopify-contract.ts';
@@ -24,6 +25,24 @@ const REQUESTS: Array<[string, string, Record<string, unknown>]> = [
   ['OrdersById', ORDERS_BY_ID, { ids: ['gid://shopify/Order/6512345678901'], lines: 100 }],
   ['MoreOrderLines', MORE_LINES, { id: 'gid://shopify/Order/6512345678901', after: 'eyJsYXN0X2lkIjoxfQ', lines: 100 }],
   ['ProductVariantsPage', VARIANTS_QUERY, { first: 250, after: null }],
+  ['PublishingContext', PUBLISHING_CONTEXT_QUERY, {}],
+  [
+    'CreateListing',
+    CREATE_LISTING_MUTATION,
+    {
+      input: {
+        title: 'Tulip poster A2',
+        descriptionHtml: '<p>Tulips</p>',
+        status: 'ACTIVE',
+        productOptions: [{ name: 'Title', values: [{ name: 'Default Title' }] }],
+        variants: [{ optionValues: [{ optionName: 'Title', name: 'Default Title' }], sku: 'POSTER-TULIPS', price: '24.95', inventoryItem: { tracked: false, requiresShipping: true } }],
+        files: [{ originalSource: 'https://cdn.example.com/tulips.jpg', contentType: 'IMAGE', alt: 'Tulip poster A2' }],
+      },
+    },
+  ],
+  ['PublishListing', PUBLISH_LISTING_MUTATION, { id: 'gid://shopify/Product/1', input: [{ publicationId: 'gid://shopify/Publication/2' }] }],
+  ['UpdateListing', UPDATE_LISTING_MUTATION, { product: { id: 'gid://shopify/Product/1', title: 'Tulip poster A1', status: 'ARCHIVED' } }],
+  ['UpdateListingPrice', UPDATE_LISTING_PRICE_MUTATION, { productId: 'gid://shopify/Product/1', variants: [{ id: 'gid://shopify/ProductVariant/3', price: '39.00' }] }],
   ['OpenFulfillmentOrders', FULFILLMENT_ORDERS_QUERY, { id: 'gid://shopify/Order/6512345678901' }],
   [
     'FulfilPrintLines',
@@ -63,6 +82,10 @@ describe(`Shopify contract: the Admin GraphQL API ${ADMIN_SCHEMA_VERSION} schema
     expect(requestViolations(CREATE_SUBSCRIPTION, { topic: 'ORDER_CREATE', uri: 'https://x.example/h' }).join()).to.contain('"ORDER_CREATE"');
     const [, , fulfil] = REQUESTS.at(-1)!;
     expect(requestViolations(FULFILLMENT_CREATE, { fulfillment: { ...(fulfil.fulfillment as object), trackingInfo: { carrier: 'PostNL' } } }).join()).to.contain('"carrier" is not defined by type "FulfillmentTrackingInput"');
+    // productSet's status is a ProductStatus; an image is a file with an originalSource, not a `src`.
+    const create = variablesOf('CreateListing').input as Record<string, unknown>;
+    expect(requestViolations(CREATE_LISTING_MUTATION, { input: { ...create, status: 'PUBLISHED' } }).join()).to.contain('"PUBLISHED"');
+    expect(requestViolations(CREATE_LISTING_MUTATION, { input: { ...create, files: [{ src: 'https://cdn.example.com/tulips.jpg' }] } }).join()).to.contain('"src" is not defined by type "FileSetInput"');
   });
 
   const variablesOf = (name: string) => REQUESTS.find(([n]) => n === name || n.startsWith(`${name} `))![2];

@@ -5,6 +5,9 @@ import accessTokenFixture from './fixtures/access-token.json' with { type: 'json
 import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import { requestViolations, responseViolations } from './shopify-contract.ts';
+import { CATALOGUE_SCOPES, catalogueOperation, type FakeProduct } from './fake-shopify-catalogue.ts';
+
+export type { FakeProduct } from './fake-shopify-catalogue.ts';
 
 /** An order webhook body, typed from the fixture (nullable fields widened). */
 export type ShopifyOrderJson = Omit<typeof orderFixture, 'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'> & {
@@ -23,14 +26,6 @@ export interface SeenCall {
   at: number;
 }
 
-/** A product of the fake shop's catalogue (a product without options has one variant titled "Default Title"). */
-export interface FakeProduct {
-  id: number;
-  title: string;
-  status: 'ACTIVE' | 'DRAFT' | 'ARCHIVED';
-  variants: Array<{ id: number; sku: string | null; title: string }>;
-}
-
 interface FulfillmentOrder {
   id: string;
   status: string;
@@ -47,7 +42,7 @@ export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
 
-const ALL_SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'];
+const ALL_SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders', 'write_products', 'read_publications', 'write_publications'];
 const cost = (requested: number) => ({ cost: { requestedQueryCost: requested, actualQueryCost: Math.min(requested, 12), throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 } } });
 
 /**
@@ -70,6 +65,8 @@ export class FakeShopifyStore {
   readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
   /** Every request (and answer of ours) the Admin API schema refused: a test fails on any (`takeContractViolations`). */
   readonly contractViolations: string[] = [];
+  /** The shop's currency: products are priced in it. */
+  currency = 'EUR';
   /** The shop's catalogue: products (status ACTIVE, DRAFT or ARCHIVED) and their variants, by product id. */
   readonly products = new Map<number, FakeProduct>();
   readonly calls: SeenCall[] = [];
@@ -214,6 +211,8 @@ export class FakeShopifyStore {
       return [200, { errors: refused.map((message) => ({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) }];
     }
     if (!token || !((this.#tokens.get(token) ?? 0) > Date.now())) return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
+    const denied = this.#accessDenied(operation);
+    if (denied) return [200, denied];
     const fault = this.#faults.find((f) => f.operation === operation && f.remaining > 0);
     if (fault) {
       fault.remaining--;
@@ -229,6 +228,16 @@ export class FakeShopifyStore {
       return [500, { errors: [{ message: `the fake's answer breaks the Admin API schema: ${wrong.join('; ')}` }] }];
     }
     return [200, { data, extensions: cost(10) }];
+  }
+
+  /** Shopify's answer to a field the token has no scope for (`write_x` grants `read_x`). */
+  #accessDenied(operation: string): unknown {
+    const needs = CATALOGUE_SCOPES[operation];
+    if (!needs) return null;
+    const granted = (scope: string) => this.scopes.includes(scope) || (scope.startsWith('read_') && this.scopes.includes(`write_${scope.slice(5)}`));
+    if (granted(needs.scope)) return null;
+    const requiredAccess = `\`${needs.scope}\` access scope.`;
+    return { errors: [{ message: `Access denied for ${needs.field} field. Required access: ${requiredAccess}`, path: [needs.field], extensions: { code: 'ACCESS_DENIED', documentation: 'https://shopify.dev/api/usage/access-scopes', requiredAccess } }], data: null };
   }
 
   #operation(operation: string, v: Record<string, any>): unknown {
@@ -308,7 +317,7 @@ export class FakeShopifyStore {
         return { fulfillmentCreate: { fulfillment: { id: `gid://shopify/Fulfillment/${this.#next++}`, status: 'SUCCESS', trackingInfo: [input.trackingInfo] }, userErrors: [] } };
       }
       default:
-        return null;
+        return catalogueOperation({ products: this.products, currency: this.currency, nextId: () => 8_000_000_000 + this.#next++ }, operation, v);
     }
   }
 }

@@ -3,6 +3,7 @@ import { connectSchema, credentialsSchema, installInputSchema, RATE_LIMIT, setti
 import { completeInstall, installRedirect } from './install.ts';
 import { listWixListings } from './listings.ts';
 import { fetchOrdersById, pollOrders } from './order-polling.ts';
+import { publishWixListing, unpublishWixListing, updateWixListing } from './publishing.ts';
 import { pushWixShipment } from './shipment-push.ts';
 import { webhookContent } from './webhook-content.ts';
 import { peekEnvelope, verifyWixWebhook } from './webhook-verifier.ts';
@@ -18,7 +19,8 @@ function clientFor(ctx: ConnectorContext<WixSettings>, store: StoreConnection<Wi
  * reseller by the install state); client-credentials tokens per site, minted again when they
  * expire; app-level webhooks whose bodies are RS256 JWTs (order approved, payment status
  * updated, updated, canceled; app removed); `orders/search` polling as the safety net;
- * tracking pushed back as a fulfillment of our lines.
+ * tracking pushed back as a fulfillment of our lines; Catalog V1 products created, changed
+ * and hidden (publishing).
  */
 export const wixConnector = defineConnector<WixCredentials, WixSettings>({
   manifest: {
@@ -28,7 +30,7 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
     connectSchema,
     examples: { connect: { instanceId: '6f2b5e2a-0000-4000-8000-0000000000aa' } },
     credentialsSchema,
-    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true },
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true, publishing: true },
     // 200 requests a minute per app instance (site).
     rateLimit: { ...RATE_LIMIT },
     // One getOrder call per order.
@@ -84,6 +86,18 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
 
   async listListings(ctx, store, cursor) {
     return listWixListings(clientFor(ctx, store), cursor);
+  },
+
+  async publishListing(ctx, store, draft) {
+    return publishWixListing(clientFor(ctx, store), draft);
+  },
+
+  async updateListing(ctx, store, ref, changes) {
+    return updateWixListing(clientFor(ctx, store), ref, changes);
+  },
+
+  async unpublishListing(ctx, store, ref) {
+    await unpublishWixListing(clientFor(ctx, store), ref);
   },
 
   async pushShipment(ctx, store, shipment) {

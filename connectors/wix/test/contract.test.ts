@@ -5,7 +5,7 @@ import { mapWixOrder } from '../src/order-mapper.ts';
 import { APP, FakeWix, takeContractViolations, wixOrderOf } from './fake-wix.ts';
 import fulfillmentCreated from './fixtures/fulfillment-created.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
-import { interfaceKeys, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations } from './wix-contract.ts';
+import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_PRODUCT_REQUEST, interfaceKeys, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, UPDATE_PRODUCT_REQUEST } from './wix-contract.ts';
 
 const GOLDEN = new URL('./fixtures/golden/', import.meta.url);
 
@@ -34,6 +34,20 @@ describe("Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_
     const answer = fulfillmentCreated as { orderWithFulfillments: { fulfillments: unknown[] } };
     for (const key of Object.keys(answer)) assert.ok(interfaceKeys('CreateFulfillmentResponse').has(key), key);
     assert.deepEqual(shapeViolations(answer.orderWithFulfillments.fulfillments, { type: 'Fulfillment', fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } } }), []);
+  });
+
+  it('holds the Catalog V1 product writes to @wix/auto_sdk_stores_products: their paths, request fields and productType', () => {
+    const product = { name: 'Tulip poster A2', productType: 'physical', sku: 'POSTER-TULIPS-A2', visible: true, priceData: { price: 24.95 }, description: 'Tulips' };
+    assert.deepEqual(shapeViolations({ product }, CREATE_PRODUCT_REQUEST), []);
+    assert.deepEqual(shapeViolations({ product: { visible: false } }, UPDATE_PRODUCT_REQUEST), []);
+    assert.deepEqual(shapeViolations({ media: [{ url: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST), []);
+    // Catalog V3's spellings are not V1's: an upper-case productType, a price object, media items.
+    assert.deepEqual(shapeViolations({ product: { ...product, productType: 'PHYSICAL', priceData: { actualPrice: { amount: '24.95' } } } }, CREATE_PRODUCT_REQUEST), ['product.productType: PHYSICAL is not a ProductType', 'product.priceData.actualPrice: stores:PriceData has no field actualPrice']);
+    assert.deepEqual(shapeViolations({ media: [{ image: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST), ['media[0].image: stores:MediaDataForWrite has no field image']);
+    assert.equal(routeViolation('createProduct', 'POST', '/stores/v1/products'), null);
+    assert.equal(routeViolation('updateProduct', 'PATCH', '/stores/v1/products/4b2c'), null);
+    assert.equal(routeViolation('addProductMedia', 'POST', '/stores/v1/products/4b2c/media'), null);
+    assert.match(routeViolation('updateProduct', 'PUT', '/stores/v1/products/4b2c')!, /the SDK sends PATCH \/stores\/v1\/products\/:productId/);
   });
 
   it('refuses what the SDK does not have: a field, an enum value, a path', () => {

@@ -4,8 +4,8 @@ import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, 
 import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
-import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
-import { CREATE_FULFILLMENT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, type Shape } from './wix-contract.ts';
+import { catalogueRoute, type CatalogueSite, type WixProductV1 } from './fake-wix-catalogue.ts';
+import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_FULFILLMENT_REQUEST, CREATE_PRODUCT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, UPDATE_PRODUCT_REQUEST, V1_PRODUCT_ANSWER, type Shape } from './wix-contract.ts';
 
 export type WixOrderJson = Omit<typeof orderFixture, 'shippingInfo'> & { shippingInfo: unknown };
 
@@ -19,7 +19,7 @@ const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
-const REQUESTS: Record<string, Shape> = { searchOrders: SEARCH_ORDERS_REQUEST, createFulfillment: CREATE_FULFILLMENT_REQUEST };
+const REQUESTS: Record<string, Shape> = { searchOrders: SEARCH_ORDERS_REQUEST, createFulfillment: CREATE_FULFILLMENT_REQUEST, createProduct: CREATE_PRODUCT_REQUEST, updateProduct: UPDATE_PRODUCT_REQUEST, addProductMedia: ADD_PRODUCT_MEDIA_REQUEST };
 /** The body of each event's `actionEvent` as the SDK types it. */
 const ACTION_BODIES: Record<string, Shape> = {
   approved: { type: 'OrderApproved', fields: { order: ORDER } },
@@ -38,11 +38,15 @@ export interface SeenCall {
 }
 
 /** One Wix site with our app installed: its orders, fulfillments, catalogue and the calls it saw. */
-export class FakeWixSite {
+export class FakeWixSite implements CatalogueSite {
   readonly instanceId = randomUUID();
   readonly name: string;
   installed = false;
   catalogVersion: 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED' = 'V1_CATALOG';
+  /** The site's payment currency: its products are priced in it. */
+  currency = 'USD';
+  /** The Catalog V1 products (the fixture's, then what the connector creates). */
+  readonly products: WixProductV1[] = structuredClone(productsV1.products) as WixProductV1[];
   readonly orders = new Map<string, WixOrderJson>();
   readonly fulfillments = new Map<string, Array<{ id: string; lineItems: Array<{ id: string; quantity: number }>; trackingInfo: Record<string, unknown> }>>();
   readonly calls: SeenCall[] = [];
@@ -262,25 +266,23 @@ export class FakeWix implements FakePlatform {
     if (fault >= 0) return site.faults.splice(fault, 1)[0]!.reply;
     const reply = route.handle(site, body, route.id);
     // The fake's own orders must be Orders as the SDK types them (a misread field or enum would pass unseen otherwise).
-    const answered = reply[0] === 200 ? (reply[1] as { orders?: unknown[]; order?: unknown }) : {};
+    const answered = reply[0] === 200 ? (reply[1] as { orders?: unknown[]; order?: unknown; products?: unknown[]; product?: unknown }) : {};
     const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) => shapeViolations(o, ORDER));
+    if (route.operation !== 'queryProductsV3') wrong.push(...[...(answered.products ?? []), ...(answered.product ? [answered.product] : [])].flatMap((p) => shapeViolations(p, V1_PRODUCT_ANSWER)));
     if (wrong.length) violations.push(...wrong.map((w) => `answer to ${route.operation}: ${w}`));
     return reply;
   }
 
   #route(method: string, path: string): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {
-    if (method === 'GET' && path === '/apps/v1/instance') return { operation: 'getAppInstance', id: '', handle: (s) => [200, { ...appInstanceFixture, instance: { ...appInstanceFixture.instance, instanceId: s.instanceId }, site: { ...appInstanceFixture.site, siteDisplayName: s.name } }] };
+    if (method === 'GET' && path === '/apps/v1/instance') return { operation: 'getAppInstance', id: '', handle: (s) => [200, { ...appInstanceFixture, instance: { ...appInstanceFixture.instance, instanceId: s.instanceId }, site: { ...appInstanceFixture.site, siteDisplayName: s.name, paymentCurrency: s.currency } }] };
     if (method === 'POST' && path === '/ecom/v1/orders/search') return { operation: 'searchOrders', id: '', handle: (s, b) => searchOrders(s, b) };
-    if (method === 'GET' && path === '/stores/v3/provision/version') return { operation: 'getCatalogVersion', id: '', handle: (s) => [200, { catalogVersion: s.catalogVersion }] };
-    if (method === 'POST' && path === '/stores-reader/v1/products/query') return { operation: 'queryProducts', id: '', handle: (s) => (s.catalogVersion === 'V1_CATALOG' ? [200, productsV1] : wixError(428, 'Site uses catalog V3', 'CATALOG_V3_SITE_CALLING_CATALOG_V1_API')) };
-    if (method === 'POST' && path === '/stores/v3/products/query') return { operation: 'queryProductsV3', id: '', handle: (s) => (s.catalogVersion === 'V3_CATALOG' ? [200, productsV3] : wixError(428, 'Site uses catalog V1', 'CATALOG_V1_SITE_CALLING_CATALOG_V3_API')) };
     let m = /^\/ecom\/v1\/orders\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) return { operation: 'getOrder', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { order: s.orders.get(id) }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
     m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)$/.exec(path);
     if (method === 'GET' && m) return { operation: 'listFulfillments', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { orderWithFulfillments: { orderId: id, fulfillments: s.fulfillments.get(id) ?? [] } }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
     m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)\/create-fulfillment$/.exec(path);
     if (method === 'POST' && m) return { operation: 'createFulfillment', id: decodeURIComponent(m[1]!), handle: (s, b, id) => createFulfillment(s, id, b) };
-    return null;
+    return catalogueRoute(method, path);
   }
 
   /** Wix's installer: the merchant installs the app on the site being connected; redirected to `postInstallationUrl` with `appId`, `tenantId`, `instanceId`. */

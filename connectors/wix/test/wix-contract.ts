@@ -4,6 +4,8 @@ import path from 'node:path';
 import { FulfillmentStatus, OrderStatus, PaymentStatusEnumPaymentStatus, SortOrder } from '@wix/auto_sdk_ecom_orders';
 import * as ordersMeta from '@wix/auto_sdk_ecom_orders/meta';
 import * as fulfillmentsMeta from '@wix/auto_sdk_ecom_order-fulfillments/meta';
+import { ProductType } from '@wix/auto_sdk_stores_products';
+import * as productsMeta from '@wix/auto_sdk_stores_products/meta';
 
 /**
  * Wix's published contract, from the official SDK packages (dev dependencies, versions in
@@ -19,16 +21,19 @@ const declarations = (pkg: string) => {
   return readdirSync(dir).filter((f) => f.endsWith('.d.mts')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
 };
 const DTS = `${declarations('@wix/auto_sdk_ecom_orders')}\n${declarations('@wix/auto_sdk_ecom_order-fulfillments')}`;
+/** Wix Stores Catalog V1 (`@wix/auto_sdk_stores_products`): its types are named like the eCommerce ones (`Product`, `Media`), so they are asked for as `stores:<Name>`. */
+const STORES_DTS = declarations('@wix/auto_sdk_stores_products');
 const keysCache = new Map<string, Set<string>>();
 
-/** The property names of a declared interface, its `extends` included. */
+/** The property names of a declared interface, its `extends` included (`stores:Product`: the Catalog V1 package's). */
 export function interfaceKeys(name: string): Set<string> {
   const cached = keysCache.get(name);
   if (cached) return cached;
-  const m = new RegExp(`^interface ${name}(?: extends ([\\w, ]+))? \\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(DTS);
+  const [source, bare, prefix] = name.startsWith('stores:') ? [STORES_DTS, name.slice(7), 'stores:'] : [DTS, name, ''];
+  const m = new RegExp(`^interface ${bare}(?: extends ([\\w, ]+))? \\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(source);
   if (!m) throw new Error(`the Wix SDK declares no interface ${name}`);
   const keys = new Set([...m[2]!.matchAll(/^ {4}(\w+)\??:/gm)].map((k) => k[1]!));
-  for (const parent of (m[1] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) for (const k of interfaceKeys(parent)) keys.add(k);
+  for (const parent of (m[1] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) for (const k of interfaceKeys(`${prefix}${parent}`)) keys.add(k);
   keysCache.set(name, keys);
   return keys;
 }
@@ -66,7 +71,15 @@ export const CREATE_FULFILLMENT_REQUEST: Shape = {
   fields: { fulfillment: { type: 'Fulfillment', fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } } } },
 };
 
-const ENUMS: Record<string, Record<string, string>> = { OrderStatus, PaymentStatus: PaymentStatusEnumPaymentStatus, FulfillmentStatus, SortOrder };
+/** Catalog V1 product writes (`createProduct`, `updateProduct`, `addProductMedia`) as the SDK types their requests. */
+const V1_PRODUCT: Shape = { type: 'stores:Product', oneOf: { productType: 'ProductType' }, fields: { priceData: { type: 'stores:PriceData' } } };
+export const CREATE_PRODUCT_REQUEST: Shape = { type: 'stores:CreateProductRequest', fields: { product: V1_PRODUCT } };
+export const UPDATE_PRODUCT_REQUEST: Shape = { type: 'stores:UpdateProductRequest', fields: { product: V1_PRODUCT } };
+export const ADD_PRODUCT_MEDIA_REQUEST: Shape = { type: 'stores:AddProductMediaRequest', fields: { media: { type: 'stores:MediaDataForWrite' } } };
+/** What the fake answers for a Catalog V1 product (`createProduct`, `updateProduct`, the query's `products[]`). */
+export const V1_PRODUCT_ANSWER: Shape = { ...V1_PRODUCT, fields: { ...V1_PRODUCT.fields, variants: { type: 'stores:Variant' }, media: { type: 'stores:Media' }, productPageUrl: { type: 'stores:PageUrl' } } };
+
+const ENUMS: Record<string, Record<string, string>> = { OrderStatus, PaymentStatus: PaymentStatusEnumPaymentStatus, FulfillmentStatus, SortOrder, ProductType };
 
 /** Where `value` leaves the shape: a field its interface does not declare, an enum value the SDK does not have. */
 export function shapeViolations(value: unknown, shape: Shape, at = ''): string[] {
@@ -91,6 +104,9 @@ const METHODS = {
   getOrder: ordersMeta.getOrder(),
   createFulfillment: fulfillmentsMeta.createFulfillment(),
   listFulfillments: fulfillmentsMeta.listFulfillmentsForSingleOrder(),
+  createProduct: productsMeta.createProduct(),
+  updateProduct: productsMeta.updateProduct(),
+  addProductMedia: productsMeta.addProductMedia(),
 };
 
 /** Whether the SDK calls `operation` with this HTTP method and path (null: the packages do not describe it). */

@@ -5,6 +5,7 @@ import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './install.ts'
 import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';
+import { getWooProduct, publishWooProduct, unpublishWooProduct, updateWooProduct, wooStoreCurrency } from './publishing.ts';
 import { pushWooShipment } from './shipment-push.ts';
 import { registerOrderWebhooks, repairNotice, repairWebhooks } from './webhook-registration.ts';
 import { verifyWooWebhook } from './webhook-verifier.ts';
@@ -32,7 +33,7 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
       credentialRequest: { storeUrl: 'https://tulip-prints.example.com', returnUrl: 'https://reseller.example.com/stores/connected' },
     },
     credentialsSchema,
-    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false },
+    capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false, publishing: true },
     // Self-hosted WordPress sites, often on shared hosting: stay gentle.
     rateLimit: { max: 4, durationMs: 1000 },
     // One GET per order.
@@ -89,6 +90,27 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async listListings(ctx, store, cursor) {
     return listWooListings(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }), cursor);
+  },
+
+  async publishListing(ctx, store, draft) {
+    return publishWooProduct(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }), draft);
+  },
+
+  async updateListing(ctx, store, ref, changes) {
+    const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
+    return updateWooProduct(client, ref, changes, () => wooStoreCurrency(client));
+  },
+
+  async unpublishListing(ctx, store, ref) {
+    await unpublishWooProduct(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }), ref);
+  },
+
+  async getListing(ctx, store, ref) {
+    return getWooProduct(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }), ref);
+  },
+
+  async storeCurrency(ctx, store) {
+    return wooStoreCurrency(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }));
   },
 
   async pushShipment(ctx, store, shipment) {

@@ -118,6 +118,27 @@ export class WooCommerceClient {
     return { items: Array.isArray(res.data) ? res.data : [], totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1 };
   }
 
+  /** Creates a product (`POST /products`); answers it as WooCommerce saved it. */
+  async createProduct(product: Record<string, unknown>): Promise<unknown> {
+    return (await this.#productWrite(this.#wc.post('products', product))).data;
+  }
+
+  /** Changes a product (`PUT /products/<id>`); answers it as WooCommerce saved it. */
+  async updateProduct(productId: string, changes: Record<string, unknown>): Promise<unknown> {
+    return (await this.#productWrite(this.#wc.put(`products/${encodeURIComponent(productId)}`, changes))).data;
+  }
+
+  /** A product, or null when the store has none with this id (deleted for good). */
+  async getProduct(productId: string): Promise<unknown> {
+    const res = await this.#call(this.#wc.get(`products/${encodeURIComponent(productId)}`), [404]);
+    return res.status === 404 ? null : res.data;
+  }
+
+  /** The store's currency (`GET /data/currencies/current`: its ISO 4217 code). */
+  async currentCurrency(): Promise<unknown> {
+    return (await this.#call(this.#wc.get('data/currencies/current'))).data;
+  }
+
   async getOrder(orderId: string): Promise<WooOrderSummary> {
     return (await this.#call(this.#wc.get(`orders/${encodeURIComponent(orderId)}`))).data as WooOrderSummary;
   }
@@ -180,6 +201,18 @@ export class WooCommerceClient {
     );
   }
 
+  /**
+   * A product write: WooCommerce's refusal of the product itself (400 `product_invalid_sku`,
+   * `woocommerce_product_image_upload_error`…) says why in its `message`, which is the reason
+   * the merchant is given.
+   */
+  async #productWrite(request: Promise<unknown>): Promise<LibraryResponse> {
+    const res = (await request) as LibraryResponse;
+    const reason = errorMessage(res.data);
+    if (res.status === 400 && reason) throw new ConnectorError('invalid_payload', `WooCommerce refused the product: ${reason}${errorCode(res.data) ? ` (${errorCode(res.data)})` : ''}`, { status: 400 });
+    return this.#call(Promise.resolve(res));
+  }
+
   /** Awaits a library call; statuses other than 2xx (and the `allowed` ones) become ConnectorErrors. */
   async #call(request: Promise<unknown>, allowed: number[] = []): Promise<LibraryResponse> {
     const res = (await request) as LibraryResponse;
@@ -190,6 +223,10 @@ export class WooCommerceClient {
 
 function bodyText(data: unknown): string {
   return typeof data === 'string' ? data : JSON.stringify(data);
+}
+
+function errorMessage(data: unknown): string | undefined {
+  return typeof data === 'object' && data !== null && 'message' in data && typeof data.message === 'string' ? data.message : undefined;
 }
 
 function errorCode(data: unknown): string | undefined {

@@ -23,6 +23,9 @@ export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
 
+/** WooCommerce's answer to a SKU another product has (`WC_REST_Products_Controller`, `product_invalid_sku`). */
+const SKU_TAKEN = { code: 'product_invalid_sku', message: 'Invalid or duplicated SKU.', data: { status: 400 } };
+
 /** `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row. */
 const MAX_DELIVERY_FAILURES = 5;
 
@@ -52,6 +55,10 @@ export interface FakeWooProduct {
   status: 'publish' | 'draft' | 'pending' | 'private';
   sku: string;
   variations?: Array<{ id: number; sku: string; status: 'publish' | 'private'; attributes: Array<{ name: string; option: string }> }>;
+  /** A decimal string in the store's currency ('' when unset), as WooCommerce keeps it. */
+  regular_price?: string;
+  description?: string;
+  images?: Array<{ src: string }>;
 }
 
 /**
@@ -67,6 +74,8 @@ export class FakeWooStore {
   readonly consumerSecret: string;
   permissions: 'read' | 'read_write' = 'read_write';
   shipmentTracking = true;
+  /** The store's currency (WooCommerce > Settings > General). */
+  currency = 'EUR';
   /** WordPress on plain permalinks: no /wp-json/ (its 404 page), the REST index only at /?rest_route=/. */
   plainPermalinks = false;
   readonly webhooks: StoredWebhook[] = [];
@@ -214,7 +223,7 @@ export class FakeWooStore {
     }
     const reply = await this.#route(method, url, body as Record<string, unknown>);
     // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen otherwise).
-    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : undefined;
+    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : /\/wc\/v3\/products(\/\d+)?$/.test(url.pathname) ? 'product' : undefined;
     if (schema && reply[0] < 300) for (const item of [reply[1]].flat()) violations.push(...resourceViolations(schema, item).map((v) => `answer to ${method} ${url.pathname}: ${v}`));
     return reply;
   }
@@ -239,9 +248,19 @@ export class FakeWooStore {
       return this.#page(list, q);
     }
     if (method === 'GET' && path === '/wp-json/wc/v3/products') {
-      const list = [...this.products.values()].sort((a, b) => a.id - b.id).map(({ variations, ...p }) => ({ ...p, variations: (variations ?? []).map((v) => v.id) }));
-      return this.#page(list, q);
+      return this.#page([...this.products.values()].sort((a, b) => a.id - b.id).map((p) => this.#productJson(p)), q);
     }
+    if (method === 'POST' && path === '/wp-json/wc/v3/products') return this.#createProduct(body);
+    if ((m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)$/))) {
+      const product = this.products.get(Number(m[1]));
+      if (!product) return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      if (method === 'PUT') {
+        if (typeof body.sku === 'string' && this.#skuTaken(body.sku, product.id)) return [400, SKU_TAKEN];
+        Object.assign(product, pick(body, ['name', 'status', 'regular_price', 'description', 'sku']));
+      }
+      return [200, this.#productJson(product)];
+    }
+    if (method === 'GET' && path === '/wp-json/wc/v3/data/currencies/current') return [200, { code: this.currency, name: this.currency, symbol: this.currency }];
     if (method === 'GET' && (m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations$/))) {
       const product = this.products.get(Number(m[1]));
       if (!product) return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
@@ -271,6 +290,46 @@ export class FakeWooStore {
       return [201, item];
     }
     return [404, errors.noRoute];
+  }
+
+  /** `WC_REST_Products_Controller::create_item`: a SKU must be unique in the store (`wc_product_has_unique_sku`), an image URL must load. */
+  #createProduct(body: Record<string, unknown>): Reply {
+    const sku = typeof body.sku === 'string' ? body.sku : '';
+    if (sku && this.#skuTaken(sku)) return [400, SKU_TAKEN];
+    const images = Array.isArray(body.images) ? (body.images as Array<{ src?: unknown }>) : [];
+    const unloadable = images.find((i) => typeof i.src !== 'string' || !i.src.startsWith('https://'));
+    if (unloadable) return [400, { code: 'woocommerce_product_image_upload_error', message: `Error getting remote image ${String(unloadable.src)}.`, data: { status: 400 } }];
+    const product: FakeWooProduct = {
+      id: this.#nextId++,
+      name: String(body.name ?? ''),
+      type: (body.type as FakeWooProduct['type']) ?? 'simple',
+      status: (body.status as FakeWooProduct['status']) ?? 'publish',
+      sku,
+      regular_price: typeof body.regular_price === 'string' ? body.regular_price : '',
+      description: typeof body.description === 'string' ? body.description : '',
+      images: images.map((i) => ({ src: String(i.src) })),
+    };
+    this.products.set(product.id, product);
+    return [201, this.#productJson(product)];
+  }
+
+  #skuTaken(sku: string, except?: number): boolean {
+    return [...this.products.values()].some((p) => p.id !== except && (p.sku === sku || (p.variations ?? []).some((v) => v.sku === sku)));
+  }
+
+  /** A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale here). */
+  #productJson({ variations, images, ...p }: FakeWooProduct): Record<string, unknown> {
+    const slug = p.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || `product-${p.id}`;
+    return {
+      ...p,
+      slug,
+      permalink: `${this.url}/product/${slug}/`,
+      price: p.regular_price ?? '',
+      regular_price: p.regular_price ?? '',
+      description: p.description ?? '',
+      images: (images ?? []).map((img, i) => ({ id: p.id * 100 + i, src: img.src, name: '', alt: '' })),
+      variations: (variations ?? []).map((v) => v.id),
+    };
   }
 
   /** `WC_REST_Webhooks_Controller::create_item` saves the webhook, then pings its delivery URL. */

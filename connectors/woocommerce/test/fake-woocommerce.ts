@@ -14,6 +14,7 @@ type WooOrderJson = typeof orderFixture;
 export class FakeWooCommerce implements FakePlatform {
   readonly platform = 'WOOCOMMERCE';
   readonly expiringTokens = false;
+  readonly holdsProducts = true;
   readonly shipsTo = { name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' };
   readonly stores = new Map<string, FakeWooStore>();
   #server: FakeHttpsServer | undefined;
@@ -66,6 +67,10 @@ function wooStore(shop: FakeWooStore, storeId: string): FakeStore {
     },
     pushedTracking(orderId) {
       return (shop.trackings.get(Number(orderId)) ?? []).map((t) => ({ trackingNumber: String(t.tracking_number), trackingUrl: String(t.tracking_link) }));
+    },
+    product(externalProductId) {
+      const p = shop.products.get(Number(externalProductId));
+      return p && { sku: p.sku || null, title: p.name, price: p.regular_price ?? '', active: p.status === 'publish' };
     },
     rateLimitNextPush(retryAfterSeconds) {
       // The push reads the order's customer notes first (it adds one with the tracking).

@@ -62,7 +62,7 @@ export function composeHttpApp(infra: Infrastructure, modules: CoreModules, stor
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(platforms),
     platforms: platformForms(connectors),
-    views: new DashboardViews({ events: new EventLog({ db: infra.database.db }), resellerProducts }),
+    views: new DashboardViews({ events: new EventLog({ db: infra.database.db }), resellerProducts, publishing: storesModule.publishing }),
   });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
 

@@ -54,6 +54,7 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
       createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
     pollBudget: (platform, budget) =>
       createTokenBucket({ ...budget, redis, keyPrefix: `${redisPrefix}:poll-budget:${platform}`, name: `poll-budget:${platform}`, onFallback: onRateLimitFallback }),
+    checkUrl: (url) => infra.safeFetch.checkUrl(url),
     onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
   resellerProducts.useLinkRegistry(storesModule.stores.links);

@@ -13,6 +13,7 @@ import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
 import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
 import { sandboxMigration } from './sandbox/sandbox-tables.ts';
+import { storePublicationsMigration } from './stores/store-publications-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0020_credential_request_returns': credentialRequestReturnsMigration,
   '0021_unbound_reseller_sessions': unboundResellerSessionsMigration,
   '0022_sandbox_platform': sandboxMigration,
+  '0023_store_publications': storePublicationsMigration,
 };

@@ -374,6 +374,13 @@ export interface Connector<C = unknown, S = unknown> {
   /** Where `publishListing` answered `pending`: the product as the platform holds it now. */
   getListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef): Promise<PublishedListing>;
 
+  /**
+   * The store's currency (ISO 4217, upper case): what `ListingDraft.priceCents` is counted in.
+   * Core asks once, before the store's first publish, and keeps it; without it, a store is taken
+   * to sell in euros.
+   */
+  storeCurrency?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<string>;
+
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 

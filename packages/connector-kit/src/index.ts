@@ -7,6 +7,7 @@ export * from './store-order.ts';
 export * from './fetch-adapter.ts';
 export * from './hmac-signature.ts';
 export * from './jwt-rs256.ts';
+export * from './money.ts';
 export * from './parse-payload.ts';
 export * from './standard-webhooks.ts';
 export * from './time-window-cursor.ts';

@@ -27,6 +27,7 @@ export const NOTICES: Record<string, string> = {
   'product-created': 'The product is created.',
   'product-saved': 'The product is saved.',
   'product-deleted': 'The product is deleted.',
+  'listing-published': 'The product is published to the store, with your SKU and price, and linked to this product.',
   'order-cancelled': 'The order is cancelled.',
   'file-supplied': 'The file is attached to the line; it is checked before printing.',
   'webhook-deleted': 'The endpoint is deleted.',

@@ -1,6 +1,7 @@
 import type { AuthContext } from '../../http/auth-context.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
+import type { StorePublishing } from '../stores/store-publishing.ts';
 
 export interface OrderEventView {
   id: string;
@@ -17,10 +18,13 @@ export interface OrderEventView {
 export class DashboardViews {
   readonly #events: EventLog;
   readonly #resellerProducts: ResellerProductsService;
+  readonly #publishing: Pick<StorePublishing, 'publishedOf'> | undefined;
 
-  constructor(deps: { events: EventLog; resellerProducts: ResellerProductsService }) {
+  /** `publishing`: the stores' published listings (none shown without it). */
+  constructor(deps: { events: EventLog; resellerProducts: ResellerProductsService; publishing?: Pick<StorePublishing, 'publishedOf'> }) {
     this.#events = deps.events;
     this.#resellerProducts = deps.resellerProducts;
+    this.#publishing = deps.publishing;
   }
 
   /** The order's events, oldest first (the caller has read the order through the API first). */
@@ -32,6 +36,11 @@ export class DashboardViews {
   /** The connected stores selling a product of the caller's (by a link or a listing with its SKU). */
   async storesSelling(caller: AuthContext, resellerProductId: string) {
     return this.#resellerProducts.storesSelling(caller, resellerProductId);
+  }
+
+  /** The stores the caller's product is published to (POST /stores/{id}/listings), with each listing. */
+  async publishedTo(caller: AuthContext, resellerProductId: string) {
+    return this.#publishing ? this.#publishing.publishedOf(caller, resellerProductId) : [];
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { invalidRequest } from '../refusal.ts';
 import { EXAMPLE_FILE_URL, EXAMPLE_ORDER, EXAMPLE_ORDER_AWAITING_FILE, EXAMPLE_ORDER_DELIVERED, EXAMPLE_ORDER_REQUEST, examplePage } from '../../http/api-examples.ts';
+import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import { orderSchemas, placeOrderBody } from './orders-schemas.ts';
@@ -10,7 +10,6 @@ const tags = ['Orders'];
 const orderNotFound = { status: 404, code: 'not_found', description: 'Unknown order (or another account’s).' };
 const orderId = z.string().min(1).max(64).meta({ description: 'Order id (`ord_…`).', example: 'ord_01M89QQS8PF0R454XXXZVC09H9' });
 const idParams = z.object({ id: orderId });
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** POST/GET /orders, GET /orders/{id}, POST /orders/{id}/cancel, PUT /orders/{id}/lines/{line}/file. */
 export function ordersRoutes(deps: {
@@ -50,13 +49,7 @@ export function ordersRoutes(deps: {
         { status: 422, code: 'idempotency_key_reused', description: 'The Idempotency-Key was used for a different request.' },
       ],
       handle: async ({ auth, body, headers }) => {
-        const key = headers['idempotency-key'];
-        if (typeof key !== 'string' || key.length === 0) {
-          throw invalidRequest('The Idempotency-Key header is required when placing an order.', [{ field: 'Idempotency-Key', code: 'missing_header' }]);
-        }
-        if (!IDEMPOTENCY_KEY.test(key)) {
-          throw invalidRequest('The Idempotency-Key must be 1-255 printable ASCII characters without spaces.', [{ field: 'Idempotency-Key', code: 'invalid_header' }]);
-        }
+        const key = idempotencyKeyOf(headers, { required: true, what: 'placing an order' });
         const result = await orders.place(auth, body, { idempotencyKey: key, source: 'API' });
         return { status: result.duplicate ? 200 : 201, body: { data: { ...result.order, duplicate: result.duplicate } } };
       },

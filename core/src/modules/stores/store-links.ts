@@ -158,6 +158,8 @@ export class StoreLinks {
 
   async removeLinksOf(resellerProductId: string): Promise<void> {
     await this.#deps.db.deleteFrom('store_links').where('reseller_product_id', '=', resellerProductId).execute();
+    // What was published of it to stores since disconnected goes with it.
+    await this.#deps.db.deleteFrom('store_publications').where('reseller_product_id', '=', resellerProductId).execute();
     this.#knownLinks.clear();
   }
 }

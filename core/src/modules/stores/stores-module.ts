@@ -5,6 +5,7 @@ import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
+import { SafeFetchError } from '../../infra/safe-fetch/safe-fetch.ts';
 import { createTokenBucket, type TokenBucket } from '../../infra/token-bucket.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { EventEnvelope, Outbox } from '../events/outbox.ts';
@@ -24,6 +25,8 @@ import { OrderFetches } from './order-fetches.ts';
 import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
 import { StorePoller } from './store-poller.ts';
+import { publishingRoutes } from './publishing-routes.ts';
+import { StorePublishing } from './store-publishing.ts';
 import { StoreRedactor } from './store-redactor.ts';
 import type { StoresContext } from './stores-context.ts';
 import { storesRoutes } from './stores-routes.ts';
@@ -68,6 +71,8 @@ export interface StoresDeps {
   outbox?: Outbox;
   /** A store order became a print order (the ingestion-lag metric). */
   onPlaced?: (platform: string, storeCreatedAt: string) => void;
+  /** The SSRF guard's check of a URL (images to publish are handed to the platforms); none allowed when absent. */
+  checkUrl?: (url: string) => Promise<void>;
 }
 
 /**
@@ -103,6 +108,7 @@ export class StoresModule {
   readonly calls: StoreCalls;
   readonly listings: ListingSyncer;
   readonly retrier: IngestRetrier;
+  readonly publishing: StorePublishing;
   readonly #ctx: StoresContext;
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
@@ -168,6 +174,13 @@ export class StoresModule {
       orders: deps.orders,
       calls: this.calls,
       queuePush: (platform, orderId) => this.#fulfil.get(platform)!.add({ orderId }, { jobId: `fulfil-${orderId}` }),
+    });
+    this.publishing = new StorePublishing({
+      ...ctx,
+      connections,
+      calls: this.calls,
+      checkImageUrl: deps.checkUrl ?? (async (url) => Promise.reject(new SafeFetchError('address_blocked', `no outbound address is allowed here: ${url}`))),
+      listingsChanged: (store) => this.listings.requestSyncQuietly(store, LISTINGS_SOON_MS),
     });
     this.receiver = new WebhookReceiver({ ...ctx, connections, credentials, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
     for (const connector of ctx.connectors.all()) this.#defineQueues(deps.queue, connector);
@@ -332,7 +345,10 @@ export class StoresModule {
 
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
-    return storesRoutes({ stores: this.stores, connectors: this.#ctx.connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct });
+    return [
+      ...storesRoutes({ stores: this.stores, connectors: this.#ctx.connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct }),
+      ...publishingRoutes({ publishing: this.publishing, resolveProduct }),
+    ];
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */

@@ -34,6 +34,8 @@ export interface StoresTable {
   /** What the store's last poll found and repaired for the merchant to know (the connector's `notice`), and when: shown among its notices for a week. */
   poll_notice: ColumnType<string | null, string | null | undefined, string | null>;
   poll_notice_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The store's currency (ISO 4217), asked of its platform before its first publish (store-publications-tables.ts); null until then. */
+  currency: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Connector } from '../connector.ts';
+import { publishingScenarios } from './publishing-conformance.ts';
 import type { ConformanceService, FakeHttpsServer, FakePlatform, FakeRequestHandler, FakeStore, OrderSpec } from './fake-platform.ts';
 
 /** The service under test, as `@print-api/core/testing` starts it. */
@@ -59,7 +60,9 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
  * placed once with the right source and only the SKU-matched lines; unpaid then paid;
  * duplicate and out-of-order deliveries; forged and stale signatures; cancellation before and
  * after production; polling catch-up; token refresh (platforms with expiring tokens); tracking
- * pushed back; a 429 answered by waiting; uninstall. Registers one mocha suite.
+ * pushed back; a 429 answered by waiting; uninstall; and, for connectors declaring
+ * `capabilities.publishing`, publishing (publishing-conformance.ts: publish, update, unpublish).
+ * Registers one mocha suite.
  *
  * A platform without webhooks (`capabilities.webhooks` false: Amazon) runs the polling variant
  * of each scenario: where a webhook would arrive, the order is saved in the fake store and the
@@ -160,6 +163,9 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const requestedAt = Date.parse(await sync(key, storeId));
       await eventually(async () => Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt, 'the sync read');
     }
+
+    // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they made.
+    if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts) describe('publishing', () => publishingScenarios({ service: () => h, connected, eventually }));
 
     it('connects: the store is listed connected under its platform', async () => {
       const { key, store } = await connected();

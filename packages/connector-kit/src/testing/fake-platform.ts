@@ -89,6 +89,13 @@ export interface FakeStore {
    * and the next call to the platform must find out and disconnect the store with a reason.
    */
   uninstall?(): Promise<number>;
+  /**
+   * A product as the store holds it now (publishing platforms: the suite's publishing scenarios
+   * check what `publishListing` and `updateListing` made): its SKU, title, price as the platform
+   * writes it (a decimal string in the store's currency) and whether it is on sale; undefined
+   * when the store has no such product.
+   */
+  product?(externalProductId: string): { sku: string | null; title: string; price: string; active: boolean } | undefined;
 }
 
 /**
@@ -110,6 +117,11 @@ export interface FakePlatform {
   shipsTo: Record<string, string>;
   /** Access tokens expire and are refreshed with a refresh token (Shopify's expiring offline tokens). */
   expiringTokens: boolean;
+  /**
+   * Its stores hold the products the connector publishes (`FakeStore.product`): the suite's
+   * publishing scenarios run for a connector declaring `capabilities.publishing` whose fake says so.
+   */
+  readonly holdsProducts?: boolean;
   /**
    * Starts serving from `server`; answers the connector's settings (`CONNECTOR_<PLATFORM>_*`)
    * that point it at this fake (its API URL, the app's key and secret).

@@ -398,7 +398,11 @@ export interface paths {
          */
         get: operations["listStoreListings"];
         put?: never;
-        post?: never;
+        /**
+         * Publish one of your products to the store: the listing is created there with your SKU and your price
+         * @description Creates the product in the store through its platform (a simple product carrying your product's SKU, at `priceCents` in the store's currency, published unless `published` is false) and links it to your product, so its orders print and the product cannot be deleted while it is listed. 201 with the listing; 202 where the platform creates it in the background (`status: pending`: read it again with GET /stores/{id}/listings/{listingId}). A product is published once per store: a second request answers 409 with the first. Image URLs must be public https addresses (checked before the platform is given them). With an `Idempotency-Key`, a repeat answers 200 with the same listing; without one, a retry after an error never creates a second product either: the product is looked for in the store first.
+         */
+        post: operations["publishStoreListing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -420,6 +424,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/stores/{id}/listings/{listingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A listing published to the store (a pending one is read again from the platform) */
+        get: operations["getStoreListing"];
+        put?: never;
+        post?: never;
+        /**
+         * Take a published listing off sale in the store (archived there) and remove its link
+         * @description The platform keeps the product, off sale (WooCommerce: a draft), with its sales history; your product is no longer linked to it by this listing.
+         */
+        delete: operations["unpublishStoreListing"];
+        options?: never;
+        head?: never;
+        /** Change a published listing in the store: its title, price or whether it is on sale */
+        patch: operations["updateStoreListing"];
         trace?: never;
     };
     "/stores/{id}/sandbox-orders": {
@@ -1280,6 +1306,40 @@ export interface components {
             })[];
         } & {
             [key: string]: unknown;
+        };
+        PublishedListing: {
+            /** @description Our id of the published listing (`pub_…`). */
+            id: string;
+            storeId: string;
+            resellerProduct: {
+                id: string;
+                sku: string;
+            };
+            title: string;
+            /** @description The retail price, in minor units of `currency` (the store's). */
+            priceCents: number;
+            currency: string;
+            /**
+             * @description `publishing`: asked of the platform, no answer yet (or the answer was lost: publishing again finds the product first); `pending`: the platform is still creating it (read it again with GET); `active`: on sale; `draft`: in the store, not on sale.
+             * @enum {string}
+             */
+            status: "publishing" | "pending" | "active" | "draft";
+            /** @description The platform's id of the product (null while publishing). */
+            externalProductId: string | null;
+            /** @description Null for a product without a variant id of its own. */
+            externalVariantId: string | null;
+            url: string | null;
+            /** @description Something the platform wants you to know about the product. */
+            notice: string | null;
+            /**
+             * @description How the store's orders for it reach your product: `sku`, the product carries your SKU (a store link backs it up if the SKU is changed in the store).
+             * @enum {string}
+             */
+            matchedBy: "sku" | "link";
+            /** @description The store link made with it (`lnk_…`, `discovered` false): your product cannot be deleted while it stands. */
+            linkId: string | null;
+            createdAt: string;
+            updatedAt: string;
         };
         /** @description A price in euro cents with the reseller discount, the destination VAT and shipping. Line totals are authoritative; the totals are their exact sums plus shipping. */
         Quote: {
@@ -5574,6 +5634,259 @@ export interface operations {
             };
         };
     };
+    publishStoreListing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A repeat with the same key (1-255 printable characters) answers the first listing with 200; the same key with another body gives 422 idempotency_key_reused.
+                 * @example 0f8b2c1e-3d4a-4b5c-9e6f-7a8b9c0d1e2f
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "resellerProduct": "BC-CLASSIC-250",
+                 *       "title": "Business cards, 250 pieces",
+                 *       "priceCents": 2495,
+                 *       "imageUrls": [
+                 *         "https://cdn.tulip-prints.example.com/cards-front.jpg"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Your product, by id or SKU: the listing carries its SKU. */
+                    resellerProduct: string;
+                    title: string;
+                    /** @description The product description (the platform may take HTML). */
+                    description?: string;
+                    /** @description Your retail price, in minor units of the store's currency (cents). */
+                    priceCents: number;
+                    /** @description ISO 4217; the store's currency when absent, and refused when it is another. */
+                    currency?: string;
+                    /**
+                     * @description Public https image URLs the platform fetches (at most 10).
+                     * @default []
+                     */
+                    imageUrls?: string[];
+                    /**
+                     * @description false: created as a draft, not on sale.
+                     * @default true
+                     */
+                    published?: boolean;
+                    /** @description Per-platform extras, checked by the platform’s connector (WooCommerce: `categoryIds`, `shortDescription`). */
+                    platformOptions?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A repeat of an earlier request with the same Idempotency-Key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "resellerProduct": {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250"
+                     *         },
+                     *         "title": "Business cards, 250 pieces",
+                     *         "priceCents": 2495,
+                     *         "currency": "EUR",
+                     *         "status": "active",
+                     *         "externalProductId": "418",
+                     *         "externalVariantId": null,
+                     *         "url": "https://tulip-prints.example.com/product/business-cards-250-pieces/",
+                     *         "notice": null,
+                     *         "matchedBy": "sku",
+                     *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
+                     *         "createdAt": "2026-11-25T11:02:17.301Z",
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishedListing"];
+                    };
+                };
+            };
+            /** @description The published listing */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "resellerProduct": {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250"
+                     *         },
+                     *         "title": "Business cards, 250 pieces",
+                     *         "priceCents": 2495,
+                     *         "currency": "EUR",
+                     *         "status": "active",
+                     *         "externalProductId": "418",
+                     *         "externalVariantId": null,
+                     *         "url": "https://tulip-prints.example.com/product/business-cards-250-pieces/",
+                     *         "notice": null,
+                     *         "matchedBy": "sku",
+                     *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
+                     *         "createdAt": "2026-11-25T11:02:17.301Z",
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishedListing"];
+                    };
+                };
+            };
+            /** @description The published listing */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "resellerProduct": {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250"
+                     *         },
+                     *         "title": "Business cards, 250 pieces",
+                     *         "priceCents": 2495,
+                     *         "currency": "EUR",
+                     *         "status": "pending",
+                     *         "externalProductId": "418",
+                     *         "externalVariantId": null,
+                     *         "url": "https://tulip-prints.example.com/product/business-cards-250-pieces/",
+                     *         "notice": null,
+                     *         "matchedBy": "sku",
+                     *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
+                     *         "createdAt": "2026-11-25T11:02:17.301Z",
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishedListing"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store or listing (or another account’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `listing_exists`: The product is published to this store already (or being published): `details[0].listing` is that listing. `store_disconnected`: The store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_image_url`: An image URL is not a public https address (`details` names it). `currency_mismatch`: `currency` is not the store's. `idempotency_key_reused`: The Idempotency-Key was used for a different request. `not_supported_by_platform`: The store's platform offers no publishing here (TikTok Shop, Amazon): the message says what to do instead (create the listing on the platform, then POST /stores/{id}/links). `listing_rejected`: The platform refused the product: its reason is in the message (a SKU the store has already, an image it cannot load…). `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_unreachable`: The platform did not answer: try again (a product is never created twice). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_rate_limited`: The store's request budget is spent for now; Retry-After says when to try again. `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listStoreIngests: {
         parameters: {
             query?: {
@@ -5695,6 +6008,420 @@ export interface operations {
                 };
             };
             /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStoreListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Store id (`sto_…`). */
+                id: string;
+                /** @description Published listing id (`pub_…`), from POST /stores/{id}/listings. */
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The published listing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "resellerProduct": {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250"
+                     *         },
+                     *         "title": "Business cards, 250 pieces",
+                     *         "priceCents": 2495,
+                     *         "currency": "EUR",
+                     *         "status": "active",
+                     *         "externalProductId": "418",
+                     *         "externalVariantId": null,
+                     *         "url": "https://tulip-prints.example.com/product/business-cards-250-pieces/",
+                     *         "notice": null,
+                     *         "matchedBy": "sku",
+                     *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
+                     *         "createdAt": "2026-11-25T11:02:17.301Z",
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishedListing"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store or listing (or another account’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_unreachable`: The platform did not answer: try again (a product is never created twice). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_rate_limited`: The store's request budget is spent for now; Retry-After says when to try again. `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unpublishStoreListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Store id (`sto_…`). */
+                id: string;
+                /** @description Published listing id (`pub_…`), from POST /stores/{id}/listings. */
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unpublished */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "deleted": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store or listing (or another account’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `publish_in_progress`: The listing is still being published. `store_disconnected`: The store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_supported_by_platform`: The store's platform offers no publishing here (TikTok Shop, Amazon): the message says what to do instead (create the listing on the platform, then POST /stores/{id}/links). `listing_rejected`: The platform refused the product: its reason is in the message (a SKU the store has already, an image it cannot load…). `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_unreachable`: The platform did not answer: try again (a product is never created twice). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_rate_limited`: The store's request budget is spent for now; Retry-After says when to try again. `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateStoreListing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Store id (`sto_…`). */
+                id: string;
+                /** @description Published listing id (`pub_…`), from POST /stores/{id}/listings. */
+                listingId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "priceCents": 2695
+                 *     }
+                 */
+                "application/json": {
+                    title?: string;
+                    priceCents?: number;
+                    published?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The published listing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "pub_01M89R5B7K2W9X4Q6N3T8Z1CVE",
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "resellerProduct": {
+                     *           "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *           "sku": "BC-CLASSIC-250"
+                     *         },
+                     *         "title": "Business cards, 250 pieces",
+                     *         "priceCents": 2695,
+                     *         "currency": "EUR",
+                     *         "status": "active",
+                     *         "externalProductId": "418",
+                     *         "externalVariantId": null,
+                     *         "url": "https://tulip-prints.example.com/product/business-cards-250-pieces/",
+                     *         "notice": null,
+                     *         "matchedBy": "sku",
+                     *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
+                     *         "createdAt": "2026-11-25T11:02:17.301Z",
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishedListing"];
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store or listing (or another account’s). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `publish_in_progress`: The listing is still being published. `store_disconnected`: The store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_supported_by_platform`: The store's platform offers no publishing here (TikTok Shop, Amazon): the message says what to do instead (create the listing on the platform, then POST /stores/{id}/links). `listing_rejected`: The platform refused the product: its reason is in the message (a SKU the store has already, an image it cannot load…). `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_unreachable`: The platform did not answer: try again (a product is never created twice). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_rate_limited`: The store's request budget is spent for now; Retry-After says when to try again. `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -4,6 +4,7 @@ import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
+import { publishSection, submitPublish, type PublishState } from './publish-section.ts';
 
 interface Errors {
   message: string;
@@ -97,12 +98,19 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     }
   });
 
-  async function productPage(d: DashContext, product: ProductForm & { id: string }, errors?: Errors): Promise<void> {
+  register('post', '/products/{id}/publish', async (d) => {
+    const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const state = await submitPublish(d, product);
+    if (state) await productPage(d, product, undefined, state);
+  });
+
+  async function productPage(d: DashContext, product: ProductForm & { id: string }, errors?: Errors, publish?: PublishState): Promise<void> {
     const selling = await deps.views.storesSelling(d.caller, product.id);
-    await formPage(d, `Product ${product.sku}`, `/dashboard/products/${product.id}`, product, errors, selling, product.id);
+    const published = await publishSection(d, deps.views, product, publish);
+    await formPage(d, `Product ${product.sku}`, `/dashboard/products/${product.id}`, product, errors ?? publish?.error, selling, product.id, published);
   }
 
-  async function formPage(d: DashContext, title: string, action: string, values: ProductForm, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string): Promise<void> {
+  async function formPage(d: DashContext, title: string, action: string, values: ProductForm, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string, published?: VNode): Promise<void> {
     const catalogue = d.page.can('catalog:read') ? (await d.api<ListPage<Api['Product']>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data : [];
     const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
     const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
@@ -142,6 +150,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
                 : null}
               ${d.page.can('reseller-products:write') ? html`<${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />` : null}
             </section>`}
+        ${published ?? null}
       <//>`,
       errors ? 422 : 200,
     );

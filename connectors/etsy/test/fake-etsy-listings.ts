@@ -1,0 +1,142 @@
+import { decimalToMinorUnits } from '@print-api/connector-kit';
+import type { FakeReply } from '@print-api/connector-kit/testing';
+import type { FakeEtsyShop, ListingJson, SeenCall } from './fake-etsy.ts';
+
+/** What a shop has set up in Shop Manager that listings refer to, and the images its listings have. */
+export interface ShopSetup {
+  currency: string;
+  shippingProfiles: number[];
+  readinessStates: number[];
+  returnPolicies: number[];
+  /** Images uploaded to each listing (Etsy takes files only: the merchant uploads them in Shop Manager). */
+  images: Map<string, number>;
+}
+
+export const shopSetup = (): ShopSetup => ({ currency: 'USD', shippingProfiles: [190712345], readinessStates: [1402345678], returnPolicies: [1203456789], images: new Map() });
+
+/** A listing the connector wrote, with the fields Etsy keeps that the fixture's listings do not show. */
+type WrittenListing = ListingJson & { shipping_profile_id: number | null; readiness_state_id: number | null; taxonomy_id: number; who_made: string; when_made: string };
+
+let nextListing = 4_100_000_001;
+let nextProduct = 9_100_000_001;
+const bad = (error: string): FakeReply => [400, { error }];
+const form = (c: SeenCall) => Object.fromEntries(new URLSearchParams(c.body));
+
+/** Etsy's title rule (its document): letters, digits, punctuation, maths symbols, spaces, ™©®; %, :, & and + once each. */
+function titleProblem(title: string): string | null {
+  if (title.trim() === '') return 'title must not be empty';
+  if (title.length > 140) return 'title must be at most 140 characters';
+  if (/[^\p{L}\p{Nd}\p{P}\p{Sm}\p{Zs}™©®]/u.test(title)) return 'title may only contain letters, numbers, punctuation, mathematical symbols, whitespace, ™, © and ®';
+  for (const c of ['%', ':', '&', '+']) if (title.split(c).length > 2) return `title may use the ${c} character only once`;
+  return null;
+}
+
+const money = (setup: ShopSetup, price: number) => ({ amount: decimalToMinorUnits(price, setup.currency) ?? Math.round(price * 100), divisor: 100, currency_code: setup.currency });
+/** A ShopListing as createDraftListing, updateListing and getListing answer it: no inventory unless asked. */
+const withoutInventory = (l: ListingJson): Record<string, unknown> => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'inventory'));
+
+function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
+  const f = form(c);
+  const problem = titleProblem(f.title ?? '');
+  if (problem) return bad(problem);
+  const price = Number(f.price);
+  if (!(price > 0)) return bad('price must be greater than 0');
+  const quantity = Number(f.quantity);
+  if (!(quantity >= 1 && quantity <= 999)) return bad('quantity must be between 1 and 999');
+  const setup = shop.setup;
+  if (f.shipping_profile_id && !setup.shippingProfiles.includes(Number(f.shipping_profile_id))) return [404, { error: `Shipping profile ${f.shipping_profile_id} not found for this shop` }];
+  if (f.readiness_state_id && !setup.readinessStates.includes(Number(f.readiness_state_id))) return [404, { error: `Readiness state ${f.readiness_state_id} not found for this shop` }];
+  if (f.return_policy_id && !setup.returnPolicies.includes(Number(f.return_policy_id))) return [404, { error: `Return policy ${f.return_policy_id} not found for this shop` }];
+  const id = nextListing++;
+  const now = Math.floor(Date.now() / 1000);
+  const slug = f.title!.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const listing: WrittenListing = {
+    listing_id: id,
+    user_id: Number(shop.userId),
+    shop_id: Number(shop.shopId),
+    title: f.title!,
+    description: f.description!,
+    state: 'draft',
+    creation_timestamp: now,
+    created_timestamp: now,
+    quantity,
+    url: `https://www.etsy.com/listing/${id}/${slug}`,
+    skus: [],
+    has_variations: false,
+    is_digital: false,
+    shipping_profile_id: f.shipping_profile_id ? Number(f.shipping_profile_id) : null,
+    readiness_state_id: f.readiness_state_id ? Number(f.readiness_state_id) : null,
+    taxonomy_id: Number(f.taxonomy_id),
+    who_made: f.who_made!,
+    when_made: f.when_made!,
+    inventory: { products: [{ product_id: nextProduct++, sku: '', is_deleted: false, offerings: [{ offering_id: nextProduct++, quantity, is_enabled: true, is_deleted: false, price: money(setup, price) }], property_values: [] }], price_on_property: [], quantity_on_property: [], sku_on_property: [] },
+  };
+  shop.listings.push(listing);
+  return [201, withoutInventory(listing)];
+}
+
+/** Etsy replaces the whole inventory; each product gets a product id again. */
+function updateInventory(shop: FakeEtsyShop, listing: ListingJson, c: SeenCall): FakeReply {
+  const body = JSON.parse(c.body) as { products: Array<{ sku?: string | null; property_values?: ListingJson['inventory']['products'][number]['property_values']; offerings: Array<{ price: number; quantity: number; is_enabled: boolean; readiness_state_id: number | null }> }> };
+  if (body.products.length === 0) return bad('products must contain at least one product');
+  for (const p of body.products) {
+    if (!p.property_values?.length && p.offerings.length !== 1) return bad('a product without property values has exactly one offering');
+    for (const o of p.offerings) {
+      if (!(o.price >= 0.2)) return bad(`price ${o.price} is below the minimum of 0.20`);
+      if (!(o.quantity >= 0 && o.quantity <= 999)) return bad('quantity must be between 0 and 999');
+      if (o.readiness_state_id !== null && !shop.setup.readinessStates.includes(o.readiness_state_id)) return [404, { error: `Readiness state ${o.readiness_state_id} not found for this shop` }];
+    }
+  }
+  const products = body.products.map((p) => ({
+    product_id: nextProduct++,
+    sku: p.sku ?? '',
+    is_deleted: false,
+    offerings: p.offerings.map((o) => ({ offering_id: nextProduct++, quantity: o.quantity, is_enabled: o.is_enabled, is_deleted: false, price: money(shop.setup, o.price), readiness_state_id: o.readiness_state_id })),
+    property_values: p.property_values ?? [],
+  }));
+  listing.inventory = { products, price_on_property: [], quantity_on_property: [], sku_on_property: [] };
+  listing.skus = products.map((p) => p.sku).filter(Boolean);
+  listing.quantity = products.flatMap((p) => p.offerings).reduce((n, o) => n + (o.is_enabled ? o.quantity : 0), 0);
+  return [200, listing.inventory];
+}
+
+/** Etsy's rules for going on sale: an image, and for a physical listing a shipping profile. */
+function updateListing(shop: FakeEtsyShop, listing: WrittenListing, c: SeenCall): FakeReply {
+  const f = form(c);
+  if (f.title !== undefined) {
+    const problem = titleProblem(f.title);
+    if (problem) return bad(problem);
+  }
+  if (f.state === 'active') {
+    if (!shop.setup.images.get(String(listing.listing_id))) return bad('A listing must have at least one image before it can be activated');
+    if (!listing.shipping_profile_id) return bad('A physical listing needs a shipping profile before it can be activated');
+  }
+  if (f.title !== undefined) listing.title = f.title;
+  if (f.state) listing.state = f.state;
+  return [200, withoutInventory(listing)];
+}
+
+/**
+ * The listing writes of Etsy's Open API v3 (after the fake's key, token and contract checks):
+ * `createDraftListing`, `updateListing`, `getListing`, `getListingInventory`,
+ * `updateListingInventory`, each on the token owner's shop only. Null: not one of these.
+ */
+export function listingRoute(shops: Map<string, FakeEtsyShop>, userId: string, c: SeenCall): FakeReply | null {
+  const created = /^\/v3\/application\/shops\/(\d+)\/listings$/.exec(c.path);
+  const patched = /^\/v3\/application\/shops\/(\d+)\/listings\/(\d+)$/.exec(c.path);
+  const byId = /^\/v3\/application\/listings\/(\d+)(\/inventory)?$/.exec(c.path);
+  if (!(created && c.method === 'POST') && !(patched && c.method === 'PATCH') && !byId) return null;
+  const shopId = created?.[1] ?? patched?.[1];
+  const listingId = patched?.[2] ?? byId?.[1];
+  const shop = shopId ? shops.get(shopId) : [...shops.values()].find((s) => s.listings.some((l) => String(l.listing_id) === listingId));
+  const listing = shop?.listings.find((l) => String(l.listing_id) === listingId) as WrittenListing | undefined;
+  if (created) {
+    if (!shop) return [404, { error: `Shop ${shopId} not found` }];
+    return shop.userId === userId ? createDraftListing(shop, c) : [403, { error: 'You do not have permission to access this shop' }];
+  }
+  if (!shop || !listing) return [404, { error: `Listing ${listingId} not found` }];
+  if (shop.userId !== userId) return listing.state === 'active' && c.method === 'GET' && !byId?.[2] ? [200, withoutInventory(listing)] : [403, { error: 'You do not have permission to access this listing' }];
+  if (patched) return updateListing(shop, listing, c);
+  if (!byId![2]) return [200, withoutInventory(listing)];
+  return c.method === 'PUT' ? updateInventory(shop, listing, c) : [200, listing.inventory];
+}

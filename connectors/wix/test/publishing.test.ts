@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import nock from 'nock';
+import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
+import { nockedConnectorHttp } from '@print-api/core/testing';
+import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
+import { wixConnector } from '../src/index.ts';
+import { DEFAULT_VARIANT_ID } from '../src/publishing.ts';
+import { forgetMintedTokens } from '../src/wix-client.ts';
+import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
+
+const API = 'https://www.wixapis.example';
+const PUBLIC_URL = 'https://print-api.example.com';
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
+  sku: 'POSTER-TULIPS-A2',
+  title: 'Tulip poster A2',
+  description: 'Tulips and windmills, printed on 200 g matte paper.',
+  priceCents: 2495,
+  currency: 'USD',
+  imageUrls: ['https://cdn.print-api.example.com/mockups/tulips-front.jpg'],
+  published: true,
+  ...over,
+});
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('expected a ConnectorError'),
+    (err: unknown) => {
+      assert.ok(err instanceof ConnectorError, String(err));
+      return err;
+    },
+  );
+
+// The fake Wix answers in process behind nock, so the connector's calls go through core's HttpClient (guard, statuses, Retry-After) as in production.
+describe('Wix publishing (Catalog V1 products: create, add media, update, hide)', () => {
+  const wix = new FakeWix();
+  let site: FakeWixSite;
+  let ctx: ConnectorContext<WixSettings>;
+  let store: StoreConnection<WixCredentials>;
+  before(() => {
+    nock.disableNetConnect();
+    for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']) nock(API).persist().intercept(() => true, method).reply(async (req: Request) => wix.answer(req));
+  });
+  beforeEach(() => {
+    forgetMintedTokens();
+    site = wix.newSite();
+    site.installed = true;
+    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/wix/webhooks`, settings: settingsSchema.parse({ appId: APP.appId, appSecret: APP.appSecret, publicKey: wix.keys.publicKey, apiUrl: API }) };
+    store = { externalId: site.instanceId, name: site.name, credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null } };
+  });
+  // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed as they type it.
+  afterEach(() => assert.deepEqual(takeContractViolations(), []));
+  after(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  const ours = async () => (await wixConnector.listListings!(ctx, store, null)).listings.filter((l) => l.sku === 'POSTER-TULIPS-A2');
+
+  it('creates a visible physical product with the SKU and the price, adds the images, and listListings finds it by its ids', async () => {
+    const made = await wixConnector.publishListing!(ctx, store, draft());
+
+    assert.deepEqual(made, { externalProductId: made.externalProductId, externalVariantId: DEFAULT_VARIANT_ID, status: 'active', url: 'https://tulipprints.wixsite.com/shop/product-page/tulip-poster-a2' });
+    const product = site.products.find((p) => p.id === made.externalProductId)!;
+    assert.deepEqual(
+      { name: product.name, sku: product.sku, visible: product.visible, productType: product.productType, price: product.priceData, description: product.description, images: product.media!.items.map((m) => m.image.url) },
+      { name: 'Tulip poster A2', sku: 'POSTER-TULIPS-A2', visible: true, productType: 'physical', price: { currency: 'USD', price: 24.95 }, description: 'Tulips and windmills, printed on 200 g matte paper.', images: draft().imageUrls },
+    );
+    assert.deepEqual(await ours(), [{ externalProductId: made.externalProductId, externalVariantId: DEFAULT_VARIANT_ID, sku: 'POSTER-TULIPS-A2', title: 'Tulip poster A2', active: true }]);
+    assert.deepEqual(site.calls.map((c) => c.operation), ['getCatalogVersion', 'getAppInstance', 'createProduct', 'addProductMedia', 'getCatalogVersion', 'queryProducts']);
+  });
+
+  it('creates a hidden product when not published, with no media call when there is no image', async () => {
+    const made = await wixConnector.publishListing!(ctx, store, draft({ published: false, imageUrls: [] }));
+    assert.equal(made.status, 'draft');
+    assert.equal(site.products.find((p) => p.id === made.externalProductId)!.visible, false);
+    assert.deepEqual(site.seen('addProductMedia'), []);
+    assert.equal((await ours())[0]!.active, false);
+  });
+
+  it('changes the name, the price and the visibility with PATCH (only what is given)', async () => {
+    const made = await wixConnector.publishListing!(ctx, store, draft());
+    const ref = { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId };
+    const changed = await wixConnector.updateListing!(ctx, store, ref, { title: 'Tulip poster A1', priceCents: 3900 });
+    assert.equal(changed.status, 'active');
+    assert.deepEqual(site.seen('updateProduct').at(-1)!.body, { product: { name: 'Tulip poster A1', priceData: { price: 39 } } });
+    const product = site.products.find((p) => p.id === ref.externalProductId)!;
+    assert.deepEqual([product.name, product.priceData!.price], ['Tulip poster A1', 39]);
+
+    assert.equal((await wixConnector.updateListing!(ctx, store, ref, { published: false })).status, 'draft');
+    assert.deepEqual(site.seen('updateProduct').at(-1)!.body, { product: { visible: false } });
+    assert.deepEqual(await ours(), [{ externalProductId: ref.externalProductId, externalVariantId: DEFAULT_VARIANT_ID, sku: 'POSTER-TULIPS-A2', title: 'Tulip poster A1', active: false }]);
+  });
+
+  it('unpublishes by hiding the product (kept for past orders); a product already deleted is not an error', async () => {
+    const made = await wixConnector.publishListing!(ctx, store, draft());
+    await wixConnector.unpublishListing!(ctx, store, { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId });
+    assert.equal(site.products.find((p) => p.id === made.externalProductId)!.visible, false);
+    assert.equal((await ours())[0]!.active, false);
+    await wixConnector.unpublishListing!(ctx, store, { externalProductId: 'df19c1f7-0000-4000-8000-00000000dead', externalVariantId: null });
+  });
+
+  it("fails invalid_payload with Wix's reason when it refuses the product, and for a price in another currency than the site's", async () => {
+    const long = await failure(wixConnector.publishListing!(ctx, store, draft({ sku: 'POSTER-TULIPS-A2-MATTE-200G-WITH-WHITE-BORDER' })));
+    assert.equal(long.kind, 'invalid_payload');
+    assert.match(long.message, /^Wix \(createProduct\) answered 400: product\.sku: must be a string of at most 40 characters/);
+    const euros = await failure(wixConnector.publishListing!(ctx, store, draft({ currency: 'EUR' })));
+    assert.deepEqual([euros.kind, euros.message], ['invalid_payload', 'The Wix site sells in USD, not EUR: give the price in USD.']);
+    assert.equal(site.products.filter((p) => p.sku.startsWith('POSTER-TULIPS-A2')).length, 0);
+  });
+
+  it('refuses a site on Catalog V3 or without Wix Stores before writing anything', async () => {
+    site.catalogVersion = 'V3_CATALOG';
+    assert.match((await failure(wixConnector.publishListing!(ctx, store, draft()))).message, /runs Catalog V3/);
+    site.catalogVersion = 'STORES_NOT_INSTALLED';
+    assert.match((await failure(wixConnector.publishListing!(ctx, store, draft()))).message, /has no Wix Stores/);
+    assert.deepEqual(site.seen('createProduct'), []);
+  });
+
+  it('fails rate_limited with the wait when Wix answers 429', async () => {
+    site.faultNext('createProduct', [429, { message: 'Too many requests', details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } } }, { 'Retry-After': '4' }]);
+    const limited = await failure(wixConnector.publishListing!(ctx, store, draft()));
+    assert.deepEqual([limited.kind, limited.retryAfterMs], ['rate_limited', 4000]);
+  });
+});

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { minorUnitsToDecimal } from '@print-api/connector-kit';
+import { wooCommerceConnector } from '@print-api/connector-woocommerce';
+import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
+import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { connectorE2eService, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import type { TestHttpsServer } from '../helpers/https-server.ts';
+import type { TestService } from '../helpers/test-service.ts';
+
+const PUBLIC_URL = 'https://print-api.example.com';
+
+/**
+ * "Publish to store" on a product's page in headless Chromium: the margin a retail price leaves
+ * (our quote for one piece, shipping and VAT included, for the customers' country), then the
+ * product published to a (fake) WooCommerce store with its SKU and that price, and listed on the
+ * page among the stores it is published to.
+ */
+describe('publishing a product from the dashboard in a browser (real PostgreSQL + Redis, Chromium)', function () {
+  this.timeout(240_000);
+  let t: TestService;
+  let files: TestHttpsServer;
+  let b: TestBrowser | undefined;
+
+  connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
+    ({ t, files } = started);
+  });
+  before(async function () {
+    b = await launchBrowser(this);
+  });
+  afterEach(async function () {
+    await screenshotOnFailure(this, b);
+  });
+  after(async () => b?.close());
+
+  it('shows the margin of a retail price, publishes the product to the store and lists the store on its page', async () => {
+    const r = await posterReseller(t, files);
+    const shop = new FakeWooStore({ host: 'dash-publish.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    const store = await t.api(r.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    expect(store.status, JSON.stringify(store.body)).to.equal(201);
+    const product = (await t.api(r.key, 'GET', `/reseller-products/${POSTER_SKU}`)).body.data;
+    const quote = await t.api(r.key, 'POST', '/quotes', { lines: [{ resellerSku: POSTER_SKU, quantity: 1 }], country: 'BE' });
+    expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
+    const ours = quote.body.data.totals.totalCents as number;
+    const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
+
+    const link = await t.api(r.key, 'POST', '/dashboard-links');
+    const page = await b!.page();
+    await page.goto((link.body.data.url as string).replace(PUBLIC_URL, t.baseUrl));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${t.baseUrl}/dashboard`);
+    await page.goto(`${t.baseUrl}/dashboard/products/${product.id}`);
+    expect(await page.getByText('Not published to any store yet.').count()).to.equal(1);
+
+    const form = page.getByRole('form', { name: 'Publish to store' });
+    await form.getByLabel('Store', { exact: true }).selectOption(store.body.data.id);
+    await form.getByLabel('Title in the store').fill('Tulips at dawn, A2 poster');
+    await form.getByLabel('Retail price (€, your customers pay)').fill('39.95');
+    await form.getByLabel("Your customers' country (for shipping and VAT)").fill('BE');
+    await form.getByRole('button', { name: 'Show margin' }).click();
+    const margin = page.getByTestId('margin');
+    await margin.waitFor();
+    expect(await margin.textContent()).to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`).and.to.contain('VAT to BE included');
+    expect(shop.seen('POST', /\/wc\/v3\/products$/)).to.have.length(0);
+
+    await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Publish' }).click();
+    await page.waitForURL(/done=listing-published/);
+    const listed = page.getByTestId('published-to');
+    expect(await listed.textContent()).to.contain('Tulips at dawn, A2 poster, 39.95 EUR, active');
+    const [created] = [...shop.products.values()].filter((p) => p.sku === POSTER_SKU);
+    expect(created).to.deep.include({ name: 'Tulips at dawn, A2 poster', regular_price: '39.95', status: 'publish' });
+    // Listed by a link of ours: the page says it cannot be deleted.
+    expect(await page.getByTestId('delete-blocked').count()).to.equal(1);
+    await page.close();
+  });
+});
