@@ -44,6 +44,7 @@ const FORMS: FormOp[] = [
   { path: '/dashboard/webhooks/{id}/deliveries/{deliveryId}/retry', session: 'dashboard', fields: {} },
   { path: '/dashboard/products', session: 'dashboard', fields: { sku: ['fuzz-form-sku'], title: ['T'], productId: ['business-cards'], options: ['paper=matte', '=', 'a=b\nc'], fileUrl: url, active: ['on', 'off'] } },
   { path: '/dashboard/products/{id}', session: 'dashboard', fields: { sku: ['fuzz-form-sku'], title: ['T'], productId: ['business-cards'], options: ['x=y'], fileUrl: url, active: ['on'] } },
+  { path: '/dashboard/products/{id}/publish', session: 'dashboard', fields: { storeId: ['sto_00000000000000000000000000', ''], title: ['T'], price: ['12.50', '0', '-1', '1e309', 'x'], country: ['NL', 'nl', 'XX', ''], intent: ['margin', 'publish', 'nope'] } },
   { path: '/dashboard/products/{id}/delete', session: 'dashboard', fields: {} },
   { path: '/dashboard/stores/connect', session: 'dashboard', fields: { platform: ['WOOCOMMERCE', 'SHOPIFY', 'NOPE'], storeUrl: url, consumerKey: ['ck_x'], consumerSecret: ['cs_x'] } },
   { path: '/dashboard/stores/request', session: 'dashboard', fields: { platform: ['WOOCOMMERCE', 'NOPE'], storeUrl: url } },
