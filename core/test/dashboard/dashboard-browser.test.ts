@@ -4,7 +4,7 @@ import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import { wooOrder } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
 import { sha256Hex } from '../../src/infra/crypto.ts';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { connectorE2eService, eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
@@ -27,13 +27,7 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
   connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
     ({ t, files } = started);
   });
-  before(async function () {
-    b = await launchBrowser(this);
-  });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
-  after(async () => b?.close());
+  suiteBrowser((launched) => (b = launched));
 
   /** A login link of the key, as the browser opens it (the service answers at its own address). */
   async function loginLink(key: string): Promise<string> {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { connectorE2eService, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
@@ -24,13 +24,7 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
   connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
     ({ t, files } = started);
   });
-  before(async function () {
-    b = await launchBrowser(this);
-  });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
-  after(async () => b?.close());
+  suiteBrowser((launched) => (b = launched));
 
   it('shows the margin of a retail price, publishes the product to the store and lists the store on its page', async () => {
     const r = await posterReseller(t, files);

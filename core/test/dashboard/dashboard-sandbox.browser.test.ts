@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { sandboxConnector } from '@print-api/connector-sandbox';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
@@ -20,13 +20,9 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
 
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL, PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: '100000' }, { connectors: [sandboxConnector], maintenanceIntervalMs: 200 });
-    b = await launchBrowser(this);
   });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
+  suiteBrowser((launched) => (b = launched));
   after(async () => {
-    await b?.close();
     await t?.close();
   });
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
 
@@ -21,7 +21,6 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
 
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL });
-    b = await launchBrowser(this);
     // Another site (another origin and another site: `localhost` is not `127.0.0.1`), whose page posts a login link on load.
     attacker = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
@@ -29,11 +28,8 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
+  suiteBrowser((launched) => (b = launched));
   after(async () => {
-    await b?.close();
     await new Promise((resolve) => attacker?.close(resolve));
     await t?.close();
   });

@@ -35,13 +35,7 @@ export interface TestBrowser {
 /**
  * Headless Chromium for a suite, with a fresh profile (`--user-data-dir`), launched through
  * playwright-core. Skips the suite when Chromium is not installed (fails it under
- * REQUIRE_SERVICES=1). Call in `before`; `screenshotOnFailure` in `afterEach`.
- *
- * @example
- * let b: TestBrowser;
- * before(async function () { b = await launchBrowser(this); });
- * afterEach(async function () { await screenshotOnFailure(this, b); });
- * after(() => b?.close());
+ * REQUIRE_SERVICES=1). Most suites want `suiteBrowser`, which also takes screenshots of failures.
  */
 export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
   if (ctx.timeout() < SETUP_TIMEOUT_MS) ctx.timeout(SETUP_TIMEOUT_MS);
@@ -78,6 +72,26 @@ export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
       for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A browser for the suite around the call: launched before its tests (`launched` receives it),
+ * a screenshot of every tab after a failed test, closed after the suite.
+ *
+ * @example
+ * let b: TestBrowser | undefined;
+ * suiteBrowser((launched) => (b = launched));
+ */
+export function suiteBrowser(launched: (b: TestBrowser) => void): void {
+  let b: TestBrowser | undefined;
+  before(async function () {
+    b = await launchBrowser(this);
+    launched(b);
+  });
+  afterEach(async function () {
+    await screenshotOnFailure(this, b);
+  });
+  after(async () => b?.close());
 }
 
 /** After a failed test: a full-page screenshot of every open tab under test-results/, named after the test. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 /**
@@ -13,13 +13,9 @@ describe('the references and the queue dashboard under the CSP (PGlite, Chromium
   let b: TestBrowser | undefined;
   before(async function () {
     t = await startTestService(this, 'pglite');
-    b = await launchBrowser(this);
   });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
+  suiteBrowser((launched) => (b = launched));
   after(async () => {
-    await b?.close();
     await t?.close();
   });
 

@@ -121,6 +121,19 @@ export const orderLineViewSchema = openApiComponent(z.object({
 
 export const trackingSchema = openApiComponent(z.object({ carrier: z.string(), trackingNumber: z.string(), trackingUrl: z.string() }), 'Tracking');
 
+/** A recipient as an answer shows it (the fields the order was given). */
+export const recipientViewSchema = z.object({
+  name: z.string(),
+  company: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  address1: z.string(),
+  address2: z.string().optional(),
+  postalCode: z.string(),
+  city: z.string(),
+  state: z.string().optional(),
+  country: z.string(),
+});
 export const orderViewSchema = z.object({
   id: z.string(),
   state: orderStateSchema,
@@ -130,18 +143,7 @@ export const orderViewSchema = z.object({
   externalOrderId: z.string().nullable(),
   testMode: z.boolean(),
   storeId: z.string().nullable(),
-  recipient: z.object({
-    name: z.string(),
-    company: z.string().optional(),
-    email: z.string().optional(),
-    phone: z.string().optional(),
-    address1: z.string(),
-    address2: z.string().optional(),
-    postalCode: z.string(),
-    city: z.string(),
-    state: z.string().optional(),
-    country: z.string(),
-  }),
+  recipient: recipientViewSchema,
   carrierContact: z
     .object({ emailSource: z.enum(['recipient', 'reseller']), phoneSource: z.enum(['recipient', 'reseller']) })
     .meta({ description: "Whose e-mail and phone the carrier gets for delivery messages: the recipient's, or the reseller's when the order had none (`reseller`)." }),

@@ -3,29 +3,17 @@ import { examplePage } from '../../http/api-examples.ts';
 import { openApiComponent } from '../../http/openapi.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import { recipientSchema } from '../orders/orders-schemas.ts';
+import { recipientSchema, recipientViewSchema } from '../orders/orders-schemas.ts';
 import type { SandboxStores } from './sandbox-stores.ts';
 
 const tags = ['Sandbox stores'];
-const recipientView = z.object({
-  name: z.string(),
-  company: z.string().optional(),
-  email: z.string().optional(),
-  phone: z.string().optional(),
-  address1: z.string(),
-  address2: z.string().optional(),
-  postalCode: z.string(),
-  city: z.string(),
-  state: z.string().optional(),
-  country: z.string(),
-});
 const sandboxOrderSchema = openApiComponent(z.object({
   externalOrderId: z.string().meta({ description: "The store order's id in the sandbox store: the print order's `externalOrderId`." }),
   name: z.string(),
   paid: z.boolean(),
   cancelled: z.boolean(),
   lines: z.array(z.object({ externalLineId: z.string(), sku: z.string().nullable(), quantity: z.number().int(), title: z.string().nullable(), externalProductId: z.string().nullable() })),
-  recipient: recipientView.nullable(),
+  recipient: recipientViewSchema.nullable(),
   fulfillments: z
     .array(z.object({ carrier: z.string(), trackingNumber: z.string(), trackingUrl: z.string(), lines: z.array(z.object({ externalLineId: z.string().nullable(), sku: z.string().nullable(), quantity: z.number().int() })), createdAt: z.string() }))
     .meta({ description: 'What the service pushed back to the store once the print order shipped: the carrier, tracking and the lines it printed.' }),

@@ -1,19 +1,9 @@
+import type { Recipient } from '../orders/orders-tables.ts';
 import type { SandboxOrderRow, SandboxProductRow } from './sandbox-platform.ts';
 import type { SandboxShipTo } from './sandbox-tables.ts';
 
 /** The recipient as the API writes it (`Recipient`), without the fields left out. */
-export interface RecipientInput {
-  name: string;
-  company?: string | undefined;
-  email?: string | undefined;
-  phone?: string | undefined;
-  address1: string;
-  address2?: string | undefined;
-  postalCode: string;
-  city: string;
-  state?: string | undefined;
-  country: string;
-}
+export type RecipientInput = Recipient;
 
 /** Where a sandbox store order ships when the merchant names no one. */
 export const DEFAULT_RECIPIENT: RecipientInput = {
