@@ -36,9 +36,15 @@ export class FakeShopify implements FakePlatform {
     return { CONNECTOR_SHOPIFY_API_KEY: APP.apiKey, CONNECTOR_SHOPIFY_API_SECRET: APP.secret, CONNECTOR_SHOPIFY_API_URL: this.#apiUrl };
   }
 
-  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
-    const shop = new FakeShopifyStore({ name: `tulip-prints-${this.shops.size + 1}`, app: APP, ourBaseUrl: service.baseUrl, publicUrl: service.publicUrl, apiUrl: this.#apiUrl, served: true, tokenLifetimeSeconds: 300 });
+  /** A new shop served by this fake, not connected to anything (`ours`: where the service listens, the URL it registers). */
+  newShop(ours: { baseUrl: string; publicUrl: string }): FakeShopifyStore {
+    const shop = new FakeShopifyStore({ name: `tulip-prints-${this.shops.size + 1}`, app: APP, ourBaseUrl: ours.baseUrl, publicUrl: ours.publicUrl, apiUrl: this.#apiUrl, served: true, tokenLifetimeSeconds: 300 });
     this.shops.set(shop.domain, shop);
+    return shop;
+  }
+
+  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
+    const shop = this.newShop(service);
     const storeId = await oauthInstall(service, key, shop);
     await eventually(async () => shop.seen('OrdersChangedSince').length > 0, 'the first poll');
     return shopifyStore(shop, storeId);
