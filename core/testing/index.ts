@@ -12,4 +12,5 @@ export { startHttpsServer, type TestHttpsServer } from './https-server.ts';
 export { startTestService, type TestService } from './test-service.ts';
 export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
 export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
+export { startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
 export type { HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';

@@ -1,7 +1,7 @@
 import type { HttpClient } from '@print-api/connector-kit';
 import { createSafeFetch, type HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';
 import { systemLookup } from '../src/infra/safe-fetch/target-resolver.ts';
-import { createConnectorHttp, type ConnectorHttpDeps } from '../src/modules/stores/connector-http.ts';
+import { testConnectorHttp, type TestConnectorHttpOptions } from './fake-platform-server.ts';
 
 /** The names tests put platforms behind nock at: `*.example`, `*.example.com`, `*.myshopify.com`. */
 const NOCKED_NAME = /(^|\.)(example|example\.com|myshopify\.com)$/;
@@ -20,11 +20,10 @@ export const nockedPlatformLookup: HostLookup = async (hostname) =>
 
 /**
  * Core's connector HTTP client as composition builds it (the guard included), for platforms
- * behind nock. It does not wait out a Retry-After: a nocked 429 answers once, and these tests
- * look at what the pipeline gets when waiting does not fit (`rate_limited` with the wait). The
- * waiting itself is tested on a real server (core/test/stores/connector-http-retry-after.test.ts)
- * and in the connectors' end-to-end suites; `options` can turn it back on (with a recording `sleep`).
+ * behind nock (which answers before any socket connects). Like every test client it does not
+ * wait out a Retry-After (`testConnectorHttp`); the waiting itself is tested on a real server
+ * (core/test/stores/connector-http-retry-after.test.ts) and in the connectors' end-to-end suites.
  */
-export function nockedConnectorHttp(userAgent = 'print-api-tests/1.0', options: Omit<ConnectorHttpDeps, 'safeFetch' | 'userAgent'> = {}): HttpClient {
-  return createConnectorHttp({ safeFetch: createSafeFetch({ allowedHosts: [], userAgent, lookup: nockedPlatformLookup }), userAgent, retry: { maxRetries: 0 }, ...options });
+export function nockedConnectorHttp(userAgent = 'print-api-tests/1.0', options: TestConnectorHttpOptions = {}): HttpClient {
+  return testConnectorHttp(createSafeFetch({ allowedHosts: [], userAgent, lookup: nockedPlatformLookup }), userAgent, options);
 }

@@ -5,7 +5,7 @@ import { EtsyClient } from './etsy-client.ts';
 import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './install.ts';
 import { fetchReceipts, pollReceipts } from './order-polling.ts';
-import { getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
+import { etsyShopCurrency, getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
 import { pushTracking } from './shipment-push.ts';
 import { identifyShop, webhookContent } from './webhook-content.ts';
 import { verifyEtsyWebhook } from './webhook-verifier.ts';
@@ -108,6 +108,10 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
 
   async getListing(ctx, store, ref) {
     return getEtsyListing(clientFor(ctx, store), ref);
+  },
+
+  async storeCurrency(ctx, store) {
+    return etsyShopCurrency(clientFor(ctx, store), store.credentials.shopId);
   },
 
   async pushShipment(ctx, store, shipment) {

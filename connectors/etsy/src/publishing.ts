@@ -53,14 +53,19 @@ function listingOptions(settings: EtsySettings, draft: ListingDraft) {
   };
 }
 
+/** The shop's currency (`getShop`'s `currency_code`), upper case: what its listings are priced in (the connector's `storeCurrency`). */
+export async function etsyShopCurrency(client: EtsyClient, shopId: string): Promise<string> {
+  const shop = parsePayload(shopSchema, await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }), 'Etsy shop');
+  return shop.currency_code.toUpperCase();
+}
+
 /**
  * The price as Etsy takes it, in the shop's currency: the exact decimal string made from the
  * cents (2495 -> "24.95"; form fields are text, and the JSON number of that string has the same
  * digits). A draft in another currency is refused: Etsy prices a listing in the shop's only.
  */
 async function shopPrice(client: EtsyClient, shopId: string, priceCents: number, asked: string | undefined): Promise<string> {
-  const shop = parsePayload(shopSchema, await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }), 'Etsy shop');
-  const currency = shop.currency_code.toUpperCase();
+  const currency = await etsyShopCurrency(client, shopId);
   if (asked && asked.toUpperCase() !== currency) throw new ConnectorError('invalid_payload', `The Etsy shop sells in ${currency}, not ${asked}: give the price in ${currency}.`);
   return minorUnitsToDecimal(priceCents, currency);
 }

@@ -1,6 +1,9 @@
+import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore } from '@print-api/connector-kit/testing';
 import { FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
 
+/** Etsy's seller taxonomy for prints (Art & Collectibles > Prints). */
+const PRINTS_TAXONOMY = 2078;
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
 
 /**
@@ -45,6 +48,9 @@ export async function install(service: ConformanceService, etsy: FakeEtsy, key: 
 export class EtsyPlatform implements FakePlatform {
   readonly platform = 'ETSY';
   readonly expiringTokens = true;
+  readonly holdsProducts = true;
+  /** Etsy takes no image URL and activates no listing without an image: a publish makes a draft. */
+  readonly publishYields = 'draft';
   // Etsy gives no buyer phone (the reseller's contact applies) and no e-mail without approval.
   readonly shipsTo = { name: 'Ada Lovelace', address1: 'Oudegracht 140', address2: '2e verdieping', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL' };
   readonly etsy = new FakeEtsy();
@@ -95,5 +101,15 @@ function etsyStore(etsy: FakeEtsy, shop: FakeEtsyShop, storeId: string): FakeSto
     },
     expireTokens: () => etsy.expireTokens(),
     tokenRefreshes: () => etsy.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length,
+    // A merchant's publish names the shop's own profiles and policies (Etsy needs them to list it) and a Prints taxonomy.
+    publishOptions: { taxonomyId: PRINTS_TAXONOMY, shippingProfileId: shop.setup.shippingProfiles[0], readinessStateId: shop.setup.readinessStates[0], returnPolicyId: shop.setup.returnPolicies[0] },
+    product(externalProductId) {
+      const l = shop.listings.find((x) => String(x.listing_id) === externalProductId);
+      const product = l?.inventory.products.find((p) => !p.is_deleted);
+      const price = product?.offerings[0]?.price;
+      return l && { sku: product?.sku || null, title: l.title, price: price ? minorUnitsToDecimal(price.amount, price.currency_code) : '', active: l.state === 'active' };
+    },
+    // The merchant uploads an image to the draft in Shop Manager (Etsy activates no listing without one).
+    completeListing: (externalProductId) => void shop.setup.images.set(externalProductId, 1),
   };
 }

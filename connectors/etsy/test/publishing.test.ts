@@ -1,12 +1,10 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type EtsyCredentials, type EtsySettings } from '../src/config.ts';
 import { etsyConnector } from '../src/index.ts';
 import { ALL_SCOPES, APP, FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
 
-const API = 'https://openapi.etsy.example';
 const PUBLIC_URL = 'https://print-api.example.com';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const failure = async (p: Promise<unknown>): Promise<ConnectorError> => {
@@ -19,9 +17,10 @@ const failure = async (p: Promise<unknown>): Promise<ConnectorError> => {
   throw new Error('expected a ConnectorError');
 };
 
-// The fake Etsy answers in process behind nock, so the connector's calls go through core's HttpClient (guard, statuses, Retry-After) as in production.
+// The fake Etsy answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Etsy publishing (createDraftListing, updateListingInventory, updateListing)', () => {
   const etsy = new FakeEtsy();
+  let server: FakePlatformServer;
   let shop: FakeEtsyShop;
   let ctx: ConnectorContext<EtsySettings>;
   let store: StoreConnection<EtsyCredentials>;
@@ -38,22 +37,19 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   });
   const listing = (id: string) => shop.listings.find((l) => String(l.listing_id) === id)!;
 
-  before(() => {
-    nock.disableNetConnect();
-    for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']) nock(API).persist().intercept(() => true, method).reply(async (req: Request) => etsy.answer(req));
+  before(async () => {
+    server = await startFakePlatformServer();
+    etsy.serve(server);
   });
   beforeEach(() => {
     shop = etsy.addShop();
     const tokens = etsy.issueTokens(shop);
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/etsy/webhooks`, settings: settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: API }) };
+    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/etsy/webhooks`, settings: settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }) };
     store = { externalId: shop.shopId, name: shop.shopName, credentials: { shopId: shop.shopId, userId: shop.userId, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt.toISOString(), refreshToken: tokens.refreshToken, scopes: [...ALL_SCOPES] } };
   });
   // Every call kept to Etsy's Open API v3 document: operation, parameters, form and JSON bodies, the token's scopes.
   afterEach(() => expect(etsy.contractLog.violations.splice(0)).to.deep.equal([]));
-  after(() => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-  });
+  after(async () => server?.close());
 
   it('creates a draft listing with the SKU and the exact price on its only offering, and says what Etsy still needs to list it', async () => {
     const made = await etsyConnector.publishListing!(ctx, store, draft());

@@ -73,6 +73,11 @@ async function publishingContext(client: ShopifyClient): Promise<{ currency: str
   return { currency: data.shop.currencyCode, onlineStore: onlineStore?.id ?? null };
 }
 
+/** The shop's currency (`shop.currencyCode`): what a listing's price is written in (the connector's `storeCurrency`). */
+export async function shopifyShopCurrency(client: ShopifyClient): Promise<string> {
+  return (await publishingContext(client)).currency;
+}
+
 /** Shopify prices a product in the shop's currency only: another one would be sold at the wrong price. */
 function priceIn(currency: string, priceCents: number, asked: string): string {
   if (asked.toUpperCase() !== currency) throw new ConnectorError('invalid_payload', `The shop sells in ${currency}, not ${asked}: give the price in ${currency}.`);

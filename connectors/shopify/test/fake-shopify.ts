@@ -1,10 +1,12 @@
 import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import { PUBLICATIONS } from './fake-shopify-catalogue.ts';
 import { FakeShopifyStore, type ShopifyOrderJson } from './fake-shopify-store.ts';
 import appUninstalled from './fixtures/app-uninstalled.json' with { type: 'json' };
 import { shopifyOrder } from './shopify-fixtures.ts';
 
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+const ONLINE_STORE = PUBLICATIONS.find((p) => p.name === 'Online Store')!.id;
 const TOPICS = { created: 'orders/create', updated: 'orders/updated', paid: 'orders/paid', cancelled: 'orders/cancelled' } as const;
 
 /**
@@ -18,6 +20,7 @@ const TOPICS = { created: 'orders/create', updated: 'orders/updated', paid: 'ord
 export class FakeShopify implements FakePlatform {
   readonly platform = 'SHOPIFY';
   readonly expiringTokens = true;
+  readonly holdsProducts = true;
   readonly shipsTo = { name: 'Sanne Bakker', address1: 'Oudegracht 140', address2: '2e verdieping', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' };
   readonly shops = new Map<string, FakeShopifyStore>();
   #apiUrl = '';
@@ -33,9 +36,15 @@ export class FakeShopify implements FakePlatform {
     return { CONNECTOR_SHOPIFY_API_KEY: APP.apiKey, CONNECTOR_SHOPIFY_API_SECRET: APP.secret, CONNECTOR_SHOPIFY_API_URL: this.#apiUrl };
   }
 
-  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
-    const shop = new FakeShopifyStore({ name: `tulip-prints-${this.shops.size + 1}`, app: APP, ourBaseUrl: service.baseUrl, publicUrl: service.publicUrl, apiUrl: this.#apiUrl, served: true, tokenLifetimeSeconds: 300 });
+  /** A new shop served by this fake, not connected to anything (`ours`: where the service listens, the URL it registers). */
+  newShop(ours: { baseUrl: string; publicUrl: string }): FakeShopifyStore {
+    const shop = new FakeShopifyStore({ name: `tulip-prints-${this.shops.size + 1}`, app: APP, ourBaseUrl: ours.baseUrl, publicUrl: ours.publicUrl, apiUrl: this.#apiUrl, served: true, tokenLifetimeSeconds: 300 });
     this.shops.set(shop.domain, shop);
+    return shop;
+  }
+
+  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
+    const shop = this.newShop(service);
     const storeId = await oauthInstall(service, key, shop);
     await eventually(async () => shop.seen('OrdersChangedSince').length > 0, 'the first poll');
     return shopifyStore(shop, storeId);
@@ -80,6 +89,12 @@ function shopifyStore(shop: FakeShopifyStore, storeId: string): FakeStore {
           const info = f.trackingInfo as { number: string; url: string };
           return { trackingNumber: info.number, trackingUrl: info.url };
         });
+    },
+    product(externalProductId) {
+      const p = shop.products.get(Number(externalProductId));
+      const variant = p?.variants[0];
+      // On sale: active, and published to the Online Store (a product on no channel is seen by no buyer).
+      return p && variant && { sku: variant.sku, title: p.title, price: variant.price ?? '', active: p.status === 'ACTIVE' && (p.publications ?? []).includes(ONLINE_STORE) };
     },
     rateLimitNextPush(retryAfterSeconds) {
       shop.faultNext('OpenFulfillmentOrders', [429, { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' }, { 'Retry-After': String(retryAfterSeconds) }]);

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type ShopifyCredentials, type ShopifySettings } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { PUBLICATIONS } from './fake-shopify-catalogue.ts';
-import { FakeShopifyStore, takeContractViolations } from './fake-shopify-store.ts';
+import { FakeShopify } from './fake-shopify.ts';
+import { takeContractViolations, type FakeShopifyStore } from './fake-shopify-store.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const ONLINE_STORE = PUBLICATIONS[0]!.id;
@@ -30,22 +30,28 @@ const failure = async (p: Promise<unknown>): Promise<ConnectorError> => {
   throw new Error('expected a ConnectorError');
 };
 
+// The fake shop answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Shopify publishing (productSet, publishablePublish, productUpdate, productVariantsBulkUpdate)', () => {
+  const shopify = new FakeShopify();
+  let server: FakePlatformServer;
+  let settings: ShopifySettings;
   let shop: FakeShopifyStore;
   let ctx: ConnectorContext<ShopifySettings>;
   let store: StoreConnection<ShopifyCredentials>;
-  before(() => nock.disableNetConnect());
+  before(async () => {
+    server = await startFakePlatformServer();
+    const env = await shopify.start(server);
+    settings = settingsSchema.parse({ apiKey: env.CONNECTOR_SHOPIFY_API_KEY, apiSecret: env.CONNECTOR_SHOPIFY_API_SECRET, apiUrl: env.CONNECTOR_SHOPIFY_API_URL });
+  });
   beforeEach(() => {
-    shop = new FakeShopifyStore({ name: `publishing-${Date.now()}`, app: { apiKey: 'k', secret: 's' }, ourBaseUrl: 'http://127.0.0.1:1', publicUrl: PUBLIC_URL });
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/shopify/webhooks`, settings: settingsSchema.parse({}) };
+    // Nothing delivers webhooks here: the service's address is never used.
+    shop = shopify.newShop({ baseUrl: 'http://127.0.0.1:1', publicUrl: PUBLIC_URL });
+    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/shopify/webhooks`, settings };
     store = { externalId: shop.domain, name: 'Tulip Prints', credentials: { kind: 'custom', shop: shop.domain, accessToken: shop.customToken, scope: shop.scopes.join(',') } };
   });
   // Every document and variable sent (and every answer of the fake) kept to the Admin API schema.
-  afterEach(() => {
-    nock.cleanAll();
-    expect(takeContractViolations()).to.deep.equal([]);
-  });
-  after(() => nock.enableNetConnect());
+  afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
+  after(async () => server?.close());
 
   const listings = async () => (await shopifyConnector.listListings!(ctx, store, null)).listings;
 

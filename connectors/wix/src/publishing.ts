@@ -26,12 +26,26 @@ async function requireCatalogV1(client: WixClient): Promise<void> {
   if (answer.catalogVersion !== 'V1_CATALOG') throw new ConnectorError('invalid_payload', 'The Wix site runs Catalog V3, which publishing does not write yet: create the product in the Wix dashboard; it is matched to yours by its SKU.');
 }
 
+/** The site's payment currency (the app instance's `site.paymentCurrency`), upper case; undefined before the merchant sets one. */
+async function paymentCurrency(client: WixClient): Promise<string | undefined> {
+  const app = parsePayload(appInstance, await client.call<unknown>('getAppInstance', 'GET', '/apps/v1/instance'), 'Wix app instance');
+  return app.site?.paymentCurrency?.toUpperCase();
+}
+
+const NO_CURRENCY = 'The Wix site has no payment currency yet: set one in its dashboard, then publish again.';
+
+/** What a listing's price is written in (the connector's `storeCurrency`): the site's payment currency. */
+export async function wixSiteCurrency(client: WixClient): Promise<string> {
+  const currency = await paymentCurrency(client);
+  if (!currency) throw new ConnectorError('invalid_payload', NO_CURRENCY);
+  return currency;
+}
+
 /** Wix prices a product in the site's payment currency only (`priceData.currency` is read-only); `asked` absent: that one. */
 async function priceIn(client: WixClient, priceCents: number, asked: string | undefined): Promise<number> {
-  const app = parsePayload(appInstance, await client.call<unknown>('getAppInstance', 'GET', '/apps/v1/instance'), 'Wix app instance');
-  const siteCurrency = app.site?.paymentCurrency?.toUpperCase();
+  const siteCurrency = await paymentCurrency(client);
   const currency = asked?.toUpperCase() ?? siteCurrency;
-  if (!currency) throw new ConnectorError('invalid_payload', 'The Wix site has no payment currency yet: set one in its dashboard, then publish again.');
+  if (!currency) throw new ConnectorError('invalid_payload', NO_CURRENCY);
   if (siteCurrency && siteCurrency !== currency) throw new ConnectorError('invalid_payload', `The Wix site sells in ${siteCurrency}, not ${currency}: give the price in ${siteCurrency}.`);
   // A JSON number, as Wix takes it: the decimal string's shortest form is the same digits (24.95 -> 24.95).
   return Number(minorUnitsToDecimal(priceCents, currency));

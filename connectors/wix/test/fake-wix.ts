@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { signRs256Jwt } from '@print-api/connector-kit';
+import { decimalToMinorUnits, minorUnitsToDecimal, signRs256Jwt } from '@print-api/connector-kit';
 import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
 import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
@@ -81,6 +81,7 @@ export class FakeWixSite implements CatalogueSite {
 export class FakeWix implements FakePlatform {
   readonly platform = 'WIX';
   readonly expiringTokens = true;
+  readonly holdsProducts = true;
   readonly shipsTo = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', phone: '+31 20 555 0100', address1: 'Keizersgracht 12', address2: '3e verdieping', postalCode: '1015 CS', city: 'Amsterdam', country: 'NL' };
   readonly sites = new Map<string, FakeWixSite>();
   readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
@@ -224,6 +225,10 @@ export class FakeWix implements FakePlatform {
         }
         return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type, opts.deliveryId ? { eventId: opts.deliveryId } : {})));
       },
+      product(externalProductId) {
+        const p = site.products.find((x) => x.id === externalProductId);
+        return p && { sku: p.sku || null, title: p.name, price: wixPrice(p.priceData), active: p.visible };
+      },
       pushedTracking: (orderId) => (site.fulfillments.get(orderId) ?? []).map((f) => ({ trackingNumber: String(f.trackingInfo.trackingNumber), ...(f.trackingInfo.trackingLink ? { trackingUrl: String(f.trackingInfo.trackingLink) } : {}) })),
       rateLimitNextPush(retryAfterSeconds) {
         site.faultNext('createFulfillment', [429, { message: 'Too many requests', details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } } }, { 'Retry-After': String(retryAfterSeconds) }]);
@@ -312,6 +317,12 @@ export class FakeWix implements FakePlatform {
     this.#tokens.set(token, { instanceId: site.instanceId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000 });
     return [200, { access_token: token, token_type: 'Bearer', expires_in: this.tokenLifetimeSeconds }];
   }
+}
+
+/** A V1 product's price (a JSON number in the site's currency) as the decimal string the scenarios compare (24.95 -> "24.95", 25 -> "25.00"). */
+function wixPrice(priceData: { currency: string; price: number } | undefined): string {
+  const minor = priceData && decimalToMinorUnits(priceData.price, priceData.currency);
+  return priceData && minor !== null && minor !== undefined ? minorUnitsToDecimal(minor, priceData.currency) : '';
 }
 
 /** Wix's search: the first page's filter (`updatedDate.$gte`) and sort; later pages by cursor only (Wix refuses both). */

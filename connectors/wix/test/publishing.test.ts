@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import nock from 'nock';
 import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
 import { DEFAULT_VARIANT_ID } from '../src/publishing.ts';
 import { forgetMintedTokens } from '../src/wix-client.ts';
 import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
 
-const API = 'https://www.wixapis.example';
 const PUBLIC_URL = 'https://print-api.example.com';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
@@ -30,29 +28,27 @@ const failure = (p: Promise<unknown>) =>
     },
   );
 
-// The fake Wix answers in process behind nock, so the connector's calls go through core's HttpClient (guard, statuses, Retry-After) as in production.
+// The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Wix publishing (Catalog V1 products: create, add media, update, hide)', () => {
   const wix = new FakeWix();
+  let server: FakePlatformServer;
   let site: FakeWixSite;
   let ctx: ConnectorContext<WixSettings>;
   let store: StoreConnection<WixCredentials>;
-  before(() => {
-    nock.disableNetConnect();
-    for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']) nock(API).persist().intercept(() => true, method).reply(async (req: Request) => wix.answer(req));
+  before(async () => {
+    server = await startFakePlatformServer();
+    await wix.start(server);
   });
   beforeEach(() => {
     forgetMintedTokens();
     site = wix.newSite();
     site.installed = true;
-    ctx = { http: nockedConnectorHttp(), logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/wix/webhooks`, settings: settingsSchema.parse({ appId: APP.appId, appSecret: APP.appSecret, publicKey: wix.keys.publicKey, apiUrl: API }) };
+    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/wix/webhooks`, settings: settingsSchema.parse({ appId: APP.appId, appSecret: APP.appSecret, publicKey: wix.keys.publicKey, apiUrl: wix.url }) };
     store = { externalId: site.instanceId, name: site.name, credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null } };
   });
   // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed as they type it.
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
-  after(() => {
-    nock.cleanAll();
-    nock.enableNetConnect();
-  });
+  after(async () => server?.close());
 
   const ours = async () => (await wixConnector.listListings!(ctx, store, null)).listings.filter((l) => l.sku === 'POSTER-TULIPS-A2');
 

@@ -165,7 +165,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
     }
 
     // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they made.
-    if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts) describe('publishing', () => publishingScenarios({ service: () => h, connected, eventually }));
+    if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts) describe('publishing', () => publishingScenarios({ service: () => h, connected, eventually, publishYields: fake.publishYields ?? 'active' }));
 
     it('connects: the store is listed connected under its platform', async () => {
       const { key, store } = await connected();

@@ -96,6 +96,17 @@ export interface FakeStore {
    * when the store has no such product.
    */
   product?(externalProductId: string): { sku: string | null; title: string; price: string; active: boolean } | undefined;
+  /**
+   * The `platformOptions` a merchant of this store gives a publish (Etsy: the shop's taxonomy,
+   * shipping profile, processing profile and return policy); absent where the platform needs none.
+   */
+  publishOptions?: Record<string, unknown>;
+  /**
+   * What the merchant does on the platform before a draft made by publishing can go on sale
+   * (Etsy: uploads an image in Shop Manager, as it takes no image URL). Implemented by the fake
+   * of a platform whose publish yields drafts (`FakePlatform.publishYields`).
+   */
+  completeListing?(externalProductId: string): void;
 }
 
 /**
@@ -122,6 +133,13 @@ export interface FakePlatform {
    * publishing scenarios run for a connector declaring `capabilities.publishing` whose fake says so.
    */
   readonly holdsProducts?: boolean;
+  /**
+   * What a publish (`published` true) yields on this platform: `active` (the default), or `draft`
+   * where the platform lists nothing until the merchant completes it there (Etsy). The publishing
+   * scenarios then expect a draft with a notice saying what it needs, complete it
+   * (`FakeStore.completeListing`) and put it on sale with `PATCH {published: true}`.
+   */
+  readonly publishYields?: 'active' | 'draft';
   /**
    * Starts serving from `server`; answers the connector's settings (`CONNECTOR_<PLATFORM>_*`)
    * that point it at this fake (its API URL, the app's key and secret).

@@ -1,0 +1,49 @@
+import type { HttpClient } from '@print-api/connector-kit';
+import type { FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
+import { createSafeFetch, type SafeFetch } from '../src/infra/safe-fetch/safe-fetch.ts';
+import { createConnectorHttp, type ConnectorHttpDeps } from '../src/modules/stores/connector-http.ts';
+import { startHttpsServer } from './https-server.ts';
+
+/** Options of core's connector HTTP client in tests (its guard and user agent are the helper's). */
+export type TestConnectorHttpOptions = Omit<ConnectorHttpDeps, 'safeFetch' | 'userAgent'>;
+
+/**
+ * Core's connector HTTP client over `safeFetch`, as composition builds it, except that it does
+ * not wait out a Retry-After: a 429 answers at once, and these tests look at what the pipeline
+ * gets when waiting does not fit (`rate_limited` with the wait). `options` can turn waiting back on.
+ */
+export function testConnectorHttp(safeFetch: SafeFetch, userAgent: string, options: TestConnectorHttpOptions = {}): HttpClient {
+  return createConnectorHttp({ safeFetch, userAgent, retry: { maxRetries: 0 }, ...options });
+}
+
+/** A fake platform's server, and core's connector HTTP client trusting it. */
+export interface FakePlatformServer extends FakeHttpsServer {
+  /** Core's connector HTTP client (the outbound guard included) trusting the server's certificate: a ConnectorContext's `http`. */
+  http: HttpClient;
+}
+
+/**
+ * A real local HTTPS server for a fake platform (`https://localhost:PORT`, a certificate of the
+ * run's test CA; `fallback` answers what no route does, as `FakePlatform.start` expects) and the
+ * connector HTTP client that reaches it, for a connector's tests that call the connector
+ * directly (`ConnectorContext.http`) over the wire instead of behind nock.
+ *
+ * @example
+ * ```ts
+ * const server = await startFakePlatformServer();
+ * const settings = await new FakeWix().start(server);
+ * const ctx = { http: server.http, ... };
+ * ```
+ */
+export async function startFakePlatformServer(userAgent = 'print-api-tests/1.0', options: TestConnectorHttpOptions = {}): Promise<FakePlatformServer> {
+  let fallback: FakeRequestHandler | undefined;
+  const server = await startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+  const safeFetch = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent });
+  return {
+    url: server.url,
+    route: server.route,
+    close: server.close,
+    fallback: (handler) => void (fallback = handler),
+    http: testConnectorHttp(safeFetch, userAgent, options),
+  };
+}
