@@ -32,7 +32,8 @@ const slowShop = defineConnector({
   storeCurrency: async () => 'usd',
   publishListing: async (_ctx, _store, draft) => (drafts.push(draft), { externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'pending' }),
   getListing: async () => ({ externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'active', url: 'https://slow.example/p/77' }),
-  updateListing: async () => ({ externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'active' }),
+  // Like Etsy's inventory: a change of price gives the variant a new id.
+  updateListing: async (_ctx, _store, _ref, changes) => ({ externalProductId: 'gid-77', externalVariantId: changes.priceCents ? `v-${changes.priceCents}` : 'v-1', status: 'active' }),
   unpublishListing: async () => undefined,
 });
 
@@ -83,6 +84,18 @@ describe('Publishing to a platform without the capability (TikTok Shop, Amazon),
     expect(now.body.data).to.include({ status: 'active', url: 'https://slow.example/p/77' });
     const links = (await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/links`)).body.data;
     expect(links.map((l: Record<string, unknown>) => [l.sku, l.externalProductId, l.externalVariantId, l.discovered])).to.deep.equal([['MUG-WHITE', 'gid-77', 'v-1', false]]);
+  });
+
+  it('moves the link when a change gives the product new ids on the platform, so its lines still match', async () => {
+    const listing = (await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/links`)).body.data;
+    expect(listing).to.have.length(1);
+    const published = await t.service.db.selectFrom('store_publications').select('id').where('store_id', '=', storeOf.SLOW_SHOP!).executeTakeFirstOrThrow();
+    const res = await t.api(key, 'PATCH', `/stores/${storeOf.SLOW_SHOP}/listings/${published.id}`, { priceCents: 1495 });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data).to.include({ externalProductId: 'gid-77', externalVariantId: 'v-1495', priceCents: 1495 });
+    const links = (await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/links`)).body.data;
+    expect(links.map((l: Record<string, unknown>) => [l.sku, l.externalProductId, l.externalVariantId, l.discovered])).to.deep.equal([['MUG-WHITE', 'gid-77', 'v-1495', false]]);
+    expect(res.body.data.linkId).to.equal(links[0].id);
   });
 
   it('finds the listings of an unknown store and product unknown (404)', async () => {

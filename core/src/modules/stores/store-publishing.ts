@@ -119,6 +119,11 @@ export class StorePublishing {
     const now = await this.#platformCall(connector, () =>
       connector.updateListing!(this.#deps.context(store.platform), connection, ref(row), { ...changes, currency: row.currency }),
     );
+    // Some platforms give the product new ids on a change (Etsy's inventory products): the link follows.
+    if (now.externalProductId !== row.external_product_id || now.externalVariantId !== row.external_variant_id) {
+      const moved = await this.#record(row, now);
+      if (row.link_id && row.link_id !== moved.link_id) await this.#deps.db.deleteFrom('store_links').where('id', '=', row.link_id).execute();
+    }
     const updated = await this.#deps.db
       .updateTable('store_publications')
       .set({ title: changes.title ?? row.title, price_cents: changes.priceCents ?? row.price_cents, status: now.status, updated_at: new Date() })
