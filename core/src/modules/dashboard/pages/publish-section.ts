@@ -42,7 +42,8 @@ export async function submitPublish(d: DashContext, product: { id: string; sku: 
   }
   if (d.form.intent !== 'publish') return { values, margin };
   try {
-    await d.api<Data<Api['PublishedListing']>>('POST', `/stores/${encodeURIComponent(values.storeId)}/listings`, { body: { resellerProduct: product.id, title: values.title, priceCents: retailCents } });
+    // The form's price and margin are in euros: a store selling in another currency is refused (currency_mismatch), not priced wrongly.
+    await d.api<Data<Api['PublishedListing']>>('POST', `/stores/${encodeURIComponent(values.storeId)}/listings`, { body: { resellerProduct: product.id, title: values.title, priceCents: retailCents, currency: 'EUR' } });
     redirect(d.res, `/dashboard/products/${product.id}?done=listing-published`);
     return null;
   } catch (err) {
