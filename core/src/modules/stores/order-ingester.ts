@@ -10,15 +10,25 @@ import type { Db } from '../tables.ts';
 import { orderRecipient } from './store-recipient.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow } from './store-connections.ts';
-import type { StoreLinks } from './store-links.ts';
+import { mappingOf, type StoreLinks } from './store-links.ts';
 import type { StoreIngestsTable } from './stores-tables.ts';
 import type { StoresContext } from './stores-context.ts';
 
 type StoreIngest = Selectable<StoreIngestsTable>;
 type SkippedLine = { sku: string | null; quantity: number; reason: string };
 
-/** Why a line with a SKU is skipped when that SKU is not (or not now) one of the reseller's active products. */
-export const UNMATCHED_REASONS = ['not one of your SKUs: not a print item', 'your product with this SKU is inactive'] as const;
+/** A line without a SKU whose listing the merchant could map (POST /stores/{id}/links). */
+const NO_SKU_UNMAPPED = 'no SKU, and its listing is mapped to none of your products';
+/** A line whose listing is mapped to a product that is inactive. */
+const MAPPED_INACTIVE = 'your product mapped to this listing is inactive';
+
+/**
+ * Why a line is skipped when the reseller could make it print: its SKU is not (or not now) one
+ * of their active products, or its listing is mapped to none (or to an inactive one).
+ */
+export const UNMATCHED_REASONS = ['not one of your SKUs: not a print item', 'your product with this SKU is inactive', NO_SKU_UNMAPPED, MAPPED_INACTIVE] as const;
+
+const isUnmatched = (reason: string) => (UNMATCHED_REASONS as readonly string[]).includes(reason);
 
 /** The event that tells the reseller an order was skipped for SKUs of theirs it did not find. */
 export const ORDER_SKIPPED_EVENT = 'store.order_skipped';
@@ -29,7 +39,7 @@ export const ORDER_SKIPPED_EVENT = 'store.order_skipped';
  * retrying the ingest places it.
  */
 export function isSkippedOrder(status: string, skipped: SkippedLine[]): boolean {
-  return status === 'no_print_lines' && skipped.some((l) => (UNMATCHED_REASONS as readonly string[]).includes(l.reason));
+  return status === 'no_print_lines' && skipped.some((l) => isUnmatched(l.reason));
 }
 
 /** Why OrdersService.cancel refuses an order that is past cancelling: recorded on the ingest, never retried. */
@@ -87,8 +97,8 @@ export class OrderIngester {
     if (ingest.order_id) return false; // placed already: nothing an update can change
     if (order.notForPrint) return record({ status: 'no_print_lines', skipped: order.lines.map((l) => ({ sku: l.sku?.trim() || null, quantity: l.quantity, reason: order.notForPrint! })) });
 
-    const { lines, skipped, products } = await this.#printLines(store, order);
-    if (lines.length === 0) return record({ status: 'no_print_lines', skipped });
+    const { lines, skipped, skippedProductIds, products } = await this.#printLines(store, order);
+    if (lines.length === 0) return record({ status: 'no_print_lines', skipped, skippedProductIds });
     if (!order.paid) return record({ status: 'waiting_payment', skipped });
     // The platform withheld the address (it says why): the order waits, visibly, and is placed once an update or a retry brings it.
     if (!order.recipient && order.recipientMissing) return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
@@ -156,7 +166,12 @@ export class OrderIngester {
       .set({
         status: patch.status,
         ...(patch.order_id !== undefined ? { order_id: patch.order_id } : {}),
-        ...(patch.skipped ? { skipped_lines: sql<string>`case when redacted_at is null then ${JSON.stringify(patch.skipped)}::jsonb else '[]'::jsonb end` } : {}),
+        ...(patch.skipped
+          ? {
+              skipped_lines: sql<string>`case when redacted_at is null then ${JSON.stringify(patch.skipped)}::jsonb else '[]'::jsonb end`,
+              skipped_product_ids: sql<string[]>`${patch.skippedProductIds ?? []}::text[]`,
+            }
+          : {}),
         error: unlessRedacted(patch.error ?? null),
         store_updated_at: at.stale ? ingest.store_updated_at : at.updatedAt,
         external_name: unlessRedacted(order.name ?? ingest.external_name),
@@ -200,7 +215,7 @@ export class OrderIngester {
   #skippedEvent(store: StoreRow, ingest: StoreIngest, order: StoreOrder, patch: Outcome): OutboxEvent | null {
     const skipped = patch.skipped ?? [];
     if (!isSkippedOrder(patch.status, skipped) || isSkippedOrder(ingest.status, ingest.skipped_lines)) return null;
-    const unmatched = skipped.filter((l) => (UNMATCHED_REASONS as readonly string[]).includes(l.reason));
+    const unmatched = skipped.filter((l) => isUnmatched(l.reason));
     return {
       resellerId: store.reseller_id,
       mode: store.mode,
@@ -209,37 +224,48 @@ export class OrderIngester {
       data: {
         store: { id: store.id, platform: store.platform, name: store.name },
         storeOrder: { ingestId: ingest.id, externalOrderId: order.externalId, name: order.name ?? null },
-        unmatchedSkus: [...new Set(unmatched.map((l) => l.sku!))],
+        unmatchedSkus: [...new Set(unmatched.flatMap((l) => (l.sku ? [l.sku] : [])))],
         skippedLines: skipped,
       },
     };
   }
 
-  /** The order's lines that are the reseller's active SKUs, the others with why they are skipped (every SKU in one query). */
+  /**
+   * The order's print lines, the others with why they are skipped (every SKU in one query, the
+   * store's mappings in another). A line prints as the reseller's product with its SKU (skipped
+   * while it is inactive); else as the product its listing is mapped to (a variant's mapping before its product's);
+   * else it is skipped. `skippedProductIds`: the listings of the lines skipped as unmatched.
+   */
   async #printLines(store: StoreRow, order: StoreOrder) {
     const skipped: SkippedLine[] = [];
+    const skippedProductIds = new Set<string>();
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
-    // The order placement uses the same lookups.
-    const products = await this.#deps.resellerProducts.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])));
+    const mappings = await this.#deps.links.mappings(store.id, order.lines.map((l) => l.externalProductId));
+    // The order placement uses the same lookups: the lines' SKUs and the mapped products'.
+    const skus = [...order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])), ...mappings.map((m) => m.sku)];
+    const products = await this.#deps.resellerProducts.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, skus);
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
-      if (!sku) {
-        skipped.push({ sku, quantity: line.quantity, reason: 'no SKU: not a print item' });
+      const bySku = sku ? products.get(sku.toLowerCase()) : undefined;
+      if (bySku?.active) {
+        lines.push({ resellerSku: bySku.sku, quantity: line.quantity });
+        if (line.externalProductId || line.externalVariantId) await this.#deps.links.discoverLink(store, bySku.id, bySku.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
         continue;
       }
-      const product = products.get(sku.toLowerCase());
-      if (!product) {
-        skipped.push({ sku, quantity: line.quantity, reason: 'not one of your SKUs: not a print item' });
+      // The SKU decides when it is one of the reseller's products, active or not (as the listings show it).
+      const mapping = bySku ? undefined : mappingOf(mappings, line.externalProductId, line.externalVariantId);
+      const mapped = mapping ? products.get(mapping.sku.toLowerCase()) : undefined;
+      // A mapping whose product's SKU changed since (the store disconnected meanwhile) maps nothing.
+      const linked = mapped?.id === mapping?.reseller_product_id ? mapped : undefined;
+      if (linked?.active) {
+        lines.push({ resellerSku: linked.sku, quantity: line.quantity });
         continue;
       }
-      if (!product.active) {
-        skipped.push({ sku, quantity: line.quantity, reason: 'your product with this SKU is inactive' });
-        continue;
-      }
-      lines.push({ resellerSku: product.sku, quantity: line.quantity });
-      if (line.externalProductId || line.externalVariantId) await this.#deps.links.discoverLink(store, product.id, product.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+      const reason = linked ? MAPPED_INACTIVE : bySku ? UNMATCHED_REASONS[1] : sku ? UNMATCHED_REASONS[0] : line.externalProductId ? NO_SKU_UNMAPPED : 'no SKU: not a print item';
+      skipped.push({ sku, quantity: line.quantity, reason });
+      if (line.externalProductId && isUnmatched(reason)) skippedProductIds.add(line.externalProductId);
     }
-    return { lines, skipped, products };
+    return { lines, skipped, skippedProductIds: [...skippedProductIds], products };
   }
 }
 
@@ -247,5 +273,7 @@ interface Outcome {
   status: StoreIngest['status'];
   order_id?: string | null;
   skipped?: SkippedLine[];
+  /** The listings of the lines skipped as unmatched (written with `skipped`). */
+  skippedProductIds?: string[];
   error?: string | null;
 }

@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { listEnvelope, resolvePage } from '../../http/pagination.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
@@ -14,17 +14,18 @@ export class StoreIngests {
     this.#deps = deps;
   }
 
-  async listIngests(tenant: Tenant, storeId: string, query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+  async listIngests(
+    tenant: Tenant,
+    storeId: string,
+    query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; externalProductId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ) {
     const { db, cursors, connections } = this.#deps;
     await connections.row(tenant, storeId);
     const page = resolvePage(cursors, 'store_ingests', query);
     let q = db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId);
-    if (query.status === 'skipped') {
-      // As isSkippedOrder says: nothing placed, and a line skipped for a SKU that is none of the reseller's active products.
-      q = q
-        .where('status', '=', 'no_print_lines')
-        .where(sql<boolean>`exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`);
-    } else if (query.status) q = q.where('status', '=', query.status);
+    if (query.status === 'skipped') q = q.where(skippedOnly());
+    else if (query.status) q = q.where('status', '=', query.status);
+    if (query.externalProductId !== undefined) q = q.where(ofListing(query.externalProductId));
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
@@ -32,6 +33,19 @@ export class StoreIngests {
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
     return listEnvelope(cursors, 'store_ingests', page, rows, (r) => [r.created_at.toISOString(), r.id], ingestView);
   }
+}
+
+/**
+ * Skipped store orders only, as isSkippedOrder says: nothing placed, and a line skipped because
+ * the reseller could make it print (its SKU or its listing's mapping is none of their active products).
+ */
+export function skippedOnly(): RawBuilder<boolean> {
+  return sql<boolean>`status = 'no_print_lines' and exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`;
+}
+
+/** Store orders with a line of the store product `externalProductId` skipped as unmatched. */
+export function ofListing(externalProductId: string): RawBuilder<boolean> {
+  return sql<boolean>`${externalProductId} = any(skipped_product_ids)`;
 }
 
 export function ingestView(row: Selectable<StoreIngestsTable>) {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Selectable } from 'kysely';
-import { notFound } from '../refusal.ts';
+import { notFound, rejected, wrongState } from '../refusal.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import type { LinkedProduct } from '../reseller-products/reseller-products-service.ts';
@@ -14,6 +14,27 @@ export interface LinkedStore {
   platform: string;
   name: string;
   listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }>;
+}
+
+/** A link the merchant made for a listing: its orders print as the product (see mappingOf). */
+export interface StoreMapping {
+  id: string;
+  reseller_product_id: string;
+  sku: string;
+  external_product_id: string;
+  external_variant_id: string | null;
+}
+
+/**
+ * The mapping a store line (or listing) follows when its SKU matches none of the reseller's
+ * products: a link to its variant first, then a link to its product without a variant. Only
+ * links the merchant made count: a discovered link only says which SKU the listing sold once,
+ * and must not print the listing as that product after its SKU changed.
+ */
+export function mappingOf(mappings: readonly StoreMapping[], externalProductId: string | null | undefined, externalVariantId: string | null | undefined): StoreMapping | undefined {
+  if (!externalProductId) return undefined;
+  const ofProduct = mappings.filter((m) => m.external_product_id === externalProductId);
+  return (externalVariantId ? ofProduct.find((m) => m.external_variant_id === externalVariantId) : undefined) ?? ofProduct.find((m) => m.external_variant_id === null);
 }
 
 /** How long a recorded link is taken to exist before it is written again (idempotently). */
@@ -69,6 +90,14 @@ export class StoreLinks {
     return rows.map(linkView);
   }
 
+  /**
+   * Links a listing (or the whole store) to a reseller product. A link that names a listing is a
+   * mapping (see mappingOf): the listing's orders print as the product whatever SKU they carry.
+   * A discovered link for the same listing and product becomes the merchant's own (a listings
+   * sync no longer removes it). A listing maps to one product: mapping it to another is refused
+   * until that link is removed. Under the store's row lock, so two requests cannot map one
+   * listing twice.
+   */
   async addLink(
     tenant: Tenant,
     storeId: string,
@@ -76,31 +105,78 @@ export class StoreLinks {
     discovered = false,
   ): Promise<ReturnType<typeof linkView>> {
     const { db, connections } = this.#deps;
-    await connections.row(tenant, storeId);
-    const now = new Date();
-    await db
-      .insertInto('store_links')
-      .values({
-        id: newId('lnk', now.getTime()),
-        store_id: storeId,
-        reseller_product_id: input.resellerProductId,
-        sku: input.sku,
-        external_product_id: input.externalProductId ?? null,
-        external_variant_id: input.externalVariantId ?? null,
-        discovered,
-        created_at: now,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-    const row = await db
-      .selectFrom('store_links')
-      .selectAll()
-      .where('store_id', '=', storeId)
-      .where('reseller_product_id', '=', input.resellerProductId)
-      .where((eb) => eb(eb.fn.coalesce('external_product_id', eb.val('')), '=', input.externalProductId ?? ''))
-      .where((eb) => eb(eb.fn.coalesce('external_variant_id', eb.val('')), '=', input.externalVariantId ?? ''))
-      .executeTakeFirstOrThrow();
+    const store = await connections.row(tenant, storeId);
+    const productId = input.externalProductId ?? null;
+    const variantId = input.externalVariantId ?? null;
+    if (productId !== null && store.listings_synced_at !== null) await this.#refuseUnlisted(storeId, productId, variantId);
+    const row = await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('stores').select('id').where('id', '=', storeId).forUpdate().executeTakeFirstOrThrow();
+      if (productId !== null && !discovered) {
+        const other = await trx
+          .selectFrom('store_links')
+          .selectAll()
+          .where('store_id', '=', storeId)
+          .where('discovered', '=', false)
+          .where('external_product_id', '=', productId)
+          .where((eb) => eb(eb.fn.coalesce('external_variant_id', eb.val('')), '=', variantId ?? ''))
+          .where('reseller_product_id', '!=', input.resellerProductId)
+          .executeTakeFirst();
+        if (other) {
+          const named = `listing ${productId}${variantId ? ` (variant ${variantId})` : ''}`;
+          throw wrongState('listing_already_mapped', `The store's ${named} is mapped to your product ${other.sku} already (link ${other.id}): remove that link first to map it to another product.`, [
+            { field: 'externalProductId', code: 'listing_already_mapped', linkId: other.id, resellerProductId: other.reseller_product_id },
+          ]);
+        }
+      }
+      const now = new Date();
+      await trx
+        .insertInto('store_links')
+        .values({ id: newId('lnk', now.getTime()), store_id: storeId, reseller_product_id: input.resellerProductId, sku: input.sku, external_product_id: productId, external_variant_id: variantId, discovered, created_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      // Made by hand now: the merchant's own, whoever found it first (a discovered one stays as found).
+      return trx
+        .updateTable('store_links')
+        .set((eb) => ({ discovered: discovered ? eb.ref('discovered') : false }))
+        .where('store_id', '=', storeId)
+        .where('reseller_product_id', '=', input.resellerProductId)
+        .where((eb) => eb(eb.fn.coalesce('external_product_id', eb.val('')), '=', productId ?? ''))
+        .where((eb) => eb(eb.fn.coalesce('external_variant_id', eb.val('')), '=', variantId ?? ''))
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    });
     return linkView(row);
+  }
+
+  /** 422 unknown_listing when the store's catalogue (synced) has no such listing: a mistyped id would map nothing. */
+  async #refuseUnlisted(storeId: string, productId: string, variantId: string | null): Promise<void> {
+    const listed = await this.#deps.db
+      .selectFrom('store_listings')
+      .select('id')
+      .where('store_id', '=', storeId)
+      .where('external_product_id', '=', productId)
+      .$if(variantId !== null, (qb) => qb.where('external_variant_id', '=', variantId!))
+      .limit(1)
+      .executeTakeFirst();
+    if (listed) return;
+    const named = `product ${productId}${variantId ? ` with variant ${variantId}` : ''}`;
+    throw rejected('unknown_listing', `The store's catalogue has no ${named} (as last synced): use an externalProductId (and externalVariantId) from GET /stores/${storeId}/listings, or POST /stores/${storeId}/sync first if you added it just now.`, [
+      { field: variantId ? 'externalVariantId' : 'externalProductId', code: 'unknown_listing' },
+    ]);
+  }
+
+  /** The store's explicit links (made by hand, never discovered) to any of these store products: its mappings. */
+  async mappings(storeId: string, externalProductIds: Iterable<string | null | undefined>): Promise<StoreMapping[]> {
+    const ids = [...new Set([...externalProductIds].filter((id): id is string => !!id))];
+    if (ids.length === 0) return [];
+    return this.#deps.db
+      .selectFrom('store_links')
+      .select(['id', 'reseller_product_id', 'sku', 'external_product_id', 'external_variant_id'])
+      .where('store_id', '=', storeId)
+      .where('discovered', '=', false)
+      .where('external_product_id', 'in', ids)
+      .orderBy('created_at')
+      .execute() as Promise<StoreMapping[]>;
   }
 
   async removeLink(tenant: Tenant, storeId: string, linkId: string): Promise<{ id: string; deleted: true }> {

@@ -33,8 +33,8 @@ import { storesRoutes } from './stores-routes.ts';
 import { StoresService, type StoreRow } from './stores-service.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 
-/** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), or a store to poll. */
-export type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string };
+/** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), a store to poll, or a skipped store order to retry (`retry`: POST /stores/{id}/ingests/retry). */
+export type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string } | { kind: 'retry'; storeId: string; ingestId: string };
 
 /** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
 /**
@@ -141,7 +141,15 @@ export class StoresModule {
       ...(deps.outbox ? { outbox: deps.outbox } : {}),
       ...(deps.onPlaced ? { onPlaced: deps.onPlaced } : {}),
     });
-    this.retrier = new IngestRetrier({ ...ctx, connections, credentials, calls: this.calls, ingester: this.ingester });
+    this.retrier = new IngestRetrier({
+      ...ctx,
+      connections,
+      credentials,
+      calls: this.calls,
+      ingester: this.ingester,
+      // One job per ingest and attempt: asked twice before it runs, it runs once; asked again after, it runs again.
+      queueRetry: (store, ingestId, attempts) => this.#ingest.get(store.platform)!.add({ kind: 'retry', storeId: store.id, ingestId }, { jobId: `retry-${ingestId}-${attempts}` }),
+    });
     this.redactor = new StoreRedactor({ ...ctx, connections });
     this.listings = new ListingSyncer({
       ...ctx,
@@ -205,6 +213,7 @@ export class StoresModule {
       process: (job): Promise<void> => {
         const data = job.data;
         if (data.kind === 'events') return this.events.processBatch(data.eventIds, (eventId, delayMs) => ingest.add({ kind: 'event', eventId }, { jobId: `event-${eventId}`, delayMs }));
+        if (data.kind === 'retry') return guarded(() => this.retrier.retryQueued(data.storeId, data.ingestId));
         return guarded(() => (data.kind === 'event' ? this.events.process(data.eventId) : this.poller.poll(data.storeId)));
       },
     });

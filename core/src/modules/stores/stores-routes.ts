@@ -7,9 +7,10 @@ import type { Tenant } from '../orders/orders-service.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
 import { platformBody } from './platform-bodies.ts';
-import type { IngestRetrier } from './ingest-retrier.ts';
+import { BULK_RETRY_MAX, type IngestRetrier } from './ingest-retrier.ts';
 import type { OAuthInstalls } from './oauth-installs.ts';
 import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
+import { INGEST_EXAMPLE, LINK_EXAMPLE, LISTING_EXAMPLE, STORE_EXAMPLE } from './stores-examples.ts';
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
@@ -32,7 +33,7 @@ const linkSchema = openApiComponent(z.object({
   sku: z.string(),
   externalProductId: z.string().nullable(),
   externalVariantId: z.string().nullable(),
-  discovered: z.boolean().meta({ description: 'Made by a listing sync (the SKUs matched), not by POST /stores/{id}/links.' }),
+  discovered: z.boolean().meta({ description: 'Found by a listing sync or an order (the SKUs matched), not made by POST /stores/{id}/links. Only links you made map a listing: a discovered one guards the product but never makes a listing print as it.' }),
   createdAt: z.string(),
 }), 'StoreLink');
 const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'waiting_address', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
@@ -61,56 +62,17 @@ const listingSchema = openApiComponent(z.object({
   resellerProduct: z
     .object({ id: z.string(), sku: z.string() })
     .nullable()
-    .meta({ description: "Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one." }),
+    .meta({ description: "The product of yours its orders print as (`match` says how it was found), or null: orders for it are skipped until you create a product with its SKU or map it (POST /stores/{id}/links)." }),
+  match: z
+    .object({
+      by: z.enum(['sku', 'link']).nullable().meta({ description: "`sku`: your product with the listing's SKU (case-insensitive, in the store's mode; it always wins); `link`: the listing is mapped to your product (POST /stores/{id}/links: a link to its variant before a link to its product); null: not matched." }),
+      resellerProduct: z.object({ id: z.string(), sku: z.string() }).nullable(),
+      linkId: z.string().nullable().meta({ description: 'The link that maps it (`by: link`): DELETE /stores/{id}/links/{linkId} unmaps it.' }),
+    })
+    .meta({ description: 'How the listing is matched to one of your products.' }),
   seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
 }), 'StoreListing');
 
-/** Examples of this module's bodies: a WooCommerce shop in the Netherlands. */
-const STORE_EXAMPLE = {
-  id: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE',
-  platform: 'WOOCOMMERCE',
-  externalId: 'tulip-prints.example.com',
-  name: 'Tulip Prints',
-  status: 'connected',
-  testMode: false,
-  lastPolledAt: '2026-11-25T10:45:00.112Z',
-  lastError: null,
-  createdAt: '2026-11-25T10:20:41.730Z',
-  disconnectedAt: null,
-  notices: [],
-};
-const LINK_EXAMPLE = {
-  id: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB',
-  resellerProductId: 'rp_01M89QQTZZ1YGD3FM43WMN96Q2',
-  sku: 'BC-CLASSIC-250',
-  externalProductId: '412',
-  externalVariantId: null,
-  discovered: true,
-  createdAt: '2026-11-25T10:20:44.019Z',
-};
-const INGEST_EXAMPLE = {
-  id: 'ing_01M89R4D2F6X8P3K7T5Q9W1NCM',
-  externalOrderId: '5087',
-  externalName: '#5087',
-  status: 'placed',
-  orderId: 'ord_01M89R4D9J3V6B2N8K4Q7T1XWS',
-  skippedLines: [{ sku: 'GIFT-WRAP', quantity: 1, reason: "SKU 'GIFT-WRAP' is none of your products" }],
-  error: null,
-  attempts: 1,
-  storeUpdatedAt: '2026-11-25T10:51:07.000Z',
-  createdAt: '2026-11-25T10:51:08.214Z',
-  updatedAt: '2026-11-25T10:51:08.402Z',
-};
-const LISTING_EXAMPLE = {
-  id: 'lst_01M89R3A0C5T2W8Q6N4K1Z7YHD',
-  externalProductId: '412',
-  externalVariantId: null,
-  sku: 'BC-CLASSIC-250',
-  title: 'Business cards, 250 pieces',
-  active: true,
-  resellerProduct: { id: 'rp_01M89QQTZZ1YGD3FM43WMN96Q2', sku: 'BC-CLASSIC-250' },
-  seenAt: '2026-11-25T10:45:00.112Z',
-};
 export const installLinkSchema = z.object({ data: openApiComponent(z.object({ installUrl: z.string(), expiresAt: z.string() }), 'InstallLink') });
 const storeId = z.string().min(1).max(64).meta({ description: 'Store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
 const idParams = z.object({ id: storeId });
@@ -139,7 +101,7 @@ export function storesRoutes(deps: {
     ...(credentialRequests ? [credentialRequestRoute(credentialRequests, deps.connectors)] : []),
     ...(installs ? [installLinkRoute(installs)] : []),
     ...(poller ? [syncRoute(poller)] : []),
-    ...(retrier ? [retryRoute(retrier)] : []),
+    ...(retrier ? [retryRoute(retrier), bulkRetryRoute(retrier)] : []),
     defineRoute({
       method: 'get',
       path: '/stores',
@@ -218,19 +180,27 @@ export function storesRoutes(deps: {
       method: 'post',
       path: '/stores/{id}/links',
       operationId: 'createStoreLink',
-      summary: 'Link a store listing to one of your products',
+      summary: 'Map a store listing to one of your products',
+      description:
+        "Maps an existing listing to your product without touching the store: its orders' lines print as that product whatever SKU the store sends (or none). Ingestion matches each line by SKU first (your product with that SKU, in the store's mode), then by a link to its variant (`externalProductId` and `externalVariantId`), then by a link to its product (`externalProductId` only: every variant of it). Links found by ingestion or a listing sync (`discovered`) never map: only links made here do. A listing maps to one product: to map it to another, delete its link first. The product cannot be deleted (nor its SKU changed) while the link exists. Then retry the store orders skipped before: POST /stores/{id}/ingests/retry `{status: \"skipped\", externalProductId}`. Without `externalProductId`, the link only says the store sells the product.",
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
       params: idParams,
-      body: z.strictObject({
-        resellerProduct: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }),
-        externalProductId: z.string().min(1).max(100).optional(),
-        externalVariantId: z.string().min(1).max(100).optional(),
-      }),
+      body: z
+        .strictObject({
+          resellerProduct: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }),
+          externalProductId: z.string().min(1).max(100).optional().meta({ description: "The listing's product id on the platform (`externalProductId` of GET /stores/{id}/listings)." }),
+          externalVariantId: z.string().min(1).max(100).optional().meta({ description: 'One variant of it only (`externalVariantId` of GET /stores/{id}/listings); needs `externalProductId`.' }),
+        })
+        .refine((b) => b.externalVariantId === undefined || b.externalProductId !== undefined, { path: ['externalProductId'], message: 'externalProductId is required with externalVariantId' }),
       bodyExample: { resellerProduct: 'BC-CLASSIC-250', externalProductId: '412' },
       responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: { ...LINK_EXAMPLE, discovered: false } } } },
-      errors: [notFound],
+      errors: [
+        { status: 404, code: 'not_found', description: 'Unknown store, or no product of yours (in the key\'s mode) has this id or SKU.' },
+        { status: 409, code: 'listing_already_mapped', description: 'The listing is mapped to another of your products (the link is named in `details`): delete that link first.' },
+        { status: 422, code: 'unknown_listing', description: "The store's synced catalogue has no such listing (or variant): use ids from GET /stores/{id}/listings, or sync first." },
+      ],
       handle: async ({ auth, params, body }) => {
         const product = await deps.resolveProduct(auth, body.resellerProduct);
         const link = await stores.links.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
@@ -241,7 +211,8 @@ export function storesRoutes(deps: {
       method: 'delete',
       path: '/stores/{id}/links/{linkId}',
       operationId: 'deleteStoreLink',
-      summary: 'Remove a link',
+      summary: 'Remove a link (unmaps its listing)',
+      description: "A listing the link mapped is matched by its SKU again, or not at all: its next orders are skipped unless the SKU is one of your products. Orders placed already stay placed.",
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
@@ -256,12 +227,12 @@ export function storesRoutes(deps: {
       operationId: 'listStoreListings',
       summary: "The store's catalogue: every listing with its SKU and the product of yours it matches",
       description:
-        "Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. `matched=false` lists what you must fix before its orders can print: a listing whose SKU is none of your products. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.",
+        "Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. Each listing says how its orders print (`match`): by SKU (your product with its SKU), by link (mapped with POST /stores/{id}/links), or not at all. `matched=false` lists what you must fix before its orders can print: create a product with its SKU, or map it to one of yours. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.",
       tags,
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products (true) or none (false).' }) }),
+      query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products, by SKU or by link (true), or none (false).' }) }),
       responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema), example: examplePage([LISTING_EXAMPLE]) } },
       errors: [notFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listings.listListings(auth, params.id, query) }),
@@ -282,8 +253,9 @@ export function storesRoutes(deps: {
           .optional()
           .meta({
             description:
-              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.",
+              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products (or, without a matching SKU, its listing is mapped to none); create (or activate) the product or map the listing, then POST /stores/{id}/ingests/{ingestId}/retry (or POST /stores/{id}/ingests/retry for all). `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.",
           }),
+        externalProductId: z.string().min(1).max(100).optional().meta({ description: 'Only store orders with a line of this listing (store product id) skipped as unmatched.' }),
       }),
       responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema), example: examplePage([INGEST_EXAMPLE]) } },
       errors: [notFound],
@@ -314,6 +286,35 @@ function retryRoute(retrier: IngestRetrier): AnyRoute {
       { status: 503, code: 'store_rate_limited', description: "The platform's request budget for this store is spent for now; Retry-After says when to try again." },
     ],
     handle: async ({ auth, params }) => ({ status: 200, body: { data: await retrier.retry(auth, params.id, params.ingestId) } }),
+  });
+}
+
+/** `POST /stores/{id}/ingests/retry`: every skipped store order (of one listing) retried, in the background. */
+function bulkRetryRoute(retrier: IngestRetrier): AnyRoute {
+  return defineRoute({
+    method: 'post',
+    path: '/stores/{id}/ingests/retry',
+    operationId: 'retrySkippedStoreIngests',
+    summary: 'Retry the skipped store orders, once their listings are mapped or their SKUs are your products',
+    description: `Queues a retry of each skipped store order of the store (\`status: skipped\`, as GET /stores/{id}/ingests?status=skipped lists them), or of those with a line of one listing (\`externalProductId\`): the oldest first, at most ${BULK_RETRY_MAX} per request (\`more\`: call again for the rest). Each is retried as POST /stores/{id}/ingests/{ingestId}/retry does it (the order fetched again, the same idempotency key): never a second print order. Watch them in GET /stores/{id}/ingests.`,
+    tags,
+    auth: 'apiKey',
+    scope: 'stores:write',
+    params: idParams,
+    body: z.strictObject({
+      status: z.enum(['skipped']).meta({ description: 'Which store orders: `skipped` (nothing placed, a line unmatched).' }),
+      externalProductId: z.string().min(1).max(100).optional().meta({ description: 'Only the store orders with a line of this listing (store product id) skipped.' }),
+    }),
+    bodyExample: { status: 'skipped', externalProductId: '412' },
+    responses: {
+      202: {
+        description: 'Queued',
+        schema: z.object({ data: z.object({ storeId: z.string(), status: z.enum(['skipped']), externalProductId: z.string().nullable(), queued: z.number().int().meta({ description: 'How many store orders were queued for a retry.' }), more: z.boolean().meta({ description: 'More skipped orders are left: call again once these are retried.' }) }) }),
+        example: { data: { storeId: STORE_EXAMPLE.id, status: 'skipped', externalProductId: '412', queued: 3, more: false } },
+      },
+    },
+    errors: [notFound, { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' }],
+    handle: async ({ auth, params, body }) => ({ status: 202, body: { data: await retrier.retrySkipped(auth, params.id, { externalProductId: body.externalProductId }) } }),
   });
 }
 

@@ -32,7 +32,7 @@ export class StoresService {
     this.credentials = new StoreCredentials(ctx);
     this.connections = new StoreConnections({ ...ctx, credentials: this.credentials, onConnected });
     this.links = new StoreLinks({ ...ctx, connections: this.connections });
-    this.listings = new StoreListings({ ...ctx, connections: this.connections, products });
+    this.listings = new StoreListings({ ...ctx, connections: this.connections, products, links: this.links });
     this.ingests = new StoreIngests({ ...ctx, connections: this.connections });
   }
 }

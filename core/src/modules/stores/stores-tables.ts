@@ -87,6 +87,8 @@ export interface StoreIngestsTable {
   updated_at: Date;
   /** When a privacy request erased the order's personal data: later outcomes are recorded without it. */
   redacted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The store products (listings) of its lines skipped as unmatched: the orders a listing mapped later can retry. */
+  skipped_product_ids: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** Inbound webhooks, verified and stored before they are processed (duplicates stored once). */
@@ -286,5 +288,18 @@ export const storePollNoticeMigration = {
   },
   async down(db: Kysely<any>): Promise<void> {
     for (const column of ['poll_notice_at', 'poll_notice']) await db.schema.alterTable('stores').dropColumn(column).execute();
+  },
+};
+
+/**
+ * The listings whose lines an ingest skipped as unmatched (their store product ids), so that the
+ * skipped orders of a listing mapped later (POST /stores/{id}/links) are found and retried.
+ */
+export const storeIngestSkippedProductsMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table store_ingests add column skipped_product_ids text[] not null default '{}'`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.alterTable('store_ingests').dropColumn('skipped_product_ids').execute();
   },
 };
