@@ -70,7 +70,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('syncs the catalogue on connect: matched=false shows the one listing no product of ours matches', async () => {
       const unmatched = await listings('?matched=false');
       expect(unmatched.data.map((l) => ({ ...l, id: undefined, seenAt: undefined }))).to.deep.equal([
-        { id: undefined, externalProductId: 'p-3', externalVariantId: 'v-3', sku: 'MUG-01', title: 'Mug', active: false, resellerProduct: null, seenAt: undefined },
+        { id: undefined, externalProductId: 'p-3', externalVariantId: 'v-3', sku: 'MUG-01', title: 'Mug', active: false, resellerProduct: null, match: { by: null, resellerProduct: null, linkId: null }, seenAt: undefined },
       ]);
       const matched = await listings('?matched=true');
       expect(matched.data.map((l) => [l.sku, l.resellerProduct?.sku]).sort()).to.deep.equal([
