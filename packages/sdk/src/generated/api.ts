@@ -311,6 +311,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stores/{id}/ingests/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry the skipped store orders, once their listings are mapped or their SKUs are your products
+         * @description Queues a retry of each skipped store order of the store (`status: skipped`, as GET /stores/{id}/ingests?status=skipped lists them), or of those with a line of one listing (`externalProductId`): the oldest first, at most 500 per request (`more`: call again for the rest). Each is retried as POST /stores/{id}/ingests/{ingestId}/retry does it (the order fetched again, the same idempotency key): never a second print order. Watch them in GET /stores/{id}/ingests.
+         */
+        post: operations["retrySkippedStoreIngests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/stores": {
         parameters: {
             query?: never;
@@ -360,7 +380,10 @@ export interface paths {
         /** Store listings linked to your products */
         get: operations["listStoreLinks"];
         put?: never;
-        /** Link a store listing to one of your products */
+        /**
+         * Map a store listing to one of your products
+         * @description Maps an existing listing to your product without touching the store: its orders' lines print as that product whatever SKU the store sends (or none). Ingestion matches each line by SKU first (your product with that SKU, in the store's mode), then by a link to its variant (`externalProductId` and `externalVariantId`), then by a link to its product (`externalProductId` only: every variant of it). Links found by ingestion or a listing sync (`discovered`) never map: only links made here do. A listing maps to one product: to map it to another, delete its link first. The product cannot be deleted (nor its SKU changed) while the link exists. Then retry the store orders skipped before: POST /stores/{id}/ingests/retry `{status: "skipped", externalProductId}`. Without `externalProductId`, the link only says the store sells the product.
+         */
         post: operations["createStoreLink"];
         delete?: never;
         options?: never;
@@ -378,7 +401,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a link */
+        /**
+         * Remove a link (unmaps its listing)
+         * @description A listing the link mapped is matched by its SKU again, or not at all: its next orders are skipped unless the SKU is one of your products. Orders placed already stay placed.
+         */
         delete: operations["deleteStoreLink"];
         options?: never;
         head?: never;
@@ -394,7 +420,7 @@ export interface paths {
         };
         /**
          * The store's catalogue: every listing with its SKU and the product of yours it matches
-         * @description Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. `matched=false` lists what you must fix before its orders can print: a listing whose SKU is none of your products. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.
+         * @description Synced from the platform on connect, on POST /stores/{id}/sync, on the platform's product webhooks and hourly. Each listing says how its orders print (`match`): by SKU (your product with its SKU), by link (mapped with POST /stores/{id}/links), or not at all. `matched=false` lists what you must fix before its orders can print: create a product with its SKU, or map it to one of yours. A matched listing links its product to the store, so the product cannot be deleted (nor its SKU changed) while the store sells it.
          */
         get: operations["listStoreListings"];
         put?: never;
@@ -1586,7 +1612,7 @@ export interface components {
             sku: string;
             externalProductId: string | null;
             externalVariantId: string | null;
-            /** @description Made by a listing sync (the SKUs matched), not by POST /stores/{id}/links. */
+            /** @description Found by a listing sync or an order (the SKUs matched), not made by POST /stores/{id}/links. Only links you made map a listing: a discovered one guards the product but never makes a listing print as it. */
             discovered: boolean;
             createdAt: string;
         };
@@ -1599,11 +1625,22 @@ export interface components {
             title: string;
             /** @description Whether the store sells it now (published, not a draft or archived). */
             active: boolean;
-            /** @description Your product with the listing's SKU (case-insensitive, in the store's mode), or null: orders for it are skipped until you create one. */
+            /** @description The product of yours its orders print as (`match` says how it was found), or null: orders for it are skipped until you create a product with its SKU or map it (POST /stores/{id}/links). */
             resellerProduct: {
                 id: string;
                 sku: string;
             } | null;
+            /** @description How the listing is matched to one of your products. */
+            match: {
+                /** @description `sku`: your product with the listing's SKU (case-insensitive, in the store's mode; it always wins); `link`: the listing is mapped to your product (POST /stores/{id}/links: a link to its variant before a link to its product); null: not matched. */
+                by: ("sku" | "link") | null;
+                resellerProduct: {
+                    id: string;
+                    sku: string;
+                } | null;
+                /** @description The link that maps it (`by: link`): DELETE /stores/{id}/links/{linkId} unmaps it. */
+                linkId: string | null;
+            };
             /** @description When the sync that last saw it began. */
             seenAt: string;
         };
@@ -4744,6 +4781,141 @@ export interface operations {
             };
         };
     };
+    retrySkippedStoreIngests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "skipped",
+                 *       "externalProductId": "412"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Which store orders: `skipped` (nothing placed, a line unmatched).
+                     * @enum {string}
+                     */
+                    status: "skipped";
+                    /** @description Only the store orders with a line of this listing (store product id) skipped. */
+                    externalProductId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "storeId": "sto_01M89R2K4H7Q5N3B8VDX0C6TYE",
+                     *         "status": "skipped",
+                     *         "externalProductId": "412",
+                     *         "queued": 3,
+                     *         "more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            storeId: string;
+                            /** @enum {string} */
+                            status: "skipped";
+                            externalProductId: string | null;
+                            /** @description How many store orders were queued for a retry. */
+                            queued: number;
+                            /** @description More skipped orders are left: call again once these are retried. */
+                            more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `store_disconnected`: The store is disconnected. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listStores: {
         parameters: {
             query?: {
@@ -5313,7 +5485,9 @@ export interface operations {
                 "application/json": {
                     /** @description Reseller product id or SKU. */
                     resellerProduct: string;
+                    /** @description The listing's product id on the platform (`externalProductId` of GET /stores/{id}/listings). */
                     externalProductId?: string;
+                    /** @description One variant of it only (`externalVariantId` of GET /stores/{id}/listings); needs `externalProductId`. */
                     externalVariantId?: string;
                 };
             };
@@ -5370,8 +5544,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `not_found`: Unknown store. */
+            /** @description `not_found`: Unknown store, or no product of yours (in the key's mode) has this id or SKU. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `listing_already_mapped`: The listing is mapped to another of your products (the link is named in `details`): delete that link first. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unknown_listing`: The store's synced catalogue has no such listing (or variant): use ids from GET /stores/{id}/listings, or sync first. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5516,7 +5708,7 @@ export interface operations {
                 limit?: string;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
-                /** @description Only listings that match one of your products (true) or none (false). */
+                /** @description Only listings that match one of your products, by SKU or by link (true), or none (false). */
                 matched?: "true" | "false";
             };
             header?: never;
@@ -5547,6 +5739,14 @@ export interface operations {
                      *           "resellerProduct": {
                      *             "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
                      *             "sku": "BC-CLASSIC-250"
+                     *           },
+                     *           "match": {
+                     *             "by": "sku",
+                     *             "resellerProduct": {
+                     *               "id": "rp_01M89QQTZZ1YGD3FM43WMN96Q2",
+                     *               "sku": "BC-CLASSIC-250"
+                     *             },
+                     *             "linkId": null
                      *           },
                      *           "seenAt": "2026-11-25T10:45:00.112Z"
                      *         }
@@ -5894,8 +6094,10 @@ export interface operations {
                 limit?: string;
                 /** @description The nextCursor of the previous page. */
                 cursor?: string;
-                /** @description Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products; create (or activate) the product, then POST /stores/{id}/ingests/{ingestId}/retry. `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one. */
+                /** @description Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products (or, without a matching SKU, its listing is mapped to none); create (or activate) the product or map the listing, then POST /stores/{id}/ingests/{ingestId}/retry (or POST /stores/{id}/ingests/retry for all). `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one. */
                 status?: "received" | "placed" | "waiting_payment" | "waiting_address" | "no_print_lines" | "cancelled" | "failed" | "redacted" | "skipped";
+                /** @description Only store orders with a line of this listing (store product id) skipped as unmatched. */
+                externalProductId?: string;
             };
             header?: never;
             path: {
