@@ -26,6 +26,9 @@ export interface PlatformForms {
   testModeOnly?: boolean;
 }
 
+/** A listing's key in a page (ids and form errors): its product and variant. */
+const listingKey = (productId: string, variantId: string | null) => `${productId}-${variantId ?? 'p'}`.replace(/[^A-Za-z0-9_-]/g, '_');
+
 /** A connect form's field as a person reads it: `consumerSecret` → 'Consumer secret'. */
 const labelOf = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()).replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`).replace(/\burl\b/i, 'URL');
 const isSecret = (name: string) => /secret|token|password|key/i.test(name);
@@ -125,6 +128,37 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
+  // An unmatched listing mapped to one of the reseller's products as it is (POST /stores/{id}/links): then offered the retry of its skipped orders.
+  register('post', '/stores/{id}/listings/map', async (d) => {
+    const id = String(d.req.params.id);
+    const externalProductId = d.form.externalProductId ?? '';
+    const body = { resellerProduct: d.form.resellerProduct ?? '', externalProductId, ...(d.form.externalVariantId ? { externalVariantId: d.form.externalVariantId } : {}) };
+    try {
+      await d.api('POST', `/stores/${encodeURIComponent(id)}/links`, { body });
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=listing-mapped&mapped=${encodeURIComponent(externalProductId)}`);
+    } catch (err) {
+      const r = refusal(err);
+      await storePage(d, undefined, undefined, undefined, { key: listingKey(externalProductId, d.form.externalVariantId || null), message: r.fields.resellerProduct ?? r.message });
+    }
+  });
+
+  register('post', '/stores/{id}/links/{linkId}/delete', async (d) => {
+    const id = String(d.req.params.id);
+    await d.api('DELETE', `/stores/${encodeURIComponent(id)}/links/${encodeURIComponent(String(d.req.params.linkId))}`);
+    redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=listing-unmapped`);
+  });
+
+  register('post', '/stores/{id}/ingests/retry-skipped', async (d) => {
+    const id = String(d.req.params.id);
+    try {
+      const body = { status: 'skipped', ...(d.form.externalProductId ? { externalProductId: d.form.externalProductId } : {}) };
+      await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/retry`, { body });
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=skipped-retried`);
+    } catch (err) {
+      await storePage(d, refusal(err).message);
+    }
+  });
+
   // One step from an unmatched listing to the product that matches it: its SKU and title, a catalogue product.
   register('post', '/stores/{id}/listings/product', async (d) => {
     const id = String(d.req.params.id);
@@ -210,19 +244,26 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     );
   }
 
-  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }, sandboxError?: SandboxOrderErrors): Promise<void> {
+  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }, sandboxError?: SandboxOrderErrors, mapError?: { key: string; message: string }): Promise<void> {
     const id = encodeURIComponent(String(d.req.params.id));
     const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${id}`)).data;
     const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
-    const [unmatched, matched, ingests, catalogue] = await Promise.all([
+    // The listing just mapped (`?mapped=`): its skipped orders are offered a retry. Not an id the API could take: none.
+    const mapped = typeof d.req.query.mapped === 'string' && d.req.query.mapped.length > 0 && d.req.query.mapped.length <= 100 ? d.req.query.mapped : undefined;
+    const canMap = d.page.can('stores:write') && d.page.can('reseller-products:read');
+    const [unmatched, matched, ingests, catalogue, own, skipped] = await Promise.all([
       d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
       d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
       d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
       d.page.can('catalog:read') ? d.api<Pick<ListPage<Api['Product']>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
+      canMap ? d.api<Pick<ListPage<Api['ResellerProduct']>, 'data'>>('GET', '/reseller-products', { query: { active: 'true', limit: '100' } }) : Promise.resolve({ data: [] }),
+      mapped && d.page.can('stores:write') ? d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { status: 'skipped', externalProductId: mapped, limit: '100' } }) : Promise.resolve(undefined),
     ]);
     const products = [{ value: '', label: 'Choose a print product…' }, ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id }))];
+    const resellerProducts = [{ value: '', label: 'Choose one of your products…' }, ...own.data.map((p) => ({ value: p.id, label: `${p.sku} (${p.title})` }))];
     const connected = store.status === 'connected';
     const sandbox = byPlatform.get(store.platform)?.testModeOnly ? await sandboxSection(d, id, connected && d.page.can('stores:write'), sandboxError) : null;
+    const retryCount = skipped ? `${skipped.data.length}${skipped.nextCursor ? '+' : ''}` : '0';
     sendPage(
       d.res,
       html`<${DashLayout} title=${store.name} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
@@ -242,16 +283,23 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
             </p>`
           : null}
         ${sandbox}
+        ${skipped && skipped.data.length > 0 && connected
+          ? html`<section class="card" aria-labelledby="retry-h" data-testid="retry-skipped">
+              <h2 id="retry-h">Skipped orders of the listing</h2>
+              <p>${retryCount} store order${skipped.data.length === 1 ? ' was' : 's were'} skipped before the listing was mapped: retry ${skipped.data.length === 1 ? 'it' : 'them'} now to print ${skipped.data.length === 1 ? 'it' : 'them'} as the product.</p>
+              <${PostButton} action=${`/dashboard/stores/${id}/ingests/retry-skipped`} csrf=${d.page.csrfToken} fields=${{ externalProductId: mapped! }} label=${`Retry ${retryCount} skipped order${skipped.data.length === 1 ? '' : 's'}`} />
+            </section>`
+          : null}
         <section aria-labelledby="unmatched-h">
           <h2 id="unmatched-h">Unmatched listings</h2>
-          <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product.</p>
+          <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product, or map the listing to one of your products as it is.</p>
           ${unmatched.data.length === 0
             ? html`<p class="muted">Every listing matches one of your products.</p>`
             : html`<div class="table"><table>
-                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Create the product</th></tr></thead>
+                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Create the product</th>${canMap ? html`<th scope="col">Map to product</th>` : null}</tr></thead>
                 <tbody>${unmatched.data.map((l) => {
                   const e = productError && productError.sku === l.sku ? productError : undefined;
-                  const key = `${l.externalProductId}-${l.externalVariantId ?? 'p'}`;
+                  const key = listingKey(l.externalProductId, l.externalVariantId);
                   return html`<tr data-listing=${l.sku ?? ''}>
                     <td>${l.title}${l.active ? null : html` <span class="badge">inactive</span>`}</td>
                     <td>${l.sku ?? html`<span class="muted">no SKU: give it one in your store</span>`}</td>
@@ -268,6 +316,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                           <button type="submit">Create product ${l.sku}</button>
                         </form>`
                       : null}</td>
+                    ${canMap ? html`<td>${mapForm(l, mapError?.key === listingKey(l.externalProductId, l.externalVariantId) ? mapError.message : undefined)}</td>` : null}
                   </tr>`;
                 })}</tbody>
               </table></div>`}
@@ -278,8 +327,16 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
           ${matched.data.length === 0
             ? html`<p class="muted">None yet.</p>`
             : html`<div class="table"><table>
-                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Your product</th></tr></thead>
-                <tbody>${matched.data.map((l) => html`<tr><td>${l.title}</td><td>${l.sku}</td><td>${l.resellerProduct ? html`<a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a>` : null}</td></tr>`)}</tbody>
+                <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Your product</th><th scope="col">Matched by</th></tr></thead>
+                <tbody>${matched.data.map(
+                  (l) => html`<tr>
+                    <td>${l.title}</td><td>${l.sku ?? '—'}</td>
+                    <td>${l.resellerProduct ? html`<a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a>` : null}</td>
+                    <td>${l.match.by === 'link' ? 'mapped' : 'SKU'}${l.match.linkId && d.page.can('stores:write')
+                      ? html` <${PostButton} action=${`/dashboard/stores/${id}/links/${l.match.linkId}/delete`} csrf=${d.page.csrfToken} label="Unmap" name=${`Unmap ${l.title}`} confirm="Unmap this listing? Its next orders are skipped unless its SKU is one of your products." />`
+                      : null}</td>
+                  </tr>`,
+                )}</tbody>
               </table></div>`}
         </section>
         <section aria-labelledby="ingests-h">
@@ -303,7 +360,19 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               </table></div>`}
         </section>
       <//>`,
-      productError || sandboxError ? 422 : 200,
+      productError || sandboxError || mapError ? 422 : 200,
     );
+
+    /** The "Map to product" form of an unmatched listing: one of the reseller's products, the listing as it is. */
+    function mapForm(l: Api['StoreListing'], message: string | undefined): VNode {
+      const key = listingKey(l.externalProductId, l.externalVariantId);
+      return html`<form method="post" action=${`/dashboard/stores/${id}/listings/map`} aria-label=${`Map ${l.title} to a product`}>
+        <${CsrfField} token=${d.page.csrfToken} />
+        <input type="hidden" name="externalProductId" value=${l.externalProductId} />
+        ${l.externalVariantId ? html`<input type="hidden" name="externalVariantId" value=${l.externalVariantId} />` : null}
+        <${Select} idPrefix=${`map-${key}`} name="resellerProduct" label=${`Your product for ${l.title}`} options=${resellerProducts} error=${message} required=${true} />
+        <button type="submit">Map to product</button>
+      </form>`;
+    }
   }
 }
