@@ -54,6 +54,9 @@ const FORMS: FormOp[] = [
   { path: '/dashboard/stores/{id}/ingests/{ingestId}/retry', session: 'dashboard', fields: {} },
   { path: '/dashboard/stores/{id}/listings/product', session: 'dashboard', fields: { sku: ['S'], title: ['T'], productId: ['business-cards'], fileUrl: url } },
   { path: '/dashboard/stores/{id}/sandbox-orders', session: 'dashboard', fields: { sku: ['fuzz-sku', 'FUZZ-SKU', ''], quantity: ['250', '0', '-1', '1e309', 'x'], paid: ['on', 'off'] } },
+  { path: '/dashboard/stores/{id}/listings/map', session: 'dashboard', fields: { externalProductId: ['311', '', 'x'.repeat(101)], externalVariantId: ['', '7', 'x'.repeat(101)], resellerProduct: ['POSTER-TULIPS', '', 'rp_nope'] } },
+  { path: '/dashboard/stores/{id}/links/{linkId}/delete', session: 'dashboard', fields: {} },
+  { path: '/dashboard/stores/{id}/ingests/retry-skipped', session: 'dashboard', fields: { externalProductId: ['311', '', 'x'.repeat(101)] } },
   { path: '/dashboard/orders/{id}/cancel', session: 'dashboard', fields: {} },
   { path: '/dashboard/orders/{id}/lines/{line}/file', session: 'dashboard', fields: { fileUrl: url } },
 ];
