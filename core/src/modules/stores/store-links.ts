@@ -169,14 +169,15 @@ export class StoreLinks {
   async mappings(storeId: string, externalProductIds: Iterable<string | null | undefined>): Promise<StoreMapping[]> {
     const ids = [...new Set([...externalProductIds].filter((id): id is string => !!id))];
     if (ids.length === 0) return [];
-    return this.#deps.db
+    const rows = await this.#deps.db
       .selectFrom('store_links')
       .select(['id', 'reseller_product_id', 'sku', 'external_product_id', 'external_variant_id'])
       .where('store_id', '=', storeId)
       .where('discovered', '=', false)
       .where('external_product_id', 'in', ids)
       .orderBy('created_at')
-      .execute() as Promise<StoreMapping[]>;
+      .execute();
+    return rows.flatMap(({ external_product_id, ...r }) => (external_product_id === null ? [] : [{ ...r, external_product_id }]));
   }
 
   async removeLink(tenant: Tenant, storeId: string, linkId: string): Promise<{ id: string; deleted: true }> {
