@@ -11,7 +11,7 @@ import { startFileServer } from '../orders/orders-helpers.ts';
  * product a line prints as (SKU, then a variant's link, then a product's), what the listings
  * show, unmapping, the bulk retry of skipped orders, refusals and tenant isolation.
  */
-for (const backend of ['pglite'] as Backend[]) {
+for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`store listing mappings [${backend}]`, function () {
     this.timeout(60_000);
     let t: TestService;
@@ -56,6 +56,7 @@ for (const backend of ['pglite'] as Backend[]) {
       shop.products.set('p-5/v-51', { id: 'p-5', variant_id: 'v-51', sku: 'OWN-51', title: 'Poster - large', active: true });
       shop.products.set('p-5/v-52', { id: 'p-5', variant_id: 'v-52', sku: 'OWN-52', title: 'Poster - small', active: true });
       shop.products.set('p-6', { id: 'p-6', sku: null, title: 'Handmade print', active: true });
+      shop.products.set('p-7', { id: 'p-7', sku: 'LEGACY-7', title: 'Old stock', active: true });
       t = await startTestService(this, backend, {}, { connectors: [referenceConnector] });
       const r = await t.reseller();
       key = r.key;
@@ -96,7 +97,7 @@ for (const backend of ['pglite'] as Backend[]) {
       expect([small.match.by, small.match.resellerProduct.sku]).to.deep.equal(['link', 'FLYER-A5']);
       expect(handmade.match).to.deep.equal({ by: null, resellerProduct: null, linkId: null });
       const unmatched = (await t.api(key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;
-      expect(unmatched.map((l: { externalProductId: string }) => l.externalProductId)).to.deep.equal(['p-6']);
+      expect(unmatched.map((l: { externalProductId: string }) => l.externalProductId)).to.deep.equal(['p-6', 'p-7']);
     });
 
     it('never maps through a discovered link; linking that listing by hand makes it a mapping', async () => {
@@ -159,6 +160,19 @@ for (const backend of ['pglite'] as Backend[]) {
       expect((await ingestRow(other.external_order_id)).attempts).to.equal(1);
       expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-6`)).body.data).to.deep.equal([]);
       expect((await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-6' })).body.data.queued).to.equal(0);
+    });
+
+    it("finds a listing's skipped orders recorded before their listings were (by the listing's SKU), and retries them", async () => {
+      const legacy = await ingestOrder([{ id: '', sku: 'legacy-7', qty: 100, product_id: 'p-7' }]);
+      await t.service.db.updateTable('store_ingests').set({ skipped_product_ids: [] }).where('id', '=', legacy.id).execute();
+      const found = await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-7`);
+      expect(found.body.data.map((i: { id: string }) => i.id)).to.deep.equal([legacy.id]);
+      expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-5`)).body.data).to.deep.equal([]);
+      await link({ resellerProduct: 'POSTER-X', externalProductId: 'p-7' });
+      const retry = await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-7' });
+      expect(retry.body.data).to.include({ queued: 1 });
+      const orderId = await waitFor('the legacy order placed', async () => (await ingestRow(legacy.external_order_id)).order_id, 20_000);
+      expect(await printedSkus(orderId)).to.deep.equal(['POSTER-X']);
     });
 
     it('refuses what cannot be mapped or retried, with the error shape and nothing written', async () => {

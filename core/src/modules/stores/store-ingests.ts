@@ -43,9 +43,15 @@ export function skippedOnly(): RawBuilder<boolean> {
   return sql<boolean>`status = 'no_print_lines' and exists (select 1 from jsonb_array_elements(skipped_lines) as line where line->>'reason' in (${sql.join([...UNMATCHED_REASONS])}))`;
 }
 
-/** Store orders with a line of the store product `externalProductId` skipped as unmatched. */
+/**
+ * Store orders with a line of the store product `externalProductId` skipped as unmatched. Those
+ * recorded before the listings of skipped lines were (none recorded) are found by a skipped
+ * line's SKU: one of that product's listings in the store sells it.
+ */
 export function ofListing(externalProductId: string): RawBuilder<boolean> {
-  return sql<boolean>`${externalProductId} = any(skipped_product_ids)`;
+  return sql<boolean>`(${externalProductId} = any(skipped_product_ids) or (cardinality(skipped_product_ids) = 0 and exists (
+    select 1 from store_listings listing, jsonb_array_elements(skipped_lines) line
+    where listing.store_id = store_ingests.store_id and listing.external_product_id = ${externalProductId} and listing.sku_key = lower(line->>'sku'))))`;
 }
 
 export function ingestView(row: Selectable<StoreIngestsTable>) {
