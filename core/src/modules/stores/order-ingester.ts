@@ -231,19 +231,24 @@ export class OrderIngester {
   }
 
   /**
-   * The order's print lines, the others with why they are skipped (every SKU in one query, the
-   * store's mappings in another). A line prints as the reseller's product with its SKU (skipped
-   * while it is inactive); else as the product its listing is mapped to (a variant's mapping before its product's);
-   * else it is skipped. `skippedProductIds`: the listings of the lines skipped as unmatched.
+   * The order's print lines, the others with why they are skipped (every SKU in one query; for
+   * the lines no SKU matched, the store's mappings and their products in two more). A line
+   * prints as the reseller's product with its SKU (skipped while it is inactive); else as the
+   * product its listing is mapped to (a variant's mapping before its product's); else it is
+   * skipped. `skippedProductIds`: the listings of the lines skipped as unmatched.
    */
   async #printLines(store: StoreRow, order: StoreOrder) {
     const skipped: SkippedLine[] = [];
     const skippedProductIds = new Set<string>();
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
-    const mappings = await this.#deps.links.mappings(store.id, order.lines.map((l) => l.externalProductId));
+    const owner = { resellerId: store.reseller_id, mode: store.mode };
     // The order placement uses the same lookups: the lines' SKUs and the mapped products'.
-    const skus = [...order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])), ...mappings.map((m) => m.sku)];
-    const products = await this.#deps.resellerProducts.findBySkus({ resellerId: store.reseller_id, mode: store.mode }, skus);
+    const products = new Map(await this.#deps.resellerProducts.findBySkus(owner, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : []))));
+    // Mappings only for the lines no SKU matched (most orders: none, and no query).
+    const unmatched = order.lines.filter((l) => !(l.sku?.trim() && products.has(l.sku.trim().toLowerCase())));
+    const mappings = await this.#deps.links.mappings(store.id, unmatched.map((l) => l.externalProductId));
+    const mappedSkus = mappings.map((m) => m.sku).filter((sku) => !products.has(sku.toLowerCase()));
+    if (mappedSkus.length > 0) for (const [key, product] of await this.#deps.resellerProducts.findBySkus(owner, mappedSkus)) products.set(key, product);
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
       const bySku = sku ? products.get(sku.toLowerCase()) : undefined;
