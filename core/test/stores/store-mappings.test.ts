@@ -31,7 +31,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(res.status, JSON.stringify(res.body)).to.equal(status);
       return res.body;
     };
-    const storeRow = () => t.service.services.storesModule.stores.findById(storeId).then((s) => s!);
+    const storeRow = () => t.service.services.storesModule.stores.connections.findById(storeId).then((s) => s!);
     /** A store order of these lines, kept by the shop (a retry fetches it) and ingested now. */
     const ingestOrder = async (items: RefOrderJson['items']) => {
       const id = `M-${++orders}`;
