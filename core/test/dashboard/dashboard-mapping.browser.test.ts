@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import { wooOrder, type WooOrderJson } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
-import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
+import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { connectorE2eService, eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
@@ -25,13 +25,7 @@ describe('mapping a store listing in the dashboard (real PostgreSQL + Redis, Chr
   connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
     ({ t, files } = started);
   });
-  before(async function () {
-    b = await launchBrowser(this);
-  });
-  afterEach(async function () {
-    await screenshotOnFailure(this, b);
-  });
-  after(async () => b?.close());
+  suiteBrowser((launched) => (b = launched));
 
   const ingest = (storeId: string, orderId: number) =>
     t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', String(orderId)).executeTakeFirst();
