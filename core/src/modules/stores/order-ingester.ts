@@ -10,7 +10,7 @@ import type { Db } from '../tables.ts';
 import { orderRecipient } from './store-recipient.ts';
 import { markProcessed } from './stored-events.ts';
 import type { StoreRow } from './store-connections.ts';
-import { mappingOf, type StoreLinks } from './store-links.ts';
+import { mappedProduct, type StoreLinks } from './store-links.ts';
 import type { StoreIngestsTable } from './stores-tables.ts';
 import type { StoresContext } from './stores-context.ts';
 
@@ -258,15 +258,12 @@ export class OrderIngester {
         continue;
       }
       // The SKU decides when it is one of the reseller's products, active or not (as the listings show it).
-      const mapping = bySku ? undefined : mappingOf(mappings, line.externalProductId, line.externalVariantId);
-      const mapped = mapping ? products.get(mapping.sku.toLowerCase()) : undefined;
-      // A mapping whose product's SKU changed since (the store disconnected meanwhile) maps nothing.
-      const linked = mapped?.id === mapping?.reseller_product_id ? mapped : undefined;
-      if (linked?.active) {
-        lines.push({ resellerSku: linked.sku, quantity: line.quantity });
+      const mapped = bySku ? undefined : mappedProduct(mappings, products, line.externalProductId, line.externalVariantId);
+      if (mapped?.product.active) {
+        lines.push({ resellerSku: mapped.product.sku, quantity: line.quantity });
         continue;
       }
-      const reason = linked ? MAPPED_INACTIVE : bySku ? UNMATCHED_REASONS[1] : sku ? UNMATCHED_REASONS[0] : line.externalProductId ? NO_SKU_UNMAPPED : 'no SKU: not a print item';
+      const reason = mapped ? MAPPED_INACTIVE : bySku ? UNMATCHED_REASONS[1] : sku ? UNMATCHED_REASONS[0] : line.externalProductId ? NO_SKU_UNMAPPED : 'no SKU: not a print item';
       skipped.push({ sku, quantity: line.quantity, reason });
       if (line.externalProductId && isUnmatched(reason)) skippedProductIds.add(line.externalProductId);
     }

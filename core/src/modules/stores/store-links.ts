@@ -37,6 +37,22 @@ export function mappingOf(mappings: readonly StoreMapping[], externalProductId: 
   return (externalVariantId ? ofProduct.find((m) => m.external_variant_id === externalVariantId) : undefined) ?? ofProduct.find((m) => m.external_variant_id === null);
 }
 
+/**
+ * The reseller product a store line (or listing) is mapped to (mappingOf), found among
+ * `products` (by lower-cased SKU, as the SKU lookups answer); none when the mapped product's SKU
+ * has changed since the link was made (a store disconnected meanwhile).
+ */
+export function mappedProduct<P extends { id: string }>(
+  mappings: readonly StoreMapping[],
+  products: ReadonlyMap<string, P>,
+  externalProductId: string | null | undefined,
+  externalVariantId: string | null | undefined,
+): { mapping: StoreMapping; product: P } | undefined {
+  const mapping = mappingOf(mappings, externalProductId, externalVariantId);
+  const product = mapping ? products.get(mapping.sku.toLowerCase()) : undefined;
+  return mapping && product?.id === mapping.reseller_product_id ? { mapping, product } : undefined;
+}
+
 /** How long a recorded link is taken to exist before it is written again (idempotently). */
 const KNOWN_LINK_MS = 10 * 60_000;
 

@@ -3,7 +3,7 @@ import { listEnvelope, resolvePage } from '../../http/pagination.ts';
 import type { Tenant } from '../orders/orders-service.ts';
 import { matchedSkuKeys, productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreConnections } from './store-connections.ts';
-import { mappingOf, type StoreLinks } from './store-links.ts';
+import { mappedProduct, type StoreLinks } from './store-links.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** `GET /stores/{id}/listings`: the listings a sync stored (listing-syncer.ts), matched to the reseller's products. */
@@ -18,7 +18,7 @@ export class StoreListings {
   /**
    * The store's listings, each with how its orders print: as the reseller product with its SKU
    * (in the store's mode), else as the product it is mapped to (a variant's link before its
-   * product's; mappingOf), else not at all.
+   * product's; mappedProduct), else not at all.
    */
   async listListings(tenant: Tenant, storeId: string, query: { matched?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }) {
     const { db, cursors, connections, products: bySku, links } = this.#deps;
@@ -40,9 +40,8 @@ export class StoreListings {
     const products = await productsBySkuKey(bySku, owner, [...shown.map((r) => r.sku_key), ...mappings.map((m) => m.sku.toLowerCase())]);
     return listEnvelope(cursors, 'store_listings', page, rows, (r) => [r.id], (r) => {
       const bySkuKey = r.sku_key ? products.get(r.sku_key) : undefined;
-      const mapping = bySkuKey ? undefined : mappingOf(mappings, r.external_product_id, r.external_variant_id || null);
-      const mapped = mapping ? products.get(mapping.sku.toLowerCase()) : undefined;
-      const product = bySkuKey ?? (mapped?.id === mapping?.reseller_product_id ? mapped : undefined);
+      const mapped = bySkuKey ? undefined : mappedProduct(mappings, products, r.external_product_id, r.external_variant_id || null);
+      const product = bySkuKey ?? mapped?.product;
       const resellerProduct = product ? { id: product.id, sku: product.sku } : null;
       return {
         id: r.id,
@@ -52,7 +51,7 @@ export class StoreListings {
         title: r.title,
         active: r.active,
         resellerProduct,
-        match: { by: bySkuKey ? ('sku' as const) : product ? ('link' as const) : null, resellerProduct, linkId: product && mapping ? mapping.id : null },
+        match: { by: bySkuKey ? ('sku' as const) : mapped ? ('link' as const) : null, resellerProduct, linkId: mapped?.mapping.id ?? null },
         seenAt: r.seen_at.toISOString(),
       };
     });
