@@ -4,12 +4,11 @@ import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import { wooOrder } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
 import { sha256Hex } from '../../src/infra/crypto.ts';
-import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import type { TestBrowser } from '../helpers/browser.ts';
+import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, loginLink as loginLinkOf, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
-
-const PUBLIC_URL = 'https://print-api.example.com';
 
 /**
  * The reseller dashboard in headless Chromium: signed in by a login link, a WooCommerce store
@@ -23,24 +22,10 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;
+  dashboardBrowserSuite([wooCommerceConnector], (started) => ({ t, files, b } = started));
 
-  connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
-    ({ t, files } = started);
-  });
-  suiteBrowser((launched) => (b = launched));
-
-  /** A login link of the key, as the browser opens it (the service answers at its own address). */
-  async function loginLink(key: string): Promise<string> {
-    const res = await t.api(key, 'POST', '/dashboard-links');
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return (res.body.data.url as string).replace(PUBLIC_URL, t.baseUrl);
-  }
-
-  async function signIn(page: Page, key: string): Promise<void> {
-    await page.goto(await loginLink(key));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.baseUrl}/dashboard`);
-  }
+  const loginLink = (key: string) => loginLinkOf(t, key);
+  const signIn = (page: Page, key: string) => signInToDashboard(page, t, key);
 
   /** Reloads `path` until `probe` holds (the queues work asynchronously). */
   async function reloadUntil(page: Page, path: string, probe: () => Promise<boolean>, what: string): Promise<void> {

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import { wooOrder, type WooOrderJson } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
-import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import type { TestBrowser } from '../helpers/browser.ts';
+import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
 
-const PUBLIC_URL = 'https://print-api.example.com';
 /** The merchant's own SKU for the poster listing: none of the reseller's. */
 const OWN_SKU = 'TULIP-FIELDS-A2';
 
@@ -21,11 +21,7 @@ describe('mapping a store listing in the dashboard (real PostgreSQL + Redis, Chr
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;
-
-  connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
-    ({ t, files } = started);
-  });
-  suiteBrowser((launched) => (b = launched));
+  dashboardBrowserSuite([wooCommerceConnector], (started) => ({ t, files, b } = started));
 
   const ingest = (storeId: string, orderId: number) =>
     t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', String(orderId)).executeTakeFirst();
@@ -44,10 +40,7 @@ describe('mapping a store listing in the dashboard (real PostgreSQL + Redis, Chr
     await eventually(async () => (await ingest(storeId, 1842))?.status === 'no_print_lines', 'the order skipped');
 
     const page = await b!.page();
-    const link = await t.api(r.key, 'POST', '/dashboard-links');
-    await page.goto((link.body.data.url as string).replace(PUBLIC_URL, t.baseUrl));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.baseUrl}/dashboard`);
+    await signInToDashboard(page, t, r.key);
     await page.goto(`${t.baseUrl}/dashboard/stores/${storeId}`);
 
     // Without its CSRF token, the same form is refused and maps nothing.

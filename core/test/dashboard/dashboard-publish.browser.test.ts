@@ -2,12 +2,11 @@ import { expect } from 'chai';
 import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
-import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { connectorE2eService, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import type { TestBrowser } from '../helpers/browser.ts';
+import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import { posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
-
-const PUBLIC_URL = 'https://print-api.example.com';
 
 /**
  * "Publish to store" on a product's page in headless Chromium: the margin a retail price leaves
@@ -20,11 +19,7 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;
-
-  connectorE2eService(PUBLIC_URL, { connectors: [wooCommerceConnector] }, (started) => {
-    ({ t, files } = started);
-  });
-  suiteBrowser((launched) => (b = launched));
+  dashboardBrowserSuite([wooCommerceConnector], (started) => ({ t, files, b } = started));
 
   it('shows the margin of a retail price, publishes the product to the store and lists the store on its page', async () => {
     const r = await posterReseller(t, files);
@@ -37,11 +32,8 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     const ours = quote.body.data.totals.totalCents as number;
     const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
 
-    const link = await t.api(r.key, 'POST', '/dashboard-links');
     const page = await b!.page();
-    await page.goto((link.body.data.url as string).replace(PUBLIC_URL, t.baseUrl));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.baseUrl}/dashboard`);
+    await signInToDashboard(page, t, r.key);
     await page.goto(`${t.baseUrl}/dashboard/products/${product.id}`);
     expect(await page.getByText('Not published to any store yet.').count()).to.equal(1);
 

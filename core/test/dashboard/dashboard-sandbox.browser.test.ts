@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { sandboxConnector } from '@print-api/connector-sandbox';
 import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
+import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, signInToDashboard } from '../helpers/dashboard-browser.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const SKU = 'POSTER-TULIPS';
-const PUBLIC_URL = 'https://print-api.example.com';
 
 /**
  * The sandbox store in the dashboard, in headless Chromium: "Try a sandbox store" on the stores
@@ -26,13 +26,7 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
     await t?.close();
   });
 
-  async function signIn(page: Page, key: string): Promise<void> {
-    const res = await t.api(key, 'POST', '/dashboard-links');
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    await page.goto((res.body.data.url as string).replace(PUBLIC_URL, t.baseUrl));
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${t.baseUrl}/dashboard`);
-  }
+  const signIn = (page: Page, key: string) => signInToDashboard(page, t, key);
 
   it('offers "Try a sandbox store" in test mode only, and connects one in one click', async () => {
     const live = await t.reseller({ mode: 'live' });
