@@ -1,4 +1,4 @@
-import type { HttpClient } from '@print-api/connector-kit';
+import type { ConnectorContext, HttpClient } from '@print-api/connector-kit';
 import type { FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { createSafeFetch, type SafeFetch } from '../src/infra/safe-fetch/safe-fetch.ts';
 import { createConnectorHttp, type ConnectorHttpDeps } from '../src/modules/stores/connector-http.ts';
@@ -20,7 +20,11 @@ export function testConnectorHttp(safeFetch: SafeFetch, userAgent: string, optio
 export interface FakePlatformServer extends FakeHttpsServer {
   /** Core's connector HTTP client (the outbound guard included) trusting the server's certificate: a ConnectorContext's `http`. */
   http: HttpClient;
+  /** A connector's context calling through `http`, as core gives it (`publicUrl` ours, a silent logger). */
+  context<S>(platform: string, settings: S, publicUrl?: string): ConnectorContext<S>;
 }
+
+const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
  * A real local HTTPS server for a fake platform (`https://localhost:PORT`, a certificate of the
@@ -32,18 +36,27 @@ export interface FakePlatformServer extends FakeHttpsServer {
  * ```ts
  * const server = await startFakePlatformServer();
  * const settings = await new FakeWix().start(server);
- * const ctx = { http: server.http, ... };
+ * const ctx = server.context('wix', settings);
  * ```
  */
 export async function startFakePlatformServer(userAgent = 'print-api-tests/1.0', options: TestConnectorHttpOptions = {}): Promise<FakePlatformServer> {
   let fallback: FakeRequestHandler | undefined;
   const server = await startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
   const safeFetch = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent });
+  const http = testConnectorHttp(safeFetch, userAgent, options);
   return {
     url: server.url,
     route: server.route,
     close: server.close,
     fallback: (handler) => void (fallback = handler),
-    http: testConnectorHttp(safeFetch, userAgent, options),
+    http,
+    context: (platform, settings, publicUrl = 'https://print-api.example.com') => ({
+      http,
+      logger: silent,
+      clock: () => new Date(),
+      publicUrl,
+      webhookUrl: () => `${publicUrl}/connectors/${platform}/webhooks`,
+      settings,
+    }),
   };
 }

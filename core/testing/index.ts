@@ -13,4 +13,5 @@ export { startTestService, type TestService } from './test-service.ts';
 export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
 export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
 export { startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
+export { connectorFailure } from './connector-failure.ts';
 export type { HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';

@@ -1,21 +1,11 @@
 import { expect } from 'chai';
-import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
+import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type EtsyCredentials, type EtsySettings } from '../src/config.ts';
 import { etsyConnector } from '../src/index.ts';
 import { ALL_SCOPES, APP, FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const failure = async (p: Promise<unknown>): Promise<ConnectorError> => {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-};
 
 // The fake Etsy answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Etsy publishing (createDraftListing, updateListingInventory, updateListing)', () => {
@@ -44,7 +34,7 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   beforeEach(() => {
     shop = etsy.addShop();
     const tokens = etsy.issueTokens(shop);
-    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/etsy/webhooks`, settings: settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }) };
+    ctx = server.context('etsy', settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }), PUBLIC_URL);
     store = { externalId: shop.shopId, name: shop.shopName, credentials: { shopId: shop.shopId, userId: shop.userId, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt.toISOString(), refreshToken: tokens.refreshToken, scopes: [...ALL_SCOPES] } };
   });
   // Every call kept to Etsy's Open API v3 document: operation, parameters, form and JSON bodies, the token's scopes.

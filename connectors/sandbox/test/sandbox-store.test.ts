@@ -1,20 +1,12 @@
 import { expect } from 'chai';
-import { startTestService, type TestService } from '@print-api/core/testing';
+import { eventually as waitFor, startTestService, type TestService } from '@print-api/core/testing';
 import { sandboxConnector } from '../src/index.ts';
 
 const SKU = 'POSTER-TULIPS';
 const OTHER_SKU = 'MUG-DELFT';
 
-/** Waits for `probe` to answer something truthy, polling against a deadline. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Waits for `probe` to answer something truthy, polling against a deadline (what it waits for named first). */
+const eventually = <T>(what: string, probe: () => Promise<T | undefined | null | false>): Promise<T> => waitFor(probe, what, 20_000);
 
 /**
  * A sandbox store end to end on the real service: connected with a test key (a live key is

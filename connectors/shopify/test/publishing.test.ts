@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
+import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type ShopifyCredentials, type ShopifySettings } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { PUBLICATIONS } from './fake-shopify-catalogue.ts';
@@ -9,7 +9,6 @@ import { takeContractViolations, type FakeShopifyStore } from './fake-shopify-st
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const ONLINE_STORE = PUBLICATIONS[0]!.id;
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   sku: 'POSTER-TULIPS',
   title: 'Tulip poster A2',
@@ -20,15 +19,6 @@ const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   published: true,
   ...over,
 });
-const failure = async (p: Promise<unknown>): Promise<ConnectorError> => {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-};
 
 // The fake shop answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Shopify publishing (productSet, publishablePublish, productUpdate, productVariantsBulkUpdate)', () => {
@@ -46,7 +36,7 @@ describe('Shopify publishing (productSet, publishablePublish, productUpdate, pro
   beforeEach(() => {
     // Nothing delivers webhooks here: the service's address is never used.
     shop = shopify.newShop({ baseUrl: 'http://127.0.0.1:1', publicUrl: PUBLIC_URL });
-    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/shopify/webhooks`, settings };
+    ctx = server.context('shopify', settings, PUBLIC_URL);
     store = { externalId: shop.domain, name: 'Tulip Prints', credentials: { kind: 'custom', shop: shop.domain, accessToken: shop.customToken, scope: shop.scopes.join(',') } };
   });
   // Every document and variable sent (and every answer of the fake) kept to the Admin API schema.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { ConnectorError, type ConnectorContext, type ListingDraft, type StoreConnection } from '@print-api/connector-kit';
-import { startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
+import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
 import { DEFAULT_VARIANT_ID } from '../src/publishing.ts';
@@ -8,7 +8,6 @@ import { forgetMintedTokens } from '../src/wix-client.ts';
 import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   sku: 'POSTER-TULIPS-A2',
   title: 'Tulip poster A2',
@@ -19,14 +18,6 @@ const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   published: true,
   ...over,
 });
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => assert.fail('expected a ConnectorError'),
-    (err: unknown) => {
-      assert.ok(err instanceof ConnectorError, String(err));
-      return err;
-    },
-  );
 
 // The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
 describe('Wix publishing (Catalog V1 products: create, add media, update, hide)', () => {
@@ -43,7 +34,7 @@ describe('Wix publishing (Catalog V1 products: create, add media, update, hide)'
     forgetMintedTokens();
     site = wix.newSite();
     site.installed = true;
-    ctx = { http: server.http, logger: silent, clock: () => new Date(), publicUrl: PUBLIC_URL, webhookUrl: () => `${PUBLIC_URL}/connectors/wix/webhooks`, settings: settingsSchema.parse({ appId: APP.appId, appSecret: APP.appSecret, publicKey: wix.keys.publicKey, apiUrl: wix.url }) };
+    ctx = server.context('wix', settingsSchema.parse({ appId: APP.appId, appSecret: APP.appSecret, publicKey: wix.keys.publicKey, apiUrl: wix.url }), PUBLIC_URL);
     store = { externalId: site.instanceId, name: site.name, credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null } };
   });
   // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed as they type it.

@@ -1,13 +1,2 @@
-import { expect } from 'chai';
-import { ConnectorError } from '@print-api/connector-kit';
-
-/** The ConnectorError a promise rejects with (fails the test when it resolves or rejects otherwise). */
-export async function connectorFailure(work: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await work;
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConnectorError);
-    return err as ConnectorError;
-  }
-  expect.fail('expected a ConnectorError');
-}
+/** Moved to core/testing (the `@print-api/core/testing` package source); kept here for core's own tests. */
+export * from '../../testing/connector-failure.ts';
