@@ -186,7 +186,7 @@ export class OrderIngester {
     await this.#deps.db.transaction().execute(async (trx) => {
       const now = await trx.selectFrom('store_ingests').select(['status', 'skipped_lines']).where('id', '=', ingest.id).forUpdate().executeTakeFirst();
       const tell = now !== undefined && !isSkippedOrder(now.status, now.skipped_lines);
-      await run(trx, tell ? sql`, told as (${outbox.insertOf(trx, [skippedEvent]).insert})` : sql``);
+      await run(trx, tell ? sql`, told as (${outbox.insertOf([skippedEvent]).insert})` : sql``);
     });
     outbox.notify();
     return at.fromEvent !== undefined;
