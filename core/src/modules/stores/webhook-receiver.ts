@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
+import { insertFromJson } from '../../infra/db/json-insert.ts';
 import { newId } from '../../infra/ids.ts';
 import type { StoreRow, StoresService } from './stores-service.ts';
 import type { StoresContext } from './stores-context.ts';
@@ -89,23 +90,10 @@ export class WebhookReceiver {
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
-    const inserted = await this.#deps.db
-      .insertInto('store_webhook_events')
-      .values({
-        id,
-        platform,
-        store_id: store.id,
-        event_key: eventKey(verdict, req),
-        topic: verdict.topic,
-        headers: JSON.stringify(req.headers),
-        raw_body: req.rawBody.toString('base64'),
-        path: req.path,
-        received_at: new Date(),
-        processed_at: null,
-      })
-      .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    // One jsonb parameter (insertFromJson), not ten values for the query builder: this runs for every delivery.
+    const delivery = { id, platform, store_id: store.id, event_key: eventKey(verdict, req), topic: verdict.topic, headers: req.headers, raw_body: req.rawBody.toString('base64'), path: req.path, received_at: new Date(), processed_at: null };
+    const { rows } = await sql<{ id: string }>`${insertFromJson('store_webhook_events', [delivery])} on conflict (platform, event_key) do nothing returning id`.execute(this.#deps.db);
+    const inserted = rows.length > 0;
     if (inserted) this.#deps.stored(platform, id);
     return { received: true, duplicate: !inserted };
   }
