@@ -188,12 +188,15 @@ export const connectorIngestScenario: Scenario = {
 
       // 1. Capacity: STORE_ORDERS webhooks as fast as 50 connections send them; the store
       // orders placed per second end to end (first webhook stored -> last print order placed).
+      const cpuBefore = ctx.cpu();
       const burst = await ctx.measure(`${p.name} webhook ack, ${STORE_ORDERS} sent flat out`, webhooks({ amount: STORE_ORDERS }));
       rows.push(burst);
       const state = await drained(databaseUrl, storeId);
+      // The service's CPU from the first webhook to the last print order, per store order placed.
+      const cpuPerOrder = ctx.perUnit(cpuBefore, ctx.cpu(), state.placed);
       const seconds = Math.max(0.001, (state.lastPlaced - state.firstReceived) / 1000);
       process.stdout.write(`connectors: ${p.name}: ${state.events} webhooks stored, ${state.placed} print orders placed in ${seconds.toFixed(1)} s\n`);
-      rows.push({ name: `${p.name} store orders placed/s (webhook -> print order)`, requests: state.placed, rps: state.placed / seconds, p50: 0, p99: 0, errors: state.events - state.placed, non2xx: 0 });
+      rows.push({ name: `${p.name} store orders placed/s (webhook -> print order)`, requests: state.placed, rps: state.placed / seconds, p50: 0, p99: 0, errors: state.events - state.placed, non2xx: 0, ...cpuPerOrder });
 
       // 2. Acknowledgement latency at the target rate: ACK_RATE webhooks a second (each a new
       // order the service places meanwhile), the way a platform delivers them, not a closed loop

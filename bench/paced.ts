@@ -10,7 +10,7 @@ export interface PacedRequest {
 }
 
 /** What a paced run measured: a Measured row without its name and CPU figure (`rps` is the rate answered). */
-export type PacedResult = Omit<Measured, 'name' | 'cpuUsPerRequest'>;
+export type PacedResult = Omit<Measured, 'name' | 'cpuUsPerRequest' | 'apiCpuUsPerRequest'>;
 
 /**
  * An open-loop load at a constant arrival rate (as wrk2 does it): request i is due at

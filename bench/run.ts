@@ -99,6 +99,8 @@ export interface Measured {
   name: string;
   /** CPU time (user + system) the measured process spent per request, in µs: steady whatever else runs. */
   cpuUsPerRequest?: number;
+  /** The API process's share of cpuUsPerRequest (split topology; the rest is the worker's). */
+  apiCpuUsPerRequest?: number;
   requests: number;
   rps: number;
   p50: number;
@@ -122,14 +124,28 @@ const CLOCK_TICKS = 100;
 /** The processes whose CPU time a measurement counts: the baseline's, or the service's (API and worker). */
 let measuredPids: number[] = [];
 
-function cpuOfMeasured(): number | undefined {
-  let sum = 0;
+/** CPU µs of the measured processes: all of them, and the first (the API process, or the baseline). */
+export interface CpuReading {
+  all: number;
+  first: number;
+}
+
+function cpuOfMeasured(): CpuReading | undefined {
+  let all = 0;
+  const each: number[] = [];
   for (const pid of measuredPids) {
     const micros = cpuMicros(pid);
     if (micros === undefined) return undefined;
-    sum += micros;
+    each.push(micros);
+    all += micros;
   }
-  return measuredPids.length > 0 ? sum : undefined;
+  return each.length > 0 ? { all, first: each[0]! } : undefined;
+}
+
+/** CPU per request between two readings: of all measured processes, and of the API process alone. */
+function cpuPerRequest(before: CpuReading | undefined, after: CpuReading | undefined, requests: number): Pick<Measured, 'cpuUsPerRequest' | 'apiCpuUsPerRequest'> {
+  if (!before || !after || requests <= 0) return {};
+  return { cpuUsPerRequest: (after.all - before.all) / requests, apiCpuUsPerRequest: (after.first - before.first) / requests };
 }
 
 /**
@@ -146,7 +162,7 @@ export async function measure(name: string, opts: autocannon.Options & { warmUp?
   const cpuAfter = cpuOfMeasured();
   return {
     name,
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / result.requests.total } : {}),
+    ...cpuPerRequest(cpuBefore, cpuAfter, result.requests.total),
     requests: result.requests.total,
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -167,7 +183,7 @@ export async function measurePaced(name: string, opts: { baseUrl: string; rate: 
   const cpuAfter = cpuOfMeasured();
   return {
     name,
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests > 0 ? { cpuUsPerRequest: (cpuAfter - cpuBefore) / result.requests } : {}),
+    ...cpuPerRequest(cpuBefore, cpuAfter, result.requests),
     ...result,
   };
 }
@@ -236,7 +252,7 @@ async function main(): Promise<void> {
     const worker = split ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/) : undefined;
     if (worker) children.push(worker.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, measurePaced, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, measurePaced, cpu: cpuOfMeasured, perUnit: cpuPerRequest, env, root, connections: CONNECTIONS, duration: DURATION };
 
     process.stdout.write(`\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
     measuredPids = [baseline.child.pid!];
@@ -248,12 +264,12 @@ async function main(): Promise<void> {
       const results = await scenario.run(ctx);
       for (const r of results) rows.push({ ...r, ratio: r.rps / base.rps });
     }
-    const header = `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs baseline'.padStart(12)} ${'CPU µs/req'.padStart(11)}`;
+    const header = `${'scenario'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'vs baseline'.padStart(12)} ${'CPU µs/req'.padStart(11)} ${'of it API'.padStart(10)}`;
     process.stdout.write(`${header}\n${'-'.repeat(header.length)}\n`);
     for (const r of rows) {
       const ratio = r.ratio === undefined ? '1.00' : r.ratio.toFixed(2);
       process.stdout.write(
-        `${r.name.padEnd(58)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors + r.non2xx).padStart(7)} ${`${ratio}x`.padStart(12)} ${(r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0)).padStart(11)}\n`,
+        `${r.name.padEnd(58)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors + r.non2xx).padStart(7)} ${`${ratio}x`.padStart(12)} ${(r.cpuUsPerRequest === undefined ? '' : r.cpuUsPerRequest.toFixed(0)).padStart(11)} ${(r.apiCpuUsPerRequest === undefined || measuredPids.length < 2 ? '' : r.apiCpuUsPerRequest.toFixed(0)).padStart(10)}\n`,
       );
     }
     process.stdout.write('\n');

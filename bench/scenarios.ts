@@ -1,5 +1,5 @@
 import type autocannon from 'autocannon';
-import type { Measured } from './run.ts';
+import type { CpuReading, Measured } from './run.ts';
 import type { PacedRequest } from './paced.ts';
 
 export interface BenchContext {
@@ -14,6 +14,9 @@ export interface BenchContext {
   connections: number;
   duration: number;
   measure(name: string, opts: autocannon.Options & { warmUp?: boolean }): Promise<Measured>;
+  /** A reading of the CPU time the service's processes have spent; `perUnit` turns two readings into a row's CPU figures, per unit of work done between them. */
+  cpu(): CpuReading | undefined;
+  perUnit(before: CpuReading | undefined, after: CpuReading | undefined, units: number): Pick<Measured, 'cpuUsPerRequest' | 'apiCpuUsPerRequest'>;
   /** Requests at a constant arrival rate, latency from when each was due (bench/paced.ts). */
   measurePaced(name: string, opts: { baseUrl: string; rate: number; next: (i: number) => PacedRequest }): Promise<Measured>;
 }

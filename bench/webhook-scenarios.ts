@@ -93,8 +93,11 @@ export const webhookDeliveryScenario: Scenario = {
     // 1. Capacity: orders as fast as 50 connections place them; deliveries/s at the receiver
     // from the first receipt to the last, the drain included. When orders x events x
     // endpoints outrun the deliverer, a backlog builds and its latency says only that.
+    const cpuBefore = ctx.cpu();
     const flatOut = await place(`POST /orders while delivering to ${ENDPOINTS} endpoints`, {});
     const burst = await drained(start);
+    // The service's CPU from the first order to the last delivery, per delivery (the orders' placement included).
+    const cpuPerDelivery = ctx.perUnit(cpuBefore, ctx.cpu(), burst.receipts.length);
     // Every event of an order goes to every endpoint: a whole number of ENDPOINTS per order.
     // (Orders still in flight when autocannon stops are placed but not counted, so the raw
     // ratio is a little high.)
@@ -114,7 +117,7 @@ export const webhookDeliveryScenario: Scenario = {
     process.stdout.write(`webhooks: paced run: ${steady.receipts.length} deliveries of ${paced.requests} orders' events\n`);
     return [
       flatOut,
-      deliveries('webhook deliveries/s flat out; p50/p99 = commit -> receipt', burst),
+      { ...deliveries('webhook deliveries/s flat out; p50/p99 = commit -> receipt', burst), ...cpuPerDelivery },
       paced,
       deliveries(`webhook deliveries/s at ${ordersPerSecond} orders/s; p50/p99 = commit -> receipt`, steady),
     ];

@@ -166,6 +166,38 @@ describe('SafeFetch against a real local HTTPS server', () => {
       expect(res.status).to.equal(200);
       expect(calls).to.equal(1);
     });
+
+    it("reuses a host's addresses for a few seconds, checked again on every request", async () => {
+      let calls = 0;
+      const lookup = async () => {
+        calls++;
+        return [{ address: '127.0.0.1', family: 4 as const }];
+      };
+      const client = fetcher({ lookup });
+      for (let i = 0; i < 3; i++) expect((await client.request(`${server.url}/hello`, GET)).status).to.equal(200);
+      expect(calls).to.equal(1);
+      // Checked per request, not per answer: without the exemption the same cached answer is refused.
+      const guarded = fetcher({ allowedHosts: [], lookup });
+      expect((await refusal(guarded.request(`${server.url}/hello`, GET))).code).to.equal('address_blocked');
+      expect((await refusal(guarded.request(`${server.url}/hello`, GET))).code).to.equal('address_blocked');
+      expect(calls).to.equal(2);
+    });
+
+    it('asks the resolver again after a failed lookup, and every time with dnsCacheMs 0', async () => {
+      let calls = 0;
+      const lookup = async () => {
+        if (calls++ === 0) throw Object.assign(new Error('getaddrinfo EAI_AGAIN localhost'), { code: 'EAI_AGAIN' });
+        return [{ address: '127.0.0.1', family: 4 as const }];
+      };
+      const client = fetcher({ lookup });
+      expect((await refusal(client.request(`${server.url}/hello`, GET))).code).to.equal('dns_failed');
+      expect((await client.request(`${server.url}/hello`, GET)).status).to.equal(200);
+      expect(calls).to.equal(2);
+      const uncached = fetcher({ lookup, dnsCacheMs: 0 });
+      await uncached.request(`${server.url}/hello`, GET);
+      await uncached.request(`${server.url}/hello`, GET);
+      expect(calls).to.equal(4);
+    });
   });
 
   describe('redirects', () => {

@@ -8,7 +8,7 @@
 import { createSecureContext, getCACertificates, type SecureContext } from 'node:tls';
 import { exchange } from './https-exchange.ts';
 import { SafeFetchError } from './safe-fetch-error.ts';
-import { allowedHostSet, resolveTarget, systemLookup, type HostLookup } from './target-resolver.ts';
+import { allowedHostSet, cachedLookup, resolveTarget, systemLookup, type HostLookup } from './target-resolver.ts';
 
 export { SafeFetchError, type SafeFetchErrorCode } from './safe-fetch-error.ts';
 export type { HostLookup, ResolvedAddress } from './target-resolver.ts';
@@ -70,14 +70,21 @@ export interface SafeFetchConfig {
   userAgent: string;
   /** DNS resolver returning every address; the OS resolver by default. */
   lookup?: HostLookup;
+  /** How long a host's addresses are reused (`cachedLookup`); default DNS_CACHE_MS, 0 asks the resolver every time. */
+  dnsCacheMs?: number;
 }
+
+/** A host's resolved addresses are reused this long: a few seconds of staleness, against a resolver call per request. */
+const DNS_CACHE_MS = 5000;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Credentials meant for one origin must not follow a redirect to another. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
 export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
-  const deps = { allowedHosts: allowedHostSet(config.allowedHosts), lookup: config.lookup ?? systemLookup };
+  const lookup = config.lookup ?? systemLookup;
+  const cacheMs = config.dnsCacheMs ?? DNS_CACHE_MS;
+  const deps = { allowedHosts: allowedHostSet(config.allowedHosts), lookup: cacheMs > 0 ? cachedLookup(lookup, cacheMs) : lookup };
   // Node's default trust store (NODE_EXTRA_CA_CERTS included) plus any extra CAs, built once:
   // without a context of its own every new connection would build one (~150 root certificates).
   const secureContext: SecureContext = createSecureContext({ ca: [...getCACertificates('default'), ...(config.ca ?? [])] });

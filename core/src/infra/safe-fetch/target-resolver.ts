@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { isBlockedAddress } from './address-policy.ts';
 import { SafeFetchError } from './safe-fetch-error.ts';
 
@@ -24,6 +25,28 @@ export const systemLookup: HostLookup = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true, order: 'verbatim' });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
+
+/**
+ * A lookup whose answers are reused for `ttlMs` (and shared while one is under way), failures
+ * never: a busy deliverer or file checker asks the OS resolver (getaddrinfo on libuv's thread
+ * pool, /etc/hosts and DNS each time, no cache of its own) once per host every few seconds
+ * instead of on every request. Safe for the guard: a reused answer is checked again on every
+ * request like a fresh one, and the socket still connects only to the addresses checked; a
+ * host that moves is followed `ttlMs` later, as behind any caching resolver.
+ */
+export function cachedLookup(lookup: HostLookup, ttlMs: number): HostLookup {
+  const answers = new LRUCache<string, Promise<ResolvedAddress[]>>({ max: 1000, ttl: ttlMs });
+  return (hostname) => {
+    const known = answers.get(hostname);
+    if (known) return known;
+    const asked = lookup(hostname);
+    answers.set(hostname, asked);
+    asked.catch(() => {
+      if (answers.get(hostname) === asked) answers.delete(hostname);
+    });
+    return asked;
+  };
+}
 
 /**
  * Parses and checks one hop: https only, every resolved address outside the blocked

@@ -1,4 +1,5 @@
-import type { InsertQueryBuilder, InsertResult, Kysely, Transaction } from 'kysely';
+import type { RawBuilder, Transaction } from 'kysely';
+import { insertFromJson } from '../../infra/db/json-insert.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { Tables } from '../tables.ts';
@@ -94,24 +95,24 @@ export class Outbox {
   /** Writes several events in one statement, in the order given (their ids sort the same way). */
   async writeMany(trx: Transaction<Tables>, events: OutboxEvent[]): Promise<EventEnvelope[]> {
     if (events.length === 0) return [];
-    const { insert, envelopes } = this.insertOf(trx, events);
-    await insert.execute();
+    const { insert, envelopes } = this.insertOf(events);
+    await insert.execute(trx);
     return envelopes;
   }
 
   /**
    * The insert of `writeMany`, not run: for a caller that writes the events as part of one larger
    * statement (which must commit with the change the events tell of). `events` is not empty.
+   * All rows go as one jsonb parameter (`insertFromJson`), each payload as its JSON object.
    */
-  insertOf(db: Pick<Kysely<Tables>, 'insertInto'>, events: OutboxEvent[]): { insert: InsertQueryBuilder<Tables, 'events', InsertResult>; envelopes: EventEnvelope[] } {
+  insertOf(events: OutboxEvent[]): { insert: RawBuilder<unknown>; envelopes: EventEnvelope[] } {
+    const envelopes: EventEnvelope[] = [];
     const rows = events.map((event) => {
       const at = event.at ?? new Date();
       const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
-      return {
-        envelope,
-        row: { id: envelope.id, reseller_id: event.resellerId, mode: event.mode, type: event.type, order_id: event.orderId ?? null, payload: JSON.stringify(envelope), created_at: at },
-      };
+      envelopes.push(envelope);
+      return { id: envelope.id, reseller_id: event.resellerId, mode: event.mode, type: event.type, order_id: event.orderId ?? null, payload: envelope, created_at: at };
     });
-    return { insert: db.insertInto('events').values(rows.map((r) => r.row)), envelopes: rows.map((r) => r.envelope) };
+    return { insert: insertFromJson('events', rows), envelopes };
   }
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { Tables } from '../tables.ts';
 import type { OrderView } from './orders-schemas.ts';
@@ -75,7 +75,8 @@ export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: st
 /** Several orders with their lines, in one query (in no particular order; unknown ids are left out). */
 export async function loadOrders(db: Kysely<Tables> | Transaction<Tables>, ids: string[]): Promise<Array<{ order: OrderRow; lines: OrderLineRow[] }>> {
   if (ids.length === 0) return [];
-  return (await withLines(db).where('id', 'in', ids).execute()).map(splitLines);
+  // One array parameter, not one per id: the same statement text (and prepared statement) whatever the batch's size.
+  return (await withLines(db).where(sql<boolean>`orders.id = any(${ids}::text[])`).execute()).map(splitLines);
 }
 
 /** Orders, each with its lines (by line number) as one JSON column. */

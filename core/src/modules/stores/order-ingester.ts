@@ -2,6 +2,7 @@ import type { StoreOrder } from '@print-api/connector-kit';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { Refusal } from '../refusal.ts';
 import { newId } from '../../infra/ids.ts';
+import { insertFromJson } from '../../infra/db/json-insert.ts';
 import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';
 import type { Outbox, OutboxEvent } from '../events/outbox.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
@@ -118,32 +119,30 @@ export class OrderIngester {
     }
   }
 
-  /** The ingest row of the order, new or existing, in one statement. */
+  /** The ingest row of the order, new or existing, in one statement (its values one jsonb parameter: insertFromJson). */
   async #upsert(store: StoreRow, order: StoreOrder): Promise<StoreIngest> {
     const now = new Date();
-    const upsert = this.#deps.db
-      .insertInto('store_ingests')
-      .values({
-        id: newId('ing', now.getTime()),
-        store_id: store.id,
-        external_order_id: order.externalId,
-        external_name: order.name ?? null,
-        // Until its outcome is recorded a moment later (a reader never sees a guess at it).
-        status: 'received',
-        order_id: null,
-        skipped_lines: '[]',
-        error: null,
-        store_updated_at: null,
-        store_created_at: new Date(order.createdAt),
-        attempts: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      // A no-op update on conflict, so the one statement returns the row, new or existing.
-      .onConflict((oc) => oc.columns(['store_id', 'external_order_id']).doUpdateSet((eb) => ({ store_id: eb.ref('store_ingests.store_id') })))
-      .returningAll();
+    const row = {
+      id: newId('ing', now.getTime()),
+      store_id: store.id,
+      external_order_id: order.externalId,
+      external_name: order.name ?? null,
+      // Until its outcome is recorded a moment later (a reader never sees a guess at it).
+      status: 'received',
+      order_id: null,
+      skipped_lines: [],
+      error: null,
+      store_updated_at: null,
+      store_created_at: new Date(order.createdAt),
+      attempts: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    // A no-op update on conflict, so the one statement returns the row, new or existing.
     // Relaxed: lost in a crash, it is written again when the webhook is processed again (see #record).
-    const { rows } = await sql<StoreIngest & { relaxed: string }>`with ing as (${upsert}) select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#deps.db);
+    const { rows } = await sql<StoreIngest & { relaxed: string }>`
+      with ing as (${insertFromJson('store_ingests', [row])} on conflict (store_id, external_order_id) do update set store_id = store_ingests.store_id returning *)
+      select ing.*, ${RELAXED_COMMIT} as relaxed from ing`.execute(this.#deps.db);
     const { relaxed: _, ...ingest } = rows[0]!;
     return ingest;
   }
@@ -202,7 +201,7 @@ export class OrderIngester {
     await this.#deps.db.transaction().execute(async (trx) => {
       const now = await trx.selectFrom('store_ingests').select(['status', 'skipped_lines']).where('id', '=', ingest.id).forUpdate().executeTakeFirst();
       const tell = now !== undefined && !isSkippedOrder(now.status, now.skipped_lines);
-      await run(trx, tell ? sql`, told as (${outbox.insertOf(trx, [skippedEvent]).insert})` : sql``);
+      await run(trx, tell ? sql`, told as (${outbox.insertOf([skippedEvent]).insert})` : sql``);
     });
     outbox.notify();
     return at.fromEvent !== undefined;

@@ -91,23 +91,14 @@ export class WebhookReceiver {
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
-    const inserted = await this.#deps.db
-      .insertInto('store_webhook_events')
-      .values({
-        id,
-        platform,
-        store_id: store.id,
-        event_key: eventKey(verdict, req),
-        topic: verdict.topic,
-        headers: JSON.stringify(req.headers),
-        raw_body: req.rawBody.toString('base64'),
-        path: req.path,
-        received_at: new Date(),
-        processed_at: null,
-      })
-      .onConflict((oc) => oc.columns(['platform', 'event_key']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    // Plain parameters, not the query builder's values (this runs for every delivery), and the
+    // body as its own text parameter: wrapped in JSON, a large one would be encoded twice.
+    const { rows } = await sql<{ id: string }>`
+      insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
+      values (${id}, ${platform}, ${store.id}, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null)
+      on conflict (platform, event_key) do nothing
+      returning id`.execute(this.#deps.db);
+    const inserted = rows.length > 0;
     if (inserted) this.#deps.stored(platform, id);
     return { received: true, duplicate: !inserted };
   }

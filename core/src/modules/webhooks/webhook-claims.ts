@@ -26,7 +26,11 @@ export interface Claimed {
   deleted_at: Date | null;
   disabled_at: Date | null;
   failing_since: Date | null;
-  payload: Record<string, unknown>;
+  /**
+   * The event as stored, as JSON text: parsed once per event by the deliverer, not once per
+   * claimed row (the driver's jsonb parse of every endpoint's copy).
+   */
+  payload: string;
 }
 
 /** A delivery put off by a claim, or returned unsent: queued again for `attempt` at `until`. */
@@ -86,7 +90,7 @@ export async function claimScheduled(
       from ranked as r, webhook_endpoints as e, events as ev
       where d.id = r.id and r.fits and e.id = d.endpoint_id and ev.id = d.event_id
       returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.last_attempt_at as previous_attempt_at,
-                e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, e.deleted_at, e.disabled_at, e.failing_since, ev.payload
+                e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, e.deleted_at, e.disabled_at, e.failing_since, ev.payload::text as payload
     )
     -- One row per claimed attempt (or one row of nulls), each carrying the list of those put off.
     select c.*, p.deferred
@@ -122,7 +126,7 @@ export async function claimManual(deps: { db: Db; leaseMs: number }, deliveryId:
       'e.deleted_at',
       'e.disabled_at',
       'e.failing_since',
-      'ev.payload',
+      sql<string>`ev.payload::text`.as('payload'),
     ])
     .executeTakeFirst();
 }

@@ -239,7 +239,7 @@ export class WebhookDeliverer {
     try {
       let built = bodies.get(c.event_id);
       if (!built) {
-        const event = envelopeOf(c.payload);
+        const event = envelopeOf(JSON.parse(c.payload) as Record<string, unknown>);
         built = { event, body: JSON.stringify(event) };
         bodies.set(c.event_id, built);
       }
