@@ -13,6 +13,7 @@ import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
 import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
 import { sandboxMigration } from './sandbox/sandbox-tables.ts';
+import { storeCountryMigration } from './stores/store-locales.ts';
 import { storePublicationsMigration } from './stores/store-publications-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
@@ -41,4 +42,5 @@ export const migrations: Record<string, Migration> = {
   '0022_sandbox_platform': sandboxMigration,
   '0023_store_publications': storePublicationsMigration,
   '0024_store_ingest_skipped_products': storeIngestSkippedProductsMigration,
+  '0025_store_country': storeCountryMigration,
 };

@@ -30,6 +30,7 @@ const slowShop = defineConnector({
   verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
   parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
   storeCurrency: async () => 'usd',
+  storeCountry: async () => 'us',
   publishListing: async (_ctx, _store, draft) => (drafts.push(draft), { externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'pending' }),
   getListing: async () => ({ externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'active', url: 'https://slow.example/p/77' }),
   // Like Etsy's inventory: a change of price gives the variant a new id.
@@ -76,10 +77,13 @@ describe('Publishing to a platform without the capability (TikTok Shop, Amazon),
   }
 
   it("answers 202 where the platform creates the product in the background, in the store's currency, and GET reads it again", async () => {
+    expect((await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}`)).body.data.country).to.equal(null);
     const res = await t.api(key, 'POST', `/stores/${storeOf.SLOW_SHOP}/listings`, { resellerProduct: 'MUG-WHITE', title: 'Mug', priceCents: 1295 });
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
     expect(res.body.data).to.include({ status: 'pending', currency: 'USD', externalProductId: 'gid-77', externalVariantId: 'v-1' });
     expect(drafts.map((d) => [d.sku, d.priceCents, d.currency, d.published])).to.deep.equal([['MUG-WHITE', 1295, 'USD', true]]);
+    // Its country was asked with the currency, and kept on the store (upper case).
+    expect((await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}`)).body.data.country).to.equal('US');
     const now = await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/listings/${res.body.data.id}`);
     expect(now.body.data).to.include({ status: 'active', url: 'https://slow.example/p/77' });
     const links = (await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/links`)).body.data;

@@ -381,6 +381,14 @@ export interface Connector<C = unknown, S = unknown> {
    */
   storeCurrency?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<string>;
 
+  /**
+   * The store's own country (ISO 3166-1 alpha-2, upper case: where its address is, where it
+   * sells from), or null when the platform does not say. Core asks with `storeCurrency`, once
+   * (after the store's first listings sync, or before its first publish), and keeps it on the
+   * store: the dashboard prices a product's margin for it.
+   */
+  storeCountry?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<string | null>;
+
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 

@@ -1,10 +1,11 @@
-import { ConnectorError, type StoreListing } from '@print-api/connector-kit';
+import { ConnectorError, type Connector, type StoreConnection, type StoreListing } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import { productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoreLinks } from './store-links.ts';
+import type { StoreLocales } from './store-locales.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** How often a store's listings are synced when nothing asks sooner (the safety net behind the product webhooks). */
@@ -26,6 +27,8 @@ export interface ListingSyncerDeps extends Pick<StoresContext, 'db' | 'connector
   connections: StoreConnections;
   links: StoreLinks;
   calls: StoreCalls;
+  /** The store's currency and country, asked once after its first complete run. */
+  locales: StoreLocales;
   /** Queues the store's listings job (one per store at a time). */
   queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
   /** The reseller products, by SKU (listings are matched through it, never its table). */
@@ -124,7 +127,24 @@ export class ListingSyncer {
       await this.#deps.db.updateTable('stores').set({ listings_cursor: cursor }).where('id', '=', store.id).execute();
     }
     await this.#complete(store, startedAt);
+    await this.#learnLocale(store.id, connector, connection);
     return startedAt;
+  }
+
+  /**
+   * The store's currency and country, asked of its platform once it is readable (so the
+   * dashboard knows the country before anything is published). A failure is only logged: the
+   * next run, or the first publish, asks again.
+   */
+  async #learnLocale(storeId: string, connector: Connector<unknown>, connection: StoreConnection<unknown>): Promise<void> {
+    const store = await this.#deps.connections.findById(storeId);
+    if (!store || this.#deps.locales.learned(store)) return;
+    try {
+      await this.#deps.calls.slot(store);
+      await this.#deps.locales.of(store, connector, connection);
+    } catch (err) {
+      this.#deps.logger.warn('store currency and country not learned; asked again later', { storeId, error: (err as Error).message });
+    }
   }
 
   /** A page of listings, written in one statement (a listing repeated within the page once). */

@@ -24,6 +24,8 @@ export interface StoreView {
   lastError: string | null;
   createdAt: string;
   disconnectedAt: string | null;
+  /** The store's own country (ISO 3166-1 alpha-2), as its platform said it; null until asked, or when it does not say. */
+  country: string | null;
   /** Reminders from the platform's connector (storeNotices), and what the last poll repaired (for a week). */
   notices: string[];
 }
@@ -166,6 +168,7 @@ export class StoreConnections {
       lastError: row.last_error,
       createdAt: row.created_at.toISOString(),
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
+      country: row.country,
       notices: storeNotices(row, this.#deps.connectors.get(row.platform), () => this.#deps.credentials.connection(row)),
     };
   }

@@ -9,6 +9,7 @@ import { notFound, Refusal, rejected, wrongState } from '../refusal.ts';
 import { DEFAULT_RATE_LIMIT_WAIT_MS } from './connector-errors.ts';
 import type { StoreCalls } from './store-calls.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
+import type { StoreLocales } from './store-locales.ts';
 import type { StorePublicationsTable } from './store-publications-tables.ts';
 import type { StoresContext } from './stores-context.ts';
 
@@ -35,6 +36,8 @@ export interface PublicationChanges {
 export interface StorePublishingDeps extends StoresContext {
   connections: StoreConnections;
   calls: StoreCalls;
+  /** The store's currency (and country), asked of its platform once. */
+  locales: StoreLocales;
   /** The SSRF guard's check of a URL (scheme, DNS, public addresses only), sending nothing. */
   checkImageUrl: (url: string) => Promise<void>;
   /** The store's catalogue changed by our hand: its listings are synced again. */
@@ -78,7 +81,7 @@ export class StorePublishing {
     }
     await this.#checkImages(input.imageUrls);
     const connection = await this.#connection(store, connector);
-    const currency = await this.#currency(store, connector, connection);
+    const { currency } = await this.#platformCall(connector, () => this.#deps.locales.of(store, connector, connection));
     if (input.currency && input.currency !== currency) throw rejected('currency_mismatch', `The store sells in ${currency}, not ${input.currency}: give priceCents in ${currency} minor units (or leave currency out).`);
     const { row, recovering } = await this.#claim(store, input, currency, idempotencyKey, hash);
     const ctx = this.#deps.context(store.platform);
@@ -206,14 +209,6 @@ export class StorePublishing {
       if (err instanceof RetryLaterError) throw new Refusal('store_rate_limited', `${connector.manifest.displayName} allows only so many calls for a store: try again in ${Math.ceil(err.retryAfterMs / 1000)} s.`, undefined, { retryAfter: Math.max(1, Math.ceil(err.retryAfterMs / 1000)) });
       throw err;
     }
-  }
-
-  /** The store's currency: kept on the store once its platform said it (euros where the connector cannot say). */
-  async #currency(store: StoreRow, connector: Connector<unknown>, connection: StoreConnection<unknown>): Promise<string> {
-    if (store.currency) return store.currency;
-    const currency = connector.storeCurrency ? (await this.#platformCall(connector, () => connector.storeCurrency!(this.#deps.context(store.platform), connection))).toUpperCase() : 'EUR';
-    await this.#deps.db.updateTable('stores').set({ currency }).where('id', '=', store.id).execute();
-    return currency;
   }
 
   /**

@@ -10,6 +10,7 @@ export const STORE_EXAMPLE = {
   lastError: null,
   createdAt: '2026-11-25T10:20:41.730Z',
   disconnectedAt: null,
+  country: 'NL',
   notices: [],
 };
 export const LINK_EXAMPLE = {

@@ -20,6 +20,7 @@ import { EventIngester } from './event-ingester.ts';
 import { FulfilmentPusher } from './fulfilment-pusher.ts';
 import { IngestRetrier } from './ingest-retrier.ts';
 import { LISTINGS_SOON_MS, ListingSyncer } from './listing-syncer.ts';
+import { StoreLocales } from './store-locales.ts';
 import { OAuthInstalls } from './oauth-installs.ts';
 import { OrderFetches } from './order-fetches.ts';
 import { OrderIngester } from './order-ingester.ts';
@@ -124,6 +125,7 @@ export class StoresModule {
     this.stores = new StoresService({ ...ctx, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
     // The pipeline's classes take the services split by job that they call, not the facade.
     const { connections, credentials, links } = this.stores;
+    const locales = new StoreLocales(ctx);
     this.credentialRequests = new CredentialRequests({ ...ctx, connections });
     this.installs = new OAuthInstalls({ ...ctx, connections });
     this.calls = new StoreCalls({
@@ -156,6 +158,7 @@ export class StoresModule {
       connections,
       links,
       calls: this.calls,
+      locales,
       products: deps.resellerProducts,
       queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
@@ -187,6 +190,7 @@ export class StoresModule {
       ...ctx,
       connections,
       calls: this.calls,
+      locales,
       checkImageUrl: deps.checkUrl ?? (async (url) => Promise.reject(new SafeFetchError('address_blocked', `no outbound address is allowed here: ${url}`))),
       listingsChanged: (store) => this.listings.requestSyncQuietly(store, LISTINGS_SOON_MS),
     });

@@ -25,6 +25,7 @@ export const storeSchema = openApiComponent(z.object({
   lastError: z.string().nullable(),
   createdAt: z.string(),
   disconnectedAt: z.string().nullable(),
+  country: z.string().nullable().meta({ description: "The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say." }),
   notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none." }),
 }), 'Store');
 const linkSchema = openApiComponent(z.object({

@@ -36,6 +36,10 @@ export interface StoresTable {
   poll_notice_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The store's currency (ISO 4217), asked of its platform before its first publish (store-publications-tables.ts); null until then. */
   currency: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The store's own country (ISO 3166-1 alpha-2), asked with its currency (store-locales.ts); null until then, or when its platform does not say. */
+  country: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the currency and country were asked of the platform; null: not yet. */
+  locale_learned_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /**

@@ -1564,6 +1564,8 @@ export interface components {
             lastError: string | null;
             createdAt: string;
             disconnectedAt: string | null;
+            /** @description The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say. */
+            country: string | null;
             /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
             notices: string[];
         };
@@ -4950,6 +4952,7 @@ export interface operations {
                      *           "lastError": null,
                      *           "createdAt": "2026-11-25T10:20:41.730Z",
                      *           "disconnectedAt": null,
+                     *           "country": "NL",
                      *           "notices": []
                      *         }
                      *       ],
@@ -5059,6 +5062,7 @@ export interface operations {
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
+                     *         "country": "NL",
                      *         "notices": []
                      *       }
                      *     }
@@ -5182,6 +5186,7 @@ export interface operations {
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
+                     *         "country": "NL",
                      *         "notices": []
                      *       }
                      *     }
@@ -5287,6 +5292,7 @@ export interface operations {
                      *         "lastError": null,
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": "2026-11-26T09:02:13.550Z",
+                     *         "country": "NL",
                      *         "notices": []
                      *       }
                      *     }
