@@ -5,7 +5,7 @@ import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './install.ts'
 import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';
-import { getWooProduct, publishWooProduct, unpublishWooProduct, updateWooProduct, wooStoreCurrency } from './publishing.ts';
+import { getWooProduct, publishWooProduct, unpublishWooProduct, updateWooProduct, wooStoreCountry, wooStoreCurrency } from './publishing.ts';
 import { pushWooShipment } from './shipment-push.ts';
 import { registerOrderWebhooks, repairNotice, repairWebhooks } from './webhook-registration.ts';
 import { verifyWooWebhook } from './webhook-verifier.ts';
@@ -111,6 +111,10 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async storeCurrency(ctx, store) {
     return wooStoreCurrency(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }));
+  },
+
+  async storeCountry(ctx, store) {
+    return wooStoreCountry(new WooCommerceClient({ http: ctx.http, credentials: store.credentials }));
   },
 
   async pushShipment(ctx, store, shipment) {

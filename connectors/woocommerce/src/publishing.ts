@@ -4,6 +4,7 @@ import type { WooCommerceClient } from './woocommerce-client.ts';
 
 const product = z.object({ id: z.union([z.number(), z.string()]).transform(String), status: z.string().nullish(), permalink: z.string().nullish() });
 const currency = z.object({ code: z.string().regex(/^[A-Za-z]{3}$/) });
+const setting = z.object({ value: z.unknown() });
 
 /** What a merchant may add for WooCommerce (`platformOptions`): the product's categories and its short description. */
 export const wooPlatformOptions = z.strictObject({
@@ -68,6 +69,16 @@ export async function getWooProduct(client: WooCommerceClient, ref: ListingRef):
 /** The store's currency, from `GET /data/currencies/current`. */
 export async function wooStoreCurrency(client: WooCommerceClient): Promise<string> {
   return parsePayload(currency, await client.currentCurrency(), 'WooCommerce currency').code.toUpperCase();
+}
+
+/**
+ * The store's country: WooCommerce > Settings > General > Store Address, kept as "NL" or, with
+ * a state, "US:CA" (WooCommerce's `woocommerce_default_country`); null when it is not set.
+ */
+export async function wooStoreCountry(client: WooCommerceClient): Promise<string | null> {
+  const { value } = parsePayload(setting, await client.defaultCountry(), 'WooCommerce default country');
+  const country = typeof value === 'string' ? value.split(':')[0]! : '';
+  return /^[A-Za-z]{2}$/.test(country) ? country.toUpperCase() : null;
 }
 
 function listingOf(raw: unknown): PublishedListing {

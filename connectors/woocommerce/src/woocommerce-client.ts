@@ -139,6 +139,11 @@ export class WooCommerceClient {
     return (await this.#call(this.#wc.get('data/currencies/current'))).data;
   }
 
+  /** The store's address country and state (`GET /settings/general/woocommerce_default_country`: its `value`, "NL" or "US:CA"). */
+  async defaultCountry(): Promise<unknown> {
+    return (await this.#call(this.#wc.get('settings/general/woocommerce_default_country'))).data;
+  }
+
   async getOrder(orderId: string): Promise<WooOrderSummary> {
     return (await this.#call(this.#wc.get(`orders/${encodeURIComponent(orderId)}`))).data as WooOrderSummary;
   }

@@ -76,6 +76,8 @@ export class FakeWooStore {
   shipmentTracking = true;
   /** The store's currency (WooCommerce > Settings > General). */
   currency = 'EUR';
+  /** The store's address country and state (WooCommerce > Settings > General > Store Address), as WooCommerce keeps it. */
+  defaultCountry = 'NL:NH';
   /** WordPress on plain permalinks: no /wp-json/ (its 404 page), the REST index only at /?rest_route=/. */
   plainPermalinks = false;
   readonly webhooks: StoredWebhook[] = [];
@@ -223,7 +225,7 @@ export class FakeWooStore {
     }
     const reply = await this.#route(method, url, body as Record<string, unknown>);
     // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen otherwise).
-    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : /\/wc\/v3\/products(\/\d+)?$/.test(url.pathname) ? 'product' : undefined;
+    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : /\/wc\/v3\/products(\/\d+)?$/.test(url.pathname) ? 'product' : /\/wc\/v3\/settings\//.test(url.pathname) ? 'setting' : undefined;
     if (schema && reply[0] < 300) for (const item of [reply[1]].flat()) violations.push(...resourceViolations(schema, item).map((v) => `answer to ${method} ${url.pathname}: ${v}`));
     return reply;
   }
@@ -260,6 +262,7 @@ export class FakeWooStore {
       }
       return [200, this.#productJson(product)];
     }
+    if (method === 'GET' && path === '/wp-json/wc/v3/settings/general/woocommerce_default_country') return [200, this.#countrySetting()];
     if (method === 'GET' && path === '/wp-json/wc/v3/data/currencies/current') return [200, { code: this.currency, name: this.currency, symbol: this.currency }];
     if (method === 'GET' && (m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations$/))) {
       const product = this.products.get(Number(m[1]));
@@ -318,6 +321,12 @@ export class FakeWooStore {
   }
 
   /** A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale here). */
+  /** The setting as WooCommerce's setting options controller answers it (a `single_select_country` shown as a `select`; its options, every country and state, left out here). */
+  #countrySetting(): Record<string, unknown> {
+    const value = this.defaultCountry;
+    return { id: 'woocommerce_default_country', label: 'Country / State', description: 'The country and state or province, if any, in which your business is located.', type: 'select', default: 'US:CA', tip: 'The country and state or province, if any, in which your business is located.', value };
+  }
+
   #productJson({ variations, images, ...p }: FakeWooProduct): Record<string, unknown> {
     const slug = p.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || `product-${p.id}`;
     return {

@@ -34,6 +34,16 @@ describe('Publishing to a WooCommerce store end to end (real PostgreSQL + Redis,
   };
   const created = () => shop.seen('POST', /\/wc\/v3\/products$/);
 
+  it("learns the store's country (its address: \"NL:NH\" -> NL) with its currency, once, from its first listings sync", async () => {
+    const store = await eventually(async () => {
+      const s = (await t.api(key, 'GET', `/stores/${storeId}`)).body.data as { country: string | null };
+      return s.country ? s : undefined;
+    }, "the store's country");
+    expect(store.country).to.equal('NL');
+    expect(shop.seen('GET', /\/settings\/general\/woocommerce_default_country$/)).to.have.length(1);
+    expect(shop.seen('GET', /\/data\/currencies\/current$/)).to.have.length(1);
+  });
+
   it('creates the product in the store with the SKU and the price asked for, matches its listing and guards the reseller product', async () => {
     const res = await t.api(key, 'POST', `/stores/${storeId}/listings`, { resellerProduct: SKU, title: 'Tulips, A2 poster', description: '<p>Tulip fields at dawn.</p>', priceCents: 2495, imageUrls: [IMAGE] });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -43,7 +53,7 @@ describe('Publishing to a WooCommerce store end to end (real PostgreSQL + Redis,
 
     const inStore = shop.products.get(Number(listing.externalProductId))!;
     expect(inStore).to.deep.include({ name: 'Tulips, A2 poster', type: 'simple', status: 'publish', sku: SKU, regular_price: '24.95', description: '<p>Tulip fields at dawn.</p>', images: [{ src: IMAGE }] });
-    // The store's currency was asked once, before the first publish.
+    // The store's currency was asked once (with its country), not again for the publish.
     expect(shop.seen('GET', /\/data\/currencies\/current$/)).to.have.length(1);
 
     // Linked by us (not discovered), and the listing sync finds the product carrying the SKU: matched.

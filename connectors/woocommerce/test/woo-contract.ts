@@ -70,7 +70,7 @@ function bodyViolations(key: string, spec: RouteSpec, body: unknown): string[] {
 }
 
 /** Where a resource of `schema` (an answer of the fake) breaks the types and enums its schema declares; undeclared fields are WooCommerce's to add. */
-export function resourceViolations(schema: 'order' | 'orderNote' | 'webhook' | 'product', value: unknown): string[] {
+export function resourceViolations(schema: 'order' | 'orderNote' | 'webhook' | 'product' | 'setting', value: unknown): string[] {
   return valueViolations(value, SCHEMAS[schema]!, schema, false);
 }
 
