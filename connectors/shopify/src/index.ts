@@ -4,7 +4,7 @@ import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './install.ts';
 import { listShopifyListings } from './listings.ts';
 import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
-import { publishShopifyListing, shopifyShopCurrency, unpublishShopifyListing, updateShopifyListing } from './publishing.ts';
+import { publishShopifyListing, shopifyShopCountry, shopifyShopCurrency, unpublishShopifyListing, updateShopifyListing } from './publishing.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -107,6 +107,10 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   async storeCurrency(ctx, store) {
     return shopifyShopCurrency(publishingClient(ctx, store));
+  },
+
+  async storeCountry(ctx, store) {
+    return shopifyShopCountry(publishingClient(ctx, store));
   },
 
   async pushShipment(ctx, store, shipment) {

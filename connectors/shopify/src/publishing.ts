@@ -8,7 +8,7 @@ import { assertNoUserErrors, type ShopifyClient } from './shopify-client.ts';
  * created before catalogs may title theirs differently.
  */
 export const PUBLISHING_CONTEXT_QUERY = `query PublishingContext {
-  shop { currencyCode }
+  shop { currencyCode shopAddress { countryCodeV2 } }
   publications(first: 50) { nodes { id name catalog { title } } }
 }`;
 
@@ -54,7 +54,7 @@ const product = z.object({
 });
 type Product = z.infer<typeof product>;
 const context = z.object({
-  shop: z.object({ currencyCode: z.string() }),
+  shop: z.object({ currencyCode: z.string(), shopAddress: z.object({ countryCodeV2: z.string().nullish() }) }),
   publications: z.object({ nodes: z.array(z.object({ id: z.string(), name: z.string().nullish(), catalog: z.object({ title: z.string() }).nullish() })) }),
 });
 const created = z.object({ productSet: z.object({ product: product.nullish(), userErrors }) });
@@ -67,15 +67,20 @@ const variantGid = (id: string) => `gid://shopify/ProductVariant/${id}`;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The shop's currency and its Online Store publication (null: the shop has no Online Store channel). */
-async function publishingContext(client: ShopifyClient): Promise<{ currency: string; onlineStore: string | null }> {
+async function publishingContext(client: ShopifyClient): Promise<{ currency: string; country: string | null; onlineStore: string | null }> {
   const data = parsePayload(context, await client.graphql<unknown>(PUBLISHING_CONTEXT_QUERY), 'Shopify publications');
   const onlineStore = data.publications.nodes.find((p) => p.catalog?.title === ONLINE_STORE || p.name === ONLINE_STORE);
-  return { currency: data.shop.currencyCode, onlineStore: onlineStore?.id ?? null };
+  return { currency: data.shop.currencyCode, country: data.shop.shopAddress.countryCodeV2 ?? null, onlineStore: onlineStore?.id ?? null };
 }
 
 /** The shop's currency (`shop.currencyCode`): what a listing's price is written in (the connector's `storeCurrency`). */
 export async function shopifyShopCurrency(client: ShopifyClient): Promise<string> {
   return (await publishingContext(client)).currency;
+}
+
+/** The shop's country (`shop.shopAddress.countryCodeV2`, the address buyers see; null when unset): the connector's `storeCountry`. */
+export async function shopifyShopCountry(client: ShopifyClient): Promise<string | null> {
+  return (await publishingContext(client)).country;
 }
 
 /** Shopify prices a product in the shop's currency only: another one would be sold at the wrong price. */

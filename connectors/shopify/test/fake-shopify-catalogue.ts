@@ -44,10 +44,10 @@ function productNode(p: FakeProduct) {
  * answers as `userErrors` (a blank title, a variant without a price, an unknown product or
  * variant). Answers null for an operation that is not a catalogue one.
  */
-export function catalogueOperation(shop: { products: Map<number, FakeProduct>; currency: string; nextId: () => number }, operation: string, v: Record<string, any>): unknown {
+export function catalogueOperation(shop: { products: Map<number, FakeProduct>; currency: string; country: string | null; nextId: () => number }, operation: string, v: Record<string, any>): unknown {
   switch (operation) {
     case 'PublishingContext':
-      return { shop: { currencyCode: shop.currency }, publications: { nodes: PUBLICATIONS } };
+      return { shop: { currencyCode: shop.currency, shopAddress: { countryCodeV2: shop.country } }, publications: { nodes: PUBLICATIONS } };
     case 'CreateListing': {
       const input = v.input;
       if (blank(input.title)) return { productSet: { product: null, userErrors: [{ field: ['input', 'title'], message: "Title can't be blank", code: 'INVALID_INPUT' }] } };

@@ -67,6 +67,8 @@ export class FakeShopifyStore {
   readonly contractViolations: string[] = [];
   /** The shop's currency: products are priced in it. */
   currency = 'EUR';
+  /** The shop's country (Settings > Store details > address): `shopAddress.countryCodeV2`, null when unset. */
+  country: string | null = 'NL';
   /** The shop's catalogue: products (status ACTIVE, DRAFT or ARCHIVED) and their variants, by product id. */
   readonly products = new Map<number, FakeProduct>();
   readonly calls: SeenCall[] = [];
@@ -317,7 +319,7 @@ export class FakeShopifyStore {
         return { fulfillmentCreate: { fulfillment: { id: `gid://shopify/Fulfillment/${this.#next++}`, status: 'SUCCESS', trackingInfo: [input.trackingInfo] }, userErrors: [] } };
       }
       default:
-        return catalogueOperation({ products: this.products, currency: this.currency, nextId: () => 8_000_000_000 + this.#next++ }, operation, v);
+        return catalogueOperation({ products: this.products, currency: this.currency, country: this.country, nextId: () => 8_000_000_000 + this.#next++ }, operation, v);
     }
   }
 }

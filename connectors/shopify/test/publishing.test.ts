@@ -60,6 +60,13 @@ describe('Shopify publishing (productSet, publishablePublish, productUpdate, pro
     expect(shop.calls.map((c) => c.operation)).to.deep.equal(['PublishingContext', 'CreateListing', 'PublishListing', 'ProductVariantsPage']);
   });
 
+  it("says the shop's currency and country (its address's countryCodeV2; null when the shop has none)", async () => {
+    expect(await shopifyConnector.storeCurrency!(ctx, store)).to.equal('EUR');
+    expect(await shopifyConnector.storeCountry!(ctx, store)).to.equal('NL');
+    shop.country = null;
+    expect(await shopifyConnector.storeCountry!(ctx, store)).to.equal(null);
+  });
+
   it('creates a draft when not published: DRAFT status, on no sales channel', async () => {
     const made = await shopifyConnector.publishListing!(ctx, store, draft({ published: false, imageUrls: [], description: undefined }));
     expect(made.status).to.equal('draft');
