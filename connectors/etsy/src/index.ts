@@ -5,7 +5,7 @@ import { EtsyClient } from './etsy-client.ts';
 import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './install.ts';
 import { fetchReceipts, pollReceipts } from './order-polling.ts';
-import { etsyShopCurrency, getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
+import { etsyShopCountry, etsyShopCurrency, getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
 import { pushTracking } from './shipment-push.ts';
 import { identifyShop, webhookContent } from './webhook-content.ts';
 import { verifyEtsyWebhook } from './webhook-verifier.ts';
@@ -112,6 +112,10 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
 
   async storeCurrency(ctx, store) {
     return etsyShopCurrency(clientFor(ctx, store), store.credentials.shopId);
+  },
+
+  async storeCountry(ctx, store) {
+    return etsyShopCountry(clientFor(ctx, store), store.credentials.shopId);
   },
 
   async pushShipment(ctx, store, shipment) {

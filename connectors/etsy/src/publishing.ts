@@ -36,7 +36,7 @@ const inventorySchema = z.object({
   quantity_on_property: z.array(z.number()).nullish(),
   sku_on_property: z.array(z.number()).nullish(),
 });
-const shopSchema = z.object({ currency_code: z.string() });
+const shopSchema = z.object({ currency_code: z.string(), shop_location_country_iso: z.string().nullish() });
 
 /** The draft's options, else the connector's settings; refused (with the reason) when Etsy could not take them. */
 function listingOptions(settings: EtsySettings, draft: ListingDraft) {
@@ -53,10 +53,18 @@ function listingOptions(settings: EtsySettings, draft: ListingDraft) {
   };
 }
 
+async function getShop(client: EtsyClient, shopId: string): Promise<z.infer<typeof shopSchema>> {
+  return parsePayload(shopSchema, await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }), 'Etsy shop');
+}
+
 /** The shop's currency (`getShop`'s `currency_code`), upper case: what its listings are priced in (the connector's `storeCurrency`). */
 export async function etsyShopCurrency(client: EtsyClient, shopId: string): Promise<string> {
-  const shop = parsePayload(shopSchema, await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }), 'Etsy shop');
-  return shop.currency_code.toUpperCase();
+  return (await getShop(client, shopId)).currency_code.toUpperCase();
+}
+
+/** Where the shop is located (`getShop`'s `shop_location_country_iso`; null when the shop has not said): the connector's `storeCountry`. */
+export async function etsyShopCountry(client: EtsyClient, shopId: string): Promise<string | null> {
+  return (await getShop(client, shopId)).shop_location_country_iso?.toUpperCase() || null;
 }
 
 /**

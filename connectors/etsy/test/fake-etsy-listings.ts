@@ -5,6 +5,8 @@ import type { FakeEtsyShop, ListingJson, SeenCall } from './fake-etsy.ts';
 /** What a shop has set up in Shop Manager that listings refer to, and the images its listings have. */
 export interface ShopSetup {
   currency: string;
+  /** Where the shop is located (`shop_location_country_iso`; Etsy answers null when it is not set). */
+  country: string | null;
   shippingProfiles: number[];
   readinessStates: number[];
   returnPolicies: number[];
@@ -12,7 +14,7 @@ export interface ShopSetup {
   images: Map<string, number>;
 }
 
-export const shopSetup = (): ShopSetup => ({ currency: 'USD', shippingProfiles: [190712345], readinessStates: [1402345678], returnPolicies: [1203456789], images: new Map() });
+export const shopSetup = (): ShopSetup => ({ currency: 'USD', country: 'US', shippingProfiles: [190712345], readinessStates: [1402345678], returnPolicies: [1203456789], images: new Map() });
 
 /** A listing the connector wrote, with the fields Etsy keeps that the fixture's listings do not show. */
 type WrittenListing = ListingJson & { shipping_profile_id: number | null; readiness_state_id: number | null; taxonomy_id: number; who_made: string; when_made: string };

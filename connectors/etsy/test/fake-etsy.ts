@@ -318,7 +318,7 @@ export class FakeEtsy {
     if (!shop) return [404, { error: `Shop ${m[1]} not found` }];
     if (shop.userId !== token.userId) return [403, { error: 'You do not have permission to access this shop' }];
     const rest = m[2] ?? '';
-    if (c.method === 'GET' && rest === '') return [200, { ...shopFixture, shop_id: Number(shop.shopId), user_id: Number(shop.userId), shop_name: shop.shopName, currency_code: shop.setup.currency }];
+    if (c.method === 'GET' && rest === '') return [200, { ...shopFixture, shop_id: Number(shop.shopId), user_id: Number(shop.userId), shop_name: shop.shopName, currency_code: shop.setup.currency, shop_location_country_iso: shop.setup.country }];
     if (c.method === 'GET' && rest === '/receipts') return this.#receipts(shop, c.query);
     if (c.method === 'GET' && rest === '/listings') return this.#listings(shop, c.query);
     const r = /^\/receipts\/(\d+)(\/tracking)?$/.exec(rest);

@@ -41,6 +41,13 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   afterEach(() => expect(etsy.contractLog.violations.splice(0)).to.deep.equal([]));
   after(async () => server?.close());
 
+  it("says the shop's currency and country (getShop's shop_location_country_iso; null when the shop has not set it)", async () => {
+    expect(await etsyConnector.storeCurrency!(ctx, store)).to.equal('USD');
+    expect(await etsyConnector.storeCountry!(ctx, store)).to.equal('US');
+    shop.setup.country = null;
+    expect(await etsyConnector.storeCountry!(ctx, store)).to.equal(null);
+  });
+
   it('creates a draft listing with the SKU and the exact price on its only offering, and says what Etsy still needs to list it', async () => {
     const made = await etsyConnector.publishListing!(ctx, store, draft());
 
