@@ -15,12 +15,14 @@ const COUNTRY = /^[A-Z]{2}$/;
  * A store's currency and country, asked of its platform in one go (the connector's
  * `storeCurrency` and `storeCountry`) and kept on the store: once, by its first complete
  * listings sync (so the dashboard knows the country before anything is published) or its first
- * publish, whichever comes first. A connector that cannot say the currency sells in euros.
+ * publish, whichever comes first. A connector that cannot say the currency sells in euros. The
+ * country is no reason to refuse a publish: where the platform does not give it (a grant
+ * without the permission), the currency is kept and the country asked again next time.
  */
 export class StoreLocales {
-  readonly #deps: Pick<StoresContext, 'db' | 'context'>;
+  readonly #deps: Pick<StoresContext, 'db' | 'context' | 'logger'>;
 
-  constructor(deps: Pick<StoresContext, 'db' | 'context'>) {
+  constructor(deps: Pick<StoresContext, 'db' | 'context' | 'logger'>) {
     this.#deps = deps;
   }
 
@@ -34,9 +36,16 @@ export class StoreLocales {
     if (this.learned(store)) return { currency: store.currency, country: store.country };
     const ctx = this.#deps.context(store.platform);
     const currency = connector.storeCurrency ? (await connector.storeCurrency(ctx, connection)).toUpperCase() : (store.currency ?? 'EUR');
-    const said = connector.storeCountry ? (await connector.storeCountry(ctx, connection))?.trim().toUpperCase() : null;
-    const country = said && COUNTRY.test(said) ? said : null;
-    await this.#deps.db.updateTable('stores').set({ currency, country, locale_learned_at: new Date() }).where('id', '=', store.id).execute();
+    let country = store.country;
+    let learnedAt: Date | null = null;
+    try {
+      const said = connector.storeCountry ? (await connector.storeCountry(ctx, connection))?.trim().toUpperCase() : null;
+      country = said && COUNTRY.test(said) ? said : null;
+      learnedAt = new Date();
+    } catch (err) {
+      this.#deps.logger.warn("store's country not given by its platform; asked again later", { storeId: store.id, error: (err as Error).message });
+    }
+    await this.#deps.db.updateTable('stores').set({ currency, country, locale_learned_at: learnedAt }).where('id', '=', store.id).execute();
     return { currency, country };
   }
 }
