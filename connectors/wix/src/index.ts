@@ -3,7 +3,7 @@ import { connectSchema, credentialsSchema, installInputSchema, RATE_LIMIT, setti
 import { completeInstall, installRedirect } from './install.ts';
 import { listWixListings } from './listings.ts';
 import { fetchOrdersById, pollOrders } from './order-polling.ts';
-import { publishWixListing, unpublishWixListing, updateWixListing, wixSiteCurrency } from './publishing.ts';
+import { publishWixListing, unpublishWixListing, updateWixListing, wixSiteCountry, wixSiteCurrency } from './publishing.ts';
 import { pushWixShipment } from './shipment-push.ts';
 import { webhookContent } from './webhook-content.ts';
 import { peekEnvelope, verifyWixWebhook } from './webhook-verifier.ts';
@@ -102,6 +102,10 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
 
   async storeCurrency(ctx, store) {
     return wixSiteCurrency(clientFor(ctx, store));
+  },
+
+  async storeCountry(ctx, store) {
+    return wixSiteCountry(clientFor(ctx, store));
   },
 
   async pushShipment(ctx, store, shipment) {

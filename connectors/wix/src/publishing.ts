@@ -15,6 +15,7 @@ const productAnswer = z.object({
 });
 type WixProduct = z.infer<typeof productAnswer>['product'];
 const appInstance = z.object({ site: z.object({ paymentCurrency: z.string().nullish() }).nullish() });
+const siteProperties = z.object({ properties: z.object({ address: z.object({ country: z.string().nullish() }).nullish() }).nullish() });
 
 /**
  * Publishing writes Catalog V1 products (`/stores/v1/products`). A site on Catalog V3 answers
@@ -39,6 +40,12 @@ export async function wixSiteCurrency(client: WixClient): Promise<string> {
   const currency = await paymentCurrency(client);
   if (!currency) throw new ConnectorError('invalid_payload', NO_CURRENCY);
   return currency;
+}
+
+/** The site's country: its business address (Site Properties' `address.country`, ISO 3166-1 alpha-2); null when the site has none. */
+export async function wixSiteCountry(client: WixClient): Promise<string | null> {
+  const answer = parsePayload(siteProperties, await client.call<unknown>('getSiteProperties', 'GET', '/site-properties/v4/properties'), 'Wix site properties');
+  return answer.properties?.address?.country?.toUpperCase() || null;
 }
 
 /** Wix prices a product in the site's payment currency only (`priceData.currency` is read-only); `asked` absent: that one. */

@@ -5,7 +5,7 @@ import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
 import { catalogueRoute, type CatalogueSite, type WixProductV1 } from './fake-wix-catalogue.ts';
-import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_FULFILLMENT_REQUEST, CREATE_PRODUCT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, UPDATE_PRODUCT_REQUEST, V1_PRODUCT_ANSWER, type Shape } from './wix-contract.ts';
+import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_FULFILLMENT_REQUEST, CREATE_PRODUCT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, SITE_PROPERTIES_ANSWER, UPDATE_PRODUCT_REQUEST, V1_PRODUCT_ANSWER, type Shape } from './wix-contract.ts';
 
 export type WixOrderJson = Omit<typeof orderFixture, 'shippingInfo'> & { shippingInfo: unknown };
 
@@ -45,6 +45,8 @@ export class FakeWixSite implements CatalogueSite {
   catalogVersion: 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED' = 'V1_CATALOG';
   /** The site's payment currency: its products are priced in it. */
   currency = 'USD';
+  /** The country of the site's business address (Site Properties); null when the site has none. */
+  country: string | null = 'US';
   /** The Catalog V1 products (the fixture's, then what the connector creates). */
   readonly products: WixProductV1[] = structuredClone(productsV1.products) as WixProductV1[];
   readonly orders = new Map<string, WixOrderJson>();
@@ -274,11 +276,13 @@ export class FakeWix implements FakePlatform {
     const answered = reply[0] === 200 ? (reply[1] as { orders?: unknown[]; order?: unknown; products?: unknown[]; product?: unknown }) : {};
     const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) => shapeViolations(o, ORDER));
     if (route.operation !== 'queryProductsV3') wrong.push(...[...(answered.products ?? []), ...(answered.product ? [answered.product] : [])].flatMap((p) => shapeViolations(p, V1_PRODUCT_ANSWER)));
+    if (route.operation === 'getSiteProperties') wrong.push(...shapeViolations(reply[1], SITE_PROPERTIES_ANSWER));
     if (wrong.length) violations.push(...wrong.map((w) => `answer to ${route.operation}: ${w}`));
     return reply;
   }
 
   #route(method: string, path: string): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {
+    if (method === 'GET' && path === '/site-properties/v4/properties') return { operation: 'getSiteProperties', id: '', handle: (s) => [200, { properties: { businessName: s.name, ...(s.country ? { address: { country: s.country, city: 'Amsterdam' } } : {}) } }] };
     if (method === 'GET' && path === '/apps/v1/instance') return { operation: 'getAppInstance', id: '', handle: (s) => [200, { ...appInstanceFixture, instance: { ...appInstanceFixture.instance, instanceId: s.instanceId }, site: { ...appInstanceFixture.site, siteDisplayName: s.name, paymentCurrency: s.currency } }] };
     if (method === 'POST' && path === '/ecom/v1/orders/search') return { operation: 'searchOrders', id: '', handle: (s, b) => searchOrders(s, b) };
     let m = /^\/ecom\/v1\/orders\/([^/]+)$/.exec(path);

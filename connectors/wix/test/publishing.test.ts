@@ -43,6 +43,13 @@ describe('Wix publishing (Catalog V1 products: create, add media, update, hide)'
 
   const ours = async () => (await wixConnector.listListings!(ctx, store, null)).listings.filter((l) => l.sku === 'POSTER-TULIPS-A2');
 
+  it("says the site's currency and country (its business address in Site Properties; null when it has none)", async () => {
+    assert.equal(await wixConnector.storeCurrency!(ctx, store), 'USD');
+    assert.equal(await wixConnector.storeCountry!(ctx, store), 'US');
+    site.country = null;
+    assert.equal(await wixConnector.storeCountry!(ctx, store), null);
+  });
+
   it('creates a visible physical product with the SKU and the price, adds the images, and listListings finds it by its ids', async () => {
     const made = await wixConnector.publishListing!(ctx, store, draft());
 

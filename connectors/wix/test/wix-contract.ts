@@ -6,6 +6,7 @@ import * as ordersMeta from '@wix/auto_sdk_ecom_orders/meta';
 import * as fulfillmentsMeta from '@wix/auto_sdk_ecom_order-fulfillments/meta';
 import { ProductType } from '@wix/auto_sdk_stores_products';
 import * as productsMeta from '@wix/auto_sdk_stores_products/meta';
+import * as sitePropertiesMeta from '@wix/auto_sdk_business-tools_site-properties/meta';
 
 /**
  * Wix's published contract, from the official SDK packages (dev dependencies, versions in
@@ -21,19 +22,24 @@ const declarations = (pkg: string) => {
   return readdirSync(dir).filter((f) => f.endsWith('.d.mts')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
 };
 const DTS = `${declarations('@wix/auto_sdk_ecom_orders')}\n${declarations('@wix/auto_sdk_ecom_order-fulfillments')}`;
-/** Wix Stores Catalog V1 (`@wix/auto_sdk_stores_products`): its types are named like the eCommerce ones (`Product`, `Media`), so they are asked for as `stores:<Name>`. */
-const STORES_DTS = declarations('@wix/auto_sdk_stores_products');
+/**
+ * The other packages' types, asked for as `<prefix>:<Name>` (some are named like the eCommerce
+ * ones: `Product`, `Media`, `Address`): Wix Stores Catalog V1 (`stores:`) and the site's
+ * properties (`site:`, `@wix/auto_sdk_business-tools_site-properties`).
+ */
+const PREFIXED: Record<string, string> = { stores: declarations('@wix/auto_sdk_stores_products'), site: declarations('@wix/auto_sdk_business-tools_site-properties') };
 const keysCache = new Map<string, Set<string>>();
 
 /** The property names of a declared interface, its `extends` included (`stores:Product`: the Catalog V1 package's). */
 export function interfaceKeys(name: string): Set<string> {
   const cached = keysCache.get(name);
   if (cached) return cached;
-  const [source, bare, prefix] = name.startsWith('stores:') ? [STORES_DTS, name.slice(7), 'stores:'] : [DTS, name, ''];
+  const [, prefix, bare] = /^(?:(\w+):)?(\w+)$/.exec(name)!;
+  const source = prefix ? PREFIXED[prefix]! : DTS;
   const m = new RegExp(`^interface ${bare}(?: extends ([\\w, ]+))? \\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(source);
   if (!m) throw new Error(`the Wix SDK declares no interface ${name}`);
   const keys = new Set([...m[2]!.matchAll(/^ {4}(\w+)\??:/gm)].map((k) => k[1]!));
-  for (const parent of (m[1] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) for (const k of interfaceKeys(`${prefix}${parent}`)) keys.add(k);
+  for (const parent of (m[1] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) for (const k of interfaceKeys(prefix ? `${prefix}:${parent}` : parent)) keys.add(k);
   keysCache.set(name, keys);
   return keys;
 }
@@ -78,6 +84,8 @@ export const UPDATE_PRODUCT_REQUEST: Shape = { type: 'stores:UpdateProductReques
 export const ADD_PRODUCT_MEDIA_REQUEST: Shape = { type: 'stores:AddProductMediaRequest', fields: { media: { type: 'stores:MediaDataForWrite' } } };
 /** What the fake answers for a Catalog V1 product (`createProduct`, `updateProduct`, the query's `products[]`). */
 export const V1_PRODUCT_ANSWER: Shape = { ...V1_PRODUCT, fields: { ...V1_PRODUCT.fields, variants: { type: 'stores:Variant' }, media: { type: 'stores:Media' }, productPageUrl: { type: 'stores:PageUrl' } } };
+/** What the fake answers for the site's properties (`getSiteProperties`). */
+export const SITE_PROPERTIES_ANSWER: Shape = { type: 'site:PropertiesReadResponse', fields: { properties: { type: 'site:Properties', fields: { address: { type: 'site:Address' } } } } };
 
 const ENUMS: Record<string, Record<string, string>> = { OrderStatus, PaymentStatus: PaymentStatusEnumPaymentStatus, FulfillmentStatus, SortOrder, ProductType };
 
@@ -107,6 +115,7 @@ const METHODS = {
   createProduct: productsMeta.createProduct(),
   updateProduct: productsMeta.updateProduct(),
   addProductMedia: productsMeta.addProductMedia(),
+  getSiteProperties: sitePropertiesMeta.getSiteProperties(),
 };
 
 /** Whether the SDK calls `operation` with this HTTP method and path (null: the packages do not describe it). */
