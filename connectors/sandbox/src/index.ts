@@ -92,6 +92,11 @@ export const sandboxConnector = defineConnector<SandboxCredentials, SandboxSetti
     await client(ctx, store.credentials).archiveProduct(ref.externalProductId);
   },
 
+  // The sandbox is a Dutch shop (its sample orders ship to the Netherlands): margins are shown for NL.
+  async storeCountry() {
+    return 'NL';
+  },
+
   async getListing(ctx, store, ref) {
     return client(ctx, store.credentials).getProduct(ref.externalProductId);
   },

@@ -41,6 +41,7 @@ describe('sandbox store publishing (POST/PATCH/DELETE /stores/{id}/listings)', f
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     const published = res.body.data;
     expect(published).to.include({ status: 'active', currency: 'EUR', priceCents: 2495, matchedBy: 'sku' });
+    expect((await api('GET', `/stores/${store.id}`)).body.data.country).to.equal('NL');
     expect(await product(published.externalProductId)).to.deep.equal({ sku: SKU, title: 'Tulip poster A2', price_cents: 2495, status: 'active' });
     const listed = await eventually(async () => (await listings(store.id)).find((l) => l.externalProductId === published.externalProductId && l.resellerProduct), 'the published listing synced and matched');
     expect(listed).to.deep.include({ sku: SKU, active: true, resellerProduct: { ...listed.resellerProduct, sku: SKU } });
