@@ -4,13 +4,13 @@ import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import type { TestBrowser } from '../helpers/browser.ts';
 import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
-import { posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
 
 /**
  * "Publish to store" on a product's page in headless Chromium: the margin a retail price leaves
- * (our quote for one piece, shipping and VAT included, for the customers' country), then the
+ * (our quote for one piece, shipping and VAT included, for the store's country), then the
  * product published to a (fake) WooCommerce store with its SKU and that price, and listed on the
  * page among the stores it is published to.
  */
@@ -21,11 +21,15 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
   let b: TestBrowser | undefined;
   dashboardBrowserSuite([wooCommerceConnector], (started) => ({ t, files, b } = started));
 
-  it('shows the margin of a retail price, publishes the product to the store and lists the store on its page', async () => {
+  it("shows the margin of a retail price for the store's country, publishes the product to the store and lists the store on its page", async () => {
     const r = await posterReseller(t, files);
     const shop = new FakeWooStore({ host: 'dash-publish.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    // A Belgian store: its address says so (WooCommerce > Settings > General).
+    shop.defaultCountry = 'BE';
     const store = await t.api(r.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
     expect(store.status, JSON.stringify(store.body)).to.equal(201);
+    // Learned once the store's first listings sync has read it.
+    await eventually(async () => (await t.api(r.key, 'GET', `/stores/${store.body.data.id}`)).body.data.country === 'BE', "the store's country");
     const product = (await t.api(r.key, 'GET', `/reseller-products/${POSTER_SKU}`)).body.data;
     const quote = await t.api(r.key, 'POST', '/quotes', { lines: [{ resellerSku: POSTER_SKU, quantity: 1 }], country: 'BE' });
     expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
@@ -41,11 +45,12 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     await form.getByLabel('Store', { exact: true }).selectOption(store.body.data.id);
     await form.getByLabel('Title in the store').fill('Tulips at dawn, A2 poster');
     await form.getByLabel('Retail price (€, your customers pay)').fill('39.95');
-    await form.getByLabel("Your customers' country (for shipping and VAT)").fill('BE');
+    // The country typed is only for a store whose country is unknown: this one's is BE.
+    await form.getByLabel("Your customers' country, where the store's is unknown (for shipping and VAT)").fill('DE');
     await form.getByRole('button', { name: 'Show margin' }).click();
     const margin = page.getByTestId('margin');
     await margin.waitFor();
-    expect(await margin.textContent()).to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`).and.to.contain('VAT to BE included');
+    expect(await margin.textContent()).to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`).and.to.contain("VAT to BE included; BE: the store's country");
     expect(shop.seen('POST', /\/wc\/v3\/products$/)).to.have.length(0);
 
     await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Publish' }).click();

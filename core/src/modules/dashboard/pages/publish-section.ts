@@ -1,5 +1,6 @@
 import { minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
 import { CsrfField, Field, html, type VNode } from '../../../http/pages/html.ts';
+import { Refusal } from '../../refusal.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
@@ -18,6 +19,8 @@ interface Margin {
   shippingCents: number;
   vatCents: number;
   country: string;
+  /** Whether `country` is the store's own (as its platform said it), not the one typed for a store whose country is unknown. */
+  storeCountry: boolean;
 }
 
 const DEFAULT_COUNTRY = 'NL';
@@ -25,8 +28,8 @@ const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
 
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price leaves
- * once our price for one piece (a quote: shipping and VAT included, for the customers' country)
- * is paid; `intent=publish` publishes the product to the store (POST /stores/{id}/listings) and
+ * once our price for one piece (a quote: shipping and VAT included) is paid, for the store's
+ * country (the form's country only where the store's is unknown); `intent=publish` publishes the product to the store (POST /stores/{id}/listings) and
  * shows the margin with it. Answers the state to show again, or null once it has redirected.
  */
 export async function submitPublish(d: DashContext, product: { id: string; sku: string }): Promise<PublishState | null> {
@@ -35,7 +38,8 @@ export async function submitPublish(d: DashContext, product: { id: string; sku: 
   if (retailCents === null || retailCents <= 0) return { values, error: { message: 'Give the retail price as an amount, like 24.95.', fields: { price: 'an amount, like 24.95' } } };
   let margin: Margin | undefined;
   try {
-    margin = await marginOf(d, product.sku, retailCents, values.country);
+    const storeCountry = await countryOf(d, values.storeId);
+    margin = { ...(await marginOf(d, product.sku, retailCents, storeCountry ?? values.country)), storeCountry: storeCountry !== null };
   } catch (err) {
     const r = refusal(err);
     return { values, error: { message: r.message, fields: { country: r.message } } };
@@ -52,8 +56,20 @@ export async function submitPublish(d: DashContext, product: { id: string; sku: 
   }
 }
 
+/** The chosen store's own country, when its platform said it (null: unknown, or no such store: the form's country is used). */
+async function countryOf(d: DashContext, storeId: string): Promise<string | null> {
+  if (!storeId) return null;
+  try {
+    return (await d.api<Data<Api['Store']>>('GET', `/stores/${encodeURIComponent(storeId)}`)).data.country;
+  } catch (err) {
+    // A store refused (unknown, another's): the form's country; publishing says why.
+    if (err instanceof Refusal) return null;
+    throw err;
+  }
+}
+
 /** Our price for one piece of the product (a quote: discount, shipping and VAT included) against the retail price. */
-async function marginOf(d: DashContext, sku: string, retailCents: number, country: string): Promise<Margin> {
+async function marginOf(d: DashContext, sku: string, retailCents: number, country: string): Promise<Omit<Margin, 'storeCountry'>> {
   const quote = (await d.api<Data<Api['Quote']>>('POST', '/quotes', { body: { lines: [{ resellerSku: sku, quantity: 1 }], country } })).data;
   return { retailCents, ourCents: quote.totals.totalCents, shippingCents: quote.totals.shippingCents, vatCents: quote.totals.vatCents, country };
 }
@@ -77,12 +93,12 @@ export async function publishSection(d: DashContext, views: DashboardViews, prod
           <h3>Publish to store</h3>
           <${CsrfField} token=${d.page.csrfToken} />
           ${state?.error ? html`<p class="alert" role="alert">${state.error.message}</p>` : null}
-          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform})` }))} />
+          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform}${s.country ? `, ${s.country}` : ''})` }))} />
           <${Field} idPrefix="pub" name="title" label="Title in the store" value=${values.title ?? product.title ?? ''} error=${state?.error?.fields.title} required=${true} />
           <${Field} idPrefix="pub" name="price" label="Retail price (€, your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
-          <${Field} idPrefix="pub" name="country" label="Your customers' country (for shipping and VAT)" value=${values.country ?? DEFAULT_COUNTRY} error=${state?.error?.fields.country} required=${true} />
+          <${Field} idPrefix="pub" name="country" label="Your customers' country, where the store's is unknown (for shipping and VAT)" value=${values.country ?? DEFAULT_COUNTRY} error=${state?.error?.fields.country} required=${true} />
           ${m
-            ? html`<p data-testid="margin" role="status">Margin: <strong>${euros(m.retailCents - m.ourCents)}</strong> per piece (${euros(m.retailCents)} retail − ${euros(m.ourCents)} our price, ${euros(m.shippingCents)} shipping and ${euros(m.vatCents)} VAT to ${m.country} included).</p>`
+            ? html`<p data-testid="margin" role="status">Margin: <strong>${euros(m.retailCents - m.ourCents)}</strong> per piece (${euros(m.retailCents)} retail − ${euros(m.ourCents)} our price, ${euros(m.shippingCents)} shipping and ${euros(m.vatCents)} VAT to ${m.country} included; ${m.storeCountry ? html`${m.country}: the store's country` : html`the store's country is unknown`}).</p>`
             : null}
           <div><button type="submit" name="intent" value="margin">Show margin</button> <button type="submit" name="intent" value="publish">Publish</button></div>
         </form>`
