@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { defineConnector, type ListingDraft } from '@print-api/connector-kit';
+import { ConnectorError, defineConnector, type ListingDraft } from '@print-api/connector-kit';
 import { amazonConnector } from '@print-api/connector-amazon';
 import { tiktokShopConnector } from '@print-api/connector-tiktok-shop';
 import { newId } from '../../src/infra/ids.ts';
@@ -16,6 +16,8 @@ const SETTINGS = {
 
 /** A platform that creates products in the background: `pending` first, `active` once read again. */
 const drafts: ListingDraft[] = [];
+/** Whether the platform refuses to say its country (a grant without that permission). */
+let countryRefused = false;
 const slowShop = defineConnector({
   manifest: {
     platform: 'SLOW_SHOP',
@@ -30,7 +32,7 @@ const slowShop = defineConnector({
   verifyWebhook: () => ({ ok: false, reason: 'no webhooks' }),
   parseWebhook: async () => ({ kind: 'ignored', reason: 'no webhooks' }),
   storeCurrency: async () => 'usd',
-  storeCountry: async () => 'us',
+  storeCountry: async () => (countryRefused ? Promise.reject(new ConnectorError('auth', 'the app may not read the site address')) : 'us'),
   publishListing: async (_ctx, _store, draft) => (drafts.push(draft), { externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'pending' }),
   getListing: async () => ({ externalProductId: 'gid-77', externalVariantId: 'v-1', status: 'active', url: 'https://slow.example/p/77' }),
   // Like Etsy's inventory: a change of price gives the variant a new id.
@@ -100,6 +102,20 @@ describe('Publishing to a platform without the capability (TikTok Shop, Amazon),
     const links = (await t.api(key, 'GET', `/stores/${storeOf.SLOW_SHOP}/links`)).body.data;
     expect(links.map((l: Record<string, unknown>) => [l.sku, l.externalProductId, l.externalVariantId, l.discovered])).to.deep.equal([['MUG-WHITE', 'gid-77', 'v-1495', false]]);
     expect(res.body.data.linkId).to.equal(links[0].id);
+  });
+
+  it("publishes where the platform will not say the store's country, and asks for it again at the next publish", async () => {
+    const r = await t.service.db.selectFrom('stores').select('reseller_id').where('id', '=', storeOf.SLOW_SHOP!).executeTakeFirstOrThrow();
+    const other = (await t.service.services.storesModule.stores.connections.saveConnection({ resellerId: r.reseller_id, mode: 'live' }, 'SLOW_SHOP', { externalId: 'slow-2', name: 'Slow 2', credentials: {} })).id;
+    expect((await t.api(key, 'POST', '/reseller-products', { sku: 'MUG-BLACK', title: 'Black mug', productId: 'posters' })).status).to.equal(201);
+    countryRefused = true;
+    const first = await t.api(key, 'POST', `/stores/${other}/listings`, { resellerProduct: 'MUG-WHITE', title: 'Mug', priceCents: 1295 });
+    expect(first.status, JSON.stringify(first.body)).to.equal(202);
+    expect(first.body.data.currency).to.equal('USD');
+    expect((await t.api(key, 'GET', `/stores/${other}`)).body.data.country).to.equal(null);
+    countryRefused = false;
+    expect((await t.api(key, 'POST', `/stores/${other}/listings`, { resellerProduct: 'MUG-BLACK', title: 'Black mug', priceCents: 1295 })).status).to.equal(202);
+    expect((await t.api(key, 'GET', `/stores/${other}`)).body.data.country).to.equal('US');
   });
 
   it('finds the listings of an unknown store and product unknown (404)', async () => {
