@@ -92,10 +92,10 @@ export class WebhookReceiver {
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
     // Plain parameters, not the query builder's values (this runs for every delivery), and the
-    // body as its own text parameter: wrapped in JSON, a large one would be encoded twice.
+    // body as its own binary parameter: the bytes as received, neither encoded nor wrapped in JSON.
     const { rows } = await sql<{ id: string }>`
       insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
-      values (${id}, ${platform}, ${store.id}, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null)
+      values (${id}, ${platform}, ${store.id}, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody}, ${req.path}, ${new Date()}::timestamptz, null)
       on conflict (platform, event_key) do nothing
       returning id`.execute(this.#deps.db);
     const inserted = rows.length > 0;
@@ -108,7 +108,7 @@ export class WebhookReceiver {
     const id = newId('whe');
     const { rows } = await sql<{ id: string }>`
       insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
-      select ${id}, ${platform}, s.id, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null
+      select ${id}, ${platform}, s.id, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody}, ${req.path}, ${new Date()}::timestamptz, null
       from stores s
       where s.platform = ${platform} and s.external_id = ${externalId} and s.status = 'connected'
       limit 1
