@@ -100,6 +100,35 @@ describe('Shopify order mapper', () => {
     );
   });
 
+  it('parses as a reviver reading each number’s source does: large integers quoted, digits in strings and keys, fractions and exponents left alone', () => {
+    // The reference: JSON.parse with a reviver that reads each number's source text.
+    const reference = (text: string): unknown =>
+      JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+        typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source) ? context.source : value,
+      );
+    const digits = fc.oneof(fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map(String), fc.constantFrom('9007199254740993', '9007199254740992', '1234567890123456.5', '12345678901234567e2', '-0.12345678901234567'));
+    const tricky = fc.oneof(digits, digits.map((d) => `"${d}"`), digits.map((d) => JSON.stringify(`say \\"${d}\\" \\\\`)), fc.string().map((x) => JSON.stringify(x)));
+    const space = fc.constantFrom('', ' ', '\n  ', '\t');
+    const text = fc.letrec<{ value: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        tricky,
+        fc.array(tie('value'), { maxLength: 4 }).chain((vs) => space.map((w) => `[${w}${vs.join(`,${w}`)}${w}]`)),
+        fc.array(fc.tuple(tricky.map((k) => (k.startsWith('"') ? k : JSON.stringify(k))), tie('value')), { maxLength: 4 }).chain((kv) => space.map((w) => `{${w}${kv.map(([k, v]) => `${k}${w}:${w}${v}`).join(`,${w}`)}${w}}`)),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(parseJsonExact(t)).to.deep.equal(reference(t));
+      }),
+      { numRuns: 500 },
+    );
+    // What JSON refuses stays refused, quoted or not.
+    for (const bad of ['{12345678901234567:1}', '{"a":1,12345678901234567:2}', '[012345678901234567]', '[1 12345678901234567]', '{"a":12345678901234567 "b"}']) {
+      expect(() => parseJsonExact(bad), bad).to.throw(SyntaxError);
+    }
+  });
+
   it('falls back to first and last name, the order phone and contact email; no address means no recipient', () => {
     const o = order({ email: null, phone: '+31 6 1111 2222', shipping_address: { ...orderFixture.shipping_address, name: null, phone: null } });
     expect(mapWebhookOrder(o).recipient).to.include({ name: 'Sanne Bakker', phone: '+31 6 1111 2222', email: 'sanne.bakker@example.nl' });

@@ -244,9 +244,9 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       await eventually(async () => (await ingest(storeId))?.external_name === null, 'redaction');
       expect((await ingest(storeId, '6512345678999'))!.external_name).to.equal('#1043');
       // A delivery's body is erased once it is processed, which follows its ingest by a moment.
-      await eventually(async () => (await events(storeId)).filter((e) => e.topic.startsWith('orders/')).every((e) => e.raw_body === ''), 'the orders’ deliveries erased');
+      await eventually(async () => (await events(storeId)).filter((e) => e.topic.startsWith('orders/')).every((e) => e.raw_body.length === 0), 'the orders’ deliveries erased');
       const stored = await events(storeId);
-      expect(stored.find((e) => e.topic === 'customers/redact')).to.include({ raw_body: '' });
+      expect(stored.find((e) => e.topic === 'customers/redact')?.raw_body).to.have.length(0);
       expect(await printOrders(storeId)).to.have.length(2);
     });
 
@@ -262,7 +262,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(await shop.compliance('shop/redact', { ...shopRedact, shop_domain: shop.domain })).to.equal(200);
       await eventually(async () => (await ingest(storeId))?.external_name === null, 'shop redaction');
       expect((await ingest(storeId))!.status).to.equal('placed');
-      await eventually(async () => (await events(storeId)).every((e) => e.processed_at !== null && e.raw_body === ''), 'every delivery erased');
+      await eventually(async () => (await events(storeId)).every((e) => e.processed_at !== null && e.raw_body.length === 0), 'every delivery erased');
     });
   });
 });

@@ -6,7 +6,7 @@ import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventStreamIndexMigration, eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
 import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
-import { storeIngestSkippedProductsMigration, storeListingsMigration, storePollNoticeMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration } from './stores/stores-tables.ts';
+import { storeIngestSkippedProductsMigration, storeListingsMigration, storePollNoticeMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration, storeWebhookBodiesBinaryMigration } from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
@@ -43,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0023_store_publications': storePublicationsMigration,
   '0024_store_ingest_skipped_products': storeIngestSkippedProductsMigration,
   '0025_store_country': storeCountryMigration,
+  '0026_store_webhook_bodies_binary': storeWebhookBodiesBinaryMigration,
 };

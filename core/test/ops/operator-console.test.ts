@@ -60,7 +60,7 @@ async function seedStore(
 async function seedWebhook(t: TestService, storeId: string, receivedAt: Date, processed: boolean): Promise<void> {
   await t.service.db
     .insertInto('store_webhook_events')
-    .values({ id: newId('swe'), platform: PLATFORM, store_id: storeId, event_key: randomUUID(), topic: 'orders/create', headers: '{}', raw_body: '', path: '', received_at: receivedAt, processed_at: processed ? receivedAt : null })
+    .values({ id: newId('swe'), platform: PLATFORM, store_id: storeId, event_key: randomUUID(), topic: 'orders/create', headers: '{}', raw_body: Buffer.alloc(0), path: '', received_at: receivedAt, processed_at: processed ? receivedAt : null })
     .execute();
 }
 

@@ -66,7 +66,7 @@ describe('store orders not ours to print, and store warnings', function () {
     const eventIds = ids.map((id) => `whe_thin_${id}`);
     await t.service.db
       .insertInto('store_webhook_events')
-      .values(ids.map((id, i) => ({ id: eventIds[i]!, platform: referenceConnector.manifest.platform, store_id: storeId, event_key: `thin-${id}`, topic: 'order.updated', headers: '{}', raw_body: Buffer.from(JSON.stringify({ order_id: id })).toString('base64'), path: storeId, received_at: new Date(), processed_at: null })))
+      .values(ids.map((id, i) => ({ id: eventIds[i]!, platform: referenceConnector.manifest.platform, store_id: storeId, event_key: `thin-${id}`, topic: 'order.updated', headers: '{}', raw_body: Buffer.from(JSON.stringify({ order_id: id })), path: storeId, received_at: new Date(), processed_at: null })))
       .execute();
     return eventIds;
   }

@@ -31,7 +31,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const { headers, body } = shop.signed(order);
       await t.service.db
         .insertInto('store_webhook_events')
-        .values({ id, platform: PLATFORM, store_id: storeId, event_key: id, topic: 'order.updated', headers: JSON.stringify(headers), raw_body: Buffer.from(body).toString('base64'), path: storeId, received_at: new Date(), processed_at: null })
+        .values({ id, platform: PLATFORM, store_id: storeId, event_key: id, topic: 'order.updated', headers: JSON.stringify(headers), raw_body: Buffer.from(body), path: storeId, received_at: new Date(), processed_at: null })
         .execute();
       return id;
     }
@@ -57,7 +57,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await module().events.process(delivery);
       const after = await event(delivery);
       expect(after.processed_at).not.to.equal(null);
-      expect(after.raw_body).to.equal('');
+      expect(after.raw_body).to.have.length(0);
       expect(after.headers).to.deep.equal({});
       expect((await ingest('R-1')).external_name).to.equal(null);
     });
@@ -76,14 +76,14 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(row.status).to.equal('placed');
       expect(row.external_name).to.equal(null);
       expect(row.skipped_lines).to.deep.equal([]);
-      expect((await event(paid)).raw_body).to.equal('');
+      expect((await event(paid)).raw_body).to.have.length(0);
     });
 
     it('leaves other orders and deliveries received after the request as they are', async () => {
       const later = await storedDelivery(refOrder('R-3'));
       await module().events.process(later);
       expect((await ingest('R-3')).external_name).to.equal('#R-3');
-      expect((await event(later)).raw_body).not.to.equal('');
+      expect((await event(later)).raw_body).not.to.have.length(0);
       expect((await ingest('R-1')).external_name).to.equal(null);
     });
   });

@@ -14,6 +14,7 @@ export interface DatabaseHandle<T> {
 }
 
 const INT8 = 20;
+const BYTEA = 17;
 /** int8 columns hold cents and counters: numbers in JS, refused when past 2^53. */
 function parseInt8(value: string): number {
   const n = Number(value);
@@ -131,7 +132,12 @@ export async function openDatabase<T>(opts: {
   // Loaded only here: a process on PostgreSQL never compiles the embedded database's code.
   const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect.ts')]);
   const loadDataDir = isNew ? opts.pgliteTemplate : undefined;
-  const pglite = await PGlite.create(location, { parsers: { [INT8]: parseInt8 }, ...(loadDataDir ? { loadDataDir } : {}) });
+  // bytea as Buffers, as pg gives and takes them (PGlite's own: Uint8Arrays, built a byte at a time).
+  const pglite = await PGlite.create(location, {
+    parsers: { [INT8]: parseInt8, [BYTEA]: (hex: string) => Buffer.from(hex.slice(2), 'hex') },
+    serializers: { [BYTEA]: (bytes: Uint8Array) => `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}` },
+    ...(loadDataDir ? { loadDataDir } : {}),
+  });
   const db = new Kysely<T>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }

@@ -4,7 +4,7 @@ import { retryDelayFor } from './connector-errors.ts';
 import type { OrderFetches } from './order-fetches.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreRedactor } from './store-redactor.ts';
-import { markProcessed } from './stored-events.ts';
+import { ERASED_BODY, markProcessed } from './stored-events.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoreCredentials } from './store-credentials.ts';
 import type { StoreWebhookEventsTable } from './stores-tables.ts';
@@ -13,7 +13,7 @@ import type { StoresContext } from './stores-context.ts';
 type StoredEvent = Selectable<StoreWebhookEventsTable>;
 
 /** A stored delivery as the connector reads it. */
-const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.headers, rawBody: Buffer.from(event.raw_body, 'base64'), path: event.path, query: {} });
+const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.headers, rawBody: event.raw_body, path: event.path, query: {} });
 
 /** Events of one batch ingested side by side. */
 const EVENTS_PARALLEL = 4;
@@ -143,7 +143,7 @@ export class EventIngester {
         case 'redact':
           await this.#deps.redactor.redact(store.id, content.externalOrderIds);
           // The request itself names the customer: keep only that it happened.
-          await this.#deps.db.updateTable('store_webhook_events').set({ raw_body: '', headers: '{}' }).where('id', '=', eventId).execute();
+          await this.#deps.db.updateTable('store_webhook_events').set({ raw_body: ERASED_BODY, headers: '{}' }).where('id', '=', eventId).execute();
           break;
         case 'ignored':
           break;

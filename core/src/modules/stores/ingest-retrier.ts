@@ -8,6 +8,7 @@ import type { StoreCalls } from './store-calls.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoreCredentials } from './store-credentials.ts';
 import { ingestView, ofListing, skippedOnly } from './store-ingests.ts';
+import { ERASED_BODY } from './stored-events.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** Outcomes a retry can change: nothing was placed, and nothing says it never can be. */
@@ -135,14 +136,14 @@ export class IngestRetrier {
       .selectFrom('store_webhook_events')
       .selectAll()
       .where('store_id', '=', store.id)
-      .where('raw_body', '!=', '')
+      .where('raw_body', '!=', ERASED_BODY)
       .orderBy('received_at', 'desc')
       .limit(STORED_DELIVERIES_SCANNED)
       .execute();
     const connection = this.#deps.credentials.connection(store);
     for (const d of deliveries) {
       const content = await connector
-        .parseWebhook(ctx, connection, { headers: d.headers, rawBody: Buffer.from(d.raw_body, 'base64'), path: d.path, query: {} })
+        .parseWebhook(ctx, connection, { headers: d.headers, rawBody: d.raw_body, path: d.path, query: {} })
         .catch(() => null);
       const order = content?.kind === 'orders' ? content.orders.find((o) => o.externalId === externalOrderId) : undefined;
       if (order) return order;

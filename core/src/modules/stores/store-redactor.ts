@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { ERASED_BODY } from './stored-events.ts';
 import type { StoreConnections } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
@@ -38,12 +39,12 @@ export class StoreRedactor {
     await this.#deps.db
       .updateTable('store_webhook_events')
       .set({
-        raw_body: sql<string>`case when processed_at is null then raw_body else '' end`,
+        raw_body: sql<Buffer>`case when processed_at is null then raw_body else ''::bytea end`,
         headers: sql<string>`case when processed_at is null then headers else '{}'::jsonb end`,
         erase_when_processed: sql<boolean>`processed_at is null`,
       })
       .where('store_id', 'in', storeIds)
-      .where((eb) => eb.or([eb('processed_at', 'is', null), eb('raw_body', '!=', '')]))
+      .where((eb) => eb.or([eb('processed_at', 'is', null), eb('raw_body', '!=', ERASED_BODY)]))
       .execute();
     this.#deps.logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
   }

@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../tables.ts';
 
+/** A stored delivery's body once erased. */
+export const ERASED_BODY = Buffer.alloc(0);
+
 /**
  * Marks a stored webhook processed. A privacy request that came while it was still waiting
  * (store-redactor.ts) left it `erase_when_processed`: its body and headers are erased by this
@@ -11,7 +14,7 @@ export function markProcessed(db: Db, eventId: string) {
     .updateTable('store_webhook_events')
     .set({
       processed_at: new Date(),
-      raw_body: sql<string>`case when erase_when_processed then '' else raw_body end`,
+      raw_body: sql<Buffer>`case when erase_when_processed then ''::bytea else raw_body end`,
       headers: sql<string>`case when erase_when_processed then '{}'::jsonb else headers end`,
     })
     .where('id', '=', eventId);

@@ -103,7 +103,8 @@ export interface StoreWebhookEventsTable {
   event_key: string;
   topic: string;
   headers: Json<Record<string, string | undefined>>;
-  raw_body: string;
+  /** The delivery's bytes as received (empty once erased). */
+  raw_body: Buffer;
   path: string;
   received_at: ColumnType<Date, Date, never>;
   processed_at: Date | null;
@@ -305,5 +306,20 @@ export const storeIngestSkippedProductsMigration = {
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('store_ingests').dropColumn('skipped_product_ids').execute();
+  },
+};
+
+/**
+ * Stored deliveries' bodies as bytes (`bytea`) instead of base64 text: received as a Buffer, they
+ * are written as one binary parameter and read back as a Buffer, with no base64 encoding on the
+ * way in nor decoding on the way out, and a third fewer bytes to send to the database. Erased
+ * bodies ('') become empty.
+ */
+export const storeWebhookBodiesBinaryMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table store_webhook_events alter column raw_body type bytea using decode(raw_body, 'base64')`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await sql`alter table store_webhook_events alter column raw_body type text using replace(encode(raw_body, 'base64'), chr(10), '')`.execute(db);
   },
 };

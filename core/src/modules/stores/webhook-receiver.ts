@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { Refusal } from '../refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
+import { DeliveryWriter } from './delivery-writer.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoreCredentials } from './store-credentials.ts';
 import type { StoresContext } from './stores-context.ts';
@@ -42,10 +43,13 @@ export interface WebhookReceiverDeps extends Pick<StoresContext, 'db' | 'connect
  */
 export class WebhookReceiver {
   readonly #deps: WebhookReceiverDeps;
-  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS });
+  // ttlResolution 0: the age is read from the clock on each look-up, without a timer per look-up.
+  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS, ttlResolution: 0 });
+  readonly #writer: DeliveryWriter;
 
   constructor(deps: WebhookReceiverDeps) {
     this.#deps = deps;
+    this.#writer = new DeliveryWriter(deps.db);
   }
 
   /**
@@ -91,14 +95,7 @@ export class WebhookReceiver {
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
-    // Plain parameters, not the query builder's values (this runs for every delivery), and the
-    // body as its own text parameter: wrapped in JSON, a large one would be encoded twice.
-    const { rows } = await sql<{ id: string }>`
-      insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
-      values (${id}, ${platform}, ${store.id}, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null)
-      on conflict (platform, event_key) do nothing
-      returning id`.execute(this.#deps.db);
-    const inserted = rows.length > 0;
+    const inserted = await this.#writer.store({ id, platform, storeId: store.id, eventKey: eventKey(verdict, req), topic: verdict.topic, headers: req.headers, rawBody: req.rawBody, path: req.path, receivedAt: new Date() });
     if (inserted) this.#deps.stored(platform, id);
     return { received: true, duplicate: !inserted };
   }
@@ -108,7 +105,7 @@ export class WebhookReceiver {
     const id = newId('whe');
     const { rows } = await sql<{ id: string }>`
       insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
-      select ${id}, ${platform}, s.id, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody.toString('base64')}, ${req.path}, ${new Date()}::timestamptz, null
+      select ${id}, ${platform}, s.id, ${eventKey(verdict, req)}, ${verdict.topic}, ${JSON.stringify(req.headers)}::jsonb, ${req.rawBody}, ${req.path}, ${new Date()}::timestamptz, null
       from stores s
       where s.platform = ${platform} and s.external_id = ${externalId} and s.status = 'connected'
       limit 1
