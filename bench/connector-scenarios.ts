@@ -57,12 +57,31 @@ const platforms: Array<Platform | MeasuredPlatform> = [
     slug: 'shopify',
     platform: 'SHOPIFY',
     externalId: () => SHOP,
-    credentials: () => ({ kind: 'oauth', shop: SHOP, accessToken: `shpat_${randomBytes(16).toString('hex')}`, scope: 'read_orders', expiresAt: null, refreshToken: null, refreshTokenExpiresAt: null }),
+    credentials: () => ({
+      kind: 'oauth',
+      shop: SHOP,
+      accessToken: `shpat_${randomBytes(16).toString('hex')}`,
+      scope: 'read_orders',
+      expiresAt: null,
+      refreshToken: null,
+      refreshTokenExpiresAt: null,
+    }),
     secret: (ctx) => ctx.env.CONNECTOR_SHOPIFY_API_SECRET!,
     storeSecret: false,
     delivery: (_ctx, n, secret) => {
       const id = 7_000_000_000_000 + n;
-      const signed = shopifyWebhook({ payload: { ...shopifyOrder, id, admin_graphql_api_id: `gid://shopify/Order/${id}`, name: `#B${n}`, order_number: n }, secret, topic: 'orders/paid', shop: SHOP });
+      const signed = shopifyWebhook({
+        payload: {
+          ...shopifyOrder,
+          id,
+          admin_graphql_api_id: `gid://shopify/Order/${id}`,
+          name: `#B${n}`,
+          order_number: n,
+        },
+        secret,
+        topic: 'orders/paid',
+        shop: SHOP,
+      });
       return { body: signed.body, headers: { ...signed.headers, 'user-agent': 'Shopify-Captain-Hook' } };
     },
   },
@@ -71,10 +90,20 @@ const platforms: Array<Platform | MeasuredPlatform> = [
     slug: 'woocommerce',
     platform: 'WOOCOMMERCE',
     externalId: (ctx) => ctx.fileServerUrl,
-    credentials: (ctx) => ({ storeUrl: ctx.fileServerUrl, consumerKey: `ck_${randomBytes(20).toString('hex')}`, consumerSecret: `cs_${randomBytes(20).toString('hex')}` }),
+    credentials: (ctx) => ({
+      storeUrl: ctx.fileServerUrl,
+      consumerKey: `ck_${randomBytes(20).toString('hex')}`,
+      consumerSecret: `cs_${randomBytes(20).toString('hex')}`,
+    }),
     secret: () => randomBytes(32).toString('hex'),
     storeSecret: true,
-    delivery: (ctx, n, secret) => wooCommerceWebhook({ payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) }, secret, topic: 'order.updated', source: ctx.fileServerUrl }),
+    delivery: (ctx, n, secret) =>
+      wooCommerceWebhook({
+        payload: { ...wooOrder, id: 100_000 + n, number: String(100_000 + n) },
+        secret,
+        topic: 'order.updated',
+        source: ctx.fileServerUrl,
+      }),
   },
   wixBench,
   tiktokShopBench,
@@ -88,7 +117,12 @@ const platforms: Array<Platform | MeasuredPlatform> = [
  * service's key, polled and its listings synced just now so neither the catch-up poll nor the
  * listings sync calls the platform.
  */
-async function seedStore(ctx: BenchContext, p: Platform | MeasuredPlatform, resellerId: string, webhookSecret: string | null): Promise<string> {
+async function seedStore(
+  ctx: BenchContext,
+  p: Platform | MeasuredPlatform,
+  resellerId: string,
+  webhookSecret: string | null,
+): Promise<string> {
   const box = new SecretBox(ctx.env.ENCRYPTION_KEY!);
   const id = newId('sto');
   const client = new pg.Client({ connectionString: ctx.env.DATABASE_URL });
@@ -97,7 +131,15 @@ async function seedStore(ctx: BenchContext, p: Platform | MeasuredPlatform, rese
     await client.query(
       `insert into stores (id, reseller_id, mode, platform, external_id, name, credentials_sealed, webhook_secret_sealed, status, poll_cursor, last_polled_at, last_error, created_at, updated_at, disconnected_at, listings_synced_at)
        values ($1, $2, 'live', $3, $4, $5, $6, $7, 'connected', null, now(), null, now(), now(), null, now())`,
-      [id, resellerId, p.platform, p.externalId(ctx), `Bench ${p.name} store`, box.sealJson(p.credentials(ctx)), webhookSecret ? box.seal(webhookSecret) : null],
+      [
+        id,
+        resellerId,
+        p.platform,
+        p.externalId(ctx),
+        `Bench ${p.name} store`,
+        box.sealJson(p.credentials(ctx)),
+        webhookSecret ? box.seal(webhookSecret) : null,
+      ],
     );
   } finally {
     await client.end();
@@ -105,12 +147,21 @@ async function seedStore(ctx: BenchContext, p: Platform | MeasuredPlatform, rese
   return id;
 }
 
-async function placed(databaseUrl: string, storeId: string): Promise<{ events: number; placed: number; firstReceived: number; lastPlaced: number }> {
+async function placed(
+  databaseUrl: string,
+  storeId: string,
+): Promise<{ events: number; placed: number; firstReceived: number; lastPlaced: number }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const events = await client.query(`select count(*)::int as n, min(received_at) as first from store_webhook_events where store_id = $1`, [storeId]);
-    const orders = await client.query(`select count(*)::int as n, max(created_at) as last from orders where store_id = $1`, [storeId]);
+    const events = await client.query(
+      `select count(*)::int as n, min(received_at) as first from store_webhook_events where store_id = $1`,
+      [storeId],
+    );
+    const orders = await client.query(
+      `select count(*)::int as n, max(created_at) as last from orders where store_id = $1`,
+      [storeId],
+    );
     return {
       events: events.rows[0].n,
       placed: orders.rows[0].n,
@@ -158,9 +209,15 @@ export const connectorIngestScenario: Scenario = {
       const product = await fetch(`${ctx.baseUrl}/api/reseller/v1/reseller-products`, {
         method: 'POST',
         headers: { ...apiHeaders(key), 'content-type': 'application/json' },
-        body: JSON.stringify({ sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }),
+        body: JSON.stringify({
+          sku: SKU,
+          title: 'Tulip poster A2',
+          productId: 'posters',
+          fileUrl: `${ctx.fileServerUrl}/flyer.pdf`,
+        }),
       });
-      if (product.status !== 201) throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
+      if (product.status !== 201)
+        throw new Error(`POST /reseller-products answered ${product.status}: ${await product.text()}`);
       if ('measure' in p) {
         rows.push(...(await p.measure(ctx, { id: await seedStore(ctx, p, resellerId, null), key })));
         continue;
@@ -189,14 +246,28 @@ export const connectorIngestScenario: Scenario = {
       // 1. Capacity: STORE_ORDERS webhooks as fast as 50 connections send them; the store
       // orders placed per second end to end (first webhook stored -> last print order placed).
       const cpuBefore = ctx.cpu();
-      const burst = await ctx.measure(`${p.name} webhook ack, ${STORE_ORDERS} sent flat out`, webhooks({ amount: STORE_ORDERS }));
+      const burst = await ctx.measure(
+        `${p.name} webhook ack, ${STORE_ORDERS} sent flat out`,
+        webhooks({ amount: STORE_ORDERS }),
+      );
       rows.push(burst);
       const state = await drained(databaseUrl, storeId);
       // The service's CPU from the first webhook to the last print order, per store order placed.
       const cpuPerOrder = ctx.perUnit(cpuBefore, ctx.cpu(), state.placed);
       const seconds = Math.max(0.001, (state.lastPlaced - state.firstReceived) / 1000);
-      process.stdout.write(`connectors: ${p.name}: ${state.events} webhooks stored, ${state.placed} print orders placed in ${seconds.toFixed(1)} s\n`);
-      rows.push({ name: `${p.name} store orders placed/s (webhook -> print order)`, requests: state.placed, rps: state.placed / seconds, p50: 0, p99: 0, errors: state.events - state.placed, non2xx: 0, ...cpuPerOrder });
+      process.stdout.write(
+        `connectors: ${p.name}: ${state.events} webhooks stored, ${state.placed} print orders placed in ${seconds.toFixed(1)} s\n`,
+      );
+      rows.push({
+        name: `${p.name} store orders placed/s (webhook -> print order)`,
+        requests: state.placed,
+        rps: state.placed / seconds,
+        p50: 0,
+        p99: 0,
+        errors: state.events - state.placed,
+        non2xx: 0,
+        ...cpuPerOrder,
+      });
 
       // 2. Acknowledgement latency at the target rate: ACK_RATE webhooks a second (each a new
       // order the service places meanwhile), the way a platform delivers them, not a closed loop
@@ -212,7 +283,9 @@ export const connectorIngestScenario: Scenario = {
       });
       rows.push(paced);
       const after = await drained(databaseUrl, storeId);
-      process.stdout.write(`connectors: ${p.name}: paced run: ${after.events - state.events} webhooks stored, ${after.placed - state.placed} more print orders placed\n`);
+      process.stdout.write(
+        `connectors: ${p.name}: paced run: ${after.events - state.events} webhooks stored, ${after.placed - state.placed} more print orders placed\n`,
+      );
     }
     return rows;
   },
@@ -242,7 +315,10 @@ export const listingsScenario: Scenario = {
     await client.connect();
     try {
       // The connectors scenario's WooCommerce store has the same address (the file server): one connected store per address.
-      await client.query(`update stores set status = 'disconnected', disconnected_at = now() where platform = $1 and external_id = $2 and status = 'connected'`, [woo.platform, woo.externalId(ctx)]);
+      await client.query(
+        `update stores set status = 'disconnected', disconnected_at = now() where platform = $1 and external_id = $2 and status = 'connected'`,
+        [woo.platform, woo.externalId(ctx)],
+      );
       const storeId = await seedStore(ctx, woo, resellerId, randomBytes(32).toString('hex'));
       const syncedAt = async () => {
         const row = await client.query(`select listings_synced_at from stores where id = $1`, [storeId]);
@@ -251,7 +327,10 @@ export const listingsScenario: Scenario = {
       // Seeded as synced (so the connectors scenario's stores sync nothing): the run measured ends after it.
       const seeded = await syncedAt();
       const started = Date.now();
-      const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/stores/${storeId}/sync`, { method: 'POST', headers: apiHeaders(key) });
+      const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/stores/${storeId}/sync`, {
+        method: 'POST',
+        headers: apiHeaders(key),
+      });
       if (res.status !== 202) throw new Error(`POST /stores/{id}/sync answered ${res.status}: ${await res.text()}`);
       const deadline = Date.now() + 600_000;
       let ended = 0;
@@ -262,10 +341,23 @@ export const listingsScenario: Scenario = {
         }
         await new Promise((r) => setTimeout(r, 100));
       }
-      const count = (await client.query(`select count(*)::int as n from store_listings where store_id = $1`, [storeId])).rows[0].n as number;
+      const count = (await client.query(`select count(*)::int as n from store_listings where store_id = $1`, [storeId]))
+        .rows[0].n as number;
       const seconds = Math.max(0.001, ((ended || Date.now()) - started) / 1000);
-      process.stdout.write(`listings: WooCommerce: ${count} of ${LISTINGS} listings synced in ${seconds.toFixed(1)} s${ended ? '' : ' (timed out)'}\n`);
-      return [{ name: `WooCommerce listings synced/s (${LISTINGS}, 100 a page, 4 calls/s)`, requests: count, rps: count / seconds, p50: 0, p99: 0, errors: LISTINGS - count, non2xx: 0 }];
+      process.stdout.write(
+        `listings: WooCommerce: ${count} of ${LISTINGS} listings synced in ${seconds.toFixed(1)} s${ended ? '' : ' (timed out)'}\n`,
+      );
+      return [
+        {
+          name: `WooCommerce listings synced/s (${LISTINGS}, 100 a page, 4 calls/s)`,
+          requests: count,
+          rps: count / seconds,
+          p50: 0,
+          p99: 0,
+          errors: LISTINGS - count,
+          non2xx: 0,
+        },
+      ];
     } finally {
       await client.end();
     }

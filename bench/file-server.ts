@@ -14,12 +14,23 @@ import { tinyPdf } from '../core/test/print-files/print-file-fixtures.ts';
 const LISTINGS = Number(process.env.BENCH_LISTINGS ?? 10_000);
 
 /** A page of the synthetic catalogue, with WooCommerce's paging headers. */
-function wooPage(url: URL, total: number, item: (i: number) => unknown): { headers: Record<string, string>; body: string } {
+function wooPage(
+  url: URL,
+  total: number,
+  item: (i: number) => unknown,
+): { headers: Record<string, string>; body: string } {
   const perPage = Number(url.searchParams.get('per_page') ?? 10);
   const page = Number(url.searchParams.get('page') ?? 1);
   const items = [];
   for (let i = (page - 1) * perPage; i < Math.min(total, page * perPage); i++) items.push(item(i));
-  return { headers: { 'content-type': 'application/json', 'x-wp-total': String(total), 'x-wp-totalpages': String(Math.max(1, Math.ceil(total / perPage))) }, body: JSON.stringify(items) };
+  return {
+    headers: {
+      'content-type': 'application/json',
+      'x-wp-total': String(total),
+      'x-wp-totalpages': String(Math.max(1, Math.ceil(total / perPage))),
+    },
+    body: JSON.stringify(items),
+  };
 }
 
 const receipts: Array<[at: number, latency: number]> = [];
@@ -37,14 +48,22 @@ const host = await startHttpsServer((req, res, body) => {
       res.writeHead(400).end();
     }
   } else if (url.pathname === '/wp-json/wc/v3/products') {
-    const page = wooPage(url, LISTINGS, (i) => ({ id: 10_000 + i, name: `Bench product ${i}`, type: 'simple', status: 'publish', sku: `BENCH-${i}` }));
+    const page = wooPage(url, LISTINGS, (i) => ({
+      id: 10_000 + i,
+      name: `Bench product ${i}`,
+      type: 'simple',
+      status: 'publish',
+      sku: `BENCH-${i}`,
+    }));
     res.writeHead(200, page.headers).end(page.body);
   } else if (url.pathname === '/wp-json/wc/v3/orders' || url.pathname === '/wp-json/wc/v3/webhooks') {
     const page = wooPage(url, 0, () => null);
     res.writeHead(200, page.headers).end(page.body);
   } else if (url.pathname === '/receipts') {
     const from = Number(url.searchParams.get('from') ?? 0);
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count: receipts.length, refused, receipts: receipts.slice(from) }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ count: receipts.length, refused, receipts: receipts.slice(from) }));
   } else {
     res.writeHead(404).end();
   }

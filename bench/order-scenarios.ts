@@ -3,7 +3,15 @@ import pg from 'pg';
 import type autocannon from 'autocannon';
 import { apiHeaders, benchReseller, type BenchContext, type Scenario } from './scenarios.ts';
 
-export const RECIPIENT = { name: 'Bench Recipient', email: 'r@example.nl', phone: '+31 6 1234 5678', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
+export const RECIPIENT = {
+  name: 'Bench Recipient',
+  email: 'r@example.nl',
+  phone: '+31 6 1234 5678',
+  address1: 'Dam 1',
+  postalCode: '1012 JS',
+  city: 'Amsterdam',
+  country: 'NL',
+};
 
 const RESELLERS = Number(process.env.BENCH_RESELLERS ?? 10);
 /** Orders a second offered in the paced run (BENCH_ORDER_RATE, default 400: the target). */
@@ -32,7 +40,10 @@ async function fundedResellers(ctx: BenchContext, count: number): Promise<string
 export const placeOrdersScenario: Scenario = {
   name: 'orders',
   async run(ctx) {
-    const body = JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }], recipient: RECIPIENT });
+    const body = JSON.stringify({
+      lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }],
+      recipient: RECIPIENT,
+    });
     const results = [];
     for (const count of [1, RESELLERS]) {
       const keys = await fundedResellers(ctx, count);
@@ -51,7 +62,11 @@ export const placeOrdersScenario: Scenario = {
               path: '/api/reseller/v1/orders',
               setupRequest: (req: autocannon.Request) => ({
                 ...req,
-                headers: { ...req.headers, authorization: `Bearer ${keys[n++ % keys.length]}`, 'idempotency-key': randomUUID() },
+                headers: {
+                  ...req.headers,
+                  authorization: `Bearer ${keys[n++ % keys.length]}`,
+                  'idempotency-key': randomUUID(),
+                },
               }),
             },
           ],
@@ -66,7 +81,11 @@ export const placeOrdersScenario: Scenario = {
         next: (i) => ({
           method: 'POST',
           path: '/api/reseller/v1/orders',
-          headers: { ...apiHeaders(keys[i % keys.length]!), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+          headers: {
+            ...apiHeaders(keys[i % keys.length]!),
+            'content-type': 'application/json',
+            'idempotency-key': randomUUID(),
+          },
           body,
         }),
       }),
@@ -83,7 +102,11 @@ export async function benchResellerId(ctx: BenchContext, key: string): Promise<s
 export async function topUp(ctx: BenchContext, resellerId: string, amountCents: number): Promise<void> {
   await fetch(`${ctx.baseUrl}/admin/v1/resellers/${resellerId}/wallet/top-ups`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${ctx.adminToken}`, 'user-agent': 'print-api-bench/1.0', 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${ctx.adminToken}`,
+      'user-agent': 'print-api-bench/1.0',
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ amountCents }),
   });
 }
@@ -133,7 +156,9 @@ export const listOrdersScenario: Scenario = {
       // A page deep inside the list: the cursor of the 5th page of 100.
       let cursor = '';
       for (let i = 0; i < 5; i++) {
-        const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/orders?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: apiHeaders(key) });
+        const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/orders?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+          headers: apiHeaders(key),
+        });
         cursor = ((await res.json()) as { nextCursor: string }).nextCursor;
       }
       results.push(
@@ -144,7 +169,10 @@ export const listOrdersScenario: Scenario = {
       );
     }
     const [small, large] = results;
-    if (small && large) process.stdout.write(`order-pages: p50 at 1M / p50 at 10k = ${(large.p50 / Math.max(small.p50, 0.001)).toFixed(2)}; req/s at 10k / at 1M = ${(small.rps / large.rps).toFixed(2)}\n`);
+    if (small && large)
+      process.stdout.write(
+        `order-pages: p50 at 1M / p50 at 10k = ${(large.p50 / Math.max(small.p50, 0.001)).toFixed(2)}; req/s at 10k / at 1M = ${(small.rps / large.rps).toFixed(2)}\n`,
+      );
     return results;
   },
 };

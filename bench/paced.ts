@@ -19,7 +19,13 @@ export type PacedResult = Omit<Measured, 'name' | 'cpuUsPerRequest' | 'apiCpuUsP
  * it held back (coordinated omission). autocannon's `overallRate` instead lets every connection
  * send its share of a second at the start of that second: a burst once a second, not a rate.
  */
-export async function pacedRun(opts: { baseUrl: string; rate: number; durationSeconds: number; connections: number; next: (i: number) => PacedRequest }): Promise<PacedResult> {
+export async function pacedRun(opts: {
+  baseUrl: string;
+  rate: number;
+  durationSeconds: number;
+  connections: number;
+  next: (i: number) => PacedRequest;
+}): Promise<PacedResult> {
   const url = new URL(opts.baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: opts.connections });
   const total = Math.max(1, Math.round(opts.rate * opts.durationSeconds));
@@ -34,7 +40,14 @@ export async function pacedRun(opts: { baseUrl: string; rate: number; durationSe
     new Promise<void>((resolve) => {
       const r = opts.next(i);
       const req = request(
-        { host: url.hostname, port: url.port, method: r.method, path: r.path, headers: { ...r.headers, ...(r.body ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) }, agent },
+        {
+          host: url.hostname,
+          port: url.port,
+          method: r.method,
+          path: r.path,
+          headers: { ...r.headers, ...(r.body ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}) },
+          agent,
+        },
         (res) => {
           res.resume();
           res.on('end', () => {
@@ -61,6 +74,9 @@ export async function pacedRun(opts: { baseUrl: string; rate: number; durationSe
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (p: number) => (latencies.length === 0 ? 0 : Math.round(latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!));
+  const at = (p: number) =>
+    latencies.length === 0
+      ? 0
+      : Math.round(latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)]!);
   return { requests: latencies.length, rps: latencies.length / seconds, p50: at(50), p99: at(99), errors, non2xx };
 }

@@ -15,7 +15,15 @@ import { testCertificates } from '../core/test/helpers/tls.ts';
 import { pacedRun, type PacedRequest } from './paced.ts';
 
 // order-pages seeds a million orders: it runs last, so the others measure an ordinary database.
-const scenarios: Scenario[] = [authScenario, catalogScenario, placeOrdersScenario, webhookDeliveryScenario, connectorIngestScenario, listingsScenario, listOrdersScenario];
+const scenarios: Scenario[] = [
+  authScenario,
+  catalogScenario,
+  placeOrdersScenario,
+  webhookDeliveryScenario,
+  connectorIngestScenario,
+  listingsScenario,
+  listOrdersScenario,
+];
 
 /**
  * `npm run bench`: starts a bare Express baseline and the service (PostgreSQL + Redis when
@@ -41,21 +49,44 @@ const root = path.resolve(import.meta.dirname, '..');
 
 async function reachable(): Promise<{ pg: boolean; redis: boolean }> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1500 });
-  const pgUp = await client.connect().then(() => true, () => false);
+  const pgUp = await client.connect().then(
+    () => true,
+    () => false,
+  );
   await client.end().catch(() => undefined);
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  const redisUp = await redis.connect().then(() => true, () => false);
+  const redisUp = await redis.connect().then(
+    () => true,
+    () => false,
+  );
   redis.disconnect();
   return { pg: pgUp, redis: redisUp };
 }
 
-function startChild(script: string, env: Record<string, string>, ready?: RegExp): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
+function startChild(
+  script: string,
+  env: Record<string, string>,
+  ready?: RegExp,
+): Promise<{ child: ChildProcess; port: number; announced: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE && script.includes('main') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), ...(script.includes('main') ? (process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []) : []), script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROFILE && script.includes('main')
+          ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE]
+          : []),
+        ...(script.includes('main') ? (process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []) : []),
+        script,
+      ],
+      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
-      const port = /"port":(\d+)/.exec(out)?.[1] ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? (ready?.test(out) ? '0' : undefined);
+      const port =
+        /"port":(\d+)/.exec(out)?.[1] ??
+        /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ??
+        (ready?.test(out) ? '0' : undefined);
       if (port) {
         child.stdout!.off('data', onData);
         child.stdout!.resume();
@@ -143,9 +174,16 @@ function cpuOfMeasured(): CpuReading | undefined {
 }
 
 /** CPU per request between two readings: of all measured processes, and of the API process alone. */
-function cpuPerRequest(before: CpuReading | undefined, after: CpuReading | undefined, requests: number): Pick<Measured, 'cpuUsPerRequest' | 'apiCpuUsPerRequest'> {
+function cpuPerRequest(
+  before: CpuReading | undefined,
+  after: CpuReading | undefined,
+  requests: number,
+): Pick<Measured, 'cpuUsPerRequest' | 'apiCpuUsPerRequest'> {
   if (!before || !after || requests <= 0) return {};
-  return { cpuUsPerRequest: (after.all - before.all) / requests, apiCpuUsPerRequest: (after.first - before.first) / requests };
+  return {
+    cpuUsPerRequest: (after.all - before.all) / requests,
+    apiCpuUsPerRequest: (after.first - before.first) / requests,
+  };
 }
 
 /**
@@ -177,7 +215,10 @@ export async function measure(name: string, opts: autocannon.Options & { warmUp?
  * (bench/paced.ts), latency from when each was due. For latency at a given load, where
  * autocannon's `overallRate` would send each second's requests as one burst.
  */
-export async function measurePaced(name: string, opts: { baseUrl: string; rate: number; next: (i: number) => PacedRequest }): Promise<Measured> {
+export async function measurePaced(
+  name: string,
+  opts: { baseUrl: string; rate: number; next: (i: number) => PacedRequest },
+): Promise<Measured> {
   const cpuBefore = cpuOfMeasured();
   const result = await pacedRun({ ...opts, durationSeconds: DURATION, connections: CONNECTIONS });
   const cpuAfter = cpuOfMeasured();
@@ -249,14 +290,34 @@ async function main(): Promise<void> {
     const split = TOPOLOGY === 'split' && env.DATABASE_URL !== undefined && env.REDIS_URL !== undefined;
     const service = await startChild('core/src/main.ts', { ...env, ...(split ? { ROLE: 'api' } : {}) });
     children.push(service.child);
-    const worker = split ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/) : undefined;
+    const worker = split
+      ? await startChild('core/src/main.ts', { ...env, ROLE: 'worker' }, /worker started/)
+      : undefined;
     if (worker) children.push(worker.child);
     const baseUrl = `http://127.0.0.1:${service.port}`;
-    const ctx: BenchContext = { baseUrl, fileServerUrl: String(files.announced.url), fileServerCa: String(files.announced.ca), adminToken, measure, measurePaced, cpu: cpuOfMeasured, perUnit: cpuPerRequest, env, root, connections: CONNECTIONS, duration: DURATION };
+    const ctx: BenchContext = {
+      baseUrl,
+      fileServerUrl: String(files.announced.url),
+      fileServerCa: String(files.announced.ca),
+      adminToken,
+      measure,
+      measurePaced,
+      cpu: cpuOfMeasured,
+      perUnit: cpuPerRequest,
+      env,
+      root,
+      connections: CONNECTIONS,
+      duration: DURATION,
+    };
 
-    process.stdout.write(`\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`);
+    process.stdout.write(
+      `\nprint-api bench — ${backend}; ${worker ? 'one API process + one worker process' : 'one process (API and workers)'}; ${CONNECTIONS} connections, ${DURATION} s per scenario, node ${process.version}\n\n`,
+    );
     measuredPids = [baseline.child.pid!];
-    const base = await measure('baseline: bare Express GET /json', { url: `http://127.0.0.1:${baseline.port}/json`, warmUp: true });
+    const base = await measure('baseline: bare Express GET /json', {
+      url: `http://127.0.0.1:${baseline.port}/json`,
+      warmUp: true,
+    });
     measuredPids = [service.child.pid, worker?.child.pid].filter((pid): pid is number => pid !== undefined);
     const rows: Array<Measured & { ratio?: number }> = [base];
     for (const scenario of scenarios) {

@@ -57,7 +57,10 @@ export const webhookDeliveryScenario: Scenario = {
       if (res.status !== 201) throw new Error(`POST /webhooks answered ${res.status}: ${await res.text()}`);
       endpointIds.push(((await res.json()) as { data: { id: string } }).data.id);
     }
-    const body = JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }], recipient: RECIPIENT });
+    const body = JSON.stringify({
+      lines: [{ productId: 'business-cards', quantity: 250, fileUrl: `${ctx.fileServerUrl}/flyer.pdf` }],
+      recipient: RECIPIENT,
+    });
     const place = (name: string, extra: Partial<autocannon.Options>) =>
       ctx.measure(name, {
         url: `${ctx.baseUrl}/api/reseller/v1/orders`,
@@ -65,14 +68,25 @@ export const webhookDeliveryScenario: Scenario = {
         headers: { ...apiHeaders(key), 'content-type': 'application/json' },
         body,
         ...extra,
-        requests: [{ method: 'POST', path: '/api/reseller/v1/orders', setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/reseller/v1/orders',
+            setupRequest: (req: autocannon.Request) => ({
+              ...req,
+              headers: { ...req.headers, 'idempotency-key': randomUUID() },
+            }),
+          },
+        ],
       } as autocannon.Options);
     /** Receipts from `from` on, once the backlog has drained (nothing arrived for 3 s). */
     const drained = async (from: number) => {
       await settle(async () => (await receipts(0)).count, 3000, 180_000);
       const got = await receipts(from);
       if (got.receipts.length === 0) {
-        const log = await fetch(`${ctx.baseUrl}/api/reseller/v1/webhooks/${endpointIds[0]}/deliveries?limit=1`, { headers: apiHeaders(key) });
+        const log = await fetch(`${ctx.baseUrl}/api/reseller/v1/webhooks/${endpointIds[0]}/deliveries?limit=1`, {
+          headers: apiHeaders(key),
+        });
         throw new Error(`webhooks: nothing arrived; the first endpoint's delivery log: ${await log.text()}`);
       }
       return got;
@@ -87,7 +101,15 @@ export const webhookDeliveryScenario: Scenario = {
         if (at > last) last = at;
       }
       const latencies = got.receipts.map(([, latency]) => latency).sort((a, b) => a - b);
-      return { name, requests: times.length, rps: times.length / Math.max(0.001, (last - first) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors: got.refused, non2xx: 0 };
+      return {
+        name,
+        requests: times.length,
+        rps: times.length / Math.max(0.001, (last - first) / 1000),
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        errors: got.refused,
+        non2xx: 0,
+      };
     };
 
     // 1. Capacity: orders as fast as 50 connections place them; deliveries/s at the receiver
@@ -101,8 +123,13 @@ export const webhookDeliveryScenario: Scenario = {
     // Every event of an order goes to every endpoint: a whole number of ENDPOINTS per order.
     // (Orders still in flight when autocannon stops are placed but not counted, so the raw
     // ratio is a little high.)
-    const perOrder = Math.max(ENDPOINTS, ENDPOINTS * Math.floor(burst.receipts.length / Math.max(1, flatOut.requests) / ENDPOINTS));
-    process.stdout.write(`webhooks: ${burst.receipts.length} deliveries of ${flatOut.requests} orders' events to ${ENDPOINTS} endpoints (${perOrder.toFixed(1)} per order)\n`);
+    const perOrder = Math.max(
+      ENDPOINTS,
+      ENDPOINTS * Math.floor(burst.receipts.length / Math.max(1, flatOut.requests) / ENDPOINTS),
+    );
+    process.stdout.write(
+      `webhooks: ${burst.receipts.length} deliveries of ${flatOut.requests} orders' events to ${ENDPOINTS} endpoints (${perOrder.toFixed(1)} per order)\n`,
+    );
 
     // 2. Latency at the target rate: orders paced so that their events make RATE deliveries a
     // second, the latency from each event's commit to its receipt.
@@ -111,10 +138,17 @@ export const webhookDeliveryScenario: Scenario = {
     const paced = await ctx.measurePaced(`POST /orders at ${ordersPerSecond}/s (about ${RATE} deliveries/s)`, {
       baseUrl: ctx.baseUrl,
       rate: ordersPerSecond,
-      next: () => ({ method: 'POST', path: '/api/reseller/v1/orders', headers: { ...apiHeaders(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body }),
+      next: () => ({
+        method: 'POST',
+        path: '/api/reseller/v1/orders',
+        headers: { ...apiHeaders(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body,
+      }),
     });
     const steady = await drained(start + burst.receipts.length);
-    process.stdout.write(`webhooks: paced run: ${steady.receipts.length} deliveries of ${paced.requests} orders' events\n`);
+    process.stdout.write(
+      `webhooks: paced run: ${steady.receipts.length} deliveries of ${paced.requests} orders' events\n`,
+    );
     return [
       flatOut,
       { ...deliveries('webhook deliveries/s flat out; p50/p99 = commit -> receipt', burst), ...cpuPerDelivery },

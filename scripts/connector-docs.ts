@@ -31,7 +31,9 @@ export function settingsSection(connectors: Array<Connector<any, any>>): string 
       // What the connector gets when the variable is not set: its default, nothing, or a refusal.
       const unset = field.safeParse(undefined);
       const fallback = !unset.success ? 'required' : unset.data === undefined ? 'unset' : `\`${String(unset.data)}\``;
-      rows.push(`| ${settingVariable(manifest.platform, key)} | ${cell(manifest.displayName)} | ${cell(fallback)} | ${cell(field.description ?? '')} |`);
+      rows.push(
+        `| ${settingVariable(manifest.platform, key)} | ${cell(manifest.displayName)} | ${cell(fallback)} | ${cell(field.description ?? '')} |`,
+      );
     }
   }
   return [

@@ -17,7 +17,10 @@ export async function generateOpenApi(publicUrl = 'https://print-api.example'): 
 }
 
 /** What `read` takes from the composed service's express app (its locals: route tables, the OpenAPI document). */
-export async function withComposedApp<T>(read: (app: Express) => T, publicUrl = 'https://print-api.example'): Promise<T> {
+export async function withComposedApp<T>(
+  read: (app: Express) => T,
+  publicUrl = 'https://print-api.example',
+): Promise<T> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-openapi-'));
   try {
     const config = configSchema.parse({

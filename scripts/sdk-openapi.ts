@@ -23,7 +23,9 @@ export const TYPES_FILE = path.join(SDK_DIR, 'src/generated/api.ts');
  * instance with the defaults of `npm start` (every connector, none configured), so the result
  * does not depend on this machine's environment.
  */
-export async function serviceDocument(overrides: Pick<Overrides, 'pgliteTemplate'> = {}): Promise<Record<string, unknown>> {
+export async function serviceDocument(
+  overrides: Pick<Overrides, 'pgliteTemplate'> = {},
+): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-openapi-'));
   const config = configSchema.parse({
     NODE_ENV: 'test',
@@ -39,7 +41,9 @@ export async function serviceDocument(overrides: Pick<Overrides, 'pgliteTemplate
   const service = await composeService(config, { logger: silentLogger(), connectorEnv: () => ({}), ...overrides });
   try {
     const server = await service.listen();
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${API_BASE}/openapi.json`, { headers: { 'user-agent': 'print-api-sdk-generator/1.0' } });
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${API_BASE}/openapi.json`, {
+      headers: { 'user-agent': 'print-api-sdk-generator/1.0' },
+    });
     if (!res.ok) throw new Error(`openapi.json answered ${res.status}`);
     return (await res.json()) as Record<string, unknown>;
   } finally {
@@ -49,16 +53,23 @@ export async function serviceDocument(overrides: Pick<Overrides, 'pgliteTemplate
 }
 
 /** The two files as they should be (a test passes its migrated database template: seconds sooner). */
-export async function sdkFiles(overrides: Pick<Overrides, 'pgliteTemplate'> = {}): Promise<{ document: string; types: string }> {
+export async function sdkFiles(
+  overrides: Pick<Overrides, 'pgliteTemplate'> = {},
+): Promise<{ document: string; types: string }> {
   const document = `${JSON.stringify(await serviceDocument(overrides), null, 2)}\n`;
   return { document, types: await generateTypes(document) };
 }
 
 async function main(check: boolean): Promise<number> {
   const wanted = await sdkFiles();
-  const current = await Promise.all([readFile(DOCUMENT_FILE, 'utf8').catch(() => ''), readFile(TYPES_FILE, 'utf8').catch(() => '')]);
+  const current = await Promise.all([
+    readFile(DOCUMENT_FILE, 'utf8').catch(() => ''),
+    readFile(TYPES_FILE, 'utf8').catch(() => ''),
+  ]);
   if (check) {
-    const stale = [current[0] !== wanted.document && DOCUMENT_FILE, current[1] !== wanted.types && TYPES_FILE].filter(Boolean);
+    const stale = [current[0] !== wanted.document && DOCUMENT_FILE, current[1] !== wanted.types && TYPES_FILE].filter(
+      Boolean,
+    );
     if (stale.length) process.stderr.write(`Out of date: ${stale.join(', ')}. Run npm run sdk:generate.\n`);
     return stale.length ? 1 : 0;
   }

@@ -20,7 +20,9 @@ import type { Measured } from '../run.ts';
 const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 const MARKETPLACE = 'A1PA6795UKMFR9';
 const SELLER = 'ABENCHSELLER0001';
-const wanted = (!process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes('connectors')) && (!process.env.BENCH_PLATFORMS || process.env.BENCH_PLATFORMS.split(',').includes('amazon'));
+const wanted =
+  (!process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes('connectors')) &&
+  (!process.env.BENCH_PLATFORMS || process.env.BENCH_PLATFORMS.split(',').includes('amazon'));
 const run = randomBytes(3).toString('hex');
 const base = Date.now();
 
@@ -33,9 +35,30 @@ function order(i: number): Record<string, unknown> {
     lastUpdatedTime: at,
     salesChannel: { channelName: 'AMAZON', marketplaceId: MARKETPLACE, marketplaceName: 'Amazon.de' },
     buyer: { buyerName: 'Ada Weber', buyerEmail: 'bench-buyer@marketplace.amazon.de' },
-    recipient: { deliveryAddress: { name: 'Ada Weber', addressLine1: 'Kastanienallee 12', city: 'Berlin', stateOrRegion: 'Berlin', postalCode: '10435', countryCode: 'DE', addressType: 'RESIDENTIAL' } },
+    recipient: {
+      deliveryAddress: {
+        name: 'Ada Weber',
+        addressLine1: 'Kastanienallee 12',
+        city: 'Berlin',
+        stateOrRegion: 'Berlin',
+        postalCode: '10435',
+        countryCode: 'DE',
+        addressType: 'RESIDENTIAL',
+      },
+    },
     fulfillment: { fulfillmentStatus: 'UNSHIPPED', fulfilledBy: 'MERCHANT', fulfillmentServiceLevel: 'STANDARD' },
-    orderItems: [{ orderItemId: `${String(i).padStart(10, '0')}0001`, quantityOrdered: 1, product: { asin: 'B0BENCH001', title: 'Tulip poster A2', sellerSku: 'POSTER-TULIPS', price: { unitPrice: { amount: '24.99', currencyCode: 'EUR' } } } }],
+    orderItems: [
+      {
+        orderItemId: `${String(i).padStart(10, '0')}0001`,
+        quantityOrdered: 1,
+        product: {
+          asin: 'B0BENCH001',
+          title: 'Tulip poster A2',
+          sellerSku: 'POSTER-TULIPS',
+          price: { unitPrice: { amount: '24.99', currencyCode: 'EUR' } },
+        },
+      },
+    ],
     packages: [],
   };
 }
@@ -46,17 +69,27 @@ if (wanted) {
   const amazon = createServer({ cert, key }, (req, res) => {
     req.resume();
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const json = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.headers['x-amz-access-token'] !== 'Atza|bench-access-token') return json(403, { errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: '' }] });
+    const json = (status: number, body: unknown) =>
+      void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.headers['x-amz-access-token'] !== 'Atza|bench-access-token')
+      return json(403, {
+        errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: '' }],
+      });
     if (url.pathname === '/orders/2026-01-01/orders') {
       const from = Number(url.searchParams.get('paginationToken') ?? 0);
       const size = Number(url.searchParams.get('maxResultsPerPage') ?? 100);
       const orders = [];
       for (let i = from; i < Math.min(STORE_ORDERS, from + size); i++) orders.push(order(i));
-      return json(200, { orders, lastUpdatedBefore: new Date().toISOString(), ...(from + size < STORE_ORDERS ? { pagination: { nextToken: String(from + size) } } : {}) });
+      return json(200, {
+        orders,
+        lastUpdatedBefore: new Date().toISOString(),
+        ...(from + size < STORE_ORDERS ? { pagination: { nextToken: String(from + size) } } : {}),
+      });
     }
     if (url.pathname.startsWith('/listings/2021-08-01/items/')) return json(200, { numberOfResults: 0, items: [] });
-    return json(404, { errors: [{ code: 'NotFound', message: `${url.pathname} is not served by the bench`, details: '' }] });
+    return json(404, {
+      errors: [{ code: 'NotFound', message: `${url.pathname} is not served by the bench`, details: '' }],
+    });
   });
   await new Promise<void>((resolve) => amazon.listen(0, '127.0.0.1', resolve));
   // Never what keeps the bench running once it is done.
@@ -75,7 +108,11 @@ async function placedCount(databaseUrl: string, storeId: string): Promise<{ plac
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const row = (await client.query(`select count(*)::int as n, max(created_at) as last from orders where store_id = $1`, [storeId])).rows[0];
+    const row = (
+      await client.query(`select count(*)::int as n, max(created_at) as last from orders where store_id = $1`, [
+        storeId,
+      ])
+    ).rows[0];
     return { placed: row.n, last: row.last ? new Date(row.last).getTime() : 0 };
   } finally {
     await client.end();
@@ -99,7 +136,10 @@ export const amazonBench = {
   async measure(ctx: BenchContext, store: { id: string; key: string }): Promise<Measured[]> {
     const databaseUrl = ctx.env.DATABASE_URL!;
     const started = Date.now();
-    const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/stores/${store.id}/sync`, { method: 'POST', headers: { authorization: `Bearer ${store.key}` } });
+    const res = await fetch(`${ctx.baseUrl}/api/reseller/v1/stores/${store.id}/sync`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${store.key}` },
+    });
     if (res.status !== 202) throw new Error(`POST /stores/{id}/sync answered ${res.status}: ${await res.text()}`);
     const deadline = Date.now() + 300_000;
     let state = await placedCount(databaseUrl, store.id);
@@ -108,7 +148,19 @@ export const amazonBench = {
       state = await placedCount(databaseUrl, store.id);
     }
     const seconds = Math.max(0.001, ((state.last || Date.now()) - started) / 1000);
-    process.stdout.write(`connectors: Amazon: ${state.placed} of ${STORE_ORDERS} orders placed from ${Math.ceil(STORE_ORDERS / 100)} searchOrders pages in ${seconds.toFixed(1)} s\n`);
-    return [{ name: `Amazon store orders placed/s (sync pages of 100 -> print order)`, requests: state.placed, rps: state.placed / seconds, p50: 0, p99: 0, errors: STORE_ORDERS - state.placed, non2xx: 0 }];
+    process.stdout.write(
+      `connectors: Amazon: ${state.placed} of ${STORE_ORDERS} orders placed from ${Math.ceil(STORE_ORDERS / 100)} searchOrders pages in ${seconds.toFixed(1)} s\n`,
+    );
+    return [
+      {
+        name: `Amazon store orders placed/s (sync pages of 100 -> print order)`,
+        requests: state.placed,
+        rps: state.placed / seconds,
+        p50: 0,
+        p99: 0,
+        errors: STORE_ORDERS - state.placed,
+        non2xx: 0,
+      },
+    ];
   },
 };

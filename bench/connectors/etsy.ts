@@ -26,7 +26,15 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 server.unref();
 const address = server.address();
 const url = `https://localhost:${typeof address === 'object' && address ? address.port : 0}`;
-Object.assign(process.env, etsy.serve({ url, route: () => undefined, fallback: (h) => void (handler = h), close: async () => void server.close() }));
+Object.assign(
+  process.env,
+  etsy.serve({
+    url,
+    route: () => undefined,
+    fallback: (h) => void (handler = h),
+    close: async () => void server.close(),
+  }),
+);
 const shop = etsy.addShop();
 const tokens = etsy.issueTokens(shop);
 

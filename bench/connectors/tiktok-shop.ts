@@ -1,6 +1,11 @@
 import { createServer } from 'node:https';
 import { answerWith } from '@print-api/connector-kit/testing';
-import { APP, FakeTikTokShopPlatform, tiktokId, tiktokOrderOf } from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
+import {
+  APP,
+  FakeTikTokShopPlatform,
+  tiktokId,
+  tiktokOrderOf,
+} from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
 import { webhookSignature } from '../../connectors/tiktok-shop/src/signing.ts';
 import { testCertificates } from '../../core/test/helpers/tls.ts';
 import type { Platform } from '../connector-scenarios.ts';
@@ -23,7 +28,10 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 server.unref();
 const address = server.address();
 const url = `https://localhost:${typeof address === 'object' && address ? address.port : 0}`;
-Object.assign(process.env, tiktok.serve({ url, route: () => undefined, fallback: () => undefined, close: async () => void server.close() }));
+Object.assign(
+  process.env,
+  tiktok.serve({ url, route: () => undefined, fallback: () => undefined, close: async () => void server.close() }),
+);
 const shop = tiktok.addShop({ name: 'Bench Prints DE' });
 const tokens = tiktok.issueToken([shop.id]);
 
@@ -55,7 +63,16 @@ export const tiktokShopBench: Platform = {
   delivery: (_ctx, _n, secret) => {
     const order = tiktokOrderOf({ id: tiktokId(), paid: true, lines: [{ sku: 'POSTER-TULIPS', quantity: 1 }] });
     tiktok.save(shop, order);
-    const body = JSON.stringify({ type: 1, tts_notification_id: tiktokId(), shop_id: shop.id, timestamp: Math.floor(Date.now() / 1000), data: { is_on_hold_order: false, order_id: order.id, order_status: order.status, update_time: order.update_time } });
-    return { body, headers: { 'content-type': 'application/json', authorization: webhookSignature(APP.appKey, secret, body) } };
+    const body = JSON.stringify({
+      type: 1,
+      tts_notification_id: tiktokId(),
+      shop_id: shop.id,
+      timestamp: Math.floor(Date.now() / 1000),
+      data: { is_on_hold_order: false, order_id: order.id, order_status: order.status, update_time: order.update_time },
+    });
+    return {
+      body,
+      headers: { 'content-type': 'application/json', authorization: webhookSignature(APP.appKey, secret, body) },
+    };
   },
 };

@@ -9,7 +9,11 @@ import type { Platform } from '../connector-scenarios.ts';
  * process.env), and its private key signs the
  * deliveries here as Wix signs them (an RS256 JWT body, three levels of JSON strings).
  */
-const keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const keys = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
 /** Parsed once: signing with the PEM text would parse it for every delivery. */
 const signingKey = createPrivateKey(keys.privateKey);
 const APP_ID = 'b3a1c0de-0000-4000-8000-00000000be01';
@@ -29,11 +33,37 @@ const signed = new Map<number, SignedWebhook>();
 /** Store order number `n` as a signed `order_payment_status_updated` delivery. */
 function sign(n: number): SignedWebhook {
   const now = new Date().toISOString();
-  const order = { ...wixOrder, id: randomUUID(), number: String(200_000 + n), createdDate: now, updatedDate: now, shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } } };
-  const event = { id: randomUUID(), entityFqdn: 'wix.ecom.v1.order', slug: 'payment_status_updated', entityId: order.id, eventTime: now, actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } } };
-  const envelope = { data: JSON.stringify(event), instanceId: INSTANCE, eventType: 'wix.ecom.v1.order_payment_status_updated', identity: JSON.stringify({ identityType: 'APP' }) };
+  const order = {
+    ...wixOrder,
+    id: randomUUID(),
+    number: String(200_000 + n),
+    createdDate: now,
+    updatedDate: now,
+    shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } },
+  };
+  const event = {
+    id: randomUUID(),
+    entityFqdn: 'wix.ecom.v1.order',
+    slug: 'payment_status_updated',
+    entityId: order.id,
+    eventTime: now,
+    actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } },
+  };
+  const envelope = {
+    data: JSON.stringify(event),
+    instanceId: INSTANCE,
+    eventType: 'wix.ecom.v1.order_payment_status_updated',
+    identity: JSON.stringify({ identityType: 'APP' }),
+  };
   const iat = Math.floor(Date.now() / 1000);
-  return { body: signRs256Jwt({ data: JSON.stringify(envelope), iat, exp: iat + 3600, iss: 'wix.com', aud: APP_ID }, signingKey, { kid: 'bench' }), headers: { 'content-type': 'text/plain' } };
+  return {
+    body: signRs256Jwt(
+      { data: JSON.stringify(envelope), iat, exp: iat + 3600, iss: 'wix.com', aud: APP_ID },
+      signingKey,
+      { kid: 'bench' },
+    ),
+    headers: { 'content-type': 'text/plain' },
+  };
 }
 
 /**
@@ -47,7 +77,11 @@ export const wixBench: Platform = {
   platform: 'WIX',
   appLevelWebhooks: true,
   externalId: () => INSTANCE,
-  credentials: () => ({ instanceId: INSTANCE, accessToken: `OauthNG.JWS.bench-${randomUUID()}`, expiresAt: new Date(Date.now() + 4 * 3600_000).toISOString() }),
+  credentials: () => ({
+    instanceId: INSTANCE,
+    accessToken: `OauthNG.JWS.bench-${randomUUID()}`,
+    expiresAt: new Date(Date.now() + 4 * 3600_000).toISOString(),
+  }),
   secret: () => keys.privateKey,
   storeSecret: false,
   // RSA signing costs milliseconds of the bench's own CPU: the deliveries are signed ahead, off the clock.

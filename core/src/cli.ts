@@ -14,7 +14,8 @@ import { loadConfig } from './config.ts';
  */
 const LISTEN: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples'> = {
   name: 'listen',
-  usage: '(RESELLER_ID [--mode test|live] | --api-key prk_…) [--forward-to URL] [--events a,b] [--secret whsec_…] [--after evt_…]',
+  usage:
+    '(RESELLER_ID [--mode test|live] | --api-key prk_…) [--forward-to URL] [--events a,b] [--secret whsec_…] [--after evt_…]',
   summary: "stream a reseller's events and deliver them, signed like webhooks, to a local URL",
   details: [
     '--forward-to URL the local receiver, e.g. http://localhost:4000/hooks (left out: events are only printed)',
@@ -68,10 +69,36 @@ function commandHelp(c: Pick<Command, 'name' | 'usage' | 'summary' | 'details' |
 }
 
 async function main(argv: string[]): Promise<number> {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
   for (const n of [
-    'name', 'email', 'phone', 'discount', 'mode', 'scopes', 'amount', 'reference', 'token', 'status', 'carrier', 'tracking-number', 'tracking-url',
-    'search', 'limit', 'cursor', 'state', 'external-id', 'endpoint', 'store', 'url', 'forward-to', 'api-key', 'events', 'secret', 'after',
+    'name',
+    'email',
+    'phone',
+    'discount',
+    'mode',
+    'scopes',
+    'amount',
+    'reference',
+    'token',
+    'status',
+    'carrier',
+    'tracking-number',
+    'tracking-url',
+    'search',
+    'limit',
+    'cursor',
+    'state',
+    'external-id',
+    'endpoint',
+    'store',
+    'url',
+    'forward-to',
+    'api-key',
+    'events',
+    'secret',
+    'after',
   ]) {
     options[n] = { type: 'string' };
   }
@@ -102,7 +129,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   // The global --token is the back-office token; save-card's --token is the card's.
-  const target = resolveTarget(config, { url: values.url as string | undefined, token: command.name === 'save-card' ? undefined : (values.token as string | undefined) });
+  const target = resolveTarget(config, {
+    url: values.url as string | undefined,
+    token: command.name === 'save-card' ? undefined : (values.token as string | undefined),
+  });
   try {
     if (command === LISTEN) {
       const abort = new AbortController();
@@ -117,14 +147,18 @@ async function main(argv: string[]): Promise<number> {
         source: apiKey ? { apiKey } : { resellerId: args[0]!, mode },
         forwardTo: values['forward-to'] as string | undefined,
         secret: values.secret as string | undefined,
-        types: (values.events as string | undefined)?.split(',').map((t) => t.trim()).filter(Boolean),
+        types: (values.events as string | undefined)
+          ?.split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
         after: values.after as string | undefined,
         out: (line) => process.stdout.write(`${line}\n`),
         signal: abort.signal,
       });
       return 0;
     }
-    const print = (value: unknown) => process.stdout.write(`${values.json ? JSON.stringify(value, null, 2) : readable(value)}\n`);
+    const print = (value: unknown) =>
+      process.stdout.write(`${values.json ? JSON.stringify(value, null, 2) : readable(value)}\n`);
     return await (command as Command).run({
       args,
       values: values as Record<string, string | boolean | undefined>,

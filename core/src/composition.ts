@@ -79,10 +79,28 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const origin = () => config.PUBLIC_URL ?? listeningOrigin ?? infra.publicUrl;
   const modules = await composeCoreModules(infra, config, overrides, origin);
   const stores = composeStores(infra, modules);
-  const maintenance = scheduleMaintenance({ logger, intervalMs: overrides.maintenanceIntervalMs ?? 15_000, modules, stores });
+  const maintenance = scheduleMaintenance({
+    logger,
+    intervalMs: overrides.maintenanceIntervalMs ?? 15_000,
+    modules,
+    stores,
+  });
   const app = composeHttpApp(infra, modules, stores, config, overrides);
 
-  const { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, resellerProducts, dashboardLinks, sessions, eventStreams } = modules;
+  const {
+    accounts,
+    wallet,
+    cards,
+    orders,
+    production,
+    quotes,
+    outbox,
+    webhooks,
+    resellerProducts,
+    dashboardLinks,
+    sessions,
+    eventStreams,
+  } = modules;
   const { storesModule, sandbox } = stores;
   const lifecycle = serviceLifecycle({
     config,
@@ -119,7 +137,23 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     logger,
     adminToken: infra.secrets.adminToken,
     generatedAdminToken: infra.secrets.generatedAdminToken,
-    services: { accounts, wallet, cards, orders, production, quotes, outbox, webhooks, maintenance, resellerProducts, stores: storesModule.stores, storesModule, sandbox, dashboardLinks, sessions },
+    services: {
+      accounts,
+      wallet,
+      cards,
+      orders,
+      production,
+      quotes,
+      outbox,
+      webhooks,
+      maintenance,
+      resellerProducts,
+      stores: storesModule.stores,
+      storesModule,
+      sandbox,
+      dashboardLinks,
+      sessions,
+    },
     ...lifecycle,
   };
 }

@@ -14,9 +14,11 @@ const list = z.string().transform((v) =>
 );
 
 const url = (protocols: string[]) =>
-  z.url({ message: `must be a URL (${protocols.join(', ')})` }).refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), {
-    message: `must use ${protocols.join(' or ')}`,
-  });
+  z
+    .url({ message: `must be a URL (${protocols.join(', ')})` })
+    .refine((v) => protocols.some((p) => v.startsWith(`${p}:`)), {
+      message: `must use ${protocols.join(' or ')}`,
+    });
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
@@ -29,7 +31,10 @@ const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const trustProxy = z.string().transform((v, ctx): number | string[] => {
   const text = v.trim();
   if (/^\d+$/.test(text)) return Number(text);
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   const bad = items.find((item) => {
     if (PROXY_NAMES.has(item)) return false;
     const [address, bits, ...rest] = item.split('/');
@@ -38,7 +43,10 @@ const trustProxy = z.string().transform((v, ctx): number | string[] => {
     return bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
   });
   if (items.length === 0 || bad !== undefined) {
-    ctx.addIssue({ code: 'custom', message: `must be a number of proxy hops, or proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated${bad ? ` (not: ${bad})` : ''}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a number of proxy hops, or proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal, comma-separated${bad ? ` (not: ${bad})` : ''}`,
+    });
     return z.NEVER;
   }
   return items;
@@ -83,8 +91,10 @@ export const configSchema = z
   })
   .superRefine((c, ctx) => {
     if (c.NODE_ENV === 'production') {
-      if (!c.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required when NODE_ENV=production' });
-      if (!c.ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });
+      if (!c.ADMIN_TOKEN)
+        ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required when NODE_ENV=production' });
+      if (!c.ENCRYPTION_KEY)
+        ctx.addIssue({ code: 'custom', path: ['ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production' });
     }
     if (c.ROLE !== 'all' && (!c.DATABASE_URL || !c.REDIS_URL)) {
       ctx.addIssue({
@@ -117,9 +127,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * ones left out. Their meaning belongs to the connector: the connector registry checks them
  * against the connector's settings schema (and names the variable at fault).
  */
-export function connectorEnv(platform: string, env: Record<string, string | undefined> = process.env): Record<string, string> {
+export function connectorEnv(
+  platform: string,
+  env: Record<string, string | undefined> = process.env,
+): Record<string, string> {
   const prefix = `CONNECTOR_${platform}_`;
   return Object.fromEntries(
-    Object.entries(env).flatMap(([k, v]) => (k.startsWith(prefix) && v !== undefined && v !== '' ? [[k.slice(prefix.length), v]] : [])),
+    Object.entries(env).flatMap(([k, v]) =>
+      k.startsWith(prefix) && v !== undefined && v !== '' ? [[k.slice(prefix.length), v]] : [],
+    ),
   );
 }

@@ -32,19 +32,33 @@ async function main(): Promise<void> {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const base = `http://${config.HOST}:${port}`;
-    logger.info('listening', { api: `${base}${API_BASE}`, admin: `${base}/admin/v1`, console: `${base}/admin`, docs: `${base}${API_BASE}/docs`, database: service.databaseKind });
+    logger.info('listening', {
+      api: `${base}${API_BASE}`,
+      admin: `${base}/admin/v1`,
+      console: `${base}/admin`,
+      docs: `${base}${API_BASE}/docs`,
+      database: service.databaseKind,
+    });
     if (config.NODE_ENV !== 'production') {
       process.stdout.write(`\nReseller Print API listening on ${base}${API_BASE}\n`);
       process.stdout.write(`API reference:     ${base}${API_BASE}/docs\n`);
       process.stdout.write(`Back-office API:   ${base}/admin/v1\n`);
       process.stdout.write(`Operators' console: ${base}/admin  (sign in with the back-office token)\n`);
-      process.stdout.write(`Reseller dashboard: ${base}/dashboard  (sign in with a link: npm run admin -- login-link <reseller id>)\n`);
-      if (service.generatedAdminToken) process.stdout.write(`Back-office token: ${service.adminToken}  (stored in ${config.DATA_DIR}/secrets.json)\n`);
-      process.stdout.write(`Database:          ${service.databaseKind}; queue: ${config.REDIS_URL ? 'BullMQ on Redis' : 'in-process'}\n\n`);
+      process.stdout.write(
+        `Reseller dashboard: ${base}/dashboard  (sign in with a link: npm run admin -- login-link <reseller id>)\n`,
+      );
+      if (service.generatedAdminToken)
+        process.stdout.write(`Back-office token: ${service.adminToken}  (stored in ${config.DATA_DIR}/secrets.json)\n`);
+      process.stdout.write(
+        `Database:          ${service.databaseKind}; queue: ${config.REDIS_URL ? 'BullMQ on Redis' : 'in-process'}\n\n`,
+      );
     }
   } else {
     logger.info('worker started', { database: service.databaseKind });
-    if (config.NODE_ENV !== 'production') process.stdout.write(`\nReseller Print API worker started; database: ${service.databaseKind}; queue: BullMQ on Redis\n\n`);
+    if (config.NODE_ENV !== 'production')
+      process.stdout.write(
+        `\nReseller Print API worker started; database: ${service.databaseKind}; queue: BullMQ on Redis\n\n`,
+      );
   }
 
   let stopping = false;

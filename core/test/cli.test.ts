@@ -36,7 +36,9 @@ describe('the back-office CLI [pglite]', function () {
     expect(none.data.scopes).to.deep.equal([]);
     expect((await t.api(none.data.key, 'GET', '/me')).status).to.equal(200);
     expect((await t.api(none.data.key, 'GET', '/wallet')).status).to.equal(403);
-    expect((await cli('create-key', id, '--mode', 'test', '--scopes', 'wallet:read, orders:read')).data.scopes).to.deep.equal(['orders:read', 'wallet:read']);
+    expect(
+      (await cli('create-key', id, '--mode', 'test', '--scopes', 'wallet:read, orders:read')).data.scopes,
+    ).to.deep.equal(['orders:read', 'wallet:read']);
   });
 });
 
@@ -50,9 +52,14 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
   after(async () => t?.close());
 
   /** Runs the CLI; never throws: the exit code, stdout and stderr. */
-  async function run(args: string[], env: Record<string, string> = { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken }) {
+  async function run(
+    args: string[],
+    env: Record<string, string> = { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
+  ) {
     try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env } });
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+        env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -91,12 +98,22 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const viaHostPort = await run(['resellers'], { HOST: '127.0.0.1', PORT: String(port), ADMIN_TOKEN: t.service.adminToken });
+    const viaHostPort = await run(['resellers'], {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_TOKEN: t.service.adminToken,
+    });
     expect(viaHostPort.code).to.equal(1);
-    expect(viaHostPort.stderr).to.contain(`Cannot reach the service at http://127.0.0.1:${port}/admin/v1/resellers (ECONNREFUSED`);
+    expect(viaHostPort.stderr).to.contain(
+      `Cannot reach the service at http://127.0.0.1:${port}/admin/v1/resellers (ECONNREFUSED`,
+    );
     expect(viaHostPort.stderr).to.contain('The address came from HOST and PORT');
-    const viaFlag = await run(['reseller', 'rsl_1', '--url', `http://127.0.0.1:${port}`], { ADMIN_TOKEN: t.service.adminToken });
-    expect(viaFlag.stderr).to.contain(`Cannot reach the service at http://127.0.0.1:${port}/admin/v1/resellers/rsl_1`).and.contain('came from --url');
+    const viaFlag = await run(['reseller', 'rsl_1', '--url', `http://127.0.0.1:${port}`], {
+      ADMIN_TOKEN: t.service.adminToken,
+    });
+    expect(viaFlag.stderr)
+      .to.contain(`Cannot reach the service at http://127.0.0.1:${port}/admin/v1/resellers/rsl_1`)
+      .and.contain('came from --url');
   });
 
   it('finds the token `npm start` generated into DATA_DIR, and says so when there is none', async () => {
@@ -107,10 +124,17 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
       expect(none.code).to.equal(1);
       expect(none.stderr).to.contain('No back-office token').and.contain(path.join(dataDir, 'secrets.json'));
       writeFileSync(path.join(dataDir, 'secrets.json'), JSON.stringify({ adminToken: t.service.adminToken }));
-      const found = await run(['resellers', '--limit', '1', '--json'], { HOST: '127.0.0.1', PORT: port, DATA_DIR: dataDir });
+      const found = await run(['resellers', '--limit', '1', '--json'], {
+        HOST: '127.0.0.1',
+        PORT: port,
+        DATA_DIR: dataDir,
+      });
       expect(found.code, found.stderr).to.equal(0);
       expect(JSON.parse(found.stdout).data).to.be.an('array');
-      const refused = await run(['resellers'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: 'adm_wrong_token_000000000000000' });
+      const refused = await run(['resellers'], {
+        PUBLIC_URL: t.baseUrl,
+        ADMIN_TOKEN: 'adm_wrong_token_000000000000000',
+      });
       expect(refused.code).to.equal(1);
       expect(refused.stderr).to.contain('answered 401: the back-office token was refused');
     } finally {
@@ -121,15 +145,28 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
   it('lists resellers by search, page by page', async () => {
     const tag = `cli${Date.now().toString(36)}`;
     const ids: string[] = [];
-    for (const n of [1, 2, 3]) ids.push((await t.admin('POST', '/resellers', { name: `Shop ${tag} ${n}`, email: `${tag}${n}@shop.example`, phone: '+31 20 123 4567' })).body.data.id);
+    for (const n of [1, 2, 3])
+      ids.push(
+        (
+          await t.admin('POST', '/resellers', {
+            name: `Shop ${tag} ${n}`,
+            email: `${tag}${n}@shop.example`,
+            phone: '+31 20 123 4567',
+          })
+        ).body.data.id,
+      );
     const first = await json('resellers', '--search', tag.toUpperCase(), '--limit', '2');
     expect(first.data.map((r: { id: string }) => r.id)).to.deep.equal([ids[2], ids[1]]);
     const second = await json('resellers', '--search', tag, '--limit', '2', '--cursor', first.nextCursor);
     expect(second.data.map((r: { id: string }) => r.id)).to.deep.equal([ids[0]]);
     expect(second.nextCursor).to.equal(null);
-    expect((await json('resellers', '--search', ids[1]!)).data.map((r: { id: string }) => r.id)).to.deep.equal([ids[1]]);
+    expect((await json('resellers', '--search', ids[1]!)).data.map((r: { id: string }) => r.id)).to.deep.equal([
+      ids[1],
+    ]);
     await t.admin('POST', `/resellers/${ids[0]}/approve`);
-    expect((await json('resellers', '--search', tag, '--status', 'approved')).data.map((r: { id: string }) => r.id)).to.deep.equal([ids[0]]);
+    expect(
+      (await json('resellers', '--search', tag, '--status', 'approved')).data.map((r: { id: string }) => r.id),
+    ).to.deep.equal([ids[0]]);
   });
 
   it("looks up a reseller's orders by state and external id, any order by id, the wallets, keys, webhooks and deliveries, stores and ingests", async () => {
@@ -139,10 +176,20 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     const body = (externalOrderId: string, withFile: boolean) => ({
       externalOrderId,
       lines: [{ productId: 'business-cards', quantity: 250, ...(withFile ? { fileUrl } : {}) }],
-      recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' },
+      recipient: {
+        name: 'Jan de Vries',
+        address1: 'Keizersgracht 1',
+        postalCode: '1015 CJ',
+        city: 'Amsterdam',
+        country: 'NL',
+      },
     });
-    const submitted = await t.api(r.key, 'POST', '/orders', body('shop-1001', true), { 'idempotency-key': randomUUID() });
-    const waiting = await t.api(r.key, 'POST', '/orders', body('shop-1002', false), { 'idempotency-key': randomUUID() });
+    const submitted = await t.api(r.key, 'POST', '/orders', body('shop-1001', true), {
+      'idempotency-key': randomUUID(),
+    });
+    const waiting = await t.api(r.key, 'POST', '/orders', body('shop-1002', false), {
+      'idempotency-key': randomUUID(),
+    });
     expect([submitted.status, waiting.status]).to.deep.equal([201, 201]);
 
     const byExternal = await json('orders', r.id, '--mode', 'test', '--external-id', 'shop-1001');
@@ -168,7 +215,9 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
 
     const endpoint = await t.api(r.key, 'POST', '/webhooks', { url: 'https://localhost:9/hooks', events: ['*'] });
     expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(201);
-    expect((await json('webhooks', r.id, '--mode', 'test')).data.map((e: { id: string }) => e.id)).to.deep.equal([endpoint.body.data.id]);
+    expect((await json('webhooks', r.id, '--mode', 'test')).data.map((e: { id: string }) => e.id)).to.deep.equal([
+      endpoint.body.data.id,
+    ]);
     expect((await json('webhooks', r.id)).data).to.deep.equal([]);
     const deliveries = await json('deliveries', r.id, '--endpoint', endpoint.body.data.id, '--mode', 'test');
     expect(deliveries.data).to.be.an('array');
@@ -182,25 +231,39 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     expect(JSON.parse(noStore.stdout).error.code).to.equal('not_found');
   });
   it('says the URL is wrong, not the token, when --url names a path of the service', async () => {
-    const wrong = await run(['resellers', '--url', `${t.baseUrl}/api/reseller/v1`], { ADMIN_TOKEN: t.service.adminToken });
+    const wrong = await run(['resellers', '--url', `${t.baseUrl}/api/reseller/v1`], {
+      ADMIN_TOKEN: t.service.adminToken,
+    });
     expect(wrong.code).to.equal(1);
     expect(wrong.stderr).to.contain(`No back-office API at ${t.baseUrl}/api/reseller/v1/admin/v1`);
     expect(wrong.stderr).to.contain(`the base URL is the service's origin: ${t.baseUrl}, without /api/reseller/v1`);
     expect(wrong.stderr).not.to.contain('token was refused');
   });
 
-  it("prints the mode a list shows, live by default with a hint at --mode test; lists as a table unless --json", async () => {
+  it('prints the mode a list shows, live by default with a hint at --mode test; lists as a table unless --json', async () => {
     const r = await t.reseller({ mode: 'test' });
     const live = await run(['orders', r.id]);
     expect(live.code, live.stderr).to.equal(0);
     expect(live.stderr).to.contain('Live orders (the default; add --mode test');
     expect(live.stdout.trim()).to.equal('(none)');
     const product = await t.api(r.key, 'GET', '/products/business-cards');
-    const placed = await t.api(r.key, 'POST', '/orders', {
-      externalOrderId: 'table-1',
-      lines: [{ productId: 'business-cards', quantity: 250, fileUrl: product.body.data.sampleFiles[0].url }],
-      recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' },
-    }, { 'idempotency-key': randomUUID() });
+    const placed = await t.api(
+      r.key,
+      'POST',
+      '/orders',
+      {
+        externalOrderId: 'table-1',
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl: product.body.data.sampleFiles[0].url }],
+        recipient: {
+          name: 'Jan de Vries',
+          address1: 'Keizersgracht 1',
+          postalCode: '1015 CJ',
+          city: 'Amsterdam',
+          country: 'NL',
+        },
+      },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(placed.status).to.equal(201);
     const sandbox = await run(['orders', r.id, '--mode', 'test']);
     expect(sandbox.stderr).to.contain('Sandbox (test) orders.');
@@ -215,11 +278,25 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
   });
 
   it('shows a refused request in the words the API uses, each problem on a line of its own', async () => {
-    const refused = await run(['create-reseller', '--name', 'Acme', '--email', 'not-an-address', '--phone', 'call me', '--discount', '150']);
+    const refused = await run([
+      'create-reseller',
+      '--name',
+      'Acme',
+      '--email',
+      'not-an-address',
+      '--phone',
+      'call me',
+      '--discount',
+      '150',
+    ]);
     expect(refused.code).to.equal(1);
     expect(refused.stdout).to.equal('');
-    expect(refused.stderr).to.match(/^error \(invalid_request\): The request body is invalid: email must be an e-mail address \(and 2 more problems, in details\)\n/);
-    expect(refused.stderr).to.contain('\n  - phone must be a phone number such as +31 20 123 4567\n').and.contain('\n  - discountPercent must be at most 100');
+    expect(refused.stderr).to.match(
+      /^error \(invalid_request\): The request body is invalid: email must be an e-mail address \(and 2 more problems, in details\)\n/,
+    );
+    expect(refused.stderr)
+      .to.contain('\n  - phone must be a phone number such as +31 20 123 4567\n')
+      .and.contain('\n  - discountPercent must be at most 100');
   });
 
   it("answers an unknown or incomplete option with the command's usage, not the parser's message", async () => {

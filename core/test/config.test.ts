@@ -4,7 +4,15 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 describe('configuration', () => {
   it('runs on embedded defaults with an empty environment', () => {
     const c = loadConfig({});
-    expect(c).to.include({ PORT: 3000, HOST: '127.0.0.1', DATA_DIR: './.data', RATE_LIMIT_PER_MINUTE: 120, ROLE: 'all', WORKER_NICE: 5, PRODUCTION_SIMULATOR: true });
+    expect(c).to.include({
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      DATA_DIR: './.data',
+      RATE_LIMIT_PER_MINUTE: 120,
+      ROLE: 'all',
+      WORKER_NICE: 5,
+      PRODUCTION_SIMULATOR: true,
+    });
     expect(c.DATABASE_URL).to.equal(undefined);
     expect(c.REDIS_URL).to.equal(undefined);
   });
@@ -35,7 +43,12 @@ describe('configuration', () => {
   it('reads TRUST_PROXY as hops, or as addresses, ranges and Express names; unset trusts no proxy', () => {
     expect(loadConfig({}).TRUST_PROXY).to.equal(undefined);
     expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).to.equal(1);
-    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).TRUST_PROXY).to.deep.equal(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, fd00::/8, 192.0.2.7' }).TRUST_PROXY).to.deep.equal([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
   });
 
   it('says what a wrong value must be, in words', () => {

@@ -2,7 +2,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -76,7 +85,12 @@ describe('the README first-order walkthrough', function () {
     // Its own process group (execFile does not take `detached`), so that what it left running can be stopped whatever happened.
     shell = spawn('bash', ['-c', `set -eo pipefail\n${script}\necho "RESULT $ORDER $SECRET"`], {
       cwd: dir,
-      env: { ...process.env, PORT: port, HOOK_PORT: String(hookPort), PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      env: {
+        ...process.env,
+        PORT: port,
+        HOOK_PORT: String(hookPort),
+        PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -88,8 +102,14 @@ describe('the README first-order walkthrough', function () {
     const timer = setTimeout(() => shell?.kill('SIGKILL'), 150_000);
     const [code, signal] = await once(shell, 'exit').finally(() => clearTimeout(timer));
     if (code !== 0) {
-      const logs = ['listen.log', 'receiver.log'].map((f) => (existsSync(path.join(dir, '.data', f)) ? `--- ${f}\n${readFileSync(path.join(dir, '.data', f), 'utf8')}` : '')).join('\n');
-      throw new Error(`the walkthrough failed: exit ${code} ${signal ?? ''}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n${logs}`);
+      const logs = ['listen.log', 'receiver.log']
+        .map((f) =>
+          existsSync(path.join(dir, '.data', f)) ? `--- ${f}\n${readFileSync(path.join(dir, '.data', f), 'utf8')}` : '',
+        )
+        .join('\n');
+      throw new Error(
+        `the walkthrough failed: exit ${code} ${signal ?? ''}\n--- stdout\n${stdout}\n--- stderr\n${stderr}\n${logs}`,
+      );
     }
     const run = { stdout };
     const out = run.stdout;
@@ -97,8 +117,12 @@ describe('the README first-order walkthrough', function () {
     expect(order, out).to.be.a('string');
     // What the README says each step prints.
     expect(out).to.match(/^business-cards$/m);
-    expect(out).to.include('{"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}');
-    expect(readme).to.include('# {"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}');
+    expect(out).to.include(
+      '{"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}',
+    );
+    expect(readme).to.include(
+      '# {"publicNetCents":2295,"discountCents":229,"netCents":2066,"shippingCents":495,"vatCents":538,"totalCents":3099}',
+    );
     expect(out).to.include(`Ready! Listening for test events, forwarding to http://127.0.0.1:${hookPort}/hooks.`);
     expect(out).to.match(/^SUBMITTED$/m);
     expect(out).to.match(/^not_charged$/m);
@@ -121,14 +145,18 @@ describe('the README first-order walkthrough', function () {
     expect(out).not.to.contain('NOT SIGNED');
     expect(listenLog.match(/<-- \[200\] POST /g)?.length).to.be.at.least(wanted.length);
     // The walkthrough stops what it started.
-    await waitFor('listen and the receiver stopped', () => {
-      try {
-        process.kill(-shell!.pid!, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 10_000);
+    await waitFor(
+      'listen and the receiver stopped',
+      () => {
+        try {
+          process.kill(-shell!.pid!, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      10_000,
+    );
   });
 });
 
@@ -144,7 +172,11 @@ describe('the repository’s documentation', () => {
 
   it('is self-contained: every link points to a file in the repository, none outside it', () => {
     const files = markdownFiles(ROOT);
-    expect(files.map((f) => path.relative(ROOT, f))).to.include.members(['README.md', 'docs/ARCHITECTURE.md', 'docs/errors.md']);
+    expect(files.map((f) => path.relative(ROOT, f))).to.include.members([
+      'README.md',
+      'docs/ARCHITECTURE.md',
+      'docs/errors.md',
+    ]);
     const problems: string[] = [];
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
@@ -156,7 +188,8 @@ describe('the repository’s documentation', () => {
         }
         if (target!.startsWith('#')) continue;
         const resolved = path.resolve(path.dirname(file), target!.split('#')[0]!);
-        if (!resolved.startsWith(ROOT) || !existsSync(resolved)) problems.push(`${path.relative(ROOT, file)}: broken link ${target}`);
+        if (!resolved.startsWith(ROOT) || !existsSync(resolved))
+          problems.push(`${path.relative(ROOT, file)}: broken link ${target}`);
       }
     }
     expect(problems).to.deep.equal([]);

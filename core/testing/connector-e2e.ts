@@ -7,9 +7,12 @@ import type { TestHttpsServer } from './https-server.ts';
 import { CONNECTOR_SUITE_RATE_LIMIT, startTestService, type TestService } from './test-service.ts';
 import { waitFor } from './wait.ts';
 
-
 /** Waits until `probe` returns something truthy (the queues work asynchronously). */
-export function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 10_000): Promise<T> {
+export function eventually<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   return waitFor(what, probe, timeoutMs, 50) as Promise<T>;
 }
 
@@ -36,7 +39,18 @@ export function connectorE2eService(
     nock.disableNetConnect();
     nock.enableNetConnect(/127\.0\.0\.1|localhost/);
     files = await startFileServer();
-    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT, ...env }, { maintenanceIntervalMs: 200, ...overrides });
+    t = await startTestService(
+      this,
+      'postgres+redis',
+      {
+        PUBLIC_URL: publicUrl,
+        PRODUCTION_SIMULATOR: 'off',
+        PRODUCTION_SIMULATOR_STEP_MS: '50',
+        RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT,
+        ...env,
+      },
+      { maintenanceIntervalMs: 200, ...overrides },
+    );
     ready({ t, files });
   });
   after(async () => {
@@ -51,7 +65,12 @@ export function connectorE2eService(
 export async function posterReseller(t: TestService, files: TestHttpsServer, mode: 'live' | 'test' = 'live') {
   const r = await t.reseller({ mode });
   if (mode === 'live') await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 1_000_000, mode });
-  const product = await t.api(r.key, 'POST', '/reseller-products', { sku: POSTER_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
+  const product = await t.api(r.key, 'POST', '/reseller-products', {
+    sku: POSTER_SKU,
+    title: 'Tulip poster A2',
+    productId: 'posters',
+    fileUrl: `${files.url}/art/flyer.pdf`,
+  });
   expect(product.status, JSON.stringify(product.body)).to.equal(201);
   return r;
 }

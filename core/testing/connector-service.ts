@@ -3,7 +3,6 @@ import type { ConformanceHarness } from '@print-api/connector-kit/testing';
 import { startFileServer } from './file-server.ts';
 import { CONNECTOR_SUITE_RATE_LIMIT, startTestService } from './test-service.ts';
 
-
 /** The reseller product every connector scenario sells: an A2 poster with its artwork. */
 const POSTER_SKU = 'POSTER-TULIPS';
 const WALLET_CENTS = 1_000_000;
@@ -22,7 +21,13 @@ export async function startConnectorService(
   const t = await startTestService(
     ctx,
     'postgres+redis',
-    { PUBLIC_URL: opts.publicUrl, PRODUCTION_SIMULATOR: 'off', PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT, ...opts.env },
+    {
+      PUBLIC_URL: opts.publicUrl,
+      PRODUCTION_SIMULATOR: 'off',
+      PRODUCTION_SIMULATOR_STEP_MS: '50',
+      RATE_LIMIT_PER_MINUTE: CONNECTOR_SUITE_RATE_LIMIT,
+      ...opts.env,
+    },
     { connectors: opts.connectors, maintenanceIntervalMs: 200 },
   ).catch(async (err: unknown) => {
     await files.close();
@@ -39,8 +44,14 @@ export async function startConnectorService(
     },
     async reseller(mode) {
       const r = await t.reseller({ mode });
-      if (mode === 'live') await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: WALLET_CENTS, mode });
-      const product = await t.api(r.key, 'POST', '/reseller-products', { sku: POSTER_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: `${files.url}/art/flyer.pdf` });
+      if (mode === 'live')
+        await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: WALLET_CENTS, mode });
+      const product = await t.api(r.key, 'POST', '/reseller-products', {
+        sku: POSTER_SKU,
+        title: 'Tulip poster A2',
+        productId: 'posters',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       if (product.status !== 201) throw new Error(`reseller product not created: ${JSON.stringify(product.body)}`);
       return { id: r.id, key: r.key, walletCents: mode === 'live' ? WALLET_CENTS : 0 };
     },

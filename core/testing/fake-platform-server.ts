@@ -12,7 +12,11 @@ export type TestConnectorHttpOptions = Omit<ConnectorHttpDeps, 'safeFetch' | 'us
  * not wait out a Retry-After: a 429 answers at once, and these tests look at what the pipeline
  * gets when waiting does not fit (`rate_limited` with the wait). `options` can turn waiting back on.
  */
-export function testConnectorHttp(safeFetch: SafeFetch, userAgent: string, options: TestConnectorHttpOptions = {}): HttpClient {
+export function testConnectorHttp(
+  safeFetch: SafeFetch,
+  userAgent: string,
+  options: TestConnectorHttpOptions = {},
+): HttpClient {
   return createConnectorHttp({ safeFetch, userAgent, retry: { maxRetries: 0 }, ...options });
 }
 
@@ -39,9 +43,14 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
  * const ctx = server.context('wix', settings);
  * ```
  */
-export async function startFakePlatformServer(userAgent = 'print-api-tests/1.0', options: TestConnectorHttpOptions = {}): Promise<FakePlatformServer> {
+export async function startFakePlatformServer(
+  userAgent = 'print-api-tests/1.0',
+  options: TestConnectorHttpOptions = {},
+): Promise<FakePlatformServer> {
   let fallback: FakeRequestHandler | undefined;
-  const server = await startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+  const server = await startHttpsServer((req, res, body) =>
+    fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
+  );
   const safeFetch = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent });
   const http = testConnectorHttp(safeFetch, userAgent, options);
   return {

@@ -98,7 +98,8 @@ const notFound: TestHandler = (_req, res) => void res.writeHead(404, { 'content-
 
 /** Answers with fixed bytes. */
 export function sendBytes(body: Buffer | string, contentType = 'application/octet-stream', status = 200): TestHandler {
-  return (_req, res) => void res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
+  return (_req, res) =>
+    void res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
 /** Answers with a redirect to `location` (absolute, or relative to the request). */

@@ -24,6 +24,13 @@ export const nockedPlatformLookup: HostLookup = async (hostname) =>
  * wait out a Retry-After (`testConnectorHttp`); the waiting itself is tested on a real server
  * (core/test/stores/connector-http-retry-after.test.ts) and in the connectors' end-to-end suites.
  */
-export function nockedConnectorHttp(userAgent = 'print-api-tests/1.0', options: TestConnectorHttpOptions = {}): HttpClient {
-  return testConnectorHttp(createSafeFetch({ allowedHosts: [], userAgent, lookup: nockedPlatformLookup }), userAgent, options);
+export function nockedConnectorHttp(
+  userAgent = 'print-api-tests/1.0',
+  options: TestConnectorHttpOptions = {},
+): HttpClient {
+  return testConnectorHttp(
+    createSafeFetch({ allowedHosts: [], userAgent, lookup: nockedPlatformLookup }),
+    userAgent,
+    options,
+  );
 }

@@ -41,7 +41,12 @@ export function tinyPng(): Buffer {
   header.writeUInt32BE(1, 4); // height
   header.set([8, 2, 0, 0, 0], 8); // 8-bit truecolour, deflate, no filter method, no interlace
   const scanline = Buffer.from([0, 0xff, 0x00, 0x00]); // filter byte, then R G B
-  return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', header), chunk('IDAT', deflateSync(scanline)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from('89504e470d0a1a0a', 'hex'),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(scanline)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -50,10 +55,17 @@ export function tinyPng(): Buffer {
  * (DC category 0) and `0` (end of block), padded with ones: 0x3f.
  */
 export function tinyJpeg(): Buffer {
-  const segment = (marker: number, body: number[]): number[] => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 0xff, ...body];
+  const segment = (marker: number, body: number[]): number[] => [
+    0xff,
+    marker,
+    (body.length + 2) >> 8,
+    (body.length + 2) & 0xff,
+    ...body,
+  ];
   const oneCodeTable = (classAndId: number): number[] => [classAndId, 1, ...new Array<number>(15).fill(0), 0x00];
   return Buffer.from([
-    0xff, 0xd8, // SOI
+    0xff,
+    0xd8, // SOI
     ...segment(0xe0, [...Buffer.from('JFIF\0', 'latin1'), 1, 1, 0, 0, 1, 0, 1, 0, 0]),
     ...segment(0xdb, [0x00, ...new Array<number>(64).fill(1)]), // quantisation table 0, all ones
     ...segment(0xc0, [8, 0, 8, 0, 8, 1, 1, 0x11, 0]), // baseline, 8-bit, 8×8, one component
@@ -61,7 +73,8 @@ export function tinyJpeg(): Buffer {
     ...segment(0xc4, oneCodeTable(0x10)), // AC table 0
     ...segment(0xda, [1, 1, 0x00, 0, 63, 0]), // start of scan
     0x3f,
-    0xff, 0xd9, // EOI
+    0xff,
+    0xd9, // EOI
   ]);
 }
 
@@ -81,15 +94,25 @@ export function tinyIco(): Buffer {
 }
 
 export const tinyHtml = (): Buffer =>
-  Buffer.from('<!DOCTYPE html>\n<html><head><title>File not found</title></head><body><h1>Sorry, that file is gone</h1></body></html>\n');
+  Buffer.from(
+    '<!DOCTYPE html>\n<html><head><title>File not found</title></head><body><h1>Sorry, that file is gone</h1></body></html>\n',
+  );
 
 export const tinySvg = (): Buffer =>
-  Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<!-- business card -->\n<svg xmlns="http://www.w3.org/2000/svg" width="85mm" height="55mm" viewBox="0 0 85 55"><rect width="85" height="55" fill="#c00"/></svg>\n');
+  Buffer.from(
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!-- business card -->\n<svg xmlns="http://www.w3.org/2000/svg" width="85mm" height="55mm" viewBox="0 0 85 55"><rect width="85" height="55" fill="#c00"/></svg>\n',
+  );
 
 export const tinyEps = (): Buffer =>
-  Buffer.from('%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 241 156\n%%EndComments\nnewpath 10 10 moveto 231 146 lineto stroke\nshowpage\n%%EOF\n');
+  Buffer.from(
+    '%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 241 156\n%%EndComments\nnewpath 10 10 moveto 231 146 lineto stroke\nshowpage\n%%EOF\n',
+  );
 
-export const tinyPostScript = (): Buffer => Buffer.from('%!PS-Adobe-3.0\n%%Pages: 1\n%%EndComments\n/Helvetica findfont 12 scalefont setfont\n72 720 moveto (Proof) show\nshowpage\n%%EOF\n');
+export const tinyPostScript = (): Buffer =>
+  Buffer.from(
+    '%!PS-Adobe-3.0\n%%Pages: 1\n%%EndComments\n/Helvetica findfont 12 scalefont setfont\n72 720 moveto (Proof) show\nshowpage\n%%EOF\n',
+  );
 
 /** An HTML page that happens to contain an inline SVG: still not an SVG file. */
-export const htmlWithInlineSvg = (): Buffer => Buffer.from('<!DOCTYPE html><html><body><svg width="10" height="10"></svg></body></html>');
+export const htmlWithInlineSvg = (): Buffer =>
+  Buffer.from('<!DOCTYPE html><html><body><svg width="10" height="10"></svg></body></html>');

@@ -34,7 +34,12 @@ export function postgresAvailable(): Promise<boolean> {
 
 export function redisAvailable(): Promise<boolean> {
   redisUp ??= (async () => {
-    const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 2000, retryStrategy: () => null });
+    const redis = new Redis(TEST_REDIS_URL, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      retryStrategy: () => null,
+    });
     try {
       await redis.connect();
       return (await redis.ping()) === 'PONG';
@@ -125,7 +130,10 @@ export function describeEachDatabase(title: string, body: (t: TestDatabase) => v
           t.handle = await openDatabase<Tables>({ url: created.url });
         } else {
           t.url = undefined;
-          t.handle = await openDatabase<Tables>({ dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() });
+          t.handle = await openDatabase<Tables>({
+            dataDir: 'memory://',
+            pgliteTemplate: await migratedPgliteTemplate(),
+          });
         }
         t.db = t.handle.db;
         await migrateToLatest(t.db, migrations);

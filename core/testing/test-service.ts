@@ -8,7 +8,13 @@ import { composeService, type Overrides, type Service } from '../src/composition
 import { SecretBox } from '../src/infra/crypto.ts';
 import { createLogger, silentLogger } from '../src/infra/logger.ts';
 import { nockedPlatformLookup } from './nocked-platforms.ts';
-import { createTestPostgresDatabase, migratedPgliteTemplate, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from './services.ts';
+import {
+  createTestPostgresDatabase,
+  migratedPgliteTemplate,
+  needService,
+  SETUP_TIMEOUT_MS,
+  TEST_REDIS_URL,
+} from './services.ts';
 import { testCertificates } from './tls.ts';
 
 export const USER_AGENT = 'print-api-tests/1.0';
@@ -29,10 +35,20 @@ export interface HttpResult<T = any> {
 export interface TestService {
   service: Service;
   baseUrl: string;
-  api<T = any>(key: string | undefined, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult<T>>;
+  api<T = any>(
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<HttpResult<T>>;
   admin<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
   /** An approved reseller with one key (all scopes unless given). */
-  reseller(opts?: { scopes?: string[]; mode?: 'live' | 'test'; discountPercent?: number }): Promise<{ id: string; key: string; keyId: string }>;
+  reseller(opts?: {
+    scopes?: string[];
+    mode?: 'live' | 'test';
+    discountPercent?: number;
+  }): Promise<{ id: string; key: string; keyId: string }>;
   close(): Promise<void>;
 }
 
@@ -94,7 +110,13 @@ export async function startTestService(
   const server = await service.listen();
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const request = async (url: string, method: string, auth: string | undefined, body: unknown, headers: Record<string, string> = {}) => {
+  const request = async (
+    url: string,
+    method: string,
+    auth: string | undefined,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const res = await fetch(url, {
       method,
       headers: {
@@ -129,7 +151,10 @@ export async function startTestService(
       });
       const id = created.body.data.id as string;
       await t.admin('POST', `/resellers/${id}/approve`);
-      const key = await t.admin('POST', `/resellers/${id}/api-keys`, { mode: opts.mode ?? 'live', ...(opts.scopes ? { scopes: opts.scopes } : {}) });
+      const key = await t.admin('POST', `/resellers/${id}/api-keys`, {
+        mode: opts.mode ?? 'live',
+        ...(opts.scopes ? { scopes: opts.scopes } : {}),
+      });
       return { id, key: key.body.data.key as string, keyId: key.body.data.id as string };
     },
     async close() {

@@ -26,13 +26,16 @@ async function generateCertificates(): Promise<TestCertificates> {
   const common = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notAfterDate } as const;
   // A name of its own per process: a client trusting the CAs of two processes (the bench's
   // file host and its webhook receiver) must find each leaf's issuer by name.
-  const authority = await generate([{ name: 'commonName', value: `print-api test CA ${process.pid}-${Date.now().toString(36)}` }], {
-    ...common,
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    ],
-  });
+  const authority = await generate(
+    [{ name: 'commonName', value: `print-api test CA ${process.pid}-${Date.now().toString(36)}` }],
+    {
+      ...common,
+      extensions: [
+        { name: 'basicConstraints', cA: true, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+      ],
+    },
+  );
   const server = await generate([{ name: 'commonName', value: 'localhost' }], {
     ...common,
     ca: { key: authority.private, cert: authority.cert },

@@ -21,15 +21,19 @@ function tsFiles(dir: string): string[] {
  */
 describe('connector folders', () => {
   it('import nothing from core/src or core/test, in their source or their tests', () => {
-    const folders = [...readdirSync(path.join(root, 'connectors')).map((c) => path.join(root, 'connectors', c)), path.join(root, 'test/reference-connector')];
-    const offending = folders
-      .flatMap(tsFiles)
-      .flatMap((file) =>
-        readFileSync(file, 'utf8')
-          .split('\n')
-          .filter((line) => /from\s+['"][^'"]*core\/(src|test)\//.test(line) || /import\(\s*['"][^'"]*core\/(src|test)\//.test(line))
-          .map((line) => `${path.relative(root, file)}: ${line.trim()}`),
-      );
+    const folders = [
+      ...readdirSync(path.join(root, 'connectors')).map((c) => path.join(root, 'connectors', c)),
+      path.join(root, 'test/reference-connector'),
+    ];
+    const offending = folders.flatMap(tsFiles).flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(
+          (line) =>
+            /from\s+['"][^'"]*core\/(src|test)\//.test(line) || /import\(\s*['"][^'"]*core\/(src|test)\//.test(line),
+        )
+        .map((line) => `${path.relative(root, file)}: ${line.trim()}`),
+    );
     expect(offending).to.deep.equal([]);
   });
 });

@@ -18,7 +18,10 @@ describe('the README table of connector settings (npm run docs:connectors)', () 
         ...referenceConnector.manifest,
         platform: 'ACME_SHOP',
         displayName: 'Acme | Shop',
-        settingsSchema: z.object({ appSecret: z.string().meta({ description: 'Signs webhooks' }), webhookTopic: z.string().optional() }),
+        settingsSchema: z.object({
+          appSecret: z.string().meta({ description: 'Signs webhooks' }),
+          webhookTopic: z.string().optional(),
+        }),
       },
     });
     const section = settingsSection([secretive, referenceConnector]);

@@ -48,7 +48,10 @@ export async function startLocalReceiver(): Promise<LocalReceiver> {
 export async function sampleFileUrl(t: TestService, testKey: string): Promise<string> {
   const product = await t.api(testKey, 'GET', '/products/business-cards');
   const url = product.body.data.sampleFiles?.[0]?.url as string | undefined;
-  if (!url) throw new Error(`GET /products/business-cards lists no sampleFiles for a test key: ${JSON.stringify(product.body)}`);
+  if (!url)
+    throw new Error(
+      `GET /products/business-cards lists no sampleFiles for a test key: ${JSON.stringify(product.body)}`,
+    );
   return url;
 }
 
@@ -56,7 +59,14 @@ export function sandboxOrderBody(fileUrl: string) {
   return {
     externalOrderId: `shop-${randomUUID().slice(0, 8)}`,
     lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
-    recipient: { name: 'Jan de Vries', email: 'jan@example.nl', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' },
+    recipient: {
+      name: 'Jan de Vries',
+      email: 'jan@example.nl',
+      address1: 'Keizersgracht 1',
+      postalCode: '1015 CJ',
+      city: 'Amsterdam',
+      country: 'NL',
+    },
   };
 }
 
@@ -70,14 +80,24 @@ export interface ListenProcess {
 }
 
 /** Starts the CLI's `listen` and waits until it says it is ready (the stream is live). */
-export async function startListen(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<ListenProcess> {
-  const child = spawn(process.execPath, [CLI, 'listen', ...args], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startListen(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<ListenProcess> {
+  const child = spawn(process.execPath, [CLI, 'listen', ...args], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const secret = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`listen did not get ready in ${timeoutMs} ms: ${lines.join('\n')}\n${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`listen did not get ready in ${timeoutMs} ms: ${lines.join('\n')}\n${stderr}`)),
+      timeoutMs,
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
       const found = /signing secret is (whsec_\S+)/.exec(line);

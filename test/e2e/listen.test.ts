@@ -4,7 +4,14 @@ import { verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
 import { readServerSentEvents } from '../../packages/sdk/src/server-sent-events.ts';
-import { sampleFileUrl, sandboxOrderBody, startListen, startLocalReceiver, type ListenProcess, type LocalReceiver } from './listen-helpers.ts';
+import {
+  sampleFileUrl,
+  sandboxOrderBody,
+  startListen,
+  startLocalReceiver,
+  type ListenProcess,
+  type LocalReceiver,
+} from './listen-helpers.ts';
 
 const JOURNEY = ['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered'];
 
@@ -41,13 +48,24 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
 
     it('`npm run admin -- listen` forwards a sandbox order’s events, each signed with the printed session secret, to a plain-HTTP localhost receiver', async () => {
       const r = await t.reseller({ mode: 'test' });
-      listening = await startListen([r.id, '--forward-to', receiver.url], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
-      expect(listening.lines.join('\n')).to.match(/Listening for test events, forwarding to http:\/\/127\.0\.0\.1:\d+\/hooks/);
+      listening = await startListen([r.id, '--forward-to', receiver.url], {
+        PUBLIC_URL: t.baseUrl,
+        ADMIN_TOKEN: t.service.adminToken,
+      });
+      expect(listening.lines.join('\n')).to.match(
+        /Listening for test events, forwarding to http:\/\/127\.0\.0\.1:\d+\/hooks/,
+      );
 
-      const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
+      const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), {
+        'idempotency-key': randomUUID(),
+      });
       expect(placed.status).to.equal(201);
       const orderId = placed.body.data.id as string;
-      await waitFor('order.delivered at the local receiver', () => bodiesOf(receiver.received, listening!.secret).some((e) => e.type === 'order.delivered'), 60_000);
+      await waitFor(
+        'order.delivered at the local receiver',
+        () => bodiesOf(receiver.received, listening!.secret).some((e) => e.type === 'order.delivered'),
+        60_000,
+      );
 
       const events = bodiesOf(receiver.received, listening.secret);
       expect(events.map((e) => e.type)).to.deep.equal(JOURNEY);
@@ -61,7 +79,12 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       expect(first.headers['x-service-delivery']).to.match(/^dlv_/);
       expect(first.headers['x-service-attempt']).to.equal('1');
       expect(first.headers['content-type']).to.equal('application/json');
-      const stored = await t.service.db.selectFrom('events').select(['id', 'type']).where('order_id', '=', orderId).orderBy('id').execute();
+      const stored = await t.service.db
+        .selectFrom('events')
+        .select(['id', 'type'])
+        .where('order_id', '=', orderId)
+        .orderBy('id')
+        .execute();
       expect(events.map((e) => e.id)).to.deep.equal(stored.map((s) => s.id));
       // Another secret does not verify: the signature is the session's.
       expect(() => verifyWebhook(first.body, first.headers, 'whsec_other')).to.throw(/signature/);
@@ -71,27 +94,45 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const r = await t.reseller({ mode: 'test' });
       const live = await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'live' });
       const secret = 'whsec_listen-session-secret-for-the-test';
-      listening = await startListen([r.id, '--forward-to', receiver.url, '--events', 'order.created', '--secret', secret], {
-        PUBLIC_URL: t.baseUrl,
-        ADMIN_TOKEN: t.service.adminToken,
-      });
+      listening = await startListen(
+        [r.id, '--forward-to', receiver.url, '--events', 'order.created', '--secret', secret],
+        {
+          PUBLIC_URL: t.baseUrl,
+          ADMIN_TOKEN: t.service.adminToken,
+        },
+      );
       expect(listening.secret).to.equal(secret);
       // A live order (no file: it waits in AWAITING_FILE; sample files are for test keys) must not arrive; the test one must.
       const liveBody = { ...sandboxOrderBody(fileUrl), lines: [{ productId: 'business-cards', quantity: 250 }] };
-      const liveOrder = await t.api(live.body.data.key, 'POST', '/orders', liveBody, { 'idempotency-key': randomUUID() });
+      const liveOrder = await t.api(live.body.data.key, 'POST', '/orders', liveBody, {
+        'idempotency-key': randomUUID(),
+      });
       expect(liveOrder.status).to.equal(201);
-      const testOrder = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
-      await waitFor('the test order.created', () => bodiesOf(receiver.received, secret).some((e) => (e.data as any).order.id === testOrder.body.data.id));
+      const testOrder = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), {
+        'idempotency-key': randomUUID(),
+      });
+      await waitFor('the test order.created', () =>
+        bodiesOf(receiver.received, secret).some((e) => (e.data as any).order.id === testOrder.body.data.id),
+      );
       // Wait for the sandbox order's journey to end, then nothing but its order.created came.
-      await waitFor('the test order delivered', async () => (await t.api(r.key, 'GET', `/orders/${testOrder.body.data.id}`)).body.data.status === 'DELIVERED', 60_000);
+      await waitFor(
+        'the test order delivered',
+        async () => (await t.api(r.key, 'GET', `/orders/${testOrder.body.data.id}`)).body.data.status === 'DELIVERED',
+        60_000,
+      );
       const events = bodiesOf(receiver.received, secret);
-      expect(events.map((e) => `${e.type} ${(e.data as any).order.id}`)).to.deep.equal([`order.created ${testOrder.body.data.id}`]);
+      expect(events.map((e) => `${e.type} ${(e.data as any).order.id}`)).to.deep.equal([
+        `order.created ${testOrder.body.data.id}`,
+      ]);
     });
 
     it('retries a local delivery the receiver refused, signed afresh with the next attempt number', async () => {
       const r = await t.reseller({ mode: 'test' });
       receiver.status = 503;
-      listening = await startListen([r.id, '--forward-to', receiver.url, '--events', 'order.created'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
+      listening = await startListen([r.id, '--forward-to', receiver.url, '--events', 'order.created'], {
+        PUBLIC_URL: t.baseUrl,
+        ADMIN_TOKEN: t.service.adminToken,
+      });
       await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
       await waitFor('a first refused attempt', () => receiver.received.length >= 1, 30_000);
       receiver.status = 200;
@@ -116,7 +157,9 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       };
       const first = await open();
       expect((await first.messages.next()).value?.event).to.equal('ready');
-      const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), { 'idempotency-key': randomUUID() });
+      const placed = await t.api(r.key, 'POST', '/orders', sandboxOrderBody(fileUrl), {
+        'idempotency-key': randomUUID(),
+      });
       const created = (await first.messages.next()).value!;
       expect(created.event).to.equal('order.created');
       const body = JSON.parse(created.data);
@@ -131,7 +174,9 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       expect((await again.messages.next()).value?.event).to.equal('order.submitted');
       again.abort.abort();
 
-      const bad = await fetch(`${t.baseUrl}/api/reseller/v1/events/stream?types=order.exploded`, { headers: { authorization: `Bearer ${r.key}`, 'user-agent': 'print-api-tests/1.0' } });
+      const bad = await fetch(`${t.baseUrl}/api/reseller/v1/events/stream?types=order.exploded`, {
+        headers: { authorization: `Bearer ${r.key}`, 'user-agent': 'print-api-tests/1.0' },
+      });
       expect(bad.status).to.equal(400);
       expect(((await bad.json()) as { error: { code: string } }).error.code).to.equal('invalid_request');
     });

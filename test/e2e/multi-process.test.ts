@@ -40,7 +40,10 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
       PRODUCTION_SIMULATOR_STEP_MS: '200',
     };
     // Two API processes start at the same moment: migrations must apply once.
-    const [a, b] = await Promise.all([startServiceProcess({ ...env, ROLE: 'api' }), startServiceProcess({ ...env, ROLE: 'api' })]);
+    const [a, b] = await Promise.all([
+      startServiceProcess({ ...env, ROLE: 'api' }),
+      startServiceProcess({ ...env, ROLE: 'api' }),
+    ]);
     procs.push(a!, b!);
     procs.push(await startServiceProcess({ ...env, ROLE: 'worker' }));
     apiA = `http://127.0.0.1:${a!.port}`;
@@ -56,28 +59,47 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
   const call = async (base: string, method: string, p: string, token: string, body?: unknown) => {
     const res = await fetch(`${base}${p}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'user-agent': UA, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'user-agent': UA,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
 
   it('shares accounts, keys and the wallet across API processes', async () => {
-    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Multi', email: 'multi@example.com', phone: '+31 20 000 0000', discountPercent: 5 });
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, {
+      name: 'Multi',
+      email: 'multi@example.com',
+      phone: '+31 20 000 0000',
+      discountPercent: 5,
+    });
     expect(r.status).to.equal(201);
     await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
-    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })).body.data.key;
+    const key = (
+      await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })
+    ).body.data.key;
     await call(apiB, 'POST', `/admin/v1/resellers/${r.body.data.id}/wallet/top-ups`, adminToken, { amountCents: 1234 });
     const wallet = await call(apiA, 'GET', '/api/reseller/v1/wallet', key);
     expect(wallet.body.data.balanceCents).to.equal(1234);
   });
 
   it('counts the rate limit once for all processes', async () => {
-    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Limits', email: 'l@example.com', phone: '+31 20 000 0001', discountPercent: 0 });
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, {
+      name: 'Limits',
+      email: 'l@example.com',
+      phone: '+31 20 000 0001',
+      discountPercent: 0,
+    });
     await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
-    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })).body.data.key;
+    const key = (
+      await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'live' })
+    ).body.data.key;
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await call(i % 2 ? apiA : apiB, 'GET', '/api/reseller/v1/me', key)).status);
+    for (let i = 0; i < 30; i++)
+      statuses.push((await call(i % 2 ? apiA : apiB, 'GET', '/api/reseller/v1/me', key)).status);
     expect(statuses.every((s) => s === 200)).to.equal(true);
     const over = await call(apiB, 'GET', '/api/reseller/v1/me', key);
     expect(over.status).to.equal(429);
@@ -91,11 +113,21 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
   });
 
   it("streams a reseller's events from one API process as another process writes them (GET /events/stream)", async () => {
-    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, { name: 'Stream', email: 'stream@example.com', phone: '+31 20 000 0002', discountPercent: 0 });
+    const r = await call(apiA, 'POST', '/admin/v1/resellers', adminToken, {
+      name: 'Stream',
+      email: 'stream@example.com',
+      phone: '+31 20 000 0002',
+      discountPercent: 0,
+    });
     await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/approve`, adminToken);
-    const key = (await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'test' })).body.data.key as string;
+    const key = (
+      await call(apiA, 'POST', `/admin/v1/resellers/${r.body.data.id}/api-keys`, adminToken, { mode: 'test' })
+    ).body.data.key as string;
     const stream = new AbortController();
-    const res = await fetch(`${apiA}/api/reseller/v1/events/stream`, { headers: { authorization: `Bearer ${key}`, 'user-agent': UA, accept: 'text/event-stream' }, signal: stream.signal });
+    const res = await fetch(`${apiA}/api/reseller/v1/events/stream`, {
+      headers: { authorization: `Bearer ${key}`, 'user-agent': UA, accept: 'text/event-stream' },
+      signal: stream.signal,
+    });
     expect(res.status).to.equal(200);
     const frames: Array<{ event: string; data: any }> = [];
     const reading = (async () => {
@@ -119,12 +151,30 @@ describe('several processes side by side on PostgreSQL and Redis (spawned server
       const fileUrl = product.body.data.sampleFiles[0].url as string;
       const placed = await fetch(`${apiB}/api/reseller/v1/orders`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'user-agent': UA, 'content-type': 'application/json', 'idempotency-key': randomBytes(16).toString('hex') },
-        body: JSON.stringify({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' } }),
+        headers: {
+          authorization: `Bearer ${key}`,
+          'user-agent': UA,
+          'content-type': 'application/json',
+          'idempotency-key': randomBytes(16).toString('hex'),
+        },
+        body: JSON.stringify({
+          lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
+          recipient: {
+            name: 'Jan de Vries',
+            address1: 'Keizersgracht 1',
+            postalCode: '1015 CJ',
+            city: 'Amsterdam',
+            country: 'NL',
+          },
+        }),
       });
       const order = (await placed.json()) as any;
       expect(placed.status, JSON.stringify(order)).to.equal(201);
-      const created = await waitFor('order.created on the stream', () => frames.find((f) => f.event === 'order.created' && f.data.data?.order?.id === order.data.id), 20_000);
+      const created = await waitFor(
+        'order.created on the stream',
+        () => frames.find((f) => f.event === 'order.created' && f.data.data?.order?.id === order.data.id),
+        20_000,
+      );
       expect(created!.data).to.include({ type: 'order.created', testMode: true });
     } finally {
       stream.abort();

@@ -20,14 +20,20 @@ const START_DEADLINE_MS = 60_000;
 
 export function startServiceProcess(env: Record<string, string>): Promise<RunningProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['core/src/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['core/src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let settled = false;
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       if (settled) return;
-      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? /"api":"http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
+      const port =
+        /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1] ??
+        /"api":"http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1];
       const worker = /"message":"worker started"/.test(out);
       if (port || worker) {
         settled = true;

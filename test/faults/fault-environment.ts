@@ -18,7 +18,13 @@ export class FaultWorld {
   readonly receiver: WebhookReceiver;
   readonly caFile: string;
 
-  private constructor(parts: { dir: string; postgres: ThrowawayPostgres; redis: ThrowawayRedis; receiver: WebhookReceiver; caFile: string }) {
+  private constructor(parts: {
+    dir: string;
+    postgres: ThrowawayPostgres;
+    redis: ThrowawayRedis;
+    receiver: WebhookReceiver;
+    caFile: string;
+  }) {
     this.dir = parts.dir;
     this.postgres = parts.postgres;
     this.redis = parts.redis;
@@ -26,7 +32,10 @@ export class FaultWorld {
     this.caFile = parts.caFile;
   }
 
-  static async start(tools: ServiceTools, register: (cleanup: () => Promise<void>, now: () => void) => void): Promise<FaultWorld> {
+  static async start(
+    tools: ServiceTools,
+    register: (cleanup: () => Promise<void>, now: () => void) => void,
+  ): Promise<FaultWorld> {
     const dir = mkdtempSync(path.join(tmpdir(), 'print-api-faults-'));
     // PostgreSQL runs as another OS user under here: it must be able to enter.
     chmodSync(dir, 0o755);
@@ -75,7 +84,14 @@ export class ScenarioEnvironment {
   readonly #adminToken: string;
   #load: OrderLoad | undefined;
 
-  private constructor(world: FaultWorld, name: string, databaseUrl: string, supervisor: ProcessSupervisor, adminToken: string, encryptionKey: string) {
+  private constructor(
+    world: FaultWorld,
+    name: string,
+    databaseUrl: string,
+    supervisor: ProcessSupervisor,
+    adminToken: string,
+    encryptionKey: string,
+  ) {
     this.#world = world;
     this.encryptionKey = encryptionKey;
     this.name = name;
@@ -142,7 +158,10 @@ export class ScenarioEnvironment {
     return new OrderLoad({
       resellers: this.resellers,
       apis: () => this.supervisor.apiUrls(),
-      body: () => ({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: this.#world.receiver.printFileUrl }], recipient: RECIPIENT }),
+      body: () => ({
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl: this.#world.receiver.printFileUrl }],
+        recipient: RECIPIENT,
+      }),
       intervalMs: 300,
       requestTimeoutMs: 15_000,
       repeatEvery: 4,
@@ -165,13 +184,22 @@ export class ScenarioEnvironment {
 
   async #reseller(name: string): Promise<LoadReseller> {
     const api = this.supervisor.apiUrls()[0]!;
-    const admin = (method: string, p: string, body?: unknown) => call(api, method, `/admin/v1${p}`, this.#adminToken, body);
-    const created = await admin('POST', '/resellers', { name: `Faults ${name}`, email: `${name}@example.com`, phone: '+31 20 000 0000', discountPercent: 5 });
+    const admin = (method: string, p: string, body?: unknown) =>
+      call(api, method, `/admin/v1${p}`, this.#adminToken, body);
+    const created = await admin('POST', '/resellers', {
+      name: `Faults ${name}`,
+      email: `${name}@example.com`,
+      phone: '+31 20 000 0000',
+      discountPercent: 5,
+    });
     const id = created.data.id as string;
     await admin('POST', `/resellers/${id}/approve`);
     const key = (await admin('POST', `/resellers/${id}/api-keys`, { mode: 'live' })).data.key as string;
     await admin('POST', `/resellers/${id}/wallet/top-ups`, { amountCents: 50_000_000 });
-    const endpoint = await call(api, 'POST', '/api/reseller/v1/webhooks', key, { url: this.#world.receiver.hookUrl(name), events: ['*'] });
+    const endpoint = await call(api, 'POST', '/api/reseller/v1/webhooks', key, {
+      url: this.#world.receiver.hookUrl(name),
+      events: ['*'],
+    });
     this.#world.receiver.useSecret(name, endpoint.data.secret as string);
     return { name, id, key, endpointId: endpoint.data.id as string };
   }
@@ -180,7 +208,11 @@ export class ScenarioEnvironment {
 async function call(base: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
   const res = await fetch(`${base}${p}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'user-agent': UA, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'user-agent': UA,
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body ? { body: JSON.stringify(body) } : {}),
     signal: AbortSignal.timeout(30_000),
   });

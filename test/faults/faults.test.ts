@@ -42,11 +42,20 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
    * once the dependency or process is back), restarts crashed processes as a supervisor would,
    * lets AFTER_RECOVERY more orders through, stops the load, and checks every guarantee.
    */
-  async function underFault(name: string, fault: (env: ScenarioEnvironment, load: OrderLoad) => Promise<void>, opts: { maxLatencyMs?: number } = {}): Promise<void> {
+  async function underFault(
+    name: string,
+    fault: (env: ScenarioEnvironment, load: OrderLoad) => Promise<void>,
+    opts: { maxLatencyMs?: number } = {},
+  ): Promise<void> {
     env = await ScenarioEnvironment.start(world(), name);
     const load = env.startLoad();
     const problems: string[] = [];
-    await waitFor(`${BEFORE_FAULT} orders before the fault`, () => load.acknowledged() >= BEFORE_FAULT, ACKS_DEADLINE_MS, 100);
+    await waitFor(
+      `${BEFORE_FAULT} orders before the fault`,
+      () => load.acknowledged() >= BEFORE_FAULT,
+      ACKS_DEADLINE_MS,
+      100,
+    );
     // The fault lands while requests are under way (a closed loop has short gaps).
     await waitFor('a request in flight', () => load.inFlight() > 0, 30_000, 2);
     await fault(env, load);
@@ -56,20 +65,42 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
       return [];
     });
     const target = load.acknowledged() + AFTER_RECOVERY;
-    await waitFor(`${AFTER_RECOVERY} orders after recovery`, () => load.acknowledged() >= target, ACKS_DEADLINE_MS, 100).catch(() =>
-      problems.push(`only ${AFTER_RECOVERY - (target - load.acknowledged())} of ${AFTER_RECOVERY} orders were acknowledged within ${ACKS_DEADLINE_MS} ms after recovery`),
+    await waitFor(
+      `${AFTER_RECOVERY} orders after recovery`,
+      () => load.acknowledged() >= target,
+      ACKS_DEADLINE_MS,
+      100,
+    ).catch(() =>
+      problems.push(
+        `only ${AFTER_RECOVERY - (target - load.acknowledged())} of ${AFTER_RECOVERY} orders were acknowledged within ${ACKS_DEADLINE_MS} ms after recovery`,
+      ),
     );
     await load.stop(DRAIN_MS);
 
-    problems.push(...(await checkProcesses(env.supervisor, (api) => load.probe(api, env!.resellers[0]!, SERVE_DEADLINE_MS), SERVE_DEADLINE_MS)));
+    problems.push(
+      ...(await checkProcesses(
+        env.supervisor,
+        (api) => load.probe(api, env!.resellers[0]!, SERVE_DEADLINE_MS),
+        SERVE_DEADLINE_MS,
+      )),
+    );
     problems.push(...(await checkOrders(env.databaseUrl, load.keys, env.resellers)));
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
-    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, load.keys, world().receiver, DELIVERY_DEADLINE_MS)));
+    problems.push(
+      ...(await checkEventsDelivered(
+        env.databaseUrl,
+        env.resellers,
+        load.keys,
+        world().receiver,
+        DELIVERY_DEADLINE_MS,
+      )),
+    );
     const { byOutcome, maxLatencyMs } = load.summary();
     // A dependency outage is answered 503 with Retry-After, quickly: never a 500, never a hang.
     const internalErrors = byOutcome['500'] ?? 0;
     if (internalErrors > 0) problems.push(`${internalErrors} request(s) answered 500 (an outage must answer 503)`);
-    if (opts.maxLatencyMs !== undefined && maxLatencyMs > opts.maxLatencyMs) problems.push(`the slowest answer took ${maxLatencyMs} ms (at most ${opts.maxLatencyMs} ms)`);
+    if (opts.maxLatencyMs !== undefined && maxLatencyMs > opts.maxLatencyMs)
+      problems.push(`the slowest answer took ${maxLatencyMs} ms (at most ${opts.maxLatencyMs} ms)`);
     const summary = `${load.keys.length} keys, ${load.acknowledged()} acknowledged; attempts by outcome ${JSON.stringify(byOutcome)}; slowest answer ${maxLatencyMs} ms${revived.length > 0 ? `; restarted after crashing: ${revived.join(', ')}` : ''}`;
     // One line per scenario in the run's output: what the load met, pass or fail.
     process.stdout.write(`      ${name}: ${summary}; ${problems.length} broken guarantee(s)\n`);
@@ -114,11 +145,15 @@ describe('faults on real processes (two API processes and a worker on PostgreSQL
   });
 
   it('Redis restart (every key lost): every process survives and serves again, queued work is recovered', async () => {
-    await underFault('redis_restart', async () => {
-      await world().redis.stop();
-      await sleep(OUTAGE_MS);
-      await world().redis.start();
-      // Every Redis wait on the request path is bounded (half a second a command, two for an enqueue).
-    }, { maxLatencyMs: REDIS_OUTAGE_MAX_ANSWER_MS });
+    await underFault(
+      'redis_restart',
+      async () => {
+        await world().redis.stop();
+        await sleep(OUTAGE_MS);
+        await world().redis.start();
+        // Every Redis wait on the request path is bounded (half a second a command, two for an enqueue).
+      },
+      { maxLatencyMs: REDIS_OUTAGE_MAX_ANSWER_MS },
+    );
   });
 });

@@ -16,7 +16,11 @@ function sample<T>(items: T[], show: (t: T) => string): string {
 }
 
 /** Runs `query` on a short-lived connection (the database may just have restarted: no pooled connection to go stale). */
-export async function query<R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<R[]> {
+export async function query<R extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   await client.connect();
@@ -37,12 +41,29 @@ export async function checkOrders(url: string, keys: KeyRecord[], resellers: Loa
   const problems: string[] = [];
   const ids = resellers.map((r) => r.id);
   const unanswered = keys.filter((k) => k.gaveUp !== undefined);
-  if (unanswered.length > 0) problems.push(`requests never acknowledged (the load retried each until its deadline): ${sample(unanswered, (k) => `${k.key}${k.acknowledged ? ' (a repeat)' : ''}: ${k.gaveUp}`)}`);
+  if (unanswered.length > 0)
+    problems.push(
+      `requests never acknowledged (the load retried each until its deadline): ${sample(unanswered, (k) => `${k.key}${k.acknowledged ? ' (a repeat)' : ''}: ${k.gaveUp}`)}`,
+    );
   const split = keys.filter((k) => new Set(k.orderIds).size > 1);
-  if (split.length > 0) problems.push(`one Idempotency-Key answered with different orders: ${sample(split, (k) => `${k.key} -> ${[...new Set(k.orderIds)].join(', ')}`)}`);
+  if (split.length > 0)
+    problems.push(
+      `one Idempotency-Key answered with different orders: ${sample(split, (k) => `${k.key} -> ${[...new Set(k.orderIds)].join(', ')}`)}`,
+    );
 
-  const stored = await query<{ reseller_id: string; key: string; order_id: string }>(url, 'select reseller_id, key, order_id from idempotency_keys where reseller_id = any($1)', [ids]);
-  const orders = await query<{ id: string; reseller_id: string; state: string; payment_method: string | null; payment_status: string; total_cents: string }>(
+  const stored = await query<{ reseller_id: string; key: string; order_id: string }>(
+    url,
+    'select reseller_id, key, order_id from idempotency_keys where reseller_id = any($1)',
+    [ids],
+  );
+  const orders = await query<{
+    id: string;
+    reseller_id: string;
+    state: string;
+    payment_method: string | null;
+    payment_status: string;
+    total_cents: string;
+  }>(
     url,
     'select id, reseller_id, state, payment_method, payment_status, total_cents from orders where reseller_id = any($1)',
     [ids],
@@ -56,25 +77,36 @@ export async function checkOrders(url: string, keys: KeyRecord[], resellers: Loa
   const orderById = new Map(orders.map((o) => [o.id, o]));
 
   const missing = keys.filter((k) => k.acknowledged && !orderById.has(k.orderIds[0]!));
-  if (missing.length > 0) problems.push(`acknowledged orders missing from the database: ${sample(missing, (k) => `${k.orderIds[0]} (key ${k.key})`)}`);
+  if (missing.length > 0)
+    problems.push(
+      `acknowledged orders missing from the database: ${sample(missing, (k) => `${k.orderIds[0]} (key ${k.key})`)}`,
+    );
   const misfiled = keys.filter((k) => k.acknowledged && keyOf.get(`${k.reseller.id}/${k.key}`) !== k.orderIds[0]);
-  if (misfiled.length > 0) problems.push(`Idempotency-Keys stored with another order than the one acknowledged: ${sample(misfiled, (k) => `${k.key}: acknowledged ${k.orderIds[0]}, stored ${keyOf.get(`${k.reseller.id}/${k.key}`) ?? 'nothing'}`)}`);
+  if (misfiled.length > 0)
+    problems.push(
+      `Idempotency-Keys stored with another order than the one acknowledged: ${sample(misfiled, (k) => `${k.key}: acknowledged ${k.orderIds[0]}, stored ${keyOf.get(`${k.reseller.id}/${k.key}`) ?? 'nothing'}`)}`,
+    );
 
   const named = new Set(stored.map((s) => s.order_id));
   const orphans = orders.filter((o) => !named.has(o.id));
-  if (orphans.length > 0) problems.push(`orders no Idempotency-Key names (placed twice?): ${sample(orphans, (o) => o.id)}`);
+  if (orphans.length > 0)
+    problems.push(`orders no Idempotency-Key names (placed twice?): ${sample(orphans, (o) => o.id)}`);
   const sent = new Set(keys.map((k) => `${k.reseller.id}/${k.key}`));
   const strangers = stored.filter((s) => !sent.has(`${s.reseller_id}/${s.key}`));
-  if (strangers.length > 0) problems.push(`orders under keys the load never sent: ${sample(strangers, (s) => `${s.order_id} (key ${s.key})`)}`);
+  if (strangers.length > 0)
+    problems.push(`orders under keys the load never sent: ${sample(strangers, (s) => `${s.order_id} (key ${s.key})`)}`);
 
   const paymentOf = new Map(payments.map((p) => [p.order_id, p]));
   const wrongCharge = orders.filter((o) => {
     const p = paymentOf.get(o.id);
-    if (o.payment_method === 'wallet' && o.payment_status === 'paid') return p?.n !== 1 || Number(p.amount) !== -Number(o.total_cents);
+    if (o.payment_method === 'wallet' && o.payment_status === 'paid')
+      return p?.n !== 1 || Number(p.amount) !== -Number(o.total_cents);
     return p !== undefined;
   });
   if (wrongCharge.length > 0) {
-    problems.push(`orders not charged exactly once for their total: ${sample(wrongCharge, (o) => `${o.id} (${o.state}/${o.payment_status}, total ${o.total_cents}, payments ${paymentOf.get(o.id)?.n ?? 0} = ${paymentOf.get(o.id)?.amount ?? 0})`)}`);
+    problems.push(
+      `orders not charged exactly once for their total: ${sample(wrongCharge, (o) => `${o.id} (${o.state}/${o.payment_status}, total ${o.total_cents}, payments ${paymentOf.get(o.id)?.n ?? 0} = ${paymentOf.get(o.id)?.amount ?? 0})`)}`,
+    );
   }
   return problems;
 }
@@ -90,7 +122,11 @@ export async function checkWallets(url: string, resellers: LoadReseller[]): Prom
     [resellers.map((r) => r.id)],
   );
   const off = rows.filter((r) => Number(r.balance ?? 0) !== Number(r.ledger ?? 0));
-  return off.length > 0 ? [`wallets that differ from their ledger: ${sample(off, (r) => `${r.reseller_id}/${r.mode}: balance ${r.balance ?? 'none'}, ledger sum ${r.ledger ?? 'none'}`)}`] : [];
+  return off.length > 0
+    ? [
+        `wallets that differ from their ledger: ${sample(off, (r) => `${r.reseller_id}/${r.mode}: balance ${r.balance ?? 'none'}, ledger sum ${r.ledger ?? 'none'}`)}`,
+      ]
+    : [];
 }
 
 /**
@@ -98,7 +134,13 @@ export async function checkWallets(url: string, resellers: LoadReseller[]): Prom
  * and reached the receiver correctly signed, each order's `order.created` exists once, and no
  * request reached a receiver unsigned or wrongly signed. Polls until that holds or the deadline.
  */
-export async function checkEventsDelivered(url: string, resellers: LoadReseller[], keys: KeyRecord[], receiver: WebhookReceiver, deadlineMs: number): Promise<string[]> {
+export async function checkEventsDelivered(
+  url: string,
+  resellers: LoadReseller[],
+  keys: KeyRecord[],
+  receiver: WebhookReceiver,
+  deadlineMs: number,
+): Promise<string[]> {
   const until = Date.now() + deadlineMs;
   for (;;) {
     const problems = await eventProblems(url, resellers, keys, receiver);
@@ -107,21 +149,41 @@ export async function checkEventsDelivered(url: string, resellers: LoadReseller[
   }
 }
 
-async function eventProblems(url: string, resellers: LoadReseller[], keys: KeyRecord[], receiver: WebhookReceiver): Promise<string[]> {
+async function eventProblems(
+  url: string,
+  resellers: LoadReseller[],
+  keys: KeyRecord[],
+  receiver: WebhookReceiver,
+): Promise<string[]> {
   const problems: string[] = [];
   const byId = new Map(resellers.map((r) => [r.id, r]));
-  const events = await query<{ id: string; reseller_id: string; type: string; order_id: string | null; dispatched: boolean }>(
+  const events = await query<{
+    id: string;
+    reseller_id: string;
+    type: string;
+    order_id: string | null;
+    dispatched: boolean;
+  }>(
     url,
     'select id, reseller_id, type, order_id, dispatched_at is not null as dispatched from events where reseller_id = any($1)',
     [resellers.map((r) => r.id)],
   );
-  const deliveries = await query<{ event_id: string; endpoint_id: string; status: string; attempts: number; last_error: string | null; next_attempt_at: Date | null }>(
+  const deliveries = await query<{
+    event_id: string;
+    endpoint_id: string;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    next_attempt_at: Date | null;
+  }>(
     url,
     'select event_id, endpoint_id, status, attempts, last_error, next_attempt_at from webhook_deliveries where endpoint_id = any($1)',
     [resellers.map((r) => r.endpointId)],
   );
   const deliveryOf = new Map(deliveries.map((d) => [`${d.event_id}/${d.endpoint_id}`, d]));
-  const undelivered = events.filter((e) => deliveryOf.get(`${e.id}/${byId.get(e.reseller_id)!.endpointId}`)?.status !== 'delivered');
+  const undelivered = events.filter(
+    (e) => deliveryOf.get(`${e.id}/${byId.get(e.reseller_id)!.endpointId}`)?.status !== 'delivered',
+  );
   if (undelivered.length > 0) {
     problems.push(
       `events without a successful delivery to their endpoint: ${sample(undelivered, (e) => {
@@ -131,13 +193,18 @@ async function eventProblems(url: string, resellers: LoadReseller[], keys: KeyRe
     );
   }
   const unseen = events.filter((e) => !receiver.saw(byId.get(e.reseller_id)!.name, e.id));
-  if (unseen.length > 0) problems.push(`events the receiver never got (correctly signed): ${sample(unseen, (e) => `${e.id} ${e.type}`)}`);
+  if (unseen.length > 0)
+    problems.push(`events the receiver never got (correctly signed): ${sample(unseen, (e) => `${e.id} ${e.type}`)}`);
 
   const created = new Map<string, number>();
-  for (const e of events) if (e.type === 'order.created' && e.order_id) created.set(e.order_id, (created.get(e.order_id) ?? 0) + 1);
+  for (const e of events)
+    if (e.type === 'order.created' && e.order_id) created.set(e.order_id, (created.get(e.order_id) ?? 0) + 1);
   const acknowledged = [...new Set(keys.flatMap((k) => (k.acknowledged ? [k.orderIds[0]!] : [])))];
   const wrongCount = acknowledged.filter((id) => created.get(id) !== 1);
-  if (wrongCount.length > 0) problems.push(`acknowledged orders without exactly one order.created event: ${sample(wrongCount, (id) => `${id} (${created.get(id) ?? 0})`)}`);
+  if (wrongCount.length > 0)
+    problems.push(
+      `acknowledged orders without exactly one order.created event: ${sample(wrongCount, (id) => `${id} (${created.get(id) ?? 0})`)}`,
+    );
   const bad = receiver.badSignatures();
   if (bad.length > 0) problems.push(`webhook requests with a missing or wrong signature: ${sample(bad, (b) => b)}`);
   return problems;
@@ -154,7 +221,12 @@ export async function checkProcesses(
   probe: (api: string) => Promise<KeyRecord>,
   deadlineMs: number,
 ): Promise<string[]> {
-  const problems = supervisor.crashes().map((c) => `${c.name} (pid ${c.pid}) exited on its own with ${c.signal ?? `code ${c.code}`}; the end of its output (all of it in ${c.logFile}; FAULTS_KEEP_DIR=1 keeps it):\n${crashExcerpt(c.tail)}`);
+  const problems = supervisor
+    .crashes()
+    .map(
+      (c) =>
+        `${c.name} (pid ${c.pid}) exited on its own with ${c.signal ?? `code ${c.code}`}; the end of its output (all of it in ${c.logFile}; FAULTS_KEEP_DIR=1 keeps it):\n${crashExcerpt(c.tail)}`,
+    );
   const revived = await supervisor.reviveCrashed().catch((err: Error) => {
     problems.push(`a crashed process could not be started again: ${err.message}`);
     return [];
@@ -171,7 +243,8 @@ export async function checkProcesses(
       if (status !== 200) problems.push(`${p.name} ${path} answered ${status} (not 200 within ${deadlineMs} ms)`);
     }
     const placed = await probe(p.url);
-    if (!placed.acknowledged) problems.push(`${p.name} placed no order within ${deadlineMs} ms: ${placed.gaveUp ?? ''}`);
+    if (!placed.acknowledged)
+      problems.push(`${p.name} placed no order within ${deadlineMs} ms: ${placed.gaveUp ?? ''}`);
   }
   return problems;
 }
@@ -199,5 +272,8 @@ function crashExcerpt(tail: string): string {
   const lines = tail.trimEnd().split('\n').slice(1);
   const isLogLine = (l: string) => l.startsWith('{"') || (l.endsWith('}') && l.includes('","'));
   const printed = lines.filter((l) => !isLogLine(l) && !/^\s+at /.test(l) && !/^\s+\w+: undefined,?$/.test(l));
-  return (printed.length > 0 ? printed : lines).slice(-20).map((l) => `    ${l.slice(0, 300)}`).join('\n');
+  return (printed.length > 0 ? printed : lines)
+    .slice(-20)
+    .map((l) => `    ${l.slice(0, 300)}`)
+    .join('\n');
 }

@@ -2,7 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 export const UA = 'print-api-faults/1.0';
 
-export const RECIPIENT = { name: 'Fault Recipient', email: 'r@example.nl', phone: '+31 6 1234 5678', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
+export const RECIPIENT = {
+  name: 'Fault Recipient',
+  email: 'r@example.nl',
+  phone: '+31 6 1234 5678',
+  address1: 'Dam 1',
+  postalCode: '1012 JS',
+  city: 'Amsterdam',
+  country: 'NL',
+};
 
 /** One reseller of the load: its live key and its webhook endpoint. */
 export interface LoadReseller {
@@ -112,7 +120,14 @@ export class OrderLoad {
   }
 
   #newKey(reseller: LoadReseller): KeyRecord {
-    const record: KeyRecord = { key: randomUUID(), reseller, orderIds: [], attempts: [], acknowledged: false, gaveUp: undefined };
+    const record: KeyRecord = {
+      key: randomUUID(),
+      reseller,
+      orderIds: [],
+      attempts: [],
+      acknowledged: false,
+      gaveUp: undefined,
+    };
     this.keys.push(record);
     return record;
   }
@@ -149,13 +164,22 @@ export class OrderLoad {
     }
   }
 
-  async #attempt(api: string, record: KeyRecord, body: string): Promise<{ label: string; orderId?: string; definite: boolean; detail: string }> {
+  async #attempt(
+    api: string,
+    record: KeyRecord,
+    body: string,
+  ): Promise<{ label: string; orderId?: string; definite: boolean; detail: string }> {
     const started = Date.now();
     this.#inFlight.set(api, (this.#inFlight.get(api) ?? 0) + 1);
     try {
       const res = await fetch(`${api}/api/reseller/v1/orders`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${record.reseller.key}`, 'user-agent': UA, 'content-type': 'application/json', 'idempotency-key': record.key },
+        headers: {
+          authorization: `Bearer ${record.reseller.key}`,
+          'user-agent': UA,
+          'content-type': 'application/json',
+          'idempotency-key': record.key,
+        },
         body,
         signal: AbortSignal.timeout(this.#opts.requestTimeoutMs),
       });
@@ -172,7 +196,11 @@ export class OrderLoad {
     } catch (err) {
       this.#maxLatencyMs = Math.max(this.#maxLatencyMs, Date.now() - started);
       const e = err as Error & { cause?: { code?: string } };
-      return { label: `error:${e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name)}`, definite: false, detail: e.message };
+      return {
+        label: `error:${e.name === 'TimeoutError' ? 'timeout' : (e.cause?.code ?? e.name)}`,
+        definite: false,
+        detail: e.message,
+      };
     } finally {
       this.#inFlight.set(api, this.#inFlight.get(api)! - 1);
     }

@@ -29,7 +29,10 @@ export class FaultyPlatform {
   }
 
   /** `isPush`: which of the fake's requests push a shipment (the ones `holdPushAnswers` holds). */
-  static async start(answer: (req: Request) => Promise<FakeReply>, isPush: (method: string, path: string) => boolean): Promise<FaultyPlatform> {
+  static async start(
+    answer: (req: Request) => Promise<FakeReply>,
+    isPush: (method: string, path: string) => boolean,
+  ): Promise<FaultyPlatform> {
     let platform: FaultyPlatform | undefined;
     const fake = answerWith(async (req) => {
       const reply = await answer(req);
@@ -91,9 +94,13 @@ export class FaultyPlatform {
     this.injected[fault]++;
     switch (fault) {
       case '500':
-        return void res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 50000, message: 'Internal error (injected)' }));
+        return void res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ code: 50000, message: 'Internal error (injected)' }));
       case '429':
-        return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_S) }).end(JSON.stringify({ code: 42900, message: 'Too many requests (injected)' }));
+        return void res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_S) })
+          .end(JSON.stringify({ code: 42900, message: 'Too many requests (injected)' }));
       case 'hang':
         this.#hung.add(res);
         res.on('close', () => this.#hung.delete(res));

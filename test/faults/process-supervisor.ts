@@ -54,7 +54,8 @@ export class ProcessSupervisor {
   async start(name: string, role: Role): Promise<number> {
     const startedAt = Date.now();
     const previous = this.#current.get(name);
-    if (previous && previous.child.exitCode === null && previous.child.signalCode === null) throw new Error(`${name} is still running`);
+    if (previous && previous.child.exitCode === null && previous.child.signalCode === null)
+      throw new Error(`${name} is still running`);
     const logFile = path.join(this.#logDir, `${name}.${++this.#starts}.log`);
     const log = createWriteStream(logFile);
     this.#logs.push(log);
@@ -93,7 +94,15 @@ export class ProcessSupervisor {
       tail: () => tail,
       exited: new Promise<ExitRecord>((resolve) => {
         child.on('exit', (code, signal) => {
-          const record: ExitRecord = { name, pid: child.pid ?? 0, code, signal, expected: instance.expectExit, tail, logFile };
+          const record: ExitRecord = {
+            name,
+            pid: child.pid ?? 0,
+            code,
+            signal,
+            expected: instance.expectExit,
+            tail,
+            logFile,
+          };
           this.#exits.push(record);
           resolve(record);
         });
@@ -101,7 +110,10 @@ export class ProcessSupervisor {
     };
     this.#current.set(name, instance);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} (${role}) was not ready within ${READY_TIMEOUT_MS} ms:\n${tail}`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`${name} (${role}) was not ready within ${READY_TIMEOUT_MS} ms:\n${tail}`)),
+        READY_TIMEOUT_MS,
+      );
       onReady = () => {
         clearTimeout(timer);
         resolve();
@@ -142,7 +154,9 @@ export class ProcessSupervisor {
 
   /** Base URLs of the API processes running now. */
   apiUrls(): string[] {
-    return [...this.#current.values()].filter((i) => i.role === 'api' && this.#alive(i) && i.port).map((i) => `http://127.0.0.1:${i.port}`);
+    return [...this.#current.values()]
+      .filter((i) => i.role === 'api' && this.#alive(i) && i.port)
+      .map((i) => `http://127.0.0.1:${i.port}`);
   }
 
   /** Base URL of API process `name` (while it runs). */

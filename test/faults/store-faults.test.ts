@@ -5,7 +5,15 @@ import { useFaultWorld } from './fault-suite.ts';
 import { checkEventsDelivered, checkProcesses, checkWallets } from './guarantees.ts';
 import { sleep } from './order-load.ts';
 import type { PlatformFault } from './platform-faults.ts';
-import { checkPushes, checkStoreEvents, checkStoreOrders, pushesOutstanding, receivedBetween, unplacedPaid, unprocessedSince } from './store-guarantees.ts';
+import {
+  checkPushes,
+  checkStoreEvents,
+  checkStoreOrders,
+  pushesOutstanding,
+  receivedBetween,
+  unplacedPaid,
+  unprocessedSince,
+} from './store-guarantees.ts';
 import { StoreLoad } from './store-load.ts';
 import { ResellerStores, STORE_SKU, StorePlatforms } from './store-platforms.ts';
 import { StoreShipper } from './store-shipper.ts';
@@ -88,7 +96,12 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
     const stores: ResellerStores[] = [];
     const keyOf = new Map<ResellerStores, string>();
     for (const reseller of env.resellers) {
-      await env.api(reseller.key, 'POST', '/reseller-products', { sku: STORE_SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: world().receiver.printFileUrl });
+      await env.api(reseller.key, 'POST', '/reseller-products', {
+        sku: STORE_SKU,
+        title: 'Tulip poster A2',
+        productId: 'posters',
+        fileUrl: world().receiver.printFileUrl,
+      });
       const s = new ResellerStores(platforms!);
       await s.seed(env.databaseUrl, env.encryptionKey, reseller.id);
       stores.push(s);
@@ -104,7 +117,11 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
       // A sync already running answers 409: the next one comes anyway.
       sync: (s) => env.api(keyOf.get(s)!, 'POST', `/stores/${s.amazonStoreId}/sync`),
     });
-    const shipper = new StoreShipper({ databaseUrl: env.databaseUrl, storeIds: () => storeIds, admin: (m, p, b) => env.admin(m, p, b) });
+    const shipper = new StoreShipper({
+      databaseUrl: env.databaseUrl,
+      storeIds: () => storeIds,
+      admin: (m, p, b) => env.admin(m, p, b),
+    });
     const r: Run = { env, load, shipper, problems: [], notes: [] };
     run = r;
     load.start();
@@ -118,23 +135,42 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
     await moreOrders(r, BETWEEN_FAULTS, 'after recovery').catch((err: Error) => r.problems.push(err.message));
     await load.stop(DRAIN_MS);
     const settleStarted = Date.now();
-    await waitFor('every paid store order placed', async () => (await unplacedPaid(env.databaseUrl, load.orders, storeIds)).length === 0, SETTLE_MS, 1000).catch(() => undefined);
+    await waitFor(
+      'every paid store order placed',
+      async () => (await unplacedPaid(env.databaseUrl, load.orders, storeIds)).length === 0,
+      SETTLE_MS,
+      1000,
+    ).catch(() => undefined);
     await load.stopSyncing();
     const ticks = shipper.ticks();
-    await waitFor('every chosen order shipped and its tracking applied', () => shipper.ticks() >= ticks + 2 && pushesOutstanding([...shipper.chosen.values()], load.orders) === 0, SETTLE_MS, 500).catch(() => undefined);
+    await waitFor(
+      'every chosen order shipped and its tracking applied',
+      () => shipper.ticks() >= ticks + 2 && pushesOutstanding([...shipper.chosen.values()], load.orders) === 0,
+      SETTLE_MS,
+      500,
+    ).catch(() => undefined);
     await shipper.stop();
     const settledMs = Date.now() - settleStarted;
 
     const { problems } = r;
     const chosen = [...shipper.chosen.values()];
     const unacknowledged = load.unacknowledged();
-    if (unacknowledged.length > 0) problems.push(`notifications never acknowledged: ${unacknowledged.slice(0, 5).join('; ')}`);
-    problems.push(...(await checkProcesses(env.supervisor, (api) => env.prober().probe(api, env.resellers[0]!, SERVE_DEADLINE_MS), SERVE_DEADLINE_MS)));
+    if (unacknowledged.length > 0)
+      problems.push(`notifications never acknowledged: ${unacknowledged.slice(0, 5).join('; ')}`);
+    problems.push(
+      ...(await checkProcesses(
+        env.supervisor,
+        (api) => env.prober().probe(api, env.resellers[0]!, SERVE_DEADLINE_MS),
+        SERVE_DEADLINE_MS,
+      )),
+    );
     problems.push(...(await checkStoreOrders(env.databaseUrl, load.orders, storeIds)));
     problems.push(...checkPushes(chosen, load.orders));
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
     problems.push(...(await checkStoreEvents(env.databaseUrl, storeIds, chosen)));
-    problems.push(...(await checkEventsDelivered(env.databaseUrl, env.resellers, [], world().receiver, DELIVERY_DEADLINE_MS)));
+    problems.push(
+      ...(await checkEventsDelivered(env.databaseUrl, env.resellers, [], world().receiver, DELIVERY_DEADLINE_MS)),
+    );
     const { deliveries, byOutcome } = load.summary();
     const internalErrors = byOutcome['500'] ?? 0;
     if (internalErrors > 0) problems.push(`${internalErrors} notification(s) answered 500 (an outage must answer 503)`);
@@ -160,8 +196,15 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
       // The platforms apply pushes but do not answer: the worker dies after they took effect.
       const releases = [platforms!.tiktokFront.holdPushAnswers(), platforms!.amazonFront.holdPushAnswers()];
       try {
-        await waitFor('a shipment push applied and unanswered', () => platforms!.tiktokFront.heldPushes() + platforms!.amazonFront.heldPushes() > 0, 60_000, 10);
-        r.notes.push(`worker killed with ${platforms!.tiktokFront.heldPushes() + platforms!.amazonFront.heldPushes()} applied push(es) unanswered`);
+        await waitFor(
+          'a shipment push applied and unanswered',
+          () => platforms!.tiktokFront.heldPushes() + platforms!.amazonFront.heldPushes() > 0,
+          60_000,
+          10,
+        );
+        r.notes.push(
+          `worker killed with ${platforms!.tiktokFront.heldPushes() + platforms!.amazonFront.heldPushes()} applied push(es) unanswered`,
+        );
         await supervisor.kill('worker', 'SIGKILL');
       } finally {
         for (const release of releases) release();
@@ -190,12 +233,22 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
       const back = new Date();
       const stored = await receivedBetween(r.env.databaseUrl, down, back);
       // Watched for three times the bound (the load goes on meanwhile), so a miss is reported with its size.
-      const recovered = await waitFor('every webhook stored before Redis came back processed', async () => (await unprocessedSince(r.env.databaseUrl, back)) === 0, 3 * REDIS_RECOVERY_MS, 100).then(
+      const recovered = await waitFor(
+        'every webhook stored before Redis came back processed',
+        async () => (await unprocessedSince(r.env.databaseUrl, back)) === 0,
+        3 * REDIS_RECOVERY_MS,
+        100,
+      ).then(
         () => Date.now() - back.getTime(),
         () => undefined,
       );
-      r.notes.push(`Redis restart: ${stored} webhooks stored while it was away, all stored before its return processed ${recovered ?? `not within ${3 * REDIS_RECOVERY_MS}`} ms after it`);
-      if (recovered === undefined || recovered > REDIS_RECOVERY_MS) r.problems.push(`webhooks stored before Redis came back were processed ${recovered ?? `more than ${3 * REDIS_RECOVERY_MS}`} ms after it (at most ${REDIS_RECOVERY_MS} ms)`);
+      r.notes.push(
+        `Redis restart: ${stored} webhooks stored while it was away, all stored before its return processed ${recovered ?? `not within ${3 * REDIS_RECOVERY_MS}`} ms after it`,
+      );
+      if (recovered === undefined || recovered > REDIS_RECOVERY_MS)
+        r.problems.push(
+          `webhooks stored before Redis came back were processed ${recovered ?? `more than ${3 * REDIS_RECOVERY_MS}`} ms after it (at most ${REDIS_RECOVERY_MS} ms)`,
+        );
       await moreOrders(r, BETWEEN_FAULTS, 'after the Redis restart');
 
       await world().postgres.stop('fast');
@@ -213,7 +266,12 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
           const met = platforms!.injected()[fault] ?? 0;
           platforms!.inject(fault);
           await sleep(PLATFORM_FAULT_MS);
-          await waitFor(`a platform request answered with ${fault}`, () => (platforms!.injected()[fault] ?? 0) > met, 30_000, 50);
+          await waitFor(
+            `a platform request answered with ${fault}`,
+            () => (platforms!.injected()[fault] ?? 0) > met,
+            30_000,
+            50,
+          );
         }
       } finally {
         platforms!.clear();

@@ -8,7 +8,8 @@ import type { ChosenShipment } from './store-shipper.ts';
  */
 
 const SAMPLES = 5;
-const sample = <T>(items: T[], show: (t: T) => string) => `${items.slice(0, SAMPLES).map(show).join('; ')}${items.length > SAMPLES ? `; … (${items.length} in all)` : ''}`;
+const sample = <T>(items: T[], show: (t: T) => string) =>
+  `${items.slice(0, SAMPLES).map(show).join('; ')}${items.length > SAMPLES ? `; … (${items.length} in all)` : ''}`;
 
 interface PlacedRow {
   id: string;
@@ -20,11 +21,19 @@ interface PlacedRow {
 
 /** The print orders of these stores. */
 export function placedStoreOrders(url: string, storeIds: string[]): Promise<PlacedRow[]> {
-  return query<PlacedRow>(url, 'select id, store_id, external_order_id, state, status from orders where store_id = any($1)', [storeIds]);
+  return query<PlacedRow>(
+    url,
+    'select id, store_id, external_order_id, state, status from orders where store_id = any($1)',
+    [storeIds],
+  );
 }
 
 /** Paid platform orders that have no print order yet. */
-export async function unplacedPaid(url: string, orders: StoreOrderRecord[], storeIds: string[]): Promise<StoreOrderRecord[]> {
+export async function unplacedPaid(
+  url: string,
+  orders: StoreOrderRecord[],
+  storeIds: string[],
+): Promise<StoreOrderRecord[]> {
   const placed = new Set((await placedStoreOrders(url, storeIds)).map((o) => `${o.store_id}/${o.external_order_id}`));
   return orders.filter((o) => o.paid && !placed.has(`${o.storeId}/${o.order.id}`));
 }
@@ -38,17 +47,28 @@ export async function checkStoreOrders(url: string, orders: StoreOrderRecord[], 
   const problems: string[] = [];
   const rows = await placedStoreOrders(url, storeIds);
   const count = new Map<string, number>();
-  for (const r of rows) count.set(`${r.store_id}/${r.external_order_id}`, (count.get(`${r.store_id}/${r.external_order_id}`) ?? 0) + 1);
+  for (const r of rows)
+    count.set(`${r.store_id}/${r.external_order_id}`, (count.get(`${r.store_id}/${r.external_order_id}`) ?? 0) + 1);
   const key = (o: StoreOrderRecord) => `${o.storeId}/${o.order.id}`;
   const missing = orders.filter((o) => o.paid && !count.has(key(o)));
-  if (missing.length > 0) problems.push(`paid store orders never placed: ${sample(missing, (o) => `${o.order.platform} ${o.order.id} (${o.fate})`)}`);
+  if (missing.length > 0)
+    problems.push(
+      `paid store orders never placed: ${sample(missing, (o) => `${o.order.platform} ${o.order.id} (${o.fate})`)}`,
+    );
   const doubled = orders.filter((o) => (count.get(key(o)) ?? 0) > 1);
-  if (doubled.length > 0) problems.push(`store orders placed more than once: ${sample(doubled, (o) => `${o.order.platform} ${o.order.id} x${count.get(key(o))}`)}`);
+  if (doubled.length > 0)
+    problems.push(
+      `store orders placed more than once: ${sample(doubled, (o) => `${o.order.platform} ${o.order.id} x${count.get(key(o))}`)}`,
+    );
   const unpaid = orders.filter((o) => !o.paid && count.has(key(o)));
-  if (unpaid.length > 0) problems.push(`unpaid store orders placed: ${sample(unpaid, (o) => `${o.order.platform} ${o.order.id}`)}`);
+  if (unpaid.length > 0)
+    problems.push(`unpaid store orders placed: ${sample(unpaid, (o) => `${o.order.platform} ${o.order.id}`)}`);
   const known = new Set(orders.map(key));
   const strangers = rows.filter((r) => !known.has(`${r.store_id}/${r.external_order_id}`));
-  if (strangers.length > 0) problems.push(`print orders of store orders the platforms never had: ${sample(strangers, (r) => `${r.id} (${r.external_order_id})`)}`);
+  if (strangers.length > 0)
+    problems.push(
+      `print orders of store orders the platforms never had: ${sample(strangers, (r) => `${r.id} (${r.external_order_id})`)}`,
+    );
 
   const charges = await query<{ id: string; total: string; n: number; amount: string | null }>(
     url,
@@ -58,7 +78,10 @@ export async function checkStoreOrders(url: string, orders: StoreOrderRecord[], 
     [storeIds],
   );
   const wrong = charges.filter((c) => c.n !== 1 || Number(c.amount) !== -Number(c.total));
-  if (wrong.length > 0) problems.push(`store orders not charged exactly once for their total: ${sample(wrong, (c) => `${c.id} (total ${c.total}, ${c.n} payments = ${c.amount ?? 0})`)}`);
+  if (wrong.length > 0)
+    problems.push(
+      `store orders not charged exactly once for their total: ${sample(wrong, (c) => `${c.id} (total ${c.total}, ${c.n} payments = ${c.amount ?? 0})`)}`,
+    );
   return problems;
 }
 
@@ -66,14 +89,16 @@ export async function checkStoreOrders(url: string, orders: StoreOrderRecord[], 
 export function checkPushes(chosen: ChosenShipment[], orders: StoreOrderRecord[]): string[] {
   const problems: string[] = [];
   const unshipped = chosen.filter((c) => c.status !== 'SHIPPED');
-  if (unshipped.length > 0) problems.push(`orders the facility could not ship: ${sample(unshipped, (c) => `${c.orderId} (${c.status})`)}`);
+  if (unshipped.length > 0)
+    problems.push(`orders the facility could not ship: ${sample(unshipped, (c) => `${c.orderId} (${c.status})`)}`);
   const byExternal = new Map(orders.map((o) => [`${o.storeId}/${o.order.id}`, o]));
   const wrong = chosen.flatMap((c) => {
     const o = byExternal.get(`${c.storeId}/${c.externalOrderId}`);
     const n = o ? o.stores.pushesApplied(o.order) : -1;
     return n === 1 ? [] : [`${c.externalOrderId}: ${n}`];
   });
-  if (wrong.length > 0) problems.push(`shipped orders whose tracking the platform did not apply exactly once: ${sample(wrong, (w) => w)}`);
+  if (wrong.length > 0)
+    problems.push(`shipped orders whose tracking the platform did not apply exactly once: ${sample(wrong, (w) => w)}`);
   const shipped = new Set(chosen.map((c) => `${c.storeId}/${c.externalOrderId}`));
   const stray = orders.filter((o) => !shipped.has(`${o.storeId}/${o.order.id}`) && o.stores.pushesApplied(o.order) > 0);
   if (stray.length > 0) problems.push(`tracking pushed for orders never shipped: ${sample(stray, (o) => o.order.id)}`);
@@ -100,18 +125,37 @@ export async function checkStoreEvents(url: string, storeIds: string[], chosen: 
   );
   const shipped = new Set(chosen.map((c) => c.orderId));
   const wrong = rows.filter((r) => r.created !== 1 || r.shipped !== (shipped.has(r.id) ? 1 : 0));
-  if (wrong.length > 0) problems.push(`store orders without exactly one order.created (and one order.shipped when shipped): ${sample(wrong, (r) => `${r.id} (created ${r.created}, shipped ${r.shipped})`)}`);
-  const waiting = await query<{ n: number }>(url, 'select count(*)::int as n from store_webhook_events where processed_at is null and store_id = any($1)', [storeIds]);
+  if (wrong.length > 0)
+    problems.push(
+      `store orders without exactly one order.created (and one order.shipped when shipped): ${sample(wrong, (r) => `${r.id} (created ${r.created}, shipped ${r.shipped})`)}`,
+    );
+  const waiting = await query<{ n: number }>(
+    url,
+    'select count(*)::int as n from store_webhook_events where processed_at is null and store_id = any($1)',
+    [storeIds],
+  );
   if (waiting[0]!.n > 0) problems.push(`${waiting[0]!.n} stored webhooks never processed`);
   return problems;
 }
 
 /** Stored webhooks received up to `at` and not processed yet. */
 export async function unprocessedSince(url: string, at: Date): Promise<number> {
-  return (await query<{ n: number }>(url, 'select count(*)::int as n from store_webhook_events where processed_at is null and received_at <= $1', [at]))[0]!.n;
+  return (
+    await query<{ n: number }>(
+      url,
+      'select count(*)::int as n from store_webhook_events where processed_at is null and received_at <= $1',
+      [at],
+    )
+  )[0]!.n;
 }
 
 /** Stored webhooks received between `from` and `to`. */
 export async function receivedBetween(url: string, from: Date, to: Date): Promise<number> {
-  return (await query<{ n: number }>(url, 'select count(*)::int as n from store_webhook_events where received_at between $1 and $2', [from, to]))[0]!.n;
+  return (
+    await query<{ n: number }>(
+      url,
+      'select count(*)::int as n from store_webhook_events where received_at between $1 and $2',
+      [from, to],
+    )
+  )[0]!.n;
 }

@@ -114,7 +114,13 @@ export class StoreLoad {
     const fate: Fate = n % 20 === 9 ? 'never' : n % 10 === 7 ? 'late' : 'paid';
     const onTikTok = n % 10 < 6;
     const order = onTikTok ? stores.newTikTokOrder(fate === 'paid') : stores.newAmazonOrder(fate === 'paid');
-    const record: StoreOrderRecord = { order, stores, storeId: onTikTok ? stores.tiktokStoreId : stores.amazonStoreId, fate, paid: fate === 'paid' };
+    const record: StoreOrderRecord = {
+      order,
+      stores,
+      storeId: onTikTok ? stores.tiktokStoreId : stores.amazonStoreId,
+      fate,
+      paid: fate === 'paid',
+    };
     this.orders.push(record);
     this.#track(this.#life(record, n));
   }
@@ -170,7 +176,12 @@ export class StoreLoad {
   async #post(api: string, delivery: { body: string; headers: Record<string, string> }): Promise<string> {
     this.#inFlight.set(api, (this.#inFlight.get(api) ?? 0) + 1);
     try {
-      const res = await fetch(`${api}/connectors/tiktok-shop/webhooks`, { method: 'POST', headers: delivery.headers, body: delivery.body, signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS) });
+      const res = await fetch(`${api}/connectors/tiktok-shop/webhooks`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      });
       await res.arrayBuffer();
       return String(res.status);
     } catch (err) {

@@ -1,6 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { amazonOrderId, amazonOrderOf, FakeAmazon, MARKETPLACE, type FakeSeller } from '../../connectors/amazon/test/fake-amazon.ts';
-import { APP as TIKTOK_APP, FakeTikTokShopPlatform, tiktokId, tiktokOrderOf, type FakeShop } from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
+import {
+  amazonOrderId,
+  amazonOrderOf,
+  FakeAmazon,
+  MARKETPLACE,
+  type FakeSeller,
+} from '../../connectors/amazon/test/fake-amazon.ts';
+import {
+  APP as TIKTOK_APP,
+  FakeTikTokShopPlatform,
+  tiktokId,
+  tiktokOrderOf,
+  type FakeShop,
+} from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
 import { webhookSignature } from '../../connectors/tiktok-shop/src/signing.ts';
 import { SecretBox } from '../../core/src/infra/crypto.ts';
 import { newId } from '../../core/src/infra/ids.ts';
@@ -75,7 +87,8 @@ export class StorePlatforms {
 
   injected(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const front of [this.tiktokFront, this.amazonFront]) for (const [k, n] of Object.entries(front.injected)) out[k] = (out[k] ?? 0) + n;
+    for (const front of [this.tiktokFront, this.amazonFront])
+      for (const [k, n] of Object.entries(front.injected)) out[k] = (out[k] ?? 0) + n;
     return out;
   }
 
@@ -151,9 +164,21 @@ export class ResellerStores {
       tts_notification_id: tiktokId(),
       shop_id: this.shop.id,
       timestamp: Math.floor(Date.now() / 1000),
-      data: { is_on_hold_order: false, order_id: id, order_status: status ?? order.status, update_time: order.update_time },
+      data: {
+        is_on_hold_order: false,
+        order_id: id,
+        order_status: status ?? order.status,
+        update_time: order.update_time,
+      },
     });
-    return { body, headers: { 'content-type': 'application/json', authorization: webhookSignature(TIKTOK_APP.appKey, TIKTOK_APP.appSecret, body), 'user-agent': 'TikTok-Shop-Webhook' } };
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        authorization: webhookSignature(TIKTOK_APP.appKey, TIKTOK_APP.appSecret, body),
+        'user-agent': 'TikTok-Shop-Webhook',
+      },
+    };
   }
 
   /** A new Amazon order (one unit of STORE_SKU): UNSHIPPED when paid, PENDING while the payment is not through. */
@@ -174,7 +199,14 @@ export class ResellerStores {
   }
 }
 
-async function insertStore(databaseUrl: string, box: SecretBox, resellerId: string, platform: string, externalId: string, credentials: unknown): Promise<string> {
+async function insertStore(
+  databaseUrl: string,
+  box: SecretBox,
+  resellerId: string,
+  platform: string,
+  externalId: string,
+  credentials: unknown,
+): Promise<string> {
   const id = newId('sto');
   await query(
     databaseUrl,

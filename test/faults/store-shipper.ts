@@ -29,7 +29,11 @@ export class StoreShipper {
   #ticks = 0;
   #loop: Promise<void> | undefined;
 
-  constructor(deps: { databaseUrl: string; storeIds: () => string[]; admin: (method: string, path: string, body?: unknown) => Promise<unknown> }) {
+  constructor(deps: {
+    databaseUrl: string;
+    storeIds: () => string[];
+    admin: (method: string, path: string, body?: unknown) => Promise<unknown>;
+  }) {
     this.#databaseUrl = deps.databaseUrl;
     this.#storeIds = deps.storeIds;
     this.#admin = deps.admin;
@@ -71,7 +75,13 @@ export class StoreShipper {
     for (const r of rows) {
       const known = this.chosen.get(r.id);
       if (known) known.status = r.status;
-      else if (/[02468]$/.test(r.external_order_id)) this.chosen.set(r.id, { orderId: r.id, storeId: r.store_id, externalOrderId: r.external_order_id, status: r.status });
+      else if (/[02468]$/.test(r.external_order_id))
+        this.chosen.set(r.id, {
+          orderId: r.id,
+          storeId: r.store_id,
+          externalOrderId: r.external_order_id,
+          status: r.status,
+        });
     }
     const steps = this.unshipped().slice(0, PER_TICK);
     for (const c of steps) {
@@ -79,7 +89,14 @@ export class StoreShipper {
       const body =
         c.status === 'PAID'
           ? { status: 'PROCESSING' }
-          : { status: 'SHIPPED', tracking: { carrier: 'PostNL', trackingNumber: number, trackingUrl: `https://jouw.postnl.nl/track-and-trace/${number}-DE-10119` } };
+          : {
+              status: 'SHIPPED',
+              tracking: {
+                carrier: 'PostNL',
+                trackingNumber: number,
+                trackingUrl: `https://jouw.postnl.nl/track-and-trace/${number}-DE-10119`,
+              },
+            };
       await this.#admin('POST', `/orders/${c.orderId}/production`, body).catch(() => undefined);
     }
   }

@@ -29,19 +29,25 @@ export function findServiceTools(): ServiceTools | { missing: string } {
   } catch {
     return { missing: 'running as root, and there is no postgres OS user to run initdb as' };
   }
-  if (!onPath('runuser')) return { missing: 'running as root, and runuser (to run initdb as postgres) is not installed' };
+  if (!onPath('runuser'))
+    return { missing: 'running as root, and runuser (to run initdb as postgres) is not installed' };
   return { pgBin, redisServer, runAs: 'postgres' };
 }
 
 function postgresBinDir(): string | undefined {
   const hasTools = (dir: string) => existsSync(path.join(dir, 'initdb')) && existsSync(path.join(dir, 'pg_ctl'));
   try {
-    const dir = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dir = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     if (hasTools(dir)) return dir;
   } catch {
     // no pg_config (a client-only install, or none): look where Debian and Ubuntu put servers
   }
-  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
   for (const v of versions) if (hasTools(`/usr/lib/postgresql/${v}/bin`)) return `/usr/lib/postgresql/${v}/bin`;
   const initdb = onPath('initdb');
   return initdb && hasTools(path.dirname(initdb)) ? path.dirname(initdb) : undefined;
@@ -90,7 +96,17 @@ export class ThrowawayPostgres {
       const gid = Number(execFileSync('id', ['-g', tools.runAs], { encoding: 'utf8' }).trim());
       chownSync(cluster.#dataDir, uid, gid);
     }
-    await cluster.#run('initdb', ['-D', cluster.#dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-locale', '--no-sync']);
+    await cluster.#run('initdb', [
+      '-D',
+      cluster.#dataDir,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
     // A test cluster: durability is not what is tested (a restart is a clean shutdown), speed is.
     appendFileSync(
       path.join(cluster.#dataDir, 'postgresql.conf'),
@@ -125,7 +141,9 @@ export class ThrowawayPostgres {
 
   /** Stops the server if it runs, whatever state the suite left it in (cleanup). */
   async stopQuietly(): Promise<void> {
-    await this.#run('pg_ctl', ['-D', this.#dataDir, '-m', 'immediate', '-w', '-t', '30', 'stop']).catch(() => undefined);
+    await this.#run('pg_ctl', ['-D', this.#dataDir, '-m', 'immediate', '-w', '-t', '30', 'stop']).catch(
+      () => undefined,
+    );
   }
 
   /** Synchronous last resort (the test process is exiting): an immediate stop, else SIGQUIT to the postmaster. */
@@ -133,7 +151,12 @@ export class ThrowawayPostgres {
     const bin = path.join(this.#tools.pgBin, 'pg_ctl');
     const args = ['-D', this.#dataDir, '-m', 'immediate', '-w', '-t', '10', 'stop'];
     try {
-      if (this.#tools.runAs) execFileSync('runuser', ['-u', this.#tools.runAs, '--', bin, ...args], { cwd: path.dirname(this.#dataDir), stdio: 'ignore', timeout: 15_000 });
+      if (this.#tools.runAs)
+        execFileSync('runuser', ['-u', this.#tools.runAs, '--', bin, ...args], {
+          cwd: path.dirname(this.#dataDir),
+          stdio: 'ignore',
+          timeout: 15_000,
+        });
       else execFileSync(bin, args, { stdio: 'ignore', timeout: 15_000 });
       return;
     } catch {
@@ -197,18 +220,40 @@ export class ThrowawayRedis {
 
   async start(): Promise<void> {
     if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null) return;
-    const child = spawn(this.#bin, ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.#dir, '--protected-mode', 'no'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      this.#bin,
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        this.#dir,
+        '--protected-mode',
+        'no',
+      ],
+      {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const keep = (chunk: Buffer) => void (this.#log = (this.#log + chunk.toString()).slice(-8000));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     this.#child = child;
-    await waitFor(`redis-server on port ${this.port}`, async () => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${this.#log}`);
-      return ping(this.port);
-    }, 30_000, 50);
+    await waitFor(
+      `redis-server on port ${this.port}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}:\n${this.#log}`);
+        return ping(this.port);
+      },
+      30_000,
+      50,
+    );
   }
 
   /** SIGTERM: without persistence configured it saves nothing, so every queue and counter is gone. */

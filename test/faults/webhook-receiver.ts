@@ -26,7 +26,9 @@ export class WebhookReceiver {
 
   static async start(): Promise<WebhookReceiver> {
     let receiver: WebhookReceiver | undefined;
-    const server = await startHttpsServer((req, res, body) => receiver!.#receive(req.url ?? '/', req.headers, body, res));
+    const server = await startHttpsServer((req, res, body) =>
+      receiver!.#receive(req.url ?? '/', req.headers, body, res),
+    );
     receiver = new WebhookReceiver(server);
     server.route(PRINT_FILE_PATH, sendBytes(tinyPdf(), 'application/pdf'));
     // Requests are counted here, not kept: the server's own list would only grow.
@@ -107,7 +109,11 @@ export class WebhookReceiver {
 function signatureIsValid(secret: string, headers: IncomingHttpHeaders, rawBody: Buffer): boolean {
   const timestamp = String(headers['x-service-timestamp'] ?? '');
   if (!/^\d+$/.test(timestamp)) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(Buffer.concat([Buffer.from(`${timestamp}.`), rawBody])).digest('hex'));
+  const expected = Buffer.from(
+    createHmac('sha256', secret)
+      .update(Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]))
+      .digest('hex'),
+  );
   return String(headers['x-service-signature'] ?? '')
     .split(',')
     .some((part) => {

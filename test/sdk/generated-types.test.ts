@@ -9,8 +9,13 @@ describe("the SDK's generated types", function () {
 
   it('match the OpenAPI document the service serves (run `npm run sdk:generate` after changing a route)', async () => {
     const wanted = await sdkFiles({ pgliteTemplate: await migratedPgliteTemplate() });
-    const stale = 'out of date: run `npm run sdk:generate` and commit packages/sdk/openapi.json and packages/sdk/src/generated/api.ts';
-    expect(readFileSync(DOCUMENT_FILE, 'utf8') === wanted.document, `packages/sdk/openapi.json is ${stale}`).to.equal(true);
-    expect(readFileSync(TYPES_FILE, 'utf8') === wanted.types, `packages/sdk/src/generated/api.ts is ${stale}`).to.equal(true);
+    const stale =
+      'out of date: run `npm run sdk:generate` and commit packages/sdk/openapi.json and packages/sdk/src/generated/api.ts';
+    expect(readFileSync(DOCUMENT_FILE, 'utf8') === wanted.document, `packages/sdk/openapi.json is ${stale}`).to.equal(
+      true,
+    );
+    expect(readFileSync(TYPES_FILE, 'utf8') === wanted.types, `packages/sdk/src/generated/api.ts is ${stale}`).to.equal(
+      true,
+    );
   });
 });

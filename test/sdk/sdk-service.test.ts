@@ -1,9 +1,22 @@
 import { expect } from 'chai';
-import { createClient, PermissionError, RateLimitError, UnprocessableError, type WebhookEvent } from '../../packages/sdk/src/index.ts';
+import {
+  createClient,
+  PermissionError,
+  RateLimitError,
+  UnprocessableError,
+  type WebhookEvent,
+} from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
 import { waitFor } from '../../core/test/helpers/wait.ts';
 
-const RECIPIENT = { name: 'Jan de Vries', email: 'jan@example.nl', address1: 'Keizersgracht 1', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' };
+const RECIPIENT = {
+  name: 'Jan de Vries',
+  email: 'jan@example.nl',
+  address1: 'Keizersgracht 1',
+  postalCode: '1015 CJ',
+  city: 'Amsterdam',
+  country: 'NL',
+};
 
 describe('the SDK against the running service [pglite]', function () {
   this.timeout(120_000);
@@ -20,7 +33,10 @@ describe('the SDK against the running service [pglite]', function () {
     const session = client.events.listen({ onEvent: (e) => void seen.push(e) });
     await session.ready;
     const product = await client.products.get('business-cards');
-    const order = await client.orders.create({ lines: [{ productId: product.id, quantity: 250, fileUrl: product.sampleFiles![0]!.url }], recipient: RECIPIENT });
+    const order = await client.orders.create({
+      lines: [{ productId: product.id, quantity: 250, fileUrl: product.sampleFiles![0]!.url }],
+      recipient: RECIPIENT,
+    });
     await waitFor('order.created', () => seen.some((e) => e.type === 'order.created'));
     session.close();
     await session.done;
@@ -52,7 +68,10 @@ describe('the SDK against the running service [pglite]', function () {
     const r = await t.reseller({ mode: 'test' });
     const client = createClient({ apiKey: r.key, baseUrl: `${t.baseUrl}/api/reseller/v1` });
     const err = await client.orders
-      .create({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl: 'http://files.example/flyer.pdf' }], recipient: RECIPIENT })
+      .create({
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl: 'http://files.example/flyer.pdf' }],
+        recipient: RECIPIENT,
+      })
       .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(UnprocessableError);
     expect((err as UnprocessableError).code).to.equal('invalid_file_url');
@@ -71,7 +90,12 @@ describe('the SDK against a rate-limited service [pglite]', function () {
   it('reads the real Retry-After of a 429 and, past maxRetryDelayMs, throws a RateLimitError with it', async () => {
     const r = await t.reseller({ mode: 'test' });
     const retries: number[] = [];
-    const client = createClient({ apiKey: r.key, baseUrl: `${t.baseUrl}/api/reseller/v1`, maxRetryDelayMs: 0, onRetry: (i) => retries.push(i.delayMs) });
+    const client = createClient({
+      apiKey: r.key,
+      baseUrl: `${t.baseUrl}/api/reseller/v1`,
+      maxRetryDelayMs: 0,
+      onRetry: (i) => retries.push(i.delayMs),
+    });
     await client.me();
     await client.me();
     const err = await client.me().catch((e: unknown) => e);

@@ -5,35 +5,91 @@ const MARKETPLACE_ID = /^[A-Z0-9]{10,14}$/;
 const marketplaceList = z
   .string()
   .trim()
-  .transform((v) => [...new Set(v.split(',').map((s) => s.trim()).filter(Boolean))])
-  .pipe(z.array(z.string().regex(MARKETPLACE_ID, 'must be Amazon marketplace ids separated by commas (ATVPDKIKX0DER,A2EUQ1WTGCTBG2)')).min(1, 'must name at least one marketplace').max(50));
+  .transform((v) => [
+    ...new Set(
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ])
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(MARKETPLACE_ID, 'must be Amazon marketplace ids separated by commas (ATVPDKIKX0DER,A2EUQ1WTGCTBG2)'),
+      )
+      .min(1, 'must name at least one marketplace')
+      .max(50),
+  );
 
 const origin = z.url({ protocol: /^https$/ }).transform((v) => v.replace(/\/+$/, ''));
 
 export const settingsSchema = z.object({
-  appId: z.string().trim().regex(/^amzn1\.sp\.solution\.[A-Za-z0-9-]+$/, 'must be the app id from the Solution Provider Portal (amzn1.sp.solution.…)').optional().meta({
-    description: "The app's id (amzn1.sp.solution.…) from the Solution Provider Portal (Develop apps): the `application_id` of the Seller Central consent page; needed for install links only",
+  appId: z
+    .string()
+    .trim()
+    .regex(
+      /^amzn1\.sp\.solution\.[A-Za-z0-9-]+$/,
+      'must be the app id from the Solution Provider Portal (amzn1.sp.solution.…)',
+    )
+    .optional()
+    .meta({
+      description:
+        "The app's id (amzn1.sp.solution.…) from the Solution Provider Portal (Develop apps): the `application_id` of the Seller Central consent page; needed for install links only",
+    }),
+  lwaClientId: z.string().trim().min(1).optional().meta({
+    description:
+      "Login with Amazon client id of the app (amzn1.application-oa2-client.…), from the app's LWA credentials in the Solution Provider Portal; every Amazon flow needs it",
   }),
-  lwaClientId: z.string().trim().min(1).optional().meta({ description: "Login with Amazon client id of the app (amzn1.application-oa2-client.…), from the app's LWA credentials in the Solution Provider Portal; every Amazon flow needs it" }),
-  lwaClientSecret: z.string().trim().min(1).optional().meta({ description: 'Login with Amazon client secret of the app (Amazon makes you rotate it every 180 days; refresh tokens survive rotation); every Amazon flow needs it' }),
-  apiUrl: origin.default('https://sellingpartnerapi-na.amazon.com').meta({ description: "Selling Partner API origin of the sellers' region (-na, -eu or -fe); point it at the sandbox or a local fake" }),
-  lwaUrl: origin.default('https://api.amazon.com').meta({ description: 'Login with Amazon origin (its token endpoint is /auth/o2/token)' }),
-  marketplaceIds: z.string().default('ATVPDKIKX0DER').pipe(marketplaceList).meta({ description: 'Marketplaces read when the seller chooses none, comma-separated (ATVPDKIKX0DER = Amazon.com)' }),
-  sellerCentralUrl: origin.default('https://sellercentral.amazon.com').meta({ description: "Seller Central origin of the sellers' region, where the consent page is (sellercentral-europe.amazon.com for the EU)" }),
-  draftApp: z.enum(['true', 'false']).default('false').meta({ description: 'true while the app is a draft in the Solution Provider Portal (the consent link then carries version=beta)' }),
+  lwaClientSecret: z.string().trim().min(1).optional().meta({
+    description:
+      'Login with Amazon client secret of the app (Amazon makes you rotate it every 180 days; refresh tokens survive rotation); every Amazon flow needs it',
+  }),
+  apiUrl: origin.default('https://sellingpartnerapi-na.amazon.com').meta({
+    description:
+      "Selling Partner API origin of the sellers' region (-na, -eu or -fe); point it at the sandbox or a local fake",
+  }),
+  lwaUrl: origin
+    .default('https://api.amazon.com')
+    .meta({ description: 'Login with Amazon origin (its token endpoint is /auth/o2/token)' }),
+  marketplaceIds: z.string().default('ATVPDKIKX0DER').pipe(marketplaceList).meta({
+    description: 'Marketplaces read when the seller chooses none, comma-separated (ATVPDKIKX0DER = Amazon.com)',
+  }),
+  sellerCentralUrl: origin.default('https://sellercentral.amazon.com').meta({
+    description:
+      "Seller Central origin of the sellers' region, where the consent page is (sellercentral-europe.amazon.com for the EU)",
+  }),
+  draftApp: z.enum(['true', 'false']).default('false').meta({
+    description:
+      'true while the app is a draft in the Solution Provider Portal (the consent link then carries version=beta)',
+  }),
 });
 export type AmazonSettings = z.output<typeof settingsSchema>;
 
 /** `POST /stores {platform: "AMAZON", ...}`: a seller's self-authorisation of a private app (Seller Central > Apps > Develop apps > Authorize). */
 export const connectSchema = z.strictObject({
-  sellingPartnerId: z.string().trim().regex(/^A[A-Z0-9]{9,20}$/, "must be the seller's merchant token (A…, Seller Central > Settings > Account Info > Merchant Token)"),
-  refreshToken: z.string().trim().regex(/^Atzr\|\S{10,}$/, 'must be a Login with Amazon refresh token (Atzr|…)'),
+  sellingPartnerId: z
+    .string()
+    .trim()
+    .regex(
+      /^A[A-Z0-9]{9,20}$/,
+      "must be the seller's merchant token (A…, Seller Central > Settings > Account Info > Merchant Token)",
+    ),
+  refreshToken: z
+    .string()
+    .trim()
+    .regex(/^Atzr\|\S{10,}$/, 'must be a Login with Amazon refresh token (Atzr|…)'),
   marketplaceIds: z
     .union([z.string(), z.array(z.string())])
     .transform((v) => (Array.isArray(v) ? v.join(',') : v))
     .pipe(marketplaceList)
     .optional()
-    .meta({ description: "The marketplaces to read orders from, comma-separated or a list (ATVPDKIKX0DER is Amazon.com); left out, this service's default" }),
+    .meta({
+      description:
+        "The marketplaces to read orders from, comma-separated or a list (ATVPDKIKX0DER is Amazon.com); left out, this service's default",
+    }),
 });
 
 /** The install link's fields: the marketplaces the seller chooses (comma-separated; the operator's default when absent). */
@@ -43,7 +99,10 @@ export const installInputSchema = z.strictObject({
     .pipe(marketplaceList)
     .transform((ids) => ids.join(','))
     .optional()
-    .meta({ description: "The marketplaces to read orders from, comma-separated (ATVPDKIKX0DER is Amazon.com); left empty, this service's default" }),
+    .meta({
+      description:
+        "The marketplaces to read orders from, comma-separated (ATVPDKIKX0DER is Amazon.com); left empty, this service's default",
+    }),
 });
 
 export const credentialsSchema = z.object({

@@ -1,6 +1,15 @@
 import { defineConnector, type StoreConnection } from '@print-api/connector-kit';
 import { describeSeller, refreshAccess, refreshDue, refreshIfDue, SpApi, type AmazonContext } from './amazon-client.ts';
-import { AUTHORIZATION_DAYS, connectSchema, credentialsSchema, installInputSchema, SEARCH_ORDERS_BUDGET, settingsSchema, type AmazonCredentials, type AmazonSettings } from './config.ts';
+import {
+  AUTHORIZATION_DAYS,
+  connectSchema,
+  credentialsSchema,
+  installInputSchema,
+  SEARCH_ORDERS_BUDGET,
+  settingsSchema,
+  type AmazonCredentials,
+  type AmazonSettings,
+} from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listingsPage } from './listings.ts';
 import { isMerchantFulfilled, toStoreOrder } from './order-mapper.ts';
@@ -23,7 +32,13 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
     displayName: 'Amazon',
     settingsSchema,
     connectSchema,
-    examples: { connect: { sellingPartnerId: 'A3TH9S8BH6GOGM', refreshToken: 'Atzr|IwEBIExampleRefreshToken0123456789', marketplaceIds: 'ATVPDKIKX0DER' } },
+    examples: {
+      connect: {
+        sellingPartnerId: 'A3TH9S8BH6GOGM',
+        refreshToken: 'Atzr|IwEBIExampleRefreshToken0123456789',
+        marketplaceIds: 'ATVPDKIKX0DER',
+      },
+    },
     credentialsSchema,
     capabilities: { webhooks: false, polling: true, fulfilment: true, oauth: true },
     // Publishing (POST /stores/{id}/listings) is not offered: what the merchant does instead.
@@ -45,9 +60,25 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
   async connect(ctx, input) {
     const { sellingPartnerId, refreshToken, marketplaceIds } = connectSchema.parse(input);
     const wanted = marketplaceIds ?? ctx.settings.marketplaceIds;
-    const credentials = await refreshAccess(ctx, { sellingPartnerId, refreshToken, accessToken: null, accessTokenExpiresAt: null, marketplaceIds: wanted, authorizedAt: ctx.clock().toISOString() });
-    const seller = await describeSeller(new SpApi(ctx, credentials), sellingPartnerId, wanted, marketplaceIds !== undefined);
-    return { externalId: sellingPartnerId, name: seller.name, credentials: { ...credentials, marketplaceIds: seller.marketplaceIds } };
+    const credentials = await refreshAccess(ctx, {
+      sellingPartnerId,
+      refreshToken,
+      accessToken: null,
+      accessTokenExpiresAt: null,
+      marketplaceIds: wanted,
+      authorizedAt: ctx.clock().toISOString(),
+    });
+    const seller = await describeSeller(
+      new SpApi(ctx, credentials),
+      sellingPartnerId,
+      wanted,
+      marketplaceIds !== undefined,
+    );
+    return {
+      externalId: sellingPartnerId,
+      name: seller.name,
+      credentials: { ...credentials, marketplaceIds: seller.marketplaceIds },
+    };
   },
 
   install: {
@@ -82,7 +113,12 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
   },
 
   async listListings(ctx, store, cursor) {
-    return listingsPage(api(ctx, store), store.credentials.sellingPartnerId, store.credentials.marketplaceIds[0]!, cursor);
+    return listingsPage(
+      api(ctx, store),
+      store.credentials.sellingPartnerId,
+      store.credentials.marketplaceIds[0]!,
+      cursor,
+    );
   },
 
   async pushShipment(ctx, store, shipment) {
@@ -92,9 +128,13 @@ export const amazonConnector = defineConnector<AmazonCredentials, AmazonSettings
   storeNotices(store, now) {
     const renewBy = new Date(Date.parse(store.credentials.authorizedAt) + AUTHORIZATION_DAYS * 24 * 3600_000);
     const day = renewBy.toISOString().slice(0, 10);
-    if (renewBy.getTime() <= now.getTime()) return [`Amazon's authorisation of this store expired on ${day} (sellers renew it every ${AUTHORIZATION_DAYS} days): renew it in Seller Central (Manage Your Apps) or connect the store again.`];
+    if (renewBy.getTime() <= now.getTime())
+      return [
+        `Amazon's authorisation of this store expired on ${day} (sellers renew it every ${AUTHORIZATION_DAYS} days): renew it in Seller Central (Manage Your Apps) or connect the store again.`,
+      ];
     const days = Math.ceil((renewBy.getTime() - now.getTime()) / (24 * 3600_000));
-    return [`Amazon asks sellers to renew an app's authorisation every ${AUTHORIZATION_DAYS} days: renew this one in Seller Central (Manage Your Apps) by ${day} (in ${days} days), or orders stop coming.`];
+    return [
+      `Amazon asks sellers to renew an app's authorisation every ${AUTHORIZATION_DAYS} days: renew this one in Seller Central (Manage Your Apps) by ${day} (in ${days} days), or orders stop coming.`,
+    ];
   },
 });
-

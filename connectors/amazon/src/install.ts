@@ -24,10 +24,19 @@ function readCookie(header: string | undefined, name: string): string | undefine
  * app's `application_id`, core's `state` and our callback as `redirect_uri` (`version=beta`
  * while the app is a draft). The marketplaces chosen travel in a cookie bound to that state.
  */
-export function beginInstall(ctx: AmazonContext, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): { redirectUrl: string; cookies: string[] } {
+export function beginInstall(
+  ctx: AmazonContext,
+  params: { query: Record<string, string | undefined>; state: string; callbackUrl: string },
+): { redirectUrl: string; cookies: string[] } {
   const appId = ctx.settings.appId;
-  if (!appId) throw new ConnectorError('invalid_payload', `Amazon installs need the app's id: set ${settingVariable('AMAZON', 'appId')}`);
-  const chosen = installInputSchema.safeParse({ ...(params.query.marketplaceIds ? { marketplaceIds: params.query.marketplaceIds } : {}) });
+  if (!appId)
+    throw new ConnectorError(
+      'invalid_payload',
+      `Amazon installs need the app's id: set ${settingVariable('AMAZON', 'appId')}`,
+    );
+  const chosen = installInputSchema.safeParse({
+    ...(params.query.marketplaceIds ? { marketplaceIds: params.query.marketplaceIds } : {}),
+  });
   if (!chosen.success) throw new ConnectorError('invalid_payload', `marketplaceIds ${chosen.error.issues[0]?.message}`);
   const ids = chosen.data.marketplaceIds ?? ctx.settings.marketplaceIds.join(',');
   const consent = new URL(`${ctx.settings.sellerCentralUrl}/apps/authorize/consent`);
@@ -49,13 +58,34 @@ export function beginInstall(ctx: AmazonContext, params: { query: Record<string,
  */
 export async function completeInstall(
   ctx: AmazonContext,
-  params: { query: Record<string, string | undefined>; state: string; headers: Record<string, string | undefined>; callbackUrl: string },
+  params: {
+    query: Record<string, string | undefined>;
+    state: string;
+    headers: Record<string, string | undefined>;
+    callbackUrl: string;
+  },
 ): Promise<StoreConnection<AmazonCredentials>> {
   const { spapi_oauth_code: code, state, selling_partner_id: sellerId } = params.query;
-  if (params.query.error) throw new ConnectorError('auth', `The seller did not authorise the app in Seller Central (${params.query.error}${params.query.error_description ? `: ${params.query.error_description}` : ''}). Nothing was connected.`);
-  if (!state || !safeEqual(state, params.state)) throw new ConnectorError('auth', 'The state Amazon sent back is not the one this install began with (a forged or crossed redirect). Nothing was connected: open the install link again.');
-  if (!code) throw new ConnectorError('auth', 'Amazon sent no spapi_oauth_code: nothing was connected. Open the install link again.');
-  if (!sellerId || !SELLING_PARTNER_ID.test(sellerId)) throw new ConnectorError('auth', `Amazon sent no valid selling_partner_id (${sellerId ?? 'none'}): nothing was connected.`);
+  if (params.query.error)
+    throw new ConnectorError(
+      'auth',
+      `The seller did not authorise the app in Seller Central (${params.query.error}${params.query.error_description ? `: ${params.query.error_description}` : ''}). Nothing was connected.`,
+    );
+  if (!state || !safeEqual(state, params.state))
+    throw new ConnectorError(
+      'auth',
+      'The state Amazon sent back is not the one this install began with (a forged or crossed redirect). Nothing was connected: open the install link again.',
+    );
+  if (!code)
+    throw new ConnectorError(
+      'auth',
+      'Amazon sent no spapi_oauth_code: nothing was connected. Open the install link again.',
+    );
+  if (!sellerId || !SELLING_PARTNER_ID.test(sellerId))
+    throw new ConnectorError(
+      'auth',
+      `Amazon sent no valid selling_partner_id (${sellerId ?? 'none'}): nothing was connected.`,
+    );
   const sealed = readCookie(params.headers.cookie, MARKETPLACES_COOKIE);
   const dot = sealed?.lastIndexOf('.') ?? -1;
   let wanted = ctx.settings.marketplaceIds;
@@ -68,7 +98,11 @@ export async function completeInstall(
     }
   }
   const token = await exchangeCode(ctx, code, params.callbackUrl);
-  if (!token.refresh_token) throw new ConnectorError('invalid_payload', 'Login with Amazon issued no refresh token for the authorisation code: nothing was connected.');
+  if (!token.refresh_token)
+    throw new ConnectorError(
+      'invalid_payload',
+      'Login with Amazon issued no refresh token for the authorisation code: nothing was connected.',
+    );
   const now = ctx.clock();
   const credentials: AmazonCredentials = {
     sellingPartnerId: sellerId,
@@ -79,7 +113,11 @@ export async function completeInstall(
     authorizedAt: now.toISOString(),
   };
   const seller = await describeSeller(new SpApi(ctx, credentials), sellerId, wanted, chosen);
-  return { externalId: sellerId, name: seller.name, credentials: { ...credentials, marketplaceIds: seller.marketplaceIds } };
+  return {
+    externalId: sellerId,
+    name: seller.name,
+    credentials: { ...credentials, marketplaceIds: seller.marketplaceIds },
+  };
 }
 
 function safeEqual(a: string, b: string): boolean {

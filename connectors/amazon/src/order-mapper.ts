@@ -34,13 +34,29 @@ export const amazonOrderSchema = z
           .object({
             orderItemId: z.string(),
             quantityOrdered: z.number().int().nonnegative(),
-            product: z.object({ asin: z.string().optional(), title: z.string().optional(), sellerSku: z.string().nullable().optional(), price: z.object({ unitPrice: money }).loose().optional() }).loose().optional(),
-            fulfillment: z.object({ quantityFulfilled: z.number().int().optional(), quantityUnfulfilled: z.number().int().optional() }).loose().optional(),
+            product: z
+              .object({
+                asin: z.string().optional(),
+                title: z.string().optional(),
+                sellerSku: z.string().nullable().optional(),
+                price: z.object({ unitPrice: money }).loose().optional(),
+              })
+              .loose()
+              .optional(),
+            fulfillment: z
+              .object({
+                quantityFulfilled: z.number().int().optional(),
+                quantityUnfulfilled: z.number().int().optional(),
+              })
+              .loose()
+              .optional(),
           })
           .loose(),
       )
       .default([]),
-    packages: z.array(z.object({ packageReferenceId: z.string().optional(), trackingNumber: z.string().optional() }).loose()).optional(),
+    packages: z
+      .array(z.object({ packageReferenceId: z.string().optional(), trackingNumber: z.string().optional() }).loose())
+      .optional(),
   })
   .loose();
 export type AmazonOrder = z.infer<typeof amazonOrderSchema>;

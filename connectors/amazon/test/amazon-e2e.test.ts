@@ -3,7 +3,15 @@ import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@prin
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { amazonConnector } from '../src/index.ts';
 import { carrierFields } from '../src/shipment-push.ts';
-import { amazonOrderId, amazonOrderOf, APP, consentInstall, FakeAmazon, MARKETPLACE, type FakeSeller } from './fake-amazon.ts';
+import {
+  amazonOrderId,
+  amazonOrderOf,
+  APP,
+  consentInstall,
+  FakeAmazon,
+  MARKETPLACE,
+  type FakeSeller,
+} from './fake-amazon.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const FRANCE = 'A13V1IB3VIYZZH';
@@ -14,10 +22,16 @@ function amazonWorld(connector = amazonConnector) {
   const world = {} as { h: Harness; amazon: FakeAmazon; close(): Promise<void> };
   before(async function () {
     let fallback: FakeRequestHandler | undefined;
-    const server = await startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+    const server = await startHttpsServer((req, res, body) =>
+      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
+    );
     world.amazon = new FakeAmazon();
     world.amazon.serve({ ...server, fallback: (handler) => void (fallback = handler) } as FakeHttpsServer);
-    world.h = await startConnectorService(this, { connectors: [connector], env: world.amazon.settings(), publicUrl: PUBLIC_URL });
+    world.h = await startConnectorService(this, {
+      connectors: [connector],
+      env: world.amazon.settings(),
+      publicUrl: PUBLIC_URL,
+    });
     world.close = async () => {
       await world.h.close();
       await server.close();
@@ -29,18 +43,35 @@ function amazonWorld(connector = amazonConnector) {
   return world;
 }
 
-async function installed(w: { h: Harness; amazon: FakeAmazon }, opts: { marketplaceIds?: string; seller?: FakeSeller } = {}) {
+async function installed(
+  w: { h: Harness; amazon: FakeAmazon },
+  opts: { marketplaceIds?: string; seller?: FakeSeller } = {},
+) {
   const r = await w.h.reseller('test');
   const seller = opts.seller ?? w.amazon.seller();
-  const res = await consentInstall(w.h, r.key, w.amazon, seller, opts.marketplaceIds ? { marketplaceIds: opts.marketplaceIds } : {});
+  const res = await consentInstall(
+    w.h,
+    r.key,
+    w.amazon,
+    seller,
+    opts.marketplaceIds ? { marketplaceIds: opts.marketplaceIds } : {},
+  );
   await res.arrayBuffer();
   assert.equal(res.status, 303);
   const storeId = new URL(res.headers.get('location')!).searchParams.get('store')!;
-  await eventually(async () => (await w.h.api(r.key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt, 'the first poll');
+  await eventually(
+    async () => (await w.h.api(r.key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt,
+    'the first poll',
+  );
   return { key: r.key, seller, storeId };
 }
 
-const ingests = async (h: Harness, key: string, storeId: string) => (await h.api(key, 'GET', `/stores/${storeId}/ingests?limit=100`)).body.data as Array<{ externalOrderId: string; status: string; orderId: string | null }>;
+const ingests = async (h: Harness, key: string, storeId: string) =>
+  (await h.api(key, 'GET', `/stores/${storeId}/ingests?limit=100`)).body.data as Array<{
+    externalOrderId: string;
+    status: string;
+    orderId: string | null;
+  }>;
 
 describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on a local HTTPS server)', function () {
   this.timeout(90_000);
@@ -50,7 +81,10 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
 
     it("sends the seller to the consent page with our application_id, the state and our callback, and connects the seller's chosen marketplaces", async () => {
       const r = await w.h.reseller('test');
-      const link = await w.h.api(r.key, 'POST', '/stores/install-links', { platform: 'AMAZON', marketplaceIds: FRANCE });
+      const link = await w.h.api(r.key, 'POST', '/stores/install-links', {
+        platform: 'AMAZON',
+        marketplaceIds: FRANCE,
+      });
       assert.equal(link.status, 201, JSON.stringify(link.body));
       const begin = await fetch(w.h.toService(link.body.data.installUrl), { redirect: 'manual' });
       await begin.arrayBuffer();
@@ -67,7 +101,11 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       assert.equal(view.status, 'connected');
       assert.equal(seller.seen('searchOrders')[0]!.query.marketplaceIds, FRANCE);
       // The code was exchanged once, for the redirect_uri the consent was asked with.
-      const exchange = w.amazon.tokenRequests.find((t) => t.grant_type === 'authorization_code' && [...w.amazon.codes].some(([code, c]) => code === t.code && c.sellerId === seller.id))!;
+      const exchange = w.amazon.tokenRequests.find(
+        (t) =>
+          t.grant_type === 'authorization_code' &&
+          [...w.amazon.codes].some(([code, c]) => code === t.code && c.sellerId === seller.id),
+      )!;
       assert.equal(exchange.redirect_uri, `${PUBLIC_URL}/connectors/amazon/callback`);
     });
 
@@ -75,7 +113,10 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       const { seller } = await installed(w);
       assert.equal(seller.seen('searchOrders')[0]!.query.marketplaceIds, MARKETPLACE);
       const r = await w.h.reseller('test');
-      const bad = await w.h.api(r.key, 'POST', '/stores/install-links', { platform: 'AMAZON', marketplaceIds: 'amazon.de' });
+      const bad = await w.h.api(r.key, 'POST', '/stores/install-links', {
+        platform: 'AMAZON',
+        marketplaceIds: 'amazon.de',
+      });
       assert.equal(bad.status, 400);
       assert.match(bad.body.error.message, /marketplace ids/);
     });
@@ -101,14 +142,28 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       const r = await w.h.reseller('test');
       const seller = w.amazon.seller();
       const refreshToken = seller.selfAuthorize();
-      const italy = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken, marketplaceIds: `${MARKETPLACE},APJ6JRA9NG5V4` });
+      const italy = await w.h.api(r.key, 'POST', '/stores', {
+        platform: 'AMAZON',
+        sellingPartnerId: seller.id,
+        refreshToken,
+        marketplaceIds: `${MARKETPLACE},APJ6JRA9NG5V4`,
+      });
       assert.equal(italy.status, 422, JSON.stringify(italy.body));
       assert.equal(italy.body.error.code, 'store_not_connectable');
       assert.match(italy.body.error.message, /does not sell in APJ6JRA9NG5V4/);
-      const forged = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken: 'Atzr|forged-refresh-token-000' });
+      const forged = await w.h.api(r.key, 'POST', '/stores', {
+        platform: 'AMAZON',
+        sellingPartnerId: seller.id,
+        refreshToken: 'Atzr|forged-refresh-token-000',
+      });
       assert.equal(forged.status, 422);
       assert.equal(forged.body.error.code, 'store_credentials_rejected');
-      const res = await w.h.api(r.key, 'POST', '/stores', { platform: 'AMAZON', sellingPartnerId: seller.id, refreshToken, marketplaceIds: `${MARKETPLACE},${FRANCE}` });
+      const res = await w.h.api(r.key, 'POST', '/stores', {
+        platform: 'AMAZON',
+        sellingPartnerId: seller.id,
+        refreshToken,
+        marketplaceIds: `${MARKETPLACE},${FRANCE}`,
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       await eventually(async () => seller.seen('searchOrders').length > 0, 'the first poll');
       assert.equal(seller.seen('searchOrders')[0]!.query.marketplaceIds, `${MARKETPLACE},${FRANCE}`);
@@ -149,7 +204,14 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
     it('asks searchOrders exactly: lastUpdatedAfter = checkpoint minus 5 minutes, merchant-fulfilled open orders with recipient, fulfilment and buyer; pages with identical parameters; the checkpoint moves to lastUpdatedBefore', async () => {
       const { key, seller, storeId } = await installed(w);
       const first = seller.seen('searchOrders')[0]!;
-      assert.deepEqual(Object.keys(first.query).sort(), ['fulfilledBy', 'fulfillmentStatuses', 'includedData', 'lastUpdatedAfter', 'marketplaceIds', 'maxResultsPerPage']);
+      assert.deepEqual(Object.keys(first.query).sort(), [
+        'fulfilledBy',
+        'fulfillmentStatuses',
+        'includedData',
+        'lastUpdatedAfter',
+        'marketplaceIds',
+        'maxResultsPerPage',
+      ]);
       assert.equal(first.query.fulfilledBy, 'MERCHANT');
       assert.equal(first.query.fulfillmentStatuses, 'UNSHIPPED,PARTIALLY_SHIPPED,CANCELLED');
       assert.equal(first.query.includedData, 'RECIPIENT,FULFILLMENT,BUYER');
@@ -164,7 +226,10 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       });
       const before = seller.seen('searchOrders').length;
       assert.equal((await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status, 202);
-      await eventually(async () => (await ingests(w.h, key, storeId)).filter((i) => i.status === 'placed').length === 5, 'five orders placed');
+      await eventually(
+        async () => (await ingests(w.h, key, storeId)).filter((i) => i.status === 'placed').length === 5,
+        'five orders placed',
+      );
       const run = seller.seen('searchOrders').slice(before);
       assert.equal(run.length, 3, 'three pages, and no call after the last');
       const { paginationToken: _t0, ...page1 } = run[0]!.query;
@@ -178,28 +243,60 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
 
       // The next run starts 5 minutes before the last answer's lastUpdatedBefore (Amazon's clock, not ours).
       const lastBefore = Date.parse(seller.seen('searchOrders').at(-1)!.lastUpdatedBefore!);
-      await eventually(async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202, 'a sync accepted');
+      await eventually(
+        async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202,
+        'a sync accepted',
+      );
       await eventually(async () => seller.seen('searchOrders').length > before + 3, 'the next run');
-      assert.equal(Date.parse(seller.seen('searchOrders').at(-1)!.query.lastUpdatedAfter!), Math.floor(lastBefore / 1000) * 1000 - 5 * 60_000);
+      assert.equal(
+        Date.parse(seller.seen('searchOrders').at(-1)!.query.lastUpdatedAfter!),
+        Math.floor(lastBefore / 1000) * 1000 - 5 * 60_000,
+      );
     });
 
     it('never places orders Amazon fulfils itself, and leaves PENDING orders waiting until they are UNSHIPPED', async () => {
       const { key, seller, storeId } = await installed(w);
       const fba = amazonOrderId();
-      seller.save(amazonOrderOf(seller, { id: fba, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }, { fulfilledBy: 'AMAZON' }));
+      seller.save(
+        amazonOrderOf(
+          seller,
+          { id: fba, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] },
+          { fulfilledBy: 'AMAZON' },
+        ),
+      );
       const pending = amazonOrderId();
       seller.save(amazonOrderOf(seller, { id: pending, paid: false, lines: [{ sku: w.h.sku, quantity: 1 }] }));
       // Even where Amazon's filter lets one through, an order fulfilled by Amazon is left out.
       const unfiltered = amazonOrderId();
-      seller.save(amazonOrderOf(seller, { id: unfiltered, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }, { fulfilledBy: 'AMAZON' }));
+      seller.save(
+        amazonOrderOf(
+          seller,
+          { id: unfiltered, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] },
+          { fulfilledBy: 'AMAZON' },
+        ),
+      );
       const merchant = amazonOrderId();
       seller.save(amazonOrderOf(seller, { id: merchant, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }));
       assert.equal((await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status, 202);
-      await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === merchant && i.status === 'placed'), 'the merchant order placed');
-      assert.deepEqual((await ingests(w.h, key, storeId)).map((i) => i.externalOrderId), [merchant]);
+      await eventually(
+        async () =>
+          (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === merchant && i.status === 'placed'),
+        'the merchant order placed',
+      );
+      assert.deepEqual(
+        (await ingests(w.h, key, storeId)).map((i) => i.externalOrderId),
+        [merchant],
+      );
       seller.save(amazonOrderOf(seller, { id: pending, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }));
-      await eventually(async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202, 'a sync accepted');
-      await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === pending && i.status === 'placed'), 'the order placed once UNSHIPPED');
+      await eventually(
+        async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202,
+        'a sync accepted',
+      );
+      await eventually(
+        async () =>
+          (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === pending && i.status === 'placed'),
+        'the order placed once UNSHIPPED',
+      );
     });
 
     it('reads a skipped order again by id (getOrder v2026-01-01) when it is retried once its product exists', async () => {
@@ -207,14 +304,24 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       const id = amazonOrderId();
       seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: 'CARD-A6-AMZ', quantity: 100 }] }));
       assert.equal((await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status, 202);
-      const skipped = await eventually(async () => (await w.h.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data[0], 'the order skipped');
+      const skipped = await eventually(
+        async () => (await w.h.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data[0],
+        'the order skipped',
+      );
       assert.equal(skipped.externalOrderId, id);
-      const product = await w.h.api(key, 'POST', '/reseller-products', { sku: 'CARD-A6-AMZ', title: 'Cards', productId: 'business-cards' });
+      const product = await w.h.api(key, 'POST', '/reseller-products', {
+        sku: 'CARD-A6-AMZ',
+        title: 'Cards',
+        productId: 'business-cards',
+      });
       assert.equal(product.status, 201, JSON.stringify(product.body));
       const before = seller.seen('getOrder').length;
       const retried = await w.h.api(key, 'POST', `/stores/${storeId}/ingests/${skipped.id}/retry`);
       assert.ok([200, 202].includes(retried.status), JSON.stringify(retried.body));
-      await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'), 'placed on retry');
+      await eventually(
+        async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'),
+        'placed on retry',
+      );
       assert.equal(seller.seen('getOrder').length, before + 1);
       assert.equal(seller.seen('getOrder').at(-1)!.query.includedData, 'RECIPIENT,FULFILLMENT,BUYER,PACKAGES');
     });
@@ -222,16 +329,37 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
     it('confirms the shipment with v0 confirmShipment: the marketplace, packageReferenceId "1" as a string, the carrier code, only the printed order items and their quantities', async () => {
       const { key, seller, storeId } = await installed(w);
       const id = amazonOrderId();
-      seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: 'MUG-DELFT', quantity: 1 }, { sku: w.h.sku.toLowerCase(), quantity: 3 }] }));
+      seller.save(
+        amazonOrderOf(seller, {
+          id,
+          paid: true,
+          lines: [
+            { sku: 'MUG-DELFT', quantity: 1 },
+            { sku: w.h.sku.toLowerCase(), quantity: 3 },
+          ],
+        }),
+      );
       assert.equal((await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status, 202);
-      const placed = await eventually(async () => (await ingests(w.h, key, storeId)).find((i) => i.externalOrderId === id && i.status === 'placed'), 'placed');
+      const placed = await eventually(
+        async () => (await ingests(w.h, key, storeId)).find((i) => i.externalOrderId === id && i.status === 'placed'),
+        'placed',
+      );
       const pkg = await eventually(async () => seller.orders.get(id)!.packages[0], 'the shipment confirmed');
       const order = seller.orders.get(id)!;
       const tracking = (await w.h.api(key, 'GET', `/orders/${placed.orderId}`)).body.data.tracking;
-      const call = seller.seen('confirmShipment')[0]!.body as { marketplaceId: string; packageDetail: Record<string, unknown> };
+      const call = seller.seen('confirmShipment')[0]!.body as {
+        marketplaceId: string;
+        packageDetail: Record<string, unknown>;
+      };
       assert.equal(call.marketplaceId, MARKETPLACE);
       assert.equal(call.packageDetail.packageReferenceId, '1');
-      assert.deepEqual({ carrierCode: call.packageDetail.carrierCode, ...(call.packageDetail.carrierName ? { carrierName: call.packageDetail.carrierName } : {}) }, carrierFields(tracking.carrier));
+      assert.deepEqual(
+        {
+          carrierCode: call.packageDetail.carrierCode,
+          ...(call.packageDetail.carrierName ? { carrierName: call.packageDetail.carrierName } : {}),
+        },
+        carrierFields(tracking.carrier),
+      );
       assert.equal(call.packageDetail.trackingNumber, tracking.trackingNumber);
       assert.match(String(call.packageDetail.shipDate), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
       assert.deepEqual(call.packageDetail.orderItems, [{ orderItemId: order.orderItems[1]!.orderItemId, quantity: 3 }]);
@@ -245,8 +373,14 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       for (let round = 0; round < 3; round++) {
         const id = amazonOrderId();
         seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: w.h.sku, quantity: 1 }] }));
-        await eventually(async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202, 'a sync accepted');
-        await eventually(async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'), `order ${round + 1} placed`);
+        await eventually(
+          async () => (await w.h.api(key, 'POST', `/stores/${storeId}/sync`)).status === 202,
+          'a sync accepted',
+        );
+        await eventually(
+          async () => (await ingests(w.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'),
+          `order ${round + 1} placed`,
+        );
       }
       const view = (await w.h.api(key, 'GET', `/stores/${storeId}`)).body.data;
       assert.deepEqual([view.status, view.lastError], ['connected', null]);
@@ -254,7 +388,10 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       const calls = seller.seen('searchOrders');
       for (let i = 1; i < calls.length; i++) {
         const after = Date.parse(calls[i]!.query.lastUpdatedAfter!);
-        assert.ok(after <= calls[i - 1]!.at - 7 * 60_000 + 1000 && after >= calls[i - 1]!.at - 7 * 60_000 - 2000, `run ${i} asked from ${calls[i]!.query.lastUpdatedAfter}`);
+        assert.ok(
+          after <= calls[i - 1]!.at - 7 * 60_000 + 1000 && after >= calls[i - 1]!.at - 7 * 60_000 - 2000,
+          `run ${i} asked from ${calls[i]!.query.lastUpdatedAfter}`,
+        );
       }
     });
   });
@@ -264,29 +401,58 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
 
     it("lists the seller's SKUs with the Listings Items API, page by page, the matched one linked", async () => {
       const seller = w.amazon.seller();
-      for (let i = 0; i < 23; i++) seller.listings.push({ sku: `OTHER-${i}`, asin: `B0OTHER${String(i).padStart(3, '0')}`, itemName: `Other ${i}`, status: ['DISCOVERABLE'] });
-      seller.listings.push({ sku: w.h.sku, asin: 'B0POSTER01', itemName: 'Tulip poster A2', status: ['BUYABLE', 'DISCOVERABLE'] });
+      for (let i = 0; i < 23; i++)
+        seller.listings.push({
+          sku: `OTHER-${i}`,
+          asin: `B0OTHER${String(i).padStart(3, '0')}`,
+          itemName: `Other ${i}`,
+          status: ['DISCOVERABLE'],
+        });
+      seller.listings.push({
+        sku: w.h.sku,
+        asin: 'B0POSTER01',
+        itemName: 'Tulip poster A2',
+        status: ['BUYABLE', 'DISCOVERABLE'],
+      });
       const { key, storeId } = await installed(w, { seller });
       const listings = await eventually(async () => {
-        const res = (await w.h.api(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data as Array<{ sku: string; externalProductId: string; externalVariantId: string; active: boolean; matched: boolean }>;
+        const res = (await w.h.api(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data as Array<{
+          sku: string;
+          externalProductId: string;
+          externalVariantId: string;
+          active: boolean;
+          matched: boolean;
+        }>;
         return res.length === 24 && res;
       }, 'the listings');
       const poster = listings.find((l) => l.sku === w.h.sku)!;
-      assert.deepEqual([poster.externalProductId, poster.externalVariantId, poster.active], ['B0POSTER01', w.h.sku, true]);
+      assert.deepEqual(
+        [poster.externalProductId, poster.externalVariantId, poster.active],
+        ['B0POSTER01', w.h.sku, true],
+      );
       assert.equal(seller.seen('searchListingsItems').length, 2);
-      assert.ok(seller.seen('searchListingsItems').every((c) => c.query.pageSize === '20' && c.query.marketplaceIds === MARKETPLACE));
+      assert.ok(
+        seller
+          .seen('searchListingsItems')
+          .every((c) => c.query.pageSize === '20' && c.query.marketplaceIds === MARKETPLACE),
+      );
     });
   });
 
   describe("the seller's search budget (one searchOrders every 3 minutes, burst 20: here 2, one more every 4 s)", () => {
-    const budgetWorld = amazonWorld({ ...amazonConnector, manifest: { ...amazonConnector.manifest, pollBudget: { burst: 2, refillMs: 4000 } } });
+    const budgetWorld = amazonWorld({
+      ...amazonConnector,
+      manifest: { ...amazonConnector.manifest, pollBudget: { burst: 2, refillMs: 4000 } },
+    });
 
     it("answers a sync that would exceed the seller's search budget with when its poll may call Amazon, and the poll calls then, not before", async () => {
       // A budget of 2 searches, one more every 4 s: syncs spend it until one is told to wait.
       const { key, seller, storeId } = await installed(budgetWorld);
       const waiting = await eventually(async () => {
         const res = await budgetWorld.h.api(key, 'POST', `/stores/${storeId}/sync`);
-        return res.status === 202 && Date.parse(res.body.data.pollsAt) - Date.parse(res.body.data.requestedAt) > 1000 && res;
+        return (
+          res.status === 202 && Date.parse(res.body.data.pollsAt) - Date.parse(res.body.data.requestedAt) > 1000 && res
+        );
       }, 'a sync told when its poll may search');
       const pollsAt = Date.parse(waiting.body.data.pollsAt);
       assert.ok(pollsAt - Date.parse(waiting.body.data.requestedAt) <= 4000);
@@ -299,7 +465,12 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
         return res.status === 202 && res;
       }, 'the sync asked again');
       assert.ok(Math.abs(Date.parse(again.body.data.pollsAt) - pollsAt) < 250);
-      await eventually(async () => (await ingests(budgetWorld.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'), 'placed once allowed', 30_000);
+      await eventually(
+        async () =>
+          (await ingests(budgetWorld.h, key, storeId)).some((i) => i.externalOrderId === id && i.status === 'placed'),
+        'placed once allowed',
+        30_000,
+      );
       const next = seller.seen('searchOrders')[searched]!;
       assert.ok(next.at >= pollsAt - 250, `searched ${pollsAt - next.at} ms before it was allowed`);
     });

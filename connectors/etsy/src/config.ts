@@ -37,20 +37,56 @@ const webhookSecrets = z
   .string()
   .trim()
   .transform((s) => s.split(/[\s,]+/).filter(Boolean))
-  .pipe(z.array(z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be a whsec_… signing secret (several separated by spaces or commas during a rotation)')).min(1));
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(
+            /^whsec_[A-Za-z0-9+/]+={0,2}$/,
+            'must be a whsec_… signing secret (several separated by spaces or commas during a rotation)',
+          ),
+      )
+      .min(1),
+  );
 
 export const settingsSchema = z.object({
-  keystring: z.string().trim().min(1).meta({ description: "Etsy: the app's keystring (Your apps > the app > Keystring); the OAuth client_id and the first half of x-api-key" }),
-  sharedSecret: z.string().trim().min(1).meta({ description: "Etsy: the app's shared secret (Your apps > the app > Shared secret); sent as x-api-key `<keystring>:<shared secret>` on every call" }),
-  webhookSecret: webhookSecrets
-    .optional()
-    .meta({ description: "Etsy: the webhook endpoint's signing secret (whsec_…, from the app's webhook portal); several, space-separated, during a rotation. Unset: order webhooks are refused and shops are polled only" }),
-  defaultTaxonomyId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the seller taxonomy id a published listing gets when the draft names none (`platformOptions.taxonomyId`); Etsy requires one (e.g. 2078 for Prints)" }),
-  defaultShippingProfileId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the shipping profile a published listing gets when the draft names none (`platformOptions.shippingProfileId`); profiles belong to one shop, so only for a deployment serving one shop" }),
-  defaultReturnPolicyId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the return policy a published listing gets when the draft names none (`platformOptions.returnPolicyId`); one shop's, as the shipping profile" }),
-  defaultReadinessStateId: z.coerce.number().int().positive().optional().meta({ description: "Etsy: the processing profile (readiness state) of a published listing's offering when the draft names none (`platformOptions.readinessStateId`); one shop's, as the shipping profile" }),
-  defaultWhoMade: z.enum(['i_did', 'someone_else', 'collective']).default('i_did').meta({ description: 'Etsy: who_made of published listings when the draft does not say (`platformOptions.whoMade`): i_did (the seller designs it, made to order), someone_else or collective' }),
-  defaultWhenMade: z.enum(['made_to_order', '2020_2026', '2010_2019']).default('made_to_order').meta({ description: 'Etsy: when_made of published listings when the draft does not say (`platformOptions.whenMade`); printed on demand: made_to_order' }),
+  keystring: z.string().trim().min(1).meta({
+    description:
+      "Etsy: the app's keystring (Your apps > the app > Keystring); the OAuth client_id and the first half of x-api-key",
+  }),
+  sharedSecret: z.string().trim().min(1).meta({
+    description:
+      "Etsy: the app's shared secret (Your apps > the app > Shared secret); sent as x-api-key `<keystring>:<shared secret>` on every call",
+  }),
+  webhookSecret: webhookSecrets.optional().meta({
+    description:
+      "Etsy: the webhook endpoint's signing secret (whsec_…, from the app's webhook portal); several, space-separated, during a rotation. Unset: order webhooks are refused and shops are polled only",
+  }),
+  defaultTaxonomyId: z.coerce.number().int().positive().optional().meta({
+    description:
+      'Etsy: the seller taxonomy id a published listing gets when the draft names none (`platformOptions.taxonomyId`); Etsy requires one (e.g. 2078 for Prints)',
+  }),
+  defaultShippingProfileId: z.coerce.number().int().positive().optional().meta({
+    description:
+      'Etsy: the shipping profile a published listing gets when the draft names none (`platformOptions.shippingProfileId`); profiles belong to one shop, so only for a deployment serving one shop',
+  }),
+  defaultReturnPolicyId: z.coerce.number().int().positive().optional().meta({
+    description:
+      "Etsy: the return policy a published listing gets when the draft names none (`platformOptions.returnPolicyId`); one shop's, as the shipping profile",
+  }),
+  defaultReadinessStateId: z.coerce.number().int().positive().optional().meta({
+    description:
+      "Etsy: the processing profile (readiness state) of a published listing's offering when the draft names none (`platformOptions.readinessStateId`); one shop's, as the shipping profile",
+  }),
+  defaultWhoMade: z.enum(['i_did', 'someone_else', 'collective']).default('i_did').meta({
+    description:
+      'Etsy: who_made of published listings when the draft does not say (`platformOptions.whoMade`): i_did (the seller designs it, made to order), someone_else or collective',
+  }),
+  defaultWhenMade: z.enum(['made_to_order', '2020_2026', '2010_2019']).default('made_to_order').meta({
+    description:
+      'Etsy: when_made of published listings when the draft does not say (`platformOptions.whenMade`); printed on demand: made_to_order',
+  }),
   apiUrl: z
     .url({ protocol: /^https$/ })
     .default('https://openapi.etsy.com')

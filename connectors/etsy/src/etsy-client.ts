@@ -1,4 +1,11 @@
-import { ConnectorError, settingVariable, type ConnectorLogger, type HttpClient, type HttpRequest, type HttpResponse } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  settingVariable,
+  type ConnectorLogger,
+  type HttpClient,
+  type HttpRequest,
+  type HttpResponse,
+} from '@print-api/connector-kit';
 import type { EtsySettings } from './config.ts';
 
 /** How long a job waits when Etsy says the app's day is used up (a sliding 24-hour window, in buckets). */
@@ -20,14 +27,22 @@ export function readBudget(headers: Record<string, string>): EtsyBudget {
     const parsed = v === undefined ? NaN : Number(v);
     return Number.isFinite(parsed) ? parsed : null;
   };
-  return { perSecond: n('x-limit-per-second'), remainingThisSecond: n('x-remaining-this-second'), perDay: n('x-limit-per-day'), remainingToday: n('x-remaining-today') };
+  return {
+    perSecond: n('x-limit-per-second'),
+    remainingThisSecond: n('x-remaining-this-second'),
+    perDay: n('x-limit-per-day'),
+    remainingToday: n('x-remaining-today'),
+  };
 }
 
 /** `{"error": "…"}` (Etsy's ErrorSchema), or OAuth's `{error, error_description}`, else the body's start. */
 export function etsyErrorText(body: string): string {
   try {
     const parsed = JSON.parse(body) as { error?: unknown; error_description?: unknown };
-    if (typeof parsed.error === 'string') return typeof parsed.error_description === 'string' ? `${parsed.error}: ${parsed.error_description}` : parsed.error;
+    if (typeof parsed.error === 'string')
+      return typeof parsed.error_description === 'string'
+        ? `${parsed.error}: ${parsed.error_description}`
+        : parsed.error;
   } catch {
     // not JSON
   }
@@ -53,7 +68,12 @@ export class EtsyClient {
   #budget: EtsyBudget | null = null;
   #budgetAt = 0;
 
-  constructor(opts: { http: HttpClient; settings: EtsySettings; accessToken: string | null; logger?: ConnectorLogger }) {
+  constructor(opts: {
+    http: HttpClient;
+    settings: EtsySettings;
+    accessToken: string | null;
+    logger?: ConnectorLogger;
+  }) {
     this.#http = opts.http;
     this.#settings = opts.settings;
     this.#accessToken = opts.accessToken;
@@ -65,7 +85,14 @@ export class EtsyClient {
   }
 
   /** A JSON call under `/v3/application`; `form` is sent `application/x-www-form-urlencoded`, `json` as JSON. */
-  async call<T = unknown>(opts: { method: HttpRequest['method']; path: string; query?: Record<string, string | number | boolean | undefined>; form?: Record<string, string>; json?: unknown; operation: string }): Promise<T> {
+  async call<T = unknown>(opts: {
+    method: HttpRequest['method'];
+    path: string;
+    query?: Record<string, string | number | boolean | undefined>;
+    form?: Record<string, string>;
+    json?: unknown;
+    operation: string;
+  }): Promise<T> {
     const url = new URL(`${this.#settings.apiUrl}/v3/application${opts.path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { 'x-api-key': apiKeyHeader(this.#settings), accept: 'application/json' };
@@ -91,7 +118,11 @@ export class EtsyClient {
   async send(req: HttpRequest): Promise<HttpResponse> {
     const b = this.#budget;
     if (b?.remainingToday === 0) {
-      throw new ConnectorError('rate_limited', `Etsy's daily request budget for this app (${b.perDay ?? '?'} a day) is spent`, { retryAfterMs: DAY_EXHAUSTED_WAIT_MS });
+      throw new ConnectorError(
+        'rate_limited',
+        `Etsy's daily request budget for this app (${b.perDay ?? '?'} a day) is spent`,
+        { retryAfterMs: DAY_EXHAUSTED_WAIT_MS },
+      );
     }
     if (b?.remainingThisSecond === 0) {
       const wait = this.#budgetAt + 1000 - Date.now();
@@ -103,7 +134,10 @@ export class EtsyClient {
       this.#budget = budget;
       this.#budgetAt = Date.now();
       if (budget.perDay && budget.remainingToday !== null && budget.remainingToday < budget.perDay * 0.05) {
-        this.#logger?.warn("Etsy's daily request budget is nearly spent", { remainingToday: budget.remainingToday, perDay: budget.perDay });
+        this.#logger?.warn("Etsy's daily request budget is nearly spent", {
+          remainingToday: budget.remainingToday,
+          perDay: budget.perDay,
+        });
       }
     }
     return res;
@@ -115,11 +149,20 @@ export class EtsyClient {
     if (res.status === 429) {
       const budget = readBudget(res.headers);
       const seconds = Number(res.headers['retry-after']);
-      const retryAfterMs = Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : budget.remainingToday === 0 ? DAY_EXHAUSTED_WAIT_MS : SECOND_EXHAUSTED_WAIT_MS;
+      const retryAfterMs =
+        Number.isFinite(seconds) && seconds > 0
+          ? seconds * 1000
+          : budget.remainingToday === 0
+            ? DAY_EXHAUSTED_WAIT_MS
+            : SECOND_EXHAUSTED_WAIT_MS;
       return new ConnectorError('rate_limited', `Etsy rate limit reached: ${text}`, { status: 429, retryAfterMs });
     }
     if (res.status === 403 && /x-api-key|shared secret|api key/i.test(text)) {
-      return new ConnectorError('auth', `Etsy refused our app key (${text}): check ${settingVariable('ETSY', 'keystring')} and ${settingVariable('ETSY', 'sharedSecret')}`, { status: 403 });
+      return new ConnectorError(
+        'auth',
+        `Etsy refused our app key (${text}): check ${settingVariable('ETSY', 'keystring')} and ${settingVariable('ETSY', 'sharedSecret')}`,
+        { status: 403 },
+      );
     }
     return ConnectorError.fromStatus('Etsy', res.status, text, res.headers['retry-after']);
   }
@@ -132,7 +175,13 @@ export class EtsyClient {
  */
 export function parseEtsyJson(text: string): unknown {
   return JSON.parse(text, function (_key: string, value: unknown, context?: { source?: string }) {
-    if (typeof value === 'number' && context?.source !== undefined && /^-?\d+$/.test(context.source) && !Number.isSafeInteger(value)) return context.source;
+    if (
+      typeof value === 'number' &&
+      context?.source !== undefined &&
+      /^-?\d+$/.test(context.source) &&
+      !Number.isSafeInteger(value)
+    )
+      return context.source;
     return value;
   } as (this: unknown, key: string, value: unknown) => unknown);
 }

@@ -1,11 +1,27 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { connectSchema, credentialsSchema, LISTINGS_SCOPE, PAGE_SIZE, PUBLISHING_SCOPE, settingsSchema, type EtsyCredentials, type EtsySettings } from './config.ts';
+import {
+  connectSchema,
+  credentialsSchema,
+  LISTINGS_SCOPE,
+  PAGE_SIZE,
+  PUBLISHING_SCOPE,
+  settingsSchema,
+  type EtsyCredentials,
+  type EtsySettings,
+} from './config.ts';
 import { EtsyClient } from './etsy-client.ts';
 import { LISTINGS_NOT_GRANTED, listEtsyListings } from './listings.ts';
 import { completeInstall, connectWithRefreshToken, consentUrl, refreshDue, refreshIfDue } from './install.ts';
 import { fetchReceipts, pollReceipts } from './order-polling.ts';
-import { etsyShopCountry, etsyShopCurrency, getEtsyListing, publishEtsyListing, unpublishEtsyListing, updateEtsyListing } from './publishing.ts';
+import {
+  etsyShopCountry,
+  etsyShopCurrency,
+  getEtsyListing,
+  publishEtsyListing,
+  unpublishEtsyListing,
+  updateEtsyListing,
+} from './publishing.ts';
 import { pushTracking } from './shipment-push.ts';
 import { identifyShop, webhookContent } from './webhook-content.ts';
 import { verifyEtsyWebhook } from './webhook-verifier.ts';
@@ -18,13 +34,21 @@ export { LISTINGS_NOT_GRANTED } from './listings.ts';
 export type { EtsyCredentials, EtsySettings } from './config.ts';
 
 function clientFor(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
-  return new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken: store.credentials.accessToken, logger: ctx.logger });
+  return new EtsyClient({
+    http: ctx.http,
+    settings: ctx.settings,
+    accessToken: store.credentials.accessToken,
+    logger: ctx.logger,
+  });
 }
 
 /** A client for publishing, once the grant is known to carry listings_w (shops connected before publishing did not ask for it). */
 function publishingClient(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
   if (!store.credentials.scopes?.includes(PUBLISHING_SCOPE)) {
-    throw new ConnectorError('auth', `Etsy does not let us write this shop's listings: the shop was connected without the ${PUBLISHING_SCOPE} permission. Reconnect it with a new Etsy install link and approve on Etsy; the store keeps its orders and history.`);
+    throw new ConnectorError(
+      'auth',
+      `Etsy does not let us write this shop's listings: the shop was connected without the ${PUBLISHING_SCOPE} permission. Reconnect it with a new Etsy install link and approve on Etsy; the store keeps its orders and history.`,
+    );
   }
   return clientFor(ctx, store);
 }
@@ -43,7 +67,9 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
     displayName: 'Etsy',
     settingsSchema,
     connectSchema,
-    examples: { connect: { refreshToken: '12345678.JNGIJtvLmwfDMhlYoOJl8aLR1BWottyHC6yhNcg0SUEGwbH5Ij7FJd1iOoDXUD5Dd2iLy8azDV' } },
+    examples: {
+      connect: { refreshToken: '12345678.JNGIJtvLmwfDMhlYoOJl8aLR1BWottyHC6yhNcg0SUEGwbH5Ij7FJd1iOoDXUD5Dd2iLy8azDV' },
+    },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true, publishing: true },
     // Etsy's limits are per app (every shop shares them): 10 calls a second by default (more
@@ -125,4 +151,3 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   // A shop connected before the install asked for listings_r (no scopes recorded), or with a token without it.
   storeNotices: (store) => (store.credentials.scopes?.includes(LISTINGS_SCOPE) ? [] : [`${LISTINGS_NOT_GRANTED}.`]),
 });
-

@@ -1,7 +1,14 @@
 import { createHash, createHmac } from 'node:crypto';
 import { ConnectorError, parsePayload, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { CONSENT_URL, LISTINGS_SCOPE, REFRESH_MARGIN_MS, SCOPES, type EtsyCredentials, type EtsySettings } from './config.ts';
+import {
+  CONSENT_URL,
+  LISTINGS_SCOPE,
+  REFRESH_MARGIN_MS,
+  SCOPES,
+  type EtsyCredentials,
+  type EtsySettings,
+} from './config.ts';
 import { apiKeyHeader, EtsyClient, etsyErrorText } from './etsy-client.ts';
 
 type Context = ConnectorContext<EtsySettings>;
@@ -56,25 +63,55 @@ export function consentUrl(settings: EtsySettings, params: { state: string; call
  * Etsy's redirect back: `state` must be this browser's install (else a forged or crossed
  * callback), then the code is exchanged with the PKCE verifier, and the store is the user's shop.
  */
-export async function completeInstall(ctx: Context, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<StoreConnection<EtsyCredentials>> {
+export async function completeInstall(
+  ctx: Context,
+  params: { query: Record<string, string | undefined>; state: string; callbackUrl: string },
+): Promise<StoreConnection<EtsyCredentials>> {
   const { query } = params;
-  if (query.error) throw new ConnectorError('auth', `the merchant did not grant access (${query.error}${query.error_description ? `: ${query.error_description}` : ''})`);
+  if (query.error)
+    throw new ConnectorError(
+      'auth',
+      `the merchant did not grant access (${query.error}${query.error_description ? `: ${query.error_description}` : ''})`,
+    );
   if (!query.state || query.state !== etsyState(ctx.settings, params.state)) {
-    throw new ConnectorError('auth', "the callback's state does not match the install started in this browser (a forged or crossed callback): open the install link again");
+    throw new ConnectorError(
+      'auth',
+      "the callback's state does not match the install started in this browser (a forged or crossed callback): open the install link again",
+    );
   }
   if (!query.code) throw new ConnectorError('auth', 'the callback carries no authorization code');
-  const tokens = await tokenGrant(ctx, { grant_type: 'authorization_code', client_id: ctx.settings.keystring, redirect_uri: params.callbackUrl, code: query.code, code_verifier: codeVerifier(ctx.settings, params.state) }, 'exchange the authorization code');
+  const tokens = await tokenGrant(
+    ctx,
+    {
+      grant_type: 'authorization_code',
+      client_id: ctx.settings.keystring,
+      redirect_uri: params.callbackUrl,
+      code: query.code,
+      code_verifier: codeVerifier(ctx.settings, params.state),
+    },
+    'exchange the authorization code',
+  );
   if (!tokens.refreshToken) throw new ConnectorError('invalid_payload', 'Etsy issued no refresh token');
   return describeShop(ctx, tokens as Tokens & { refreshToken: string }, [...SCOPES]);
 }
 
 /** `POST /stores {platform: "ETSY", refreshToken}`: the refresh token is used once (Etsy rotates it) and the shop read. */
-export async function connectWithRefreshToken(ctx: Context, refreshToken: string): Promise<StoreConnection<EtsyCredentials>> {
-  const tokens = await tokenGrant(ctx, { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: refreshToken }, 'use the refresh token');
+export async function connectWithRefreshToken(
+  ctx: Context,
+  refreshToken: string,
+): Promise<StoreConnection<EtsyCredentials>> {
+  const tokens = await tokenGrant(
+    ctx,
+    { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: refreshToken },
+    'use the refresh token',
+  );
   const connection = await describeShop(ctx, { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken }, null);
   // A pasted refresh token carries whatever scopes its grant had: one page of listings tells whether it can read them.
   const readsListings = await canReadListings(ctx, tokens.accessToken, connection.credentials.shopId);
-  return { ...connection, credentials: { ...connection.credentials, scopes: SCOPES.filter((s) => s !== LISTINGS_SCOPE || readsListings) } };
+  return {
+    ...connection,
+    credentials: { ...connection.credentials, scopes: SCOPES.filter((s) => s !== LISTINGS_SCOPE || readsListings) },
+  };
 }
 
 /**
@@ -85,15 +122,22 @@ export async function connectWithRefreshToken(ctx: Context, refreshToken: string
 async function canReadListings(ctx: Context, accessToken: string, shopId: string): Promise<boolean> {
   const client = new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken, logger: ctx.logger });
   try {
-    await client.call({ method: 'GET', path: `/shops/${shopId}/listings`, query: { state: 'active', limit: 1 }, operation: 'getListingsByShop' });
+    await client.call({
+      method: 'GET',
+      path: `/shops/${shopId}/listings`,
+      query: { state: 'active', limit: 1 },
+      operation: 'getListingsByShop',
+    });
     return true;
   } catch (err) {
     if (err instanceof ConnectorError && err.status === 403) return false;
-    ctx.logger.warn('Etsy: could not tell whether the refresh token may read listings', { shopId, error: (err as Error).message });
+    ctx.logger.warn('Etsy: could not tell whether the refresh token may read listings', {
+      shopId,
+      error: (err as Error).message,
+    });
     return true;
   }
 }
-
 
 /**
  * Renews the access token when it expires within REFRESH_MARGIN_MS (Etsy's live an hour).
@@ -108,9 +152,22 @@ export function refreshDue(credentials: EtsyCredentials, now: Date): boolean {
 
 export async function refreshIfDue(ctx: Context, credentials: EtsyCredentials): Promise<EtsyCredentials | null> {
   if (!refreshDue(credentials, ctx.clock())) return null;
-  const tokens = await tokenGrant(ctx, { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: credentials.refreshToken }, 'refresh the access token');
-  ctx.logger.info('Etsy access token refreshed', { shopId: credentials.shopId, expiresAt: tokens.expiresAt, rotated: tokens.refreshToken !== undefined && tokens.refreshToken !== credentials.refreshToken });
-  return { ...credentials, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken ?? credentials.refreshToken };
+  const tokens = await tokenGrant(
+    ctx,
+    { grant_type: 'refresh_token', client_id: ctx.settings.keystring, refresh_token: credentials.refreshToken },
+    'refresh the access token',
+  );
+  ctx.logger.info('Etsy access token refreshed', {
+    shopId: credentials.shopId,
+    expiresAt: tokens.expiresAt,
+    rotated: tokens.refreshToken !== undefined && tokens.refreshToken !== credentials.refreshToken,
+  });
+  return {
+    ...credentials,
+    accessToken: tokens.accessToken,
+    accessTokenExpiresAt: tokens.expiresAt,
+    refreshToken: tokens.refreshToken ?? credentials.refreshToken,
+  };
 }
 
 interface Tokens {
@@ -124,14 +181,22 @@ async function tokenGrant(ctx: Context, form: Record<string, string>, what: stri
   const res = await client.send({
     method: 'POST',
     url: `${ctx.settings.apiUrl}/v3/public/oauth/token`,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'x-api-key': apiKeyHeader(ctx.settings) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      'x-api-key': apiKeyHeader(ctx.settings),
+    },
     body: new URLSearchParams(form).toString(),
     operation: 'oauthToken',
   });
   if (res.status !== 200) {
     const text = etsyErrorText(res.body);
     // invalid_grant: a code forged, used twice or expired, a verifier that does not match, a refresh token revoked.
-    if (res.status === 400 || res.status === 401) throw new ConnectorError('auth', `Etsy refused to ${what} (${res.status} ${text})`, { status: res.status, revoked: true });
+    if (res.status === 400 || res.status === 401)
+      throw new ConnectorError('auth', `Etsy refused to ${what} (${res.status} ${text})`, {
+        status: res.status,
+        revoked: true,
+      });
     const err = client.error(res);
     // Our app key refused (an operator's setting, not the shop's grant): retried, never a disconnection.
     if (err.kind === 'auth') throw new ConnectorError('upstream_unavailable', err.message, { status: res.status });
@@ -144,18 +209,50 @@ async function tokenGrant(ctx: Context, form: Record<string, string>, what: stri
     throw new ConnectorError('invalid_payload', 'Etsy answered the token request with a body that is not JSON');
   }
   const t = parsePayload(tokenResponse, body, 'Etsy token response');
-  return { accessToken: t.access_token, expiresAt: new Date(ctx.clock().getTime() + t.expires_in * 1000).toISOString(), refreshToken: t.refresh_token };
+  return {
+    accessToken: t.access_token,
+    expiresAt: new Date(ctx.clock().getTime() + t.expires_in * 1000).toISOString(),
+    refreshToken: t.refresh_token,
+  };
 }
 
 /** The user's shop (`users/me` names it) and its name. */
-async function describeShop(ctx: Context, tokens: Tokens & { refreshToken: string }, scopes: string[] | null): Promise<StoreConnection<EtsyCredentials>> {
-  const client = new EtsyClient({ http: ctx.http, settings: ctx.settings, accessToken: tokens.accessToken, logger: ctx.logger });
-  const me = parsePayload(usersMe, await client.call({ method: 'GET', path: '/users/me', operation: 'getMe' }), 'Etsy users/me');
-  if (!me.shop_id) throw new ConnectorError('invalid_payload', `Etsy user ${me.user_id} has no shop: open a shop on Etsy, then connect it`);
-  const s = parsePayload(shop, await client.call({ method: 'GET', path: `/shops/${me.shop_id}`, operation: 'getShop' }), 'Etsy shop');
+async function describeShop(
+  ctx: Context,
+  tokens: Tokens & { refreshToken: string },
+  scopes: string[] | null,
+): Promise<StoreConnection<EtsyCredentials>> {
+  const client = new EtsyClient({
+    http: ctx.http,
+    settings: ctx.settings,
+    accessToken: tokens.accessToken,
+    logger: ctx.logger,
+  });
+  const me = parsePayload(
+    usersMe,
+    await client.call({ method: 'GET', path: '/users/me', operation: 'getMe' }),
+    'Etsy users/me',
+  );
+  if (!me.shop_id)
+    throw new ConnectorError(
+      'invalid_payload',
+      `Etsy user ${me.user_id} has no shop: open a shop on Etsy, then connect it`,
+    );
+  const s = parsePayload(
+    shop,
+    await client.call({ method: 'GET', path: `/shops/${me.shop_id}`, operation: 'getShop' }),
+    'Etsy shop',
+  );
   return {
     externalId: me.shop_id,
     name: s.shop_name?.trim() || s.title?.trim() || `Etsy shop ${me.shop_id}`,
-    credentials: { shopId: me.shop_id, userId: me.user_id, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt, refreshToken: tokens.refreshToken, ...(scopes ? { scopes } : {}) },
+    credentials: {
+      shopId: me.shop_id,
+      userId: me.user_id,
+      accessToken: tokens.accessToken,
+      accessTokenExpiresAt: tokens.expiresAt,
+      refreshToken: tokens.refreshToken,
+      ...(scopes ? { scopes } : {}),
+    },
   };
 }

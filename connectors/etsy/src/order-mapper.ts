@@ -39,7 +39,10 @@ export const receiptSchema = z.object({
 export type EtsyReceipt = z.infer<typeof receiptSchema>;
 
 /** A page of receipts as `getShopReceipts` answers it. */
-export const receiptsPage = z.object({ count: z.number().int().nonnegative().optional(), results: z.array(receiptSchema) });
+export const receiptsPage = z.object({
+  count: z.number().int().nonnegative().optional(),
+  results: z.array(receiptSchema),
+});
 
 /** Statuses of a receipt the buyer no longer pays for: our order is cancelled while that is possible. */
 const CANCELLED = new Set(['canceled', 'cancelled', 'fully refunded']);
@@ -50,8 +53,12 @@ export const ADDRESS_WITHHELD =
 
 /** When the receipt was made or last changed, in ms. */
 export const receiptTime = (r: EtsyReceipt, a: 'create' | 'update'): number => {
-  const s = a === 'create' ? (r.created_timestamp ?? r.create_timestamp) : (r.updated_timestamp ?? r.update_timestamp ?? r.created_timestamp ?? r.create_timestamp);
-  if (s === null || s === undefined) throw new ConnectorError('invalid_payload', `Etsy receipt ${r.receipt_id} has no ${a}d_timestamp`);
+  const s =
+    a === 'create'
+      ? (r.created_timestamp ?? r.create_timestamp)
+      : (r.updated_timestamp ?? r.update_timestamp ?? r.created_timestamp ?? r.create_timestamp);
+  if (s === null || s === undefined)
+    throw new ConnectorError('invalid_payload', `Etsy receipt ${r.receipt_id} has no ${a}d_timestamp`);
   return s * 1000;
 };
 
@@ -66,7 +73,16 @@ export function receiptRecipient(r: EtsyReceipt): StoreRecipient | null {
   const email = r.buyer_email?.trim();
   const state = subdivision(r.state, country);
   // Etsy gives no buyer phone (the reseller's contact goes to the carrier) and no company.
-  return { name, address1, ...(address2 ? { address2 } : {}), postalCode: r.zip?.trim() ?? '', city, ...(state ? { state } : {}), country: country.toUpperCase(), ...(email ? { email } : {}) };
+  return {
+    name,
+    address1,
+    ...(address2 ? { address2 } : {}),
+    postalCode: r.zip?.trim() ?? '',
+    city,
+    ...(state ? { state } : {}),
+    country: country.toUpperCase(),
+    ...(email ? { email } : {}),
+  };
 }
 
 /**

@@ -11,7 +11,12 @@ import { etsyId, parseReceipt, receiptsPage, receiptTime, toStoreOrder } from '.
  */
 export const receiptsCursor = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOKBACK_MS, overlapMs: POLL_OVERLAP_MS });
 
-export async function pollReceipts(client: EtsyClient, shopId: string, cursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+export async function pollReceipts(
+  client: EtsyClient,
+  shopId: string,
+  cursor: string | null,
+  now: Date,
+): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = receiptsCursor.read(cursor, now);
   // Whole seconds, inclusive: `since` rounded down keeps the row at the boundary (read again, harmless).
   const minLastModified = Math.max(946684800, Math.floor(at.since.getTime() / 1000));
@@ -20,7 +25,16 @@ export async function pollReceipts(client: EtsyClient, shopId: string, cursor: s
     await client.call({
       method: 'GET',
       path: `/shops/${shopId}/receipts`,
-      query: { was_paid: true, was_shipped: false, was_canceled: false, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'asc', limit: PAGE_SIZE, offset: at.offset },
+      query: {
+        was_paid: true,
+        was_shipped: false,
+        was_canceled: false,
+        min_last_modified: minLastModified,
+        sort_on: 'updated',
+        sort_order: 'asc',
+        limit: PAGE_SIZE,
+        offset: at.offset,
+      },
       operation: 'getShopReceipts',
     }),
     'Etsy receipts',
@@ -30,7 +44,10 @@ export async function pollReceipts(client: EtsyClient, shopId: string, cursor: s
   const cancelled = at.firstPage && at.offset === 0 ? await cancelledSince(client, shopId, minLastModified) : [];
   return {
     orders: [...page.results.map(toStoreOrder), ...cancelled],
-    nextCursor: receiptsCursor.next(at, { updatedAt: page.results.map((r) => receiptTime(r, 'update')), more: page.results.length === PAGE_SIZE }),
+    nextCursor: receiptsCursor.next(at, {
+      updatedAt: page.results.map((r) => receiptTime(r, 'update')),
+      more: page.results.length === PAGE_SIZE,
+    }),
   };
 }
 
@@ -40,7 +57,13 @@ async function cancelledSince(client: EtsyClient, shopId: string, minLastModifie
     await client.call({
       method: 'GET',
       path: `/shops/${shopId}/receipts`,
-      query: { was_canceled: true, min_last_modified: minLastModified, sort_on: 'updated', sort_order: 'desc', limit: PAGE_SIZE },
+      query: {
+        was_canceled: true,
+        min_last_modified: minLastModified,
+        sort_on: 'updated',
+        sort_order: 'desc',
+        limit: PAGE_SIZE,
+      },
       operation: 'getShopReceipts',
     }),
     'Etsy receipts',
@@ -80,7 +103,12 @@ export async function fetchReceipts(client: EtsyClient, shopId: string, receiptI
   return orders;
 }
 
-async function findInPages(client: EtsyClient, shopId: string, wanted: string[], found: Map<string, StoreOrder>): Promise<void> {
+async function findInPages(
+  client: EtsyClient,
+  shopId: string,
+  wanted: string[],
+  found: Map<string, StoreOrder>,
+): Promise<void> {
   const asked = new Set(wanted);
   const ids = wanted.map(BigInt);
   const highest = ids.reduce((a, b) => (b > a ? b : a));
@@ -89,23 +117,38 @@ async function findInPages(client: EtsyClient, shopId: string, wanted: string[],
   for (let read = 0; read < MAX_PAGES && wanted.length - found.size > 1; read++) {
     const results = parsePayload(
       receiptIdsPage,
-      await client.call({ method: 'GET', path: `/shops/${shopId}/receipts`, query: { sort_on: 'receipt_id', sort_order: 'desc', limit: PAGE_SIZE, offset }, operation: 'getShopReceipts' }),
+      await client.call({
+        method: 'GET',
+        path: `/shops/${shopId}/receipts`,
+        query: { sort_on: 'receipt_id', sort_order: 'desc', limit: PAGE_SIZE, offset },
+        operation: 'getShopReceipts',
+      }),
       'Etsy receipts',
     ).results;
-    for (const r of results) if (asked.has(r.receipt_id) && !found.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
+    for (const r of results)
+      if (asked.has(r.receipt_id) && !found.has(r.receipt_id)) found.set(r.receipt_id, toStoreOrder(parseReceipt(r)));
     if (results.length < PAGE_SIZE) return;
     const first = BigInt(results[0]!.receipt_id);
     const last = BigInt(results.at(-1)!.receipt_id);
     if (last <= lowest) return;
     offset += results.length;
     // Still above every asked id: jump down by the page's density of the shop's ids.
-    if (last > highest && first > last) offset += Math.floor((Number(last - highest) * (results.length - 1)) / Number(first - last) * (1 - JUMP_SHORT));
+    if (last > highest && first > last)
+      offset += Math.floor(((Number(last - highest) * (results.length - 1)) / Number(first - last)) * (1 - JUMP_SHORT));
   }
 }
 
 async function fetchReceipt(client: EtsyClient, shopId: string, receiptId: string): Promise<StoreOrder | null> {
   try {
-    return toStoreOrder(parseReceipt(await client.call({ method: 'GET', path: `/shops/${shopId}/receipts/${receiptId}`, operation: 'getShopReceipt' })));
+    return toStoreOrder(
+      parseReceipt(
+        await client.call({
+          method: 'GET',
+          path: `/shops/${shopId}/receipts/${receiptId}`,
+          operation: 'getShopReceipt',
+        }),
+      ),
+    );
   } catch (err) {
     if (err instanceof ConnectorError && err.status === 404) return null;
     throw err;

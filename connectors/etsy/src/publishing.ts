@@ -1,4 +1,12 @@
-import { ConnectorError, minorUnitsToDecimal, parsePayload, type ListingChanges, type ListingDraft, type ListingRef, type PublishedListing } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  minorUnitsToDecimal,
+  parsePayload,
+  type ListingChanges,
+  type ListingDraft,
+  type ListingRef,
+  type PublishedListing,
+} from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { EtsySettings } from './config.ts';
 import type { EtsyClient } from './etsy-client.ts';
@@ -6,7 +14,27 @@ import type { EtsyClient } from './etsy-client.ts';
 /** Etsy's largest offering quantity: a listing printed on demand never sells out. */
 const ON_DEMAND_QUANTITY = 999;
 const WHO_MADE = ['i_did', 'someone_else', 'collective'] as const;
-const WHEN_MADE = ['made_to_order', '2020_2026', '2010_2019', '2007_2009', 'before_2007', '2000_2006', '1990s', '1980s', '1970s', '1960s', '1950s', '1940s', '1930s', '1920s', '1910s', '1900s', '1800s', '1700s', 'before_1700'] as const;
+const WHEN_MADE = [
+  'made_to_order',
+  '2020_2026',
+  '2010_2019',
+  '2007_2009',
+  'before_2007',
+  '2000_2006',
+  '1990s',
+  '1980s',
+  '1970s',
+  '1960s',
+  '1950s',
+  '1940s',
+  '1930s',
+  '1920s',
+  '1910s',
+  '1900s',
+  '1800s',
+  '1700s',
+  'before_1700',
+] as const;
 
 const positiveId = z.coerce.number().int().positive();
 /** `draft.platformOptions` for Etsy: what a listing needs that the draft does not carry. */
@@ -28,8 +56,27 @@ const inventorySchema = z.object({
       product_id: id,
       sku: z.string().nullish(),
       is_deleted: z.boolean().nullish(),
-      property_values: z.array(z.object({ property_id: z.number(), value_ids: z.array(z.number()), values: z.array(z.string()), scale_id: z.number().nullish(), property_name: z.string().nullish() })).nullish(),
-      offerings: z.array(z.object({ quantity: z.number(), is_enabled: z.boolean(), is_deleted: z.boolean().nullish(), readiness_state_id: z.number().nullish() })).nullish(),
+      property_values: z
+        .array(
+          z.object({
+            property_id: z.number(),
+            value_ids: z.array(z.number()),
+            values: z.array(z.string()),
+            scale_id: z.number().nullish(),
+            property_name: z.string().nullish(),
+          }),
+        )
+        .nullish(),
+      offerings: z
+        .array(
+          z.object({
+            quantity: z.number(),
+            is_enabled: z.boolean(),
+            is_deleted: z.boolean().nullish(),
+            readiness_state_id: z.number().nullish(),
+          }),
+        )
+        .nullish(),
     }),
   ),
   price_on_property: z.array(z.number()).nullish(),
@@ -41,7 +88,11 @@ const shopSchema = z.object({ currency_code: z.string(), shop_location_country_i
 /** The draft's options, else the connector's settings; refused (with the reason) when Etsy could not take them. */
 function listingOptions(settings: EtsySettings, draft: ListingDraft) {
   const parsed = optionsSchema.safeParse(draft.platformOptions ?? {});
-  if (!parsed.success) throw new ConnectorError('invalid_payload', `Etsy's platformOptions: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new ConnectorError(
+      'invalid_payload',
+      `Etsy's platformOptions: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`).join('; ')}`,
+    );
   const o = parsed.data;
   return {
     taxonomyId: o.taxonomyId ?? settings.defaultTaxonomyId,
@@ -54,7 +105,11 @@ function listingOptions(settings: EtsySettings, draft: ListingDraft) {
 }
 
 async function getShop(client: EtsyClient, shopId: string): Promise<z.infer<typeof shopSchema>> {
-  return parsePayload(shopSchema, await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }), 'Etsy shop');
+  return parsePayload(
+    shopSchema,
+    await client.call({ method: 'GET', path: `/shops/${shopId}`, operation: 'getShop' }),
+    'Etsy shop',
+  );
 }
 
 /** The shop's currency (`getShop`'s `currency_code`), upper case: what its listings are priced in (the connector's `storeCurrency`). */
@@ -72,17 +127,33 @@ export async function etsyShopCountry(client: EtsyClient, shopId: string): Promi
  * cents (2495 -> "24.95"; form fields are text, and the JSON number of that string has the same
  * digits). A draft in another currency is refused: Etsy prices a listing in the shop's only.
  */
-async function shopPrice(client: EtsyClient, shopId: string, priceCents: number, asked: string | undefined): Promise<string> {
+async function shopPrice(
+  client: EtsyClient,
+  shopId: string,
+  priceCents: number,
+  asked: string | undefined,
+): Promise<string> {
   const currency = await etsyShopCurrency(client, shopId);
-  if (asked && asked.toUpperCase() !== currency) throw new ConnectorError('invalid_payload', `The Etsy shop sells in ${currency}, not ${asked}: give the price in ${currency}.`);
+  if (asked && asked.toUpperCase() !== currency)
+    throw new ConnectorError(
+      'invalid_payload',
+      `The Etsy shop sells in ${currency}, not ${asked}: give the price in ${currency}.`,
+    );
   return minorUnitsToDecimal(priceCents, currency);
 }
 
-const offering = (price: string, readinessStateId: number | null | undefined, quantity = ON_DEMAND_QUANTITY, enabled = true) => ({ price: Number(price), quantity, is_enabled: enabled, readiness_state_id: readinessStateId ?? null });
+const offering = (
+  price: string,
+  readinessStateId: number | null | undefined,
+  quantity = ON_DEMAND_QUANTITY,
+  enabled = true,
+) => ({ price: Number(price), quantity, is_enabled: enabled, readiness_state_id: readinessStateId ?? null });
 
 /** What keeps a listing from going on sale on Etsy, as the merchant can act on it. */
 function missingForActivation(o: ReturnType<typeof listingOptions>): string[] {
-  const missing = ['an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again)'];
+  const missing = [
+    'an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again)',
+  ];
   if (!o.shippingProfileId) missing.push('a shipping profile (platformOptions.shippingProfileId)');
   if (!o.readinessStateId) missing.push('a processing profile (platformOptions.readinessStateId)');
   if (!o.returnPolicyId) missing.push('a return policy, outside the EU (platformOptions.returnPolicyId)');
@@ -90,7 +161,13 @@ function missingForActivation(o: ReturnType<typeof listingOptions>): string[] {
 }
 
 function listingOf(listing: EtsyListing, variantId: string | null, notice?: string): PublishedListing {
-  return { externalProductId: listing.listing_id, externalVariantId: variantId, status: listing.state === 'active' ? 'active' : 'draft', ...(listing.url ? { url: listing.url } : {}), ...(notice ? { notice } : {}) };
+  return {
+    externalProductId: listing.listing_id,
+    externalVariantId: variantId,
+    status: listing.state === 'active' ? 'active' : 'draft',
+    ...(listing.url ? { url: listing.url } : {}),
+    ...(notice ? { notice } : {}),
+  };
 }
 
 /**
@@ -100,9 +177,18 @@ function listingOf(listing: EtsyListing, variantId: string | null, notice?: stri
  * fetch an image from a URL (`uploadListingImage` takes the file) and lists nothing without one,
  * so the listing stays a draft and `notice` says what it still needs.
  */
-export async function publishEtsyListing(client: EtsyClient, settings: EtsySettings, shopId: string, draft: ListingDraft): Promise<PublishedListing> {
+export async function publishEtsyListing(
+  client: EtsyClient,
+  settings: EtsySettings,
+  shopId: string,
+  draft: ListingDraft,
+): Promise<PublishedListing> {
   const o = listingOptions(settings, draft);
-  if (!o.taxonomyId) throw new ConnectorError('invalid_payload', 'Etsy needs a taxonomy for every listing: give platformOptions.taxonomyId (a seller taxonomy id, e.g. 2078 for Prints).');
+  if (!o.taxonomyId)
+    throw new ConnectorError(
+      'invalid_payload',
+      'Etsy needs a taxonomy for every listing: give platformOptions.taxonomyId (a seller taxonomy id, e.g. 2078 for Prints).',
+    );
   const price = await shopPrice(client, shopId, draft.priceCents, draft.currency);
   const form: Record<string, string> = {
     quantity: String(ON_DEMAND_QUANTITY),
@@ -118,26 +204,58 @@ export async function publishEtsyListing(client: EtsyClient, settings: EtsySetti
     ...(o.returnPolicyId ? { return_policy_id: String(o.returnPolicyId) } : {}),
     ...(o.readinessStateId ? { readiness_state_id: String(o.readinessStateId) } : {}),
   };
-  const listing = parsePayload(listingSchema, await client.call({ method: 'POST', path: `/shops/${shopId}/listings`, form, operation: 'createDraftListing' }), 'Etsy listing');
-  const inventory = { products: [{ sku: draft.sku, property_values: [], offerings: [offering(price, o.readinessStateId)] }], price_on_property: [], quantity_on_property: [], sku_on_property: [] };
+  const listing = parsePayload(
+    listingSchema,
+    await client.call({ method: 'POST', path: `/shops/${shopId}/listings`, form, operation: 'createDraftListing' }),
+    'Etsy listing',
+  );
+  const inventory = {
+    products: [{ sku: draft.sku, property_values: [], offerings: [offering(price, o.readinessStateId)] }],
+    price_on_property: [],
+    quantity_on_property: [],
+    sku_on_property: [],
+  };
   let written;
   try {
-    written = parsePayload(inventorySchema, await client.call({ method: 'PUT', path: `/listings/${listing.listing_id}/inventory`, json: inventory, operation: 'updateListingInventory' }), 'Etsy listing inventory');
+    written = parsePayload(
+      inventorySchema,
+      await client.call({
+        method: 'PUT',
+        path: `/listings/${listing.listing_id}/inventory`,
+        json: inventory,
+        operation: 'updateListingInventory',
+      }),
+      'Etsy listing inventory',
+    );
   } catch (err) {
     // The draft exists without its SKU: say which, so the merchant can delete or fix it (deleting needs listings_d, which we do not ask for).
-    if (err instanceof ConnectorError) throw new ConnectorError(err.kind, `${err.message} (Etsy kept the draft listing ${listing.listing_id} without its SKU: delete it in Shop Manager)`, { ...(err.retryAfterMs ? { retryAfterMs: err.retryAfterMs } : {}), ...(err.status ? { status: err.status } : {}) });
+    if (err instanceof ConnectorError)
+      throw new ConnectorError(
+        err.kind,
+        `${err.message} (Etsy kept the draft listing ${listing.listing_id} without its SKU: delete it in Shop Manager)`,
+        {
+          ...(err.retryAfterMs ? { retryAfterMs: err.retryAfterMs } : {}),
+          ...(err.status ? { status: err.status } : {}),
+        },
+      );
     throw err;
   }
   const product = written.products.find((p) => p.sku === draft.sku && !p.is_deleted) ?? written.products[0];
   const images = draft.imageUrls.length ? ` Its images were not sent: ${draft.imageUrls.join(', ')}.` : '';
-  const notice = draft.published ? `Etsy keeps the listing a draft: it needs ${missingForActivation(o).join(', ')}.${images}` : images.trim() || undefined;
+  const notice = draft.published
+    ? `Etsy keeps the listing a draft: it needs ${missingForActivation(o).join(', ')}.${images}`
+    : images.trim() || undefined;
   return listingOf(listing, product?.product_id ?? null, notice);
 }
 
 /** The listing as Etsy holds it now; null when it is gone. */
 async function readListing(client: EtsyClient, listingId: string): Promise<EtsyListing | null> {
   try {
-    return parsePayload(listingSchema, await client.call({ method: 'GET', path: `/listings/${listingId}`, operation: 'getListing' }), 'Etsy listing');
+    return parsePayload(
+      listingSchema,
+      await client.call({ method: 'GET', path: `/listings/${listingId}`, operation: 'getListing' }),
+      'Etsy listing',
+    );
   } catch (err) {
     if (err instanceof ConnectorError && err.status === 404) return null;
     throw err;
@@ -146,7 +264,8 @@ async function readListing(client: EtsyClient, listingId: string): Promise<EtsyL
 
 export async function getEtsyListing(client: EtsyClient, ref: ListingRef): Promise<PublishedListing> {
   const listing = await readListing(client, ref.externalProductId);
-  if (!listing) throw new ConnectorError('invalid_payload', `Etsy has no listing ${ref.externalProductId}`, { status: 404 });
+  if (!listing)
+    throw new ConnectorError('invalid_payload', `Etsy has no listing ${ref.externalProductId}`, { status: 404 });
   return listingOf(listing, ref.externalVariantId);
 }
 
@@ -155,19 +274,50 @@ export async function getEtsyListing(client: EtsyClient, ref: ListingRef): Promi
  * replaces the whole inventory, and may number its products anew): answers the product id the
  * listing's product has now.
  */
-async function reprice(client: EtsyClient, shopId: string, ref: ListingRef, priceCents: number, currency: string | undefined): Promise<string | null> {
+async function reprice(
+  client: EtsyClient,
+  shopId: string,
+  ref: ListingRef,
+  priceCents: number,
+  currency: string | undefined,
+): Promise<string | null> {
   const listingId = ref.externalProductId;
   const price = await shopPrice(client, shopId, priceCents, currency);
-  const current = parsePayload(inventorySchema, await client.call({ method: 'GET', path: `/listings/${listingId}/inventory`, operation: 'getListingInventory' }), 'Etsy listing inventory');
+  const current = parsePayload(
+    inventorySchema,
+    await client.call({ method: 'GET', path: `/listings/${listingId}/inventory`, operation: 'getListingInventory' }),
+    'Etsy listing inventory',
+  );
   const products = current.products
     .filter((p) => !p.is_deleted)
     .map((p) => ({
       sku: p.sku ?? null,
-      property_values: (p.property_values ?? []).map((v) => ({ property_id: v.property_id, value_ids: v.value_ids, values: v.values, ...(v.scale_id ? { scale_id: v.scale_id } : {}) })),
-      offerings: (p.offerings ?? []).filter((f) => !f.is_deleted).map((f) => offering(price, f.readiness_state_id, f.quantity, f.is_enabled)),
+      property_values: (p.property_values ?? []).map((v) => ({
+        property_id: v.property_id,
+        value_ids: v.value_ids,
+        values: v.values,
+        ...(v.scale_id ? { scale_id: v.scale_id } : {}),
+      })),
+      offerings: (p.offerings ?? [])
+        .filter((f) => !f.is_deleted)
+        .map((f) => offering(price, f.readiness_state_id, f.quantity, f.is_enabled)),
     }));
-  const json = { products, price_on_property: current.price_on_property ?? [], quantity_on_property: current.quantity_on_property ?? [], sku_on_property: current.sku_on_property ?? [] };
-  const written = parsePayload(inventorySchema, await client.call({ method: 'PUT', path: `/listings/${listingId}/inventory`, json, operation: 'updateListingInventory' }), 'Etsy listing inventory');
+  const json = {
+    products,
+    price_on_property: current.price_on_property ?? [],
+    quantity_on_property: current.quantity_on_property ?? [],
+    sku_on_property: current.sku_on_property ?? [],
+  };
+  const written = parsePayload(
+    inventorySchema,
+    await client.call({
+      method: 'PUT',
+      path: `/listings/${listingId}/inventory`,
+      json,
+      operation: 'updateListingInventory',
+    }),
+    'Etsy listing inventory',
+  );
   return written.products.length === 1 ? written.products[0]!.product_id : ref.externalVariantId;
 }
 
@@ -176,15 +326,34 @@ async function reprice(client: EtsyClient, shopId: string, ref: ListingRef, pric
  * refuses without an image: its reason comes back as `invalid_payload`; `inactive` takes it off
  * sale, and a draft stays a draft), the price in the inventory (`updateListingInventory`).
  */
-export async function updateEtsyListing(client: EtsyClient, shopId: string, ref: ListingRef, changes: ListingChanges): Promise<PublishedListing> {
-  if (changes.title === undefined && changes.priceCents === undefined && changes.published === undefined) throw new ConnectorError('invalid_payload', 'Nothing to change: give a title, a price or whether it is published');
-  const variantId = changes.priceCents !== undefined ? await reprice(client, shopId, ref, changes.priceCents, changes.currency) : ref.externalVariantId;
+export async function updateEtsyListing(
+  client: EtsyClient,
+  shopId: string,
+  ref: ListingRef,
+  changes: ListingChanges,
+): Promise<PublishedListing> {
+  if (changes.title === undefined && changes.priceCents === undefined && changes.published === undefined)
+    throw new ConnectorError('invalid_payload', 'Nothing to change: give a title, a price or whether it is published');
+  const variantId =
+    changes.priceCents !== undefined
+      ? await reprice(client, shopId, ref, changes.priceCents, changes.currency)
+      : ref.externalVariantId;
   const form: Record<string, string> = {};
   if (changes.title !== undefined) form.title = changes.title;
   if (changes.published === true) form.state = 'active';
-  if (changes.published === false && (await readListing(client, ref.externalProductId))?.state === 'active') form.state = 'inactive';
+  if (changes.published === false && (await readListing(client, ref.externalProductId))?.state === 'active')
+    form.state = 'inactive';
   if (Object.keys(form).length === 0) return getEtsyListing(client, { ...ref, externalVariantId: variantId });
-  const listing = parsePayload(listingSchema, await client.call({ method: 'PATCH', path: `/shops/${shopId}/listings/${ref.externalProductId}`, form, operation: 'updateListing' }), 'Etsy listing');
+  const listing = parsePayload(
+    listingSchema,
+    await client.call({
+      method: 'PATCH',
+      path: `/shops/${shopId}/listings/${ref.externalProductId}`,
+      form,
+      operation: 'updateListing',
+    }),
+    'Etsy listing',
+  );
   return listingOf(listing, variantId);
 }
 
@@ -197,5 +366,10 @@ export async function updateEtsyListing(client: EtsyClient, shopId: string, ref:
 export async function unpublishEtsyListing(client: EtsyClient, shopId: string, ref: ListingRef): Promise<void> {
   const listing = await readListing(client, ref.externalProductId);
   if (listing?.state !== 'active') return;
-  await client.call({ method: 'PATCH', path: `/shops/${shopId}/listings/${ref.externalProductId}`, form: { state: 'inactive' }, operation: 'updateListing' });
+  await client.call({
+    method: 'PATCH',
+    path: `/shops/${shopId}/listings/${ref.externalProductId}`,
+    form: { state: 'inactive' },
+    operation: 'updateListing',
+  });
 }

@@ -42,12 +42,26 @@ const shipments = z.object({ shipments: z.array(z.object({ tracking_code: z.stri
 export async function pushTracking(client: EtsyClient, shopId: string, shipment: Shipment): Promise<void> {
   const receiptId = shipment.externalOrderId;
   if (!/^\d+$/.test(receiptId)) throw new ConnectorError('invalid_payload', `not an Etsy receipt id: ${receiptId}`);
-  const receipt = await client.call({ method: 'GET', path: `/shops/${shopId}/receipts/${receiptId}`, operation: 'getShopReceipt' });
+  const receipt = await client.call({
+    method: 'GET',
+    path: `/shops/${shopId}/receipts/${receiptId}`,
+    operation: 'getShopReceipt',
+  });
   parseReceipt(receipt);
   const known = shipments.safeParse(receipt);
   if (known.success && known.data.shipments?.some((s) => s.tracking_code === shipment.trackingNumber)) return;
   const carrier = etsyCarrierName(shipment.carrier);
-  const form: Record<string, string> = { tracking_code: shipment.trackingNumber, carrier_name: carrier, send_bcc: 'false' };
-  if (carrier === 'other') form.note_to_buyer = `Shipped with ${shipment.carrier || 'our carrier'}. Tracking number ${shipment.trackingNumber}${shipment.trackingUrl ? `: ${shipment.trackingUrl}` : ''}`;
-  await client.call({ method: 'POST', path: `/shops/${shopId}/receipts/${receiptId}/tracking`, form, operation: 'createReceiptShipment' });
+  const form: Record<string, string> = {
+    tracking_code: shipment.trackingNumber,
+    carrier_name: carrier,
+    send_bcc: 'false',
+  };
+  if (carrier === 'other')
+    form.note_to_buyer = `Shipped with ${shipment.carrier || 'our carrier'}. Tracking number ${shipment.trackingNumber}${shipment.trackingUrl ? `: ${shipment.trackingUrl}` : ''}`;
+  await client.call({
+    method: 'POST',
+    path: `/shops/${shopId}/receipts/${receiptId}/tracking`,
+    form,
+    operation: 'createReceiptShipment',
+  });
 }

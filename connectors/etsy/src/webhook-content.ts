@@ -5,7 +5,12 @@ import { z } from 'zod';
 const RECEIPT_EVENTS = new Set(['order.paid', 'order.canceled', 'order.cancelled', 'order.shipped', 'order.delivered']);
 
 const id = z.union([z.number().int(), z.string()]);
-const fields = { event_type: z.string().optional(), resource_url: z.string().optional(), shop_id: id.optional(), receipt_id: id.optional() };
+const fields = {
+  event_type: z.string().optional(),
+  resource_url: z.string().optional(),
+  shop_id: id.optional(),
+  receipt_id: id.optional(),
+};
 /**
  * Etsy's payload in either of its published forms. The flat, thin one Etsy sends (confirmed by
  * Etsy staff in discussion #1564): `{event_type: "order.paid", resource_url, shop_id}`. The
@@ -14,7 +19,9 @@ const fields = { event_type: z.string().optional(), resource_url: z.string().opt
  * third-party schema; `resource_url` is on `openapi.etsy.com` in practice, `api.etsy.com` in
  * the docs. A change on Etsy's side between the two must not silently drop to polling.
  */
-const payloadSchema = z.object({ ...fields, event_id: z.string().optional(), data: z.object(fields).loose().optional() }).loose();
+const payloadSchema = z
+  .object({ ...fields, event_id: z.string().optional(), data: z.object(fields).loose().optional() })
+  .loose();
 
 /** What we read from a delivery, whichever form it came in. */
 export interface Payload {
@@ -51,7 +58,8 @@ const idOf = (v: number | string | undefined): string | undefined => {
 };
 
 /** `ORDER_PAID`, `Order.Paid`, `order.paid` -> `order.paid`. */
-export const normaliseEventType = (t: string | undefined): string | undefined => t?.trim().toLowerCase().replace(/_/g, '.') || undefined;
+export const normaliseEventType = (t: string | undefined): string | undefined =>
+  t?.trim().toLowerCase().replace(/_/g, '.') || undefined;
 
 /** The delivery's event, shop and receipt, whichever form it came in; null when it is not an Etsy event. */
 export function payloadOf(req: InboundWebhook): Payload | null {
@@ -86,12 +94,25 @@ export function identifyShop(req: InboundWebhook): string | undefined {
  * to (with that shop's token: a receipt of another shop is not found there). A `resource_url`
  * naming another shop than `shop_id` (Etsy's own example payload does) is reported to `warn`.
  */
-export function webhookContent(req: InboundWebhook, shopId: string, warn: (message: string, meta: Record<string, unknown>) => void = () => undefined): WebhookContent {
+export function webhookContent(
+  req: InboundWebhook,
+  shopId: string,
+  warn: (message: string, meta: Record<string, unknown>) => void = () => undefined,
+): WebhookContent {
   const p = payloadOf(req);
   if (!p) return { kind: 'ignored', reason: 'the body is not an Etsy event' };
-  if (!p.eventType || !RECEIPT_EVENTS.has(p.eventType)) return { kind: 'ignored', reason: `event ${p.rawEventType ?? '(none)'} is not one we act on` };
-  if (!p.receiptId) return { kind: 'ignored', reason: `the event names no Etsy receipt (resource_url: ${String(p.resourceUrl).slice(0, 200)})` };
+  if (!p.eventType || !RECEIPT_EVENTS.has(p.eventType))
+    return { kind: 'ignored', reason: `event ${p.rawEventType ?? '(none)'} is not one we act on` };
+  if (!p.receiptId)
+    return {
+      kind: 'ignored',
+      reason: `the event names no Etsy receipt (resource_url: ${String(p.resourceUrl).slice(0, 200)})`,
+    };
   const resourceShop = parseResourceUrl(p.resourceUrl)?.shopId;
-  if (resourceShop && resourceShop !== shopId) warn('Etsy webhook: resource_url names another shop than shop_id; the receipt is looked up in the shop it was routed to', { shopId, resourceShopId: resourceShop });
+  if (resourceShop && resourceShop !== shopId)
+    warn(
+      'Etsy webhook: resource_url names another shop than shop_id; the receipt is looked up in the shop it was routed to',
+      { shopId, resourceShopId: resourceShop },
+    );
   return { kind: 'fetch', externalOrderIds: [p.receiptId] };
 }

@@ -14,10 +14,23 @@ export interface ShopSetup {
   images: Map<string, number>;
 }
 
-export const shopSetup = (): ShopSetup => ({ currency: 'USD', country: 'US', shippingProfiles: [190712345], readinessStates: [1402345678], returnPolicies: [1203456789], images: new Map() });
+export const shopSetup = (): ShopSetup => ({
+  currency: 'USD',
+  country: 'US',
+  shippingProfiles: [190712345],
+  readinessStates: [1402345678],
+  returnPolicies: [1203456789],
+  images: new Map(),
+});
 
 /** A listing the connector wrote, with the fields Etsy keeps that the fixture's listings do not show. */
-type WrittenListing = ListingJson & { shipping_profile_id: number | null; readiness_state_id: number | null; taxonomy_id: number; who_made: string; when_made: string };
+type WrittenListing = ListingJson & {
+  shipping_profile_id: number | null;
+  readiness_state_id: number | null;
+  taxonomy_id: number;
+  who_made: string;
+  when_made: string;
+};
 
 let nextListing = 4_100_000_001;
 let nextProduct = 9_100_000_001;
@@ -28,14 +41,21 @@ const form = (c: SeenCall) => Object.fromEntries(new URLSearchParams(c.body));
 function titleProblem(title: string): string | null {
   if (title.trim() === '') return 'title must not be empty';
   if (title.length > 140) return 'title must be at most 140 characters';
-  if (/[^\p{L}\p{Nd}\p{P}\p{Sm}\p{Zs}™©®]/u.test(title)) return 'title may only contain letters, numbers, punctuation, mathematical symbols, whitespace, ™, © and ®';
-  for (const c of ['%', ':', '&', '+']) if (title.split(c).length > 2) return `title may use the ${c} character only once`;
+  if (/[^\p{L}\p{Nd}\p{P}\p{Sm}\p{Zs}™©®]/u.test(title))
+    return 'title may only contain letters, numbers, punctuation, mathematical symbols, whitespace, ™, © and ®';
+  for (const c of ['%', ':', '&', '+'])
+    if (title.split(c).length > 2) return `title may use the ${c} character only once`;
   return null;
 }
 
-const money = (setup: ShopSetup, price: number) => ({ amount: decimalToMinorUnits(price, setup.currency) ?? Math.round(price * 100), divisor: 100, currency_code: setup.currency });
+const money = (setup: ShopSetup, price: number) => ({
+  amount: decimalToMinorUnits(price, setup.currency) ?? Math.round(price * 100),
+  divisor: 100,
+  currency_code: setup.currency,
+});
 /** A ShopListing as createDraftListing, updateListing and getListing answer it: no inventory unless asked. */
-const withoutInventory = (l: ListingJson): Record<string, unknown> => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'inventory'));
+const withoutInventory = (l: ListingJson): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'inventory'));
 
 function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
   const f = form(c);
@@ -46,12 +66,18 @@ function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
   const quantity = Number(f.quantity);
   if (!(quantity >= 1 && quantity <= 999)) return bad('quantity must be between 1 and 999');
   const setup = shop.setup;
-  if (f.shipping_profile_id && !setup.shippingProfiles.includes(Number(f.shipping_profile_id))) return [404, { error: `Shipping profile ${f.shipping_profile_id} not found for this shop` }];
-  if (f.readiness_state_id && !setup.readinessStates.includes(Number(f.readiness_state_id))) return [404, { error: `Readiness state ${f.readiness_state_id} not found for this shop` }];
-  if (f.return_policy_id && !setup.returnPolicies.includes(Number(f.return_policy_id))) return [404, { error: `Return policy ${f.return_policy_id} not found for this shop` }];
+  if (f.shipping_profile_id && !setup.shippingProfiles.includes(Number(f.shipping_profile_id)))
+    return [404, { error: `Shipping profile ${f.shipping_profile_id} not found for this shop` }];
+  if (f.readiness_state_id && !setup.readinessStates.includes(Number(f.readiness_state_id)))
+    return [404, { error: `Readiness state ${f.readiness_state_id} not found for this shop` }];
+  if (f.return_policy_id && !setup.returnPolicies.includes(Number(f.return_policy_id)))
+    return [404, { error: `Return policy ${f.return_policy_id} not found for this shop` }];
   const id = nextListing++;
   const now = Math.floor(Date.now() / 1000);
-  const slug = f.title!.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = f
+    .title!.toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   const listing: WrittenListing = {
     listing_id: id,
     user_id: Number(shop.userId),
@@ -71,7 +97,22 @@ function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
     taxonomy_id: Number(f.taxonomy_id),
     who_made: f.who_made!,
     when_made: f.when_made!,
-    inventory: { products: [{ product_id: nextProduct++, sku: '', is_deleted: false, offerings: [{ offering_id: nextProduct++, quantity, is_enabled: true, is_deleted: false, price: money(setup, price) }], property_values: [] }], price_on_property: [], quantity_on_property: [], sku_on_property: [] },
+    inventory: {
+      products: [
+        {
+          product_id: nextProduct++,
+          sku: '',
+          is_deleted: false,
+          offerings: [
+            { offering_id: nextProduct++, quantity, is_enabled: true, is_deleted: false, price: money(setup, price) },
+          ],
+          property_values: [],
+        },
+      ],
+      price_on_property: [],
+      quantity_on_property: [],
+      sku_on_property: [],
+    },
   };
   shop.listings.push(listing);
   return [201, withoutInventory(listing)];
@@ -79,21 +120,36 @@ function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
 
 /** Etsy replaces the whole inventory; each product gets a product id again. */
 function updateInventory(shop: FakeEtsyShop, listing: ListingJson, c: SeenCall): FakeReply {
-  const body = JSON.parse(c.body) as { products: Array<{ sku?: string | null; property_values?: ListingJson['inventory']['products'][number]['property_values']; offerings: Array<{ price: number; quantity: number; is_enabled: boolean; readiness_state_id: number | null }> }> };
+  const body = JSON.parse(c.body) as {
+    products: Array<{
+      sku?: string | null;
+      property_values?: ListingJson['inventory']['products'][number]['property_values'];
+      offerings: Array<{ price: number; quantity: number; is_enabled: boolean; readiness_state_id: number | null }>;
+    }>;
+  };
   if (body.products.length === 0) return bad('products must contain at least one product');
   for (const p of body.products) {
-    if (!p.property_values?.length && p.offerings.length !== 1) return bad('a product without property values has exactly one offering');
+    if (!p.property_values?.length && p.offerings.length !== 1)
+      return bad('a product without property values has exactly one offering');
     for (const o of p.offerings) {
       if (!(o.price >= 0.2)) return bad(`price ${o.price} is below the minimum of 0.20`);
       if (!(o.quantity >= 0 && o.quantity <= 999)) return bad('quantity must be between 0 and 999');
-      if (o.readiness_state_id !== null && !shop.setup.readinessStates.includes(o.readiness_state_id)) return [404, { error: `Readiness state ${o.readiness_state_id} not found for this shop` }];
+      if (o.readiness_state_id !== null && !shop.setup.readinessStates.includes(o.readiness_state_id))
+        return [404, { error: `Readiness state ${o.readiness_state_id} not found for this shop` }];
     }
   }
   const products = body.products.map((p) => ({
     product_id: nextProduct++,
     sku: p.sku ?? '',
     is_deleted: false,
-    offerings: p.offerings.map((o) => ({ offering_id: nextProduct++, quantity: o.quantity, is_enabled: o.is_enabled, is_deleted: false, price: money(shop.setup, o.price), readiness_state_id: o.readiness_state_id })),
+    offerings: p.offerings.map((o) => ({
+      offering_id: nextProduct++,
+      quantity: o.quantity,
+      is_enabled: o.is_enabled,
+      is_deleted: false,
+      price: money(shop.setup, o.price),
+      readiness_state_id: o.readiness_state_id,
+    })),
     property_values: p.property_values ?? [],
   }));
   listing.inventory = { products, price_on_property: [], quantity_on_property: [], sku_on_property: [] };
@@ -110,8 +166,10 @@ function updateListing(shop: FakeEtsyShop, listing: WrittenListing, c: SeenCall)
     if (problem) return bad(problem);
   }
   if (f.state === 'active') {
-    if (!shop.setup.images.get(String(listing.listing_id))) return bad('A listing must have at least one image before it can be activated');
-    if (!listing.shipping_profile_id) return bad('A physical listing needs a shipping profile before it can be activated');
+    if (!shop.setup.images.get(String(listing.listing_id)))
+      return bad('A listing must have at least one image before it can be activated');
+    if (!listing.shipping_profile_id)
+      return bad('A physical listing needs a shipping profile before it can be activated');
   }
   if (f.title !== undefined) listing.title = f.title;
   if (f.state) listing.state = f.state;
@@ -130,14 +188,21 @@ export function listingRoute(shops: Map<string, FakeEtsyShop>, userId: string, c
   if (!(created && c.method === 'POST') && !(patched && c.method === 'PATCH') && !byId) return null;
   const shopId = created?.[1] ?? patched?.[1];
   const listingId = patched?.[2] ?? byId?.[1];
-  const shop = shopId ? shops.get(shopId) : [...shops.values()].find((s) => s.listings.some((l) => String(l.listing_id) === listingId));
+  const shop = shopId
+    ? shops.get(shopId)
+    : [...shops.values()].find((s) => s.listings.some((l) => String(l.listing_id) === listingId));
   const listing = shop?.listings.find((l) => String(l.listing_id) === listingId) as WrittenListing | undefined;
   if (created) {
     if (!shop) return [404, { error: `Shop ${shopId} not found` }];
-    return shop.userId === userId ? createDraftListing(shop, c) : [403, { error: 'You do not have permission to access this shop' }];
+    return shop.userId === userId
+      ? createDraftListing(shop, c)
+      : [403, { error: 'You do not have permission to access this shop' }];
   }
   if (!shop || !listing) return [404, { error: `Listing ${listingId} not found` }];
-  if (shop.userId !== userId) return listing.state === 'active' && c.method === 'GET' && !byId?.[2] ? [200, withoutInventory(listing)] : [403, { error: 'You do not have permission to access this listing' }];
+  if (shop.userId !== userId)
+    return listing.state === 'active' && c.method === 'GET' && !byId?.[2]
+      ? [200, withoutInventory(listing)]
+      : [403, { error: 'You do not have permission to access this listing' }];
   if (patched) return updateListing(shop, listing, c);
   if (!byId![2]) return [200, withoutInventory(listing)];
   return c.method === 'PUT' ? updateInventory(shop, listing, c) : [200, listing.inventory];

@@ -1,6 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { signStandardWebhook } from '@print-api/connector-kit';
-import { answerWith, ContractLog, OpenApiContract, type FakeHttpsServer, type FakeReply } from '@print-api/connector-kit/testing';
+import {
+  answerWith,
+  ContractLog,
+  OpenApiContract,
+  type FakeHttpsServer,
+  type FakeReply,
+} from '@print-api/connector-kit/testing';
 import etsyContract from './fixtures/contract/etsy-open-api-v3.subset.json' with { type: 'json' };
 import listingsFixture from './fixtures/listings.json' with { type: 'json' };
 import receiptFixture from './fixtures/receipt.json' with { type: 'json' };
@@ -9,7 +15,8 @@ import tokenFixture from './fixtures/token.json' with { type: 'json' };
 import { listingRoute, shopSetup } from './fake-etsy-listings.ts';
 
 /** The scopes Etsy knows (its document's OAuth2 flow). */
-const ETSY_SCOPES: Record<string, string> = etsyContract.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
+const ETSY_SCOPES: Record<string, string> =
+  etsyContract.components.securitySchemes.oauth2.flows.authorizationCode.scopes;
 /** What our install asks for: the grant the fake's seeded tokens carry unless a test says otherwise. */
 export const ALL_SCOPES = ['transactions_r', 'transactions_w', 'shops_r', 'listings_r', 'listings_w'] as const;
 /** What the install asked for before listings were read. */
@@ -67,7 +74,10 @@ export class FakeEtsyShop {
   readonly receipts = new Map<string, ReceiptJson>();
   listings: ListingJson[] = structuredClone(listingsFixture.results);
   /** Tracking pushed (`createReceiptShipment`), by receipt, in the order it came. */
-  readonly tracking = new Map<string, Array<{ tracking_code: string; carrier_name: string; note_to_buyer?: string; contentType: string }>>();
+  readonly tracking = new Map<
+    string,
+    Array<{ tracking_code: string; carrier_name: string; note_to_buyer?: string; contentType: string }>
+  >();
   readonly userId: string;
   readonly shopId: string;
   readonly shopName: string;
@@ -132,7 +142,12 @@ export class FakeEtsy {
     this.#url = server.url;
     if (ours) this.attach(ours);
     server.fallback(answerWith((req) => this.answer(req)));
-    return { CONNECTOR_ETSY_KEYSTRING: APP.keystring, CONNECTOR_ETSY_SHARED_SECRET: APP.sharedSecret, CONNECTOR_ETSY_WEBHOOK_SECRET: APP.webhookSecret, CONNECTOR_ETSY_API_URL: server.url };
+    return {
+      CONNECTOR_ETSY_KEYSTRING: APP.keystring,
+      CONNECTOR_ETSY_SHARED_SECRET: APP.sharedSecret,
+      CONNECTOR_ETSY_WEBHOOK_SECRET: APP.webhookSecret,
+      CONNECTOR_ETSY_API_URL: server.url,
+    };
   }
 
   attach(ours: { baseUrl: string; publicUrl: string }): void {
@@ -142,7 +157,11 @@ export class FakeEtsy {
 
   /** A new seller with a shop (the listings of the fixture). */
   addShop(): FakeEtsyShop {
-    const shop = new FakeEtsyShop(String(this.#nextUser++), String(this.#nextShop++), `TulipPrints${this.shops.size + 1}`);
+    const shop = new FakeEtsyShop(
+      String(this.#nextUser++),
+      String(this.#nextShop++),
+      `TulipPrints${this.shops.size + 1}`,
+    );
     this.shops.set(shop.shopId, shop);
     return shop;
   }
@@ -181,7 +200,8 @@ export class FakeEtsy {
     const url = new URL(consentUrl);
     const q = url.searchParams;
     const problems: string[] = [];
-    if (url.origin + url.pathname !== 'https://www.etsy.com/oauth/connect') problems.push(`consent at ${url.origin}${url.pathname}`);
+    if (url.origin + url.pathname !== 'https://www.etsy.com/oauth/connect')
+      problems.push(`consent at ${url.origin}${url.pathname}`);
     if (q.get('response_type') !== 'code') problems.push('response_type');
     if (q.get('client_id') !== APP.keystring) problems.push('client_id');
     if (q.get('code_challenge_method') !== 'S256') problems.push('code_challenge_method');
@@ -195,7 +215,14 @@ export class FakeEtsy {
     if (scopes.length === 0) problems.push('scope');
     if (problems.length > 0) throw new Error(`Etsy would refuse this consent request: ${problems.join(', ')}`);
     const code = randomBytes(24).toString('base64url');
-    this.#grants.set(code, { userId: shop.userId, scopes, challenge: q.get('code_challenge')!, redirectUri: redirect, issuedAt: Date.now(), used: false });
+    this.#grants.set(code, {
+      userId: shop.userId,
+      scopes,
+      challenge: q.get('code_challenge')!,
+      redirectUri: redirect,
+      issuedAt: Date.now(),
+      used: false,
+    });
     const back = new URL(redirect);
     back.searchParams.set('code', code);
     back.searchParams.set('state', q.get('state')!);
@@ -219,7 +246,10 @@ export class FakeEtsy {
   }
 
   /** Tokens issued to the shop's user without the OAuth dance, for a store seeded as connected. */
-  issueTokens(shop: FakeEtsyShop, scopes: readonly string[] = ALL_SCOPES): { accessToken: string; refreshToken: string; expiresAt: Date } {
+  issueTokens(
+    shop: FakeEtsyShop,
+    scopes: readonly string[] = ALL_SCOPES,
+  ): { accessToken: string; refreshToken: string; expiresAt: Date } {
     const accessToken = `${shop.userId}.${randomBytes(36).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + this.tokenLifetimeSeconds * 1000);
     this.#tokens.set(accessToken, { userId: shop.userId, expiresAt: expiresAt.getTime(), scopes: [...scopes] });
@@ -237,7 +267,11 @@ export class FakeEtsy {
    * `shopIdAs`: Etsy sent an integer, a third-party schema a string; `host`:
    * `openapi.etsy.com` (seen) or `api.etsy.com` (the docs).
    */
-  delivery(shop: FakeEtsyShop, receiptId: string, opts: DeliveryOptions = {}): { body: string; headers: Record<string, string> } {
+  delivery(
+    shop: FakeEtsyShop,
+    receiptId: string,
+    opts: DeliveryOptions = {},
+  ): { body: string; headers: Record<string, string> } {
     const payload: Record<string, unknown> = {
       event_type: opts.eventType ?? 'order.paid',
       resource_url: `https://${opts.host ?? 'openapi.etsy.com'}/v3/application/shops/${shop.shopId}/receipts/${receiptId}`,
@@ -247,11 +281,22 @@ export class FakeEtsy {
       const data: Record<string, unknown> = { ...payload, receipt_id: Number(receiptId) };
       delete data.event_type;
       if (opts.withResourceUrl === false) delete data.resource_url;
-      return { event_type: opts.eventType ?? 'ORDER_PAID', event_id: randomBytes(8).toString('hex'), created_at: new Date().toISOString(), data };
+      return {
+        event_type: opts.eventType ?? 'ORDER_PAID',
+        event_id: randomBytes(8).toString('hex'),
+        created_at: new Date().toISOString(),
+        data,
+      };
     };
     const body = JSON.stringify(opts.form === 'nested' ? nested() : payload);
-    const headers = signStandardWebhook({ id: opts.id ?? `msg_${randomBytes(12).toString('base64url')}`, timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000), body, secret: opts.secret ?? APP.webhookSecret });
-    if (opts.extraSignatures) headers['webhook-signature'] = [...opts.extraSignatures, headers['webhook-signature']].join(' ');
+    const headers = signStandardWebhook({
+      id: opts.id ?? `msg_${randomBytes(12).toString('base64url')}`,
+      timestamp: opts.timestamp ?? Math.floor(Date.now() / 1000),
+      body,
+      secret: opts.secret ?? APP.webhookSecret,
+    });
+    if (opts.extraSignatures)
+      headers['webhook-signature'] = [...opts.extraSignatures, headers['webhook-signature']].join(' ');
     return { body, headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'Svix-Webhooks/1.24.0' } };
   }
 
@@ -267,12 +312,26 @@ export class FakeEtsy {
   async answer(req: Request): Promise<FakeReply> {
     const url = new URL(req.url);
     const body = req.method === 'GET' ? '' : await req.text();
-    const call: SeenCall = { method: req.method, path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
+    const call: SeenCall = {
+      method: req.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+      at: Date.now(),
+    };
     this.calls.push(call);
     const reply = this.#route(call);
     call.status = reply[0];
-    if (process.env.ETSY_FAKE_DEBUG) process.stderr.write(`fake etsy: ${call.method} ${call.path}?${call.query} -> ${reply[0]} ${reply[0] >= 400 ? JSON.stringify(reply[1]) : ''}\n`);
-    return [reply[0], reply[1], { ...this.#budgetHeaders(), 'x-etsy-request-uuid': randomBytes(8).toString('hex'), ...(reply[2] ?? {}) }];
+    if (process.env.ETSY_FAKE_DEBUG)
+      process.stderr.write(
+        `fake etsy: ${call.method} ${call.path}?${call.query} -> ${reply[0]} ${reply[0] >= 400 ? JSON.stringify(reply[1]) : ''}\n`,
+      );
+    return [
+      reply[0],
+      reply[1],
+      { ...this.#budgetHeaders(), 'x-etsy-request-uuid': randomBytes(8).toString('hex'), ...(reply[2] ?? {}) },
+    ];
   }
 
   #budgetHeaders(): Record<string, string> {
@@ -294,15 +353,24 @@ export class FakeEtsy {
   #route(c: SeenCall): FakeReply {
     const key = c.headers.get('x-api-key') ?? '';
     if (!key.includes(':')) return [403, { error: 'Shared secret is required in x-api-key header.' }];
-    if (key !== `${APP.keystring}:${APP.sharedSecret}`) return [403, { error: "Invalid API key: should be in the format 'keystring:shared_secret'." }];
+    if (key !== `${APP.keystring}:${APP.sharedSecret}`)
+      return [403, { error: "Invalid API key: should be in the format 'keystring:shared_secret'." }];
     const fault = this.#faults.findIndex((f) => f.operation.test(`${c.method} ${c.path}`));
     if (fault >= 0) return this.#faults.splice(fault, 1)[0]!.reply;
     if (c.method === 'POST' && c.path === '/v3/public/oauth/token') return this.#token(c);
     const auth = /^Bearer (.+)$/.exec(c.headers.get('authorization') ?? '');
     const token = auth ? this.#tokens.get(auth[1]!) : undefined;
     if (!token) return [401, { error: 'invalid_token' }];
-    if (token.expiresAt <= Date.now()) return [401, { error: 'invalid_token', error_description: 'access token is expired' }];
-    const violations = this.contractLog.record(this.contract, { method: c.method, path: c.path, query: c.query, body: c.body, contentType: c.headers.get('content-type') ?? undefined, scopes: token.scopes });
+    if (token.expiresAt <= Date.now())
+      return [401, { error: 'invalid_token', error_description: 'access token is expired' }];
+    const violations = this.contractLog.record(this.contract, {
+      method: c.method,
+      path: c.path,
+      query: c.query,
+      body: c.body,
+      contentType: c.headers.get('content-type') ?? undefined,
+      scopes: token.scopes,
+    });
     const scope = violations.find((v) => v.includes('lacks the OAuth scope'));
     if (scope) return [403, { error: `Insufficient scope: ${scope}` }];
     if (violations.length > 0) return [400, { error: violations.join('; ') }];
@@ -318,7 +386,18 @@ export class FakeEtsy {
     if (!shop) return [404, { error: `Shop ${m[1]} not found` }];
     if (shop.userId !== token.userId) return [403, { error: 'You do not have permission to access this shop' }];
     const rest = m[2] ?? '';
-    if (c.method === 'GET' && rest === '') return [200, { ...shopFixture, shop_id: Number(shop.shopId), user_id: Number(shop.userId), shop_name: shop.shopName, currency_code: shop.setup.currency, shop_location_country_iso: shop.setup.country }];
+    if (c.method === 'GET' && rest === '')
+      return [
+        200,
+        {
+          ...shopFixture,
+          shop_id: Number(shop.shopId),
+          user_id: Number(shop.userId),
+          shop_name: shop.shopName,
+          currency_code: shop.setup.currency,
+          shop_location_country_iso: shop.setup.country,
+        },
+      ];
     if (c.method === 'GET' && rest === '/receipts') return this.#receipts(shop, c.query);
     if (c.method === 'GET' && rest === '/listings') return this.#listings(shop, c.query);
     const r = /^\/receipts\/(\d+)(\/tracking)?$/.exec(rest);
@@ -332,7 +411,8 @@ export class FakeEtsy {
   }
 
   #token(c: SeenCall): FakeReply {
-    if (!(c.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) return [400, { error: 'invalid_request', error_description: 'form-encoded body expected' }];
+    if (!(c.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded'))
+      return [400, { error: 'invalid_request', error_description: 'form-encoded body expected' }];
     const form = Object.fromEntries(new URLSearchParams(c.body));
     this.tokenRequests.push(form);
     if (form.client_id !== APP.keystring) return [401, { error: 'invalid_client' }];
@@ -340,19 +420,27 @@ export class FakeEtsy {
     let scopes: string[];
     if (form.grant_type === 'authorization_code') {
       const grant = this.#grants.get(form.code ?? '');
-      if (!grant || grant.used) return [400, { error: 'invalid_grant', error_description: 'code is invalid or was already used' }];
+      if (!grant || grant.used)
+        return [400, { error: 'invalid_grant', error_description: 'code is invalid or was already used' }];
       grant.used = true;
-      if (Date.now() - grant.issuedAt > this.codeLifetimeMs) return [400, { error: 'invalid_grant', error_description: 'code has expired' }];
-      if (form.redirect_uri !== grant.redirectUri) return [400, { error: 'invalid_grant', error_description: 'redirect_uri does not match' }];
-      const challenge = createHash('sha256').update(form.code_verifier ?? '').digest('base64url');
-      if (challenge !== grant.challenge) return [400, { error: 'invalid_grant', error_description: 'code_verifier does not match the code_challenge' }];
+      if (Date.now() - grant.issuedAt > this.codeLifetimeMs)
+        return [400, { error: 'invalid_grant', error_description: 'code has expired' }];
+      if (form.redirect_uri !== grant.redirectUri)
+        return [400, { error: 'invalid_grant', error_description: 'redirect_uri does not match' }];
+      const challenge = createHash('sha256')
+        .update(form.code_verifier ?? '')
+        .digest('base64url');
+      if (challenge !== grant.challenge)
+        return [400, { error: 'invalid_grant', error_description: 'code_verifier does not match the code_challenge' }];
       userId = grant.userId;
       scopes = grant.scopes;
     } else if (form.grant_type === 'refresh_token') {
       const held = this.#refreshTokens.get(form.refresh_token ?? '');
       const owner = held?.userId;
-      if (owner && this.#revokedUsers.has(owner)) return [401, { error: 'invalid_grant', error_description: 'The refresh token has been revoked' }];
-      if (!owner) return [400, { error: 'invalid_grant', error_description: 'refresh token is invalid or was already used' }];
+      if (owner && this.#revokedUsers.has(owner))
+        return [401, { error: 'invalid_grant', error_description: 'The refresh token has been revoked' }];
+      if (!owner)
+        return [400, { error: 'invalid_grant', error_description: 'refresh token is invalid or was already used' }];
       // Rotation: the refresh token works once.
       this.#refreshTokens.delete(form.refresh_token!);
       userId = owner;
@@ -360,19 +448,29 @@ export class FakeEtsy {
     } else {
       return [400, { error: 'unsupported_grant_type' }];
     }
-    if (this.#revokedUsers.has(userId)) return [401, { error: 'invalid_grant', error_description: 'The user revoked access' }];
+    if (this.#revokedUsers.has(userId))
+      return [401, { error: 'invalid_grant', error_description: 'The user revoked access' }];
     const accessToken = `${userId}.${randomBytes(36).toString('base64url')}`;
     const refreshToken = `${userId}.${randomBytes(36).toString('base64url')}`;
     this.#tokens.set(accessToken, { userId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000, scopes });
     this.#refreshTokens.set(refreshToken, { userId, scopes });
-    return [200, { ...tokenFixture, access_token: accessToken, refresh_token: refreshToken, expires_in: this.tokenLifetimeSeconds }];
+    return [
+      200,
+      {
+        ...tokenFixture,
+        access_token: accessToken,
+        refresh_token: refreshToken,
+        expires_in: this.tokenLifetimeSeconds,
+      },
+    ];
   }
 
   #receipts(shop: FakeEtsyShop, q: URLSearchParams): FakeReply {
     const bool = (name: string) => (q.has(name) ? q.get(name) === 'true' : undefined);
     const [paid, shipped, canceled] = [bool('was_paid'), bool('was_shipped'), bool('was_canceled')];
     const minModified = Number(q.get('min_last_modified') ?? 0);
-    if (q.has('min_last_modified') && !(minModified >= 946684800)) return [400, { error: 'min_last_modified must be >= 946684800' }];
+    if (q.has('min_last_modified') && !(minModified >= 946684800))
+      return [400, { error: 'min_last_modified must be >= 946684800' }];
     const limit = Number(q.get('limit') ?? 25);
     const offset = Number(q.get('offset') ?? 0);
     if (!(limit >= 1 && limit <= 100)) return [400, { error: 'limit must be between 1 and 100' }];
@@ -384,7 +482,8 @@ export class FakeEtsy {
         r.updated_timestamp >= minModified,
     );
     const sortOn = q.get('sort_on') ?? 'created';
-    const field = sortOn === 'updated' ? 'updated_timestamp' : sortOn === 'receipt_id' ? 'receipt_id' : 'created_timestamp';
+    const field =
+      sortOn === 'updated' ? 'updated_timestamp' : sortOn === 'receipt_id' ? 'receipt_id' : 'created_timestamp';
     const asc = ['asc', 'ascending', 'up'].includes(q.get('sort_order') ?? 'desc');
     rows = rows.sort((a, b) => (a[field] - b[field] || a.receipt_id - b.receipt_id) * (asc ? 1 : -1));
     return [200, { count: rows.length, results: rows.slice(offset, offset + limit) }];
@@ -395,26 +494,65 @@ export class FakeEtsy {
     const limit = Number(q.get('limit') ?? 25);
     const offset = Number(q.get('offset') ?? 0);
     const withInventory = (q.get('includes') ?? '').split(',').includes('Inventory');
-    const rows = shop.listings.filter((l) => l.state === state).sort((a, b) => a.created_timestamp - b.created_timestamp || a.listing_id - b.listing_id);
-    return [200, { count: rows.length, results: rows.slice(offset, offset + limit).map((l) => (withInventory ? l : { ...l, inventory: undefined })) }];
+    const rows = shop.listings
+      .filter((l) => l.state === state)
+      .sort((a, b) => a.created_timestamp - b.created_timestamp || a.listing_id - b.listing_id);
+    return [
+      200,
+      {
+        count: rows.length,
+        results: rows.slice(offset, offset + limit).map((l) => (withInventory ? l : { ...l, inventory: undefined })),
+      },
+    ];
   }
 
   #tracking(shop: FakeEtsyShop, receipt: ReceiptJson, c: SeenCall): FakeReply {
     const contentType = c.headers.get('content-type') ?? '';
     // Etsy reads the form only: a JSON body marks the receipt shipped without its tracking (open-api#201).
-    const form = contentType.startsWith('application/x-www-form-urlencoded') ? Object.fromEntries(new URLSearchParams(c.body)) : {};
+    const form = contentType.startsWith('application/x-www-form-urlencoded')
+      ? Object.fromEntries(new URLSearchParams(c.body))
+      : {};
     const list = shop.tracking.get(String(receipt.receipt_id)) ?? [];
-    list.push({ tracking_code: form.tracking_code ?? '', carrier_name: form.carrier_name ?? '', ...(form.note_to_buyer ? { note_to_buyer: form.note_to_buyer } : {}), contentType });
+    list.push({
+      tracking_code: form.tracking_code ?? '',
+      carrier_name: form.carrier_name ?? '',
+      ...(form.note_to_buyer ? { note_to_buyer: form.note_to_buyer } : {}),
+      contentType,
+    });
     shop.tracking.set(String(receipt.receipt_id), list);
-    const shipments = [...((receipt.shipments as unknown[]) ?? []), { receipt_shipping_id: Date.now(), shipment_notification_timestamp: Math.floor(Date.now() / 1000), carrier_name: form.carrier_name ?? null, tracking_code: form.tracking_code ?? null }];
-    const updated = { ...receipt, shipments, is_shipped: true, status: 'completed', updated_timestamp: Math.floor(Date.now() / 1000), update_timestamp: Math.floor(Date.now() / 1000) } as ReceiptJson;
+    const shipments = [
+      ...((receipt.shipments as unknown[]) ?? []),
+      {
+        receipt_shipping_id: Date.now(),
+        shipment_notification_timestamp: Math.floor(Date.now() / 1000),
+        carrier_name: form.carrier_name ?? null,
+        tracking_code: form.tracking_code ?? null,
+      },
+    ];
+    const updated = {
+      ...receipt,
+      shipments,
+      is_shipped: true,
+      status: 'completed',
+      updated_timestamp: Math.floor(Date.now() / 1000),
+      update_timestamp: Math.floor(Date.now() / 1000),
+    } as ReceiptJson;
     shop.receipts.set(String(receipt.receipt_id), updated);
     return [200, updated];
   }
 }
 
 /** The fixture receipt with these facts: id, payment, cancellation, update time, lines (SKU and quantity). */
-export function receiptOf(spec: { id: string; paid: boolean; cancelled?: boolean; updatedAt?: string; lines: Array<{ sku: string | null; quantity: number }> }, over: Partial<ReceiptJson> = {}): ReceiptJson {
+export function receiptOf(
+  spec: {
+    id: string;
+    paid: boolean;
+    cancelled?: boolean;
+    updatedAt?: string;
+    lines: Array<{ sku: string | null; quantity: number }>;
+  },
+  over: Partial<ReceiptJson> = {},
+): ReceiptJson {
   const base = structuredClone(receiptFixture) as ReceiptJson;
   const id = Number(spec.id);
   const updated = Math.floor(Date.parse(spec.updatedAt ?? new Date().toISOString()) / 1000);
@@ -429,7 +567,13 @@ export function receiptOf(spec: { id: string; paid: boolean; cancelled?: boolean
     created_timestamp: created,
     update_timestamp: updated,
     updated_timestamp: updated,
-    transactions: spec.lines.map((l, i) => ({ ...line, transaction_id: id * 10 + i, receipt_id: id, sku: l.sku, quantity: l.quantity })),
+    transactions: spec.lines.map((l, i) => ({
+      ...line,
+      transaction_id: id * 10 + i,
+      receipt_id: id,
+      sku: l.sku,
+      quantity: l.quantity,
+    })),
     ...over,
   } as ReceiptJson;
 }

@@ -11,11 +11,17 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
   // The fake answers in process: the client's requests go straight to it.
   const http: HttpClient = {
     async request(req) {
-      const [status, body, headers = {}] = await etsy.answer(new Request(req.url, { method: req.method, headers: req.headers, body: req.body }));
+      const [status, body, headers = {}] = await etsy.answer(
+        new Request(req.url, { method: req.method, headers: req.headers, body: req.body }),
+      );
       return { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) };
     },
   };
-  const settings = settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: 'https://openapi.etsy.test' });
+  const settings = settingsSchema.parse({
+    keystring: APP.keystring,
+    sharedSecret: APP.sharedSecret,
+    apiUrl: 'https://openapi.etsy.test',
+  });
   let shop: FakeEtsyShop;
   let client: EtsyClient;
   beforeEach(() => {
@@ -28,27 +34,46 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
     const now = Date.now();
     return Array.from({ length: count }, (_, i) => {
       const id = etsy.nextReceiptId();
-      etsy.saveReceipt(shop, receiptOf({ id, paid: true, updatedAt: new Date(now - (from + i) * 1000).toISOString(), lines: [{ sku: 'POSTER-TULIPS', quantity: 1 }] }));
+      etsy.saveReceipt(
+        shop,
+        receiptOf({
+          id,
+          paid: true,
+          updatedAt: new Date(now - (from + i) * 1000).toISOString(),
+          lines: [{ sku: 'POSTER-TULIPS', quantity: 1 }],
+        }),
+      );
       return id;
     });
   };
   const lists = () => etsy.seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts$`));
-  const singles = () => etsy.seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts/\\d+$`)).map((c) => c.path.split('/').at(-1));
+  const singles = () =>
+    etsy
+      .seen(new RegExp(`^GET /v3/application/shops/${shop.shopId}/receipts/\\d+$`))
+      .map((c) => c.path.split('/').at(-1));
 
   it('reads 30 recent receipts with one call for the newest 100 by id, in the order asked, each once', async () => {
     const ids = saved(40);
     const asked = [...ids.slice(5, 35)].reverse();
     const orders = await fetchReceipts(client, shop.shopId, [...asked, asked[0]!]);
     expect(orders.map((o) => o.externalId)).to.deep.equal(asked);
-    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([{ sort_on: 'receipt_id', sort_order: 'desc', limit: '100', offset: '0' }]);
+    expect(lists().map((c) => Object.fromEntries(c.query))).to.deep.equal([
+      { sort_on: 'receipt_id', sort_order: 'desc', limit: '100', offset: '0' },
+    ]);
     expect(singles()).to.deep.equal([]);
   });
 
   it('reads a receipt cancelled since it was paid as it is now (the list has no state filter)', async () => {
     const [paid, cancelled] = saved(2);
-    etsy.saveReceipt(shop, receiptOf({ id: cancelled!, paid: true, cancelled: true, lines: [{ sku: 'POSTER-TULIPS', quantity: 1 }] }));
+    etsy.saveReceipt(
+      shop,
+      receiptOf({ id: cancelled!, paid: true, cancelled: true, lines: [{ sku: 'POSTER-TULIPS', quantity: 1 }] }),
+    );
     const orders = await fetchReceipts(client, shop.shopId, [paid!, cancelled!]);
-    expect(orders.map((o) => [o.externalId, o.cancelled])).to.deep.equal([[paid, false], [cancelled, true]]);
+    expect(orders.map((o) => [o.externalId, o.cancelled])).to.deep.equal([
+      [paid, false],
+      [cancelled, true],
+    ]);
     expect(singles()).to.deep.equal([]);
   });
 

@@ -22,7 +22,12 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     currency: 'USD',
     imageUrls: ['https://cdn.print-api.example.com/mockups/tulips-front.jpg'],
     published: true,
-    platformOptions: { taxonomyId: 2078, shippingProfileId: shop.setup.shippingProfiles[0], readinessStateId: shop.setup.readinessStates[0], returnPolicyId: shop.setup.returnPolicies[0] },
+    platformOptions: {
+      taxonomyId: 2078,
+      shippingProfileId: shop.setup.shippingProfiles[0],
+      readinessStateId: shop.setup.readinessStates[0],
+      returnPolicyId: shop.setup.returnPolicies[0],
+    },
     ...over,
   });
   const listing = (id: string) => shop.listings.find((l) => String(l.listing_id) === id)!;
@@ -34,8 +39,23 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   beforeEach(() => {
     shop = etsy.addShop();
     const tokens = etsy.issueTokens(shop);
-    ctx = server.context('etsy', settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }), PUBLIC_URL);
-    store = { externalId: shop.shopId, name: shop.shopName, credentials: { shopId: shop.shopId, userId: shop.userId, accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.expiresAt.toISOString(), refreshToken: tokens.refreshToken, scopes: [...ALL_SCOPES] } };
+    ctx = server.context(
+      'etsy',
+      settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }),
+      PUBLIC_URL,
+    );
+    store = {
+      externalId: shop.shopId,
+      name: shop.shopName,
+      credentials: {
+        shopId: shop.shopId,
+        userId: shop.userId,
+        accessToken: tokens.accessToken,
+        accessTokenExpiresAt: tokens.expiresAt.toISOString(),
+        refreshToken: tokens.refreshToken,
+        scopes: [...ALL_SCOPES],
+      },
+    };
   });
   // Every call kept to Etsy's Open API v3 document: operation, parameters, form and JSON bodies, the token's scopes.
   afterEach(() => expect(etsy.contractLog.violations.splice(0)).to.deep.equal([]));
@@ -51,46 +71,102 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   it('creates a draft listing with the SKU and the exact price on its only offering, and says what Etsy still needs to list it', async () => {
     const made = await etsyConnector.publishListing!(ctx, store, draft());
 
-    expect(made).to.deep.include({ status: 'draft', url: `https://www.etsy.com/listing/${made.externalProductId}/tulip-poster-a2-matte-print` });
+    expect(made).to.deep.include({
+      status: 'draft',
+      url: `https://www.etsy.com/listing/${made.externalProductId}/tulip-poster-a2-matte-print`,
+    });
     expect(made.notice).to.equal(
       'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again). Its images were not sent: https://cdn.print-api.example.com/mockups/tulips-front.jpg.',
     );
     const held = listing(made.externalProductId);
-    expect(held).to.deep.include({ state: 'draft', title: 'Tulip poster A2 - matte print', quantity: 999, skus: ['POSTER-TULIPS-A2'], taxonomy_id: 2078, who_made: 'i_did', when_made: 'made_to_order', shipping_profile_id: shop.setup.shippingProfiles[0] });
+    expect(held).to.deep.include({
+      state: 'draft',
+      title: 'Tulip poster A2 - matte print',
+      quantity: 999,
+      skus: ['POSTER-TULIPS-A2'],
+      taxonomy_id: 2078,
+      who_made: 'i_did',
+      when_made: 'made_to_order',
+      shipping_profile_id: shop.setup.shippingProfiles[0],
+    });
     const [product] = held.inventory.products;
     expect(String(product!.product_id)).to.equal(made.externalVariantId);
-    expect(product!.offerings.map((o) => [o.price, o.quantity, o.is_enabled])).to.deep.equal([[{ amount: 2495, divisor: 100, currency_code: 'USD' }, 999, true]]);
+    expect(product!.offerings.map((o) => [o.price, o.quantity, o.is_enabled])).to.deep.equal([
+      [{ amount: 2495, divisor: 100, currency_code: 'USD' }, 999, true],
+    ]);
     // The price went as Etsy's document types it: the form's decimal text, the inventory's JSON number, both from the cents exactly.
     expect(new URLSearchParams(etsy.seen(/^POST .*\/listings$/)[0]!.body).get('price')).to.equal('24.95');
-    expect(JSON.parse(etsy.seen(/^PUT .*\/inventory$/)[0]!.body).products[0].offerings[0]).to.deep.equal({ price: 24.95, quantity: 999, is_enabled: true, readiness_state_id: shop.setup.readinessStates[0] });
+    expect(JSON.parse(etsy.seen(/^PUT .*\/inventory$/)[0]!.body).products[0].offerings[0]).to.deep.equal({
+      price: 24.95,
+      quantity: 999,
+      is_enabled: true,
+      readiness_state_id: shop.setup.readinessStates[0],
+    });
   });
 
   it('names every missing piece in the notice when the draft gives only a taxonomy, and goes on sale once the merchant uploaded an image: listListings then finds it', async () => {
-    const made = await etsyConnector.publishListing!(ctx, store, draft({ imageUrls: [], platformOptions: { taxonomyId: 2078 } }));
+    const made = await etsyConnector.publishListing!(
+      ctx,
+      store,
+      draft({ imageUrls: [], platformOptions: { taxonomyId: 2078 } }),
+    );
     expect(made.notice).to.equal(
       'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again), a shipping profile (platformOptions.shippingProfileId), a processing profile (platformOptions.readinessStateId), a return policy, outside the EU (platformOptions.returnPolicyId).',
     );
     const ref = { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId };
     // Etsy refuses to activate it, and says why.
     const refused = await failure(etsyConnector.updateListing!(ctx, store, ref, { published: true }));
-    expect(refused).to.include({ kind: 'invalid_payload', message: 'Etsy answered 400: A listing must have at least one image before it can be activated' });
+    expect(refused).to.include({
+      kind: 'invalid_payload',
+      message: 'Etsy answered 400: A listing must have at least one image before it can be activated',
+    });
 
     const complete = await etsyConnector.publishListing!(ctx, store, draft());
     shop.setup.images.set(complete.externalProductId, 1);
-    const live = await etsyConnector.updateListing!(ctx, store, { externalProductId: complete.externalProductId, externalVariantId: complete.externalVariantId }, { published: true });
+    const live = await etsyConnector.updateListing!(
+      ctx,
+      store,
+      { externalProductId: complete.externalProductId, externalVariantId: complete.externalVariantId },
+      { published: true },
+    );
     expect(live.status).to.equal('active');
-    const found = (await etsyConnector.listListings!(ctx, store, null)).listings.filter((l) => l.sku === 'POSTER-TULIPS-A2');
-    expect(found).to.deep.equal([{ externalProductId: complete.externalProductId, externalVariantId: complete.externalVariantId, sku: 'POSTER-TULIPS-A2', title: 'Tulip poster A2 - matte print', active: true }]);
-    expect(await etsyConnector.getListing!(ctx, store, { externalProductId: complete.externalProductId, externalVariantId: complete.externalVariantId })).to.deep.include({ status: 'active' });
+    const found = (await etsyConnector.listListings!(ctx, store, null)).listings.filter(
+      (l) => l.sku === 'POSTER-TULIPS-A2',
+    );
+    expect(found).to.deep.equal([
+      {
+        externalProductId: complete.externalProductId,
+        externalVariantId: complete.externalVariantId,
+        sku: 'POSTER-TULIPS-A2',
+        title: 'Tulip poster A2 - matte print',
+        active: true,
+      },
+    ]);
+    expect(
+      await etsyConnector.getListing!(ctx, store, {
+        externalProductId: complete.externalProductId,
+        externalVariantId: complete.externalVariantId,
+      }),
+    ).to.deep.include({ status: 'active' });
   });
 
   it('changes the title and the price (the inventory written back whole, the product id it has now answered)', async () => {
     const made = await etsyConnector.publishListing!(ctx, store, draft());
-    const changed = await etsyConnector.updateListing!(ctx, store, { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId }, { title: 'Tulip poster A1', priceCents: 3900, currency: 'USD' });
+    const changed = await etsyConnector.updateListing!(
+      ctx,
+      store,
+      { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId },
+      { title: 'Tulip poster A1', priceCents: 3900, currency: 'USD' },
+    );
     const held = listing(made.externalProductId);
     expect(held.title).to.equal('Tulip poster A1');
-    expect(held.inventory.products.map((p) => [p.sku, p.offerings[0]!.price.amount])).to.deep.equal([['POSTER-TULIPS-A2', 3900]]);
-    expect(changed).to.deep.include({ status: 'draft', externalVariantId: String(held.inventory.products[0]!.product_id) });
+    expect(held.inventory.products.map((p) => [p.sku, p.offerings[0]!.price.amount])).to.deep.equal([
+      ['POSTER-TULIPS-A2', 3900],
+    ]);
+    expect(changed).to.deep.include({
+      status: 'draft',
+      externalVariantId: String(held.inventory.products[0]!.product_id),
+    });
   });
 
   it('unpublishes an active listing by deactivating it (kept for its receipts); a draft stays a draft, a listing already gone is not an error', async () => {
@@ -102,25 +178,52 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     await etsyConnector.updateListing!(ctx, store, ref, { published: true });
     await etsyConnector.unpublishListing!(ctx, store, ref);
     expect(listing(made.externalProductId).state).to.equal('inactive');
-    expect((await etsyConnector.listListings!(ctx, store, null)).listings.map((l) => l.sku)).not.to.include('POSTER-TULIPS-A2');
+    expect((await etsyConnector.listListings!(ctx, store, null)).listings.map((l) => l.sku)).not.to.include(
+      'POSTER-TULIPS-A2',
+    );
     await etsyConnector.unpublishListing!(ctx, store, { externalProductId: '4999999999', externalVariantId: null });
   });
 
   it("fails invalid_payload with Etsy's reason when it refuses the listing; refuses a missing taxonomy, unknown options and another currency before any write", async () => {
     const twice = await failure(etsyConnector.publishListing!(ctx, store, draft({ title: 'Tulips & roses & more' })));
-    expect(twice).to.include({ kind: 'invalid_payload', message: 'Etsy answered 400: title may use the & character only once' });
-    expect((await failure(etsyConnector.publishListing!(ctx, store, draft({ platformOptions: {} })))).message).to.match(/^Etsy needs a taxonomy/);
-    expect((await failure(etsyConnector.publishListing!(ctx, store, draft({ platformOptions: { taxonomyId: 2078, whoMade: 'robot', colour: 'red' } })))).message).to.equal(
-      "Etsy's platformOptions: whoMade: Invalid option: expected one of \"i_did\"|\"someone_else\"|\"collective\"; (options): Unrecognized key: \"colour\"",
+    expect(twice).to.include({
+      kind: 'invalid_payload',
+      message: 'Etsy answered 400: title may use the & character only once',
+    });
+    expect((await failure(etsyConnector.publishListing!(ctx, store, draft({ platformOptions: {} })))).message).to.match(
+      /^Etsy needs a taxonomy/,
     );
-    expect((await failure(etsyConnector.publishListing!(ctx, store, draft({ currency: 'EUR' })))).message).to.equal('The Etsy shop sells in USD, not EUR: give the price in USD.');
-    expect(etsy.seen(new RegExp(`^POST /v3/application/shops/${shop.shopId}/listings$`)).filter((c) => c.status === 201)).to.deep.equal([]);
+    expect(
+      (
+        await failure(
+          etsyConnector.publishListing!(
+            ctx,
+            store,
+            draft({ platformOptions: { taxonomyId: 2078, whoMade: 'robot', colour: 'red' } }),
+          ),
+        )
+      ).message,
+    ).to.equal(
+      'Etsy\'s platformOptions: whoMade: Invalid option: expected one of "i_did"|"someone_else"|"collective"; (options): Unrecognized key: "colour"',
+    );
+    expect((await failure(etsyConnector.publishListing!(ctx, store, draft({ currency: 'EUR' })))).message).to.equal(
+      'The Etsy shop sells in USD, not EUR: give the price in USD.',
+    );
+    expect(
+      etsy.seen(new RegExp(`^POST /v3/application/shops/${shop.shopId}/listings$`)).filter((c) => c.status === 201),
+    ).to.deep.equal([]);
   });
 
   it('fails rate_limited with the wait when Etsy answers 429, and auth for a shop connected without listings_w', async () => {
     etsy.faultNext(/^POST .*\/listings$/, [429, { error: 'Too many requests' }, { 'retry-after': '5' }]);
-    expect(await failure(etsyConnector.publishListing!(ctx, store, draft()))).to.include({ kind: 'rate_limited', retryAfterMs: 5000 });
-    const readOnly = { ...store, credentials: { ...store.credentials, scopes: ALL_SCOPES.filter((s) => s !== 'listings_w') } };
+    expect(await failure(etsyConnector.publishListing!(ctx, store, draft()))).to.include({
+      kind: 'rate_limited',
+      retryAfterMs: 5000,
+    });
+    const readOnly = {
+      ...store,
+      credentials: { ...store.credentials, scopes: ALL_SCOPES.filter((s) => s !== 'listings_w') },
+    };
     const denied = await failure(etsyConnector.publishListing!(ctx, readOnly, draft()));
     expect(denied.kind).to.equal('auth');
     expect(denied.message).to.contain('listings_w');

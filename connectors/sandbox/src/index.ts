@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { defineConnector, parseJsonPayload, type ConnectorContext } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { connectSchema, credentialsSchema, settingsSchema, type SandboxCredentials, type SandboxSettings } from './config.ts';
+import {
+  connectSchema,
+  credentialsSchema,
+  settingsSchema,
+  type SandboxCredentials,
+  type SandboxSettings,
+} from './config.ts';
 import { sandboxOrderSchema, toStoreListing, toStoreOrder } from './order-mapper.ts';
 import { SandboxClient } from './sandbox-client.ts';
 import { verifySandboxWebhook } from './webhook-verifier.ts';
@@ -43,8 +49,14 @@ export const sandboxConnector = defineConnector<SandboxCredentials, SandboxSetti
 
   async connect(ctx, input) {
     const { name } = connectSchema.parse(input);
-    const opened = await new SandboxClient({ http: ctx.http, apiUrl: ctx.settings.apiUrl }).openShop(name ?? 'Sandbox store');
-    return { externalId: opened.shop.id, name: opened.shop.name, credentials: { shopId: opened.shop.id, token: opened.token } };
+    const opened = await new SandboxClient({ http: ctx.http, apiUrl: ctx.settings.apiUrl }).openShop(
+      name ?? 'Sandbox store',
+    );
+    return {
+      externalId: opened.shop.id,
+      name: opened.shop.name,
+      credentials: { shopId: opened.shop.id, token: opened.token },
+    };
   },
 
   async registerWebhooks(ctx, store, callbackUrl) {
@@ -59,7 +71,10 @@ export const sandboxConnector = defineConnector<SandboxCredentials, SandboxSetti
     const topic = req.headers['x-sandbox-topic'] ?? '';
     if (PRODUCT_TOPIC.test(topic)) return { kind: 'listings_changed' };
     if (!ORDER_TOPIC.test(topic)) return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };
-    return { kind: 'orders', orders: [toStoreOrder(parseJsonPayload(orderDelivery, req.rawBody, `Sandbox ${topic} delivery`).order)] };
+    return {
+      kind: 'orders',
+      orders: [toStoreOrder(parseJsonPayload(orderDelivery, req.rawBody, `Sandbox ${topic} delivery`).order)],
+    };
   },
 
   async fetchOrders(ctx, store, externalOrderIds) {
@@ -77,7 +92,10 @@ export const sandboxConnector = defineConnector<SandboxCredentials, SandboxSetti
 
   async listListings(ctx, store, cursor) {
     const page = await client(ctx, store.credentials).listProducts(Number(cursor ?? '1'));
-    return { listings: page.products.filter((p) => p.status !== 'archived').map(toStoreListing), nextCursor: page.next_page === null ? null : String(page.next_page) };
+    return {
+      listings: page.products.filter((p) => p.status !== 'archived').map(toStoreListing),
+      nextCursor: page.next_page === null ? null : String(page.next_page),
+    };
   },
 
   async publishListing(ctx, store, draft) {

@@ -52,13 +52,37 @@ export function toStoreOrder(o: SandboxOrder): StoreOrder {
     cancelled: o.cancelled,
     createdAt: o.created_at,
     updatedAt: o.updated_at,
-    lines: o.lines.map((l) => ({ externalLineId: l.id, sku: l.sku, quantity: l.quantity, title: l.title ?? undefined, externalProductId: l.product_id, externalVariantId: null })),
+    lines: o.lines.map((l) => ({
+      externalLineId: l.id,
+      sku: l.sku,
+      quantity: l.quantity,
+      title: l.title ?? undefined,
+      externalProductId: l.product_id,
+      externalVariantId: null,
+    })),
     recipient: to
-      ? { name: to.name, company: to.company, email: to.email, phone: to.phone, address1: to.address1, address2: to.address2, postalCode: to.postal_code, city: to.city, state: to.state, country: to.country }
+      ? {
+          name: to.name,
+          company: to.company,
+          email: to.email,
+          phone: to.phone,
+          address1: to.address1,
+          address2: to.address2,
+          postalCode: to.postal_code,
+          city: to.city,
+          state: to.state,
+          country: to.country,
+        }
       : null,
   };
 }
 
 export function toStoreListing(p: z.infer<typeof sandboxProductSchema>): StoreListing {
-  return { externalProductId: p.id, externalVariantId: null, sku: p.sku, title: p.title, active: p.status === 'active' };
+  return {
+    externalProductId: p.id,
+    externalVariantId: null,
+    sku: p.sku,
+    title: p.title,
+    active: p.status === 'active',
+  };
 }

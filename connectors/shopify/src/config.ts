@@ -4,7 +4,12 @@ import { z } from 'zod';
 export const API_VERSION = '2026-10';
 
 /** What we ask the merchant for: read orders and products (the listings), fulfil the merchant's own fulfillment orders. */
-export const SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders'] as const;
+export const SCOPES = [
+  'read_orders',
+  'read_products',
+  'read_merchant_managed_fulfillment_orders',
+  'write_merchant_managed_fulfillment_orders',
+] as const;
 
 /**
  * What publishing listings needs besides: create and change products, find the Online Store's
@@ -20,7 +25,16 @@ export const ORDER_TOPICS = ['orders/create', 'orders/paid', 'orders/updated', '
 export const PRODUCT_TOPICS = ['products/create', 'products/update', 'products/delete'] as const;
 
 /** Topics registered per store (GraphQL enum names). Compliance topics are app-level: see README. */
-export const SUBSCRIBED_TOPICS = ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED'] as const;
+export const SUBSCRIBED_TOPICS = [
+  'ORDERS_CREATE',
+  'ORDERS_PAID',
+  'ORDERS_UPDATED',
+  'ORDERS_CANCELLED',
+  'PRODUCTS_CREATE',
+  'PRODUCTS_UPDATE',
+  'PRODUCTS_DELETE',
+  'APP_UNINSTALLED',
+] as const;
 
 /**
  * Shopify retries a failed delivery 8 times over 4 hours with the original payload and
@@ -53,7 +67,9 @@ export const shopDomainSchema = z
   .toLowerCase()
   .transform((v) => v.replace(/^https?:\/\//, '').replace(/\/.*$/, ''))
   .transform((v) => (v.includes('.') ? v : `${v}.myshopify.com`))
-  .pipe(z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a shop domain like your-store.myshopify.com'));
+  .pipe(
+    z.string().regex(/^[a-z0-9][a-z0-9-]*\.myshopify\.com$/, 'must be a shop domain like your-store.myshopify.com'),
+  );
 
 /**
  * `POST /stores {platform: "SHOPIFY", shop, accessToken, apiSecretKey?}`: a custom app the
@@ -62,7 +78,10 @@ export const shopDomainSchema = z
  */
 export const connectSchema = z.strictObject({
   shop: shopDomainSchema,
-  accessToken: z.string().trim().regex(/^shpat_[A-Za-z0-9]{16,}$/, 'must be an Admin API access token (shpat_…)'),
+  accessToken: z
+    .string()
+    .trim()
+    .regex(/^shpat_[A-Za-z0-9]{16,}$/, 'must be an Admin API access token (shpat_…)'),
   apiSecretKey: z.string().trim().min(16).max(200).optional(),
 });
 export type ConnectInput = z.infer<typeof connectSchema>;
@@ -104,7 +123,10 @@ const shopOriginTemplate = z
       const url = URL.parse(v.replaceAll('{shop}', 'example.myshopify.com'));
       return url?.protocol === 'https:' && !url.search && !url.hash;
     },
-    { message: 'must be an https URL, {shop} standing for the shop\'s domain (e.g. https://shopify-sandbox.example.com/{shop})' },
+    {
+      message:
+        "must be an https URL, {shop} standing for the shop's domain (e.g. https://shopify-sandbox.example.com/{shop})",
+    },
   );
 
 /**
@@ -115,11 +137,20 @@ const shopOriginTemplate = z
  * flows that need them say which variable is missing.
  */
 export const settingsSchema = z.object({
-  apiKey: z.string().trim().min(1).optional().meta({ description: 'Client ID of the Shopify app; needed for OAuth installs (custom apps connect without it)' }),
-  apiSecret: z.string().trim().min(1).optional().meta({ description: 'Client secret of the Shopify app: OAuth installs, token refreshes and app-signed webhooks (compliance topics)' }),
-  apiUrl: shopOriginTemplate
-    .default(DEFAULT_API_URL)
-    .meta({ description: "Origin of each shop's Admin API and OAuth pages, `{shop}` standing for the shop's myshopify.com domain; point it at a sandbox or a local fake" }),
+  apiKey: z
+    .string()
+    .trim()
+    .min(1)
+    .optional()
+    .meta({ description: 'Client ID of the Shopify app; needed for OAuth installs (custom apps connect without it)' }),
+  apiSecret: z.string().trim().min(1).optional().meta({
+    description:
+      'Client secret of the Shopify app: OAuth installs, token refreshes and app-signed webhooks (compliance topics)',
+  }),
+  apiUrl: shopOriginTemplate.default(DEFAULT_API_URL).meta({
+    description:
+      "Origin of each shop's Admin API and OAuth pages, `{shop}` standing for the shop's myshopify.com domain; point it at a sandbox or a local fake",
+  }),
 });
 export type ShopifySettings = z.output<typeof settingsSchema>;
 
@@ -130,6 +161,11 @@ export function shopOrigin(settings: Pick<ShopifySettings, 'apiUrl'>, shop: stri
 
 /** Which of `required` (by default: what connecting needs) a granted scope list lacks (`write_x` implies `read_x`). */
 export function missingScopes(granted: string, required: readonly string[] = SCOPES): string[] {
-  const have = new Set(granted.split(',').map((s) => s.trim()).filter(Boolean));
+  const have = new Set(
+    granted
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   return required.filter((s) => !have.has(s) && !(s.startsWith('read_') && have.has(`write_${s.slice(5)}`)));
 }

@@ -1,10 +1,26 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
-import { connectSchema, credentialsSchema, installInputSchema, missingScopes, PUBLISHING_SCOPES, settingsSchema, shopOrigin, type ShopifyCredentials, type ShopifySettings } from './config.ts';
+import {
+  connectSchema,
+  credentialsSchema,
+  installInputSchema,
+  missingScopes,
+  PUBLISHING_SCOPES,
+  settingsSchema,
+  shopOrigin,
+  type ShopifyCredentials,
+  type ShopifySettings,
+} from './config.ts';
 import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './install.ts';
 import { listShopifyListings } from './listings.ts';
 import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
-import { publishShopifyListing, shopifyShopCountry, shopifyShopCurrency, unpublishShopifyListing, updateShopifyListing } from './publishing.ts';
+import {
+  publishShopifyListing,
+  shopifyShopCountry,
+  shopifyShopCurrency,
+  unpublishShopifyListing,
+  updateShopifyListing,
+} from './publishing.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -12,13 +28,26 @@ import { registerStoreWebhooks } from './webhook-registration.ts';
 import { verifyShopifyWebhook } from './webhook-verifier.ts';
 
 function clientFor(ctx: ConnectorContext<ShopifySettings>, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
-  return new ShopifyClient({ http: ctx.http, shop: store.credentials.shop, origin: shopOrigin(ctx.settings, store.credentials.shop), accessToken: store.credentials.accessToken, logger: ctx.logger });
+  return new ShopifyClient({
+    http: ctx.http,
+    shop: store.credentials.shop,
+    origin: shopOrigin(ctx.settings, store.credentials.shop),
+    accessToken: store.credentials.accessToken,
+    logger: ctx.logger,
+  });
 }
 
 /** A client for publishing, once the token is known to carry its scopes (a custom app may not have granted them). */
-function publishingClient(ctx: ConnectorContext<ShopifySettings>, store: StoreConnection<ShopifyCredentials>): ShopifyClient {
+function publishingClient(
+  ctx: ConnectorContext<ShopifySettings>,
+  store: StoreConnection<ShopifyCredentials>,
+): ShopifyClient {
   const missing = missingScopes(store.credentials.scope, PUBLISHING_SCOPES);
-  if (missing.length > 0) throw new ConnectorError('auth', `Publishing to ${store.credentials.shop} needs the access scopes ${missing.join(', ')}: grant them to the app (reinstall it, or add them to the custom app) and try again.`);
+  if (missing.length > 0)
+    throw new ConnectorError(
+      'auth',
+      `Publishing to ${store.credentials.shop} needs the access scopes ${missing.join(', ')}: grant them to the app (reinstall it, or add them to the custom app) and try again.`,
+    );
   return clientFor(ctx, store);
 }
 
@@ -37,7 +66,11 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
     settingsSchema,
     connectSchema,
     examples: {
-      connect: { shop: 'tulip-prints.myshopify.com', accessToken: 'shpat_0123456789abcdef0123456789abcdef', apiSecretKey: '0123456789abcdef0123456789abcdef' },
+      connect: {
+        shop: 'tulip-prints.myshopify.com',
+        accessToken: 'shpat_0123456789abcdef0123456789abcdef',
+        apiSecretKey: '0123456789abcdef0123456789abcdef',
+      },
     },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: true, publishing: true },
@@ -65,7 +98,9 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
 
   async registerWebhooks(ctx, store, callbackUrl) {
     if (store.credentials.kind === 'custom' && !store.webhookSecret) {
-      ctx.logger.info('custom app connected without its API secret key: the store is polled, not subscribed', { shop: store.externalId });
+      ctx.logger.info('custom app connected without its API secret key: the store is polled, not subscribed', {
+        shop: store.externalId,
+      });
       return {};
     }
     await registerStoreWebhooks(clientFor(ctx, store), callbackUrl, ctx.logger);
@@ -75,7 +110,8 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
   identifyStore: (req) => req.headers['x-shopify-shop-domain']?.toLowerCase(),
 
   // Our app's deliveries are signed with its client secret; a custom app's with its own API secret key.
-  verifyWebhook: (req, secrets) => verifyShopifyWebhook(req, [secrets.storeSecret, secrets.settings.apiSecret], new Date()),
+  verifyWebhook: (req, secrets) =>
+    verifyShopifyWebhook(req, [secrets.storeSecret, secrets.settings.apiSecret], new Date()),
 
   async parseWebhook(ctx, store, req) {
     return webhookContent(req, store.externalId, ctx.logger);

@@ -2,7 +2,15 @@ import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit
 import { ConnectorError } from '@print-api/connector-kit';
 import { HttpResponseError, ShopifyError, type Session } from '@shopify/shopify-api';
 import type { NormalizedResponse } from '@shopify/shopify-api/runtime';
-import { installInputSchema, missingScopes, REFRESH_MARGIN_MS, shopOrigin, type OAuthCredentials, type ShopifyCredentials, type ShopifySettings } from './config.ts';
+import {
+  installInputSchema,
+  missingScopes,
+  REFRESH_MARGIN_MS,
+  shopOrigin,
+  type OAuthCredentials,
+  type ShopifyCredentials,
+  type ShopifySettings,
+} from './config.ts';
 import { describeShop } from './connect.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { appCredentials, atShopOrigin, shopifyLibrary, withContext, type LibraryRequest } from './shopify-library.ts';
@@ -20,17 +28,33 @@ function library(ctx: Context, callbackUrl: string) {
  * merchant at `https://<shop>/admin/oauth/authorize` with our client id, scopes, redirect URI
  * and that nonce as `state`. Core's own state (which reseller asked) travels in core's cookie.
  */
-export async function beginInstall(ctx: Context, params: { query: Record<string, string | undefined>; callbackUrl: string }): Promise<{ redirectUrl: string; cookies: string[] }> {
+export async function beginInstall(
+  ctx: Context,
+  params: { query: Record<string, string | undefined>; callbackUrl: string },
+): Promise<{ redirectUrl: string; cookies: string[] }> {
   const input = installInputSchema.safeParse({ shop: params.query.shop });
-  if (!input.success) throw new ConnectorError('invalid_payload', `shop ${input.error.issues[0]?.message ?? 'is invalid'}`);
+  if (!input.success)
+    throw new ConnectorError('invalid_payload', `shop ${input.error.issues[0]?.message ?? 'is invalid'}`);
   const shopify = library(ctx, params.callbackUrl);
   const rawRequest: LibraryRequest = { method: 'GET', url: new URL(params.callbackUrl).pathname, headers: {} };
-  const response = (await withContext(ctx, () => shopify.auth.begin({ shop: input.data.shop, callbackPath: new URL(params.callbackUrl).pathname, isOnline: false, rawRequest, rawResponse: {} }))) as NormalizedResponse;
+  const response = (await withContext(ctx, () =>
+    shopify.auth.begin({
+      shop: input.data.shop,
+      callbackPath: new URL(params.callbackUrl).pathname,
+      isOnline: false,
+      rawRequest,
+      rawResponse: {},
+    }),
+  )) as NormalizedResponse;
   const headers = response.headers ?? {};
   const location = headers.Location;
-  if (response.statusCode !== 302 || typeof location !== 'string') throw new ConnectorError('invalid_payload', `Shopify's install could not start (${response.statusCode})`);
+  if (response.statusCode !== 302 || typeof location !== 'string')
+    throw new ConnectorError('invalid_payload', `Shopify's install could not start (${response.statusCode})`);
   const setCookie = headers['Set-Cookie'] ?? [];
-  return { redirectUrl: atShopOrigin(ctx.settings, location), cookies: Array.isArray(setCookie) ? setCookie : [setCookie] };
+  return {
+    redirectUrl: atShopOrigin(ctx.settings, location),
+    cookies: Array.isArray(setCookie) ? setCookie : [setCookie],
+  };
 }
 
 /**
@@ -48,11 +72,23 @@ export async function completeInstall(
     url: `${new URL(params.callbackUrl).pathname}?${params.rawQuery}`,
     headers: { cookie: params.headers.cookie, 'user-agent': params.headers['user-agent'] },
   };
-  const session = await libraryCall(ctx, 'complete the install', async () => (await shopify.auth.callback({ rawRequest, rawResponse: {}, expiring: true })).session);
+  const session = await libraryCall(
+    ctx,
+    'complete the install',
+    async () => (await shopify.auth.callback({ rawRequest, rawResponse: {}, expiring: true })).session,
+  );
   const missing = missingScopes(session.scope ?? '');
   if (missing.length > 0) throw new ConnectorError('auth', `The merchant did not grant ${missing.join(', ')}.`);
   const credentials = fromSession(session, null);
-  const shop = await describeShop(new ShopifyClient({ http: ctx.http, shop: session.shop, origin: shopOrigin(ctx.settings, session.shop), accessToken: session.accessToken!, logger: ctx.logger }));
+  const shop = await describeShop(
+    new ShopifyClient({
+      http: ctx.http,
+      shop: session.shop,
+      origin: shopOrigin(ctx.settings, session.shop),
+      accessToken: session.accessToken!,
+      logger: ctx.logger,
+    }),
+  );
   return { externalId: session.shop, name: shop.name, credentials };
 }
 
@@ -66,13 +102,23 @@ export async function refreshIfDue(ctx: Context, credentials: ShopifyCredentials
   const now = ctx.clock().getTime();
   if (Date.parse(credentials.expiresAt) - now > REFRESH_MARGIN_MS) return null;
   if (credentials.refreshTokenExpiresAt && Date.parse(credentials.refreshTokenExpiresAt) <= now) {
-    throw new ConnectorError('auth', `The refresh token of ${credentials.shop} has expired: the merchant must reinstall the app.`);
+    throw new ConnectorError(
+      'auth',
+      `The refresh token of ${credentials.shop} has expired: the merchant must reinstall the app.`,
+    );
   }
   const { apiKey, secret } = appCredentials(ctx.settings);
   const shopify = shopifyLibrary({ apiKey, secret, publicUrl: ctx.publicUrl });
   const refreshToken = credentials.refreshToken;
-  const session = await libraryCall(ctx, 'refresh the access token', async () => (await shopify.auth.refreshToken({ shop: credentials.shop, refreshToken })).session);
-  ctx.logger.info('Shopify access token refreshed', { shop: credentials.shop, expiresAt: session.expires?.toISOString() });
+  const session = await libraryCall(
+    ctx,
+    'refresh the access token',
+    async () => (await shopify.auth.refreshToken({ shop: credentials.shop, refreshToken })).session,
+  );
+  ctx.logger.info('Shopify access token refreshed', {
+    shop: credentials.shop,
+    expiresAt: session.expires?.toISOString(),
+  });
   return fromSession(session, credentials);
 }
 
@@ -99,10 +145,19 @@ async function libraryCall<T>(ctx: Context, what: string, work: () => Promise<T>
       const { code, body, headers } = err.response;
       const retryAfter = headers?.['Retry-After'];
       // The token endpoint answers 400 invalid_grant for a used, revoked or expired code or refresh token.
-      if (code === 400) throw new ConnectorError('auth', `Could not ${what}: Shopify answered 400 ${JSON.stringify(body ?? {})}`, { status: code });
-      throw ConnectorError.fromStatus('Shopify', code, JSON.stringify(body ?? {}), Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
+      if (code === 400)
+        throw new ConnectorError('auth', `Could not ${what}: Shopify answered 400 ${JSON.stringify(body ?? {})}`, {
+          status: code,
+        });
+      throw ConnectorError.fromStatus(
+        'Shopify',
+        code,
+        JSON.stringify(body ?? {}),
+        Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      );
     }
-    if (err instanceof ShopifyError) throw new ConnectorError('auth', `Could not ${what}: ${err.message}`, { cause: err });
+    if (err instanceof ShopifyError)
+      throw new ConnectorError('auth', `Could not ${what}: ${err.message}`, { cause: err });
     throw new ConnectorError('upstream_unavailable', `Could not ${what}: ${(err as Error).message}`, { cause: err });
   }
 }

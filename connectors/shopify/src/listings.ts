@@ -34,7 +34,11 @@ const DEFAULT_VARIANT_TITLE = 'Default Title';
 
 /** One page of the shop's variants as listings (on sale: the product's status is ACTIVE, not DRAFT or ARCHIVED). */
 export async function listShopifyListings(client: ShopifyClient, cursor: string | null): Promise<ListingsPage> {
-  const data = parsePayload(variantsPage, await client.graphql<unknown>(VARIANTS_QUERY, { first: LISTINGS_PAGE_SIZE, after: cursor }), 'Shopify productVariants');
+  const data = parsePayload(
+    variantsPage,
+    await client.graphql<unknown>(VARIANTS_QUERY, { first: LISTINGS_PAGE_SIZE, after: cursor }),
+    'Shopify productVariants',
+  );
   const listings: StoreListing[] = data.productVariants.nodes.map((v) => {
     const productTitle = v.product.title?.trim() || `Product ${v.product.legacyResourceId}`;
     const variantTitle = v.title?.trim();
@@ -42,7 +46,8 @@ export async function listShopifyListings(client: ShopifyClient, cursor: string 
       externalProductId: v.product.legacyResourceId,
       externalVariantId: v.legacyResourceId,
       sku: v.sku?.trim() || null,
-      title: variantTitle && variantTitle !== DEFAULT_VARIANT_TITLE ? `${productTitle} - ${variantTitle}` : productTitle,
+      title:
+        variantTitle && variantTitle !== DEFAULT_VARIANT_TITLE ? `${productTitle} - ${variantTitle}` : productTitle,
       active: v.product.status === 'ACTIVE',
     };
   });

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { ConnectorError, parsePayload, type StoreOrder, type StoreOrderLine, type StoreRecipient } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  parsePayload,
+  type StoreOrder,
+  type StoreOrderLine,
+  type StoreRecipient,
+} from '@print-api/connector-kit';
 
 /**
  * Financial statuses in which Shopify has the money. `partially_refunded` was `paid` first
@@ -77,7 +83,10 @@ export function legacyId(gid: string): string {
 }
 
 const id = z.union([z.string(), z.number()]).transform(String);
-const text = z.string().nullish().transform((v) => v?.trim() ?? '');
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => v?.trim() ?? '');
 const isoDate = z.string().transform((v, c) => {
   const t = Date.parse(v);
   if (Number.isNaN(t)) {
@@ -137,7 +146,14 @@ export function mapWebhookOrder(raw: unknown): StoreOrder {
     const quantity = l.current_quantity ?? l.quantity;
     // A line removed by an order edit stays in the payload with current_quantity 0.
     if (quantity <= 0) continue;
-    lines.push({ externalLineId: l.id, sku: cleanSku(l.sku), quantity, title: l.title || undefined, externalProductId: l.product_id ?? null, externalVariantId: l.variant_id ?? null });
+    lines.push({
+      externalLineId: l.id,
+      sku: cleanSku(l.sku),
+      quantity,
+      title: l.title || undefined,
+      externalProductId: l.product_id ?? null,
+      externalVariantId: l.variant_id ?? null,
+    });
   }
   const a = o.shipping_address;
   return {
@@ -149,7 +165,23 @@ export function mapWebhookOrder(raw: unknown): StoreOrder {
     updatedAt: o.updated_at,
     lines,
     recipient: a
-      ? recipient({ name: a.name, first: a.first_name, last: a.last_name, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, province: a.province_code || a.province, country: a.country_code, phone: a.phone }, o.email || o.contact_email || o.customer?.email || '', o.phone)
+      ? recipient(
+          {
+            name: a.name,
+            first: a.first_name,
+            last: a.last_name,
+            company: a.company,
+            address1: a.address1,
+            address2: a.address2,
+            zip: a.zip,
+            city: a.city,
+            province: a.province_code || a.province,
+            country: a.country_code,
+            phone: a.phone,
+          },
+          o.email || o.contact_email || o.customer?.email || '',
+          o.phone,
+        )
       : null,
   };
 }
@@ -215,7 +247,14 @@ export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): S
   for (const l of [...o.lineItems.nodes, ...extraLines]) {
     const quantity = l.currentQuantity ?? l.quantity;
     if (quantity <= 0) continue;
-    lines.push({ externalLineId: legacyId(l.id), sku: cleanSku(l.sku), quantity, title: l.title || undefined, externalProductId: l.product?.legacyResourceId ?? null, externalVariantId: l.variant?.legacyResourceId ?? null });
+    lines.push({
+      externalLineId: legacyId(l.id),
+      sku: cleanSku(l.sku),
+      quantity,
+      title: l.title || undefined,
+      externalProductId: l.product?.legacyResourceId ?? null,
+      externalVariantId: l.variant?.legacyResourceId ?? null,
+    });
   }
   const a = o.shippingAddress;
   return {
@@ -227,7 +266,23 @@ export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): S
     updatedAt: o.updatedAt,
     lines,
     recipient: a
-      ? recipient({ name: a.name, first: a.firstName, last: a.lastName, company: a.company, address1: a.address1, address2: a.address2, zip: a.zip, city: a.city, province: a.provinceCode || a.province, country: a.countryCodeV2, phone: a.phone }, o.email, o.phone)
+      ? recipient(
+          {
+            name: a.name,
+            first: a.firstName,
+            last: a.lastName,
+            company: a.company,
+            address1: a.address1,
+            address2: a.address2,
+            zip: a.zip,
+            city: a.city,
+            province: a.provinceCode || a.province,
+            country: a.countryCodeV2,
+            phone: a.phone,
+          },
+          o.email,
+          o.phone,
+        )
       : null,
   };
 }

@@ -51,7 +51,11 @@ export function readCursor(raw: string | null, now: Date): PollPosition {
  * `orders(query: "updated_at:>=…", sortKey: UPDATED_AT)` with cursor pages). This is how a
  * store whose webhooks were missed catches up.
  */
-export async function pollOrders(client: ShopifyClient, rawCursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+export async function pollOrders(
+  client: ShopifyClient,
+  rawCursor: string | null,
+  now: Date,
+): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = readCursor(rawCursor, now);
   const data = await client.graphql<{ orders: Page<RawOrder> }>(ORDERS_QUERY, {
     first: POLL_PAGE_SIZE,
@@ -62,7 +66,13 @@ export async function pollOrders(client: ShopifyClient, rawCursor: string | null
   const orders: StoreOrder[] = [];
   for (const raw of data.orders.nodes) orders.push(mapGraphqlOrder(raw, await remainingLines(client, raw)));
   const { hasNextPage, endCursor } = data.orders.pageInfo;
-  return { orders, nextCursor: pollWindow.next(at, { updatedAt: orders.map((o) => o.updatedAt), nextPageToken: hasNextPage ? endCursor : null }) };
+  return {
+    orders,
+    nextCursor: pollWindow.next(at, {
+      updatedAt: orders.map((o) => o.updatedAt),
+      nextPageToken: hasNextPage ? endCursor : null,
+    }),
+  };
 }
 
 /**
@@ -74,7 +84,10 @@ export async function fetchOrdersById(client: ShopifyClient, ids: string[]): Pro
   for (let i = 0; i < ids.length; i += FETCH_BATCH) {
     const batch = ids.slice(i, i + FETCH_BATCH).map((id) => `gid://shopify/Order/${id}`);
     // A missing id is null; a node of another type would be `{}` (the fragment selects nothing of it).
-    const data = await client.graphql<{ nodes: Array<Partial<RawOrder> | null> }>(ORDERS_BY_ID, { ids: batch, lines: LINES_PAGE_SIZE });
+    const data = await client.graphql<{ nodes: Array<Partial<RawOrder> | null> }>(ORDERS_BY_ID, {
+      ids: batch,
+      lines: LINES_PAGE_SIZE,
+    });
     for (const raw of data.nodes) {
       if (!raw?.id || !raw.lineItems) continue;
       const order: RawOrder = { ...raw, id: raw.id, lineItems: raw.lineItems };
@@ -106,7 +119,11 @@ async function remainingLines(client: ShopifyClient, order: RawOrder): Promise<G
   const lines: GraphqlLine[] = [];
   let page = order.lineItems.pageInfo;
   while (page.hasNextPage && page.endCursor) {
-    const data = await client.graphql<{ order: { lineItems: Page<unknown> } | null }>(MORE_LINES, { id: order.id, after: page.endCursor, lines: 100 });
+    const data = await client.graphql<{ order: { lineItems: Page<unknown> } | null }>(MORE_LINES, {
+      id: order.id,
+      after: page.endCursor,
+      lines: 100,
+    });
     if (!data.order) break;
     lines.push(...parseGraphqlLines(data.order.lineItems.nodes));
     page = data.order.lineItems.pageInfo;

@@ -1,4 +1,12 @@
-import { ConnectorError, minorUnitsToDecimal, parsePayload, type ListingChanges, type ListingDraft, type ListingRef, type PublishedListing } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  minorUnitsToDecimal,
+  parsePayload,
+  type ListingChanges,
+  type ListingDraft,
+  type ListingRef,
+  type PublishedListing,
+} from '@print-api/connector-kit';
 import { z } from 'zod';
 import { assertNoUserErrors, type ShopifyClient } from './shopify-client.ts';
 
@@ -12,7 +20,8 @@ export const PUBLISHING_CONTEXT_QUERY = `query PublishingContext {
   publications(first: 50) { nodes { id name catalog { title } } }
 }`;
 
-const PRODUCT_FIELDS = 'id legacyResourceId status handle variants(first: 1) { nodes { id legacyResourceId sku price } }';
+const PRODUCT_FIELDS =
+  'id legacyResourceId status handle variants(first: 1) { nodes { id legacyResourceId sku price } }';
 
 /** One product, one variant, in one synchronous call (the product model's `productSet`). */
 export const CREATE_LISTING_MUTATION = `mutation CreateListing($input: ProductSetInput!) {
@@ -55,7 +64,11 @@ const product = z.object({
 type Product = z.infer<typeof product>;
 const context = z.object({
   shop: z.object({ currencyCode: z.string(), shopAddress: z.object({ countryCodeV2: z.string().nullish() }) }),
-  publications: z.object({ nodes: z.array(z.object({ id: z.string(), name: z.string().nullish(), catalog: z.object({ title: z.string() }).nullish() })) }),
+  publications: z.object({
+    nodes: z.array(
+      z.object({ id: z.string(), name: z.string().nullish(), catalog: z.object({ title: z.string() }).nullish() }),
+    ),
+  }),
 });
 const created = z.object({ productSet: z.object({ product: product.nullish(), userErrors }) });
 const updated = z.object({ productUpdate: z.object({ product: product.nullish(), userErrors }) });
@@ -67,10 +80,16 @@ const variantGid = (id: string) => `gid://shopify/ProductVariant/${id}`;
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The shop's currency and its Online Store publication (null: the shop has no Online Store channel). */
-async function publishingContext(client: ShopifyClient): Promise<{ currency: string; country: string | null; onlineStore: string | null }> {
+async function publishingContext(
+  client: ShopifyClient,
+): Promise<{ currency: string; country: string | null; onlineStore: string | null }> {
   const data = parsePayload(context, await client.graphql<unknown>(PUBLISHING_CONTEXT_QUERY), 'Shopify publications');
   const onlineStore = data.publications.nodes.find((p) => p.catalog?.title === ONLINE_STORE || p.name === ONLINE_STORE);
-  return { currency: data.shop.currencyCode, country: data.shop.shopAddress.countryCodeV2 ?? null, onlineStore: onlineStore?.id ?? null };
+  return {
+    currency: data.shop.currencyCode,
+    country: data.shop.shopAddress.countryCodeV2 ?? null,
+    onlineStore: onlineStore?.id ?? null,
+  };
 }
 
 /** The shop's currency (`shop.currencyCode`): what a listing's price is written in (the connector's `storeCurrency`). */
@@ -85,14 +104,30 @@ export async function shopifyShopCountry(client: ShopifyClient): Promise<string 
 
 /** Shopify prices a product in the shop's currency only: another one would be sold at the wrong price. */
 function priceIn(currency: string, priceCents: number, asked: string): string {
-  if (asked.toUpperCase() !== currency) throw new ConnectorError('invalid_payload', `The shop sells in ${currency}, not ${asked}: give the price in ${currency}.`);
+  if (asked.toUpperCase() !== currency)
+    throw new ConnectorError(
+      'invalid_payload',
+      `The shop sells in ${currency}, not ${asked}: give the price in ${currency}.`,
+    );
   return minorUnitsToDecimal(priceCents, currency);
 }
 
 /** Makes the product visible on the Online Store; a shop without one keeps it active on its other channels, and says so. */
-async function publishToOnlineStore(client: ShopifyClient, productId: string, onlineStore: string | null): Promise<string | undefined> {
-  if (!onlineStore) return 'The shop has no Online Store channel: the product is active but published to no sales channel; publish it from the Shopify admin.';
-  const data = parsePayload(published, await client.graphql<unknown>(PUBLISH_LISTING_MUTATION, { id: productGid(productId), input: [{ publicationId: onlineStore }] }), 'Shopify publishablePublish');
+async function publishToOnlineStore(
+  client: ShopifyClient,
+  productId: string,
+  onlineStore: string | null,
+): Promise<string | undefined> {
+  if (!onlineStore)
+    return 'The shop has no Online Store channel: the product is active but published to no sales channel; publish it from the Shopify admin.';
+  const data = parsePayload(
+    published,
+    await client.graphql<unknown>(PUBLISH_LISTING_MUTATION, {
+      id: productGid(productId),
+      input: [{ publicationId: onlineStore }],
+    }),
+    'Shopify publishablePublish',
+  );
   assertNoUserErrors(data.publishablePublish.userErrors, 'publish the product to the Online Store');
   return undefined;
 }
@@ -123,36 +158,73 @@ export async function publishShopifyListing(client: ShopifyClient, draft: Listin
     ...(draft.description ? { descriptionHtml: `<p>${escapeHtml(draft.description)}</p>` } : {}),
     status: draft.published ? 'ACTIVE' : 'DRAFT',
     productOptions: [{ name: DEFAULT_OPTION.name, values: [{ name: DEFAULT_OPTION.value }] }],
-    variants: [{ optionValues: [{ optionName: DEFAULT_OPTION.name, name: DEFAULT_OPTION.value }], sku: draft.sku, price, inventoryItem: { tracked: false, requiresShipping: true } }],
-    ...(draft.imageUrls.length ? { files: draft.imageUrls.map((originalSource) => ({ originalSource, contentType: 'IMAGE', alt: draft.title })) } : {}),
+    variants: [
+      {
+        optionValues: [{ optionName: DEFAULT_OPTION.name, name: DEFAULT_OPTION.value }],
+        sku: draft.sku,
+        price,
+        inventoryItem: { tracked: false, requiresShipping: true },
+      },
+    ],
+    ...(draft.imageUrls.length
+      ? { files: draft.imageUrls.map((originalSource) => ({ originalSource, contentType: 'IMAGE', alt: draft.title })) }
+      : {}),
   };
-  const data = parsePayload(created, await client.graphql<unknown>(CREATE_LISTING_MUTATION, { input }), 'Shopify productSet');
+  const data = parsePayload(
+    created,
+    await client.graphql<unknown>(CREATE_LISTING_MUTATION, { input }),
+    'Shopify productSet',
+  );
   assertNoUserErrors(data.productSet.userErrors, 'create the product');
   const made = data.productSet.product;
   if (!made) throw new ConnectorError('upstream_unavailable', 'Shopify answered productSet without the product');
-  const notice = draft.published ? await publishToOnlineStore(client, made.legacyResourceId, ctx.onlineStore) : undefined;
+  const notice = draft.published
+    ? await publishToOnlineStore(client, made.legacyResourceId, ctx.onlineStore)
+    : undefined;
   return listingOf(client, made, notice);
 }
 
 /** Title and status with `productUpdate`, the price on the variant with `productVariantsBulkUpdate`; published again to the Online Store when it goes on sale. */
-export async function updateShopifyListing(client: ShopifyClient, ref: ListingRef, changes: ListingChanges): Promise<PublishedListing> {
+export async function updateShopifyListing(
+  client: ShopifyClient,
+  ref: ListingRef,
+  changes: ListingChanges,
+): Promise<PublishedListing> {
   const ctx = changes.priceCents !== undefined || changes.published ? await publishingContext(client) : null;
   let latest: Product | null | undefined;
   if (changes.title !== undefined || changes.published !== undefined) {
-    const fields = { id: productGid(ref.externalProductId), ...(changes.title !== undefined ? { title: changes.title } : {}), ...(changes.published !== undefined ? { status: changes.published ? 'ACTIVE' : 'DRAFT' } : {}) };
-    const data = parsePayload(updated, await client.graphql<unknown>(UPDATE_LISTING_MUTATION, { product: fields }), 'Shopify productUpdate');
+    const fields = {
+      id: productGid(ref.externalProductId),
+      ...(changes.title !== undefined ? { title: changes.title } : {}),
+      ...(changes.published !== undefined ? { status: changes.published ? 'ACTIVE' : 'DRAFT' } : {}),
+    };
+    const data = parsePayload(
+      updated,
+      await client.graphql<unknown>(UPDATE_LISTING_MUTATION, { product: fields }),
+      'Shopify productUpdate',
+    );
     assertNoUserErrors(data.productUpdate.userErrors, 'update the product');
     latest = data.productUpdate.product;
   }
   if (changes.priceCents !== undefined && ctx) {
-    if (!ref.externalVariantId) throw new ConnectorError('invalid_payload', 'A Shopify price is a variant\'s: the listing has no variant id');
+    if (!ref.externalVariantId)
+      throw new ConnectorError('invalid_payload', "A Shopify price is a variant's: the listing has no variant id");
     const price = priceIn(ctx.currency, changes.priceCents, changes.currency ?? ctx.currency);
-    const data = parsePayload(repriced, await client.graphql<unknown>(UPDATE_LISTING_PRICE_MUTATION, { productId: productGid(ref.externalProductId), variants: [{ id: variantGid(ref.externalVariantId), price }] }), 'Shopify productVariantsBulkUpdate');
+    const data = parsePayload(
+      repriced,
+      await client.graphql<unknown>(UPDATE_LISTING_PRICE_MUTATION, {
+        productId: productGid(ref.externalProductId),
+        variants: [{ id: variantGid(ref.externalVariantId), price }],
+      }),
+      'Shopify productVariantsBulkUpdate',
+    );
     assertNoUserErrors(data.productVariantsBulkUpdate.userErrors, 'change the price');
     latest = data.productVariantsBulkUpdate.product;
   }
-  if (!latest) throw new ConnectorError('invalid_payload', 'Nothing to change: give a title, a price or whether it is published');
-  const notice = changes.published && ctx ? await publishToOnlineStore(client, ref.externalProductId, ctx.onlineStore) : undefined;
+  if (!latest)
+    throw new ConnectorError('invalid_payload', 'Nothing to change: give a title, a price or whether it is published');
+  const notice =
+    changes.published && ctx ? await publishToOnlineStore(client, ref.externalProductId, ctx.onlineStore) : undefined;
   return listingOf(client, latest, notice);
 }
 
@@ -162,7 +234,13 @@ export async function updateShopifyListing(client: ShopifyClient, ref: ListingRe
  * would be final and break those links. A product already deleted is not an error.
  */
 export async function unpublishShopifyListing(client: ShopifyClient, ref: ListingRef): Promise<void> {
-  const data = parsePayload(updated, await client.graphql<unknown>(UPDATE_LISTING_MUTATION, { product: { id: productGid(ref.externalProductId), status: 'ARCHIVED' } }), 'Shopify productUpdate');
+  const data = parsePayload(
+    updated,
+    await client.graphql<unknown>(UPDATE_LISTING_MUTATION, {
+      product: { id: productGid(ref.externalProductId), status: 'ARCHIVED' },
+    }),
+    'Shopify productUpdate',
+  );
   const errors = data.productUpdate.userErrors.filter((e) => !/does not exist|not found/i.test(e.message));
   assertNoUserErrors(errors, 'archive the product');
 }

@@ -46,7 +46,14 @@ export class ShopifyClient {
   readonly #sleep: (ms: number) => Promise<void>;
 
   /** `origin`: where the shop's Admin API is (`CONNECTOR_SHOPIFY_API_URL`); `https://<shop>` by default. */
-  constructor(deps: { http: HttpClient; shop: string; origin?: string; accessToken: string; logger?: ConnectorLogger; sleep?: (ms: number) => Promise<void> }) {
+  constructor(deps: {
+    http: HttpClient;
+    shop: string;
+    origin?: string;
+    accessToken: string;
+    logger?: ConnectorLogger;
+    sleep?: (ms: number) => Promise<void>;
+  }) {
     this.#http = deps.http;
     this.#shop = deps.shop;
     this.#origin = deps.origin ?? `https://${deps.shop}`;
@@ -68,7 +75,11 @@ export class ShopifyClient {
         operation,
         method: 'POST',
         url: `${this.#origin}/admin/api/${API_VERSION}/graphql.json`,
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-shopify-access-token': this.#accessToken },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-shopify-access-token': this.#accessToken,
+        },
         body: JSON.stringify({ query, variables }),
       });
       let body: GraphqlBody | undefined;
@@ -77,34 +88,52 @@ export class ShopifyClient {
       } catch {
         body = undefined;
       }
-      const throttled = res.status === 429 || (Array.isArray(body?.errors) && body.errors.some((e) => e.extensions?.code === 'THROTTLED' || e.message === 'Throttled'));
+      const throttled =
+        res.status === 429 ||
+        (Array.isArray(body?.errors) &&
+          body.errors.some((e) => e.extensions?.code === 'THROTTLED' || e.message === 'Throttled'));
       if (throttled) {
         // A 429 with Retry-After never gets here: core's client waits it out or fails rate_limited.
         const waitMs = throttleWaitMs(body?.extensions?.cost);
         if (waitMs > MAX_INLINE_WAIT_MS || attempt >= MAX_INLINE_RETRIES) {
-          throw new ConnectorError('rate_limited', `Shopify throttled ${this.#shop}: the query cost bucket refills in ${waitMs} ms`, { retryAfterMs: waitMs, status: res.status });
+          throw new ConnectorError(
+            'rate_limited',
+            `Shopify throttled ${this.#shop}: the query cost bucket refills in ${waitMs} ms`,
+            { retryAfterMs: waitMs, status: res.status },
+          );
         }
         this.#logger?.info('Shopify throttled the query; waiting for the cost bucket', { shop: this.#shop, waitMs });
         await this.#sleep(waitMs);
         continue;
       }
-      if (res.status !== 200) throw ConnectorError.fromStatus(`Shopify (${this.#shop})`, res.status, res.body, res.headers['retry-after']);
-      if (!body) throw new ConnectorError('upstream_unavailable', `Shopify (${this.#shop}) answered 200 with a body that is not JSON`);
+      if (res.status !== 200)
+        throw ConnectorError.fromStatus(`Shopify (${this.#shop})`, res.status, res.body, res.headers['retry-after']);
+      if (!body)
+        throw new ConnectorError(
+          'upstream_unavailable',
+          `Shopify (${this.#shop}) answered 200 with a body that is not JSON`,
+        );
       if (body.errors) {
         const errors = Array.isArray(body.errors) ? body.errors : [{ message: body.errors }];
         const message = errors.map((e) => e.message ?? 'error').join('; ');
-        if (errors.some((e) => e.extensions?.code === 'ACCESS_DENIED')) throw new ConnectorError('auth', `Shopify (${this.#shop}) denied access: ${message}`);
-        if (errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR')) throw new ConnectorError('upstream_unavailable', `Shopify (${this.#shop}) failed: ${message}`);
+        if (errors.some((e) => e.extensions?.code === 'ACCESS_DENIED'))
+          throw new ConnectorError('auth', `Shopify (${this.#shop}) denied access: ${message}`);
+        if (errors.some((e) => e.extensions?.code === 'INTERNAL_SERVER_ERROR'))
+          throw new ConnectorError('upstream_unavailable', `Shopify (${this.#shop}) failed: ${message}`);
         throw new ConnectorError('invalid_payload', `Shopify (${this.#shop}) refused the query: ${message}`);
       }
-      if (body.data === undefined || body.data === null) throw new ConnectorError('invalid_payload', `Shopify (${this.#shop}) answered without data`);
+      if (body.data === undefined || body.data === null)
+        throw new ConnectorError('invalid_payload', `Shopify (${this.#shop}) answered without data`);
       return body.data as T;
     }
   }
 }
 
 /** Mutation `userErrors`: anything there means Shopify did not do it. */
-export function assertNoUserErrors(userErrors: Array<{ field?: string[] | null; message: string }> | undefined, what: string): void {
+export function assertNoUserErrors(
+  userErrors: Array<{ field?: string[] | null; message: string }> | undefined,
+  what: string,
+): void {
   if (!userErrors || userErrors.length === 0) return;
   const detail = userErrors.map((e) => (e.field?.length ? `${e.field.join('.')}: ${e.message}` : e.message)).join('; ');
   throw new ConnectorError('invalid_payload', `Shopify refused to ${what}: ${detail}`);

@@ -37,7 +37,10 @@ setAbstractFetchFunc(async (input, init) => {
   const ctx = current.getStore();
   if (!ctx) throw new Error('@shopify/shopify-api made a request outside a connector call');
   // The library calls out only to exchange and refresh tokens, at the shop's origin (or the sandbox's: CONNECTOR_SHOPIFY_API_URL).
-  const url = atShopOrigin(ctx.settings, typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url);
+  const url = atShopOrigin(
+    ctx.settings,
+    typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url,
+  );
   return fetchOver(ctx.http, { operation: 'oauthToken' })(url, init);
 });
 setAbstractConvertRequestFunc(async ({ rawRequest }) => {
@@ -72,7 +75,10 @@ export function atShopOrigin(settings: Pick<ShopifySettings, 'apiUrl'>, url: str
 export function appCredentials(settings: ShopifySettings): { apiKey: string; secret: string } {
   const { apiKey, apiSecret } = settings;
   if (!apiKey || !apiSecret) {
-    throw new ConnectorError('auth', `The Shopify app is not configured: set ${settingVariable('SHOPIFY', 'apiKey')} and ${settingVariable('SHOPIFY', 'apiSecret')}.`);
+    throw new ConnectorError(
+      'auth',
+      `The Shopify app is not configured: set ${settingVariable('SHOPIFY', 'apiKey')} and ${settingVariable('SHOPIFY', 'apiSecret')}.`,
+    );
   }
   return { apiKey, secret: apiSecret };
 }

@@ -3,7 +3,8 @@ import { ConnectorError } from '@print-api/connector-kit';
 import { ORDER_TOPICS, PRODUCT_TOPICS } from './config.ts';
 import { mapWebhookOrder, parseJsonExact } from './order-mapper.ts';
 
-const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v) => typeof v === 'number' || typeof v === 'string').map(String) : []);
+const ids = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v) => typeof v === 'number' || typeof v === 'string').map(String) : [];
 
 /**
  * What a verified delivery means: order topics carry the full order; product topics mean the
@@ -16,7 +17,8 @@ const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((
 export function webhookContent(req: InboundWebhook, storeDomain: string, logger: ConnectorLogger): WebhookContent {
   const topic = req.headers['x-shopify-topic'] ?? '';
   const shop = (req.headers['x-shopify-shop-domain'] ?? '').toLowerCase();
-  if (shop !== storeDomain) return { kind: 'ignored', reason: `delivery for ${shop || '(no shop)'} reached the store ${storeDomain}` };
+  if (shop !== storeDomain)
+    return { kind: 'ignored', reason: `delivery for ${shop || '(no shop)'} reached the store ${storeDomain}` };
   let body: Record<string, unknown>;
   try {
     body = parseJsonExact(req.rawBody.toString('utf8')) as Record<string, unknown>;
@@ -34,8 +36,15 @@ export function webhookContent(req: InboundWebhook, storeDomain: string, logger:
       return { kind: 'redact', externalOrderIds: ids(body.orders_to_redact) };
     case 'customers/data_request': {
       const request = body.data_request as { id?: unknown } | undefined;
-      logger.info('Shopify customer data request received', { shop, dataRequestId: request?.id === undefined ? null : String(request.id), orders: ids(body.orders_requested) });
-      return { kind: 'ignored', reason: 'customers/data_request: acknowledged; we hold only the order data the merchant already has' };
+      logger.info('Shopify customer data request received', {
+        shop,
+        dataRequestId: request?.id === undefined ? null : String(request.id),
+        orders: ids(body.orders_requested),
+      });
+      return {
+        kind: 'ignored',
+        reason: 'customers/data_request: acknowledged; we hold only the order data the merchant already has',
+      };
     }
     default:
       return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };

@@ -25,13 +25,24 @@ interface Subscription {
  * The compliance topics are not subscribable per store: they are part of the app's
  * configuration (see the README).
  */
-export async function registerStoreWebhooks(client: ShopifyClient, callbackUrl: string, logger: ConnectorLogger): Promise<string[]> {
-  const existing = await client.graphql<{ webhookSubscriptions: { nodes: Subscription[] } }>(LIST_SUBSCRIPTIONS, { uri: callbackUrl });
+export async function registerStoreWebhooks(
+  client: ShopifyClient,
+  callbackUrl: string,
+  logger: ConnectorLogger,
+): Promise<string[]> {
+  const existing = await client.graphql<{ webhookSubscriptions: { nodes: Subscription[] } }>(LIST_SUBSCRIPTIONS, {
+    uri: callbackUrl,
+  });
   const have = new Set(existing.webhookSubscriptions.nodes.filter((s) => s.uri === callbackUrl).map((s) => s.topic));
   const created: string[] = [];
   for (const topic of SUBSCRIBED_TOPICS) {
     if (have.has(topic)) continue;
-    const data = await client.graphql<{ webhookSubscriptionCreate: { webhookSubscription: Subscription | null; userErrors: Array<{ field: string[] | null; message: string }> } }>(CREATE_SUBSCRIPTION, { topic, uri: callbackUrl });
+    const data = await client.graphql<{
+      webhookSubscriptionCreate: {
+        webhookSubscription: Subscription | null;
+        userErrors: Array<{ field: string[] | null; message: string }>;
+      };
+    }>(CREATE_SUBSCRIPTION, { topic, uri: callbackUrl });
     assertNoUserErrors(data.webhookSubscriptionCreate.userErrors, `subscribe ${topic}`);
     created.push(topic);
   }

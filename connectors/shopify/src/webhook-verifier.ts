@@ -26,18 +26,24 @@ function signatureMatches(hmac: string, secret: string, rawBody: Buffer): boolea
  *   repeats the event id on every retry and on every subscription to the same topic, and
  *   different topics of one checkout (`orders/create`, `orders/paid`) must not swallow each other.
  */
-export async function verifyShopifyWebhook(req: InboundWebhook, secrets: Array<string | undefined>, now: Date): Promise<WebhookVerdict> {
+export async function verifyShopifyWebhook(
+  req: InboundWebhook,
+  secrets: Array<string | undefined>,
+  now: Date,
+): Promise<WebhookVerdict> {
   const keys = [...new Set(secrets.filter((s): s is string => Boolean(s)))];
   if (keys.length === 0) return { ok: false, reason: 'no Shopify secret is configured to verify this delivery' };
   // The library reads a delivery carrying Shopify Events' signature as an Events delivery (never verified here).
-  if (req.headers['shopify-hmac-sha256']) return { ok: false, reason: 'Shopify Events deliveries are not subscribed to' };
+  if (req.headers['shopify-hmac-sha256'])
+    return { ok: false, reason: 'Shopify Events deliveries are not subscribed to' };
   // The checks of the library's `webhooks.validate`, in its order (a missing body, a missing
   // signature, a signature no secret made, then the headers it requires), with a synchronous
   // node:crypto HMAC: its WebCrypto key import and sign cost ~0.5 ms of CPU per delivery.
   if (req.rawBody.length === 0) return { ok: false, reason: 'the delivery is not verifiable: missing_body' };
   const hmac = req.headers['x-shopify-hmac-sha256'];
   if (!hmac) return { ok: false, reason: 'missing X-Shopify-Hmac-Sha256' };
-  if (!keys.some((secret) => signatureMatches(hmac, secret, req.rawBody))) return { ok: false, reason: 'X-Shopify-Hmac-Sha256 does not match the body' };
+  if (!keys.some((secret) => signatureMatches(hmac, secret, req.rawBody)))
+    return { ok: false, reason: 'X-Shopify-Hmac-Sha256 does not match the body' };
   const missing = REQUIRED_HEADERS.filter((name) => !req.headers[name.toLowerCase()]);
   if (missing.length > 0) return { ok: false, reason: `missing ${missing.join(', ')}` };
 
@@ -47,8 +53,10 @@ export async function verifyShopifyWebhook(req: InboundWebhook, secrets: Array<s
   if (triggeredAt) {
     const at = Date.parse(triggeredAt);
     if (Number.isNaN(at)) return { ok: false, reason: `unreadable X-Shopify-Triggered-At: ${triggeredAt}` };
-    if (now.getTime() - at > MAX_DELIVERY_AGE_MS) return { ok: false, reason: `stale delivery: triggered at ${triggeredAt}, past Shopify's retry window` };
-    if (at - now.getTime() > MAX_CLOCK_SKEW_MS) return { ok: false, reason: `X-Shopify-Triggered-At ${triggeredAt} is in the future` };
+    if (now.getTime() - at > MAX_DELIVERY_AGE_MS)
+      return { ok: false, reason: `stale delivery: triggered at ${triggeredAt}, past Shopify's retry window` };
+    if (at - now.getTime() > MAX_CLOCK_SKEW_MS)
+      return { ok: false, reason: `X-Shopify-Triggered-At ${triggeredAt} is in the future` };
     occurredAt = new Date(at).toISOString();
   }
   const id = req.headers['x-shopify-event-id'] || req.headers['x-shopify-webhook-id']!;

@@ -6,22 +6,41 @@ import { SHOP_QUERY } from '../src/connect.ts';
 import { VARIANTS_QUERY } from '../src/listings.ts';
 import { mapWebhookOrder, parseJsonExact } from '../src/order-mapper.ts';
 import { MORE_LINES, ORDERS_BY_ID, ORDERS_QUERY } from '../src/order-polling.ts';
-import { CREATE_LISTING_MUTATION, PUBLISH_LISTING_MUTATION, PUBLISHING_CONTEXT_QUERY, UPDATE_LISTING_MUTATION, UPDATE_LISTING_PRICE_MUTATION } from '../src/publishing.ts';
+import {
+  CREATE_LISTING_MUTATION,
+  PUBLISH_LISTING_MUTATION,
+  PUBLISHING_CONTEXT_QUERY,
+  UPDATE_LISTING_MUTATION,
+  UPDATE_LISTING_PRICE_MUTATION,
+} from '../src/publishing.ts';
 import { FULFILLMENT_CREATE, FULFILLMENT_ORDERS_QUERY } from '../src/shipment-push.ts';
 import { CREATE_SUBSCRIPTION, LIST_SUBSCRIPTIONS } from '../src/webhook-registration.ts';
 import { ADMIN_SCHEMA_VERSION, requestViolations, responseViolations } from './shopify-contract.ts';
 import { shopifyOrder } from './shopify-fixtures.ts';
 
-const fixture = (name: string) => parseJsonExact(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as any;
+const fixture = (name: string) =>
+  parseJsonExact(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as any;
 const PUBLISHED = new URL('./fixtures/published/', import.meta.url);
 const GOLDEN = new URL('./fixtures/golden/', import.meta.url);
 
 /** Every document the connector sends, with variables as it sends them. */
 const REQUESTS: Array<[string, string, Record<string, unknown>]> = [
   ['ShopForConnection', SHOP_QUERY, {}],
-  ['OurWebhookSubscriptions', LIST_SUBSCRIPTIONS, { uri: 'https://print-api.example.com/connectors/shopify/webhooks/sto_1' }],
-  ...SUBSCRIBED_TOPICS.map((topic): [string, string, Record<string, unknown>] => [`SubscribeWebhook ${topic}`, CREATE_SUBSCRIPTION, { topic, uri: 'https://print-api.example.com/connectors/shopify/webhooks/sto_1' }]),
-  ['OrdersChangedSince', ORDERS_QUERY, { first: 50, after: null, query: "updated_at:>='2026-11-20T09:00:00Z'", lines: 100 }],
+  [
+    'OurWebhookSubscriptions',
+    LIST_SUBSCRIPTIONS,
+    { uri: 'https://print-api.example.com/connectors/shopify/webhooks/sto_1' },
+  ],
+  ...SUBSCRIBED_TOPICS.map((topic): [string, string, Record<string, unknown>] => [
+    `SubscribeWebhook ${topic}`,
+    CREATE_SUBSCRIPTION,
+    { topic, uri: 'https://print-api.example.com/connectors/shopify/webhooks/sto_1' },
+  ]),
+  [
+    'OrdersChangedSince',
+    ORDERS_QUERY,
+    { first: 50, after: null, query: "updated_at:>='2026-11-20T09:00:00Z'", lines: 100 },
+  ],
   ['OrdersById', ORDERS_BY_ID, { ids: ['gid://shopify/Order/6512345678901'], lines: 100 }],
   ['MoreOrderLines', MORE_LINES, { id: 'gid://shopify/Order/6512345678901', after: 'eyJsYXN0X2lkIjoxfQ', lines: 100 }],
   ['ProductVariantsPage', VARIANTS_QUERY, { first: 250, after: null }],
@@ -35,22 +54,50 @@ const REQUESTS: Array<[string, string, Record<string, unknown>]> = [
         descriptionHtml: '<p>Tulips</p>',
         status: 'ACTIVE',
         productOptions: [{ name: 'Title', values: [{ name: 'Default Title' }] }],
-        variants: [{ optionValues: [{ optionName: 'Title', name: 'Default Title' }], sku: 'POSTER-TULIPS', price: '24.95', inventoryItem: { tracked: false, requiresShipping: true } }],
+        variants: [
+          {
+            optionValues: [{ optionName: 'Title', name: 'Default Title' }],
+            sku: 'POSTER-TULIPS',
+            price: '24.95',
+            inventoryItem: { tracked: false, requiresShipping: true },
+          },
+        ],
         files: [{ originalSource: 'https://cdn.example.com/tulips.jpg', contentType: 'IMAGE', alt: 'Tulip poster A2' }],
       },
     },
   ],
-  ['PublishListing', PUBLISH_LISTING_MUTATION, { id: 'gid://shopify/Product/1', input: [{ publicationId: 'gid://shopify/Publication/2' }] }],
-  ['UpdateListing', UPDATE_LISTING_MUTATION, { product: { id: 'gid://shopify/Product/1', title: 'Tulip poster A1', status: 'ARCHIVED' } }],
-  ['UpdateListingPrice', UPDATE_LISTING_PRICE_MUTATION, { productId: 'gid://shopify/Product/1', variants: [{ id: 'gid://shopify/ProductVariant/3', price: '39.00' }] }],
+  [
+    'PublishListing',
+    PUBLISH_LISTING_MUTATION,
+    { id: 'gid://shopify/Product/1', input: [{ publicationId: 'gid://shopify/Publication/2' }] },
+  ],
+  [
+    'UpdateListing',
+    UPDATE_LISTING_MUTATION,
+    { product: { id: 'gid://shopify/Product/1', title: 'Tulip poster A1', status: 'ARCHIVED' } },
+  ],
+  [
+    'UpdateListingPrice',
+    UPDATE_LISTING_PRICE_MUTATION,
+    { productId: 'gid://shopify/Product/1', variants: [{ id: 'gid://shopify/ProductVariant/3', price: '39.00' }] },
+  ],
   ['OpenFulfillmentOrders', FULFILLMENT_ORDERS_QUERY, { id: 'gid://shopify/Order/6512345678901' }],
   [
     'FulfilPrintLines',
     FULFILLMENT_CREATE,
     {
       fulfillment: {
-        lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/1', fulfillmentOrderLineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/2', quantity: 2 }] }],
-        trackingInfo: { company: 'PostNL', number: '3S0000000000', url: 'https://jouw.postnl.nl/track-and-trace/3S0000000000-NL-3511AZ' },
+        lineItemsByFulfillmentOrder: [
+          {
+            fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/1',
+            fulfillmentOrderLineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/2', quantity: 2 }],
+          },
+        ],
+        trackingInfo: {
+          company: 'PostNL',
+          number: '3S0000000000',
+          url: 'https://jouw.postnl.nl/track-and-trace/3S0000000000-NL-3511AZ',
+        },
         notifyCustomer: true,
       },
     },
@@ -78,14 +125,28 @@ describe(`Shopify contract: the Admin GraphQL API ${ADMIN_SCHEMA_VERSION} schema
   }
 
   it('refuses what the schema does not have: an unknown field, enum value or input field', () => {
-    expect(requestViolations(ORDERS_QUERY.replace('provinceCode', 'provinceCodeV2'), REQUESTS[10]![2]).join()).to.contain('Cannot query field "provinceCodeV2" on type "MailingAddress"');
-    expect(requestViolations(CREATE_SUBSCRIPTION, { topic: 'ORDER_CREATE', uri: 'https://x.example/h' }).join()).to.contain('"ORDER_CREATE"');
+    expect(
+      requestViolations(ORDERS_QUERY.replace('provinceCode', 'provinceCodeV2'), REQUESTS[10]![2]).join(),
+    ).to.contain('Cannot query field "provinceCodeV2" on type "MailingAddress"');
+    expect(
+      requestViolations(CREATE_SUBSCRIPTION, { topic: 'ORDER_CREATE', uri: 'https://x.example/h' }).join(),
+    ).to.contain('"ORDER_CREATE"');
     const [, , fulfil] = REQUESTS.at(-1)!;
-    expect(requestViolations(FULFILLMENT_CREATE, { fulfillment: { ...(fulfil.fulfillment as object), trackingInfo: { carrier: 'PostNL' } } }).join()).to.contain('"carrier" is not defined by type "FulfillmentTrackingInput"');
+    expect(
+      requestViolations(FULFILLMENT_CREATE, {
+        fulfillment: { ...(fulfil.fulfillment as object), trackingInfo: { carrier: 'PostNL' } },
+      }).join(),
+    ).to.contain('"carrier" is not defined by type "FulfillmentTrackingInput"');
     // productSet's status is a ProductStatus; an image is a file with an originalSource, not a `src`.
     const create = variablesOf('CreateListing').input as Record<string, unknown>;
-    expect(requestViolations(CREATE_LISTING_MUTATION, { input: { ...create, status: 'PUBLISHED' } }).join()).to.contain('"PUBLISHED"');
-    expect(requestViolations(CREATE_LISTING_MUTATION, { input: { ...create, files: [{ src: 'https://cdn.example.com/tulips.jpg' }] } }).join()).to.contain('"src" is not defined by type "FileSetInput"');
+    expect(requestViolations(CREATE_LISTING_MUTATION, { input: { ...create, status: 'PUBLISHED' } }).join()).to.contain(
+      '"PUBLISHED"',
+    );
+    expect(
+      requestViolations(CREATE_LISTING_MUTATION, {
+        input: { ...create, files: [{ src: 'https://cdn.example.com/tulips.jpg' }] },
+      }).join(),
+    ).to.contain('"src" is not defined by type "FileSetInput"');
   });
 
   const variablesOf = (name: string) => REQUESTS.find(([n]) => n === name || n.startsWith(`${name} `))![2];
@@ -105,14 +166,25 @@ describe(`Shopify contract: the Admin GraphQL API ${ADMIN_SCHEMA_VERSION} schema
   }
 
   // The order payloads among the samples (orders/edited carries an order edit, not an order).
-  const samples = readdirSync(PUBLISHED).filter((f) => f.startsWith('orders-') && f.endsWith('.sample.json') && f !== 'orders-edited.sample.json');
+  const samples = readdirSync(PUBLISHED).filter(
+    (f) => f.startsWith('orders-') && f.endsWith('.sample.json') && f !== 'orders-edited.sample.json',
+  );
 
   it("builds the fake's order webhooks with every field, and the types, of Shopify's published orders/* payloads", () => {
     for (const topic of ['create', 'updated', 'paid', 'cancelled']) {
       const schema = z.fromJSONSchema(publishedOrderSchema(topic));
-      for (const body of [shopifyOrder(), shopifyOrder({ cancelled_at: '2026-11-20T11:00:00+01:00', cancel_reason: 'customer' })]) {
+      for (const body of [
+        shopifyOrder(),
+        shopifyOrder({ cancelled_at: '2026-11-20T11:00:00+01:00', cancel_reason: 'customer' }),
+      ]) {
         const checked = schema.safeParse(body);
-        expect(checked.success, `orders/${topic}: ${checked.error?.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`).to.equal(true);
+        expect(
+          checked.success,
+          `orders/${topic}: ${checked.error?.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .join('; ')}`,
+        ).to.equal(true);
       }
     }
   });

@@ -10,7 +10,10 @@ import { CATALOGUE_SCOPES, catalogueOperation, type FakeProduct } from './fake-s
 export type { FakeProduct } from './fake-shopify-catalogue.ts';
 
 /** An order webhook body, typed from the fixture (nullable fields widened). */
-export type ShopifyOrderJson = Omit<typeof orderFixture, 'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'> & {
+export type ShopifyOrderJson = Omit<
+  typeof orderFixture,
+  'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'
+> & {
   cancelled_at: string | null;
   cancel_reason: string | null;
   phone: string | null;
@@ -42,8 +45,22 @@ export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
 
-const ALL_SCOPES = ['read_orders', 'read_products', 'read_merchant_managed_fulfillment_orders', 'write_merchant_managed_fulfillment_orders', 'write_products', 'read_publications', 'write_publications'];
-const cost = (requested: number) => ({ cost: { requestedQueryCost: requested, actualQueryCost: Math.min(requested, 12), throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 } } });
+const ALL_SCOPES = [
+  'read_orders',
+  'read_products',
+  'read_merchant_managed_fulfillment_orders',
+  'write_merchant_managed_fulfillment_orders',
+  'write_products',
+  'read_publications',
+  'write_publications',
+];
+const cost = (requested: number) => ({
+  cost: {
+    requestedQueryCost: requested,
+    actualQueryCost: Math.min(requested, 12),
+    throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1988, restoreRate: 100 },
+  },
+});
 
 /**
  * A Shopify store behind nock, answering from memory what our connector calls: the OAuth
@@ -61,7 +78,12 @@ export class FakeShopifyStore {
   readonly customSecret = randomBytes(16).toString('hex');
   readonly orders = new Map<string, ShopifyOrderJson>();
   readonly fulfillmentOrders = new Map<string, FulfillmentOrder[]>();
-  readonly fulfillments: Array<{ fulfillmentOrderId: string; items: Array<{ id: string; quantity: number }>; trackingInfo: unknown; notifyCustomer: boolean }> = [];
+  readonly fulfillments: Array<{
+    fulfillmentOrderId: string;
+    items: Array<{ id: string; quantity: number }>;
+    trackingInfo: unknown;
+    notifyCustomer: boolean;
+  }> = [];
   readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
   /** Every request (and answer of ours) the Admin API schema refused: a test fails on any (`takeContractViolations`). */
   readonly contractViolations: string[] = [];
@@ -89,7 +111,15 @@ export class FakeShopifyStore {
    * `served`: a real local HTTPS server answers the shop's requests through `answer` (at
    * `apiUrl`) instead of nock. `tokenLifetimeSeconds`: what expiring access tokens live (Shopify: an hour).
    */
-  constructor(opts: { name: string; app: { apiKey: string; secret: string }; ourBaseUrl: string; publicUrl: string; apiUrl?: string; served?: boolean; tokenLifetimeSeconds?: number }) {
+  constructor(opts: {
+    name: string;
+    app: { apiKey: string; secret: string };
+    ourBaseUrl: string;
+    publicUrl: string;
+    apiUrl?: string;
+    served?: boolean;
+    tokenLifetimeSeconds?: number;
+  }) {
     this.domain = `${opts.name}.myshopify.com`;
     this.app = opts.app;
     this.#ourBaseUrl = opts.ourBaseUrl;
@@ -102,7 +132,9 @@ export class FakeShopifyStore {
     const prefix = base.pathname.replace(/\/$/, '');
     const scope = nock(base.origin).persist();
     scope.post(`${prefix}${API}`).reply(async (req: Request) => this.#graphql(req));
-    scope.post(`${prefix}/admin/oauth/access_token`).reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
+    scope
+      .post(`${prefix}/admin/oauth/access_token`)
+      .reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
   }
 
   /** The next `times` calls of `operation` are throttled (a 200 with "Throttled", as Shopify answers) or get `reply`. */
@@ -123,8 +155,17 @@ export class FakeShopifyStore {
   save(order: ShopifyOrderJson): ShopifyOrderJson {
     this.orders.set(String(order.id), structuredClone(order));
     if (!this.fulfillmentOrders.has(String(order.id))) {
-      const items = order.line_items.filter((l) => l.requires_shipping).map((l) => ({ id: `gid://shopify/FulfillmentOrderLineItem/${l.id + 1_000_000}`, lineItemId: l.admin_graphql_api_id, sku: l.sku, remaining: l.current_quantity }));
-      this.fulfillmentOrders.set(String(order.id), [{ id: `gid://shopify/FulfillmentOrder/${order.id + 7}`, status: 'OPEN', items }]);
+      const items = order.line_items
+        .filter((l) => l.requires_shipping)
+        .map((l) => ({
+          id: `gid://shopify/FulfillmentOrderLineItem/${l.id + 1_000_000}`,
+          lineItemId: l.admin_graphql_api_id,
+          sku: l.sku,
+          remaining: l.current_quantity,
+        }));
+      this.fulfillmentOrders.set(String(order.id), [
+        { id: `gid://shopify/FulfillmentOrder/${order.id + 7}`, status: 'OPEN', items },
+      ]);
     }
     return order;
   }
@@ -136,19 +177,40 @@ export class FakeShopifyStore {
   }
 
   /** Delivers `order` as the `topic` webhook of this store's subscription; answers our HTTP status. */
-  async deliver(order: unknown, topic: string, opts: { secret?: string; eventId?: string; triggeredAt?: string } = {}): Promise<number> {
+  async deliver(
+    order: unknown,
+    topic: string,
+    opts: { secret?: string; eventId?: string; triggeredAt?: string } = {},
+  ): Promise<number> {
     const sub = this.subscriptions.find((s) => s.topic === topic.toUpperCase().replace('/', '_'));
     if (!sub) throw new Error(`${this.domain} has no ${topic} subscription`);
-    return this.post(sub.uri, shopifyWebhook({ payload: order, secret: opts.secret ?? this.app.secret, topic, shop: this.domain, apiVersion: '2026-10', ...pick(opts, ['eventId', 'triggeredAt']) }));
+    return this.post(
+      sub.uri,
+      shopifyWebhook({
+        payload: order,
+        secret: opts.secret ?? this.app.secret,
+        topic,
+        shop: this.domain,
+        apiVersion: '2026-10',
+        ...pick(opts, ['eventId', 'triggeredAt']),
+      }),
+    );
   }
 
   /** A mandatory compliance delivery, sent to the app-level URL of the app's configuration. */
   async compliance(topic: string, payload: unknown, secret = this.app.secret): Promise<number> {
-    return this.post(`${this.#publicUrl}/connectors/shopify/webhooks/compliance`, shopifyWebhook({ payload, secret, topic, shop: this.domain, apiVersion: '2026-10' }));
+    return this.post(
+      `${this.#publicUrl}/connectors/shopify/webhooks/compliance`,
+      shopifyWebhook({ payload, secret, topic, shop: this.domain, apiVersion: '2026-10' }),
+    );
   }
 
   async post(url: string, req: { headers: Record<string, string>; body: string }): Promise<number> {
-    const res = await fetch(url.replace(this.#publicUrl, this.#ourBaseUrl), { method: 'POST', headers: { ...req.headers, 'user-agent': 'Shopify-Captain-Hook' }, body: req.body });
+    const res = await fetch(url.replace(this.#publicUrl, this.#ourBaseUrl), {
+      method: 'POST',
+      headers: { ...req.headers, 'user-agent': 'Shopify-Captain-Hook' },
+      body: req.body,
+    });
     await res.arrayBuffer();
     return res.status;
   }
@@ -160,13 +222,20 @@ export class FakeShopifyStore {
    */
   approve(authorizeUrl: string, tamper: (q: Record<string, string>) => Record<string, string> = (q) => q): string {
     const url = new URL(authorizeUrl);
-    if (`${url.origin}${url.pathname}` !== `${this.origin}/admin/oauth/authorize`) throw new Error(`not this shop's consent screen: ${authorizeUrl}`);
+    if (`${url.origin}${url.pathname}` !== `${this.origin}/admin/oauth/authorize`)
+      throw new Error(`not this shop's consent screen: ${authorizeUrl}`);
     const p = url.searchParams;
     if (p.get('client_id') !== this.app.apiKey) throw new Error('unknown client_id');
     this.scopes = (p.get('scope') ?? '').split(',');
     const code = randomBytes(16).toString('hex');
     this.#codes.add(code);
-    const query = tamper({ code, host: Buffer.from(`admin.shopify.com/store/${this.domain.split('.')[0]}`).toString('base64url'), shop: this.domain, state: p.get('state') ?? '', timestamp: String(Math.floor(Date.now() / 1000)) });
+    const query = tamper({
+      code,
+      host: Buffer.from(`admin.shopify.com/store/${this.domain.split('.')[0]}`).toString('base64url'),
+      shop: this.domain,
+      state: p.get('state') ?? '',
+      timestamp: String(Math.floor(Date.now() / 1000)),
+    });
     const signed = new URLSearchParams({ ...query, hmac: shopifyQueryHmac(query, this.app.secret) });
     return `${p.get('redirect_uri')}?${signed.toString()}`.replace(this.#publicUrl, this.#ourBaseUrl);
   }
@@ -175,17 +244,23 @@ export class FakeShopifyStore {
   async answer(req: Request): Promise<Reply> {
     const path = new URL(req.url).pathname;
     if (req.method === 'POST' && path === API) return this.#graphql(req);
-    if (req.method === 'POST' && path === '/admin/oauth/access_token') return this.#token((await req.json()) as Record<string, string>);
+    if (req.method === 'POST' && path === '/admin/oauth/access_token')
+      return this.#token((await req.json()) as Record<string, string>);
     return [404, { errors: 'Not Found' }];
   }
 
   #token(body: Record<string, string>): Reply {
     this.tokenRequests.push(body);
-    if (body.client_id !== this.app.apiKey || body.client_secret !== this.app.secret) return [400, { error: 'invalid_client', error_description: 'Client authentication failed' }];
+    if (body.client_id !== this.app.apiKey || body.client_secret !== this.app.secret)
+      return [400, { error: 'invalid_client', error_description: 'Client authentication failed' }];
     if (body.grant_type === 'refresh_token') {
-      if (!this.#refreshTokens.delete(body.refresh_token ?? '')) return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired' }];
+      if (!this.#refreshTokens.delete(body.refresh_token ?? ''))
+        return [400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired' }];
     } else if (!this.#codes.delete(body.code ?? '')) {
-      return [400, { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' }];
+      return [
+        400,
+        { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' },
+      ];
     }
     const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
     const refreshToken = `shprt_${randomBytes(16).toString('hex')}`;
@@ -193,7 +268,16 @@ export class FakeShopifyStore {
     this.#tokens.set(accessToken, expiring ? Date.now() + this.#tokenLifetimeSeconds * 1000 : Number.POSITIVE_INFINITY);
     if (!expiring) return [200, { access_token: accessToken, scope: this.scopes.join(',') }];
     this.#refreshTokens.add(refreshToken);
-    return [200, { ...accessTokenFixture, expires_in: this.#tokenLifetimeSeconds, access_token: accessToken, refresh_token: refreshToken, scope: this.scopes.join(',') }];
+    return [
+      200,
+      {
+        ...accessTokenFixture,
+        expires_in: this.#tokenLifetimeSeconds,
+        access_token: accessToken,
+        refresh_token: refreshToken,
+        scope: this.scopes.join(','),
+      },
+    ];
   }
 
   #violated(found: string[]): void {
@@ -210,9 +294,13 @@ export class FakeShopifyStore {
     const refused = requestViolations(query, variables ?? {});
     if (refused.length) {
       this.#violated(refused.map((r) => `${operation}: ${r}`));
-      return [200, { errors: refused.map((message) => ({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) }];
+      return [
+        200,
+        { errors: refused.map((message) => ({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) },
+      ];
     }
-    if (!token || !((this.#tokens.get(token) ?? 0) > Date.now())) return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
+    if (!token || !((this.#tokens.get(token) ?? 0) > Date.now()))
+      return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
     const denied = this.#accessDenied(operation);
     if (denied) return [200, denied];
     const fault = this.#faults.find((f) => f.operation === operation && f.remaining > 0);
@@ -236,16 +324,33 @@ export class FakeShopifyStore {
   #accessDenied(operation: string): unknown {
     const needs = CATALOGUE_SCOPES[operation];
     if (!needs) return null;
-    const granted = (scope: string) => this.scopes.includes(scope) || (scope.startsWith('read_') && this.scopes.includes(`write_${scope.slice(5)}`));
+    const granted = (scope: string) =>
+      this.scopes.includes(scope) || (scope.startsWith('read_') && this.scopes.includes(`write_${scope.slice(5)}`));
     if (granted(needs.scope)) return null;
     const requiredAccess = `\`${needs.scope}\` access scope.`;
-    return { errors: [{ message: `Access denied for ${needs.field} field. Required access: ${requiredAccess}`, path: [needs.field], extensions: { code: 'ACCESS_DENIED', documentation: 'https://shopify.dev/api/usage/access-scopes', requiredAccess } }], data: null };
+    return {
+      errors: [
+        {
+          message: `Access denied for ${needs.field} field. Required access: ${requiredAccess}`,
+          path: [needs.field],
+          extensions: {
+            code: 'ACCESS_DENIED',
+            documentation: 'https://shopify.dev/api/usage/access-scopes',
+            requiredAccess,
+          },
+        },
+      ],
+      data: null,
+    };
   }
 
   #operation(operation: string, v: Record<string, any>): unknown {
     switch (operation) {
       case 'ShopForConnection':
-        return { shop: { name: 'Tulip Prints', myshopifyDomain: this.domain }, currentAppInstallation: { accessScopes: this.scopes.map((handle) => ({ handle })) } };
+        return {
+          shop: { name: 'Tulip Prints', myshopifyDomain: this.domain },
+          currentAppInstallation: { accessScopes: this.scopes.map((handle) => ({ handle })) },
+        };
       case 'OurWebhookSubscriptions':
         return { webhookSubscriptions: { nodes: this.subscriptions.filter((s) => s.uri === v.uri) } };
       case 'SubscribeWebhook': {
@@ -255,16 +360,30 @@ export class FakeShopifyStore {
       }
       case 'OrdersChangedSince': {
         const since = /updated_at:>='([^']+)'/.exec(v.query)?.[1] ?? '';
-        const list = [...this.orders.values()].filter((o) => Date.parse(o.updated_at) >= Date.parse(since)).sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
+        const list = [...this.orders.values()]
+          .filter((o) => Date.parse(o.updated_at) >= Date.parse(since))
+          .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
         const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
         const page = list.slice(start, start + v.first);
         const end = start + page.length;
-        return { orders: { pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes: page.map((o) => toGraphqlOrder(o, v.lines)) } };
+        return {
+          orders: {
+            pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') },
+            nodes: page.map((o) => toGraphqlOrder(o, v.lines)),
+          },
+        };
       }
       case 'OrdersById':
-        return { nodes: (v.ids as string[]).map((gid) => { const o = this.orders.get(gid.split('/').pop()!); return o ? toGraphqlOrder(o, v.lines) : null; }) };
+        return {
+          nodes: (v.ids as string[]).map((gid) => {
+            const o = this.orders.get(gid.split('/').pop()!);
+            return o ? toGraphqlOrder(o, v.lines) : null;
+          }),
+        };
       case 'ProductVariantsPage': {
-        const all = [...this.products.values()].flatMap((p) => p.variants.map((variant) => ({ p, variant }))).sort((a, b) => a.variant.id - b.variant.id);
+        const all = [...this.products.values()]
+          .flatMap((p) => p.variants.map((variant) => ({ p, variant })))
+          .sort((a, b) => a.variant.id - b.variant.id);
         const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
         const page = all.slice(start, start + Math.min(v.first, 250));
         const end = start + page.length;
@@ -273,9 +392,22 @@ export class FakeShopifyStore {
           legacyResourceId: String(variant.id),
           sku: variant.sku,
           title: variant.title,
-          product: { id: `gid://shopify/Product/${p.id}`, legacyResourceId: String(p.id), title: p.title, status: p.status },
+          product: {
+            id: `gid://shopify/Product/${p.id}`,
+            legacyResourceId: String(p.id),
+            title: p.title,
+            status: p.status,
+          },
         }));
-        return { productVariants: { pageInfo: { hasNextPage: end < all.length, endCursor: page.length ? Buffer.from(String(end)).toString('base64url') : null }, nodes } };
+        return {
+          productVariants: {
+            pageInfo: {
+              hasNextPage: end < all.length,
+              endCursor: page.length ? Buffer.from(String(end)).toString('base64url') : null,
+            },
+            nodes,
+          },
+        };
       }
       case 'MoreOrderLines': {
         const order = this.orders.get(String(v.id).split('/').pop()!);
@@ -284,7 +416,14 @@ export class FakeShopifyStore {
         const all = toGraphqlOrder(order, Number.MAX_SAFE_INTEGER).lineItems.nodes;
         const nodes = all.slice(start, start + v.lines);
         const end = start + nodes.length;
-        return { order: { lineItems: { pageInfo: { hasNextPage: end < all.length, endCursor: Buffer.from(String(end)).toString('base64url') }, nodes } } };
+        return {
+          order: {
+            lineItems: {
+              pageInfo: { hasNextPage: end < all.length, endCursor: Buffer.from(String(end)).toString('base64url') },
+              nodes,
+            },
+          },
+        };
       }
       case 'OpenFulfillmentOrders': {
         const id = String(v.id).split('/').pop()!;
@@ -298,7 +437,13 @@ export class FakeShopifyStore {
                 id: fo.id,
                 status: fo.status,
                 supportedActions: fo.status === 'CLOSED' ? [] : [{ action: 'CREATE_FULFILLMENT' }, { action: 'HOLD' }],
-                lineItems: { nodes: fo.items.map((i) => ({ id: i.id, remainingQuantity: i.remaining, lineItem: { id: i.lineItemId, sku: i.sku } })) },
+                lineItems: {
+                  nodes: fo.items.map((i) => ({
+                    id: i.id,
+                    remainingQuantity: i.remaining,
+                    lineItem: { id: i.lineItemId, sku: i.sku },
+                  })),
+                },
               })),
             },
           },
@@ -308,18 +453,66 @@ export class FakeShopifyStore {
         const input = v.fulfillment;
         const group = input.lineItemsByFulfillmentOrder[0];
         const fo = [...this.fulfillmentOrders.values()].flat().find((f) => f.id === group.fulfillmentOrderId);
-        if (!fo) return { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order does not exist.' }] } };
+        if (!fo)
+          return {
+            fulfillmentCreate: {
+              fulfillment: null,
+              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order does not exist.' }],
+            },
+          };
         for (const item of group.fulfillmentOrderLineItems) {
           const line = fo.items.find((i) => i.id === item.id);
-          if (!line || item.quantity > line.remaining) return { fulfillmentCreate: { fulfillment: null, userErrors: [{ field: ['fulfillment', 'lineItemsByFulfillmentOrder', '0', 'fulfillmentOrderLineItems', '0', 'quantity'], message: 'Invalid fulfillment order line item quantity requested.' }] } };
+          if (!line || item.quantity > line.remaining)
+            return {
+              fulfillmentCreate: {
+                fulfillment: null,
+                userErrors: [
+                  {
+                    field: [
+                      'fulfillment',
+                      'lineItemsByFulfillmentOrder',
+                      '0',
+                      'fulfillmentOrderLineItems',
+                      '0',
+                      'quantity',
+                    ],
+                    message: 'Invalid fulfillment order line item quantity requested.',
+                  },
+                ],
+              },
+            };
         }
-        for (const item of group.fulfillmentOrderLineItems) fo.items.find((i) => i.id === item.id)!.remaining -= item.quantity;
+        for (const item of group.fulfillmentOrderLineItems)
+          fo.items.find((i) => i.id === item.id)!.remaining -= item.quantity;
         fo.status = fo.items.every((i) => i.remaining === 0) ? 'CLOSED' : 'IN_PROGRESS';
-        this.fulfillments.push({ fulfillmentOrderId: fo.id, items: group.fulfillmentOrderLineItems, trackingInfo: input.trackingInfo, notifyCustomer: input.notifyCustomer });
-        return { fulfillmentCreate: { fulfillment: { id: `gid://shopify/Fulfillment/${this.#next++}`, status: 'SUCCESS', trackingInfo: [input.trackingInfo] }, userErrors: [] } };
+        this.fulfillments.push({
+          fulfillmentOrderId: fo.id,
+          items: group.fulfillmentOrderLineItems,
+          trackingInfo: input.trackingInfo,
+          notifyCustomer: input.notifyCustomer,
+        });
+        return {
+          fulfillmentCreate: {
+            fulfillment: {
+              id: `gid://shopify/Fulfillment/${this.#next++}`,
+              status: 'SUCCESS',
+              trackingInfo: [input.trackingInfo],
+            },
+            userErrors: [],
+          },
+        };
       }
       default:
-        return catalogueOperation({ products: this.products, currency: this.currency, country: this.country, nextId: () => 8_000_000_000 + this.#next++ }, operation, v);
+        return catalogueOperation(
+          {
+            products: this.products,
+            currency: this.currency,
+            country: this.country,
+            nextId: () => 8_000_000_000 + this.#next++,
+          },
+          operation,
+          v,
+        );
     }
   }
 }
@@ -352,8 +545,29 @@ export function toGraphqlOrder(o: ShopifyOrderJson, lines = 25) {
     updatedAt: new Date(o.updated_at).toISOString().replace('.000', ''),
     cancelledAt: o.cancelled_at ? new Date(o.cancelled_at).toISOString() : null,
     displayFinancialStatus: String(o.financial_status).toUpperCase(),
-    shippingAddress: a ? { name: a.name, firstName: a.first_name, lastName: a.last_name, company: a.company, address1: a.address1, address2: a.address2, city: a.city, zip: a.zip, province: a.province ?? null, provinceCode: a.province_code ?? null, countryCodeV2: a.country_code, phone: a.phone } : null,
-    lineItems: { pageInfo: { hasNextPage: nodes.length > lines, endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url') }, nodes: nodes.slice(0, lines) },
+    shippingAddress: a
+      ? {
+          name: a.name,
+          firstName: a.first_name,
+          lastName: a.last_name,
+          company: a.company,
+          address1: a.address1,
+          address2: a.address2,
+          city: a.city,
+          zip: a.zip,
+          province: a.province ?? null,
+          provinceCode: a.province_code ?? null,
+          countryCodeV2: a.country_code,
+          phone: a.phone,
+        }
+      : null,
+    lineItems: {
+      pageInfo: {
+        hasNextPage: nodes.length > lines,
+        endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url'),
+      },
+      nodes: nodes.slice(0, lines),
+    },
   };
 }
 

@@ -18,12 +18,25 @@ import { shopifyOrder, updatedAt } from './shopify-fixtures.ts';
 const SHOP = 'client-test.myshopify.com';
 const API = '/admin/api/2026-10/graphql.json';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-const SHIPMENT = { externalOrderId: '6512345678901', carrier: 'PostNL', trackingNumber: '3SPOST123456789', trackingUrl: 'https://postnl.nl/tracktrace/?B=3SPOST123456789', lines: [{ externalLineId: null, sku: 'poster-tulips', quantity: 2 }] };
+const SHIPMENT = {
+  externalOrderId: '6512345678901',
+  carrier: 'PostNL',
+  trackingNumber: '3SPOST123456789',
+  trackingUrl: 'https://postnl.nl/tracktrace/?B=3SPOST123456789',
+  lines: [{ externalLineId: null, sku: 'poster-tulips', quantity: 2 }],
+};
 
 describe('Shopify GraphQL client (nock)', () => {
   let http: HttpClient;
   const waits: number[] = [];
-  const client = (token = 'shpat_test') => new ShopifyClient({ http, shop: SHOP, accessToken: token, logger: silent, sleep: async (ms) => void waits.push(ms) });
+  const client = (token = 'shpat_test') =>
+    new ShopifyClient({
+      http,
+      shop: SHOP,
+      accessToken: token,
+      logger: silent,
+      sleep: async (ms) => void waits.push(ms),
+    });
 
   before(() => {
     nock.disableNetConnect();
@@ -36,8 +49,14 @@ describe('Shopify GraphQL client (nock)', () => {
   after(() => nock.enableNetConnect());
 
   it('posts the query with the access token to the versioned endpoint and answers data', async () => {
-    const scope = nock(`https://${SHOP}`, { reqheaders: { 'x-shopify-access-token': 'shpat_test', 'content-type': 'application/json' } })
-      .post(API, (body: { query: string; variables: unknown }) => body.query.startsWith('query ShopForConnection') && JSON.stringify(body.variables) === '{}')
+    const scope = nock(`https://${SHOP}`, {
+      reqheaders: { 'x-shopify-access-token': 'shpat_test', 'content-type': 'application/json' },
+    })
+      .post(
+        API,
+        (body: { query: string; variables: unknown }) =>
+          body.query.startsWith('query ShopForConnection') && JSON.stringify(body.variables) === '{}',
+      )
       .reply(200, shopAnswer);
     expect(await client().graphql('query ShopForConnection { shop { name } }')).to.deep.equal(shopAnswer.data);
     scope.done();
@@ -54,23 +73,50 @@ describe('Shopify GraphQL client (nock)', () => {
   });
 
   it('answers "Throttled" by waiting for the cost bucket to refill (throttleStatus), then succeeds', async () => {
-    nock(`https://${SHOP}`).post(API).reply(200, throttled).post(API).reply(200, throttled).post(API).reply(200, shopAnswer);
+    nock(`https://${SHOP}`)
+      .post(API)
+      .reply(200, throttled)
+      .post(API)
+      .reply(200, throttled)
+      .post(API)
+      .reply(200, shopAnswer);
     expect(await client().graphql('query ShopForConnection { shop { name } }')).to.deep.equal(shopAnswer.data);
     // (110 requested - 10 available) / 100 per second
     expect(waits).to.deep.equal([1000, 1000]);
-    expect(throttleWaitMs({ requestedQueryCost: 752, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 666, restoreRate: 100 } })).to.equal(860);
+    expect(
+      throttleWaitMs({
+        requestedQueryCost: 752,
+        throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 666, restoreRate: 100 },
+      }),
+    ).to.equal(860);
   });
 
   it('hands a long wait to the queue as rate_limited (no attempt spent), and honours a 429 Retry-After', async () => {
     const slow = structuredClone(throttled);
     slow.extensions.cost.throttleStatus.restoreRate = 5;
     nock(`https://${SHOP}`).post(API).reply(200, slow);
-    const err = await client().graphql('query Q { shop { name } }').catch((e: unknown) => e);
+    const err = await client()
+      .graphql('query Q { shop { name } }')
+      .catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ConnectorError).and.include({ kind: 'rate_limited', retryAfterMs: 20_000 });
     // A 429 with Retry-After is waited out by core's HttpClient (its sleep, not the bucket's).
     const clientWaits: number[] = [];
-    const waiting = new ShopifyClient({ http: nockedConnectorHttp(undefined, { retry: {}, sleep: async (ms) => void clientWaits.push(ms) }), shop: SHOP, accessToken: 'shpat_test', logger: silent, sleep: async (ms) => void waits.push(ms) });
-    nock(`https://${SHOP}`).post(API).reply(429, { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' }, { 'Retry-After': '2.0' }).post(API).reply(200, shopAnswer);
+    const waiting = new ShopifyClient({
+      http: nockedConnectorHttp(undefined, { retry: {}, sleep: async (ms) => void clientWaits.push(ms) }),
+      shop: SHOP,
+      accessToken: 'shpat_test',
+      logger: silent,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    nock(`https://${SHOP}`)
+      .post(API)
+      .reply(
+        429,
+        { errors: 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' },
+        { 'Retry-After': '2.0' },
+      )
+      .post(API)
+      .reply(200, shopAnswer);
     await waiting.graphql('query Q { shop { name } }');
     expect(clientWaits).to.deep.equal([2000]);
     expect(waits).to.deep.equal([]);
@@ -81,11 +127,19 @@ describe('Shopify GraphQL client (nock)', () => {
       [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }, 'auth'],
       [200, accessDenied, 'auth'],
       [503, 'Service Unavailable', 'upstream_unavailable'],
-      [200, { errors: [{ message: "Field 'nope' doesn't exist on type 'Shop'", extensions: { code: 'undefinedField' } }] }, 'invalid_payload'],
+      [
+        200,
+        { errors: [{ message: "Field 'nope' doesn't exist on type 'Shop'", extensions: { code: 'undefinedField' } }] },
+        'invalid_payload',
+      ],
     ];
     for (const [status, body, kind] of cases) {
-      nock(`https://${SHOP}`).post(API).reply(status, body as nock.Body);
-      const err = await client().graphql('query Q { shop { nope } }').catch((e: unknown) => e);
+      nock(`https://${SHOP}`)
+        .post(API)
+        .reply(status, body as nock.Body);
+      const err = await client()
+        .graphql('query Q { shop { nope } }')
+        .catch((e: unknown) => e);
       expect(err, `${status}`).to.be.instanceOf(ConnectorError).and.have.property('kind', kind);
     }
   });
@@ -93,18 +147,33 @@ describe('Shopify GraphQL client (nock)', () => {
   it('fulfils only the print lines of the open fulfillment order, with trackingInfo, and reports userErrors', async () => {
     let sent: any;
     nock(`https://${SHOP}`)
-      .post(API, (b: { query: string; variables: { id: string } }) => b.query.includes('OpenFulfillmentOrders') && b.variables.id === 'gid://shopify/Order/6512345678901')
+      .post(
+        API,
+        (b: { query: string; variables: { id: string } }) =>
+          b.query.includes('OpenFulfillmentOrders') && b.variables.id === 'gid://shopify/Order/6512345678901',
+      )
       .reply(200, fulfillmentOrders)
       .post(API, (b: { query: string; variables: unknown }) => {
         sent = b.variables;
         return b.query.includes('fulfillmentCreate');
       })
-      .reply(200, { data: { fulfillmentCreate: { fulfillment: { id: 'gid://shopify/Fulfillment/1' }, userErrors: [] } } });
+      .reply(200, {
+        data: { fulfillmentCreate: { fulfillment: { id: 'gid://shopify/Fulfillment/1' }, userErrors: [] } },
+      });
     expect(await pushShopifyShipment(client(), SHIPMENT, silent)).to.equal(1);
     expect(sent).to.deep.equal({
       fulfillment: {
-        lineItemsByFulfillmentOrder: [{ fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/7123456789011', fulfillmentOrderLineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/17123456789011', quantity: 2 }] }],
-        trackingInfo: { company: 'PostNL', number: '3SPOST123456789', url: 'https://postnl.nl/tracktrace/?B=3SPOST123456789' },
+        lineItemsByFulfillmentOrder: [
+          {
+            fulfillmentOrderId: 'gid://shopify/FulfillmentOrder/7123456789011',
+            fulfillmentOrderLineItems: [{ id: 'gid://shopify/FulfillmentOrderLineItem/17123456789011', quantity: 2 }],
+          },
+        ],
+        trackingInfo: {
+          company: 'PostNL',
+          number: '3SPOST123456789',
+          url: 'https://postnl.nl/tracktrace/?B=3SPOST123456789',
+        },
         notifyCustomer: true,
       },
     });
@@ -123,7 +192,11 @@ describe('Shopify GraphQL client (nock)', () => {
 
   it('polls orders updated since the cursor, page by page, then moves the bound past the newest change', async () => {
     const now = new Date('2026-11-20T10:00:00Z');
-    expect(readCursor(null, now)).to.deep.include({ since: new Date('2026-11-20T09:00:00.000Z'), pageToken: null, firstPage: true });
+    expect(readCursor(null, now)).to.deep.include({
+      since: new Date('2026-11-20T09:00:00.000Z'),
+      pageToken: null,
+      firstPage: true,
+    });
     const queries: any[] = [];
     const page2 = structuredClone(ordersPage);
     page2.data.orders.nodes[0]!.updatedAt = '2026-11-20T09:40:00Z';
@@ -131,7 +204,10 @@ describe('Shopify GraphQL client (nock)', () => {
     const empty = { ...ordersPage, data: { orders: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] } } };
     nock(`https://${SHOP}`)
       .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
-      .reply(200, { ...ordersPage, data: { orders: { ...ordersPage.data.orders, pageInfo: { hasNextPage: true, endCursor: 'c1' } } } })
+      .reply(200, {
+        ...ordersPage,
+        data: { orders: { ...ordersPage.data.orders, pageInfo: { hasNextPage: true, endCursor: 'c1' } } },
+      })
       .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
       .reply(200, page2)
       .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
@@ -154,26 +230,59 @@ describe('Shopify GraphQL client (nock)', () => {
   it('carries on from a cursor stored in the earlier format (after its since)', async () => {
     const queries: any[] = [];
     const empty = { data: { orders: { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] } } };
-    nock(`https://${SHOP}`).post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0).reply(200, empty);
-    await pollOrders(client(), JSON.stringify({ since: '2026-11-20T08:15:00.000Z', after: null, newest: '2026-11-20T08:15:00.000Z' }), new Date('2026-11-20T10:00:00Z'));
+    nock(`https://${SHOP}`)
+      .post(API, (b: { variables: unknown }) => queries.push(b.variables) > 0)
+      .reply(200, empty);
+    await pollOrders(
+      client(),
+      JSON.stringify({ since: '2026-11-20T08:15:00.000Z', after: null, newest: '2026-11-20T08:15:00.000Z' }),
+      new Date('2026-11-20T10:00:00Z'),
+    );
     expect(queries[0].query).to.equal("updated_at:>='2026-11-20T08:15:01Z'");
   });
 
   it('gathers the line items of a large order beyond the first page', async () => {
-    const store = new FakeShopifyStore({ name: 'big-order', app: { apiKey: 'k', secret: 's' }, ourBaseUrl: 'http://127.0.0.1:1', publicUrl: 'https://print-api.example.com' });
+    const store = new FakeShopifyStore({
+      name: 'big-order',
+      app: { apiKey: 'k', secret: 's' },
+      ourBaseUrl: 'http://127.0.0.1:1',
+      publicUrl: 'https://print-api.example.com',
+    });
     const line = shopifyOrder().line_items[0]!;
-    const lines = Array.from({ length: 30 }, (_, i) => ({ ...line, id: line.id + i, admin_graphql_api_id: `gid://shopify/LineItem/${line.id + i}` }));
+    const lines = Array.from({ length: 30 }, (_, i) => ({
+      ...line,
+      id: line.id + i,
+      admin_graphql_api_id: `gid://shopify/LineItem/${line.id + i}`,
+    }));
     store.save(updatedAt(shopifyOrder({ line_items: lines }), new Date().toISOString()));
-    const { orders } = await pollOrders(new ShopifyClient({ http, shop: store.domain, accessToken: store.customToken }), null, new Date(Date.now() + 1000));
+    const { orders } = await pollOrders(
+      new ShopifyClient({ http, shop: store.domain, accessToken: store.customToken }),
+      null,
+      new Date(Date.now() + 1000),
+    );
     expect(orders[0]!.lines.map((l) => l.externalLineId)).to.deep.equal(lines.map((l) => String(l.id)));
     expect(store.seen('MoreOrderLines')).to.have.length(1);
   });
 
   it('subscribes the order and product topics and app/uninstalled once, keeping what is already there', async () => {
-    const store = new FakeShopifyStore({ name: 'webhooks-test', app: { apiKey: 'k', secret: 's' }, ourBaseUrl: 'http://127.0.0.1:1', publicUrl: 'https://print-api.example.com' });
+    const store = new FakeShopifyStore({
+      name: 'webhooks-test',
+      app: { apiKey: 'k', secret: 's' },
+      ourBaseUrl: 'http://127.0.0.1:1',
+      publicUrl: 'https://print-api.example.com',
+    });
     const shop = new ShopifyClient({ http, shop: store.domain, accessToken: store.customToken });
     const uri = 'https://print-api.example.com/connectors/shopify/webhooks/sto_1';
-    expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal(['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED']);
+    expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal([
+      'ORDERS_CREATE',
+      'ORDERS_PAID',
+      'ORDERS_UPDATED',
+      'ORDERS_CANCELLED',
+      'PRODUCTS_CREATE',
+      'PRODUCTS_UPDATE',
+      'PRODUCTS_DELETE',
+      'APP_UNINSTALLED',
+    ]);
     expect(await registerStoreWebhooks(shop, uri, silent)).to.deep.equal([]);
     expect(store.subscriptions.map((s) => [s.topic, s.uri])).to.have.length(8);
   });

@@ -1,6 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { buildSchema, execute, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  buildSchema,
+  execute,
+  GraphQLError,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
 
 /**
@@ -15,7 +24,12 @@ export const ADMIN_SCHEMA_VERSION = '2026-01';
 
 let schema: GraphQLSchema | undefined;
 export function adminSchema(): GraphQLSchema {
-  schema ??= buildSchema(gunzipSync(readFileSync(new URL(`./fixtures/admin-${ADMIN_SCHEMA_VERSION}.graphql.gz`, import.meta.url))).toString('utf8'), { assumeValidSDL: true });
+  schema ??= buildSchema(
+    gunzipSync(readFileSync(new URL(`./fixtures/admin-${ADMIN_SCHEMA_VERSION}.graphql.gz`, import.meta.url))).toString(
+      'utf8',
+    ),
+    { assumeValidSDL: true },
+  );
   return schema;
 }
 
@@ -35,7 +49,9 @@ export function requestViolations(query: string, variables: Record<string, unkno
     documents.set(query, document);
   }
   if (Array.isArray(document)) return document.map((e) => e.message);
-  const operation = (document as DocumentNode).definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!;
+  const operation = (document as DocumentNode).definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === 'OperationDefinition',
+  )!;
   const coerced = getVariableValues(adminSchema(), operation.variableDefinitions ?? [], variables);
   return coerced.errors ? coerced.errors.map((e) => e.message) : [];
 }
@@ -48,7 +64,13 @@ export function requestViolations(query: string, variables: Record<string, unkno
 export function responseViolations(query: string, variables: Record<string, unknown>, data: unknown): string[] {
   const document = documents.get(query);
   if (!document || Array.isArray(document)) return ['the request itself breaks the contract'];
-  const result = execute({ schema: adminSchema(), document: document as DocumentNode, rootValue: data, variableValues: variables, typeResolver: typeOfNode });
+  const result = execute({
+    schema: adminSchema(),
+    document: document as DocumentNode,
+    rootValue: data,
+    variableValues: variables,
+    typeResolver: typeOfNode,
+  });
   if (result instanceof Promise) return ['unexpected asynchronous execution'];
   return (result.errors ?? []).map((e) => `${e.path?.join('.') ?? ''}: ${e.message}`);
 }

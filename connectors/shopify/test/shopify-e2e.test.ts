@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { shopifyWebhook } from './webhook-signer.ts';
-import { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
+import {
+  connectorE2eService,
+  eventually,
+  pollNow,
+  posterReseller,
+  POSTER_SKU as SKU,
+  type TestHttpsServer,
+  type TestService,
+} from '@print-api/core/testing';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
 import { readCursor } from '../src/order-polling.ts';
@@ -14,7 +22,8 @@ import { cancelledOrder, shopifyOrder, updatedAt } from './shopify-fixtures.ts';
 const PUBLIC_URL = 'https://print-api.example.com';
 const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: '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' };
 const ORDER_ID = '6512345678901';
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+const BROWSER =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
 
 const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.split(';')[0]!);
 
@@ -38,16 +47,33 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
   );
 
   const db = () => t.service.db;
-  const events = async (storeId: string) => db().selectFrom('store_webhook_events').selectAll().where('store_id', '=', storeId).execute();
-  const ingest = (storeId: string, orderId = ORDER_ID) => db().selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', orderId).executeTakeFirst();
-  const printOrders = (storeId: string) => db().selectFrom('orders').selectAll().where('store_id', '=', storeId).execute();
-  const storeRow = (storeId: string) => db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-  const newShop = () => new FakeShopifyStore({ name: `tulip-prints-${++shops}`, app: APP, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+  const events = async (storeId: string) =>
+    db().selectFrom('store_webhook_events').selectAll().where('store_id', '=', storeId).execute();
+  const ingest = (storeId: string, orderId = ORDER_ID) =>
+    db()
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .where('external_order_id', '=', orderId)
+      .executeTakeFirst();
+  const printOrders = (storeId: string) =>
+    db().selectFrom('orders').selectAll().where('store_id', '=', storeId).execute();
+  const storeRow = (storeId: string) =>
+    db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+  const newShop = () =>
+    new FakeShopifyStore({ name: `tulip-prints-${++shops}`, app: APP, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
 
   const reseller = (mode: 'live' | 'test' = 'live') => posterReseller(t, files, mode);
 
   /** The OAuth install as a merchant's browser goes through it; answers the callback's response. */
-  async function oauthInstall(key: string, shop: FakeShopifyStore, opts: { tamper?: (q: Record<string, string>) => Record<string, string>; forge?: (callbackUrl: string) => string } = {}) {
+  async function oauthInstall(
+    key: string,
+    shop: FakeShopifyStore,
+    opts: {
+      tamper?: (q: Record<string, string>) => Record<string, string>;
+      forge?: (callbackUrl: string) => string;
+    } = {},
+  ) {
     const link = await fetch(`${t.baseUrl}/connectors/shopify/install-links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -56,7 +82,10 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
     expect(link.status).to.equal(201);
     const { installUrl } = ((await link.json()) as { data: { installUrl: string } }).data;
     expect(installUrl.startsWith(`${PUBLIC_URL}/connectors/shopify/install?state=`)).to.equal(true);
-    const begin = await fetch(installUrl.replace(PUBLIC_URL, t.baseUrl), { redirect: 'manual', headers: { 'user-agent': BROWSER } });
+    const begin = await fetch(installUrl.replace(PUBLIC_URL, t.baseUrl), {
+      redirect: 'manual',
+      headers: { 'user-agent': BROWSER },
+    });
     expect(begin.status).to.equal(302);
     const cookies = setCookies(begin);
     const callback = (opts.forge ?? ((u) => u))(shop.approve(begin.headers.get('location')!, opts.tamper));
@@ -80,9 +109,17 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       const { reseller: r, shop, storeId, back, done } = await installed();
       expect(`${back.origin}${back.pathname}`).to.equal('https://app.reseller.example/stores');
       expect(back.searchParams.get('platform')).to.equal('SHOPIFY');
-      expect(done.headers.getSetCookie().join('\n')).to.contain('print_api_install=; Path=/connectors/shopify; Max-Age=0');
+      expect(done.headers.getSetCookie().join('\n')).to.contain(
+        'print_api_install=; Path=/connectors/shopify; Max-Age=0',
+      );
       const view = (await t.api(r.key, 'GET', `/stores/${storeId}`)).body.data;
-      expect(view).to.include({ platform: 'SHOPIFY', externalId: shop.domain, name: 'Tulip Prints', status: 'connected', lastError: null });
+      expect(view).to.include({
+        platform: 'SHOPIFY',
+        externalId: shop.domain,
+        name: 'Tulip Prints',
+        status: 'connected',
+        lastError: null,
+      });
       const row = await storeRow(storeId);
       const creds = t.service.services.stores.credentials.connection(row).credentials as OAuthCredentials;
       expect(creds).to.include({ kind: 'oauth', shop: shop.domain });
@@ -90,7 +127,16 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(row.credentials_sealed).not.to.contain(creds.accessToken).and.not.to.contain(creds.refreshToken!);
       expect(shop.tokenRequests[0]).to.include({ expiring: '1' });
       expect(shop.subscriptions.map((s) => [s.topic, s.uri])).to.deep.equal(
-        ['ORDERS_CREATE', 'ORDERS_PAID', 'ORDERS_UPDATED', 'ORDERS_CANCELLED', 'PRODUCTS_CREATE', 'PRODUCTS_UPDATE', 'PRODUCTS_DELETE', 'APP_UNINSTALLED'].map((topic) => [topic, `${PUBLIC_URL}/connectors/shopify/webhooks/${storeId}`]),
+        [
+          'ORDERS_CREATE',
+          'ORDERS_PAID',
+          'ORDERS_UPDATED',
+          'ORDERS_CANCELLED',
+          'PRODUCTS_CREATE',
+          'PRODUCTS_UPDATE',
+          'PRODUCTS_DELETE',
+          'APP_UNINSTALLED',
+        ].map((topic) => [topic, `${PUBLIC_URL}/connectors/shopify/webhooks/${storeId}`]),
       );
     });
 
@@ -98,17 +144,30 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       const r = await reseller();
       const readOnly = await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'live', scopes: ['stores:read'] });
       const link = (key: string | undefined, body: unknown) =>
-        fetch(`${t.baseUrl}/connectors/shopify/install-links`, { method: 'POST', headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${t.baseUrl}/connectors/shopify/install-links`, {
+          method: 'POST',
+          headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const shop = newShop();
       expect((await link(undefined, { shop: shop.domain })).status).to.equal(401);
       expect((await link(readOnly.body.data.key, { shop: shop.domain })).status).to.equal(403);
       expect((await link(r.key, { shop: 'https://evil.example.com' })).status).to.equal(400);
-      expect((await fetch(`${t.baseUrl}/connectors/shopify/install?state=v1.AAAA.BBBB.CCCC`, { redirect: 'manual' })).status).to.equal(404);
-      expect((await fetch(`${t.baseUrl}/connectors/shopify/callback?code=x&shop=${shop.domain}`, { redirect: 'manual' })).status).to.equal(400);
-      const forged = await oauthInstall(r.key, shop, { forge: (u) => u.replace(/code=[0-9a-f]+/, 'code=0123456789abcdef') });
+      expect(
+        (await fetch(`${t.baseUrl}/connectors/shopify/install?state=v1.AAAA.BBBB.CCCC`, { redirect: 'manual' })).status,
+      ).to.equal(404);
+      expect(
+        (await fetch(`${t.baseUrl}/connectors/shopify/callback?code=x&shop=${shop.domain}`, { redirect: 'manual' }))
+          .status,
+      ).to.equal(400);
+      const forged = await oauthInstall(r.key, shop, {
+        forge: (u) => u.replace(/code=[0-9a-f]+/, 'code=0123456789abcdef'),
+      });
       expect(forged.status).to.equal(422);
       expect(((await forged.json()) as { error: { code: string } }).error.code).to.equal('store_install_rejected');
-      const late = await oauthInstall(r.key, shop, { tamper: (q) => ({ ...q, timestamp: String(Math.floor(Date.now() / 1000) - 600) }) });
+      const late = await oauthInstall(r.key, shop, {
+        tamper: (q) => ({ ...q, timestamp: String(Math.floor(Date.now() / 1000) - 600) }),
+      });
       expect(late.status).to.equal(422);
       expect(shop.tokenRequests).to.deep.equal([]);
       expect((await t.api(r.key, 'GET', '/stores')).body.data).to.deep.equal([]);
@@ -116,28 +175,48 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect((await oauthInstall(r.key, shop)).status).to.equal(303);
     });
 
-    it("connects a custom app by shop domain + Admin API token; its deliveries are verified with its own secret", async () => {
+    it('connects a custom app by shop domain + Admin API token; its deliveries are verified with its own secret', async () => {
       const r = await reseller();
       const shop = newShop();
-      const res = await t.api(r.key, 'POST', '/stores', { platform: 'SHOPIFY', shop: shop.domain.replace('.myshopify.com', ''), accessToken: shop.customToken, apiSecretKey: shop.customSecret });
+      const res = await t.api(r.key, 'POST', '/stores', {
+        platform: 'SHOPIFY',
+        shop: shop.domain.replace('.myshopify.com', ''),
+        accessToken: shop.customToken,
+        apiSecretKey: shop.customSecret,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const storeId = res.body.data.id as string;
       expect(res.body.data).to.include({ externalId: shop.domain, name: 'Tulip Prints' });
       expect(shop.subscriptions).to.have.length(8);
-      expect(t.service.services.stores.credentials.connection(await storeRow(storeId)).credentials).to.deep.include({ kind: 'custom', accessToken: shop.customToken });
+      expect(t.service.services.stores.credentials.connection(await storeRow(storeId)).credentials).to.deep.include({
+        kind: 'custom',
+        accessToken: shop.customToken,
+      });
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: 'someone-elses-secret' })).to.equal(401);
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { secret: shop.customSecret })).to.equal(200);
       await eventually(async () => (await ingest(storeId))?.status === 'placed', 'placement');
 
       const limited = newShop();
       limited.scopes = ['read_orders'];
-      const refused = await t.api(r.key, 'POST', '/stores', { platform: 'SHOPIFY', shop: limited.domain, accessToken: limited.customToken });
+      const refused = await t.api(r.key, 'POST', '/stores', {
+        platform: 'SHOPIFY',
+        shop: limited.domain,
+        accessToken: limited.customToken,
+      });
       expect(refused.status).to.equal(422);
       expect(refused.body.error.code).to.equal('store_credentials_rejected');
-      const wrong = await t.api(r.key, 'POST', '/stores', { platform: 'SHOPIFY', shop: limited.domain, accessToken: `shpat_${'0'.repeat(32)}` });
+      const wrong = await t.api(r.key, 'POST', '/stores', {
+        platform: 'SHOPIFY',
+        shop: limited.domain,
+        accessToken: `shpat_${'0'.repeat(32)}`,
+      });
       expect(wrong.status).to.equal(422);
       const pollOnly = newShop();
-      const noSecret = await t.api(r.key, 'POST', '/stores', { platform: 'SHOPIFY', shop: pollOnly.domain, accessToken: pollOnly.customToken });
+      const noSecret = await t.api(r.key, 'POST', '/stores', {
+        platform: 'SHOPIFY',
+        shop: pollOnly.domain,
+        accessToken: pollOnly.customToken,
+      });
       expect(noSecret.status).to.equal(201);
       expect(pollOnly.subscriptions).to.deep.equal([]);
     });
@@ -147,11 +226,39 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
     it('answers 401 to forged, unsigned, incomplete and stale deliveries, and stores nothing', async () => {
       const { shop, storeId } = await installed();
       const uri = shop.subscriptions[0]!.uri;
-      const genuine = shopifyWebhook({ payload: shopifyOrder(), secret: APP.secret, topic: 'orders/create', shop: shop.domain, apiVersion: '2026-10' });
-      const without = (header: string) => ({ body: genuine.body, headers: Object.fromEntries(Object.entries(genuine.headers).filter(([k]) => k !== header)) });
-      expect(await shop.post(uri, shopifyWebhook({ payload: shopifyOrder(), secret: 'shpss_forged', topic: 'orders/create', shop: shop.domain }))).to.equal(401);
-      expect(await shop.post(uri, { headers: genuine.headers, body: genuine.body.replace('"paid"', '"pending"') })).to.equal(401);
-      for (const header of ['x-shopify-hmac-sha256', 'x-shopify-topic', 'x-shopify-shop-domain', 'x-shopify-api-version', 'x-shopify-webhook-id']) expect(await shop.post(uri, without(header)), header).to.equal(401);
+      const genuine = shopifyWebhook({
+        payload: shopifyOrder(),
+        secret: APP.secret,
+        topic: 'orders/create',
+        shop: shop.domain,
+        apiVersion: '2026-10',
+      });
+      const without = (header: string) => ({
+        body: genuine.body,
+        headers: Object.fromEntries(Object.entries(genuine.headers).filter(([k]) => k !== header)),
+      });
+      expect(
+        await shop.post(
+          uri,
+          shopifyWebhook({
+            payload: shopifyOrder(),
+            secret: 'shpss_forged',
+            topic: 'orders/create',
+            shop: shop.domain,
+          }),
+        ),
+      ).to.equal(401);
+      expect(
+        await shop.post(uri, { headers: genuine.headers, body: genuine.body.replace('"paid"', '"pending"') }),
+      ).to.equal(401);
+      for (const header of [
+        'x-shopify-hmac-sha256',
+        'x-shopify-topic',
+        'x-shopify-shop-domain',
+        'x-shopify-api-version',
+        'x-shopify-webhook-id',
+      ])
+        expect(await shop.post(uri, without(header)), header).to.equal(401);
       const stale = new Date(Date.now() - 6 * 3600 * 1000).toISOString();
       expect(await shop.deliver(shopifyOrder(), 'orders/create', { triggeredAt: stale })).to.equal(401);
       expect(await events(storeId)).to.deep.equal([]);
@@ -171,7 +278,11 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
         {
           fulfillmentOrderId: `gid://shopify/FulfillmentOrder/${Number(ORDER_ID) + 7}`,
           items: [{ id: `gid://shopify/FulfillmentOrderLineItem/${16123456789011 + 1_000_000}`, quantity: 2 }],
-          trackingInfo: { company: order.tracking!.carrier, number: order.tracking!.trackingNumber, url: order.tracking!.trackingUrl },
+          trackingInfo: {
+            company: order.tracking!.carrier,
+            number: order.tracking!.trackingNumber,
+            url: order.tracking!.trackingUrl,
+          },
           notifyCustomer: true,
         },
       ]);
@@ -181,7 +292,11 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
         ['MUG-DELFT', 1],
       ]);
       const pushed = await eventually(async () => {
-        const f = await db().selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        const f = await db()
+          .selectFrom('store_fulfilments')
+          .selectAll()
+          .where('order_id', '=', orderId)
+          .executeTakeFirst();
         return f?.status === 'pushed' && f;
       }, 'fulfilment pushed');
       expect(pushed.attempts).to.equal(1);
@@ -210,14 +325,19 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(await printOrders(storeId)).to.have.length(1);
       expect(await events(storeId)).to.deep.equal([]);
       // The next poll asks for changes after this order's.
-      expect(readCursor((await storeRow(storeId)).poll_cursor, new Date()).since).to.deep.equal(new Date(Date.parse(shop.orders.get(ORDER_ID)!.updated_at) + 1));
+      expect(readCursor((await storeRow(storeId)).poll_cursor, new Date()).since).to.deep.equal(
+        new Date(Date.parse(shop.orders.get(ORDER_ID)!.updated_at) + 1),
+      );
     });
 
     it('refreshes an access token about to expire before calling Shopify, and keeps the rotated refresh token', async () => {
       const { shop, storeId } = await installed();
       const stores = t.service.services.stores;
       const old = stores.credentials.connection(await storeRow(storeId)).credentials as OAuthCredentials;
-      await stores.credentials.updateCredentials(storeId, { ...old, expiresAt: new Date(Date.now() + 60_000).toISOString() });
+      await stores.credentials.updateCredentials(storeId, {
+        ...old,
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      });
       shop.expireTokens();
       shop.save(updatedAt(shopifyOrder(), new Date(Date.now() - 30_000).toISOString()));
       await pollNow(t, storeId);
@@ -234,17 +354,31 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
     it('erases the orders named by customers/redact, acknowledges a data request, and refuses a bad HMAC with 401', async () => {
       const { shop, storeId } = await installed();
       await shop.deliver(shopifyOrder(), 'orders/create');
-      const other = shopifyOrder({ id: 6512345678999, admin_graphql_api_id: 'gid://shopify/Order/6512345678999', name: '#1043' });
+      const other = shopifyOrder({
+        id: 6512345678999,
+        admin_graphql_api_id: 'gid://shopify/Order/6512345678999',
+        name: '#1043',
+      });
       await shop.deliver(other, 'orders/create');
-      await eventually(async () => (await ingest(storeId))?.status === 'placed' && (await ingest(storeId, '6512345678999'))?.status === 'placed', 'both placed');
+      await eventually(
+        async () =>
+          (await ingest(storeId))?.status === 'placed' && (await ingest(storeId, '6512345678999'))?.status === 'placed',
+        'both placed',
+      );
       const payload = { ...customersRedact, shop_domain: shop.domain };
       expect(await shop.compliance('customers/redact', payload, 'shpss_forged')).to.equal(401);
-      expect(await shop.compliance('customers/data_request', { ...dataRequest, shop_domain: shop.domain })).to.equal(200);
+      expect(await shop.compliance('customers/data_request', { ...dataRequest, shop_domain: shop.domain })).to.equal(
+        200,
+      );
       expect(await shop.compliance('customers/redact', payload)).to.equal(200);
       await eventually(async () => (await ingest(storeId))?.external_name === null, 'redaction');
       expect((await ingest(storeId, '6512345678999'))!.external_name).to.equal('#1043');
       // A delivery's body is erased once it is processed, which follows its ingest by a moment.
-      await eventually(async () => (await events(storeId)).filter((e) => e.topic.startsWith('orders/')).every((e) => e.raw_body.length === 0), 'the orders’ deliveries erased');
+      await eventually(
+        async () =>
+          (await events(storeId)).filter((e) => e.topic.startsWith('orders/')).every((e) => e.raw_body.length === 0),
+        'the orders’ deliveries erased',
+      );
       const stored = await events(storeId);
       expect(stored.find((e) => e.topic === 'customers/redact')?.raw_body).to.have.length(0);
       expect(await printOrders(storeId)).to.have.length(2);
@@ -262,7 +396,10 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
       expect(await shop.compliance('shop/redact', { ...shopRedact, shop_domain: shop.domain })).to.equal(200);
       await eventually(async () => (await ingest(storeId))?.external_name === null, 'shop redaction');
       expect((await ingest(storeId))!.status).to.equal('placed');
-      await eventually(async () => (await events(storeId)).every((e) => e.processed_at !== null && e.raw_body.length === 0), 'every delivery erased');
+      await eventually(
+        async () => (await events(storeId)).every((e) => e.processed_at !== null && e.raw_body.length === 0),
+        'every delivery erased',
+      );
     });
   });
 });

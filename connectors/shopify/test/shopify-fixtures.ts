@@ -8,7 +8,12 @@ export function shopifyOrder(over: Partial<ShopifyOrderJson> = {}): ShopifyOrder
 
 /** The same order before payment (`orders/create` of a bank transfer checkout). */
 export function unpaidOrder(over: Partial<ShopifyOrderJson> = {}): ShopifyOrderJson {
-  return shopifyOrder({ financial_status: 'pending', payment_gateway_names: ['Bank Deposit'], total_outstanding: '61.80', ...over });
+  return shopifyOrder({
+    financial_status: 'pending',
+    payment_gateway_names: ['Bank Deposit'],
+    total_outstanding: '61.80',
+    ...over,
+  });
 }
 
 /** A copy changed at `updatedAt` (every Shopify edit bumps `updated_at`). */

@@ -5,7 +5,16 @@ import { webhookBody, type SignedWebhook } from '@print-api/connector-kit/testin
  * Shopify: `X-Shopify-Hmac-Sha256` is the base64 HMAC-SHA256 of the raw body with the app's
  * client secret, plus the topic, shop domain, API version, webhook id, event id and trigger time.
  */
-export function shopifyWebhook(opts: { payload: unknown; secret: string; topic: string; shop: string; apiVersion?: string; webhookId?: string; eventId?: string; triggeredAt?: string }): SignedWebhook {
+export function shopifyWebhook(opts: {
+  payload: unknown;
+  secret: string;
+  topic: string;
+  shop: string;
+  apiVersion?: string;
+  webhookId?: string;
+  eventId?: string;
+  triggeredAt?: string;
+}): SignedWebhook {
   const body = webhookBody(opts.payload);
   return {
     body,

@@ -21,12 +21,30 @@ function inbound(hook: { headers: Record<string, string>; body: string }): Inbou
   return { headers: { ...hook.headers }, rawBody: Buffer.from(hook.body), path: 'sto_1', query: {} };
 }
 const signed = (over: Partial<Parameters<typeof shopifyWebhook>[0]> = {}) =>
-  inbound(shopifyWebhook({ payload: orderFixture, secret: APP_SECRET, topic: 'orders/create', shop: SHOP, eventId: 'evt-1', webhookId: 'wh-1', triggeredAt: '2026-11-20T09:15:07Z', apiVersion: '2026-10', ...over }));
-const verify = (req: InboundWebhook, secrets: Array<string | undefined> = [undefined, APP_SECRET]) => verifyShopifyWebhook(req, secrets, NOW);
+  inbound(
+    shopifyWebhook({
+      payload: orderFixture,
+      secret: APP_SECRET,
+      topic: 'orders/create',
+      shop: SHOP,
+      eventId: 'evt-1',
+      webhookId: 'wh-1',
+      triggeredAt: '2026-11-20T09:15:07Z',
+      apiVersion: '2026-10',
+      ...over,
+    }),
+  );
+const verify = (req: InboundWebhook, secrets: Array<string | undefined> = [undefined, APP_SECRET]) =>
+  verifyShopifyWebhook(req, secrets, NOW);
 
 describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents it)', () => {
   it('accepts a genuine delivery; the event key is topic + event id, the time is X-Shopify-Triggered-At', async () => {
-    expect(await verify(signed())).to.deep.equal({ ok: true, topic: 'orders/create', eventId: 'orders/create:evt-1', occurredAt: '2026-11-20T09:15:07.000Z' });
+    expect(await verify(signed())).to.deep.equal({
+      ok: true,
+      topic: 'orders/create',
+      eventId: 'orders/create:evt-1',
+      occurredAt: '2026-11-20T09:15:07.000Z',
+    });
   });
 
   it('keys on the webhook id when there is no event id, and keeps topics of one event apart', async () => {
@@ -37,9 +55,14 @@ describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents i
   });
 
   it('refuses a signature made with another secret, a changed body, and a missing signature', async () => {
-    expect(await verify(signed({ secret: 'not-the-secret' }))).to.deep.equal({ ok: false, reason: 'X-Shopify-Hmac-Sha256 does not match the body' });
+    expect(await verify(signed({ secret: 'not-the-secret' }))).to.deep.equal({
+      ok: false,
+      reason: 'X-Shopify-Hmac-Sha256 does not match the body',
+    });
     const tampered = signed();
-    tampered.rawBody = Buffer.from(tampered.rawBody.toString().replace('"financial_status":"paid"', '"financial_status":"pending"'));
+    tampered.rawBody = Buffer.from(
+      tampered.rawBody.toString().replace('"financial_status":"paid"', '"financial_status":"pending"'),
+    );
     expect((await verify(tampered)).ok).to.equal(false);
     const unsigned = signed();
     delete unsigned.headers['x-shopify-hmac-sha256'];
@@ -47,7 +70,12 @@ describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents i
   });
 
   it('refuses a delivery missing any of topic, shop domain, API version or webhook id', async () => {
-    for (const header of ['x-shopify-topic', 'x-shopify-shop-domain', 'x-shopify-api-version', 'x-shopify-webhook-id']) {
+    for (const header of [
+      'x-shopify-topic',
+      'x-shopify-shop-domain',
+      'x-shopify-api-version',
+      'x-shopify-webhook-id',
+    ]) {
       const req = signed();
       delete req.headers[header];
       const verdict = await verify(req);
@@ -56,7 +84,7 @@ describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents i
     }
   });
 
-  it('refuses a replay older than Shopify\'s retry window, or from the future', async () => {
+  it("refuses a replay older than Shopify's retry window, or from the future", async () => {
     expect(await verify(signed({ triggeredAt: '2026-11-20T04:19:00Z' }))).to.deep.include({ ok: false });
     expect(await verify(signed({ triggeredAt: '2026-11-20T05:30:00Z' }))).to.include({ ok: true });
     expect(await verify(signed({ triggeredAt: '2026-11-20T09:40:00Z' }))).to.deep.include({ ok: false });
@@ -84,7 +112,11 @@ describe('Shopify webhook verifier (HMAC of the raw body, as Shopify documents i
 
 describe("Shopify webhook verifier against the library's webhooks.validate", () => {
   it('accepts and refuses exactly the deliveries the library does', async () => {
-    const library = shopifyLibrary({ apiKey: 'webhook-verification', secret: APP_SECRET, publicUrl: 'https://webhooks.invalid' });
+    const library = shopifyLibrary({
+      apiKey: 'webhook-verification',
+      secret: APP_SECRET,
+      publicUrl: 'https://webhooks.invalid',
+    });
     const cases: Array<[string, InboundWebhook]> = [
       ['genuine', signed()],
       ['another secret', signed({ secret: 'not-the-secret' })],
@@ -93,7 +125,14 @@ describe("Shopify webhook verifier against the library's webhooks.validate", () 
     const tampered = signed();
     tampered.rawBody = Buffer.concat([tampered.rawBody, Buffer.from(' ')]);
     cases.push(['tampered body', tampered]);
-    for (const header of ['x-shopify-hmac-sha256', 'x-shopify-topic', 'x-shopify-shop-domain', 'x-shopify-api-version', 'x-shopify-webhook-id', 'x-shopify-event-id']) {
+    for (const header of [
+      'x-shopify-hmac-sha256',
+      'x-shopify-topic',
+      'x-shopify-shop-domain',
+      'x-shopify-api-version',
+      'x-shopify-webhook-id',
+      'x-shopify-event-id',
+    ]) {
       const req = signed();
       delete req.headers[header];
       cases.push([`without ${header}`, req]);
@@ -102,14 +141,18 @@ describe("Shopify webhook verifier against the library's webhooks.validate", () 
     garbled.headers['x-shopify-hmac-sha256'] = 'not base64 at all!';
     cases.push(['garbled signature', garbled]);
     for (const [name, req] of cases) {
-      const theirs = await library.webhooks.validate({ rawBody: req.rawBody.toString('utf8'), rawRequest: { method: 'POST', url: '/', headers: { ...req.headers } } });
+      const theirs = await library.webhooks.validate({
+        rawBody: req.rawBody.toString('utf8'),
+        rawRequest: { method: 'POST', url: '/', headers: { ...req.headers } },
+      });
       expect((await verify(req, [APP_SECRET])).ok, name).to.equal(theirs.valid);
     }
   });
 });
 
 describe('Shopify webhook content', () => {
-  const content = (topic: string, payload: unknown, shop = SHOP) => webhookContent(inbound(shopifyWebhook({ payload, secret: APP_SECRET, topic, shop })), SHOP, silent);
+  const content = (topic: string, payload: unknown, shop = SHOP) =>
+    webhookContent(inbound(shopifyWebhook({ payload, secret: APP_SECRET, topic, shop })), SHOP, silent);
 
   it('turns the four order topics into the order', () => {
     for (const topic of ['orders/create', 'orders/paid', 'orders/updated', 'orders/cancelled']) {
@@ -122,7 +165,10 @@ describe('Shopify webhook content', () => {
   it('disconnects on app/uninstalled and erases on the compliance topics', () => {
     expect(content('app/uninstalled', appUninstalled)).to.deep.equal({ kind: 'uninstalled' });
     expect(content('shop/redact', shopRedact)).to.deep.equal({ kind: 'redact', externalOrderIds: 'all' });
-    expect(content('customers/redact', customersRedact)).to.deep.equal({ kind: 'redact', externalOrderIds: ['6512345678901', '6512345678902'] });
+    expect(content('customers/redact', customersRedact)).to.deep.equal({
+      kind: 'redact',
+      externalOrderIds: ['6512345678901', '6512345678902'],
+    });
     expect(content('customers/data_request', dataRequest).kind).to.equal('ignored');
   });
 

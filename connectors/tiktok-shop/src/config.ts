@@ -58,11 +58,31 @@ const origin = (fallback: string, description: string) =>
  * (App & Service > your app > App credentials) and the service id of its authorisation link.
  */
 export const settingsSchema = z.object({
-  appKey: z.string().trim().min(1).meta({ description: 'App key of the TikTok Shop app (Partner Center > App & Service > App credentials)' }),
-  appSecret: z.string().trim().min(1).meta({ description: 'App secret of the TikTok Shop app: signs every API call and verifies every webhook' }),
-  serviceId: z.string().trim().regex(/^\d{1,20}$/, 'must be the numeric service id of the app\'s authorisation link').meta({ description: "Service id of the app's authorisation link (Partner Center > App & Service > Authorization)" }),
-  apiUrl: origin('https://open-api.tiktokglobalshop.com', "Origin of TikTok Shop's Open API; point it at a local fake in tests"),
-  authUrl: origin('https://auth.tiktok-shops.com', "Origin of TikTok Shop's token endpoints (/api/v2/token/get and /refresh)"),
+  appKey: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ description: 'App key of the TikTok Shop app (Partner Center > App & Service > App credentials)' }),
+  appSecret: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ description: 'App secret of the TikTok Shop app: signs every API call and verifies every webhook' }),
+  serviceId: z
+    .string()
+    .trim()
+    .regex(/^\d{1,20}$/, "must be the numeric service id of the app's authorisation link")
+    .meta({
+      description: "Service id of the app's authorisation link (Partner Center > App & Service > Authorization)",
+    }),
+  apiUrl: origin(
+    'https://open-api.tiktokglobalshop.com',
+    "Origin of TikTok Shop's Open API; point it at a local fake in tests",
+  ),
+  authUrl: origin(
+    'https://auth.tiktok-shops.com',
+    "Origin of TikTok Shop's token endpoints (/api/v2/token/get and /refresh)",
+  ),
 });
 export type TikTokSettings = z.output<typeof settingsSchema>;
 
@@ -71,7 +91,11 @@ export const connectSchema = z.strictObject({});
 
 /** `POST /stores/install-links {platform: "TIKTOK_SHOP", shopId?}`: which shop to connect when the seller has several. */
 export const installInputSchema = z.strictObject({
-  shopId: z.string().trim().regex(/^\d{1,20}$/, 'must be the numeric id of a TikTok shop').optional(),
+  shopId: z
+    .string()
+    .trim()
+    .regex(/^\d{1,20}$/, 'must be the numeric id of a TikTok shop')
+    .optional(),
 });
 
 /** What core keeps sealed for a connected shop. */

@@ -23,8 +23,10 @@ export type ErrorClass = 'token' | 'throttle' | 'internal' | 'refused';
 export function classify(code: number, message: string, httpStatus: number): ErrorClass {
   if (TOKEN_CODES.has(code) || (Math.floor(code / 1000) === 105 && /token/i.test(message))) return 'token';
   // Throttling (HTTP 429, or a 200 whose message says so: TikTok publishes no code list for it).
-  if (httpStatus === 429 || /too many requests|rate limit|too frequent|frequency|throttl/i.test(message)) return 'throttle';
-  if (httpStatus >= 500 || INTERNAL_CODES.has(code) || /internal (server )?error|system busy|timeout/i.test(message)) return 'internal';
+  if (httpStatus === 429 || /too many requests|rate limit|too frequent|frequency|throttl/i.test(message))
+    return 'throttle';
+  if (httpStatus >= 500 || INTERNAL_CODES.has(code) || /internal (server )?error|system busy|timeout/i.test(message))
+    return 'internal';
   return 'refused';
 }
 
@@ -32,14 +34,22 @@ export function classify(code: number, message: string, httpStatus: number): Err
 export const THROTTLE_WAIT_MS = 2000;
 
 /** The typed failure of a call whose answer carried a non-zero `code` (token errors are handled by the caller first). */
-export function envelopeError(what: string, env: Envelope, httpStatus: number, retryAfter: string | undefined): ConnectorError {
+export function envelopeError(
+  what: string,
+  env: Envelope,
+  httpStatus: number,
+  retryAfter: string | undefined,
+): ConnectorError {
   const detail = `${what}: TikTok Shop answered code ${env.code}: ${env.message || '(no message)'}${env.request_id ? ` (request ${env.request_id})` : ''}`;
   switch (classify(env.code, env.message ?? '', httpStatus)) {
     case 'token':
       return new ConnectorError('auth', `${detail}; the seller must authorise the app again`, { status: httpStatus });
     case 'throttle': {
       const seconds = Number(retryAfter);
-      return new ConnectorError('rate_limited', detail, { status: httpStatus, retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : THROTTLE_WAIT_MS });
+      return new ConnectorError('rate_limited', detail, {
+        status: httpStatus,
+        retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : THROTTLE_WAIT_MS,
+      });
     }
     case 'internal':
       return new ConnectorError('upstream_unavailable', detail, { status: httpStatus });

@@ -1,6 +1,17 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { renewTokens } from './install-tokens.ts';
-import { API_VERSION, connectSchema, DETAIL_BATCH, credentialsSchema, EVENT_TYPES, installInputSchema, REFRESH_MARGIN_MS, settingsSchema, type TikTokCredentials, type TikTokSettings } from './config.ts';
+import {
+  API_VERSION,
+  connectSchema,
+  DETAIL_BATCH,
+  credentialsSchema,
+  EVENT_TYPES,
+  installInputSchema,
+  REFRESH_MARGIN_MS,
+  settingsSchema,
+  type TikTokCredentials,
+  type TikTokSettings,
+} from './config.ts';
 import { beginInstall, completeInstall } from './install.ts';
 import { listTikTokListings } from './listings.ts';
 import { fetchStoreOrders, pollOrders } from './order-polling.ts';
@@ -60,7 +71,10 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
   },
 
   async connect() {
-    throw new ConnectorError('invalid_payload', 'TikTok Shop stores connect through the authorisation link: POST /stores/install-links {"platform": "TIKTOK_SHOP"} and send the seller to its installUrl.');
+    throw new ConnectorError(
+      'invalid_payload',
+      'TikTok Shop stores connect through the authorisation link: POST /stores/install-links {"platform": "TIKTOK_SHOP"} and send the seller to its installUrl.',
+    );
   },
 
   install: {
@@ -84,14 +98,22 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
     const expiresAt = store.credentials.accessTokenExpiresAt;
     if (!expiresAt || Date.parse(expiresAt) - ctx.clock().getTime() > REFRESH_MARGIN_MS) return null;
     const fresh = await renewTokens(ctx.http, ctx.settings, store.credentials, ctx.clock());
-    ctx.logger.info('TikTok Shop access token renewed before it expires', { shopId: fresh.shopId, expiresAt: fresh.accessTokenExpiresAt });
+    ctx.logger.info('TikTok Shop access token renewed before it expires', {
+      shopId: fresh.shopId,
+      expiresAt: fresh.accessTokenExpiresAt,
+    });
     return fresh;
   },
 
   async registerWebhooks(ctx, store) {
     const client = clientFor(ctx, store);
     for (const eventType of Object.keys(EVENT_TYPES)) {
-      await client.call({ method: 'PUT', path: `/event/${API_VERSION}/webhooks`, body: { event_type: eventType, address: ctx.webhookUrl() }, operation: 'updateShopWebhook' });
+      await client.call({
+        method: 'PUT',
+        path: `/event/${API_VERSION}/webhooks`,
+        body: { event_type: eventType, address: ctx.webhookUrl() },
+        operation: 'updateShopWebhook',
+      });
     }
     return {};
   },

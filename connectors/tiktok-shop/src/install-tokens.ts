@@ -40,23 +40,52 @@ export function expiryAt(value: number | undefined, now: Date): string | null {
  * is `code: 0` in the body whatever the HTTP status; any other code is a refusal of the code or
  * refresh token (`auth`), except when TikTok itself fails (5xx without an envelope).
  */
-async function tokenCall(http: HttpClient, settings: TikTokSettings, grant: { auth_code: string; grant_type: 'authorized_code' } | { refresh_token: string; grant_type: 'refresh_token' }, what: string): Promise<TokenData> {
+async function tokenCall(
+  http: HttpClient,
+  settings: TikTokSettings,
+  grant: { auth_code: string; grant_type: 'authorized_code' } | { refresh_token: string; grant_type: 'refresh_token' },
+  what: string,
+): Promise<TokenData> {
   const path = grant.grant_type === 'authorized_code' ? '/api/v2/token/get' : '/api/v2/token/refresh';
   const query = new URLSearchParams({ app_key: settings.appKey, app_secret: settings.appSecret, ...grant });
-  const res = await http.request({ method: 'GET', url: `${settings.authUrl}${path}?${query}`, operation: grant.grant_type === 'authorized_code' ? 'getAccessToken' : 'refreshAccessToken' });
+  const res = await http.request({
+    method: 'GET',
+    url: `${settings.authUrl}${path}?${query}`,
+    operation: grant.grant_type === 'authorized_code' ? 'getAccessToken' : 'refreshAccessToken',
+  });
   let env: Envelope<unknown>;
   try {
     env = parseTikTokJson(res.body) as Envelope<unknown>;
   } catch {
-    throw ConnectorError.fromStatus('TikTok Shop', res.status >= 400 ? res.status : 502, `${what}: the token endpoint answered no JSON`, res.headers['retry-after']);
+    throw ConnectorError.fromStatus(
+      'TikTok Shop',
+      res.status >= 400 ? res.status : 502,
+      `${what}: the token endpoint answered no JSON`,
+      res.headers['retry-after'],
+    );
   }
-  if (typeof env?.code !== 'number') throw new ConnectorError('invalid_payload', `${what}: the token endpoint answered no code`);
+  if (typeof env?.code !== 'number')
+    throw new ConnectorError('invalid_payload', `${what}: the token endpoint answered no code`);
   if (env.code !== 0) {
-    if (res.status === 429 || res.status >= 500) throw ConnectorError.fromStatus('TikTok Shop', res.status, `${what}: code ${env.code}: ${env.message}`, res.headers['retry-after']);
-    throw new ConnectorError('auth', `${what} was refused: TikTok Shop answered code ${env.code}: ${env.message || '(no message)'}`, { status: res.status });
+    if (res.status === 429 || res.status >= 500)
+      throw ConnectorError.fromStatus(
+        'TikTok Shop',
+        res.status,
+        `${what}: code ${env.code}: ${env.message}`,
+        res.headers['retry-after'],
+      );
+    throw new ConnectorError(
+      'auth',
+      `${what} was refused: TikTok Shop answered code ${env.code}: ${env.message || '(no message)'}`,
+      { status: res.status },
+    );
   }
   const data = tokenDataSchema.safeParse(env.data);
-  if (!data.success) throw new ConnectorError('invalid_payload', `${what}: TikTok Shop's token answer lacks ${data.error.issues[0]?.path.join('.') ?? 'fields'}`);
+  if (!data.success)
+    throw new ConnectorError(
+      'invalid_payload',
+      `${what}: TikTok Shop's token answer lacks ${data.error.issues[0]?.path.join('.') ?? 'fields'}`,
+    );
   return data.data;
 }
 
@@ -69,16 +98,34 @@ export function exchangeCode(http: HttpClient, settings: TikTokSettings, code: s
  * Renews the access token with the refresh token; TikTok may answer a new refresh token too (stored).
  * A refresh token past its expiry is an authorisation gone (`revoked`: core disconnects the store, saying why).
  */
-export async function renewTokens(http: HttpClient, settings: TikTokSettings, credentials: TikTokCredentials, now: Date): Promise<TikTokCredentials> {
+export async function renewTokens(
+  http: HttpClient,
+  settings: TikTokSettings,
+  credentials: TikTokCredentials,
+  now: Date,
+): Promise<TikTokCredentials> {
   if (credentials.refreshTokenExpiresAt && Date.parse(credentials.refreshTokenExpiresAt) <= now.getTime()) {
-    throw new ConnectorError('auth', `The authorisation of TikTok shop ${credentials.shopId} expired on ${credentials.refreshTokenExpiresAt}: the seller must authorise the app again.`, { revoked: true });
+    throw new ConnectorError(
+      'auth',
+      `The authorisation of TikTok shop ${credentials.shopId} expired on ${credentials.refreshTokenExpiresAt}: the seller must authorise the app again.`,
+      { revoked: true },
+    );
   }
-  const data = await tokenCall(http, settings, { refresh_token: credentials.refreshToken, grant_type: 'refresh_token' }, 'The refresh token');
+  const data = await tokenCall(
+    http,
+    settings,
+    { refresh_token: credentials.refreshToken, grant_type: 'refresh_token' },
+    'The refresh token',
+  );
   return withTokens(credentials, data, now);
 }
 
 /** Credentials with the tokens of a token answer. */
-export function withTokens<C extends Omit<TikTokCredentials, 'shopId' | 'shopCipher' | 'region'>>(credentials: C, data: TokenData, now: Date): C {
+export function withTokens<C extends Omit<TikTokCredentials, 'shopId' | 'shopCipher' | 'region'>>(
+  credentials: C,
+  data: TokenData,
+  now: Date,
+): C {
   return {
     ...credentials,
     accessToken: data.access_token,

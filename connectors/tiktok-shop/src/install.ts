@@ -16,12 +16,18 @@ const shopSchema = z.looseObject({
 export const SHOP_COOKIE = 'tiktok_shop_id';
 
 /** The authorisation link, and the cookie naming the shop the install link asked for. */
-export function beginInstall(ctx: ConnectorContext<TikTokSettings>, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): { redirectUrl: string; cookies: string[] } {
+export function beginInstall(
+  ctx: ConnectorContext<TikTokSettings>,
+  params: { query: Record<string, string | undefined>; state: string; callbackUrl: string },
+): { redirectUrl: string; cookies: string[] } {
   const input = installInputSchema.safeParse(params.query.shopId ? { shopId: params.query.shopId } : {});
-  if (!input.success) throw new ConnectorError('invalid_payload', `shopId ${input.error.issues[0]?.message ?? 'is invalid'}`);
+  if (!input.success)
+    throw new ConnectorError('invalid_payload', `shopId ${input.error.issues[0]?.message ?? 'is invalid'}`);
   const path = new URL(params.callbackUrl).pathname.replace(/\/callback$/, '');
   const secure = params.callbackUrl.startsWith('https:') ? '; Secure' : '';
-  const cookies = input.data.shopId ? [`${SHOP_COOKIE}=${input.data.shopId}; Path=${path}; Max-Age=1800; HttpOnly; SameSite=Lax${secure}`] : [`${SHOP_COOKIE}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${secure}`];
+  const cookies = input.data.shopId
+    ? [`${SHOP_COOKIE}=${input.data.shopId}; Path=${path}; Max-Age=1800; HttpOnly; SameSite=Lax${secure}`]
+    : [`${SHOP_COOKIE}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${secure}`];
   return { redirectUrl: authorizeLink(ctx.settings, params.state), cookies };
 }
 
@@ -44,25 +50,57 @@ export async function completeInstall(
   params: { query: Record<string, string | undefined>; state: string; headers: Record<string, string | undefined> },
 ): Promise<StoreConnection<TikTokCredentials>> {
   const { query } = params;
-  if (query.error || query.error_description) throw new ConnectorError('auth', `The seller did not authorise the app: ${query.error_description ?? query.error}`);
-  if (!query.state || query.state !== params.state) throw new ConnectorError('auth', 'The callback is not for the install this browser began (state does not match): open the install link again.');
+  if (query.error || query.error_description)
+    throw new ConnectorError('auth', `The seller did not authorise the app: ${query.error_description ?? query.error}`);
+  if (!query.state || query.state !== params.state)
+    throw new ConnectorError(
+      'auth',
+      'The callback is not for the install this browser began (state does not match): open the install link again.',
+    );
   if (!query.code) throw new ConnectorError('auth', 'The callback carries no authorisation code.');
   const chosen = readCookie(params.headers.cookie, SHOP_COOKIE);
   const wanted = chosen ? installInputSchema.parse({ shopId: chosen }).shopId : undefined;
   const now = ctx.clock();
   const tokens = await exchangeCode(ctx.http, ctx.settings, query.code);
-  const seller = withTokens({ accessToken: '', accessTokenExpiresAt: null, refreshToken: '', refreshTokenExpiresAt: null, openId: '', sellerName: '' }, tokens, now);
-  const client = new TikTokClient({ http: ctx.http, settings: ctx.settings, clock: ctx.clock, credentials: { ...seller, shopId: '', shopCipher: '', region: '' } });
-  const data = await client.call<{ shops?: unknown[] }>({ method: 'GET', path: `/authorization/${API_VERSION}/shops`, operation: 'getAuthorizedShops', shopScoped: false });
+  const seller = withTokens(
+    {
+      accessToken: '',
+      accessTokenExpiresAt: null,
+      refreshToken: '',
+      refreshTokenExpiresAt: null,
+      openId: '',
+      sellerName: '',
+    },
+    tokens,
+    now,
+  );
+  const client = new TikTokClient({
+    http: ctx.http,
+    settings: ctx.settings,
+    clock: ctx.clock,
+    credentials: { ...seller, shopId: '', shopCipher: '', region: '' },
+  });
+  const data = await client.call<{ shops?: unknown[] }>({
+    method: 'GET',
+    path: `/authorization/${API_VERSION}/shops`,
+    operation: 'getAuthorizedShops',
+    shopScoped: false,
+  });
   const shops = z.array(shopSchema).safeParse(data.shops ?? []);
-  if (!shops.success) throw new ConnectorError('invalid_payload', `TikTok Shop's authorised shops: ${shops.error.issues[0]?.path.join('.')} ${shops.error.issues[0]?.message}`);
+  if (!shops.success)
+    throw new ConnectorError(
+      'invalid_payload',
+      `TikTok Shop's authorised shops: ${shops.error.issues[0]?.path.join('.')} ${shops.error.issues[0]?.message}`,
+    );
   const list = shops.data;
   const shop = wanted ? list.find((s) => s.id === wanted) : list.length === 1 ? list[0] : undefined;
   if (!shop) {
     const named = list.map((s) => `${s.id} (${s.name ?? '?'}, ${s.region ?? '?'})`).join(', ') || 'none';
     throw new ConnectorError(
       'invalid_payload',
-      wanted ? `The authorisation does not cover shop ${wanted} (it covers: ${named}).` : `The authorisation covers ${list.length} shops (${named}): ask for an install link naming one (shopId).`,
+      wanted
+        ? `The authorisation does not cover shop ${wanted} (it covers: ${named}).`
+        : `The authorisation covers ${list.length} shops (${named}): ask for an install link naming one (shopId).`,
     );
   }
   return {

@@ -34,7 +34,10 @@ export async function listTikTokListings(client: TikTokClient, cursor: string | 
   const products = parsePayload(z.array(productSchema), data.products ?? [], 'TikTok Shop products');
   const listings = products.flatMap((p) =>
     (p.skus ?? []).map((sku) => {
-      const variant = (sku.sales_attributes ?? []).map((a) => a.value_name).filter(Boolean).join(' / ');
+      const variant = (sku.sales_attributes ?? [])
+        .map((a) => a.value_name)
+        .filter(Boolean)
+        .join(' / ');
       return {
         externalProductId: p.id,
         externalVariantId: sku.id,

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { stateFromDistricts } from './subdivisions.ts';
 
 /** A 64-bit id: always kept as the digits TikTok sent (see parseTikTokJson), never a JS number. */
-const id = z.union([z.string(), z.number().int().safe().transform(String)]).pipe(z.string().regex(/^\d+$/, 'must be a numeric id'));
+const id = z
+  .union([z.string(), z.number().int().safe().transform(String)])
+  .pipe(z.string().regex(/^\d+$/, 'must be a numeric id'));
 const unix = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]);
 
 const lineItemSchema = z.looseObject({
@@ -32,7 +34,15 @@ const addressSchema = z.looseObject({
   address_line4: z.string().nullish(),
   postal_code: z.string().nullish(),
   region_code: z.string().nullish(),
-  district_info: z.array(z.looseObject({ address_level: z.string().nullish(), address_level_name: z.string().nullish(), address_name: z.string().nullish() })).nullish(),
+  district_info: z
+    .array(
+      z.looseObject({
+        address_level: z.string().nullish(),
+        address_level_name: z.string().nullish(),
+        address_name: z.string().nullish(),
+      }),
+    )
+    .nullish(),
 });
 
 export const tiktokOrderSchema = z.looseObject({
@@ -97,7 +107,8 @@ export function toStoreOrder(order: TikTokOrder): StoreOrder {
 }
 
 function notOurs(order: TikTokOrder, status: string): string | undefined {
-  if ((order.shipping_type ?? '').toUpperCase() === 'TIKTOK') return "shipped by TikTok Shop's own logistics (shipping_type TIKTOK): not ours to print";
+  if ((order.shipping_type ?? '').toUpperCase() === 'TIKTOK')
+    return "shipped by TikTok Shop's own logistics (shipping_type TIKTOK): not ours to print";
   if (SHIPPED_STATUSES.has(status)) return `already shipped on TikTok Shop (status ${status}) before it reached us`;
   return undefined;
 }
@@ -127,10 +138,14 @@ export function groupUnits(units: TikTokLineItem[]): StoreOrderLine[] {
 /** City lives in `district_info` by level: L3 (city / post town), else L2, else L4; the state or province above it (subdivisions.ts). */
 function toRecipient(address: z.infer<typeof addressSchema> | null | undefined): StoreRecipient | null {
   if (!address?.address_line1?.trim() || !address.region_code) return null;
-  const level = (l: string) => address.district_info?.find((d) => d.address_level === l)?.address_name?.trim() || undefined;
+  const level = (l: string) =>
+    address.district_info?.find((d) => d.address_level === l)?.address_name?.trim() || undefined;
   const name = address.name?.trim() || [address.first_name, address.last_name].filter(Boolean).join(' ').trim();
   const phone = address.phone_number?.trim();
-  const address2 = [address.address_line2, address.address_line3, address.address_line4].map((l) => l?.trim()).filter(Boolean).join(', ');
+  const address2 = [address.address_line2, address.address_line3, address.address_line4]
+    .map((l) => l?.trim())
+    .filter(Boolean)
+    .join(', ');
   const country = address.region_code.toUpperCase() === 'UK' ? 'GB' : address.region_code.toUpperCase();
   const state = stateFromDistricts(address.district_info, country);
   return {

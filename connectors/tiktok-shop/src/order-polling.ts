@@ -9,7 +9,12 @@ export const ordersCursor = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOKBA
 export async function getOrders(client: TikTokClient, ids: string[]): Promise<TikTokOrder[]> {
   const orders: TikTokOrder[] = [];
   for (let i = 0; i < ids.length; i += DETAIL_BATCH) {
-    const data = await client.call<{ orders?: unknown[] }>({ method: 'GET', path: `/order/${API_VERSION}/orders`, query: { ids: ids.slice(i, i + DETAIL_BATCH).join(',') }, operation: 'getOrderDetail' });
+    const data = await client.call<{ orders?: unknown[] }>({
+      method: 'GET',
+      path: `/order/${API_VERSION}/orders`,
+      query: { ids: ids.slice(i, i + DETAIL_BATCH).join(',') },
+      operation: 'getOrderDetail',
+    });
     orders.push(...(data.orders ?? []).map(parseTikTokOrder));
   }
   return orders;
@@ -24,9 +29,18 @@ export async function fetchStoreOrders(client: TikTokClient, ids: string[]): Pro
  * (ascending) with `update_time_ge` (whole seconds, rounded down: the overlap re-reads anyway)
  * and TikTok's page tokens; every status, so payments, holds and cancellations are seen.
  */
-export async function pollOrders(client: TikTokClient, cursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+export async function pollOrders(
+  client: TikTokClient,
+  cursor: string | null,
+  now: Date,
+): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = ordersCursor.read(cursor, now);
-  const query: Record<string, string> = { page_size: String(POLL_PAGE_SIZE), sort_field: 'update_time', sort_order: 'ASC', ...(at.pageToken ? { page_token: at.pageToken } : {}) };
+  const query: Record<string, string> = {
+    page_size: String(POLL_PAGE_SIZE),
+    sort_field: 'update_time',
+    sort_order: 'ASC',
+    ...(at.pageToken ? { page_token: at.pageToken } : {}),
+  };
   const data = await client.call<{ orders?: unknown[]; next_page_token?: string | null }>({
     method: 'POST',
     path: `/order/${API_VERSION}/orders/search`,
@@ -37,6 +51,9 @@ export async function pollOrders(client: TikTokClient, cursor: string | null, no
   const orders = (data.orders ?? []).map(parseTikTokOrder);
   return {
     orders: orders.map(toStoreOrder),
-    nextCursor: ordersCursor.next(at, { updatedAt: orders.map((o) => Number(o.update_time ?? o.create_time) * 1000), nextPageToken: data.next_page_token || null }),
+    nextCursor: ordersCursor.next(at, {
+      updatedAt: orders.map((o) => Number(o.update_time ?? o.create_time) * 1000),
+      nextPageToken: data.next_page_token || null,
+    }),
   };
 }

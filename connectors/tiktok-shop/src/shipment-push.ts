@@ -15,7 +15,12 @@ const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 export function matchProvider(carrier: string, providers: ShippingProvider[]): ShippingProvider | undefined {
   const want = normal(carrier);
   if (!want) return undefined;
-  return providers.find((p) => normal(p.name) === want) ?? providers.find((p) => normal(p.name).includes(want) || (normal(p.name).length >= 3 && want.includes(normal(p.name))));
+  return (
+    providers.find((p) => normal(p.name) === want) ??
+    providers.find(
+      (p) => normal(p.name).includes(want) || (normal(p.name).length >= 3 && want.includes(normal(p.name))),
+    )
+  );
 }
 
 /**
@@ -46,17 +51,33 @@ export function unitsWePrinted(order: TikTokOrder, shipment: Shipment): string[]
  * (`GET /logistics/202309/delivery_options/{id}/shipping_providers`). A retry after a failure
  * finds the units already carrying our tracking number and pushes nothing again.
  */
-export async function pushTikTokShipment(client: TikTokClient, shipment: Shipment, logger: ConnectorLogger): Promise<void> {
+export async function pushTikTokShipment(
+  client: TikTokClient,
+  shipment: Shipment,
+  logger: ConnectorLogger,
+): Promise<void> {
   const [order] = await getOrders(client, [shipment.externalOrderId]);
   if (!order) throw new ConnectorError('invalid_payload', `TikTok Shop has no order ${shipment.externalOrderId}`);
-  if (order.status === 'CANCELLED') throw new ConnectorError('invalid_payload', `TikTok Shop order ${order.id} is cancelled: its tracking is not pushed`);
+  if (order.status === 'CANCELLED')
+    throw new ConnectorError(
+      'invalid_payload',
+      `TikTok Shop order ${order.id} is cancelled: its tracking is not pushed`,
+    );
   if (order.line_items.some((u) => u.tracking_number === shipment.trackingNumber)) {
     logger.info('TikTok Shop order already carries our tracking number', { orderId: order.id });
     return;
   }
   const units = unitsWePrinted(order, shipment);
-  if (units.length === 0) throw new ConnectorError('invalid_payload', `TikTok Shop order ${order.id} has no unit of ours awaiting shipment (status ${order.status})`);
-  if (!order.delivery_option_id) throw new ConnectorError('invalid_payload', `TikTok Shop order ${order.id} has no delivery option to choose a shipping provider from`);
+  if (units.length === 0)
+    throw new ConnectorError(
+      'invalid_payload',
+      `TikTok Shop order ${order.id} has no unit of ours awaiting shipment (status ${order.status})`,
+    );
+  if (!order.delivery_option_id)
+    throw new ConnectorError(
+      'invalid_payload',
+      `TikTok Shop order ${order.id} has no delivery option to choose a shipping provider from`,
+    );
   const data = await client.call<{ shipping_providers?: Array<{ id: string; name: string }> }>({
     method: 'GET',
     path: `/logistics/${API_VERSION}/delivery_options/${order.delivery_option_id}/shipping_providers`,
@@ -65,7 +86,10 @@ export async function pushTikTokShipment(client: TikTokClient, shipment: Shipmen
   const providers = (data.shipping_providers ?? []).map((p) => ({ id: String(p.id), name: String(p.name) }));
   const provider = matchProvider(shipment.carrier, providers);
   if (!provider) {
-    throw new ConnectorError('invalid_payload', `TikTok Shop offers no shipping provider ${shipment.carrier} for order ${order.id}'s delivery option (it offers: ${providers.map((p) => p.name).join(', ') || 'none'})`);
+    throw new ConnectorError(
+      'invalid_payload',
+      `TikTok Shop offers no shipping provider ${shipment.carrier} for order ${order.id}'s delivery option (it offers: ${providers.map((p) => p.name).join(', ') || 'none'})`,
+    );
   }
   await client.call({
     method: 'POST',

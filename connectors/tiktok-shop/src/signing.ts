@@ -8,7 +8,13 @@ const UNSIGNED = new Set(['sign', 'access_token', 'x-tts-access-token']);
  * `app_secret + path + {key}{value} of the query sorted by key (without sign and access_token)
  * + the exact body sent (unless multipart) + app_secret`.
  */
-export function stringToSign(opts: { appSecret: string; path: string; query: Record<string, string>; body?: string | undefined; multipart?: boolean }): string {
+export function stringToSign(opts: {
+  appSecret: string;
+  path: string;
+  query: Record<string, string>;
+  body?: string | undefined;
+  multipart?: boolean;
+}): string {
   const pairs = Object.keys(opts.query)
     .filter((k) => !UNSIGNED.has(k))
     .sort()
@@ -19,7 +25,13 @@ export function stringToSign(opts: { appSecret: string; path: string; query: Rec
 }
 
 /** The `sign` query parameter: lowercase hex HMAC-SHA256 of `stringToSign`, keyed with the app secret. */
-export function signRequest(opts: { appSecret: string; path: string; query: Record<string, string>; body?: string | undefined; multipart?: boolean }): string {
+export function signRequest(opts: {
+  appSecret: string;
+  path: string;
+  query: Record<string, string>;
+  body?: string | undefined;
+  multipart?: boolean;
+}): string {
   return hmacSignature(stringToSign(opts), opts.appSecret, { encoding: 'hex' });
 }
 
@@ -29,7 +41,12 @@ export function webhookSignature(appKey: string, appSecret: string, rawBody: Buf
 }
 
 /** Whether `authorization` is the app's signature of `rawBody` (constant time, on the raw bytes). */
-export function verifyWebhookSignature(authorization: string | undefined, appKey: string, appSecret: string, rawBody: Buffer): boolean {
+export function verifyWebhookSignature(
+  authorization: string | undefined,
+  appKey: string,
+  appSecret: string,
+  rawBody: Buffer,
+): boolean {
   const message: SignedBytes = [appKey, rawBody];
   return verifyHmacSignature(authorization, message, appSecret, { encoding: 'hex' });
 }

@@ -38,7 +38,13 @@ export class TikTokClient {
   readonly #onRenewed: (renewed: TikTokCredentials, previous: TikTokCredentials) => void;
   #credentials: TikTokCredentials;
 
-  constructor(opts: { http: HttpClient; settings: TikTokSettings; credentials: TikTokCredentials; clock: () => Date; onRenewed?: (renewed: TikTokCredentials, previous: TikTokCredentials) => void }) {
+  constructor(opts: {
+    http: HttpClient;
+    settings: TikTokSettings;
+    credentials: TikTokCredentials;
+    clock: () => Date;
+    onRenewed?: (renewed: TikTokCredentials, previous: TikTokCredentials) => void;
+  }) {
     this.#http = opts.http;
     this.#settings = opts.settings;
     this.#clock = opts.clock;
@@ -89,10 +95,20 @@ export class TikTokClient {
     try {
       env = parseTikTokJson(res.body) as Envelope;
     } catch {
-      throw ConnectorError.fromStatus('TikTok Shop', res.status < 400 ? 502 : res.status, `${call.operation}: not a TikTok Shop answer (${res.body.slice(0, 80)})`, retryAfter);
+      throw ConnectorError.fromStatus(
+        'TikTok Shop',
+        res.status < 400 ? 502 : res.status,
+        `${call.operation}: not a TikTok Shop answer (${res.body.slice(0, 80)})`,
+        retryAfter,
+      );
     }
     if (typeof env !== 'object' || env === null || typeof env.code !== 'number') {
-      throw ConnectorError.fromStatus('TikTok Shop', res.status < 400 ? 502 : res.status, `${call.operation}: the answer carries no code`, retryAfter);
+      throw ConnectorError.fromStatus(
+        'TikTok Shop',
+        res.status < 400 ? 502 : res.status,
+        `${call.operation}: the answer carries no code`,
+        retryAfter,
+      );
     }
     return { status: res.status, retryAfter, env };
   }

@@ -57,24 +57,35 @@ export function identifyShop(req: InboundWebhook): string | undefined {
  */
 export function webhookContent(req: InboundWebhook): WebhookContent {
   const delivery = readDelivery(req.rawBody);
-  if (!delivery) throw new ConnectorError('invalid_payload', 'TikTok Shop notification: type, shop_id and timestamp are required');
+  if (!delivery)
+    throw new ConnectorError('invalid_payload', 'TikTok Shop notification: type, shop_id and timestamp are required');
   const data = delivery.data ?? {};
   switch (delivery.type) {
     case EVENT_TYPES.ORDER_STATUS_CHANGE: {
       const orderId = id.safeParse(data.order_id);
-      if (!orderId.success || !/^\d+$/.test(orderId.data)) throw new ConnectorError('invalid_payload', 'TikTok Shop ORDER_STATUS_CHANGE: data.order_id is missing');
+      if (!orderId.success || !/^\d+$/.test(orderId.data))
+        throw new ConnectorError('invalid_payload', 'TikTok Shop ORDER_STATUS_CHANGE: data.order_id is missing');
       return { kind: 'fetch', externalOrderIds: [orderId.data] };
     }
     case EVENT_TYPES.PRODUCT_STATUS_CHANGE:
       return { kind: 'listings_changed' };
     case EVENT_TYPES.SELLER_DEAUTHORIZATION:
-      return { kind: 'uninstalled', reason: `The seller deauthorised the app on TikTok Shop (SELLER_DEAUTHORIZATION at ${new Date(delivery.timestamp * 1000).toISOString()}): authorise it again to reconnect.` };
+      return {
+        kind: 'uninstalled',
+        reason: `The seller deauthorised the app on TikTok Shop (SELLER_DEAUTHORIZATION at ${new Date(delivery.timestamp * 1000).toISOString()}): authorise it again to reconnect.`,
+      };
     case EVENT_TYPES.UPCOMING_AUTHORIZATION_EXPIRATION: {
       const expires = unix.safeParse(data.expiration_time ?? data.expire_time ?? data.auth_expire_time);
       const when = expires.success ? ` on ${new Date(expires.data * 1000).toISOString().slice(0, 10)}` : ' soon';
-      return { kind: 'store_warning', message: `The TikTok Shop authorisation of this store expires${when}: the seller must authorise the app again (a new install link), or orders stop.` };
+      return {
+        kind: 'store_warning',
+        message: `The TikTok Shop authorisation of this store expires${when}: the seller must authorise the app again (a new install link), or orders stop.`,
+      };
     }
     default:
-      return { kind: 'ignored', reason: `notification type ${delivery.type} (${TOPICS.get(delivery.type) ?? 'unknown'}) is not one we act on` };
+      return {
+        kind: 'ignored',
+        reason: `notification type ${delivery.type} (${TOPICS.get(delivery.type) ?? 'unknown'}) is not one we act on`,
+      };
   }
 }

@@ -1,5 +1,16 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec, ContractLog, OpenApiContract } from '@print-api/connector-kit/testing';
+import {
+  answerWith,
+  eventually,
+  type ConformanceService,
+  type FakeHttpsServer,
+  type FakePlatform,
+  type FakeReply,
+  type FakeStore,
+  type OrderSpec,
+  ContractLog,
+  OpenApiContract,
+} from '@print-api/connector-kit/testing';
 import tiktokContract from './fixtures/contract/tiktok-shop-202309.third-party.json' with { type: 'json' };
 import { signRequest, webhookSignature } from '../src/signing.ts';
 import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
@@ -12,13 +23,26 @@ import providersFixture from './fixtures/shipping-providers.json' with { type: '
 /** TikTok Shop 202309 as third-party SDKs transcribe it (no official public document). */
 const CONTRACT = new OpenApiContract(tiktokContract, 'TikTok Shop 202309 (third-party)');
 
-export const APP = { appKey: '6b0c3fd2a5e7q', appSecret: 'c4f1e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3', serviceId: '7291456830012345678' };
+export const APP = {
+  appKey: '6b0c3fd2a5e7q',
+  appSecret: 'c4f1e0b9a8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3',
+  serviceId: '7291456830012345678',
+};
 /** Where the auth host is served on the fake's server (the API is served at its root, paths exact as TikTok's). */
 export const AUTH_PREFIX = '/auth-host';
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+const BROWSER =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
 const TIMESTAMP_TOLERANCE_S = 300;
 
-export type LineJson = Omit<(typeof orderFixture)['line_items'][number], 'seller_sku' | 'tracking_number' | 'package_id' | 'shipping_provider_id'> & { seller_sku: string | null; tracking_number: string | null; package_id: string | null; shipping_provider_id: string | null };
+export type LineJson = Omit<
+  (typeof orderFixture)['line_items'][number],
+  'seller_sku' | 'tracking_number' | 'package_id' | 'shipping_provider_id'
+> & {
+  seller_sku: string | null;
+  tracking_number: string | null;
+  package_id: string | null;
+  shipping_provider_id: string | null;
+};
 export type OrderJson = Omit<typeof orderFixture, 'line_items'> & { line_items: LineJson[] };
 type Reply = FakeReply;
 
@@ -30,7 +54,13 @@ export interface FakeShop {
   orders: Map<string, OrderJson>;
   products: Array<(typeof productsFixture)['data']['products'][number]>;
   webhooks: Map<string, string>;
-  packages: Array<{ orderId: string; tracking_number: string; shipping_provider_id: string; order_line_item_ids: string[]; package_id: string }>;
+  packages: Array<{
+    orderId: string;
+    tracking_number: string;
+    shipping_provider_id: string;
+    order_line_item_ids: string[];
+    package_id: string;
+  }>;
   pushAttempts: number[];
   rateLimits: number[];
 }
@@ -50,7 +80,8 @@ export interface SeenCall {
 }
 
 /** A 19-digit id like TikTok's (beyond 2^53: it must stay a string all the way). */
-export const tiktokId = (): string => `7${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
+export const tiktokId = (): string =>
+  `7${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
 
 /**
  * TikTok Shop's Open API 202309 and auth host on a real local HTTPS server, checking what
@@ -145,39 +176,77 @@ export class FakeTikTokShopPlatform {
   }
 
   /** Delivers a notification to the address the shop registered (or `to`), signed like TikTok (or with `secret`). */
-  async deliver(service: ConformanceService, shop: FakeShop, payload: Record<string, unknown>, opts: { secret?: string; to?: string } = {}): Promise<number> {
+  async deliver(
+    service: ConformanceService,
+    shop: FakeShop,
+    payload: Record<string, unknown>,
+    opts: { secret?: string; to?: string } = {},
+  ): Promise<number> {
     const address = opts.to ?? shop.webhooks.get('ORDER_STATUS_CHANGE');
     if (!address) throw new Error(`shop ${shop.id} registered no ORDER_STATUS_CHANGE webhook`);
     const body = JSON.stringify(payload);
-    const res = await fetch(service.toService(address), { method: 'POST', headers: { 'content-type': 'application/json', authorization: webhookSignature(APP.appKey, opts.secret ?? APP.appSecret, body), 'user-agent': 'TikTok-Shop-Webhook' }, body });
+    const res = await fetch(service.toService(address), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: webhookSignature(APP.appKey, opts.secret ?? APP.appSecret, body),
+        'user-agent': 'TikTok-Shop-Webhook',
+      },
+      body,
+    });
     await res.arrayBuffer();
     return res.status;
   }
 
   /** The whole install as a seller's browser goes through it: install link, consent, callback. */
-  async install(service: ConformanceService, key: string, shops: FakeShop[], opts: { shopId?: string } = {}): Promise<{ status: number; location: string | null; body: any }> {
+  async install(
+    service: ConformanceService,
+    key: string,
+    shops: FakeShop[],
+    opts: { shopId?: string } = {},
+  ): Promise<{ status: number; location: string | null; body: any }> {
     const { state, cookies } = await this.openInstallLink(service, key, opts);
     const code = this.authorise(shops.map((s) => s.id));
     return this.callback(service, { code, state }, cookies);
   }
 
   /** Install link and its redirect to TikTok's authorisation page: the `state` it carries and the browser's cookies. */
-  async openInstallLink(service: ConformanceService, key: string, opts: { shopId?: string } = {}): Promise<{ state: string; cookies: string[] }> {
-    const link = await service.api(key, 'POST', '/stores/install-links', { platform: 'TIKTOK_SHOP', returnUrl: 'https://app.reseller.example/stores', ...(opts.shopId ? { shopId: opts.shopId } : {}) });
+  async openInstallLink(
+    service: ConformanceService,
+    key: string,
+    opts: { shopId?: string } = {},
+  ): Promise<{ state: string; cookies: string[] }> {
+    const link = await service.api(key, 'POST', '/stores/install-links', {
+      platform: 'TIKTOK_SHOP',
+      returnUrl: 'https://app.reseller.example/stores',
+      ...(opts.shopId ? { shopId: opts.shopId } : {}),
+    });
     if (link.status !== 201) throw new Error(`install link: ${link.status} ${JSON.stringify(link.body)}`);
-    const begin = await fetch(service.toService(link.body.data.installUrl), { redirect: 'manual', headers: { 'user-agent': BROWSER } });
+    const begin = await fetch(service.toService(link.body.data.installUrl), {
+      redirect: 'manual',
+      headers: { 'user-agent': BROWSER },
+    });
     await begin.arrayBuffer();
     const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]!);
     const consent = new URL(begin.headers.get('location')!);
-    if (consent.origin + consent.pathname !== 'https://services.tiktokshop.com/open/authorize') throw new Error(`not TikTok's authorisation page: ${consent}`);
-    if (consent.searchParams.get('service_id') !== APP.serviceId) throw new Error(`authorisation link for another service: ${consent}`);
+    if (consent.origin + consent.pathname !== 'https://services.tiktokshop.com/open/authorize')
+      throw new Error(`not TikTok's authorisation page: ${consent}`);
+    if (consent.searchParams.get('service_id') !== APP.serviceId)
+      throw new Error(`authorisation link for another service: ${consent}`);
     return { state: consent.searchParams.get('state')!, cookies };
   }
 
   /** TikTok sends the seller's browser back to the app's redirect URL. */
-  async callback(service: ConformanceService, params: Record<string, string>, cookies: string[]): Promise<{ status: number; location: string | null; body: any }> {
+  async callback(
+    service: ConformanceService,
+    params: Record<string, string>,
+    cookies: string[],
+  ): Promise<{ status: number; location: string | null; body: any }> {
     const query = new URLSearchParams({ app_key: APP.appKey, locale: 'en', shop_region: 'US', ...params });
-    const done = await fetch(service.toService(`${service.publicUrl}/connectors/tiktok-shop/callback?${query}`), { redirect: 'manual', headers: { cookie: cookies.join('; '), 'user-agent': BROWSER } });
+    const done = await fetch(service.toService(`${service.publicUrl}/connectors/tiktok-shop/callback?${query}`), {
+      redirect: 'manual',
+      headers: { cookie: cookies.join('; '), 'user-agent': BROWSER },
+    });
     const text = await done.text();
     return { status: done.status, location: done.headers.get('location'), body: text ? JSON.parse(text) : null };
   }
@@ -186,35 +255,63 @@ export class FakeTikTokShopPlatform {
     const url = new URL(req.url);
     const body = req.method === 'GET' || req.method === 'HEAD' ? '' : await req.text();
     const query = Object.fromEntries(url.searchParams);
-    const reply = url.pathname.startsWith(AUTH_PREFIX) ? this.#auth(url.pathname.slice(AUTH_PREFIX.length), query) : this.#api(req, url.pathname, query, body);
-    this.calls.push({ method: req.method, path: url.pathname, query, body, at: Date.now(), code: typeof reply[1] === 'object' && reply[1] ? (reply[1] as { code: number }).code : -1 });
+    const reply = url.pathname.startsWith(AUTH_PREFIX)
+      ? this.#auth(url.pathname.slice(AUTH_PREFIX.length), query)
+      : this.#api(req, url.pathname, query, body);
+    this.calls.push({
+      method: req.method,
+      path: url.pathname,
+      query,
+      body,
+      at: Date.now(),
+      code: typeof reply[1] === 'object' && reply[1] ? (reply[1] as { code: number }).code : -1,
+    });
     return reply;
   }
 
   #auth(path: string, q: Record<string, string>): Reply {
-    if (path !== '/api/v2/token/get' && path !== '/api/v2/token/refresh') return [404, { code: 40400, message: 'not found' }];
+    if (path !== '/api/v2/token/get' && path !== '/api/v2/token/refresh')
+      return [404, { code: 40400, message: 'not found' }];
     this.tokenRequests.push({ grant_type: q.grant_type ?? '', at: Date.now() });
-    if (q.app_key !== APP.appKey || q.app_secret !== APP.appSecret) return [200, { code: 36004002, message: 'invalid app_key or app_secret', request_id: rid(), data: null }];
+    if (q.app_key !== APP.appKey || q.app_secret !== APP.appSecret)
+      return [200, { code: 36004002, message: 'invalid app_key or app_secret', request_id: rid(), data: null }];
     let shopIds: string[];
     if (path === '/api/v2/token/get') {
       const grant = this.#codes.get(q.auth_code ?? '');
-      if (q.grant_type !== 'authorized_code' || !grant || grant.expiresAtMs < Date.now()) return [200, { ...errors.invalidAuthCode, request_id: rid() }];
+      if (q.grant_type !== 'authorized_code' || !grant || grant.expiresAtMs < Date.now())
+        return [200, { ...errors.invalidAuthCode, request_id: rid() }];
       this.#codes.delete(q.auth_code!);
       shopIds = grant.shopIds;
     } else {
       const grant = this.#refreshTokens.get(q.refresh_token ?? '');
-      if (q.grant_type !== 'refresh_token' || !grant || grant.expiresAtMs < Date.now()) return [200, { code: 36004005, message: 'invalid refresh token', request_id: rid(), data: null }];
+      if (q.grant_type !== 'refresh_token' || !grant || grant.expiresAtMs < Date.now())
+        return [200, { code: 36004005, message: 'invalid refresh token', request_id: rid(), data: null }];
       shopIds = grant.shopIds;
     }
     const accessToken = `ROW_${randomBytes(24).toString('base64url')}`;
     const accessExpires = Date.now() + this.accessTokenLifetimeS * 1000;
     this.#tokens.set(accessToken, { shopIds, expiresAtMs: accessExpires });
     // TikTok keeps the refresh token on a refresh (its expiry does not move).
-    const refreshToken = path === '/api/v2/token/refresh' ? q.refresh_token! : `ROW_${randomBytes(24).toString('base64url')}`;
+    const refreshToken =
+      path === '/api/v2/token/refresh' ? q.refresh_token! : `ROW_${randomBytes(24).toString('base64url')}`;
     const refreshExpires = this.#refreshTokens.get(refreshToken)?.expiresAtMs ?? Date.now() + 365 * 24 * 3600_000;
     this.#refreshTokens.set(refreshToken, { shopIds, expiresAtMs: refreshExpires });
-    const expiry = (ms: number) => (this.expiryStyle === 'timestamp' ? Math.floor(ms / 1000) : Math.floor((ms - Date.now()) / 1000));
-    return [200, { ...accessTokenFixture, request_id: rid(), data: { ...accessTokenFixture.data, access_token: accessToken, access_token_expire_in: expiry(accessExpires), refresh_token: refreshToken, refresh_token_expire_in: expiry(refreshExpires) } }];
+    const expiry = (ms: number) =>
+      this.expiryStyle === 'timestamp' ? Math.floor(ms / 1000) : Math.floor((ms - Date.now()) / 1000);
+    return [
+      200,
+      {
+        ...accessTokenFixture,
+        request_id: rid(),
+        data: {
+          ...accessTokenFixture.data,
+          access_token: accessToken,
+          access_token_expire_in: expiry(accessExpires),
+          refresh_token: refreshToken,
+          refresh_token_expire_in: expiry(refreshExpires),
+        },
+      },
+    ];
   }
 
   #api(req: Request, path: string, q: Record<string, string>, body: string): Reply {
@@ -225,49 +322,82 @@ export class FakeTikTokShopPlatform {
       }
     }
     // What TikTok checks on every call, in its order: app key, timestamp, signature, token, shop.
-    if (q.app_key !== APP.appKey) return [200, { code: 106002, message: 'Invalid app_key', request_id: rid(), data: {} }];
+    if (q.app_key !== APP.appKey)
+      return [200, { code: 106002, message: 'Invalid app_key', request_id: rid(), data: {} }];
     const ts = Number(q.timestamp);
-    if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > TIMESTAMP_TOLERANCE_S) return [200, { code: 106003, message: 'Invalid timestamp: expired or malformed', request_id: rid(), data: {} }];
+    if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > TIMESTAMP_TOLERANCE_S)
+      return [200, { code: 106003, message: 'Invalid timestamp: expired or malformed', request_id: rid(), data: {} }];
     const { sign, ...signed } = q;
-    if (!sign || sign !== signRequest({ appSecret: APP.appSecret, path, query: signed, body })) return [200, { ...errors.invalidSign, request_id: rid() }];
-    if (body && req.headers.get('content-type') !== 'application/json') return [200, { code: 36009004, message: 'Content-Type must be application/json', request_id: rid(), data: {} }];
+    if (!sign || sign !== signRequest({ appSecret: APP.appSecret, path, query: signed, body }))
+      return [200, { ...errors.invalidSign, request_id: rid() }];
+    if (body && req.headers.get('content-type') !== 'application/json')
+      return [200, { code: 36009004, message: 'Content-Type must be application/json', request_id: rid(), data: {} }];
     const token = this.#tokens.get(req.headers.get('x-tts-access-token') ?? '');
     if (!token) return [200, { ...errors.invalidToken, request_id: rid() }];
     if (token.expiresAtMs <= Date.now()) return [200, { ...errors.expiredToken, request_id: rid() }];
     // The third-party transcription of TikTok's 202309 reference (fixtures/contract): a call it does not allow is a bad parameter.
-    const violations = this.contractLog.record(CONTRACT, { method: req.method, path, query: new URLSearchParams(q), body, contentType: req.headers.get('content-type') ?? undefined });
-    if (violations.length > 0) return [200, { code: 36009004, message: violations.join('; '), request_id: rid(), data: {} }];
+    const violations = this.contractLog.record(CONTRACT, {
+      method: req.method,
+      path,
+      query: new URLSearchParams(q),
+      body,
+      contentType: req.headers.get('content-type') ?? undefined,
+    });
+    if (violations.length > 0)
+      return [200, { code: 36009004, message: violations.join('; '), request_id: rid(), data: {} }];
 
     if (req.method === 'GET' && path === '/authorization/202309/shops') {
-      const shops = token.shopIds.map((id) => this.shops.get(id)!).map((s) => ({ id: s.id, name: s.name, region: s.region, seller_type: 'LOCAL', cipher: s.cipher, code: `${s.region}LC${s.id.slice(-6)}` }));
+      const shops = token.shopIds
+        .map((id) => this.shops.get(id)!)
+        .map((s) => ({
+          id: s.id,
+          name: s.name,
+          region: s.region,
+          seller_type: 'LOCAL',
+          cipher: s.cipher,
+          code: `${s.region}LC${s.id.slice(-6)}`,
+        }));
       return ok({ shops });
     }
     const shop = [...this.shops.values()].find((s) => s.cipher === q.shop_cipher);
-    if (!shop) return [200, { code: 106011, message: 'shop_cipher is missing or invalid', request_id: rid(), data: {} }];
-    if (!token.shopIds.includes(shop.id)) return [200, { code: 105005, message: 'The access token does not cover this shop', request_id: rid(), data: {} }];
+    if (!shop)
+      return [200, { code: 106011, message: 'shop_cipher is missing or invalid', request_id: rid(), data: {} }];
+    if (!token.shopIds.includes(shop.id))
+      return [200, { code: 105005, message: 'The access token does not cover this shop', request_id: rid(), data: {} }];
     const json = () => (body ? (JSON.parse(body) as Record<string, unknown>) : {});
 
     if (req.method === 'PUT' && path === '/event/202309/webhooks') {
       const { event_type, address } = json() as { event_type?: string; address?: string };
-      if (!event_type || !address || address.length > 255) return [200, { code: 36009004, message: 'param body.address is invalid', request_id: rid(), data: {} }];
+      if (!event_type || !address || address.length > 255)
+        return [200, { code: 36009004, message: 'param body.address is invalid', request_id: rid(), data: {} }];
       shop.webhooks.set(event_type, address);
       return ok({});
     }
     if (req.method === 'POST' && path === '/order/202309/orders/search') {
       const filter = json() as { update_time_ge?: number; order_status?: string };
       const size = Number(q.page_size);
-      if (!(size >= 1 && size <= 100)) return [200, { code: 36009004, message: 'param page_size is invalid', request_id: rid(), data: {} }];
+      if (!(size >= 1 && size <= 100))
+        return [200, { code: 36009004, message: 'param page_size is invalid', request_id: rid(), data: {} }];
       const all = [...shop.orders.values()]
-        .filter((o) => (filter.update_time_ge === undefined || o.update_time >= filter.update_time_ge) && (!filter.order_status || o.status === filter.order_status))
+        .filter(
+          (o) =>
+            (filter.update_time_ge === undefined || o.update_time >= filter.update_time_ge) &&
+            (!filter.order_status || o.status === filter.order_status),
+        )
         .sort((a, b) => a.update_time - b.update_time || (a.id < b.id ? -1 : 1));
       const offset = q.page_token ? Number(Buffer.from(q.page_token, 'base64url').toString()) : 0;
       const page = all.slice(offset, offset + size);
       const more = offset + size < all.length;
-      return ok({ next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '', total_count: all.length, orders: page });
+      return ok({
+        next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '',
+        total_count: all.length,
+        orders: page,
+      });
     }
     if (req.method === 'GET' && path === '/order/202309/orders') {
       const ids = (q.ids ?? '').split(',').filter(Boolean);
-      if (ids.length === 0 || ids.length > 50) return [200, { code: 36009004, message: 'param ids is invalid', request_id: rid(), data: {} }];
+      if (ids.length === 0 || ids.length > 50)
+        return [200, { code: 36009004, message: 'param ids is invalid', request_id: rid(), data: {} }];
       return ok({ orders: ids.flatMap((id) => (shop.orders.has(id) ? [shop.orders.get(id)!] : [])) });
     }
     const providers = /^\/logistics\/202309\/delivery_options\/(\d+)\/shipping_providers$/.exec(path);
@@ -276,20 +406,46 @@ export class FakeTikTokShopPlatform {
     if (req.method === 'POST' && packages) {
       shop.pushAttempts.push(Date.now());
       const wait = shop.rateLimits.shift();
-      if (wait !== undefined) return [429, { ...errors.tooManyRequests, request_id: rid() }, { 'Retry-After': String(wait) }];
+      if (wait !== undefined)
+        return [429, { ...errors.tooManyRequests, request_id: rid() }, { 'Retry-After': String(wait) }];
       const order = shop.orders.get(packages[1]!);
       if (!order) return [200, { code: 21011001, message: 'order not found', request_id: rid(), data: {} }];
       const b = json() as { tracking_number?: string; shipping_provider_id?: string; order_line_item_ids?: string[] };
-      if (!b.tracking_number || !providersFixture.data.shipping_providers.some((p) => p.id === b.shipping_provider_id)) return [200, { code: 21011002, message: 'invalid tracking_number or shipping_provider_id', request_id: rid(), data: {} }];
+      if (!b.tracking_number || !providersFixture.data.shipping_providers.some((p) => p.id === b.shipping_provider_id))
+        return [
+          200,
+          { code: 21011002, message: 'invalid tracking_number or shipping_provider_id', request_id: rid(), data: {} },
+        ];
       const ids = b.order_line_item_ids ?? [];
       const units = ids.map((id) => order.line_items.find((l) => l.id === id));
-      if (ids.length === 0 || units.some((u) => !u || u.display_status !== 'AWAITING_SHIPMENT')) return [200, { code: 21011003, message: 'order_line_item_ids contain a line that cannot be shipped', request_id: rid(), data: {} }];
+      if (ids.length === 0 || units.some((u) => !u || u.display_status !== 'AWAITING_SHIPMENT'))
+        return [
+          200,
+          {
+            code: 21011003,
+            message: 'order_line_item_ids contain a line that cannot be shipped',
+            request_id: rid(),
+            data: {},
+          },
+        ];
       const packageId = tiktokId();
-      for (const u of units) Object.assign(u!, { display_status: 'AWAITING_COLLECTION', package_id: packageId, tracking_number: b.tracking_number, shipping_provider_id: b.shipping_provider_id });
+      for (const u of units)
+        Object.assign(u!, {
+          display_status: 'AWAITING_COLLECTION',
+          package_id: packageId,
+          tracking_number: b.tracking_number,
+          shipping_provider_id: b.shipping_provider_id,
+        });
       const left = order.line_items.some((l) => l.display_status === 'AWAITING_SHIPMENT');
       order.status = left ? 'PARTIALLY_SHIPPING' : 'AWAITING_COLLECTION';
       order.update_time = Math.floor(Date.now() / 1000);
-      shop.packages.push({ orderId: order.id, tracking_number: b.tracking_number, shipping_provider_id: b.shipping_provider_id!, order_line_item_ids: ids, package_id: packageId });
+      shop.packages.push({
+        orderId: order.id,
+        tracking_number: b.tracking_number,
+        shipping_provider_id: b.shipping_provider_id!,
+        order_line_item_ids: ids,
+        package_id: packageId,
+      });
       return ok({ order_id: order.id, order_line_item_ids: ids, package_id: packageId });
     }
     if (req.method === 'POST' && path === '/product/202309/products/search') {
@@ -297,7 +453,11 @@ export class FakeTikTokShopPlatform {
       const offset = q.page_token ? Number(Buffer.from(q.page_token, 'base64url').toString()) : 0;
       const page = shop.products.slice(offset, offset + size);
       const more = offset + size < shop.products.length;
-      return ok({ next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '', total_count: shop.products.length, products: page });
+      return ok({
+        next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '',
+        total_count: shop.products.length,
+        products: page,
+      });
     }
     return [404, { code: 40400, message: `no such API: ${req.method} ${path}`, request_id: rid(), data: {} }];
   }
@@ -307,7 +467,10 @@ const rid = () => `2026${randomBytes(14).toString('hex').toUpperCase()}`;
 const ok = (data: unknown): Reply => [200, { code: 0, message: 'Success', request_id: rid(), data }];
 
 /** The documented order JSON with a spec's facts: one line item per unit (TikTok has no quantity). */
-export function tiktokOrderOf(spec: OrderSpec & { id: string }, over: { shippingType?: 'SELLER' | 'TIKTOK'; status?: string } = {}): OrderJson {
+export function tiktokOrderOf(
+  spec: OrderSpec & { id: string },
+  over: { shippingType?: 'SELLER' | 'TIKTOK'; status?: string } = {},
+): OrderJson {
   const base = structuredClone(orderFixture) as unknown as OrderJson;
   const template = base.line_items[0]!;
   const updated = Math.floor(Date.parse(spec.updatedAt ?? new Date().toISOString()) / 1000);
@@ -324,7 +487,17 @@ export function tiktokOrderOf(spec: OrderSpec & { id: string }, over: { shipping
     })),
   );
   // A shop in Germany (TikTok Shop sells there since 2025): we print for EU addresses.
-  const order: OrderJson = { ...base, recipient_address: germanAddress, payment: { ...base.payment, currency: 'EUR' }, id: spec.id, status, create_time: updated - 60, update_time: updated, shipping_type: over.shippingType ?? 'SELLER', line_items: lineItems };
+  const order: OrderJson = {
+    ...base,
+    recipient_address: germanAddress,
+    payment: { ...base.payment, currency: 'EUR' },
+    id: spec.id,
+    status,
+    create_time: updated - 60,
+    update_time: updated,
+    shipping_type: over.shippingType ?? 'SELLER',
+    line_items: lineItems,
+  };
   if (status === 'UNPAID' || status === 'ON_HOLD') delete (order as Partial<OrderJson>).recipient_address;
   if (status === 'UNPAID') delete (order as Partial<OrderJson>).paid_time;
   return order;
@@ -334,7 +507,15 @@ export function tiktokOrderOf(spec: OrderSpec & { id: string }, over: { shipping
 export class FakeTikTokShop implements FakePlatform {
   readonly platform = 'TIKTOK_SHOP';
   readonly expiringTokens = true;
-  readonly shipsTo = { name: 'Lena Schmidt', address1: 'Torstraße 12', address2: 'Hinterhaus', postalCode: '10119', city: 'Berlin', country: 'DE', phone: '+49 30 1234567' };
+  readonly shipsTo = {
+    name: 'Lena Schmidt',
+    address1: 'Torstraße 12',
+    address2: 'Hinterhaus',
+    postalCode: '10119',
+    city: 'Berlin',
+    country: 'DE',
+    phone: '+49 30 1234567',
+  };
   readonly tiktok = new FakeTikTokShopPlatform();
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
@@ -346,12 +527,21 @@ export class FakeTikTokShop implements FakePlatform {
     const done = await this.tiktok.install(service, key, [shop]);
     if (done.status !== 303) throw new Error(`callback answered ${done.status} ${JSON.stringify(done.body)}`);
     const storeId = new URL(done.location!).searchParams.get('store')!;
-    await eventually(async () => this.tiktok.seen(/\/orders\/search$/).some((c) => c.query.shop_cipher === shop.cipher && c.code === 0), 'the first poll');
+    await eventually(
+      async () =>
+        this.tiktok.seen(/\/orders\/search$/).some((c) => c.query.shop_cipher === shop.cipher && c.code === 0),
+      'the first poll',
+    );
     return tiktokStore(this.tiktok, service, shop, storeId);
   }
 }
 
-export function tiktokStore(tiktok: FakeTikTokShopPlatform, service: ConformanceService, shop: FakeShop, storeId: string): FakeStore {
+export function tiktokStore(
+  tiktok: FakeTikTokShopPlatform,
+  service: ConformanceService,
+  shop: FakeShop,
+  storeId: string,
+): FakeStore {
   const notificationIds = new Map<string, string>();
   return {
     storeId,
@@ -370,10 +560,22 @@ export function tiktokStore(tiktok: FakeTikTokShopPlatform, service: Conformance
       }
       // TikTok retries for hours, not days: a notification sent two days ago is a replay.
       const timestamp = Math.floor(Date.now() / 1000) - (opts.tamper === 'stale' ? 2 * 24 * 3600 : 0);
-      const payload = { type: 1, tts_notification_id: notificationId, shop_id: shop.id, timestamp, data: { is_on_hold_order: false, order_id: order.id, order_status: order.status, update_time: order.update_time } };
+      const payload = {
+        type: 1,
+        tts_notification_id: notificationId,
+        shop_id: shop.id,
+        timestamp,
+        data: {
+          is_on_hold_order: false,
+          order_id: order.id,
+          order_status: order.status,
+          update_time: order.update_time,
+        },
+      };
       return tiktok.deliver(service, shop, payload, opts.tamper === 'forged' ? { secret: 'not-the-app-secret' } : {});
     },
-    pushedTracking: (orderId) => shop.packages.filter((p) => p.orderId === orderId).map((p) => ({ trackingNumber: p.tracking_number })),
+    pushedTracking: (orderId) =>
+      shop.packages.filter((p) => p.orderId === orderId).map((p) => ({ trackingNumber: p.tracking_number })),
     rateLimitNextPush(retryAfterSeconds) {
       shop.rateLimits.push(retryAfterSeconds);
       return () => shop.pushAttempts;
@@ -382,7 +584,13 @@ export function tiktokStore(tiktok: FakeTikTokShopPlatform, service: Conformance
     tokenRefreshes: () => tiktok.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length,
     uninstall: () => {
       tiktok.revoke(shop.id);
-      return tiktok.deliver(service, shop, { type: 6, tts_notification_id: tiktokId(), shop_id: shop.id, timestamp: Math.floor(Date.now() / 1000), data: { message: 'The seller has deauthorized the application.' } });
+      return tiktok.deliver(service, shop, {
+        type: 6,
+        tts_notification_id: tiktokId(),
+        shop_id: shop.id,
+        timestamp: Math.floor(Date.now() / 1000),
+        data: { message: 'The seller has deauthorized the application.' },
+      });
     },
   };
 }

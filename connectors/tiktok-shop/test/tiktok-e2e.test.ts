@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import type { FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, startHttpsServer, type TestHttpsServer, type TestService } from '@print-api/core/testing';
+import {
+  connectorE2eService,
+  eventually,
+  posterReseller,
+  POSTER_SKU as SKU,
+  startHttpsServer,
+  type TestHttpsServer,
+  type TestService,
+} from '@print-api/core/testing';
 import type { TikTokCredentials } from '../src/config.ts';
 import { tiktokShopConnector } from '../src/index.ts';
 import { webhookSignature } from '../src/signing.ts';
@@ -32,11 +40,31 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
   connectorE2eService(PUBLIC_URL, { connectors: [tiktokShopConnector] }, (started) => ({ t, files } = started), env);
 
   const db = () => t.service.db;
-  const service = () => ({ baseUrl: t.baseUrl, publicUrl: PUBLIC_URL, toService: (u: string) => u.replace(PUBLIC_URL, t.baseUrl), api: async (key: string | undefined, method: string, path: string, body?: unknown) => t.api(key!, method, path, body) });
-  const ingest = (storeId: string, orderId: string) => db().selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', orderId).executeTakeFirst();
-  const ingestIn = (storeId: string, orderId: string, status: string) => eventually(async () => ((await ingest(storeId, orderId))?.status === status ? ingest(storeId, orderId) : undefined), `ingest ${status}`, 30_000);
+  const service = () => ({
+    baseUrl: t.baseUrl,
+    publicUrl: PUBLIC_URL,
+    toService: (u: string) => u.replace(PUBLIC_URL, t.baseUrl),
+    api: async (key: string | undefined, method: string, path: string, body?: unknown) =>
+      t.api(key!, method, path, body),
+  });
+  const ingest = (storeId: string, orderId: string) =>
+    db()
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .where('external_order_id', '=', orderId)
+      .executeTakeFirst();
+  const ingestIn = (storeId: string, orderId: string, status: string) =>
+    eventually(
+      async () => ((await ingest(storeId, orderId))?.status === status ? ingest(storeId, orderId) : undefined),
+      `ingest ${status}`,
+      30_000,
+    );
   const storeView = async (key: string, storeId: string) => (await t.api(key, 'GET', `/stores/${storeId}`)).body.data;
-  const credentials = async (storeId: string) => t.service.services.stores.credentials.connection(await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow()).credentials as TikTokCredentials;
+  const credentials = async (storeId: string) =>
+    t.service.services.stores.credentials.connection(
+      await db().selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow(),
+    ).credentials as TikTokCredentials;
   const searchesOf = (cipher: string) => tiktok.seen(/\/orders\/search$/).filter((c) => c.query.shop_cipher === cipher);
   const sync = (key: string, storeId: string) =>
     eventually(async () => {
@@ -61,11 +89,26 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
       expect(`${back.origin}${back.pathname}`).to.equal('https://app.reseller.example/stores');
       expect(back.searchParams.get('platform')).to.equal('TIKTOK_SHOP');
       const view = await storeView(key, storeId);
-      expect(view).to.deep.include({ platform: 'TIKTOK_SHOP', externalId: shop.id, name: shop.name, status: 'connected', lastError: null });
+      expect(view).to.deep.include({
+        platform: 'TIKTOK_SHOP',
+        externalId: shop.id,
+        name: shop.name,
+        status: 'connected',
+        lastError: null,
+      });
       const creds = await credentials(storeId);
-      expect(creds).to.deep.include({ shopId: shop.id, shopCipher: shop.cipher, region: 'DE', sellerName: 'Tulip Prints' });
+      expect(creds).to.deep.include({
+        shopId: shop.id,
+        shopCipher: shop.cipher,
+        region: 'DE',
+        sellerName: 'Tulip Prints',
+      });
       expect(Date.parse(creds.accessTokenExpiresAt!) - Date.now()).to.be.within(6.9 * 86400_000, 7.1 * 86400_000);
-      const row = await db().selectFrom('stores').select('credentials_sealed').where('id', '=', storeId).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom('stores')
+        .select('credentials_sealed')
+        .where('id', '=', storeId)
+        .executeTakeFirstOrThrow();
       expect(row.credentials_sealed).not.to.contain(creds.accessToken).and.not.to.contain(creds.refreshToken);
       expect(Object.fromEntries(shop.webhooks)).to.deep.equal({
         ORDER_STATUS_CHANGE: `${PUBLIC_URL}/connectors/tiktok-shop/webhooks`,
@@ -95,7 +138,9 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
       const stale = await tiktok.callback(service(), { code: 'ROW_used_or_expired_code', state }, cookies);
       expect(stale.status).to.equal(422);
       expect(stale.body.error.code).to.equal('store_install_rejected');
-      expect(stale.body.error.message).to.match(/authorisation code was refused: TikTok Shop answered code 36004004: invalid auth code/);
+      expect(stale.body.error.message).to.match(
+        /authorisation code was refused: TikTok Shop answered code 36004004: invalid auth code/,
+      );
       expect((await t.api(r.key, 'GET', '/stores')).body.data).to.deep.equal([]);
     });
 
@@ -108,10 +153,16 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
 
     it('asks which shop when the authorisation covers several, and connects the one the install link names', async () => {
       const r = await posterReseller(t, files);
-      const [a, b] = [tiktok.addShop({ name: 'Tulip Prints DE' }), tiktok.addShop({ name: 'Tulip Prints ES', region: 'ES' })];
+      const [a, b] = [
+        tiktok.addShop({ name: 'Tulip Prints DE' }),
+        tiktok.addShop({ name: 'Tulip Prints ES', region: 'ES' }),
+      ];
       const ambiguous = await tiktok.install(service(), r.key, [a, b]);
       expect(ambiguous.status).to.equal(422);
-      expect(ambiguous.body.error.message).to.contain(`${a.id} (Tulip Prints DE, DE)`).and.to.contain(`${b.id} (Tulip Prints ES, ES)`).and.to.match(/shopId/);
+      expect(ambiguous.body.error.message)
+        .to.contain(`${a.id} (Tulip Prints DE, DE)`)
+        .and.to.contain(`${b.id} (Tulip Prints ES, ES)`)
+        .and.to.match(/shopId/);
       const chosen = await tiktok.install(service(), r.key, [a, b], { shopId: b.id });
       expect(chosen.status, JSON.stringify(chosen.body)).to.equal(303);
       const storeId = new URL(chosen.location!).searchParams.get('store')!;
@@ -160,7 +211,10 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
       expect(tiktok.calls.some((c) => c.query.shop_cipher === shop.cipher && c.code === 105002)).to.equal(true);
       // The next job of the store hands the renewed token to core, which stores it.
       await sync(key, storeId);
-      await eventually(async () => (await credentials(storeId)).accessToken !== before.accessToken, 'the renewed token stored');
+      await eventually(
+        async () => (await credentials(storeId)).accessToken !== before.accessToken,
+        'the renewed token stored',
+      );
     });
   });
 
@@ -172,25 +226,47 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
         const v = await storeView(key, storeId);
         return v.status === 'disconnected' && v;
       }, 'disconnection');
-      expect(view.lastError).to.match(/The seller deauthorised the app on TikTok Shop \(SELLER_DEAUTHORIZATION at .*\): authorise it again to reconnect\./);
+      expect(view.lastError).to.match(
+        /The seller deauthorised the app on TikTok Shop \(SELLER_DEAUTHORIZATION at .*\): authorise it again to reconnect\./,
+      );
     });
 
     it('shows an authorisation expiry warning (type 7) on the store, which stays connected', async () => {
       const { key, shop, storeId } = await installed();
-      const payload = { ...expiring, tts_notification_id: tiktokId(), shop_id: shop.id, timestamp: Math.floor(Date.now() / 1000) };
+      const payload = {
+        ...expiring,
+        tts_notification_id: tiktokId(),
+        shop_id: shop.id,
+        timestamp: Math.floor(Date.now() / 1000),
+      };
       expect(await tiktok.deliver(service(), shop, payload)).to.equal(200);
       const view = await eventually(async () => {
         const v = await storeView(key, storeId);
         return v.lastError && v;
       }, 'the warning');
       expect(view.status).to.equal('connected');
-      expect(view.lastError).to.equal('The TikTok Shop authorisation of this store expires on 2026-01-31: the seller must authorise the app again (a new install link), or orders stop.');
+      expect(view.lastError).to.equal(
+        'The TikTok Shop authorisation of this store expires on 2026-01-31: the seller must authorise the app again (a new install link), or orders stop.',
+      );
     });
 
     it('acknowledges a delivery for a shop we do not know without storing it', async () => {
       const shop = tiktok.addShop();
-      const body = JSON.stringify({ type: 1, tts_notification_id: tiktokId(), shop_id: shop.id, timestamp: Math.floor(Date.now() / 1000), data: { order_id: tiktokId() } });
-      const res = await fetch(`${t.baseUrl}/connectors/tiktok-shop/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: webhookSignature(APP.appKey, APP.appSecret, body) }, body });
+      const body = JSON.stringify({
+        type: 1,
+        tts_notification_id: tiktokId(),
+        shop_id: shop.id,
+        timestamp: Math.floor(Date.now() / 1000),
+        data: { order_id: tiktokId() },
+      });
+      const res = await fetch(`${t.baseUrl}/connectors/tiktok-shop/webhooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: webhookSignature(APP.appKey, APP.appSecret, body),
+        },
+        body,
+      });
       expect(res.status).to.equal(200);
       expect(await res.json()).to.deep.include({ received: true, ignored: 'unknown store' });
     });
@@ -200,14 +276,23 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
     it('waits while an order is ON_HOLD, then places it once it is AWAITING_SHIPMENT', async () => {
       const { storeId, shop, store } = await installed();
       const id = tiktokId();
-      const spec = { id, paid: true, lines: [{ sku: SKU, quantity: 2 }], updatedAt: new Date(Date.now() - 300_000).toISOString() };
+      const spec = {
+        id,
+        paid: true,
+        lines: [{ sku: SKU, quantity: 2 }],
+        updatedAt: new Date(Date.now() - 300_000).toISOString(),
+      };
       tiktok.save(shop, tiktokOrderOf(spec, { status: 'ON_HOLD' }));
       expect(await store.deliver(spec, 'created')).to.equal(200);
       await ingestIn(storeId, id, 'waiting_payment');
       store.saveOrder({ ...spec, updatedAt: new Date().toISOString() });
       expect(await store.deliver(spec, 'paid')).to.equal(200);
       const placed = await ingestIn(storeId, id, 'placed');
-      const order = await db().selectFrom('orders').selectAll().where('id', '=', placed!.order_id!).executeTakeFirstOrThrow();
+      const order = await db()
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', placed!.order_id!)
+        .executeTakeFirstOrThrow();
       expect(order.external_order_id).to.equal(id);
     });
 
@@ -218,7 +303,13 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
       tiktok.save(shop, tiktokOrderOf(spec, { shippingType: 'TIKTOK' }));
       expect(await store.deliver(spec, 'created')).to.equal(200);
       const recorded = await ingestIn(storeId, id, 'no_print_lines');
-      expect(recorded!.skipped_lines).to.deep.equal([{ sku: SKU, quantity: 1, reason: "shipped by TikTok Shop's own logistics (shipping_type TIKTOK): not ours to print" }]);
+      expect(recorded!.skipped_lines).to.deep.equal([
+        {
+          sku: SKU,
+          quantity: 1,
+          reason: "shipped by TikTok Shop's own logistics (shipping_type TIKTOK): not ours to print",
+        },
+      ]);
       expect(await db().selectFrom('orders').select('id').where('store_id', '=', storeId).execute()).to.deep.equal([]);
     });
 
@@ -237,15 +328,28 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
   describe('tracking back to TikTok', () => {
     it('ships the units we printed only, with our carrier’s shipping_provider_id from the delivery option', async () => {
       const { shop, storeId, store } = await installed('test');
-      const spec = { paid: true, lines: [{ sku: SKU, quantity: 2 }, { sku: OTHER_SKU, quantity: 1 }] };
+      const spec = {
+        paid: true,
+        lines: [
+          { sku: SKU, quantity: 2 },
+          { sku: OTHER_SKU, quantity: 1 },
+        ],
+      };
       const id = store.saveOrder(spec);
       expect(await store.deliver({ ...spec, id }, 'created')).to.equal(200);
       const placed = await ingestIn(storeId, id, 'placed');
       const pushed = await eventually(async () => shop.packages.find((p) => p.orderId === id), 'the package', 30_000);
-      const ours = shop.orders.get(id)!.line_items.filter((l) => l.seller_sku === SKU).map((l) => l.id);
+      const ours = shop.orders
+        .get(id)!
+        .line_items.filter((l) => l.seller_sku === SKU)
+        .map((l) => l.id);
       expect(pushed.order_line_item_ids).to.deep.equal(ours);
       expect(pushed.shipping_provider_id).to.equal('7212598461582034693');
-      const order = await db().selectFrom('orders').selectAll().where('id', '=', placed!.order_id!).executeTakeFirstOrThrow();
+      const order = await db()
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', placed!.order_id!)
+        .executeTakeFirstOrThrow();
       expect(pushed.tracking_number).to.equal((order.tracking as { trackingNumber: string }).trackingNumber);
       const other = shop.orders.get(id)!.line_items.find((l) => l.seller_sku === OTHER_SKU)!;
       expect(other.display_status).to.equal('AWAITING_SHIPMENT');
@@ -261,7 +365,16 @@ describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop 
         const res = await t.api(key, 'GET', `/stores/${storeId}/listings`);
         return res.body.data?.length === 2 && res.body.data;
       }, 'the listings');
-      expect(listings.map((l: { sku: string; title: string; externalProductId: string; externalVariantId: string }) => [l.sku, l.title, l.externalProductId, l.externalVariantId]).sort()).to.deep.equal([
+      expect(
+        listings
+          .map((l: { sku: string; title: string; externalProductId: string; externalVariantId: string }) => [
+            l.sku,
+            l.title,
+            l.externalProductId,
+            l.externalVariantId,
+          ])
+          .sort(),
+      ).to.deep.equal([
         ['POD-TEE-CAT-L', 'Cat Tee', '1729000000000000000', '1729000000000000002'],
         ['POD-TEE-CAT-M', 'Cat Tee', '1729000000000000000', '1729000000000000001'],
       ]);

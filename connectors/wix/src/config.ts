@@ -51,7 +51,11 @@ export const RATE_LIMIT = { max: 200, durationMs: 60_000 } as const;
 export const KNOWN_PROVIDERS = ['fedex', 'ups', 'usps', 'dhl', 'canadaPost'] as const;
 
 /** An instance id, a site's installation of our app: a GUID. */
-export const instanceIdSchema = z.string().trim().toLowerCase().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a Wix instance id (a GUID)');
+export const instanceIdSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a Wix instance id (a GUID)');
 
 /**
  * `POST /stores {platform: "WIX"}` has nothing a merchant could paste that proves a site is
@@ -59,7 +63,9 @@ export const instanceIdSchema = z.string().trim().toLowerCase().regex(/^[0-9a-f]
  * the install link only. The schema documents that; `connect` refuses with the way to go.
  */
 export const connectSchema = z.strictObject({
-  instanceId: instanceIdSchema.meta({ description: 'Not accepted here: connect a Wix site with POST /stores/install-links {platform: "WIX"}' }),
+  instanceId: instanceIdSchema.meta({
+    description: 'Not accepted here: connect a Wix site with POST /stores/install-links {platform: "WIX"}',
+  }),
 });
 
 /** The install link takes no fields: the merchant picks the site in Wix's installer. */
@@ -103,9 +109,20 @@ const pem = z
  * (Webhooks > Get Public Key) verifies the signed webhook bodies.
  */
 export const settingsSchema = z.object({
-  appId: z.string().trim().min(1).meta({ description: 'App ID of the Wix app (app dashboard > More Actions > View ID & keys)' }),
-  appSecret: z.string().trim().min(1).meta({ description: 'App secret of the Wix app: mints each site\'s client-credentials access tokens' }),
-  publicKey: pem.meta({ description: "The Wix app's public key (PEM, `\\n` accepted for line breaks): verifies the RS256-signed webhook bodies (app dashboard > Webhooks > Get Public Key)" }),
+  appId: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ description: 'App ID of the Wix app (app dashboard > More Actions > View ID & keys)' }),
+  appSecret: z
+    .string()
+    .trim()
+    .min(1)
+    .meta({ description: "App secret of the Wix app: mints each site's client-credentials access tokens" }),
+  publicKey: pem.meta({
+    description:
+      "The Wix app's public key (PEM, `\\n` accepted for line breaks): verifies the RS256-signed webhook bodies (app dashboard > Webhooks > Get Public Key)",
+  }),
   apiUrl: httpsOrigin('https://www.wixapis.com')
     .default('https://www.wixapis.com')
     .meta({ description: "Origin of Wix's REST APIs and token endpoint; point it at a local fake in tests" }),

@@ -1,16 +1,36 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
-import { connectSchema, credentialsSchema, installInputSchema, RATE_LIMIT, settingsSchema, type WixCredentials, type WixSettings } from './config.ts';
+import {
+  connectSchema,
+  credentialsSchema,
+  installInputSchema,
+  RATE_LIMIT,
+  settingsSchema,
+  type WixCredentials,
+  type WixSettings,
+} from './config.ts';
 import { completeInstall, installRedirect } from './install.ts';
 import { listWixListings } from './listings.ts';
 import { fetchOrdersById, pollOrders } from './order-polling.ts';
-import { publishWixListing, unpublishWixListing, updateWixListing, wixSiteCountry, wixSiteCurrency } from './publishing.ts';
+import {
+  publishWixListing,
+  unpublishWixListing,
+  updateWixListing,
+  wixSiteCountry,
+  wixSiteCurrency,
+} from './publishing.ts';
 import { pushWixShipment } from './shipment-push.ts';
 import { webhookContent } from './webhook-content.ts';
 import { peekEnvelope, verifyWixWebhook } from './webhook-verifier.ts';
 import { freshestToken, mintToken, tokenUsable, WixClient } from './wix-client.ts';
 
 function clientFor(ctx: ConnectorContext<WixSettings>, store: StoreConnection<WixCredentials>): WixClient {
-  return new WixClient({ http: ctx.http, settings: ctx.settings, credentials: store.credentials, clock: ctx.clock, logger: ctx.logger });
+  return new WixClient({
+    http: ctx.http,
+    settings: ctx.settings,
+    credentials: store.credentials,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
 }
 
 /**
@@ -40,7 +60,10 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
 
   async connect() {
     // Our app's credentials open every site that installed it: a pasted instance id proves nothing.
-    throw new ConnectorError('invalid_payload', 'A Wix site connects by installing our app: create an install link with POST /stores/install-links {"platform": "WIX"} and send the merchant there.');
+    throw new ConnectorError(
+      'invalid_payload',
+      'A Wix site connects by installing our app: create an install link with POST /stores/install-links {"platform": "WIX"} and send the merchant there.',
+    );
   },
 
   install: {
@@ -62,10 +85,18 @@ export const wixConnector = defineConnector<WixCredentials, WixSettings>({
     if (tokenUsable(best, now)) {
       // A token minted in this process after Wix revoked the stored one: store it.
       if (best.accessToken === store.credentials.accessToken) return null;
-      return { ...store.credentials, accessToken: best.accessToken, expiresAt: new Date(best.expiresAtMs).toISOString() };
+      return {
+        ...store.credentials,
+        accessToken: best.accessToken,
+        expiresAt: new Date(best.expiresAtMs).toISOString(),
+      };
     }
     const token = await mintToken(ctx.http, ctx.settings, store.credentials.instanceId, now);
-    return { ...store.credentials, accessToken: token.accessToken, expiresAt: new Date(token.expiresAtMs).toISOString() };
+    return {
+      ...store.credentials,
+      accessToken: token.accessToken,
+      expiresAt: new Date(token.expiresAtMs).toISOString(),
+    };
   },
 
   identifyStore: (req) => peekEnvelope(req.rawBody)?.instanceId,

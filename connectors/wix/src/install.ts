@@ -31,22 +31,53 @@ interface AppInstance {
  * (client credentials) and answering that instance's `GET /apps/v1/instance` (the site's name).
  * A forged, stale or foreign redirect connects nothing and says why (`auth`).
  */
-export async function completeInstall(ctx: Context, params: { query: Record<string, string | undefined>; state: string }): Promise<StoreConnection<WixCredentials>> {
+export async function completeInstall(
+  ctx: Context,
+  params: { query: Record<string, string | undefined>; state: string },
+): Promise<StoreConnection<WixCredentials>> {
   const { query, state } = params;
-  if (query.error) throw new ConnectorError('auth', `Wix did not install the app: ${query.error}${query.errorDescription ? ` (${query.errorDescription})` : ''}`);
-  if (!query.state) throw new ConnectorError('auth', "Wix's redirect carries no install state: open your install link again.");
-  if (query.state !== state) throw new ConnectorError('auth', 'The install state in the redirect is not the one this browser started: the link was altered or belongs to another install. Open your install link again.');
-  if (query.appId && query.appId !== ctx.settings.appId) throw new ConnectorError('auth', `The redirect is for the Wix app ${query.appId}, not ours.`);
+  if (query.error)
+    throw new ConnectorError(
+      'auth',
+      `Wix did not install the app: ${query.error}${query.errorDescription ? ` (${query.errorDescription})` : ''}`,
+    );
+  if (!query.state)
+    throw new ConnectorError('auth', "Wix's redirect carries no install state: open your install link again.");
+  if (query.state !== state)
+    throw new ConnectorError(
+      'auth',
+      'The install state in the redirect is not the one this browser started: the link was altered or belongs to another install. Open your install link again.',
+    );
+  if (query.appId && query.appId !== ctx.settings.appId)
+    throw new ConnectorError('auth', `The redirect is for the Wix app ${query.appId}, not ours.`);
   const instanceId = instanceIdSchema.safeParse(query.instanceId);
-  if (!instanceId.success) throw new ConnectorError('auth', `Wix's redirect carries no usable instanceId (${query.instanceId ? 'not a GUID' : 'missing'}): the app may not have been installed.`);
+  if (!instanceId.success)
+    throw new ConnectorError(
+      'auth',
+      `Wix's redirect carries no usable instanceId (${query.instanceId ? 'not a GUID' : 'missing'}): the app may not have been installed.`,
+    );
 
   const now = ctx.clock();
   const token = await mintToken(ctx.http, ctx.settings, instanceId.data, now);
-  const credentials: WixCredentials = { instanceId: instanceId.data, accessToken: token.accessToken, expiresAt: new Date(token.expiresAtMs).toISOString() };
-  const client = new WixClient({ http: ctx.http, settings: ctx.settings, credentials, clock: ctx.clock, logger: ctx.logger });
+  const credentials: WixCredentials = {
+    instanceId: instanceId.data,
+    accessToken: token.accessToken,
+    expiresAt: new Date(token.expiresAtMs).toISOString(),
+  };
+  const client = new WixClient({
+    http: ctx.http,
+    settings: ctx.settings,
+    credentials,
+    clock: ctx.clock,
+    logger: ctx.logger,
+  });
   const app = await client.call<AppInstance>('getAppInstance', 'GET', '/apps/v1/instance');
   const confirmed = app.instance?.instanceId?.toLowerCase();
-  if (confirmed !== instanceId.data) throw new ConnectorError('auth', `Wix answered for the instance ${confirmed ?? '(none)'}, not ${instanceId.data}: nothing connected.`);
+  if (confirmed !== instanceId.data)
+    throw new ConnectorError(
+      'auth',
+      `Wix answered for the instance ${confirmed ?? '(none)'}, not ${instanceId.data}: nothing connected.`,
+    );
   const name = app.site?.siteDisplayName?.trim() || app.site?.url?.trim() || `Wix site ${instanceId.data}`;
   return { externalId: instanceId.data, name, credentials };
 }

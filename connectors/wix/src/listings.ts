@@ -14,7 +14,15 @@ const v1Page = z.object({
         sku: text,
         visible: z.boolean().nullish(),
         manageVariants: z.boolean().nullish(),
-        variants: z.array(z.object({ id: z.string(), choices: z.record(z.string(), z.string()).nullish(), variant: z.object({ sku: text, visible: z.boolean().nullish() }).nullish() })).nullish(),
+        variants: z
+          .array(
+            z.object({
+              id: z.string(),
+              choices: z.record(z.string(), z.string()).nullish(),
+              variant: z.object({ sku: text, visible: z.boolean().nullish() }).nullish(),
+            }),
+          )
+          .nullish(),
       }),
     )
     .default([]),
@@ -31,16 +39,30 @@ const v3Page = z.object({
         visible: z.boolean().nullish(),
         variantsInfo: z
           .object({
-            variants: z.array(z.object({ id: z.string(), sku: text, visible: z.boolean().nullish(), choices: z.array(z.object({ optionChoiceNames: z.object({ choiceName: text }).nullish() }).loose()).nullish() })).default([]),
+            variants: z
+              .array(
+                z.object({
+                  id: z.string(),
+                  sku: text,
+                  visible: z.boolean().nullish(),
+                  choices: z
+                    .array(z.object({ optionChoiceNames: z.object({ choiceName: text }).nullish() }).loose())
+                    .nullish(),
+                }),
+              )
+              .default([]),
           })
           .nullish(),
       }),
     )
     .default([]),
-  pagingMetadata: z.object({ cursors: z.object({ next: z.string().nullish() }).nullish(), hasNext: z.boolean().nullish() }).nullish(),
+  pagingMetadata: z
+    .object({ cursors: z.object({ next: z.string().nullish() }).nullish(), hasNext: z.boolean().nullish() })
+    .nullish(),
 });
 
-const title = (product: string, variant: string) => (variant ? `${product || 'Product'} - ${variant}` : product || 'Product');
+const title = (product: string, variant: string) =>
+  variant ? `${product || 'Product'} - ${variant}` : product || 'Product';
 
 /**
  * One page of the site's Wix Stores catalogue: every variant with its SKU (a product without
@@ -56,7 +78,11 @@ export async function listWixListings(client: WixClient, cursor: string | null):
     version = cursor.slice(0, 2) as 'v1' | 'v3';
     position = cursor.slice(3);
   } else {
-    const answer = await client.call<{ catalogVersion?: string }>('getCatalogVersion', 'GET', '/stores/v3/provision/version');
+    const answer = await client.call<{ catalogVersion?: string }>(
+      'getCatalogVersion',
+      'GET',
+      '/stores/v3/provision/version',
+    );
     if (answer.catalogVersion === 'STORES_NOT_INSTALLED') return { listings: [], nextCursor: null };
     version = answer.catalogVersion === 'V1_CATALOG' ? 'v1' : 'v3';
   }
@@ -64,30 +90,55 @@ export async function listWixListings(client: WixClient, cursor: string | null):
 }
 
 async function v1Listings(client: WixClient, offset: number): Promise<ListingsPage> {
-  const raw = await client.call<unknown>('queryProducts', 'POST', '/stores-reader/v1/products/query', { query: { paging: { limit: LISTINGS_PAGE_SIZE, offset } }, includeVariants: true });
+  const raw = await client.call<unknown>('queryProducts', 'POST', '/stores-reader/v1/products/query', {
+    query: { paging: { limit: LISTINGS_PAGE_SIZE, offset } },
+    includeVariants: true,
+  });
   const page = parsePayload(v1Page, raw, 'Wix products (catalog V1)');
   const listings: StoreListing[] = [];
   for (const p of page.products) {
-    const variants = p.variants?.length ? p.variants : [{ id: null as string | null, choices: null, variant: { sku: p.sku, visible: p.visible } }];
+    const variants = p.variants?.length
+      ? p.variants
+      : [{ id: null as string | null, choices: null, variant: { sku: p.sku, visible: p.visible } }];
     for (const v of variants) {
       const choice = p.manageVariants && v.choices ? Object.values(v.choices).join(' / ') : '';
-      listings.push({ externalProductId: p.id, externalVariantId: v.id, sku: v.variant?.sku || (variants.length === 1 ? p.sku : '') || null, title: title(p.name, choice), active: p.visible !== false && v.variant?.visible !== false });
+      listings.push({
+        externalProductId: p.id,
+        externalVariantId: v.id,
+        sku: v.variant?.sku || (variants.length === 1 ? p.sku : '') || null,
+        title: title(p.name, choice),
+        active: p.visible !== false && v.variant?.visible !== false,
+      });
     }
   }
   const read = offset + page.products.length;
-  const more = page.products.length === LISTINGS_PAGE_SIZE && (page.totalResults === null || page.totalResults === undefined || read < page.totalResults);
+  const more =
+    page.products.length === LISTINGS_PAGE_SIZE &&
+    (page.totalResults === null || page.totalResults === undefined || read < page.totalResults);
   return { listings, nextCursor: more ? `v1:${read}` : null };
 }
 
 async function v3Listings(client: WixClient, cursor: string | null): Promise<ListingsPage> {
   const query = { cursorPaging: { limit: LISTINGS_PAGE_SIZE, ...(cursor ? { cursor } : {}) } };
-  const raw = await client.call<unknown>('queryProductsV3', 'POST', '/stores/v3/products/query', { query, fields: ['VARIANT_OPTION_CHOICE_NAMES'] });
+  const raw = await client.call<unknown>('queryProductsV3', 'POST', '/stores/v3/products/query', {
+    query,
+    fields: ['VARIANT_OPTION_CHOICE_NAMES'],
+  });
   const page = parsePayload(v3Page, raw, 'Wix products (catalog V3)');
   const listings: StoreListing[] = [];
   for (const p of page.products) {
     for (const v of p.variantsInfo?.variants ?? []) {
-      const choice = (v.choices ?? []).map((c) => c.optionChoiceNames?.choiceName).filter(Boolean).join(' / ');
-      listings.push({ externalProductId: p.id, externalVariantId: v.id, sku: v.sku || null, title: title(p.name, choice), active: p.visible !== false && v.visible !== false });
+      const choice = (v.choices ?? [])
+        .map((c) => c.optionChoiceNames?.choiceName)
+        .filter(Boolean)
+        .join(' / ');
+      listings.push({
+        externalProductId: p.id,
+        externalVariantId: v.id,
+        sku: v.sku || null,
+        title: title(p.name, choice),
+        active: p.visible !== false && v.visible !== false,
+      });
     }
   }
   const next = page.pagingMetadata?.hasNext !== false ? page.pagingMetadata?.cursors?.next : null;

@@ -2,7 +2,10 @@ import { parsePayload, type StoreOrder, type StoreOrderLine, type StoreRecipient
 import { z } from 'zod';
 
 /** Text Wix may leave out or send null: trimmed, empty when absent. */
-export const text = z.string().nullish().transform((v) => v?.trim() ?? '');
+export const text = z
+  .string()
+  .nullish()
+  .transform((v) => v?.trim() ?? '');
 const isoDate = z.string().transform((v, c) => {
   const t = Date.parse(v);
   if (Number.isNaN(t)) {
@@ -33,7 +36,9 @@ const lineSchema = z.object({
   quantity: z.number().int(),
   refundQuantity: z.number().int().nullish(),
   productName: z.object({ original: text, translated: text.optional() }).nullish(),
-  catalogReference: z.object({ catalogItemId: text, appId: text, options: z.object({ variantId: text.optional() }).loose().nullish() }).nullish(),
+  catalogReference: z
+    .object({ catalogItemId: text, appId: text, options: z.object({ variantId: text.optional() }).loose().nullish() })
+    .nullish(),
   physicalProperties: z.object({ sku: z.string().nullish(), shippable: z.boolean().nullish() }).nullish(),
 });
 
@@ -45,11 +50,19 @@ export const wixOrderSchema = z.preprocess(
   (raw) => {
     if (typeof raw !== 'object' || raw === null) return raw;
     const o = raw as Record<string, unknown>;
-    return { ...o, id: o.id ?? o._id, createdDate: o.createdDate ?? o._createdDate, updatedDate: o.updatedDate ?? o._updatedDate };
+    return {
+      ...o,
+      id: o.id ?? o._id,
+      createdDate: o.createdDate ?? o._createdDate,
+      updatedDate: o.updatedDate ?? o._updatedDate,
+    };
   },
   z.object({
     id: z.string().min(1),
-    number: z.union([z.string(), z.number()]).nullish().transform((v) => (v === null || v === undefined ? '' : String(v))),
+    number: z
+      .union([z.string(), z.number()])
+      .nullish()
+      .transform((v) => (v === null || v === undefined ? '' : String(v))),
     createdDate: isoDate,
     updatedDate: isoDate,
     status: text,
@@ -66,7 +79,12 @@ export type WixOrder = z.output<typeof wixOrderSchema>;
 export function isWholeOrder(raw: unknown): boolean {
   if (typeof raw !== 'object' || raw === null) return false;
   const o = raw as Record<string, unknown>;
-  return Array.isArray(o.lineItems) && typeof (o.updatedDate ?? o._updatedDate) === 'string' && typeof o.paymentStatus === 'string' && typeof o.status === 'string';
+  return (
+    Array.isArray(o.lineItems) &&
+    typeof (o.updatedDate ?? o._updatedDate) === 'string' &&
+    typeof o.paymentStatus === 'string' &&
+    typeof o.status === 'string'
+  );
 }
 
 /**

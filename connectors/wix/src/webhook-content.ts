@@ -19,16 +19,26 @@ function eventOrder(event: Record<string, unknown>): unknown {
  */
 export function webhookContent(req: InboundWebhook, instanceId: string): WebhookContent {
   const envelope = peekEnvelope(req.rawBody);
-  if (!envelope) throw new ConnectorError('invalid_payload', 'Wix sent a delivery that is not a JWT with the nested event');
-  if (envelope.instanceId !== instanceId) return { kind: 'ignored', reason: `delivery for instance ${envelope.instanceId} reached the site ${instanceId}` };
+  if (!envelope)
+    throw new ConnectorError('invalid_payload', 'Wix sent a delivery that is not a JWT with the nested event');
+  if (envelope.instanceId !== instanceId)
+    return { kind: 'ignored', reason: `delivery for instance ${envelope.instanceId} reached the site ${instanceId}` };
   const type = envelope.eventType;
   if (type === APP_REMOVED_EVENT) return { kind: 'uninstalled' };
   if ((PRODUCT_EVENTS as readonly string[]).includes(type)) return { kind: 'listings_changed' };
-  if (!(Object.values(ORDER_EVENTS) as string[]).includes(type)) return { kind: 'ignored', reason: `event ${type} is not one we act on` };
+  if (!(Object.values(ORDER_EVENTS) as string[]).includes(type))
+    return { kind: 'ignored', reason: `event ${type} is not one we act on` };
   const order = eventOrder(envelope.event);
   if (isWholeOrder(order)) return { kind: 'orders', orders: [mapWixOrder(order)] };
   const o = (order ?? {}) as { id?: unknown; _id?: unknown };
-  const id = typeof o.id === 'string' ? o.id : typeof o._id === 'string' ? o._id : typeof envelope.event.entityId === 'string' ? envelope.event.entityId : null;
+  const id =
+    typeof o.id === 'string'
+      ? o.id
+      : typeof o._id === 'string'
+        ? o._id
+        : typeof envelope.event.entityId === 'string'
+          ? envelope.event.entityId
+          : null;
   if (!id) throw new ConnectorError('invalid_payload', `Wix sent a ${type} event without an order id`);
   return { kind: 'fetch', externalOrderIds: [id] };
 }

@@ -82,24 +82,38 @@ export async function verifyWixWebhook(req: InboundWebhook, settings: WixSetting
   const verdict = await verifyRs256Jwt(token, publicKeyOf(settings.publicKey), { now });
   if (!verdict.ok) return { ok: false, reason: verdict.reason };
   const { payload } = verdict;
-  if (payload.iss !== undefined && payload.iss !== JWT_ISSUER) return { ok: false, reason: `the JWT issuer is ${JSON.stringify(payload.iss)}, not ${JWT_ISSUER}` };
+  if (payload.iss !== undefined && payload.iss !== JWT_ISSUER)
+    return { ok: false, reason: `the JWT issuer is ${JSON.stringify(payload.iss)}, not ${JWT_ISSUER}` };
   if (payload.aud !== undefined) {
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!audiences.includes(settings.appId)) return { ok: false, reason: `the JWT is meant for ${JSON.stringify(payload.aud)}, not our app ${settings.appId}` };
+    if (!audiences.includes(settings.appId))
+      return {
+        ok: false,
+        reason: `the JWT is meant for ${JSON.stringify(payload.aud)}, not our app ${settings.appId}`,
+      };
   }
   const envelope = unwrapPayload(payload);
   if (typeof envelope === 'string') return { ok: false, reason: envelope };
   const eventTime = typeof envelope.event.eventTime === 'string' ? Date.parse(envelope.event.eventTime) : NaN;
   const at = Number.isFinite(eventTime) ? eventTime : typeof payload.iat === 'number' ? payload.iat * 1000 : null;
   if (at !== null) {
-    if (now.getTime() - at > MAX_EVENT_AGE_MS) return { ok: false, reason: `stale delivery: the event happened at ${new Date(at).toISOString()}, past Wix's two days of resends` };
-    if (at - now.getTime() > MAX_CLOCK_SKEW_MS) return { ok: false, reason: `the event time ${new Date(at).toISOString()} is in the future` };
+    if (now.getTime() - at > MAX_EVENT_AGE_MS)
+      return {
+        ok: false,
+        reason: `stale delivery: the event happened at ${new Date(at).toISOString()}, past Wix's two days of resends`,
+      };
+    if (at - now.getTime() > MAX_CLOCK_SKEW_MS)
+      return { ok: false, reason: `the event time ${new Date(at).toISOString()} is in the future` };
   }
   const id = typeof envelope.event.id === 'string' && envelope.event.id ? envelope.event.id : null;
   return {
     ok: true,
     topic: envelope.eventType,
-    eventId: id ? `${envelope.eventType}:${id}` : envelope.eventType === APP_REMOVED_EVENT ? `${APP_REMOVED_EVENT}:${envelope.instanceId}` : null,
+    eventId: id
+      ? `${envelope.eventType}:${id}`
+      : envelope.eventType === APP_REMOVED_EVENT
+        ? `${APP_REMOVED_EVENT}:${envelope.instanceId}`
+        : null,
     occurredAt: at === null ? null : new Date(at).toISOString(),
   };
 }

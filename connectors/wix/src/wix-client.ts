@@ -23,7 +23,10 @@ export function forgetMintedTokens(): void {
 
 /** The freshest token known for the instance: this process's, or the stored one. */
 export function freshestToken(credentials: WixCredentials): MintedToken | null {
-  const stored = credentials.accessToken && credentials.expiresAt ? { accessToken: credentials.accessToken, expiresAtMs: Date.parse(credentials.expiresAt) } : null;
+  const stored =
+    credentials.accessToken && credentials.expiresAt
+      ? { accessToken: credentials.accessToken, expiresAtMs: Date.parse(credentials.expiresAt) }
+      : null;
   const local = minted.get(credentials.instanceId) ?? null;
   if (!stored || Number.isNaN(stored.expiresAtMs)) return local;
   if (!local) return stored;
@@ -33,10 +36,22 @@ export function freshestToken(credentials: WixCredentials): MintedToken | null {
 /** Wix's error body: `{message, details: {applicationError: {code, description}} | {validationError: {fieldViolations}}}`. */
 export function wixErrorText(body: string): string {
   try {
-    const e = JSON.parse(body) as { message?: unknown; details?: { applicationError?: { code?: unknown; description?: unknown }; validationError?: { fieldViolations?: Array<{ field?: unknown; description?: unknown }> } } };
+    const e = JSON.parse(body) as {
+      message?: unknown;
+      details?: {
+        applicationError?: { code?: unknown; description?: unknown };
+        validationError?: { fieldViolations?: Array<{ field?: unknown; description?: unknown }> };
+      };
+    };
     const app = e.details?.applicationError;
-    const fields = e.details?.validationError?.fieldViolations?.map((f) => `${String(f.field ?? '?')}: ${String(f.description ?? 'invalid')}`).join('; ');
-    const parts = [typeof e.message === 'string' ? e.message : null, app?.code ? String(app.code) : null, fields || null].filter(Boolean);
+    const fields = e.details?.validationError?.fieldViolations
+      ?.map((f) => `${String(f.field ?? '?')}: ${String(f.description ?? 'invalid')}`)
+      .join('; ');
+    const parts = [
+      typeof e.message === 'string' ? e.message : null,
+      app?.code ? String(app.code) : null,
+      fields || null,
+    ].filter(Boolean);
     if (parts.length > 0) return parts.join(' - ');
   } catch {
     // not JSON: quoted as it came
@@ -50,7 +65,12 @@ export function wixErrorText(body: string): string {
  * a token is minted again when it expires. A refusal (the app is not, or no longer, installed
  * on that site; wrong app credentials) is `auth`.
  */
-export async function mintToken(http: HttpClient, settings: WixSettings, instanceId: string, now: Date): Promise<MintedToken> {
+export async function mintToken(
+  http: HttpClient,
+  settings: WixSettings,
+  instanceId: string,
+  now: Date,
+): Promise<MintedToken> {
   // One mint at a time per site in this process: jobs refused together share the new token.
   const pending = minting.get(instanceId);
   if (pending) return pending;
@@ -67,11 +87,21 @@ async function mintNow(http: HttpClient, settings: WixSettings, instanceId: stri
     method: 'POST',
     url: `${settings.apiUrl}/oauth2/token`,
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: settings.appId, client_secret: settings.appSecret, instance_id: instanceId }),
+    body: JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: settings.appId,
+      client_secret: settings.appSecret,
+      instance_id: instanceId,
+    }),
   });
-  if (res.status === 429 || res.status >= 500) throw ConnectorError.fromStatus('Wix', res.status, res.body, res.headers['retry-after']);
+  if (res.status === 429 || res.status >= 500)
+    throw ConnectorError.fromStatus('Wix', res.status, res.body, res.headers['retry-after']);
   if (res.status !== 200) {
-    throw new ConnectorError('auth', `Wix refused an access token for the site (instance ${instanceId}): ${res.status} ${wixErrorText(res.body)}. The app is not installed on that site (or was removed), or this service's Wix app id and secret are wrong (its operator can check them).`, { status: res.status });
+    throw new ConnectorError(
+      'auth',
+      `Wix refused an access token for the site (instance ${instanceId}): ${res.status} ${wixErrorText(res.body)}. The app is not installed on that site (or was removed), or this service's Wix app id and secret are wrong (its operator can check them).`,
+      { status: res.status },
+    );
   }
   let body: { access_token?: unknown; expires_in?: unknown };
   try {
@@ -79,7 +109,8 @@ async function mintNow(http: HttpClient, settings: WixSettings, instanceId: stri
   } catch {
     throw new ConnectorError('upstream_unavailable', 'Wix answered the token request with a body that is not JSON');
   }
-  if (typeof body.access_token !== 'string' || !body.access_token) throw new ConnectorError('invalid_payload', 'Wix issued no access_token');
+  if (typeof body.access_token !== 'string' || !body.access_token)
+    throw new ConnectorError('invalid_payload', 'Wix issued no access_token');
   const seconds = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 4 * 3600;
   const token = { accessToken: body.access_token, expiresAtMs: now.getTime() + seconds * 1000 };
   minted.set(instanceId, token);
@@ -87,7 +118,8 @@ async function mintNow(http: HttpClient, settings: WixSettings, instanceId: stri
 }
 
 /** Whether a token is good for a call now (not within the margin of its expiry). */
-export const tokenUsable = (token: MintedToken | null, now: Date): token is MintedToken => token !== null && token.expiresAtMs - now.getTime() > TOKEN_MARGIN_MS;
+export const tokenUsable = (token: MintedToken | null, now: Date): token is MintedToken =>
+  token !== null && token.expiresAtMs - now.getTime() > TOKEN_MARGIN_MS;
 
 /**
  * One site's Wix REST APIs, through core's HttpClient: requests carry `Authorization: <token>`
@@ -103,7 +135,13 @@ export class WixClient {
   readonly #clock: () => Date;
   readonly #logger: ConnectorLogger | undefined;
 
-  constructor(deps: { http: HttpClient; settings: WixSettings; credentials: WixCredentials; clock: () => Date; logger?: ConnectorLogger }) {
+  constructor(deps: {
+    http: HttpClient;
+    settings: WixSettings;
+    credentials: WixCredentials;
+    clock: () => Date;
+    logger?: ConnectorLogger;
+  }) {
     this.#http = deps.http;
     this.#settings = deps.settings;
     this.#credentials = deps.credentials;
@@ -129,7 +167,11 @@ export class WixClient {
         operation,
         method,
         url: `${this.#settings.apiUrl}${path}`,
-        headers: { authorization: token.accessToken, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: token.accessToken,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       if (res.status === 401 && !fresh) {
@@ -146,13 +188,26 @@ export class WixClient {
         continue;
       }
       // Wix counts 200 calls a minute per site and may throttle without Retry-After: wait a good part of that minute.
-      if (res.status === 429 && !res.headers['retry-after']) throw new ConnectorError('rate_limited', `Wix (${operation}) throttled the site: ${wixErrorText(res.body)}`, { status: 429, retryAfterMs: THROTTLE_WAIT_MS });
-      if (res.status < 200 || res.status > 299) throw ConnectorError.fromStatus(`Wix (${operation})`, res.status, wixErrorText(res.body), res.headers['retry-after']);
+      if (res.status === 429 && !res.headers['retry-after'])
+        throw new ConnectorError('rate_limited', `Wix (${operation}) throttled the site: ${wixErrorText(res.body)}`, {
+          status: 429,
+          retryAfterMs: THROTTLE_WAIT_MS,
+        });
+      if (res.status < 200 || res.status > 299)
+        throw ConnectorError.fromStatus(
+          `Wix (${operation})`,
+          res.status,
+          wixErrorText(res.body),
+          res.headers['retry-after'],
+        );
       if (!res.body) return {} as T;
       try {
         return JSON.parse(res.body) as T;
       } catch {
-        throw new ConnectorError('upstream_unavailable', `Wix (${operation}) answered ${res.status} with a body that is not JSON`);
+        throw new ConnectorError(
+          'upstream_unavailable',
+          `Wix (${operation}) answered ${res.status} with a body that is not JSON`,
+        );
       }
     }
   }

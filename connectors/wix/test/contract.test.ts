@@ -5,55 +5,127 @@ import { mapWixOrder } from '../src/order-mapper.ts';
 import { APP, FakeWix, takeContractViolations, wixOrderOf } from './fake-wix.ts';
 import fulfillmentCreated from './fixtures/fulfillment-created.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
-import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_PRODUCT_REQUEST, interfaceKeys, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, UPDATE_PRODUCT_REQUEST } from './wix-contract.ts';
+import {
+  ADD_PRODUCT_MEDIA_REQUEST,
+  CREATE_PRODUCT_REQUEST,
+  interfaceKeys,
+  ORDER,
+  ORDER_EVENT_TYPES,
+  routeViolation,
+  SEARCH_ORDERS_REQUEST,
+  shapeViolations,
+  UPDATE_PRODUCT_REQUEST,
+} from './wix-contract.ts';
 
 const GOLDEN = new URL('./fixtures/golden/', import.meta.url);
 
-describe("Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_orders, @wix/auto_sdk_ecom_order-fulfillments)", function () {
+describe('Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_orders, @wix/auto_sdk_ecom_order-fulfillments)', function () {
   this.timeout(30_000);
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
 
   it("signs and nests the fake's webhooks as @wix/sdk's own parser reads them (RS256 with the app's public key, three JSON levels)", async () => {
     const wix = new FakeWix();
     const site = wix.newSite();
-    const client = createClient({ auth: AppStrategy({ appId: APP.appId, publicKey: wix.keys.publicKey }), modules: {} });
-    const order = wixOrderOf({ id: 'a1b2c3d4-1111-4222-8333-444455556666', paid: true, lines: [{ sku: 'POSTER-TULIPS', quantity: 2 }] });
-    for (const eventType of ['wix.ecom.v1.order_approved', 'wix.ecom.v1.order_payment_status_updated', 'wix.ecom.v1.order_updated', 'wix.ecom.v1.order_canceled']) {
+    const client = createClient({
+      auth: AppStrategy({ appId: APP.appId, publicKey: wix.keys.publicKey }),
+      modules: {},
+    });
+    const order = wixOrderOf({
+      id: 'a1b2c3d4-1111-4222-8333-444455556666',
+      paid: true,
+      lines: [{ sku: 'POSTER-TULIPS', quantity: 2 }],
+    });
+    for (const eventType of [
+      'wix.ecom.v1.order_approved',
+      'wix.ecom.v1.order_payment_status_updated',
+      'wix.ecom.v1.order_updated',
+      'wix.ecom.v1.order_canceled',
+    ]) {
       assert.ok(ORDER_EVENT_TYPES.has(eventType), eventType);
       const event = wix.orderEvent(order, eventType);
       const parsed = await client.webhooks.parseJWT(wix.webhookBody(site, eventType, event));
-      assert.deepEqual({ eventType: parsed.eventType, instanceId: parsed.instanceId, payload: parsed.payload }, { eventType, instanceId: site.instanceId, payload: event });
+      assert.deepEqual(
+        { eventType: parsed.eventType, instanceId: parsed.instanceId, payload: parsed.payload },
+        { eventType, instanceId: site.instanceId, payload: event },
+      );
     }
     // A body signed with another key is refused by the SDK too.
     const other = new FakeWix();
-    await assert.rejects(client.webhooks.parseJWT(other.webhookBody(site, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved'))));
+    await assert.rejects(
+      client.webhooks.parseJWT(
+        other.webhookBody(site, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved')),
+      ),
+    );
   });
 
   it('keeps the documented order and the fulfilment answer to the SDK types (fields and enum values)', () => {
     assert.deepEqual(shapeViolations(orderFixture, ORDER), []);
     const answer = fulfillmentCreated as { orderWithFulfillments: { fulfillments: unknown[] } };
     for (const key of Object.keys(answer)) assert.ok(interfaceKeys('CreateFulfillmentResponse').has(key), key);
-    assert.deepEqual(shapeViolations(answer.orderWithFulfillments.fulfillments, { type: 'Fulfillment', fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } } }), []);
+    assert.deepEqual(
+      shapeViolations(answer.orderWithFulfillments.fulfillments, {
+        type: 'Fulfillment',
+        fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } },
+      }),
+      [],
+    );
   });
 
   it('holds the Catalog V1 product writes to @wix/auto_sdk_stores_products: their paths, request fields and productType', () => {
-    const product = { name: 'Tulip poster A2', productType: 'physical', sku: 'POSTER-TULIPS-A2', visible: true, priceData: { price: 24.95 }, description: 'Tulips' };
+    const product = {
+      name: 'Tulip poster A2',
+      productType: 'physical',
+      sku: 'POSTER-TULIPS-A2',
+      visible: true,
+      priceData: { price: 24.95 },
+      description: 'Tulips',
+    };
     assert.deepEqual(shapeViolations({ product }, CREATE_PRODUCT_REQUEST), []);
     assert.deepEqual(shapeViolations({ product: { visible: false } }, UPDATE_PRODUCT_REQUEST), []);
-    assert.deepEqual(shapeViolations({ media: [{ url: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST), []);
+    assert.deepEqual(
+      shapeViolations({ media: [{ url: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST),
+      [],
+    );
     // Catalog V3's spellings are not V1's: an upper-case productType, a price object, media items.
-    assert.deepEqual(shapeViolations({ product: { ...product, productType: 'PHYSICAL', priceData: { actualPrice: { amount: '24.95' } } } }, CREATE_PRODUCT_REQUEST), ['product.productType: PHYSICAL is not a ProductType', 'product.priceData.actualPrice: stores:PriceData has no field actualPrice']);
-    assert.deepEqual(shapeViolations({ media: [{ image: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST), ['media[0].image: stores:MediaDataForWrite has no field image']);
+    assert.deepEqual(
+      shapeViolations(
+        { product: { ...product, productType: 'PHYSICAL', priceData: { actualPrice: { amount: '24.95' } } } },
+        CREATE_PRODUCT_REQUEST,
+      ),
+      [
+        'product.productType: PHYSICAL is not a ProductType',
+        'product.priceData.actualPrice: stores:PriceData has no field actualPrice',
+      ],
+    );
+    assert.deepEqual(
+      shapeViolations({ media: [{ image: 'https://cdn.example.com/a.jpg' }] }, ADD_PRODUCT_MEDIA_REQUEST),
+      ['media[0].image: stores:MediaDataForWrite has no field image'],
+    );
     assert.equal(routeViolation('createProduct', 'POST', '/stores/v1/products'), null);
     assert.equal(routeViolation('updateProduct', 'PATCH', '/stores/v1/products/4b2c'), null);
     assert.equal(routeViolation('addProductMedia', 'POST', '/stores/v1/products/4b2c/media'), null);
-    assert.match(routeViolation('updateProduct', 'PUT', '/stores/v1/products/4b2c')!, /the SDK sends PATCH \/stores\/v1\/products\/:productId/);
+    assert.match(
+      routeViolation('updateProduct', 'PUT', '/stores/v1/products/4b2c')!,
+      /the SDK sends PATCH \/stores\/v1\/products\/:productId/,
+    );
   });
 
   it('refuses what the SDK does not have: a field, an enum value, a path', () => {
-    assert.deepEqual(shapeViolations({ ...orderFixture, paymentStatus: 'PAYED', shipTo: {} }, ORDER), ['paymentStatus: PAYED is not a PaymentStatus', 'shipTo: Order has no field shipTo']);
-    assert.deepEqual(shapeViolations({ search: { paging: { limit: 100 }, sort: [{ fieldName: 'updatedDate', order: 'ASCENDING' }] } }, SEARCH_ORDERS_REQUEST), ['search.paging: CursorSearch has no field paging', 'search.sort[0].order: ASCENDING is not a SortOrder']);
-    assert.match(routeViolation('searchOrders', 'POST', '/ecom/v1/orders/query') ?? '', /the SDK sends POST \/ecom\/v1\/orders\/search/);
+    assert.deepEqual(shapeViolations({ ...orderFixture, paymentStatus: 'PAYED', shipTo: {} }, ORDER), [
+      'paymentStatus: PAYED is not a PaymentStatus',
+      'shipTo: Order has no field shipTo',
+    ]);
+    assert.deepEqual(
+      shapeViolations(
+        { search: { paging: { limit: 100 }, sort: [{ fieldName: 'updatedDate', order: 'ASCENDING' }] } },
+        SEARCH_ORDERS_REQUEST,
+      ),
+      ['search.paging: CursorSearch has no field paging', 'search.sort[0].order: ASCENDING is not a SortOrder'],
+    );
+    assert.match(
+      routeViolation('searchOrders', 'POST', '/ecom/v1/orders/query') ?? '',
+      /the SDK sends POST \/ecom\/v1\/orders\/search/,
+    );
     assert.equal(routeViolation('getOrder', 'GET', '/ecom/v1/orders/a1b2c3d4-1111-4222-8333-444455556666'), null);
   });
 
@@ -67,16 +139,59 @@ describe("Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_
       });
     const line = orderFixture.lineItems[0]!;
     it_('order', orderFixture);
-    it_('order-sdk-names', (({ id, createdDate, updatedDate, ...rest }) => ({ ...rest, _id: id, _createdDate: createdDate, _updatedDate: updatedDate }))(structuredClone(orderFixture)));
+    it_(
+      'order-sdk-names',
+      (({ id, createdDate, updatedDate, ...rest }) => ({
+        ...rest,
+        _id: id,
+        _createdDate: createdDate,
+        _updatedDate: updatedDate,
+      }))(structuredClone(orderFixture)),
+    );
     it_('order-several-lines-digital-and-refunded', {
       ...structuredClone(orderFixture),
       paymentStatus: 'PARTIALLY_REFUNDED',
-      lineItems: [line, { ...line, id: '00000000-0000-0000-0000-000000000002', quantity: 3, refundQuantity: 1, physicalProperties: { sku: 'POSTER-DUNES', shippable: true } }, { ...line, id: '00000000-0000-0000-0000-000000000003', physicalProperties: undefined, productName: { original: 'E-book' } }],
+      lineItems: [
+        line,
+        {
+          ...line,
+          id: '00000000-0000-0000-0000-000000000002',
+          quantity: 3,
+          refundQuantity: 1,
+          physicalProperties: { sku: 'POSTER-DUNES', shippable: true },
+        },
+        {
+          ...line,
+          id: '00000000-0000-0000-0000-000000000003',
+          physicalProperties: undefined,
+          productName: { original: 'E-book' },
+        },
+      ],
     });
     it_('order-italian-non-latin-structured-street', {
       ...structuredClone(orderFixture),
-      shippingInfo: { logistics: { shippingDestination: { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', streetAddress: { number: '12', name: 'Via Torino' } }, contactDetails: { firstName: '陈', lastName: '美玲', company: 'Tipografia Rossi S.r.l.' } } } },
+      shippingInfo: {
+        logistics: {
+          shippingDestination: {
+            address: {
+              country: 'IT',
+              subdivision: 'IT-MI',
+              city: 'Milano',
+              postalCode: '20121',
+              streetAddress: { number: '12', name: 'Via Torino' },
+            },
+            contactDetails: { firstName: '陈', lastName: '美玲', company: 'Tipografia Rossi S.r.l.' },
+          },
+        },
+      },
     });
-    it_('order-without-optional-fields', { id: 'b2c3d4e5-2222-4333-8444-555566667777', createdDate: '2026-01-02T10:00:00.000Z', updatedDate: '2026-01-02T10:00:00.000Z', status: 'APPROVED', paymentStatus: 'NOT_PAID', lineItems: [] });
+    it_('order-without-optional-fields', {
+      id: 'b2c3d4e5-2222-4333-8444-555566667777',
+      createdDate: '2026-01-02T10:00:00.000Z',
+      updatedDate: '2026-01-02T10:00:00.000Z',
+      status: 'APPROVED',
+      paymentStatus: 'NOT_PAID',
+      lineItems: [],
+    });
   });
 });

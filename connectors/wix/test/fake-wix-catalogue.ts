@@ -14,7 +14,11 @@ export interface WixProductV1 {
   priceData?: { currency: string; price: number };
   media?: { items: Array<{ id: string; mediaType: 'image'; image: { url: string } }> };
   productPageUrl?: { base: string; path: string };
-  variants: Array<{ id: string; choices: Record<string, string>; variant: { sku: string; visible: boolean; priceData?: { currency: string; price: number } } }>;
+  variants: Array<{
+    id: string;
+    choices: Record<string, string>;
+    variant: { sku: string; visible: boolean; priceData?: { currency: string; price: number } };
+  }>;
 }
 
 /** The site the catalogue belongs to: its Catalog version, currency, products. */
@@ -24,25 +28,60 @@ export interface CatalogueSite {
   readonly products: WixProductV1[];
 }
 
-export type CatalogueRoute = { operation: string; id: string; handle: (site: CatalogueSite, body: any, id: string) => FakeReply };
+export type CatalogueRoute = {
+  operation: string;
+  id: string;
+  handle: (site: CatalogueSite, body: any, id: string) => FakeReply;
+};
 
 const DEFAULT_VARIANT_ID = '00000000-0000-0000-0000-000000000000';
-const invalid = (field: string, description: string): FakeReply => [400, { message: `${field}: ${description}`, details: { validationError: { fieldViolations: [{ field, description, violatedRule: 'OTHER' }] } } }];
-const notFound = (id: string): FakeReply => [404, { message: `Product ${id} not found`, details: { applicationError: { code: 'PRODUCT_NOT_FOUND', description: `Product ${id} not found`, data: {} } } }];
+const invalid = (field: string, description: string): FakeReply => [
+  400,
+  {
+    message: `${field}: ${description}`,
+    details: { validationError: { fieldViolations: [{ field, description, violatedRule: 'OTHER' }] } },
+  },
+];
+const notFound = (id: string): FakeReply => [
+  404,
+  {
+    message: `Product ${id} not found`,
+    details: { applicationError: { code: 'PRODUCT_NOT_FOUND', description: `Product ${id} not found`, data: {} } },
+  },
+];
 const v1Only = (s: CatalogueSite) => s.catalogVersion === 'V1_CATALOG';
-const v3Site = (): FakeReply => [428, { message: 'Site uses catalog V3', details: { applicationError: { code: 'CATALOG_V3_SITE_CALLING_CATALOG_V1_API', description: 'Site uses catalog V3', data: {} } } }];
+const v3Site = (): FakeReply => [
+  428,
+  {
+    message: 'Site uses catalog V3',
+    details: {
+      applicationError: {
+        code: 'CATALOG_V3_SITE_CALLING_CATALOG_V1_API',
+        description: 'Site uses catalog V3',
+        data: {},
+      },
+    },
+  },
+];
 
 /** Wix's checks on a V1 product's fields (name 1-80 characters, SKU up to 40, a price that is a non-negative number). */
-function refusal(product: Partial<WixProductV1> & { priceData?: { price?: unknown } }, creating: boolean): FakeReply | null {
+function refusal(
+  product: Partial<WixProductV1> & { priceData?: { price?: unknown } },
+  creating: boolean,
+): FakeReply | null {
   if (creating || product.name !== undefined) {
-    if (typeof product.name !== 'string' || product.name.trim() === '') return invalid('product.name', 'must not be empty');
+    if (typeof product.name !== 'string' || product.name.trim() === '')
+      return invalid('product.name', 'must not be empty');
     if (product.name.length > 80) return invalid('product.name', 'must be at most 80 characters');
   }
-  if (product.sku !== undefined && (typeof product.sku !== 'string' || product.sku.length > 40)) return invalid('product.sku', 'must be a string of at most 40 characters');
-  if (creating && product.productType !== 'physical' && product.productType !== 'digital') return invalid('product.productType', 'must be physical or digital');
+  if (product.sku !== undefined && (typeof product.sku !== 'string' || product.sku.length > 40))
+    return invalid('product.sku', 'must be a string of at most 40 characters');
+  if (creating && product.productType !== 'physical' && product.productType !== 'digital')
+    return invalid('product.productType', 'must be physical or digital');
   if (creating && product.priceData?.price === undefined) return invalid('product.priceData.price', 'is required');
   const price = product.priceData?.price;
-  if (price !== undefined && (typeof price !== 'number' || !(price >= 0))) return invalid('product.priceData.price', 'must be a non-negative number');
+  if (price !== undefined && (typeof price !== 'number' || !(price >= 0)))
+    return invalid('product.priceData.price', 'must be a non-negative number');
   return null;
 }
 
@@ -52,7 +91,10 @@ function createProduct(site: CatalogueSite, body: { product?: Record<string, any
   if (refused) return refused;
   const id = randomUUID();
   const priceData = { currency: site.currency, price: input.priceData.price as number };
-  const slug = String(input.name).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const slug = String(input.name)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   const product: WixProductV1 = {
     id,
     name: input.name,
@@ -85,14 +127,24 @@ function updateProduct(site: CatalogueSite, id: string, body: { product?: Record
   return [200, { product }];
 }
 
-function addProductMedia(site: CatalogueSite, id: string, body: { media?: Array<{ url?: string; mediaId?: string }> }): FakeReply {
+function addProductMedia(
+  site: CatalogueSite,
+  id: string,
+  body: { media?: Array<{ url?: string; mediaId?: string }> },
+): FakeReply {
   const product = site.products.find((p) => p.id === id);
   if (!product) return notFound(id);
   for (const [i, m] of (body?.media ?? []).entries()) {
     if (!m.url && !m.mediaId) return invalid(`media[${i}]`, 'url or mediaId is required');
     if (m.url && !/^https:\/\//.test(m.url)) return invalid(`media[${i}].url`, 'must be an https URL');
   }
-  product.media!.items.push(...(body?.media ?? []).map((m) => ({ id: randomUUID(), mediaType: 'image' as const, image: { url: m.url ?? m.mediaId! } })));
+  product.media!.items.push(
+    ...(body?.media ?? []).map((m) => ({
+      id: randomUUID(),
+      mediaType: 'image' as const,
+      image: { url: m.url ?? m.mediaId! },
+    })),
+  );
   return [200, {}];
 }
 
@@ -106,13 +158,46 @@ function queryProducts(site: CatalogueSite, body: any): FakeReply {
 
 /** The Wix Stores routes: catalogue version, V1 product query and writes, V3 query (from its fixture). */
 export function catalogueRoute(method: string, path: string): CatalogueRoute | null {
-  if (method === 'GET' && path === '/stores/v3/provision/version') return { operation: 'getCatalogVersion', id: '', handle: (s) => [200, { catalogVersion: s.catalogVersion }] };
-  if (method === 'POST' && path === '/stores-reader/v1/products/query') return { operation: 'queryProducts', id: '', handle: (s, b) => (v1Only(s) ? queryProducts(s, b) : v3Site()) };
-  if (method === 'POST' && path === '/stores/v3/products/query') return { operation: 'queryProductsV3', id: '', handle: (s) => (s.catalogVersion === 'V3_CATALOG' ? [200, productsV3] : [428, { message: 'Site uses catalog V1', details: { applicationError: { code: 'CATALOG_V1_SITE_CALLING_CATALOG_V3_API', description: 'Site uses catalog V1', data: {} } } }]) };
-  if (method === 'POST' && path === '/stores/v1/products') return { operation: 'createProduct', id: '', handle: (s, b) => (v1Only(s) ? createProduct(s, b) : v3Site()) };
+  if (method === 'GET' && path === '/stores/v3/provision/version')
+    return { operation: 'getCatalogVersion', id: '', handle: (s) => [200, { catalogVersion: s.catalogVersion }] };
+  if (method === 'POST' && path === '/stores-reader/v1/products/query')
+    return { operation: 'queryProducts', id: '', handle: (s, b) => (v1Only(s) ? queryProducts(s, b) : v3Site()) };
+  if (method === 'POST' && path === '/stores/v3/products/query')
+    return {
+      operation: 'queryProductsV3',
+      id: '',
+      handle: (s) =>
+        s.catalogVersion === 'V3_CATALOG'
+          ? [200, productsV3]
+          : [
+              428,
+              {
+                message: 'Site uses catalog V1',
+                details: {
+                  applicationError: {
+                    code: 'CATALOG_V1_SITE_CALLING_CATALOG_V3_API',
+                    description: 'Site uses catalog V1',
+                    data: {},
+                  },
+                },
+              },
+            ],
+    };
+  if (method === 'POST' && path === '/stores/v1/products')
+    return { operation: 'createProduct', id: '', handle: (s, b) => (v1Only(s) ? createProduct(s, b) : v3Site()) };
   let m = /^\/stores\/v1\/products\/([^/]+)$/.exec(path);
-  if (method === 'PATCH' && m) return { operation: 'updateProduct', id: decodeURIComponent(m[1]!), handle: (s, b, id) => (v1Only(s) ? updateProduct(s, id, b) : v3Site()) };
+  if (method === 'PATCH' && m)
+    return {
+      operation: 'updateProduct',
+      id: decodeURIComponent(m[1]!),
+      handle: (s, b, id) => (v1Only(s) ? updateProduct(s, id, b) : v3Site()),
+    };
   m = /^\/stores\/v1\/products\/([^/]+)\/media$/.exec(path);
-  if (method === 'POST' && m) return { operation: 'addProductMedia', id: decodeURIComponent(m[1]!), handle: (s, b, id) => (v1Only(s) ? addProductMedia(s, id, b) : v3Site()) };
+  if (method === 'POST' && m)
+    return {
+      operation: 'addProductMedia',
+      id: decodeURIComponent(m[1]!),
+      handle: (s, b, id) => (v1Only(s) ? addProductMedia(s, id, b) : v3Site()),
+    };
   return null;
 }

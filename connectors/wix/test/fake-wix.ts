@@ -1,33 +1,74 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { decimalToMinorUnits, minorUnitsToDecimal, signRs256Jwt } from '@print-api/connector-kit';
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import {
+  answerWith,
+  eventually,
+  type ConformanceService,
+  type FakeHttpsServer,
+  type FakePlatform,
+  type FakeReply,
+  type FakeStore,
+  type OrderSpec,
+} from '@print-api/connector-kit/testing';
 import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
 import { catalogueRoute, type CatalogueSite, type WixProductV1 } from './fake-wix-catalogue.ts';
-import { ADD_PRODUCT_MEDIA_REQUEST, CREATE_FULFILLMENT_REQUEST, CREATE_PRODUCT_REQUEST, ORDER, ORDER_EVENT_TYPES, routeViolation, SEARCH_ORDERS_REQUEST, shapeViolations, SITE_PROPERTIES_ANSWER, UPDATE_PRODUCT_REQUEST, V1_PRODUCT_ANSWER, type Shape } from './wix-contract.ts';
+import {
+  ADD_PRODUCT_MEDIA_REQUEST,
+  CREATE_FULFILLMENT_REQUEST,
+  CREATE_PRODUCT_REQUEST,
+  ORDER,
+  ORDER_EVENT_TYPES,
+  routeViolation,
+  SEARCH_ORDERS_REQUEST,
+  shapeViolations,
+  SITE_PROPERTIES_ANSWER,
+  UPDATE_PRODUCT_REQUEST,
+  V1_PRODUCT_ANSWER,
+  type Shape,
+} from './wix-contract.ts';
 
 export type WixOrderJson = Omit<typeof orderFixture, 'shippingInfo'> & { shippingInfo: unknown };
 
 export const APP = { appId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', appSecret: 'b7e1c9a2-5d3f-4e8a-9b6c-1f2e3d4c5b6a' };
-export const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
+export const BROWSER =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
 const KNOWN = new Set(['fedex', 'ups', 'usps', 'dhl', 'canadaPost']);
-const EVENTS = { created: 'wix.ecom.v1.order_approved', paid: 'wix.ecom.v1.order_payment_status_updated', updated: 'wix.ecom.v1.order_updated', cancelled: 'wix.ecom.v1.order_canceled' } as const;
+const EVENTS = {
+  created: 'wix.ecom.v1.order_approved',
+  paid: 'wix.ecom.v1.order_payment_status_updated',
+  updated: 'wix.ecom.v1.order_updated',
+  cancelled: 'wix.ecom.v1.order_canceled',
+} as const;
 
 /** What the official SDK packages' contract refused since the last `takeContractViolations`, in every fake site (each test checks it is nothing). */
 const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
-const REQUESTS: Record<string, Shape> = { searchOrders: SEARCH_ORDERS_REQUEST, createFulfillment: CREATE_FULFILLMENT_REQUEST, createProduct: CREATE_PRODUCT_REQUEST, updateProduct: UPDATE_PRODUCT_REQUEST, addProductMedia: ADD_PRODUCT_MEDIA_REQUEST };
+const REQUESTS: Record<string, Shape> = {
+  searchOrders: SEARCH_ORDERS_REQUEST,
+  createFulfillment: CREATE_FULFILLMENT_REQUEST,
+  createProduct: CREATE_PRODUCT_REQUEST,
+  updateProduct: UPDATE_PRODUCT_REQUEST,
+  addProductMedia: ADD_PRODUCT_MEDIA_REQUEST,
+};
 /** The body of each event's `actionEvent` as the SDK types it. */
 const ACTION_BODIES: Record<string, Shape> = {
   approved: { type: 'OrderApproved', fields: { order: ORDER } },
-  payment_status_updated: { type: 'PaymentStatusUpdated', fields: { order: ORDER }, oneOf: { previousPaymentStatus: 'PaymentStatus' } },
+  payment_status_updated: {
+    type: 'PaymentStatusUpdated',
+    fields: { order: ORDER },
+    oneOf: { previousPaymentStatus: 'PaymentStatus' },
+  },
   canceled: { type: 'OrderCanceledEventOrderCanceled', fields: { order: ORDER } },
 };
 
-const wixError = (status: number, message: string, code: string): FakeReply => [status, { message, details: { applicationError: { code, description: message, data: {} } } }];
+const wixError = (status: number, message: string, code: string): FakeReply => [
+  status,
+  { message, details: { applicationError: { code, description: message, data: {} } } },
+];
 
 /** A call the fake saw: which API, with which token, when. */
 export interface SeenCall {
@@ -50,7 +91,10 @@ export class FakeWixSite implements CatalogueSite {
   /** The Catalog V1 products (the fixture's, then what the connector creates). */
   readonly products: WixProductV1[] = structuredClone(productsV1.products) as WixProductV1[];
   readonly orders = new Map<string, WixOrderJson>();
-  readonly fulfillments = new Map<string, Array<{ id: string; lineItems: Array<{ id: string; quantity: number }>; trackingInfo: Record<string, unknown> }>>();
+  readonly fulfillments = new Map<
+    string,
+    Array<{ id: string; lineItems: Array<{ id: string; quantity: number }>; trackingInfo: Record<string, unknown> }>
+  >();
   readonly calls: SeenCall[] = [];
   readonly faults: Array<{ operation: string; reply: FakeReply }> = [];
 
@@ -84,9 +128,22 @@ export class FakeWix implements FakePlatform {
   readonly platform = 'WIX';
   readonly expiringTokens = true;
   readonly holdsProducts = true;
-  readonly shipsTo = { name: 'Ada Lovelace', email: 'ada.lovelace@example.com', phone: '+31 20 555 0100', address1: 'Keizersgracht 12', address2: '3e verdieping', postalCode: '1015 CS', city: 'Amsterdam', country: 'NL' };
+  readonly shipsTo = {
+    name: 'Ada Lovelace',
+    email: 'ada.lovelace@example.com',
+    phone: '+31 20 555 0100',
+    address1: 'Keizersgracht 12',
+    address2: '3e verdieping',
+    postalCode: '1015 CS',
+    city: 'Amsterdam',
+    country: 'NL',
+  };
   readonly sites = new Map<string, FakeWixSite>();
-  readonly keys = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  readonly keys = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   readonly tokenRequests: Array<Record<string, unknown>> = [];
   /** The site the merchant picks in the installer next. */
   installing: FakeWixSite | null = null;
@@ -126,7 +183,9 @@ export class FakeWix implements FakePlatform {
   }
 
   tokenGrants(instanceId?: string): number {
-    return this.tokenRequests.filter((r) => r.grant_type === 'client_credentials' && (!instanceId || r.instance_id === instanceId)).length;
+    return this.tokenRequests.filter(
+      (r) => r.grant_type === 'client_credentials' && (!instanceId || r.instance_id === instanceId),
+    ).length;
   }
 
   async connect(service: ConformanceService, key: string): Promise<FakeStore> {
@@ -144,10 +203,21 @@ export class FakeWix implements FakePlatform {
   }
 
   /** The install, answering our callback's response; `tamper` changes the redirect Wix sends the browser to. */
-  async installResponse(service: ConformanceService, key: string, site: FakeWixSite, opts: { tamper?: (callback: URL) => void; cookies?: (own: string[]) => string[] } = {}): Promise<Response> {
-    const link = await service.api(key, 'POST', '/stores/install-links', { platform: 'WIX', returnUrl: 'https://app.reseller.example/stores' });
+  async installResponse(
+    service: ConformanceService,
+    key: string,
+    site: FakeWixSite,
+    opts: { tamper?: (callback: URL) => void; cookies?: (own: string[]) => string[] } = {},
+  ): Promise<Response> {
+    const link = await service.api(key, 'POST', '/stores/install-links', {
+      platform: 'WIX',
+      returnUrl: 'https://app.reseller.example/stores',
+    });
     if (link.status !== 201) throw new Error(`install link: ${link.status} ${JSON.stringify(link.body)}`);
-    const begin = await fetch(service.toService(link.body.data.installUrl), { redirect: 'manual', headers: { 'user-agent': BROWSER } });
+    const begin = await fetch(service.toService(link.body.data.installUrl), {
+      redirect: 'manual',
+      headers: { 'user-agent': BROWSER },
+    });
     await begin.arrayBuffer();
     if (begin.status !== 302) throw new Error(`install begin answered ${begin.status}`);
     const cookies = begin.headers.getSetCookie().map((c) => c.split(';')[0]!);
@@ -157,30 +227,64 @@ export class FakeWix implements FakePlatform {
     if (status !== 302) throw new Error(`installer answered ${status}: ${String(text)}`);
     const callback = new URL(headers!.location!);
     opts.tamper?.(callback);
-    const done = await fetch(service.toService(callback.toString()), { redirect: 'manual', headers: { cookie: (opts.cookies ?? ((c) => c))(cookies).join('; '), 'user-agent': BROWSER } });
+    const done = await fetch(service.toService(callback.toString()), {
+      redirect: 'manual',
+      headers: { cookie: (opts.cookies ?? ((c) => c))(cookies).join('; '), 'user-agent': BROWSER },
+    });
     return done;
   }
 
   /** A signed delivery of `eventType` for the site, as Wix POSTs it to our app's webhook URL. */
-  webhookBody(site: FakeWixSite, eventType: string, event: unknown, opts: { privateKey?: string; issuedAt?: number; claims?: Record<string, unknown> } = {}): string {
+  webhookBody(
+    site: FakeWixSite,
+    eventType: string,
+    event: unknown,
+    opts: { privateKey?: string; issuedAt?: number; claims?: Record<string, unknown> } = {},
+  ): string {
     const iat = opts.issuedAt ?? Math.floor(Date.now() / 1000);
-    const envelope = { data: JSON.stringify(event), instanceId: site.instanceId, eventType, identity: JSON.stringify({ identityType: 'APP' }) };
-    return signRs256Jwt({ data: JSON.stringify(envelope), iat, exp: iat + 3600, iss: 'wix.com', aud: APP.appId, ...opts.claims }, opts.privateKey ?? this.keys.privateKey, { kid: 'fake-wix' });
+    const envelope = {
+      data: JSON.stringify(event),
+      instanceId: site.instanceId,
+      eventType,
+      identity: JSON.stringify({ identityType: 'APP' }),
+    };
+    return signRs256Jwt(
+      { data: JSON.stringify(envelope), iat, exp: iat + 3600, iss: 'wix.com', aud: APP.appId, ...opts.claims },
+      opts.privateKey ?? this.keys.privateKey,
+      { kid: 'fake-wix' },
+    );
   }
 
   async post(service: ConformanceService, body: string): Promise<number> {
-    const res = await fetch(service.toService(`${service.publicUrl}/connectors/wix/webhooks`), { method: 'POST', headers: { 'content-type': 'text/plain', 'user-agent': 'Wix-Webhooks' }, body });
+    const res = await fetch(service.toService(`${service.publicUrl}/connectors/wix/webhooks`), {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'user-agent': 'Wix-Webhooks' },
+      body,
+    });
     await res.arrayBuffer();
     return res.status;
   }
 
   /** An order event (`actionEvent` for approved/payment/canceled, `updatedEvent` for updated). */
-  orderEvent(order: WixOrderJson, eventType: string, opts: { eventId?: string; eventTime?: string } = {}): Record<string, unknown> {
-    const base = { id: opts.eventId ?? randomUUID(), entityFqdn: 'wix.ecom.v1.order', entityId: order.id, eventTime: opts.eventTime ?? new Date().toISOString(), triggeredByAnonymizeRequest: false };
-    if (!ORDER_EVENT_TYPES.has(eventType)) violations.push(`${eventType}: not an order event type of @wix/auto_sdk_ecom_orders`);
+  orderEvent(
+    order: WixOrderJson,
+    eventType: string,
+    opts: { eventId?: string; eventTime?: string } = {},
+  ): Record<string, unknown> {
+    const base = {
+      id: opts.eventId ?? randomUUID(),
+      entityFqdn: 'wix.ecom.v1.order',
+      entityId: order.id,
+      eventTime: opts.eventTime ?? new Date().toISOString(),
+      triggeredByAnonymizeRequest: false,
+    };
+    if (!ORDER_EVENT_TYPES.has(eventType))
+      violations.push(`${eventType}: not an order event type of @wix/auto_sdk_ecom_orders`);
     const event = this.#orderEvent(order, eventType, base);
     const slug = String(event.slug);
-    const checked = event.actionEvent ? shapeViolations((event.actionEvent as { body: unknown }).body, ACTION_BODIES[slug] ?? {}) : shapeViolations((event.updatedEvent as { currentEntity: unknown }).currentEntity, ORDER);
+    const checked = event.actionEvent
+      ? shapeViolations((event.actionEvent as { body: unknown }).body, ACTION_BODIES[slug] ?? {})
+      : shapeViolations((event.updatedEvent as { currentEntity: unknown }).currentEntity, ORDER);
     violations.push(...checked.map((c) => `${eventType} event: ${c}`));
     return event;
   }
@@ -190,9 +294,17 @@ export class FakeWix implements FakePlatform {
       case EVENTS.updated:
         return { ...base, slug: 'updated', updatedEvent: { currentEntity: order, modifiedFields: {} } };
       case EVENTS.paid:
-        return { ...base, slug: 'payment_status_updated', actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } } };
+        return {
+          ...base,
+          slug: 'payment_status_updated',
+          actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } },
+        };
       case EVENTS.cancelled:
-        return { ...base, slug: 'canceled', actionEvent: { body: { order, restockAllItems: false, sendOrderCanceledEmail: false } } };
+        return {
+          ...base,
+          slug: 'canceled',
+          actionEvent: { body: { order, restockAllItems: false, sendOrderCanceledEmail: false } },
+        };
       default:
         return { ...base, slug: 'approved', actionEvent: { body: { order } } };
     }
@@ -217,23 +329,53 @@ export class FakeWix implements FakePlatform {
         const order = wixOrderOf(spec);
         const type = EVENTS[event];
         if (opts.tamper === 'forged') {
-          const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-          return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type), { privateKey: other.privateKey }));
+          const other = generateKeyPairSync('rsa', {
+            modulusLength: 2048,
+            privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+            publicKeyEncoding: { type: 'spki', format: 'pem' },
+          });
+          return fake.post(
+            service,
+            fake.webhookBody(site, type, fake.orderEvent(order, type), { privateKey: other.privateKey }),
+          );
         }
         if (opts.tamper === 'stale') {
           // Captured three days ago: past Wix's two days of resends.
           const then = Date.now() - 3 * 24 * 3600_000;
-          return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type, { eventTime: new Date(then).toISOString() }), { issuedAt: Math.floor(then / 1000) }));
+          return fake.post(
+            service,
+            fake.webhookBody(site, type, fake.orderEvent(order, type, { eventTime: new Date(then).toISOString() }), {
+              issuedAt: Math.floor(then / 1000),
+            }),
+          );
         }
-        return fake.post(service, fake.webhookBody(site, type, fake.orderEvent(order, type, opts.deliveryId ? { eventId: opts.deliveryId } : {})));
+        return fake.post(
+          service,
+          fake.webhookBody(
+            site,
+            type,
+            fake.orderEvent(order, type, opts.deliveryId ? { eventId: opts.deliveryId } : {}),
+          ),
+        );
       },
       product(externalProductId) {
         const p = site.products.find((x) => x.id === externalProductId);
         return p && { sku: p.sku || null, title: p.name, price: wixPrice(p.priceData), active: p.visible };
       },
-      pushedTracking: (orderId) => (site.fulfillments.get(orderId) ?? []).map((f) => ({ trackingNumber: String(f.trackingInfo.trackingNumber), ...(f.trackingInfo.trackingLink ? { trackingUrl: String(f.trackingInfo.trackingLink) } : {}) })),
+      pushedTracking: (orderId) =>
+        (site.fulfillments.get(orderId) ?? []).map((f) => ({
+          trackingNumber: String(f.trackingInfo.trackingNumber),
+          ...(f.trackingInfo.trackingLink ? { trackingUrl: String(f.trackingInfo.trackingLink) } : {}),
+        })),
       rateLimitNextPush(retryAfterSeconds) {
-        site.faultNext('createFulfillment', [429, { message: 'Too many requests', details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } } }, { 'Retry-After': String(retryAfterSeconds) }]);
+        site.faultNext('createFulfillment', [
+          429,
+          {
+            message: 'Too many requests',
+            details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } },
+          },
+          { 'Retry-After': String(retryAfterSeconds) },
+        ]);
         return () => site.seen('createFulfillment').map((c) => c.at);
       },
       expireTokens: () => fake.expireTokens(),
@@ -254,7 +396,12 @@ export class FakeWix implements FakePlatform {
     // Every site API: `Authorization: <token>`, exactly (no Bearer).
     const auth = req.headers.get('authorization') ?? '';
     const token = this.#tokens.get(auth);
-    if (!token) return wixError(401, auth.startsWith('Bearer ') ? 'Invalid token format: send the token without Bearer' : 'Unauthorized', 'UNAUTHORIZED');
+    if (!token)
+      return wixError(
+        401,
+        auth.startsWith('Bearer ') ? 'Invalid token format: send the token without Bearer' : 'Unauthorized',
+        'UNAUTHORIZED',
+      );
     if (token.expiresAt <= Date.now()) return wixError(401, 'Token expired', 'TOKEN_EXPIRED');
     const site = this.sites.get(token.instanceId);
     if (!site?.installed) return wixError(403, 'App is not installed on this site', 'APP_NOT_INSTALLED');
@@ -264,33 +411,100 @@ export class FakeWix implements FakePlatform {
     if (!route) return wixError(404, `No route ${req.method} ${path}`, 'NOT_FOUND');
     site.calls.push({ operation: route.operation, path, body, at: Date.now() });
     // Held to the official SDK packages: the method and path the SDK calls, the request's fields and enum values.
-    const refused = [routeViolation(route.operation, req.method, path), ...(REQUESTS[route.operation] ? shapeViolations(body, REQUESTS[route.operation]!) : [])].filter((v): v is string => v !== null);
+    const refused = [
+      routeViolation(route.operation, req.method, path),
+      ...(REQUESTS[route.operation] ? shapeViolations(body, REQUESTS[route.operation]!) : []),
+    ].filter((v): v is string => v !== null);
     if (refused.length) {
       violations.push(...refused.map((r) => `${route.operation}: ${r}`));
-      return [400, { message: refused.join('; '), details: { validationError: { fieldViolations: refused.map((description) => ({ field: '', description })) } } }];
+      return [
+        400,
+        {
+          message: refused.join('; '),
+          details: { validationError: { fieldViolations: refused.map((description) => ({ field: '', description })) } },
+        },
+      ];
     }
     const fault = site.faults.findIndex((f) => f.operation === route.operation);
     if (fault >= 0) return site.faults.splice(fault, 1)[0]!.reply;
     const reply = route.handle(site, body, route.id);
     // The fake's own orders must be Orders as the SDK types them (a misread field or enum would pass unseen otherwise).
-    const answered = reply[0] === 200 ? (reply[1] as { orders?: unknown[]; order?: unknown; products?: unknown[]; product?: unknown }) : {};
-    const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) => shapeViolations(o, ORDER));
-    if (route.operation !== 'queryProductsV3') wrong.push(...[...(answered.products ?? []), ...(answered.product ? [answered.product] : [])].flatMap((p) => shapeViolations(p, V1_PRODUCT_ANSWER)));
+    const answered =
+      reply[0] === 200
+        ? (reply[1] as { orders?: unknown[]; order?: unknown; products?: unknown[]; product?: unknown })
+        : {};
+    const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) =>
+      shapeViolations(o, ORDER),
+    );
+    if (route.operation !== 'queryProductsV3')
+      wrong.push(
+        ...[...(answered.products ?? []), ...(answered.product ? [answered.product] : [])].flatMap((p) =>
+          shapeViolations(p, V1_PRODUCT_ANSWER),
+        ),
+      );
     if (route.operation === 'getSiteProperties') wrong.push(...shapeViolations(reply[1], SITE_PROPERTIES_ANSWER));
     if (wrong.length) violations.push(...wrong.map((w) => `answer to ${route.operation}: ${w}`));
     return reply;
   }
 
-  #route(method: string, path: string): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {
-    if (method === 'GET' && path === '/site-properties/v4/properties') return { operation: 'getSiteProperties', id: '', handle: (s) => [200, { properties: { businessName: s.name, ...(s.country ? { address: { country: s.country, city: 'Amsterdam' } } : {}) } }] };
-    if (method === 'GET' && path === '/apps/v1/instance') return { operation: 'getAppInstance', id: '', handle: (s) => [200, { ...appInstanceFixture, instance: { ...appInstanceFixture.instance, instanceId: s.instanceId }, site: { ...appInstanceFixture.site, siteDisplayName: s.name, paymentCurrency: s.currency } }] };
-    if (method === 'POST' && path === '/ecom/v1/orders/search') return { operation: 'searchOrders', id: '', handle: (s, b) => searchOrders(s, b) };
+  #route(
+    method: string,
+    path: string,
+  ): { operation: string; id: string; handle: (site: FakeWixSite, body: any, id: string) => FakeReply } | null {
+    if (method === 'GET' && path === '/site-properties/v4/properties')
+      return {
+        operation: 'getSiteProperties',
+        id: '',
+        handle: (s) => [
+          200,
+          {
+            properties: {
+              businessName: s.name,
+              ...(s.country ? { address: { country: s.country, city: 'Amsterdam' } } : {}),
+            },
+          },
+        ],
+      };
+    if (method === 'GET' && path === '/apps/v1/instance')
+      return {
+        operation: 'getAppInstance',
+        id: '',
+        handle: (s) => [
+          200,
+          {
+            ...appInstanceFixture,
+            instance: { ...appInstanceFixture.instance, instanceId: s.instanceId },
+            site: { ...appInstanceFixture.site, siteDisplayName: s.name, paymentCurrency: s.currency },
+          },
+        ],
+      };
+    if (method === 'POST' && path === '/ecom/v1/orders/search')
+      return { operation: 'searchOrders', id: '', handle: (s, b) => searchOrders(s, b) };
     let m = /^\/ecom\/v1\/orders\/([^/]+)$/.exec(path);
-    if (method === 'GET' && m) return { operation: 'getOrder', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { order: s.orders.get(id) }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
+    if (method === 'GET' && m)
+      return {
+        operation: 'getOrder',
+        id: decodeURIComponent(m[1]!),
+        handle: (s, _b, id) =>
+          s.orders.has(id) ? [200, { order: s.orders.get(id) }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND'),
+      };
     m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)$/.exec(path);
-    if (method === 'GET' && m) return { operation: 'listFulfillments', id: decodeURIComponent(m[1]!), handle: (s, _b, id) => (s.orders.has(id) ? [200, { orderWithFulfillments: { orderId: id, fulfillments: s.fulfillments.get(id) ?? [] } }] : wixError(404, 'Order not found', 'ORDER_NOT_FOUND')) };
+    if (method === 'GET' && m)
+      return {
+        operation: 'listFulfillments',
+        id: decodeURIComponent(m[1]!),
+        handle: (s, _b, id) =>
+          s.orders.has(id)
+            ? [200, { orderWithFulfillments: { orderId: id, fulfillments: s.fulfillments.get(id) ?? [] } }]
+            : wixError(404, 'Order not found', 'ORDER_NOT_FOUND'),
+      };
     m = /^\/ecom\/v1\/fulfillments\/orders\/([^/]+)\/create-fulfillment$/.exec(path);
-    if (method === 'POST' && m) return { operation: 'createFulfillment', id: decodeURIComponent(m[1]!), handle: (s, b, id) => createFulfillment(s, id, b) };
+    if (method === 'POST' && m)
+      return {
+        operation: 'createFulfillment',
+        id: decodeURIComponent(m[1]!),
+        handle: (s, b, id) => createFulfillment(s, id, b),
+      };
     return catalogueRoute(method, path);
   }
 
@@ -310,11 +524,13 @@ export class FakeWix implements FakePlatform {
   }
 
   async #token(req: Request): Promise<FakeReply> {
-    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return wixError(415, 'Content-Type must be application/json', 'UNSUPPORTED_MEDIA_TYPE');
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json'))
+      return wixError(415, 'Content-Type must be application/json', 'UNSUPPORTED_MEDIA_TYPE');
     const body = (await req.json().catch(() => ({}))) as Record<string, unknown>;
     this.tokenRequests.push(body);
     if (body.grant_type !== 'client_credentials') return wixError(400, 'Unsupported grant_type', 'INVALID_GRANT');
-    if (body.client_id !== APP.appId || body.client_secret !== APP.appSecret) return wixError(401, 'Invalid client credentials', 'INVALID_CLIENT');
+    if (body.client_id !== APP.appId || body.client_secret !== APP.appSecret)
+      return wixError(401, 'Invalid client credentials', 'INVALID_CLIENT');
     const site = this.sites.get(String(body.instance_id));
     if (!site?.installed) return wixError(400, 'App is not installed on this instance', 'APP_NOT_INSTALLED');
     const token = `OauthNG.JWS.${randomBytes(24).toString('base64url')}`;
@@ -336,16 +552,24 @@ function searchOrders(site: FakeWixSite, body: any): FakeReply {
   let since: string;
   let offset = 0;
   if (search.cursorPaging?.cursor) {
-    if (search.filter || search.sort) return wixError(400, 'filter and sort cannot be passed with a cursor', 'INVALID_ARGUMENT');
-    const c = JSON.parse(Buffer.from(String(search.cursorPaging.cursor), 'base64url').toString()) as { since: string; offset: number };
+    if (search.filter || search.sort)
+      return wixError(400, 'filter and sort cannot be passed with a cursor', 'INVALID_ARGUMENT');
+    const c = JSON.parse(Buffer.from(String(search.cursorPaging.cursor), 'base64url').toString()) as {
+      since: string;
+      offset: number;
+    };
     since = c.since;
     offset = c.offset;
   } else {
     since = search.filter?.updatedDate?.$gte ?? '1970-01-01T00:00:00.000Z';
-    if (search.filter?.status?.$ne !== 'INITIALIZED') return wixError(400, 'expected the filter to leave out INITIALIZED orders', 'INVALID_ARGUMENT');
-    if (JSON.stringify(search.sort ?? []) !== JSON.stringify([{ fieldName: 'updatedDate', order: 'ASC' }])) return wixError(400, 'expected sort updatedDate ASC', 'INVALID_ARGUMENT');
+    if (search.filter?.status?.$ne !== 'INITIALIZED')
+      return wixError(400, 'expected the filter to leave out INITIALIZED orders', 'INVALID_ARGUMENT');
+    if (JSON.stringify(search.sort ?? []) !== JSON.stringify([{ fieldName: 'updatedDate', order: 'ASC' }]))
+      return wixError(400, 'expected sort updatedDate ASC', 'INVALID_ARGUMENT');
   }
-  const all = [...site.orders.values()].filter((o) => Date.parse(o.updatedDate) >= Date.parse(since)).sort((a, b) => Date.parse(a.updatedDate) - Date.parse(b.updatedDate) || a.id.localeCompare(b.id));
+  const all = [...site.orders.values()]
+    .filter((o) => Date.parse(o.updatedDate) >= Date.parse(since))
+    .sort((a, b) => Date.parse(a.updatedDate) - Date.parse(b.updatedDate) || a.id.localeCompare(b.id));
   const orders = all.slice(offset, offset + limit);
   const hasNext = offset + limit < all.length;
   const next = hasNext ? Buffer.from(JSON.stringify({ since, offset: offset + limit })).toString('base64url') : null;
@@ -358,17 +582,51 @@ function createFulfillment(site: FakeWixSite, orderId: string, body: any): FakeR
   if (!order) return wixError(404, 'Order not found', 'ORDER_NOT_FOUND');
   const f = body?.fulfillment;
   const tracking = f?.trackingInfo ?? {};
-  if (typeof tracking.trackingNumber !== 'string' || tracking.trackingNumber.length < 1 || tracking.trackingNumber.length > 100) return [400, { message: 'invalid trackingNumber', details: { validationError: { fieldViolations: [{ field: 'fulfillment.trackingInfo.trackingNumber', description: 'must be 1-100 characters' }] } } }];
-  if (!KNOWN.has(tracking.shippingProvider) && !tracking.trackingLink) return [400, { message: 'trackingLink is required for a custom shipping provider', details: { validationError: { fieldViolations: [{ field: 'fulfillment.trackingInfo.trackingLink', description: 'required' }] } } }];
+  if (
+    typeof tracking.trackingNumber !== 'string' ||
+    tracking.trackingNumber.length < 1 ||
+    tracking.trackingNumber.length > 100
+  )
+    return [
+      400,
+      {
+        message: 'invalid trackingNumber',
+        details: {
+          validationError: {
+            fieldViolations: [
+              { field: 'fulfillment.trackingInfo.trackingNumber', description: 'must be 1-100 characters' },
+            ],
+          },
+        },
+      },
+    ];
+  if (!KNOWN.has(tracking.shippingProvider) && !tracking.trackingLink)
+    return [
+      400,
+      {
+        message: 'trackingLink is required for a custom shipping provider',
+        details: {
+          validationError: {
+            fieldViolations: [{ field: 'fulfillment.trackingInfo.trackingLink', description: 'required' }],
+          },
+        },
+      },
+    ];
   const done = site.fulfillments.get(orderId) ?? [];
   const fulfilled = new Map<string, number>();
   for (const x of done) for (const l of x.lineItems) fulfilled.set(l.id, (fulfilled.get(l.id) ?? 0) + l.quantity);
   for (const l of f.lineItems ?? []) {
     const line = order.lineItems.find((i) => i.id === l.id);
     if (!line) return wixError(400, `Line item ${l.id} not found`, 'LINE_ITEM_NOT_FOUND');
-    if (l.quantity > line.quantity - (fulfilled.get(l.id) ?? 0)) return wixError(400, 'Quantity exceeds the unfulfilled quantity', 'FULFILLMENT_QUANTITY_EXCEEDED');
+    if (l.quantity > line.quantity - (fulfilled.get(l.id) ?? 0))
+      return wixError(400, 'Quantity exceeds the unfulfilled quantity', 'FULFILLMENT_QUANTITY_EXCEEDED');
   }
-  const fulfillment = { id: randomUUID(), createdDate: new Date().toISOString(), lineItems: f.lineItems, trackingInfo: tracking };
+  const fulfillment = {
+    id: randomUUID(),
+    createdDate: new Date().toISOString(),
+    lineItems: f.lineItems,
+    trackingInfo: tracking,
+  };
   done.push(fulfillment);
   site.fulfillments.set(orderId, done);
   return [200, { orderWithFulfillments: { orderId, fulfillments: done }, fulfillmentId: fulfillment.id }];
@@ -390,7 +648,13 @@ export function wixOrderOf(spec: OrderSpec & { id: string }): WixOrderJson {
       title: 'Standard',
       logistics: {
         shippingDestination: {
-          address: { country: 'NL', city: 'Amsterdam', postalCode: '1015 CS', addressLine1: 'Keizersgracht 12', addressLine2: '3e verdieping' },
+          address: {
+            country: 'NL',
+            city: 'Amsterdam',
+            postalCode: '1015 CS',
+            addressLine1: 'Keizersgracht 12',
+            addressLine2: '3e verdieping',
+          },
           contactDetails: { firstName: 'Ada', lastName: 'Lovelace', phone: '+31 20 555 0100', company: null },
         },
       },

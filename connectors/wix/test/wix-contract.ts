@@ -19,7 +19,10 @@ import * as sitePropertiesMeta from '@wix/auto_sdk_business-tools_site-propertie
 const require = createRequire(import.meta.url);
 const declarations = (pkg: string) => {
   const dir = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'build/es');
-  return readdirSync(dir).filter((f) => f.endsWith('.d.mts')).map((f) => readFileSync(path.join(dir, f), 'utf8')).join('\n');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.d.mts'))
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    .join('\n');
 };
 const DTS = `${declarations('@wix/auto_sdk_ecom_orders')}\n${declarations('@wix/auto_sdk_ecom_order-fulfillments')}`;
 /**
@@ -27,7 +30,10 @@ const DTS = `${declarations('@wix/auto_sdk_ecom_orders')}\n${declarations('@wix/
  * ones: `Product`, `Media`, `Address`): Wix Stores Catalog V1 (`stores:`) and the site's
  * properties (`site:`, `@wix/auto_sdk_business-tools_site-properties`).
  */
-const PREFIXED: Record<string, string> = { stores: declarations('@wix/auto_sdk_stores_products'), site: declarations('@wix/auto_sdk_business-tools_site-properties') };
+const PREFIXED: Record<string, string> = {
+  stores: declarations('@wix/auto_sdk_stores_products'),
+  site: declarations('@wix/auto_sdk_business-tools_site-properties'),
+};
 const keysCache = new Map<string, Set<string>>();
 
 /** The property names of a declared interface, its `extends` included (`stores:Product`: the Catalog V1 package's). */
@@ -39,7 +45,11 @@ export function interfaceKeys(name: string): Set<string> {
   const m = new RegExp(`^interface ${bare}(?: extends ([\\w, ]+))? \\{\\n([\\s\\S]*?)\\n\\}`, 'm').exec(source);
   if (!m) throw new Error(`the Wix SDK declares no interface ${name}`);
   const keys = new Set([...m[2]!.matchAll(/^ {4}(\w+)\??:/gm)].map((k) => k[1]!));
-  for (const parent of (m[1] ?? '').split(',').map((p) => p.trim()).filter(Boolean)) for (const k of interfaceKeys(prefix ? `${prefix}:${parent}` : parent)) keys.add(k);
+  for (const parent of (m[1] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean))
+    for (const k of interfaceKeys(prefix ? `${prefix}:${parent}` : parent)) keys.add(k);
   keysCache.set(name, keys);
   return keys;
 }
@@ -51,17 +61,37 @@ export interface Shape {
   oneOf?: Record<string, string>;
 }
 
-const ADDRESS: Shape = { type: 'AddressWithContact', fields: { address: { type: 'Address', fields: { streetAddress: { type: 'StreetAddress' } } }, contactDetails: { type: 'FullAddressContactDetails' } } };
+const ADDRESS: Shape = {
+  type: 'AddressWithContact',
+  fields: {
+    address: { type: 'Address', fields: { streetAddress: { type: 'StreetAddress' } } },
+    contactDetails: { type: 'FullAddressContactDetails' },
+  },
+};
 
 /** The eCommerce order as the SDK types it (the fields our fake fills). */
 export const ORDER: Shape = {
   type: 'Order',
   oneOf: { status: 'OrderStatus', paymentStatus: 'PaymentStatus', fulfillmentStatus: 'FulfillmentStatus' },
   fields: {
-    lineItems: { type: 'OrderLineItem', fields: { productName: { type: 'ProductName' }, catalogReference: { type: 'CatalogReference' }, physicalProperties: { type: 'PhysicalProperties' }, price: { type: 'Price' } } },
+    lineItems: {
+      type: 'OrderLineItem',
+      fields: {
+        productName: { type: 'ProductName' },
+        catalogReference: { type: 'CatalogReference' },
+        physicalProperties: { type: 'PhysicalProperties' },
+        price: { type: 'Price' },
+      },
+    },
     buyerInfo: { type: 'BuyerInfo' },
-    priceSummary: { type: 'PriceSummary', fields: { subtotal: { type: 'Price' }, shipping: { type: 'Price' }, total: { type: 'Price' } } },
-    shippingInfo: { type: 'V1ShippingInformation', fields: { logistics: { type: 'DeliveryLogistics', fields: { shippingDestination: ADDRESS } } } },
+    priceSummary: {
+      type: 'PriceSummary',
+      fields: { subtotal: { type: 'Price' }, shipping: { type: 'Price' }, total: { type: 'Price' } },
+    },
+    shippingInfo: {
+      type: 'V1ShippingInformation',
+      fields: { logistics: { type: 'DeliveryLogistics', fields: { shippingDestination: ADDRESS } } },
+    },
     billingInfo: ADDRESS,
     recipientInfo: ADDRESS,
   },
@@ -69,25 +99,59 @@ export const ORDER: Shape = {
 
 export const SEARCH_ORDERS_REQUEST: Shape = {
   type: 'SearchOrdersRequest',
-  fields: { search: { type: 'CursorSearch', fields: { cursorPaging: { type: 'CursorPaging' }, sort: { type: 'Sorting', oneOf: { order: 'SortOrder' } } } } },
+  fields: {
+    search: {
+      type: 'CursorSearch',
+      fields: { cursorPaging: { type: 'CursorPaging' }, sort: { type: 'Sorting', oneOf: { order: 'SortOrder' } } },
+    },
+  },
 };
 
 export const CREATE_FULFILLMENT_REQUEST: Shape = {
   type: 'CreateFulfillmentRequest',
-  fields: { fulfillment: { type: 'Fulfillment', fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } } } },
+  fields: {
+    fulfillment: {
+      type: 'Fulfillment',
+      fields: { lineItems: { type: 'FulfillmentLineItem' }, trackingInfo: { type: 'FulfillmentTrackingInfo' } },
+    },
+  },
 };
 
 /** Catalog V1 product writes (`createProduct`, `updateProduct`, `addProductMedia`) as the SDK types their requests. */
-const V1_PRODUCT: Shape = { type: 'stores:Product', oneOf: { productType: 'ProductType' }, fields: { priceData: { type: 'stores:PriceData' } } };
+const V1_PRODUCT: Shape = {
+  type: 'stores:Product',
+  oneOf: { productType: 'ProductType' },
+  fields: { priceData: { type: 'stores:PriceData' } },
+};
 export const CREATE_PRODUCT_REQUEST: Shape = { type: 'stores:CreateProductRequest', fields: { product: V1_PRODUCT } };
 export const UPDATE_PRODUCT_REQUEST: Shape = { type: 'stores:UpdateProductRequest', fields: { product: V1_PRODUCT } };
-export const ADD_PRODUCT_MEDIA_REQUEST: Shape = { type: 'stores:AddProductMediaRequest', fields: { media: { type: 'stores:MediaDataForWrite' } } };
+export const ADD_PRODUCT_MEDIA_REQUEST: Shape = {
+  type: 'stores:AddProductMediaRequest',
+  fields: { media: { type: 'stores:MediaDataForWrite' } },
+};
 /** What the fake answers for a Catalog V1 product (`createProduct`, `updateProduct`, the query's `products[]`). */
-export const V1_PRODUCT_ANSWER: Shape = { ...V1_PRODUCT, fields: { ...V1_PRODUCT.fields, variants: { type: 'stores:Variant' }, media: { type: 'stores:Media' }, productPageUrl: { type: 'stores:PageUrl' } } };
+export const V1_PRODUCT_ANSWER: Shape = {
+  ...V1_PRODUCT,
+  fields: {
+    ...V1_PRODUCT.fields,
+    variants: { type: 'stores:Variant' },
+    media: { type: 'stores:Media' },
+    productPageUrl: { type: 'stores:PageUrl' },
+  },
+};
 /** What the fake answers for the site's properties (`getSiteProperties`). */
-export const SITE_PROPERTIES_ANSWER: Shape = { type: 'site:PropertiesReadResponse', fields: { properties: { type: 'site:Properties', fields: { address: { type: 'site:Address' } } } } };
+export const SITE_PROPERTIES_ANSWER: Shape = {
+  type: 'site:PropertiesReadResponse',
+  fields: { properties: { type: 'site:Properties', fields: { address: { type: 'site:Address' } } } },
+};
 
-const ENUMS: Record<string, Record<string, string>> = { OrderStatus, PaymentStatus: PaymentStatusEnumPaymentStatus, FulfillmentStatus, SortOrder, ProductType };
+const ENUMS: Record<string, Record<string, string>> = {
+  OrderStatus,
+  PaymentStatus: PaymentStatusEnumPaymentStatus,
+  FulfillmentStatus,
+  SortOrder,
+  ProductType,
+};
 
 /** Where `value` leaves the shape: a field its interface does not declare, an enum value the SDK does not have. */
 export function shapeViolations(value: unknown, shape: Shape, at = ''): string[] {
@@ -99,7 +163,8 @@ export function shapeViolations(value: unknown, shape: Shape, at = ''): string[]
     const where = at ? `${at}.${k}` : k;
     if (keys && !keys.has(k) && !keys.has(`_${k}`)) out.push(`${where}: ${shape.type} has no field ${k}`);
     const enumName = shape.oneOf?.[k];
-    if (enumName && v !== null && v !== undefined && !Object.values(ENUMS[enumName]!).includes(String(v))) out.push(`${where}: ${String(v)} is not a ${enumName}`);
+    if (enumName && v !== null && v !== undefined && !Object.values(ENUMS[enumName]!).includes(String(v)))
+      out.push(`${where}: ${String(v)} is not a ${enumName}`);
     const child = shape.fields?.[k];
     if (child) out.push(...shapeViolations(v, child, where));
   }
@@ -123,8 +188,12 @@ export function routeViolation(operation: string, method: string, requestPath: s
   const sdk = METHODS[operation as keyof typeof METHODS];
   if (!sdk) return null;
   const pattern = new RegExp(`^${sdk.getUrl({ host: 'www.wixapis.com' }).replace(/:\w+/g, '[^/]+')}$`);
-  return sdk.httpMethod === method && pattern.test(requestPath) ? null : `${operation}: the SDK sends ${sdk.httpMethod} ${sdk.getUrl({ host: 'www.wixapis.com' })}, not ${method} ${requestPath}`;
+  return sdk.httpMethod === method && pattern.test(requestPath)
+    ? null
+    : `${operation}: the SDK sends ${sdk.httpMethod} ${sdk.getUrl({ host: 'www.wixapis.com' })}, not ${method} ${requestPath}`;
 }
 
 /** The packages' order event types (`wix.ecom.v1.order_*`). */
-export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set(readFileSync(require.resolve('@wix/auto_sdk_ecom_orders'), 'utf8').match(/wix\.ecom\.v1\.order_[a-z_]+/g) ?? []);
+export const ORDER_EVENT_TYPES: ReadonlySet<string> = new Set(
+  readFileSync(require.resolve('@wix/auto_sdk_ecom_orders'), 'utf8').match(/wix\.ecom\.v1\.order_[a-z_]+/g) ?? [],
+);

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { eventually, type ConformanceHarness, type FakeHttpsServer, type FakeRequestHandler, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import {
+  eventually,
+  type ConformanceHarness,
+  type FakeHttpsServer,
+  type FakeRequestHandler,
+  type FakeStore,
+  type OrderSpec,
+} from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
 import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
@@ -19,7 +26,9 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
 
   before(async function () {
     let fallback: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+    server = await startHttpsServer((req, res, body) =>
+      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
+    );
     const settings = await wix.start({ ...server, fallback: (handler) => void (fallback = handler) });
     h = await startConnectorService(this, { connectors: [wixConnector], env: settings, publicUrl: PUBLIC_URL });
   });
@@ -30,11 +39,23 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
 
   const storeView = async (key: string, id: string) => (await h.api(key, 'GET', `/stores/${id}`)).body.data;
   const stores = async (key: string) => (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/stores')).body.data;
-  const ingests = async (key: string, storeId: string) => (await h.api<{ data: Array<{ externalOrderId: string; status: string; orderId: string | null; error: string | null }> }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`)).body.data;
+  const ingests = async (key: string, storeId: string) =>
+    (
+      await h.api<{
+        data: Array<{ externalOrderId: string; status: string; orderId: string | null; error: string | null }>;
+      }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`)
+    ).body.data;
   const ingestIn = (key: string, storeId: string, orderId: string, status: string) =>
-    eventually(async () => (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId && i.status === status), `ingest ${orderId} ${status}`);
+    eventually(
+      async () => (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId && i.status === status),
+      `ingest ${orderId} ${status}`,
+    );
   const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
-  const printOrder = (over: Partial<OrderSpec> = {}): OrderSpec => ({ paid: true, lines: [{ sku: h.sku, quantity: 2 }], ...over });
+  const printOrder = (over: Partial<OrderSpec> = {}): OrderSpec => ({
+    paid: true,
+    lines: [{ sku: h.sku, quantity: 2 }],
+    ...over,
+  });
   const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000).toISOString();
   async function sync(key: string, storeId: string): Promise<void> {
     await eventually(async () => {
@@ -45,7 +66,9 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     }, 'a sync accepted');
   }
 
-  async function connected(mode: 'live' | 'test' = 'live'): Promise<{ key: string; site: FakeWixSite; store: FakeStore }> {
+  async function connected(
+    mode: 'live' | 'test' = 'live',
+  ): Promise<{ key: string; site: FakeWixSite; store: FakeStore }> {
     const r = await h.reseller(mode);
     const site = wix.newSite();
     const storeId = await wix.install(h, r.key, site);
@@ -64,15 +87,25 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       assert.equal(`${back.origin}${back.pathname}`, 'https://app.reseller.example/stores');
       assert.equal(back.searchParams.get('platform'), 'WIX');
       const view = await storeView(r.key, back.searchParams.get('store')!);
-      assert.deepEqual([view.platform, view.externalId, view.name, view.status], ['WIX', site.instanceId, site.name, 'connected']);
-      assert.deepEqual(wix.tokenRequests[before], { grant_type: 'client_credentials', client_id: wix.settings().CONNECTOR_WIX_APP_ID, client_secret: wix.settings().CONNECTOR_WIX_APP_SECRET, instance_id: site.instanceId });
+      assert.deepEqual(
+        [view.platform, view.externalId, view.name, view.status],
+        ['WIX', site.instanceId, site.name, 'connected'],
+      );
+      assert.deepEqual(wix.tokenRequests[before], {
+        grant_type: 'client_credentials',
+        client_id: wix.settings().CONNECTOR_WIX_APP_ID,
+        client_secret: wix.settings().CONNECTOR_WIX_APP_SECRET,
+        instance_id: site.instanceId,
+      });
       // Another reseller sees nothing of it.
       assert.deepEqual(await stores((await h.reseller('live')).key), []);
     });
 
     it('connects nothing when the state in the redirect is forged, and says why', async () => {
       const r = await h.reseller('live');
-      const res = await wix.installResponse(h, r.key, wix.newSite(), { tamper: (u) => u.searchParams.set('state', `${u.searchParams.get('state')}x`) });
+      const res = await wix.installResponse(h, r.key, wix.newSite(), {
+        tamper: (u) => u.searchParams.set('state', `${u.searchParams.get('state')}x`),
+      });
       const body = (await res.json()) as { error: { code: string; message: string } };
       assert.equal(res.status, 422);
       assert.equal(body.error.code, 'store_install_rejected');
@@ -82,16 +115,20 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
 
     it('connects nothing when the browser brings no (or a stale) install: no install in progress', async () => {
       const r = await h.reseller('live');
-      const res = await wix.installResponse(h, r.key, wix.newSite(), { cookies: () => ['print_api_install=stale-or-forged'] });
+      const res = await wix.installResponse(h, r.key, wix.newSite(), {
+        cookies: () => ['print_api_install=stale-or-forged'],
+      });
       const body = (await res.json()) as { error: { code: string; message: string } };
       assert.equal(res.status, 400);
       assert.equal(body.error.code, 'install_not_started');
       assert.deepEqual(await stores(r.key), []);
     });
 
-    it("connects nothing for an instance our app is not installed on (a forged instanceId): Wix refuses its token", async () => {
+    it('connects nothing for an instance our app is not installed on (a forged instanceId): Wix refuses its token', async () => {
       const r = await h.reseller('live');
-      const res = await wix.installResponse(h, r.key, wix.newSite(), { tamper: (u) => u.searchParams.set('instanceId', randomUUID()) });
+      const res = await wix.installResponse(h, r.key, wix.newSite(), {
+        tamper: (u) => u.searchParams.set('instanceId', randomUUID()),
+      });
       const body = (await res.json()) as { error: { code: string; message: string } };
       assert.equal(res.status, 422);
       assert.match(body.error.message, /Wix refused an access token .* not installed on that site/);
@@ -100,10 +137,14 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
 
     it("connects nothing for another app's redirect or one without an instanceId", async () => {
       const r = await h.reseller('live');
-      const other = await wix.installResponse(h, r.key, wix.newSite(), { tamper: (u) => u.searchParams.set('appId', randomUUID()) });
+      const other = await wix.installResponse(h, r.key, wix.newSite(), {
+        tamper: (u) => u.searchParams.set('appId', randomUUID()),
+      });
       assert.equal(other.status, 422);
       assert.match(((await other.json()) as { error: { message: string } }).error.message, /not ours/);
-      const none = await wix.installResponse(h, r.key, wix.newSite(), { tamper: (u) => u.searchParams.delete('instanceId') });
+      const none = await wix.installResponse(h, r.key, wix.newSite(), {
+        tamper: (u) => u.searchParams.delete('instanceId'),
+      });
       assert.equal(none.status, 422);
       assert.match(((await none.json()) as { error: { message: string } }).error.message, /no usable instanceId/);
       assert.deepEqual(await stores(r.key), []);
@@ -159,7 +200,14 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       const { key, site, store } = await connected();
       const id = store.saveOrder(printOrder({ updatedAt: minutesAgo(1) }));
       const thin = { id, number: '10042', status: 'APPROVED', paymentStatus: 'PAID' };
-      const event = { id: randomUUID(), entityFqdn: 'wix.ecom.v1.order', slug: 'approved', entityId: id, eventTime: new Date().toISOString(), actionEvent: { body: { order: thin } } };
+      const event = {
+        id: randomUUID(),
+        entityFqdn: 'wix.ecom.v1.order',
+        slug: 'approved',
+        entityId: id,
+        eventTime: new Date().toISOString(),
+        actionEvent: { body: { order: thin } },
+      };
       assert.equal(await wix.post(h, wix.webhookBody(site, 'wix.ecom.v1.order_approved', event)), 200);
       await ingestIn(key, store.storeId, id, 'placed');
       assert.ok(site.seen('getOrder').some((c) => c.path.endsWith(id)));
@@ -168,7 +216,10 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     it('waits on an approved offline-payment order (NOT_PAID) and places it on payment_status_updated PAID', async () => {
       const { key, store } = await connected();
       const id = store.saveOrder(printOrder({ paid: false, updatedAt: minutesAgo(10) }));
-      assert.equal(await store.deliver({ ...printOrder({ paid: false, updatedAt: minutesAgo(10) }), id }, 'created'), 200);
+      assert.equal(
+        await store.deliver({ ...printOrder({ paid: false, updatedAt: minutesAgo(10) }), id }, 'created'),
+        200,
+      );
       await ingestIn(key, store.storeId, id, 'waiting_payment');
       store.saveOrder({ ...printOrder({ updatedAt: minutesAgo(2) }), id });
       assert.equal(await store.deliver({ ...printOrder({ updatedAt: minutesAgo(2) }), id }, 'paid'), 200);
@@ -178,22 +229,66 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     it('prints what is still owed of a PARTIALLY_REFUNDED order, and keeps its Italian province and company', async () => {
       const { key, site, store } = await connected();
       const id = randomUUID();
-      const base = wixOrderOf({ ...printOrder({ lines: [{ sku: h.sku, quantity: 3 }, { sku: h.sku, quantity: 1 }], updatedAt: minutesAgo(1) }), id });
-      const destination = { address: { country: 'IT', subdivision: 'IT-MI', city: 'Milano', postalCode: '20121', addressLine1: 'Via Torino 12' }, contactDetails: { firstName: 'Giulia', lastName: 'Rossi', phone: '+39 02 1234567', company: 'Tipografia Rossi S.r.l.' } };
+      const base = wixOrderOf({
+        ...printOrder({
+          lines: [
+            { sku: h.sku, quantity: 3 },
+            { sku: h.sku, quantity: 1 },
+          ],
+          updatedAt: minutesAgo(1),
+        }),
+        id,
+      });
+      const destination = {
+        address: {
+          country: 'IT',
+          subdivision: 'IT-MI',
+          city: 'Milano',
+          postalCode: '20121',
+          addressLine1: 'Via Torino 12',
+        },
+        contactDetails: {
+          firstName: 'Giulia',
+          lastName: 'Rossi',
+          phone: '+39 02 1234567',
+          company: 'Tipografia Rossi S.r.l.',
+        },
+      };
       // One of the three posters of the first line refunded, the second line refunded whole (`refundQuantity`, as Wix's Order type has it).
       const refunded = base.lineItems.map((line) => Object.assign({}, line, { refundQuantity: 1 }));
-      site.orders.set(id, { ...base, paymentStatus: 'PARTIALLY_REFUNDED', lineItems: refunded, shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } } });
+      site.orders.set(id, {
+        ...base,
+        paymentStatus: 'PARTIALLY_REFUNDED',
+        lineItems: refunded,
+        shippingInfo: { title: 'Standard', logistics: { shippingDestination: destination } },
+      });
       await sync(key, store.storeId);
       const ingest = await ingestIn(key, store.storeId, id, 'placed');
       const placed = await order(key, ingest.orderId!);
-      assert.deepEqual(placed.lines.map((l: { quantity: number }) => l.quantity), [2]);
-      assert.deepEqual(placed.recipient, { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', email: base.buyerInfo.email, phone: '+39 02 1234567', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
+      assert.deepEqual(
+        placed.lines.map((l: { quantity: number }) => l.quantity),
+        [2],
+      );
+      assert.deepEqual(placed.recipient, {
+        name: 'Giulia Rossi',
+        company: 'Tipografia Rossi S.r.l.',
+        email: base.buyerInfo.email,
+        phone: '+39 02 1234567',
+        address1: 'Via Torino 12',
+        postalCode: '20121',
+        city: 'Milano',
+        state: 'MI',
+        country: 'IT',
+      });
     });
 
     it('waits on a PARTIALLY_PAID order (a deposit) and places it once Wix reports it PAID', async () => {
       const { key, site, store } = await connected();
       const id = randomUUID();
-      site.orders.set(id, { ...wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(5) }), id }), paymentStatus: 'PARTIALLY_PAID' });
+      site.orders.set(id, {
+        ...wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(5) }), id }),
+        paymentStatus: 'PARTIALLY_PAID',
+      });
       await sync(key, store.storeId);
       await ingestIn(key, store.storeId, id, 'waiting_payment');
       site.orders.set(id, wixOrderOf({ ...printOrder({ updatedAt: minutesAgo(1) }), id }));
@@ -239,25 +334,45 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     it('catches up many orders through cursor pages of orders/search (filter and sort on the first page only)', async () => {
       const { key, site, store } = await connected();
       const ids: string[] = [];
-      for (let i = 0; i < 60; i++) ids.push(store.saveOrder({ paid: true, lines: [{ sku: OTHER_SKU, quantity: 1 }], updatedAt: new Date(Date.now() - 60_000 + i * 100).toISOString() }));
+      for (let i = 0; i < 60; i++)
+        ids.push(
+          store.saveOrder({
+            paid: true,
+            lines: [{ sku: OTHER_SKU, quantity: 1 }],
+            updatedAt: new Date(Date.now() - 60_000 + i * 100).toISOString(),
+          }),
+        );
       const before = site.seen('searchOrders').length;
       await sync(key, store.storeId);
-      await eventually(async () => (await ingests(key, store.storeId)).filter((i) => i.status === 'no_print_lines').length === 60, 'every order ingested');
+      await eventually(
+        async () => (await ingests(key, store.storeId)).filter((i) => i.status === 'no_print_lines').length === 60,
+        'every order ingested',
+      );
       const searches = site.seen('searchOrders').slice(before) as Array<{ body: { search: Record<string, any> } }>;
       assert.ok(searches.length >= 2, `${searches.length} searches`);
       assert.ok(searches[0]!.body.search.filter.updatedDate.$gte);
-      assert.ok(searches.some((s) => s.body.search.cursorPaging.cursor && !s.body.search.filter && !s.body.search.sort));
+      assert.ok(
+        searches.some((s) => s.body.search.cursorPaging.cursor && !s.body.search.filter && !s.body.search.sort),
+      );
     });
   });
 
   describe('back to the store', () => {
     it('fulfils only the line items we printed, with a custom provider and its tracking link', async () => {
       const { key, site, store } = await connected('test');
-      const spec = printOrder({ lines: [{ sku: OTHER_SKU, quantity: 1 }, { sku: h.sku, quantity: 2 }] });
+      const spec = printOrder({
+        lines: [
+          { sku: OTHER_SKU, quantity: 1 },
+          { sku: h.sku, quantity: 2 },
+        ],
+      });
       const id = store.saveOrder(spec);
       await store.deliver({ ...spec, id }, 'created');
       const placed = await ingestIn(key, store.storeId, id, 'placed');
-      const [f] = await eventually(async () => (site.fulfillments.get(id)?.length ?? 0) > 0 && site.fulfillments.get(id)!, 'the fulfillment');
+      const [f] = await eventually(
+        async () => (site.fulfillments.get(id)?.length ?? 0) > 0 && site.fulfillments.get(id)!,
+        'the fulfillment',
+      );
       const tracking = (await order(key, placed.orderId!)).tracking;
       const ours = wixOrderOf({ ...spec, id }).lineItems[1]!;
       assert.deepEqual(f!.lineItems, [{ id: ours.id, quantity: 2 }]);
@@ -268,9 +383,20 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
   });
 
   describe('listings', () => {
-    const listings = async (key: string, storeId: string) => (await h.api<{ data: Array<{ sku: string | null; title: string; externalProductId: string; externalVariantId: string | null; active: boolean }> }>(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data;
+    const listings = async (key: string, storeId: string) =>
+      (
+        await h.api<{
+          data: Array<{
+            sku: string | null;
+            title: string;
+            externalProductId: string;
+            externalVariantId: string | null;
+            active: boolean;
+          }>;
+        }>(key, 'GET', `/stores/${storeId}/listings?limit=100`)
+      ).body.data;
 
-    it('lists a Catalog V1 site\'s products and variants with their SKUs', async () => {
+    it("lists a Catalog V1 site's products and variants with their SKUs", async () => {
       const { key, store } = await connected();
       await sync(key, store.storeId);
       const seen = await eventually(async () => {
@@ -278,7 +404,10 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
         return l.length === 3 && l;
       }, 'the listings');
       const bySku = Object.fromEntries(seen.map((l) => [l.sku ?? 'none', l]));
-      assert.deepEqual([bySku['POSTER-TULIPS']!.title, bySku['POSTER-TULIPS']!.active, bySku['POSTER-TULIPS']!.externalVariantId], ['Tulip poster - A2', true, '00000000-0000-0020-0005-ad9cdc10d3b8']);
+      assert.deepEqual(
+        [bySku['POSTER-TULIPS']!.title, bySku['POSTER-TULIPS']!.active, bySku['POSTER-TULIPS']!.externalVariantId],
+        ['Tulip poster - A2', true, '00000000-0000-0020-0005-ad9cdc10d3b8'],
+      );
       assert.equal(bySku['POSTER-TULIPS-A1']!.active, false);
       assert.equal(bySku.GIFT!.externalProductId, '91f7ac8b-2baa-289c-aa50-6d64764f35d3');
     });
@@ -292,16 +421,25 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
         const l = await listings(key, store.storeId);
         return l.some((x) => x.sku === 'POSTER-CANAL-A2') && !l.some((x) => x.sku === 'POSTER-TULIPS') && l;
       }, 'the V3 listings');
-      assert.deepEqual(seen.map((l) => [l.sku, l.title]).sort(), [[null, 'Canal poster - A3'], ['POSTER-CANAL-A2', 'Canal poster - A2']]);
+      assert.deepEqual(seen.map((l) => [l.sku, l.title]).sort(), [
+        [null, 'Canal poster - A3'],
+        ['POSTER-CANAL-A2', 'Canal poster - A2'],
+      ]);
     });
   });
 
   describe('sites we do not know', () => {
-    it("acknowledges (200) a delivery for a site no reseller connected (installed from the App Market) and never calls that site", async () => {
+    it('acknowledges (200) a delivery for a site no reseller connected (installed from the App Market) and never calls that site', async () => {
       const stranger = wix.newSite();
       stranger.installed = true;
       const order = wixOrderOf({ ...printOrder(), id: randomUUID() });
-      assert.equal(await wix.post(h, wix.webhookBody(stranger, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved'))), 200);
+      assert.equal(
+        await wix.post(
+          h,
+          wix.webhookBody(stranger, 'wix.ecom.v1.order_approved', wix.orderEvent(order, 'wix.ecom.v1.order_approved')),
+        ),
+        200,
+      );
       assert.equal(stranger.calls.length, 0);
     });
   });

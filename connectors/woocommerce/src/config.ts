@@ -38,14 +38,24 @@ export function normaliseStoreUrl(raw: string): string {
 }
 
 /** `ck_` / `cs_` followed by 40 hex digits: what WooCommerce issues (`wc_rand_hash()` is a SHA-1). */
-const consumerKey = z.string().trim().regex(/^ck_[0-9a-f]{40}$/, 'must be a WooCommerce consumer key (ck_ followed by 40 hex digits)');
-const consumerSecret = z.string().trim().regex(/^cs_[0-9a-f]{40}$/, 'must be a WooCommerce consumer secret (cs_ followed by 40 hex digits)');
+const consumerKey = z
+  .string()
+  .trim()
+  .regex(/^ck_[0-9a-f]{40}$/, 'must be a WooCommerce consumer key (ck_ followed by 40 hex digits)');
+const consumerSecret = z
+  .string()
+  .trim()
+  .regex(/^cs_[0-9a-f]{40}$/, 'must be a WooCommerce consumer secret (cs_ followed by 40 hex digits)');
 
 /** `POST /stores {platform: "WOOCOMMERCE", storeUrl, consumerKey, consumerSecret}`. */
 export const connectSchema = z.strictObject({ storeUrl: storeUrlSchema, consumerKey, consumerSecret });
 
 /** What core keeps sealed for a connected store. */
-export const credentialsSchema = z.object({ storeUrl: z.string(), consumerKey: z.string(), consumerSecret: z.string() });
+export const credentialsSchema = z.object({
+  storeUrl: z.string(),
+  consumerKey: z.string(),
+  consumerSecret: z.string(),
+});
 export type WooCredentials = z.infer<typeof credentialsSchema>;
 
 /**

@@ -7,19 +7,26 @@ import { WooCommerceClient } from './woocommerce-client.ts';
  * webhook list, which also needs a user who may manage WooCommerce) and write (webhooks,
  * notes, statuses). Used by `POST /stores` and by the key-issuing flow alike.
  */
-export async function connectWithKeys(http: HttpClient, credentials: WooCredentials): Promise<StoreConnection<WooCredentials>> {
+export async function connectWithKeys(
+  http: HttpClient,
+  credentials: WooCredentials,
+): Promise<StoreConnection<WooCredentials>> {
   const client = new WooCommerceClient({ http, credentials });
   try {
     await client.checkReadAccess();
   } catch (err) {
-    if (err instanceof ConnectorError && err.status === 404) throw await missingRestApi(client, credentials.storeUrl, err);
+    if (err instanceof ConnectorError && err.status === 404)
+      throw await missingRestApi(client, credentials.storeUrl, err);
     throw err;
   }
   try {
     await client.checkWriteAccess();
   } catch (err) {
     if (err instanceof ConnectorError && err.kind === 'auth') {
-      throw new ConnectorError('auth', 'The WooCommerce keys are read-only: create them with Read/Write permissions.', { status: err.status, cause: err });
+      throw new ConnectorError('auth', 'The WooCommerce keys are read-only: create them with Read/Write permissions.', {
+        status: err.status,
+        cause: err,
+      });
     }
     throw err;
   }
@@ -32,7 +39,11 @@ export async function connectWithKeys(http: HttpClient, credentials: WooCredenti
  * serves the REST API only as `?rest_route=`, which WooCommerce's REST API does not support
  * (its documentation requires pretty permalinks); otherwise the URL is not a WooCommerce store.
  */
-async function missingRestApi(client: WooCommerceClient, storeUrl: string, cause: ConnectorError): Promise<ConnectorError> {
+async function missingRestApi(
+  client: WooCommerceClient,
+  storeUrl: string,
+  cause: ConnectorError,
+): Promise<ConnectorError> {
   if (await client.restApiOnlyAtQueryRoute()) {
     return new ConnectorError(
       'invalid_payload',
@@ -40,5 +51,9 @@ async function missingRestApi(client: WooCommerceClient, storeUrl: string, cause
       { status: 404, cause },
     );
   }
-  return new ConnectorError('invalid_payload', `There is no WooCommerce REST API at ${storeUrl}/wp-json/wc/v3: give the store's home address, with WooCommerce active.`, { status: 404, cause });
+  return new ConnectorError(
+    'invalid_payload',
+    `There is no WooCommerce REST API at ${storeUrl}/wp-json/wc/v3: give the store's home address, with WooCommerce active.`,
+    { status: 404, cause },
+  );
 }

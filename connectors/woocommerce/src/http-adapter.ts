@@ -39,7 +39,8 @@ export function httpClientAdapter(http: HttpClient): (config: LibraryRequest) =>
       if (value !== undefined && value !== null) url.searchParams.append(key, String(value));
     }
     const headers = plainHeaders(config.headers);
-    if (config.auth) headers.authorization = `Basic ${Buffer.from(`${config.auth.username}:${config.auth.password}`).toString('base64')}`;
+    if (config.auth)
+      headers.authorization = `Basic ${Buffer.from(`${config.auth.username}:${config.auth.password}`).toString('base64')}`;
     const res = await http.request({
       method,
       url: url.toString(),

@@ -5,7 +5,14 @@ import { authorizeUrl, keyRequestSchema, receiveIssuedKeys } from './install.ts'
 import { listWooListings } from './listings.ts';
 import { mapWooOrder, toStoreOrder, wooOrderSchema } from './order-mapper.ts';
 import { pollOrders, readCursor } from './order-polling.ts';
-import { getWooProduct, publishWooProduct, unpublishWooProduct, updateWooProduct, wooStoreCountry, wooStoreCurrency } from './publishing.ts';
+import {
+  getWooProduct,
+  publishWooProduct,
+  unpublishWooProduct,
+  updateWooProduct,
+  wooStoreCountry,
+  wooStoreCurrency,
+} from './publishing.ts';
 import { pushWooShipment } from './shipment-push.ts';
 import { registerOrderWebhooks, repairNotice, repairWebhooks } from './webhook-registration.ts';
 import { verifyWooWebhook } from './webhook-verifier.ts';
@@ -29,8 +36,15 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
     // and webhooks are signed with a per-store secret.
     connectSchema,
     examples: {
-      connect: { storeUrl: 'https://tulip-prints.example.com', consumerKey: 'ck_0123456789abcdef0123456789abcdef01234567', consumerSecret: 'cs_0123456789abcdef0123456789abcdef01234567' },
-      credentialRequest: { storeUrl: 'https://tulip-prints.example.com', returnUrl: 'https://reseller.example.com/stores/connected' },
+      connect: {
+        storeUrl: 'https://tulip-prints.example.com',
+        consumerKey: 'ck_0123456789abcdef0123456789abcdef01234567',
+        consumerSecret: 'cs_0123456789abcdef0123456789abcdef01234567',
+      },
+      credentialRequest: {
+        storeUrl: 'https://tulip-prints.example.com',
+        returnUrl: 'https://reseller.example.com/stores/connected',
+      },
     },
     credentialsSchema,
     capabilities: { webhooks: true, polling: true, fulfilment: true, oauth: false, publishing: true },
@@ -58,7 +72,12 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
 
   async registerWebhooks(ctx, store, callbackUrl) {
     const client = new WooCommerceClient({ http: ctx.http, credentials: store.credentials });
-    return registerOrderWebhooks(client, { callbackUrl, appWebhookUrl: ctx.webhookUrl(), currentSecret: store.webhookSecret, logger: ctx.logger });
+    return registerOrderWebhooks(client, {
+      callbackUrl,
+      appWebhookUrl: ctx.webhookUrl(),
+      currentSecret: store.webhookSecret,
+      logger: ctx.logger,
+    });
   },
 
   verifyWebhook: (req, secrets) => verifyWooWebhook(req, secrets.storeSecret),
@@ -67,7 +86,10 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
     const topic = req.headers['x-wc-webhook-topic'] ?? '';
     if (PRODUCT_TOPIC.test(topic)) return { kind: 'listings_changed' };
     if (!ORDER_TOPIC.test(topic)) return { kind: 'ignored', reason: `topic ${topic || '(none)'} is not one we act on` };
-    return { kind: 'orders', orders: [toStoreOrder(parseJsonPayload(wooOrderSchema, req.rawBody, `WooCommerce ${topic} delivery`))] };
+    return {
+      kind: 'orders',
+      orders: [toStoreOrder(parseJsonPayload(wooOrderSchema, req.rawBody, `WooCommerce ${topic} delivery`))],
+    };
   },
 
   async fetchOrders(ctx, store, externalOrderIds) {
@@ -82,7 +104,12 @@ export const wooCommerceConnector = defineConnector<WooCredentials>({
     // The first page of a polling run: the moment to bring back webhooks WooCommerce disabled (or that are gone).
     if (!readCursor(cursor, ctx.clock()).firstPage) return pollOrders(client, cursor, ctx.clock());
     const callbackUrl = store.id ? ctx.webhookUrl(store.id) : undefined;
-    const repair = await repairWebhooks(client, { appWebhookUrl: ctx.webhookUrl(), callbackUrl, secret: store.webhookSecret, logger: ctx.logger });
+    const repair = await repairWebhooks(client, {
+      appWebhookUrl: ctx.webhookUrl(),
+      callbackUrl,
+      secret: store.webhookSecret,
+      logger: ctx.logger,
+    });
     const page = await pollOrders(client, cursor, ctx.clock());
     const notice = repairNotice(repair, ctx.clock());
     return notice ? { ...page, notice } : page;

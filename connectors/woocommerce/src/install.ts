@@ -30,9 +30,18 @@ export function authorizeUrl(p: { storeUrl: string; state: string; callbackUrl: 
  * key_permissions}`): they must answer our request, be read/write, and work against the
  * store the request named (never a store the body could name).
  */
-export async function receiveIssuedKeys(http: HttpClient, p: { storeUrl: string; state: string; rawBody: Buffer }): Promise<StoreConnection<WooCredentials>> {
+export async function receiveIssuedKeys(
+  http: HttpClient,
+  p: { storeUrl: string; state: string; rawBody: Buffer },
+): Promise<StoreConnection<WooCredentials>> {
   const keys = parseJsonPayload(issuedKeysSchema, p.rawBody, 'The keys WooCommerce sent');
-  if (keys.user_id !== p.state) throw new ConnectorError('invalid_payload', 'The keys were issued for another connection request');
-  if (keys.key_permissions !== 'read_write') throw new ConnectorError('auth', `The store granted ${keys.key_permissions} access; Print API needs read_write`);
-  return connectWithKeys(http, { storeUrl: p.storeUrl, consumerKey: keys.consumer_key, consumerSecret: keys.consumer_secret });
+  if (keys.user_id !== p.state)
+    throw new ConnectorError('invalid_payload', 'The keys were issued for another connection request');
+  if (keys.key_permissions !== 'read_write')
+    throw new ConnectorError('auth', `The store granted ${keys.key_permissions} access; Print API needs read_write`);
+  return connectWithKeys(http, {
+    storeUrl: p.storeUrl,
+    consumerKey: keys.consumer_key,
+    consumerSecret: keys.consumer_secret,
+  });
 }

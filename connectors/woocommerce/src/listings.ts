@@ -6,7 +6,13 @@ import type { WooCommerceClient } from './woocommerce-client.ts';
 export const LISTINGS_PAGE_SIZE = 100;
 
 const id = z.union([z.number(), z.string()]).transform(String);
-const product = z.object({ id, name: z.string().nullish(), type: z.string().nullish(), status: z.string().nullish(), sku: z.string().nullish() });
+const product = z.object({
+  id,
+  name: z.string().nullish(),
+  type: z.string().nullish(),
+  status: z.string().nullish(),
+  sku: z.string().nullish(),
+});
 const variation = z.object({
   id,
   sku: z.string().nullish(),
@@ -21,7 +27,11 @@ type Pending = [productId: string, title: string, published: boolean];
  * Where a listings run stands: the next products page, the variable products of the pages read
  * whose variations are still to be read, and the next page of the first one's variations.
  */
-const cursorSchema = z.object({ p: z.number().int().min(0), pending: z.array(z.tuple([z.string(), z.string(), z.boolean()])), vp: z.number().int().min(1) });
+const cursorSchema = z.object({
+  p: z.number().int().min(0),
+  pending: z.array(z.tuple([z.string(), z.string(), z.boolean()])),
+  vp: z.number().int().min(1),
+});
 type Cursor = z.infer<typeof cursorSchema>;
 
 function readCursor(raw: string | null): Cursor | null {
@@ -58,7 +68,10 @@ export async function listWooListings(client: WooCommerceClient, rawCursor: stri
         active: published && v.status === 'publish',
       });
     }
-    const next: Cursor = at.vp < totalPages && items.length > 0 ? { ...at, vp: at.vp + 1 } : { ...at, pending: at.pending.slice(1), vp: 1 };
+    const next: Cursor =
+      at.vp < totalPages && items.length > 0
+        ? { ...at, vp: at.vp + 1 }
+        : { ...at, pending: at.pending.slice(1), vp: 1 };
     return { listings, nextCursor: encode(next) };
   }
   if (at.p === 0) return { listings, nextCursor: null };
@@ -71,7 +84,13 @@ export async function listWooListings(client: WooCommerceClient, rawCursor: stri
       pending.push([p.id, title, p.status === 'publish']);
       continue;
     }
-    listings.push({ externalProductId: p.id, externalVariantId: null, sku: p.sku?.trim() || null, title, active: p.status === 'publish' });
+    listings.push({
+      externalProductId: p.id,
+      externalVariantId: null,
+      sku: p.sku?.trim() || null,
+      title,
+      active: p.status === 'publish',
+    });
   }
   // p = 0: every products page read (only the variations of `pending` remain).
   const next: Cursor = { p: at.p < totalPages && items.length > 0 ? at.p + 1 : 0, pending, vp: 1 };

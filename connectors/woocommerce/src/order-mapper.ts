@@ -4,7 +4,10 @@ import { ConnectorError, parsePayload, type StoreOrder, type StoreRecipient } fr
 /** The statuses in which WooCommerce has the money: `on-hold` (bank transfer awaiting) is not one of them. */
 const PAID_STATUSES = new Set(['processing', 'completed']);
 
-const text = z.string().nullish().transform((v) => v ?? '');
+const text = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? '');
 const address = z.object({
   first_name: text,
   last_name: text,
@@ -47,7 +50,8 @@ export type WooOrder = z.infer<typeof wooOrderSchema>;
 export function gmtToIso(value: string): string {
   const zoned = /(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`;
   const date = new Date(zoned);
-  if (Number.isNaN(date.getTime())) throw new ConnectorError('invalid_payload', `WooCommerce sent an unreadable date: ${value}`);
+  if (Number.isNaN(date.getTime()))
+    throw new ConnectorError('invalid_payload', `WooCommerce sent an unreadable date: ${value}`);
   return date.toISOString();
 }
 

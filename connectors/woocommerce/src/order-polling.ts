@@ -27,11 +27,18 @@ export function readCursor(raw: string | null, now: Date): PollPosition {
 }
 
 /** One page of orders modified since the cursor, oldest change first, and the cursor after it. */
-export async function pollOrders(client: WooCommerceClient, rawCursor: string | null, now: Date): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+export async function pollOrders(
+  client: WooCommerceClient,
+  rawCursor: string | null,
+  now: Date,
+): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
   const at = readCursor(rawCursor, now);
   const raw = await client.listOrders(modifiedAfter(at.since), at.offset, POLL_PAGE_SIZE);
   const orders = raw.map(mapWooOrder);
-  return { orders, nextCursor: pollWindow.next(at, { updatedAt: orders.map((o) => o.updatedAt), more: raw.length >= POLL_PAGE_SIZE }) };
+  return {
+    orders,
+    nextCursor: pollWindow.next(at, { updatedAt: orders.map((o) => o.updatedAt), more: raw.length >= POLL_PAGE_SIZE }),
+  };
 }
 
 /** The exclusive `after` (GMT, whole seconds) of a cursor stored before the kit's, as the inclusive time after it. */

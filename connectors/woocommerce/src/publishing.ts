@@ -1,8 +1,20 @@
-import { ConnectorError, minorUnitsToDecimal, parsePayload, type ListingChanges, type ListingDraft, type ListingRef, type PublishedListing } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  minorUnitsToDecimal,
+  parsePayload,
+  type ListingChanges,
+  type ListingDraft,
+  type ListingRef,
+  type PublishedListing,
+} from '@print-api/connector-kit';
 import { z } from 'zod';
 import type { WooCommerceClient } from './woocommerce-client.ts';
 
-const product = z.object({ id: z.union([z.number(), z.string()]).transform(String), status: z.string().nullish(), permalink: z.string().nullish() });
+const product = z.object({
+  id: z.union([z.number(), z.string()]).transform(String),
+  status: z.string().nullish(),
+  permalink: z.string().nullish(),
+});
 const currency = z.object({ code: z.string().regex(/^[A-Za-z]{3}$/) });
 const setting = z.object({ value: z.unknown() });
 
@@ -19,7 +31,11 @@ export const wooPlatformOptions = z.strictObject({
  */
 export async function publishWooProduct(client: WooCommerceClient, draft: ListingDraft): Promise<PublishedListing> {
   const parsed = wooPlatformOptions.safeParse(draft.platformOptions ?? {});
-  if (!parsed.success) throw new ConnectorError('invalid_payload', `platformOptions for WooCommerce: ${z.prettifyError(parsed.error).replace(/\n+/g, '; ')}`);
+  if (!parsed.success)
+    throw new ConnectorError(
+      'invalid_payload',
+      `platformOptions for WooCommerce: ${z.prettifyError(parsed.error).replace(/\n+/g, '; ')}`,
+    );
   const options = parsed.data;
   const created = await client.createProduct({
     name: draft.title,
@@ -36,10 +52,16 @@ export async function publishWooProduct(client: WooCommerceClient, draft: Listin
 }
 
 /** `PUT /products/<id>` with what changed: `name`, `regular_price`, `status`. */
-export async function updateWooProduct(client: WooCommerceClient, ref: ListingRef, changes: ListingChanges, storeCurrency: () => Promise<string>): Promise<PublishedListing> {
+export async function updateWooProduct(
+  client: WooCommerceClient,
+  ref: ListingRef,
+  changes: ListingChanges,
+  storeCurrency: () => Promise<string>,
+): Promise<PublishedListing> {
   const body: Record<string, unknown> = {};
   if (changes.title !== undefined) body.name = changes.title;
-  if (changes.priceCents !== undefined) body.regular_price = minorUnitsToDecimal(changes.priceCents, changes.currency ?? (await storeCurrency()));
+  if (changes.priceCents !== undefined)
+    body.regular_price = minorUnitsToDecimal(changes.priceCents, changes.currency ?? (await storeCurrency()));
   if (changes.published !== undefined) body.status = changes.published ? 'publish' : 'draft';
   if (Object.keys(body).length === 0) return getWooProduct(client, ref);
   return listingOf(await client.updateProduct(ref.externalProductId, body));
@@ -62,7 +84,10 @@ export async function unpublishWooProduct(client: WooCommerceClient, ref: Listin
 
 export async function getWooProduct(client: WooCommerceClient, ref: ListingRef): Promise<PublishedListing> {
   const found = await client.getProduct(ref.externalProductId);
-  if (found === null) throw new ConnectorError('invalid_payload', `The store has no product ${ref.externalProductId} any more.`, { status: 404 });
+  if (found === null)
+    throw new ConnectorError('invalid_payload', `The store has no product ${ref.externalProductId} any more.`, {
+      status: 404,
+    });
   return listingOf(found);
 }
 
@@ -83,5 +108,10 @@ export async function wooStoreCountry(client: WooCommerceClient): Promise<string
 
 function listingOf(raw: unknown): PublishedListing {
   const p = parsePayload(product, raw, 'WooCommerce product');
-  return { externalProductId: p.id, externalVariantId: null, status: p.status === 'publish' ? 'active' : 'draft', ...(p.permalink ? { url: p.permalink } : {}) };
+  return {
+    externalProductId: p.id,
+    externalVariantId: null,
+    status: p.status === 'publish' ? 'active' : 'draft',
+    ...(p.permalink ? { url: p.permalink } : {}),
+  };
 }

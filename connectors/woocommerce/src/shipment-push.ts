@@ -11,8 +11,12 @@ export function trackingNote(s: Shipment): string {
 
 /** True when every line of the store order is one we printed (by SKU, case-insensitive). */
 export function coversWholeOrder(order: WooOrderSummary, shipment: Shipment): boolean {
-  const printed = new Set(shipment.lines.map((l) => l.sku?.trim().toLowerCase()).filter((s): s is string => Boolean(s)));
-  return (order.line_items ?? []).filter((l) => l.quantity > 0).every((l) => Boolean(l.sku?.trim()) && printed.has(l.sku!.trim().toLowerCase()));
+  const printed = new Set(
+    shipment.lines.map((l) => l.sku?.trim().toLowerCase()).filter((s): s is string => Boolean(s)),
+  );
+  return (order.line_items ?? [])
+    .filter((l) => l.quantity > 0)
+    .every((l) => Boolean(l.sku?.trim()) && printed.has(l.sku!.trim().toLowerCase()));
 }
 
 /**
@@ -22,20 +26,32 @@ export function coversWholeOrder(order: WooOrderSummary, shipment: Shipment): bo
  * whether it was done already, so a retry after a failure (a 429, a timeout) repeats nothing.
  * An order with lines we did not print is left in its status: the merchant still ships those.
  */
-export async function pushWooShipment(client: WooCommerceClient, shipment: Shipment, opts: { now: Date; logger: ConnectorLogger }): Promise<void> {
+export async function pushWooShipment(
+  client: WooCommerceClient,
+  shipment: Shipment,
+  opts: { now: Date; logger: ConnectorLogger },
+): Promise<void> {
   const orderId = shipment.externalOrderId;
   const notes = await client.listCustomerNotes(orderId);
-  if (!notes.some((n) => n.note.includes(shipment.trackingNumber))) await client.addCustomerNote(orderId, trackingNote(shipment));
+  if (!notes.some((n) => n.note.includes(shipment.trackingNumber)))
+    await client.addCustomerNote(orderId, trackingNote(shipment));
 
   const items = await client.listTrackingItems(orderId);
   if (items && !items.some((i) => i.tracking_number === shipment.trackingNumber)) {
-    await client.addTrackingItem(orderId, { carrier: shipment.carrier, trackingNumber: shipment.trackingNumber, trackingUrl: shipment.trackingUrl, dateShipped: opts.now.toISOString().slice(0, 10) });
+    await client.addTrackingItem(orderId, {
+      carrier: shipment.carrier,
+      trackingNumber: shipment.trackingNumber,
+      trackingUrl: shipment.trackingUrl,
+      dateShipped: opts.now.toISOString().slice(0, 10),
+    });
   }
 
   const order = await client.getOrder(orderId);
   if (FINAL_STATUSES.has(order.status)) return;
   if (!coversWholeOrder(order, shipment)) {
-    opts.logger.info('WooCommerce order has lines we do not print: tracking added, status left to the merchant', { orderId });
+    opts.logger.info('WooCommerce order has lines we do not print: tracking added, status left to the merchant', {
+      orderId,
+    });
     return;
   }
   await client.setOrderStatus(orderId, 'completed');

@@ -39,7 +39,10 @@ export async function registerOrderWebhooks(
   const ours = (await client.listWebhooks()).filter((w) => w.delivery_url.startsWith(prefix));
   const kept = new Map<string, number>();
   for (const w of ours) {
-    const wanted = w.delivery_url === opts.callbackUrl && (SUBSCRIBED_TOPICS as readonly string[]).includes(w.topic) && !kept.has(w.topic);
+    const wanted =
+      w.delivery_url === opts.callbackUrl &&
+      (SUBSCRIBED_TOPICS as readonly string[]).includes(w.topic) &&
+      !kept.has(w.topic);
     if (!wanted) {
       await client.deleteWebhook(w.id);
       continue;
@@ -50,7 +53,12 @@ export async function registerOrderWebhooks(
   for (const topic of SUBSCRIBED_TOPICS) {
     if (kept.has(topic)) continue;
     // WooCommerce pings the delivery URL while creating the webhook: the verifier answers it.
-    const created = await client.createWebhook({ name: `${WEBHOOK_NAME_PREFIX} ${topic}`, topic, delivery_url: opts.callbackUrl, secret });
+    const created = await client.createWebhook({
+      name: `${WEBHOOK_NAME_PREFIX} ${topic}`,
+      topic,
+      delivery_url: opts.callbackUrl,
+      secret,
+    });
     opts.logger.info('WooCommerce webhook created', { topic, webhookId: created.id });
   }
   return { webhookSecret: secret };
@@ -71,21 +79,36 @@ export interface WebhookRepair {
  */
 export async function repairWebhooks(
   client: WooCommerceClient,
-  opts: { appWebhookUrl: string; callbackUrl?: string | undefined; secret?: string | undefined; logger: ConnectorLogger },
+  opts: {
+    appWebhookUrl: string;
+    callbackUrl?: string | undefined;
+    secret?: string | undefined;
+    logger: ConnectorLogger;
+  },
 ): Promise<WebhookRepair> {
   const prefix = ourWebhookPrefix(opts.appWebhookUrl);
-  const ours = (await client.listWebhooks()).filter((w) => (opts.callbackUrl ? w.delivery_url === opts.callbackUrl : w.delivery_url.startsWith(prefix)));
+  const ours = (await client.listWebhooks()).filter((w) =>
+    opts.callbackUrl ? w.delivery_url === opts.callbackUrl : w.delivery_url.startsWith(prefix),
+  );
   const reenabled: string[] = [];
   for (const w of ours.filter((h) => h.status === 'disabled')) {
     await client.updateWebhook(w.id, { status: 'active' });
     reenabled.push(w.topic);
-    opts.logger.warn('WooCommerce had disabled our webhook after failed deliveries; re-enabled', { webhookId: w.id, topic: w.topic });
+    opts.logger.warn('WooCommerce had disabled our webhook after failed deliveries; re-enabled', {
+      webhookId: w.id,
+      topic: w.topic,
+    });
   }
   const recreated: string[] = [];
   if (opts.callbackUrl && usableSecret(opts.secret)) {
     const present = new Set(ours.map((w) => w.topic));
     for (const topic of SUBSCRIBED_TOPICS.filter((t) => !present.has(t))) {
-      const created = await client.createWebhook({ name: `${WEBHOOK_NAME_PREFIX} ${topic}`, topic, delivery_url: opts.callbackUrl, secret: opts.secret });
+      const created = await client.createWebhook({
+        name: `${WEBHOOK_NAME_PREFIX} ${topic}`,
+        topic,
+        delivery_url: opts.callbackUrl,
+        secret: opts.secret,
+      });
       recreated.push(topic);
       opts.logger.warn('Our WooCommerce webhook was gone; registered again', { webhookId: created.id, topic });
     }
@@ -97,8 +120,12 @@ export async function repairWebhooks(
 export function repairNotice(repair: WebhookRepair, now: Date): string | undefined {
   const when = now.toISOString().slice(0, 16).replace('T', ' ');
   const parts = [
-    repair.reenabled.length ? `WooCommerce had disabled the store's webhooks for ${repair.reenabled.join(', ')} after repeated failed deliveries: set active again` : '',
-    repair.recreated.length ? `the store's webhooks for ${repair.recreated.join(', ')} were gone: registered again` : '',
+    repair.reenabled.length
+      ? `WooCommerce had disabled the store's webhooks for ${repair.reenabled.join(', ')} after repeated failed deliveries: set active again`
+      : '',
+    repair.recreated.length
+      ? `the store's webhooks for ${repair.recreated.join(', ')} were gone: registered again`
+      : '',
   ].filter(Boolean);
   if (parts.length === 0) return undefined;
   const text = parts.join('; ');

@@ -7,7 +7,11 @@ const PING_BODY = /^webhook_id=\d+$/;
 
 /** True for WooCommerce's creation ping: no signature, no topic, body `webhook_id=N`. */
 export function isCreationPing(req: InboundWebhook): boolean {
-  return !req.headers['x-wc-webhook-signature'] && !req.headers['x-wc-webhook-topic'] && PING_BODY.test(req.rawBody.toString('utf8').trim());
+  return (
+    !req.headers['x-wc-webhook-signature'] &&
+    !req.headers['x-wc-webhook-topic'] &&
+    PING_BODY.test(req.rawBody.toString('utf8').trim())
+  );
 }
 
 /**
@@ -31,7 +35,8 @@ export function verifyWooWebhook(req: InboundWebhook, storeSecret: string | unde
   }
   if (!storeSecret) return { ok: false, reason: 'no webhook secret is known for this store' };
   // `X-WC-Webhook-Signature`: base64 HMAC-SHA256 of the exact body bytes, keyed with the webhook's secret.
-  if (!verifyHmacSignature(signature, req.rawBody, storeSecret, { encoding: 'base64' })) return { ok: false, reason: 'X-WC-Webhook-Signature does not match the body' };
+  if (!verifyHmacSignature(signature, req.rawBody, storeSecret, { encoding: 'base64' }))
+    return { ok: false, reason: 'X-WC-Webhook-Signature does not match the body' };
   const topic = req.headers['x-wc-webhook-topic'];
   if (!topic) return { ok: false, reason: 'missing X-WC-Webhook-Topic' };
   const source = req.headers['x-wc-webhook-source'] ?? '';

@@ -53,10 +53,22 @@ export class WooCommerceClient {
     const axiosConfig = { adapter: httpClientAdapter(deps.http) };
     this.#http = deps.http;
     this.#storeUrl = storeUrl;
-    this.#wc = new WooCommerceRestApi({ url: storeUrl, consumerKey, consumerSecret, version: WC_API_VERSION, axiosConfig });
+    this.#wc = new WooCommerceRestApi({
+      url: storeUrl,
+      consumerKey,
+      consumerSecret,
+      version: WC_API_VERSION,
+      axiosConfig,
+    });
     // The Shipment Tracking extension's namespace; the library's typings list only WooCommerce's own.
     const trackingNamespace: string = 'wc-shipment-tracking/v3';
-    this.#tracking = new WooCommerceRestApi({ url: storeUrl, consumerKey, consumerSecret, version: trackingNamespace as WooCommerceRestApiVersion, axiosConfig });
+    this.#tracking = new WooCommerceRestApi({
+      url: storeUrl,
+      consumerKey,
+      consumerSecret,
+      version: trackingNamespace as WooCommerceRestApiVersion,
+      axiosConfig,
+    });
   }
 
   /** The site's title from WordPress's public REST index (`GET /wp-json/`), or null when the index is hidden. */
@@ -78,7 +90,11 @@ export class WooCommerceClient {
   /** A public (unauthenticated) JSON page of the site, or null when it is not a 200 with a JSON object. */
   async #publicJson(path: string): Promise<Record<string, unknown> | null> {
     try {
-      const res = await this.#http.request({ method: 'GET', url: `${this.#storeUrl}${path}`, headers: { accept: 'application/json' } });
+      const res = await this.#http.request({
+        method: 'GET',
+        url: `${this.#storeUrl}${path}`,
+        headers: { accept: 'application/json' },
+      });
       if (res.status !== 200) return null;
       const json: unknown = JSON.parse(res.body);
       return typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : null;
@@ -102,20 +118,48 @@ export class WooCommerceClient {
 
   /** Up to `perPage` orders modified after `modifiedAfterGmt` (oldest change first), skipping the first `offset`. */
   async listOrders(modifiedAfterGmt: string, offset: number, perPage: number): Promise<unknown[]> {
-    const res = await this.#call(this.#wc.get('orders', { modified_after: modifiedAfterGmt, dates_are_gmt: true, orderby: 'modified', order: 'asc', per_page: perPage, offset }));
+    const res = await this.#call(
+      this.#wc.get('orders', {
+        modified_after: modifiedAfterGmt,
+        dates_are_gmt: true,
+        orderby: 'modified',
+        order: 'asc',
+        per_page: perPage,
+        offset,
+      }),
+    );
     return Array.isArray(res.data) ? res.data : [];
   }
 
   /** A page of the store's products (every status), oldest id first, and how many pages there are (`X-WP-TotalPages`). */
   async listProducts(page: number, perPage: number): Promise<{ items: unknown[]; totalPages: number }> {
-    const res = await this.#call(this.#wc.get('products', { per_page: perPage, page, orderby: 'id', order: 'asc', status: 'any' }));
-    return { items: Array.isArray(res.data) ? res.data : [], totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1 };
+    const res = await this.#call(
+      this.#wc.get('products', { per_page: perPage, page, orderby: 'id', order: 'asc', status: 'any' }),
+    );
+    return {
+      items: Array.isArray(res.data) ? res.data : [],
+      totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1,
+    };
   }
 
   /** A page of a variable product's variations, and how many pages there are. */
-  async listVariations(productId: string, page: number, perPage: number): Promise<{ items: unknown[]; totalPages: number }> {
-    const res = await this.#call(this.#wc.get(`products/${encodeURIComponent(productId)}/variations`, { per_page: perPage, page, orderby: 'id', order: 'asc' }));
-    return { items: Array.isArray(res.data) ? res.data : [], totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1 };
+  async listVariations(
+    productId: string,
+    page: number,
+    perPage: number,
+  ): Promise<{ items: unknown[]; totalPages: number }> {
+    const res = await this.#call(
+      this.#wc.get(`products/${encodeURIComponent(productId)}/variations`, {
+        per_page: perPage,
+        page,
+        orderby: 'id',
+        order: 'asc',
+      }),
+    );
+    return {
+      items: Array.isArray(res.data) ? res.data : [],
+      totalPages: Number(res.headers['x-wp-totalpages'] ?? '1') || 1,
+    };
   }
 
   /** Creates a product (`POST /products`); answers it as WooCommerce saved it. */
@@ -153,7 +197,8 @@ export class WooCommerceClient {
   }
 
   async listCustomerNotes(orderId: string): Promise<WooOrderNote[]> {
-    return (await this.#call(this.#wc.get(`orders/${encodeURIComponent(orderId)}/notes`, { type: 'customer' }))).data as WooOrderNote[];
+    return (await this.#call(this.#wc.get(`orders/${encodeURIComponent(orderId)}/notes`, { type: 'customer' })))
+      .data as WooOrderNote[];
   }
 
   /** A note the customer sees (and is emailed) in their account. */
@@ -172,7 +217,12 @@ export class WooCommerceClient {
     return all;
   }
 
-  async createWebhook(webhook: { name: string; topic: string; delivery_url: string; secret: string }): Promise<WooWebhook> {
+  async createWebhook(webhook: {
+    name: string;
+    topic: string;
+    delivery_url: string;
+    secret: string;
+  }): Promise<WooWebhook> {
     return (await this.#call(this.#wc.post('webhooks', { ...webhook, status: 'active' }))).data as WooWebhook;
   }
 
@@ -195,7 +245,10 @@ export class WooCommerceClient {
   }
 
   /** Adds a tracking item with our carrier as a custom provider (its link is the full tracking URL). */
-  async addTrackingItem(orderId: string, item: { carrier: string; trackingNumber: string; trackingUrl: string; dateShipped: string }): Promise<void> {
+  async addTrackingItem(
+    orderId: string,
+    item: { carrier: string; trackingNumber: string; trackingUrl: string; dateShipped: string },
+  ): Promise<void> {
     await this.#call(
       this.#tracking.post(`orders/${encodeURIComponent(orderId)}/shipment-trackings`, {
         custom_tracking_provider: item.carrier,
@@ -214,7 +267,12 @@ export class WooCommerceClient {
   async #productWrite(request: Promise<unknown>): Promise<LibraryResponse> {
     const res = (await request) as LibraryResponse;
     const reason = errorMessage(res.data);
-    if (res.status === 400 && reason) throw new ConnectorError('invalid_payload', `WooCommerce refused the product: ${reason}${errorCode(res.data) ? ` (${errorCode(res.data)})` : ''}`, { status: 400 });
+    if (res.status === 400 && reason)
+      throw new ConnectorError(
+        'invalid_payload',
+        `WooCommerce refused the product: ${reason}${errorCode(res.data) ? ` (${errorCode(res.data)})` : ''}`,
+        { status: 400 },
+      );
     return this.#call(Promise.resolve(res));
   }
 
@@ -231,9 +289,13 @@ function bodyText(data: unknown): string {
 }
 
 function errorMessage(data: unknown): string | undefined {
-  return typeof data === 'object' && data !== null && 'message' in data && typeof data.message === 'string' ? data.message : undefined;
+  return typeof data === 'object' && data !== null && 'message' in data && typeof data.message === 'string'
+    ? data.message
+    : undefined;
 }
 
 function errorCode(data: unknown): string | undefined {
-  return typeof data === 'object' && data !== null && 'code' in data && typeof data.code === 'string' ? data.code : undefined;
+  return typeof data === 'object' && data !== null && 'code' in data && typeof data.code === 'string'
+    ? data.code
+    : undefined;
 }

@@ -54,7 +54,12 @@ export interface FakeWooProduct {
   type: 'simple' | 'variable';
   status: 'publish' | 'draft' | 'pending' | 'private';
   sku: string;
-  variations?: Array<{ id: number; sku: string; status: 'publish' | 'private'; attributes: Array<{ name: string; option: string }> }>;
+  variations?: Array<{
+    id: number;
+    sku: string;
+    status: 'publish' | 'private';
+    attributes: Array<{ name: string; option: string }>;
+  }>;
   /** A decimal string in the store's currency ('' when unset), as WooCommerce keeps it. */
   regular_price?: string;
   description?: string;
@@ -106,7 +111,9 @@ export class FakeWooStore {
     if (opts.url) return;
     const scope = nock(this.url).persist();
     for (const method of ['get', 'post', 'put', 'delete'] as const) {
-      scope[method](/.*/).query(true).reply(async (req: Request) => this.#handle(req));
+      scope[method](/.*/)
+        .query(true)
+        .reply(async (req: Request) => this.#handle(req));
     }
   }
 
@@ -135,7 +142,10 @@ export class FakeWooStore {
   async deliver(order: WooOrderJson, topic: 'order.created' | 'order.updated'): Promise<number> {
     const hook = this.webhooks.find((w) => w.topic === topic && w.status === 'active');
     if (!hook) throw new Error(`the store has no active ${topic} webhook`);
-    return this.send(hook, wooCommerceWebhook({ payload: order, secret: hook.secret, topic, source: this.url, webhookId: hook.id }));
+    return this.send(
+      hook,
+      wooCommerceWebhook({ payload: order, secret: hook.secret, topic, source: this.url, webhookId: hook.id }),
+    );
   }
 
   /**
@@ -158,16 +168,30 @@ export class FakeWooStore {
    * keys for the requested scope, POSTs them as JSON to `callback_url` (HTTPS only), and only
    * when that answers 200 sends the merchant to `return_url?success=1&user_id=…`.
    */
-  async approve(authorizeUrl: string, tamper: (keys: Record<string, unknown>) => Record<string, unknown> = (k) => k): Promise<{ callbackStatus: number; returnedTo: string | null }> {
+  async approve(
+    authorizeUrl: string,
+    tamper: (keys: Record<string, unknown>) => Record<string, unknown> = (k) => k,
+  ): Promise<{ callbackStatus: number; returnedTo: string | null }> {
     const url = new URL(authorizeUrl);
-    if (`${url.origin}${url.pathname}` !== `${this.url}/wc-auth/v1/authorize`) throw new Error(`not this store's authorize endpoint: ${authorizeUrl}`);
+    if (`${url.origin}${url.pathname}` !== `${this.url}/wc-auth/v1/authorize`)
+      throw new Error(`not this store's authorize endpoint: ${authorizeUrl}`);
     const p = url.searchParams;
     const callbackUrl = p.get('callback_url') ?? '';
     if (!callbackUrl.startsWith('https://')) throw new Error('The callback_url needs to be over SSL');
     const scope = p.get('scope') as 'read' | 'write' | 'read_write';
     this.permissions = scope === 'read_write' ? 'read_write' : 'read';
-    const keys = tamper({ key_id: 7, user_id: p.get('user_id'), consumer_key: this.consumerKey, consumer_secret: this.consumerSecret, key_permissions: scope });
-    const res = await fetch(this.#ours(callbackUrl), { method: 'POST', headers: { 'content-type': 'application/json;charset=UTF-8' }, body: JSON.stringify(keys) });
+    const keys = tamper({
+      key_id: 7,
+      user_id: p.get('user_id'),
+      consumer_key: this.consumerKey,
+      consumer_secret: this.consumerSecret,
+      key_permissions: scope,
+    });
+    const res = await fetch(this.#ours(callbackUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json;charset=UTF-8' },
+      body: JSON.stringify(keys),
+    });
     await res.arrayBuffer();
     if (res.status !== 200) return { callbackStatus: res.status, returnedTo: null };
     const back = new URL(p.get('return_url') ?? '');
@@ -210,8 +234,14 @@ export class FakeWooStore {
       return [fault.status, { code: 'fault', message: `injected ${fault.status}` }, fault.headers];
     }
     if (this.plainPermalinks) {
-      if (url.pathname === '/' && url.searchParams.get('rest_route') === '/') return [200, { ...wpIndex, url: this.url, home: this.url }];
-      if (url.pathname.startsWith('/wp-json/')) return [404, '<!DOCTYPE html><html><head><title>Page not found</title></head><body>Nothing here.</body></html>', { 'content-type': 'text/html; charset=UTF-8' }];
+      if (url.pathname === '/' && url.searchParams.get('rest_route') === '/')
+        return [200, { ...wpIndex, url: this.url, home: this.url }];
+      if (url.pathname.startsWith('/wp-json/'))
+        return [
+          404,
+          '<!DOCTYPE html><html><head><title>Page not found</title></head><body>Nothing here.</body></html>',
+          { 'content-type': 'text/html; charset=UTF-8' },
+        ];
     }
     if (url.pathname === '/wp-json/') return [200, { ...wpIndex, url: this.url, home: this.url }];
     const basic = `Basic ${Buffer.from(`${this.consumerKey}:${this.consumerSecret}`).toString('base64')}`;
@@ -221,12 +251,25 @@ export class FakeWooStore {
     const refused = requestViolations(method, url.pathname, url.searchParams, body);
     if (refused.length) {
       violations.push(...refused);
-      return [400, { code: 'rest_invalid_param', message: `Invalid parameter(s): ${refused.join('; ')}`, data: { status: 400 } }];
+      return [
+        400,
+        { code: 'rest_invalid_param', message: `Invalid parameter(s): ${refused.join('; ')}`, data: { status: 400 } },
+      ];
     }
     const reply = await this.#route(method, url, body as Record<string, unknown>);
     // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen otherwise).
-    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname) ? 'order' : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname) ? 'webhook' : /\/wc\/v3\/products(\/\d+)?$/.test(url.pathname) ? 'product' : /\/wc\/v3\/settings\//.test(url.pathname) ? 'setting' : undefined;
-    if (schema && reply[0] < 300) for (const item of [reply[1]].flat()) violations.push(...resourceViolations(schema, item).map((v) => `answer to ${method} ${url.pathname}: ${v}`));
+    const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname)
+      ? 'order'
+      : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname)
+        ? 'webhook'
+        : /\/wc\/v3\/products(\/\d+)?$/.test(url.pathname)
+          ? 'product'
+          : /\/wc\/v3\/settings\//.test(url.pathname)
+            ? 'setting'
+            : undefined;
+    if (schema && reply[0] < 300)
+      for (const item of [reply[1]].flat())
+        violations.push(...resourceViolations(schema, item).map((v) => `answer to ${method} ${url.pathname}: ${v}`));
     return reply;
   }
 
@@ -239,39 +282,53 @@ export class FakeWooStore {
     if (method === 'POST' && path === '/wp-json/wc/v3/webhooks') return [201, await this.#createWebhook(body)];
     if ((m = path.match(/^\/wp-json\/wc\/v3\/webhooks\/(\d+)$/))) {
       const i = this.webhooks.findIndex((w) => w.id === Number(m![1]));
-      if (i < 0) return [404, { code: 'woocommerce_rest_webhook_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      if (i < 0)
+        return [404, { code: 'woocommerce_rest_webhook_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
       if (method === 'DELETE') return [200, publicWebhook(this.webhooks.splice(i, 1)[0]!)];
       if (method === 'PUT') Object.assign(this.webhooks[i]!, pick(body, ['status', 'secret', 'name']));
       return [200, publicWebhook(this.webhooks[i]!)];
     }
     if (method === 'GET' && path === '/wp-json/wc/v3/orders') {
       const after = q.get('modified_after') ?? '';
-      const list = [...this.orders.values()].filter((o) => o.date_modified_gmt > after).sort((a, b) => a.date_modified_gmt.localeCompare(b.date_modified_gmt));
+      const list = [...this.orders.values()]
+        .filter((o) => o.date_modified_gmt > after)
+        .sort((a, b) => a.date_modified_gmt.localeCompare(b.date_modified_gmt));
       return this.#page(list, q);
     }
     if (method === 'GET' && path === '/wp-json/wc/v3/products') {
-      return this.#page([...this.products.values()].sort((a, b) => a.id - b.id).map((p) => this.#productJson(p)), q);
+      return this.#page(
+        [...this.products.values()].sort((a, b) => a.id - b.id).map((p) => this.#productJson(p)),
+        q,
+      );
     }
     if (method === 'POST' && path === '/wp-json/wc/v3/products') return this.#createProduct(body);
     if ((m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)$/))) {
       const product = this.products.get(Number(m[1]));
-      if (!product) return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      if (!product)
+        return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
       if (method === 'PUT') {
         if (typeof body.sku === 'string' && this.#skuTaken(body.sku, product.id)) return [400, SKU_TAKEN];
         Object.assign(product, pick(body, ['name', 'status', 'regular_price', 'description', 'sku']));
       }
       return [200, this.#productJson(product)];
     }
-    if (method === 'GET' && path === '/wp-json/wc/v3/settings/general/woocommerce_default_country') return [200, this.#countrySetting()];
-    if (method === 'GET' && path === '/wp-json/wc/v3/data/currencies/current') return [200, { code: this.currency, name: this.currency, symbol: this.currency }];
+    if (method === 'GET' && path === '/wp-json/wc/v3/settings/general/woocommerce_default_country')
+      return [200, this.#countrySetting()];
+    if (method === 'GET' && path === '/wp-json/wc/v3/data/currencies/current')
+      return [200, { code: this.currency, name: this.currency, symbol: this.currency }];
     if (method === 'GET' && (m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations$/))) {
       const product = this.products.get(Number(m[1]));
-      if (!product) return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
-      return this.#page([...(product.variations ?? [])].sort((a, b) => a.id - b.id), q);
+      if (!product)
+        return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      return this.#page(
+        [...(product.variations ?? [])].sort((a, b) => a.id - b.id),
+        q,
+      );
     }
     if ((m = path.match(/^\/wp-json\/wc\/v3\/orders\/(\d+)$/))) {
       const order = this.orders.get(Number(m[1]));
-      if (!order) return [404, { code: 'woocommerce_rest_shop_order_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
+      if (!order)
+        return [404, { code: 'woocommerce_rest_shop_order_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
       if (method === 'PUT' && typeof body.status === 'string') order.status = body.status;
       return [200, order];
     }
@@ -288,7 +345,13 @@ export class FakeWooStore {
       const items = this.trackings.get(Number(m[1])) ?? [];
       this.trackings.set(Number(m[1]), items);
       if (method === 'GET') return [200, items];
-      const item = { tracking_id: `t${this.#nextId++}`, tracking_provider: body.custom_tracking_provider, tracking_link: body.custom_tracking_link, tracking_number: body.tracking_number, date_shipped: body.date_shipped };
+      const item = {
+        tracking_id: `t${this.#nextId++}`,
+        tracking_provider: body.custom_tracking_provider,
+        tracking_link: body.custom_tracking_link,
+        tracking_number: body.tracking_number,
+        date_shipped: body.date_shipped,
+      };
       items.push(item);
       return [201, item];
     }
@@ -301,7 +364,15 @@ export class FakeWooStore {
     if (sku && this.#skuTaken(sku)) return [400, SKU_TAKEN];
     const images = Array.isArray(body.images) ? (body.images as Array<{ src?: unknown }>) : [];
     const unloadable = images.find((i) => typeof i.src !== 'string' || !i.src.startsWith('https://'));
-    if (unloadable) return [400, { code: 'woocommerce_product_image_upload_error', message: `Error getting remote image ${String(unloadable.src)}.`, data: { status: 400 } }];
+    if (unloadable)
+      return [
+        400,
+        {
+          code: 'woocommerce_product_image_upload_error',
+          message: `Error getting remote image ${String(unloadable.src)}.`,
+          data: { status: 400 },
+        },
+      ];
     const product: FakeWooProduct = {
       id: this.#nextId++,
       name: String(body.name ?? ''),
@@ -317,18 +388,32 @@ export class FakeWooStore {
   }
 
   #skuTaken(sku: string, except?: number): boolean {
-    return [...this.products.values()].some((p) => p.id !== except && (p.sku === sku || (p.variations ?? []).some((v) => v.sku === sku)));
+    return [...this.products.values()].some(
+      (p) => p.id !== except && (p.sku === sku || (p.variations ?? []).some((v) => v.sku === sku)),
+    );
   }
 
   /** A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale here). */
   /** The setting as WooCommerce's setting options controller answers it (a `single_select_country` shown as a `select`; its options, every country and state, left out here). */
   #countrySetting(): Record<string, unknown> {
     const value = this.defaultCountry;
-    return { id: 'woocommerce_default_country', label: 'Country / State', description: 'The country and state or province, if any, in which your business is located.', type: 'select', default: 'US:CA', tip: 'The country and state or province, if any, in which your business is located.', value };
+    return {
+      id: 'woocommerce_default_country',
+      label: 'Country / State',
+      description: 'The country and state or province, if any, in which your business is located.',
+      type: 'select',
+      default: 'US:CA',
+      tip: 'The country and state or province, if any, in which your business is located.',
+      value,
+    };
   }
 
   #productJson({ variations, images, ...p }: FakeWooProduct): Record<string, unknown> {
-    const slug = p.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || `product-${p.id}`;
+    const slug =
+      p.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '') || `product-${p.id}`;
     return {
       ...p,
       slug,
@@ -355,7 +440,10 @@ export class FakeWooStore {
     this.webhooks.push(hook);
     const ping = await fetch(this.#ours(hook.delivery_url), {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'WooCommerce/9.4.2 Hookshot (WordPress/6.7.1)',
+      },
       body: `webhook_id=${hook.id}`,
     });
     await ping.arrayBuffer();
@@ -369,14 +457,27 @@ export class FakeWooStore {
     const page = Number(q.get('page') ?? '1');
     const start = q.has('offset') ? Number(q.get('offset')) : (page - 1) * perPage;
     const totalPages = Math.ceil(items.length / perPage);
-    return [200, items.slice(start, start + perPage), { 'X-WP-Total': String(items.length), 'X-WP-TotalPages': String(totalPages) }];
+    return [
+      200,
+      items.slice(start, start + perPage),
+      { 'X-WP-Total': String(items.length), 'X-WP-TotalPages': String(totalPages) },
+    ];
   }
 }
 
 /** A webhook as the REST API shows it: the secret is write-only. */
 function publicWebhook(w: StoredWebhook) {
   const [resource, event] = w.topic.split('.');
-  return { ...webhookFixture, id: w.id, name: w.name, status: w.status, topic: w.topic, resource, event, delivery_url: w.delivery_url };
+  return {
+    ...webhookFixture,
+    id: w.id,
+    name: w.name,
+    status: w.status,
+    topic: w.topic,
+    resource,
+    event,
+    delivery_url: w.delivery_url,
+  };
 }
 
 function pick(body: Record<string, unknown>, keys: string[]): Record<string, unknown> {

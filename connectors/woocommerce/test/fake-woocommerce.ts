@@ -1,4 +1,12 @@
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import {
+  answerWith,
+  eventually,
+  type ConformanceService,
+  type FakeHttpsServer,
+  type FakePlatform,
+  type FakeStore,
+  type OrderSpec,
+} from '@print-api/connector-kit/testing';
 import { wooCommerceWebhook } from './webhook-signer.ts';
 import { FakeWooStore } from './fake-woo-store.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
@@ -15,7 +23,15 @@ export class FakeWooCommerce implements FakePlatform {
   readonly platform = 'WOOCOMMERCE';
   readonly expiringTokens = false;
   readonly holdsProducts = true;
-  readonly shipsTo = { name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL', phone: '+31 30 123 4567', email: 'sanne.bakker@example.nl' };
+  readonly shipsTo = {
+    name: 'Sanne Bakker',
+    address1: 'Oudegracht 140',
+    postalCode: '3511 AZ',
+    city: 'Utrecht',
+    country: 'NL',
+    phone: '+31 30 123 4567',
+    email: 'sanne.bakker@example.nl',
+  };
   readonly stores = new Map<string, FakeWooStore>();
   #server: FakeHttpsServer | undefined;
 
@@ -25,16 +41,29 @@ export class FakeWooCommerce implements FakePlatform {
       const name = (req.url ?? '/').split('/')[1] ?? '';
       const shop = this.stores.get(name);
       if (!shop) return void res.writeHead(404).end();
-      return answerWith((r) => shop.answer(r), (p) => p.slice(name.length + 1) || '/')(req, res, body);
+      return answerWith(
+        (r) => shop.answer(r),
+        (p) => p.slice(name.length + 1) || '/',
+      )(req, res, body);
     });
     return {};
   }
 
   async connect(service: ConformanceService, key: string): Promise<FakeStore> {
     const name = `shop-${this.stores.size + 1}`;
-    const shop = new FakeWooStore({ host: name, ourBaseUrl: service.baseUrl, publicUrl: service.publicUrl, url: `${this.#server!.url}/${name}` });
+    const shop = new FakeWooStore({
+      host: name,
+      ourBaseUrl: service.baseUrl,
+      publicUrl: service.publicUrl,
+      url: `${this.#server!.url}/${name}`,
+    });
     this.stores.set(name, shop);
-    const res = await service.api(key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    const res = await service.api(key, 'POST', '/stores', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: shop.url,
+      consumerKey: shop.consumerKey,
+      consumerSecret: shop.consumerSecret,
+    });
     if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
     const storeId = res.body.data.id as string;
     await eventually(async () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
@@ -56,17 +85,42 @@ function wooStore(shop: FakeWooStore, storeId: string): FakeStore {
       const topic = event === 'created' ? 'order.created' : 'order.updated';
       const hook = shop.hook(topic);
       const order = wooOrderOf(spec);
-      if (opts.tamper === 'forged') return shop.send(hook, wooCommerceWebhook({ payload: order, secret: 'f'.repeat(64), topic, source: shop.url, webhookId: hook.id }));
+      if (opts.tamper === 'forged')
+        return shop.send(
+          hook,
+          wooCommerceWebhook({ payload: order, secret: 'f'.repeat(64), topic, source: shop.url, webhookId: hook.id }),
+        );
       if (opts.tamper === 'stale') {
         // WooCommerce signs no timestamp: a replay is a captured signature sent with another body.
-        const captured = wooCommerceWebhook({ payload: wooOrderOf({ ...spec, cancelled: true }), secret: hook.secret, topic, source: shop.url, webhookId: hook.id });
+        const captured = wooCommerceWebhook({
+          payload: wooOrderOf({ ...spec, cancelled: true }),
+          secret: hook.secret,
+          topic,
+          source: shop.url,
+          webhookId: hook.id,
+        });
         return shop.send(hook, { headers: captured.headers, body: JSON.stringify(order) });
       }
-      const deliveryId = opts.deliveryId ? String(1000 + [...opts.deliveryId].reduce((n, c) => n + c.charCodeAt(0), 0)) : undefined;
-      return shop.send(hook, wooCommerceWebhook({ payload: order, secret: hook.secret, topic, source: shop.url, webhookId: hook.id, ...(deliveryId ? { deliveryId } : {}) }));
+      const deliveryId = opts.deliveryId
+        ? String(1000 + [...opts.deliveryId].reduce((n, c) => n + c.charCodeAt(0), 0))
+        : undefined;
+      return shop.send(
+        hook,
+        wooCommerceWebhook({
+          payload: order,
+          secret: hook.secret,
+          topic,
+          source: shop.url,
+          webhookId: hook.id,
+          ...(deliveryId ? { deliveryId } : {}),
+        }),
+      );
     },
     pushedTracking(orderId) {
-      return (shop.trackings.get(Number(orderId)) ?? []).map((t) => ({ trackingNumber: String(t.tracking_number), trackingUrl: String(t.tracking_link) }));
+      return (shop.trackings.get(Number(orderId)) ?? []).map((t) => ({
+        trackingNumber: String(t.tracking_number),
+        trackingUrl: String(t.tracking_link),
+      }));
     },
     product(externalProductId) {
       const p = shop.products.get(Number(externalProductId));
@@ -94,6 +148,12 @@ function wooOrderOf(spec: OrderSpec & { id: string }): WooOrderJson {
     ...(spec.paid ? {} : { date_paid: null, date_paid_gmt: null, needs_payment: true }),
     date_modified_gmt: gmt,
     date_modified: local,
-    line_items: spec.lines.map((l, i) => ({ ...line, id: line.id + i, sku: l.sku, quantity: l.quantity, name: `${line.name} ${i + 1}` })),
+    line_items: spec.lines.map((l, i) => ({
+      ...line,
+      id: line.id + i,
+      sku: l.sku,
+      quantity: l.quantity,
+      name: `${line.name} ${i + 1}`,
+    })),
   } as WooOrderJson;
 }

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { wooCommerceWebhook } from './webhook-signer.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
-import { connectorE2eService, eventually, posterReseller, POSTER_SKU as SKU, type TestHttpsServer, type TestService } from '@print-api/core/testing';
+import {
+  connectorE2eService,
+  eventually,
+  posterReseller,
+  POSTER_SKU as SKU,
+  type TestHttpsServer,
+  type TestService,
+} from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
@@ -17,9 +24,13 @@ describe('WooCommerce listings end to end (real PostgreSQL + Redis, the store be
     ({ t, files } = started);
   });
 
-  it("lists simple products and variations on connect, guards the matched product, and follows product.deleted", async () => {
+  it('lists simple products and variations on connect, guards the matched product, and follows product.deleted', async () => {
     const r = await posterReseller(t, files);
-    const card = await t.api(r.key, 'POST', '/reseller-products', { sku: 'CARD-A6', title: 'Card', productId: 'business-cards' });
+    const card = await t.api(r.key, 'POST', '/reseller-products', {
+      sku: 'CARD-A6',
+      title: 'Card',
+      productId: 'business-cards',
+    });
     expect(card.status, JSON.stringify(card.body)).to.equal(201);
     const shop = new FakeWooStore({ host: 'listings-e2e.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     shop.saveProduct({ id: 10, name: 'Tulip poster', type: 'simple', status: 'publish', sku: SKU });
@@ -34,16 +45,32 @@ describe('WooCommerce listings end to end (real PostgreSQL + Redis, the store be
         { id: 112, sku: 'CARD-A5', status: 'publish', attributes: [{ name: 'Size', option: 'A5' }] },
       ],
     });
-    const res = await t.api(r.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    const res = await t.api(r.key, 'POST', '/stores', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: shop.url,
+      consumerKey: shop.consumerKey,
+      consumerSecret: shop.consumerSecret,
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     const storeId = res.body.data.id as string;
-    const synced = async () => (await t.service.db.selectFrom('stores').select('listings_synced_at').where('id', '=', storeId).executeTakeFirstOrThrow()).listings_synced_at;
+    const synced = async () =>
+      (
+        await t.service.db
+          .selectFrom('stores')
+          .select('listings_synced_at')
+          .where('id', '=', storeId)
+          .executeTakeFirstOrThrow()
+      ).listings_synced_at;
     const first = await eventually(synced, 'the first listings sync');
 
     const unmatched = (await t.api(r.key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;
-    expect(unmatched.map((l: Record<string, unknown>) => [l.externalProductId, l.externalVariantId, l.sku, l.title])).to.deep.equal([['11', '112', 'CARD-A5', 'Card - A5']]);
+    expect(
+      unmatched.map((l: Record<string, unknown>) => [l.externalProductId, l.externalVariantId, l.sku, l.title]),
+    ).to.deep.equal([['11', '112', 'CARD-A5', 'Card - A5']]);
     const links = (await t.api(r.key, 'GET', `/stores/${storeId}/links`)).body.data;
-    expect(links.map((l: Record<string, unknown>) => [l.sku, l.externalProductId, l.externalVariantId]).sort()).to.deep.equal([
+    expect(
+      links.map((l: Record<string, unknown>) => [l.sku, l.externalProductId, l.externalVariantId]).sort(),
+    ).to.deep.equal([
       ['CARD-A6', '11', '111'],
       [SKU, '10', null],
     ]);
@@ -54,9 +81,25 @@ describe('WooCommerce listings end to end (real PostgreSQL + Redis, the store be
     // The merchant deletes the card product: the store tells us, and the listings follow.
     shop.products.delete(11);
     const hook = shop.webhooks.find((w) => w.topic === 'product.deleted')!;
-    expect(await shop.send(hook, wooCommerceWebhook({ payload: { id: 11 }, secret: hook.secret, topic: 'product.deleted', source: shop.url, webhookId: hook.id }))).to.equal(200);
-    await eventually(async () => ((await synced())! > first! ? true : undefined), 'the listings sync after product.deleted');
-    expect((await t.api(r.key, 'GET', `/stores/${storeId}/listings`)).body.data.map((l: { sku: string }) => l.sku)).to.deep.equal([SKU]);
+    expect(
+      await shop.send(
+        hook,
+        wooCommerceWebhook({
+          payload: { id: 11 },
+          secret: hook.secret,
+          topic: 'product.deleted',
+          source: shop.url,
+          webhookId: hook.id,
+        }),
+      ),
+    ).to.equal(200);
+    await eventually(
+      async () => ((await synced())! > first! ? true : undefined),
+      'the listings sync after product.deleted',
+    );
+    expect(
+      (await t.api(r.key, 'GET', `/stores/${storeId}/listings`)).body.data.map((l: { sku: string }) => l.sku),
+    ).to.deep.equal([SKU]);
     expect((await t.api(r.key, 'DELETE', '/reseller-products/CARD-A6')).status).to.equal(200);
   });
 });

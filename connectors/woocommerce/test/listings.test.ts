@@ -21,7 +21,11 @@ describe('WooCommerce listings (/products and /variations)', () => {
   after(() => nock.enableNetConnect());
 
   it("lists simple products and each variable product's variations, one call per page, with the ids order lines carry", async () => {
-    const shop = new FakeWooStore({ host: 'listings.example.com', ourBaseUrl: 'http://127.0.0.1:1', publicUrl: 'https://print-api.example.com' });
+    const shop = new FakeWooStore({
+      host: 'listings.example.com',
+      ourBaseUrl: 'http://127.0.0.1:1',
+      publicUrl: 'https://print-api.example.com',
+    });
     shop.saveProduct({ id: 10, name: 'Tulip poster', type: 'simple', status: 'publish', sku: 'poster-tulips' });
     shop.saveProduct({
       id: 11,
@@ -34,9 +38,25 @@ describe('WooCommerce listings (/products and /variations)', () => {
         { id: 112, sku: ' card-a5 ', status: 'private', attributes: [{ name: 'Size', option: 'A5' }] },
       ],
     });
-    for (let i = 0; i < 120; i++) shop.saveProduct({ id: 1000 + i, name: `Mug ${i}`, type: 'simple', status: 'draft', sku: `mug-${i}` });
-    shop.saveProduct({ id: 5000, name: 'Big', type: 'variable', status: 'draft', sku: '', variations: Array.from({ length: 130 }, (_, i) => ({ id: 50_000 + i, sku: `big-${i}`, status: 'publish' as const, attributes: [] })) });
-    const client = new WooCommerceClient({ http, credentials: { storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret } });
+    for (let i = 0; i < 120; i++)
+      shop.saveProduct({ id: 1000 + i, name: `Mug ${i}`, type: 'simple', status: 'draft', sku: `mug-${i}` });
+    shop.saveProduct({
+      id: 5000,
+      name: 'Big',
+      type: 'variable',
+      status: 'draft',
+      sku: '',
+      variations: Array.from({ length: 130 }, (_, i) => ({
+        id: 50_000 + i,
+        sku: `big-${i}`,
+        status: 'publish' as const,
+        attributes: [],
+      })),
+    });
+    const client = new WooCommerceClient({
+      http,
+      credentials: { storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret },
+    });
 
     const all = [];
     let cursor: string | null = null;
@@ -61,13 +81,21 @@ describe('WooCommerce listings (/products and /variations)', () => {
       { externalProductId: '11', externalVariantId: '112', sku: 'card-a5', title: 'Card - A5', active: false },
     ]);
     expect(all.filter((l) => l.externalProductId === '5000')).to.have.length(130);
-    expect(all.find((l) => l.externalVariantId === '50129')).to.deep.equal({ externalProductId: '5000', externalVariantId: '50129', sku: 'big-129', title: 'Big', active: false });
+    expect(all.find((l) => l.externalVariantId === '50129')).to.deep.equal({
+      externalProductId: '5000',
+      externalVariantId: '50129',
+      sku: 'big-129',
+      title: 'Big',
+      active: false,
+    });
   });
 
   it('reads product.created, product.updated and product.deleted deliveries as "the listings changed"', async () => {
     for (const topic of ['product.created', 'product.updated', 'product.deleted']) {
       const req = inbound(wooCommerceWebhook({ payload: { id: 311 }, secret: 's', topic, source: STORE_URL }));
-      expect(await wooCommerceConnector.parseWebhook(testContext(), testStore('s'), req)).to.deep.equal({ kind: 'listings_changed' });
+      expect(await wooCommerceConnector.parseWebhook(testContext(), testStore('s'), req)).to.deep.equal({
+        kind: 'listings_changed',
+      });
     }
   });
 });

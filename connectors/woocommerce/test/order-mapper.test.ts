@@ -14,7 +14,16 @@ describe('WooCommerce order mapper', () => {
       createdAt: '2025-05-14T09:02:41.000Z',
       updatedAt: '2025-05-14T09:03:05.000Z',
     });
-    expect(o.lines).to.deep.equal([{ externalLineId: '412', sku: 'POSTER-TULIPS', quantity: 2, title: 'Poster A2 - Tulpenvelden', externalProductId: '311', externalVariantId: null }]);
+    expect(o.lines).to.deep.equal([
+      {
+        externalLineId: '412',
+        sku: 'POSTER-TULIPS',
+        quantity: 2,
+        title: 'Poster A2 - Tulpenvelden',
+        externalProductId: '311',
+        externalVariantId: null,
+      },
+    ]);
     expect(o.recipient).to.deep.equal({
       name: 'Sanne Bakker',
       email: 'sanne.bakker@example.nl',
@@ -29,7 +38,19 @@ describe('WooCommerce order mapper', () => {
 
   it("keeps an Italian order's province (WooCommerce's state code) and company", () => {
     const base = wooOrder();
-    const shipping = { ...base.shipping, first_name: 'Giulia', last_name: 'Rossi', company: 'Tipografia Rossi S.r.l.', address_1: 'Via Torino 12', address_2: '', city: 'Milano', state: 'MI', postcode: '20121', country: 'IT', phone: '+39 02 1234567' };
+    const shipping = {
+      ...base.shipping,
+      first_name: 'Giulia',
+      last_name: 'Rossi',
+      company: 'Tipografia Rossi S.r.l.',
+      address_1: 'Via Torino 12',
+      address_2: '',
+      city: 'Milano',
+      state: 'MI',
+      postcode: '20121',
+      country: 'IT',
+      phone: '+39 02 1234567',
+    };
     expect(mapWooOrder(wooOrder({ shipping })).recipient).to.deep.equal({
       name: 'Giulia Rossi',
       company: 'Tipografia Rossi S.r.l.',
@@ -42,8 +63,12 @@ describe('WooCommerce order mapper', () => {
       country: 'IT',
     });
     // A state typed where WooCommerce has no list is kept as written; an empty one is no state.
-    expect(mapWooOrder(wooOrder({ shipping: { ...shipping, country: 'IE', state: 'Co. Dublin' } })).recipient?.state).to.equal('Co. Dublin');
-    expect(mapWooOrder(wooOrder({ shipping: { ...shipping, state: '', company: ' ' } })).recipient).to.not.have.any.keys('state', 'company');
+    expect(
+      mapWooOrder(wooOrder({ shipping: { ...shipping, country: 'IE', state: 'Co. Dublin' } })).recipient?.state,
+    ).to.equal('Co. Dublin');
+    expect(
+      mapWooOrder(wooOrder({ shipping: { ...shipping, state: '', company: ' ' } })).recipient,
+    ).to.not.have.any.keys('state', 'company');
   });
 
   describe('paid', () => {
@@ -56,7 +81,8 @@ describe('WooCommerce order mapper', () => {
       ['refunded, although once paid', { status: 'refunded' }, false],
       ['failed payment', { status: 'failed', date_paid: null, date_paid_gmt: null }, false],
     ];
-    for (const [title, patch, paid] of cases) it(`${paid ? 'is' : 'is not'} paid: ${title}`, () => expect(mapWooOrder(wooOrder(patch)).paid).to.equal(paid));
+    for (const [title, patch, paid] of cases)
+      it(`${paid ? 'is' : 'is not'} paid: ${title}`, () => expect(mapWooOrder(wooOrder(patch)).paid).to.equal(paid));
   });
 
   it('marks a cancelled order cancelled (and not paid)', () => {
@@ -69,7 +95,12 @@ describe('WooCommerce order mapper', () => {
     const base = wooOrder().line_items[0]!;
     const o = mapWooOrder(
       wooOrder({
-        line_items: [base, { ...base, id: 500, sku: '', name: 'Gift wrap' }, { ...base, id: 501, sku: null, name: 'Deleted product' }, { ...base, id: 502, sku: '  ', variation_id: 77 }],
+        line_items: [
+          base,
+          { ...base, id: 500, sku: '', name: 'Gift wrap' },
+          { ...base, id: 501, sku: null, name: 'Deleted product' },
+          { ...base, id: 502, sku: '  ', variation_id: 77 },
+        ],
       }),
     );
     expect(o.lines.map((l) => l.sku)).to.deep.equal(['POSTER-TULIPS', null, null, null]);
@@ -92,14 +123,22 @@ describe('WooCommerce order mapper', () => {
     const o = wooOrder();
     const empty = Object.fromEntries(Object.keys(o.shipping).map((k) => [k, '']));
     const r = mapWooOrder({ ...o, shipping: empty }).recipient!;
-    expect(r).to.include({ name: 'Sanne Bakker', address1: 'Prinsengracht 263', postalCode: '1016 GV', city: 'Amsterdam', country: 'NL' });
+    expect(r).to.include({
+      name: 'Sanne Bakker',
+      address1: 'Prinsengracht 263',
+      postalCode: '1016 GV',
+      city: 'Amsterdam',
+      country: 'NL',
+    });
     expect(r).not.to.have.property('address2');
   });
 
   it('has no recipient when neither address is filled', () => {
     const o = wooOrder();
     const empty = Object.fromEntries(Object.keys(o.shipping).map((k) => [k, '']));
-    expect(mapWooOrder({ ...o, shipping: empty, billing: { ...empty, email: 'x@example.com' } }).recipient).to.equal(null);
+    expect(mapWooOrder({ ...o, shipping: empty, billing: { ...empty, email: 'x@example.com' } }).recipient).to.equal(
+      null,
+    );
   });
 
   it('maps an unpaid checkout the same way, paid: false', () => {
@@ -107,8 +146,15 @@ describe('WooCommerce order mapper', () => {
   });
 
   it('refuses what is not an order with invalid_payload', () => {
-    for (const bad of [{ id: 1 }, { ...wooOrder(), line_items: 'x' }, { ...wooOrder(), date_modified_gmt: 'yesterday' }, null]) {
-      expect(() => mapWooOrder(bad)).to.throw(ConnectorError).with.property('kind', 'invalid_payload');
+    for (const bad of [
+      { id: 1 },
+      { ...wooOrder(), line_items: 'x' },
+      { ...wooOrder(), date_modified_gmt: 'yesterday' },
+      null,
+    ]) {
+      expect(() => mapWooOrder(bad))
+        .to.throw(ConnectorError)
+        .with.property('kind', 'invalid_payload');
     }
   });
 

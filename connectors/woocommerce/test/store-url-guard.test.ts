@@ -11,7 +11,11 @@ const PUBLIC_URL = 'https://print-api.example.com';
 const LOOPBACK_NAME = 'shop.loopback-dns.example';
 
 /** TCP listeners on 127.0.0.1 and ::1, one port, counting every connection: the proof nothing was called. */
-async function startConnectionRecorder(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+async function startConnectionRecorder(): Promise<{
+  port: number;
+  connections: () => number;
+  close: () => Promise<void>;
+}> {
   let connections = 0;
   const sockets = new Set<Socket>();
   const listen = (host: string, port: number): Promise<Server> =>
@@ -35,7 +39,9 @@ async function startConnectionRecorder(): Promise<{ port: number; connections: (
     connections: () => connections,
     close: async () => {
       for (const socket of sockets) socket.destroy();
-      await Promise.all([v4, v6].filter((s) => s !== undefined).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      await Promise.all(
+        [v4, v6].filter((s) => s !== undefined).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+      );
     },
   };
 }
@@ -53,15 +59,31 @@ describe('WooCommerce store URLs that are not public (SSRF guard)', function () 
   let recorder: Awaited<ReturnType<typeof startConnectionRecorder>>;
   let key: string;
 
-  const lookup: HostLookup = async (host) => (host === LOOPBACK_NAME ? [{ address: '127.0.0.1', family: 4 }] : nockedPlatformLookup(host));
-  const connect = (storeUrl: string) => t.api(key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl, consumerKey: CREDENTIALS.consumerKey, consumerSecret: CREDENTIALS.consumerSecret });
+  const lookup: HostLookup = async (host) =>
+    host === LOOPBACK_NAME ? [{ address: '127.0.0.1', family: 4 }] : nockedPlatformLookup(host);
+  const connect = (storeUrl: string) =>
+    t.api(key, 'POST', '/stores', {
+      platform: 'WOOCOMMERCE',
+      storeUrl,
+      consumerKey: CREDENTIALS.consumerKey,
+      consumerSecret: CREDENTIALS.consumerSecret,
+    });
 
   before(async function () {
     nock.disableNetConnect();
     // Every spelling of loopback may connect (so a regression shows on the listener); nothing else may.
-    nock.enableNetConnect((host: string) => /^(127\.0\.0\.1|localhost|0\.0\.0\.0|\[?::1\]?|\[?::ffff:7f00:1\]?|shop\.loopback-dns\.example)(:\d+)?$/.test(host));
+    nock.enableNetConnect((host: string) =>
+      /^(127\.0\.0\.1|localhost|0\.0\.0\.0|\[?::1\]?|\[?::ffff:7f00:1\]?|shop\.loopback-dns\.example)(:\d+)?$/.test(
+        host,
+      ),
+    );
     recorder = await startConnectionRecorder();
-    t = await startTestService(this, 'pglite', { PUBLIC_URL, OUTBOUND_ALLOWED_HOSTS: 'print-api.example.com' }, { connectors: [wooCommerceConnector], outboundLookup: lookup });
+    t = await startTestService(
+      this,
+      'pglite',
+      { PUBLIC_URL, OUTBOUND_ALLOWED_HOSTS: 'print-api.example.com' },
+      { connectors: [wooCommerceConnector], outboundLookup: lookup },
+    );
     key = (await t.reseller()).key;
   });
   after(async () => {
@@ -81,7 +103,9 @@ describe('WooCommerce store URLs that are not public (SSRF guard)', function () 
     expect(recorder.connections() - before, 'connections to the loopback listener').to.equal(0);
     expect(res.status, JSON.stringify(res.body)).to.equal(422);
     expect(res.body.error.code).to.equal('store_not_connectable');
-    expect(res.body.error.message).to.equal(`The store address is not public: ${host} is a local, private or reserved address, which Print API does not connect to. Give the WooCommerce store's public https address.`);
+    expect(res.body.error.message).to.equal(
+      `The store address is not public: ${host} is a local, private or reserved address, which Print API does not connect to. Give the WooCommerce store's public https address.`,
+    );
     expect(JSON.stringify(res.body)).to.not.contain('INTERNAL-ADMIN-PANEL');
     expect((await t.api(key, 'GET', '/stores')).body.data, 'stores connected').to.deep.equal([]);
   }
@@ -112,13 +136,26 @@ describe('WooCommerce store URLs that are not public (SSRF guard)', function () 
   }
 
   it('refuses a private store URL in the key-issuing flow too, when the keys arrive', async () => {
-    const begin = await t.api(key, 'POST', '/stores/credential-requests', { platform: 'WOOCOMMERCE', storeUrl: `https://127.0.0.1:${recorder.port}` });
+    const begin = await t.api(key, 'POST', '/stores/credential-requests', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: `https://127.0.0.1:${recorder.port}`,
+    });
     expect(begin.status, JSON.stringify(begin.body)).to.equal(201);
     const authorize = new URL(begin.body.data.redirectUrl as string);
     const callback = authorize.searchParams.get('callback_url')!.replace(PUBLIC_URL, t.baseUrl);
-    const keys = { key_id: 7, user_id: authorize.searchParams.get('user_id'), consumer_key: CREDENTIALS.consumerKey, consumer_secret: CREDENTIALS.consumerSecret, key_permissions: 'read_write' };
+    const keys = {
+      key_id: 7,
+      user_id: authorize.searchParams.get('user_id'),
+      consumer_key: CREDENTIALS.consumerKey,
+      consumer_secret: CREDENTIALS.consumerSecret,
+      key_permissions: 'read_write',
+    };
     const deliver = async () => {
-      const res = await fetch(callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(keys) });
+      const res = await fetch(callback, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(keys),
+      });
       return { status: res.status, body: await res.json() };
     };
     await expectNotPublic(deliver, `127.0.0.1:${recorder.port}`);
@@ -126,7 +163,11 @@ describe('WooCommerce store URLs that are not public (SSRF guard)', function () 
 
   it('does not follow a public store that redirects to a private address', async () => {
     const shop = 'https://redirecting-shop.example.com';
-    nock(shop).persist().get(/.*/).query(true).reply(302, '', { location: `https://127.0.0.1:${recorder.port}/wp-json/wc/v3/webhooks` });
+    nock(shop)
+      .persist()
+      .get(/.*/)
+      .query(true)
+      .reply(302, '', { location: `https://127.0.0.1:${recorder.port}/wp-json/wc/v3/webhooks` });
     const before = recorder.connections();
     const res = await connect(shop);
     expect(recorder.connections() - before, 'connections to the loopback listener').to.equal(0);

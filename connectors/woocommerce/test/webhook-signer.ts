@@ -2,7 +2,14 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { webhookBody, type SignedWebhook } from '@print-api/connector-kit/testing';
 
 /** WooCommerce: `X-WC-Webhook-Signature` is the base64 HMAC-SHA256 of the raw body with the webhook's secret. */
-export function wooCommerceWebhook(opts: { payload: unknown; secret: string; topic: string; source: string; webhookId?: number; deliveryId?: string }): SignedWebhook {
+export function wooCommerceWebhook(opts: {
+  payload: unknown;
+  secret: string;
+  topic: string;
+  source: string;
+  webhookId?: number;
+  deliveryId?: string;
+}): SignedWebhook {
   const body = webhookBody(opts.payload);
   const [resource, event] = opts.topic.split('.');
   return {

@@ -54,9 +54,13 @@ export function requestViolations(method: string, path: string, query: URLSearch
 
 function bodyViolations(key: string, spec: RouteSpec, body: unknown): string[] {
   if (body === undefined || body === '') return [];
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [`${key}: the body is not a JSON object`];
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return [`${key}: the body is not a JSON object`];
   const fields = body as Record<string, unknown>;
-  if (spec.body === 'batch') return Object.keys(fields).filter((k) => !['create', 'update', 'delete'].includes(k)).map((k) => `${key}: ${k} is not a batch field`);
+  if (spec.body === 'batch')
+    return Object.keys(fields)
+      .filter((k) => !['create', 'update', 'delete'].includes(k))
+      .map((k) => `${key}: ${k} is not a batch field`);
   const schema = SCHEMAS[spec.body!]!;
   const out = (spec.required ?? []).filter((k) => fields[k] === undefined).map((k) => `${key}: ${k} is required`);
   for (const [k, v] of Object.entries(fields)) {
@@ -70,24 +74,38 @@ function bodyViolations(key: string, spec: RouteSpec, body: unknown): string[] {
 }
 
 /** Where a resource of `schema` (an answer of the fake) breaks the types and enums its schema declares; undeclared fields are WooCommerce's to add. */
-export function resourceViolations(schema: 'order' | 'orderNote' | 'webhook' | 'product' | 'setting', value: unknown): string[] {
+export function resourceViolations(
+  schema: 'order' | 'orderNote' | 'webhook' | 'product' | 'setting',
+  value: unknown,
+): string[] {
   return valueViolations(value, SCHEMAS[schema]!, schema, false);
 }
 
 function valueViolations(value: unknown, param: Param, at: string, fromQuery: boolean): string[] {
   if (value === null || value === undefined) return [];
   const types = param.type === undefined ? [] : Array.isArray(param.type) ? param.type : [param.type];
-  if (types.length && !types.some((t) => hasType(value, t, fromQuery))) return [`${at}: ${JSON.stringify(value)} is not ${types.join(' or ')}`];
+  if (types.length && !types.some((t) => hasType(value, t, fromQuery)))
+    return [`${at}: ${JSON.stringify(value)} is not ${types.join(' or ')}`];
   const out: string[] = [];
-  if (param.enum && !Array.isArray(value) && !param.enum.includes(value)) out.push(`${at}: ${JSON.stringify(value)} is not one of ${param.enum.join(', ')}`);
+  if (param.enum && !Array.isArray(value) && !param.enum.includes(value))
+    out.push(`${at}: ${JSON.stringify(value)} is not one of ${param.enum.join(', ')}`);
   const n = typeof value === 'number' ? value : fromQuery && /^-?\d+$/.test(String(value)) ? Number(value) : undefined;
-  if (n !== undefined && param.minimum !== undefined && n < param.minimum) out.push(`${at}: ${n} is below ${param.minimum}`);
-  if (n !== undefined && param.maximum !== undefined && n > param.maximum) out.push(`${at}: ${n} is above ${param.maximum}`);
-  if (param.format === 'date-time' && typeof value === 'string' && Number.isNaN(Date.parse(value))) out.push(`${at}: ${value} is not a date-time`);
-  const list = Array.isArray(value) ? value : fromQuery && types.includes('array') ? String(value).split(',') : undefined;
-  if (list && param.items) list.forEach((v, i) => out.push(...valueViolations(v, param.items!, `${at}[${i}]`, fromQuery)));
+  if (n !== undefined && param.minimum !== undefined && n < param.minimum)
+    out.push(`${at}: ${n} is below ${param.minimum}`);
+  if (n !== undefined && param.maximum !== undefined && n > param.maximum)
+    out.push(`${at}: ${n} is above ${param.maximum}`);
+  if (param.format === 'date-time' && typeof value === 'string' && Number.isNaN(Date.parse(value)))
+    out.push(`${at}: ${value} is not a date-time`);
+  const list = Array.isArray(value)
+    ? value
+    : fromQuery && types.includes('array')
+      ? String(value).split(',')
+      : undefined;
+  if (list && param.items)
+    list.forEach((v, i) => out.push(...valueViolations(v, param.items!, `${at}[${i}]`, fromQuery)));
   if (param.properties && typeof value === 'object' && !Array.isArray(value)) {
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (param.properties[k]) out.push(...valueViolations(v, param.properties[k]!, `${at}.${k}`, fromQuery));
+    for (const [k, v] of Object.entries(value as Record<string, unknown>))
+      if (param.properties[k]) out.push(...valueViolations(v, param.properties[k]!, `${at}.${k}`, fromQuery));
   }
   return out;
 }

@@ -43,7 +43,11 @@ export function testContext(now: () => Date = () => new Date()): ConnectorContex
   const logs: TestLogs = { info: [], warn: [] };
   return {
     http: nockedConnectorHttp(),
-    logger: { info: (m) => void logs.info.push(m), warn: (m) => void logs.warn.push(m), error: (m) => void logs.warn.push(m) },
+    logger: {
+      info: (m) => void logs.info.push(m),
+      warn: (m) => void logs.warn.push(m),
+      error: (m) => void logs.warn.push(m),
+    },
     clock: now,
     publicUrl: PUBLIC_URL,
     settings: {},
@@ -57,7 +61,10 @@ export function testStore(webhookSecret?: string): StoreConnection<WooCredential
 }
 
 /** A signed delivery as core hands it to the connector (header names lower-cased by Node). */
-export function inbound(signed: SignedWebhook | { headers: Record<string, string>; body: string }, path = 'sto_test'): InboundWebhook {
+export function inbound(
+  signed: SignedWebhook | { headers: Record<string, string>; body: string },
+  path = 'sto_test',
+): InboundWebhook {
   return { headers: { ...signed.headers }, rawBody: Buffer.from(signed.body, 'utf8'), path, query: {} };
 }
 
@@ -70,7 +77,8 @@ export function useNock(): void {
   afterEach(function () {
     const pending = nock.pendingMocks();
     nock.cleanAll();
-    if (this.currentTest?.state === 'passed' && pending.length > 0) throw new Error(`unused store interceptors: ${pending.join(', ')}`);
+    if (this.currentTest?.state === 'passed' && pending.length > 0)
+      throw new Error(`unused store interceptors: ${pending.join(', ')}`);
   });
   after(() => {
     nock.cleanAll();

@@ -65,7 +65,9 @@ export function unreachableReason(err: unknown): string {
     ETIMEDOUT: 'the connection timed out',
     EHOSTUNREACH: 'the host is unreachable',
   };
-  return code ? `${code}, ${explained[code] ?? cause?.message ?? 'network error'}` : (cause?.message ?? (err as Error).message);
+  return code
+    ? `${code}, ${explained[code] ?? cause?.message ?? 'network error'}`
+    : (cause?.message ?? (err as Error).message);
 }
 
 export function unreachable(url: string, target: Target, err: unknown): CliError {
@@ -77,29 +79,43 @@ export function unreachable(url: string, target: Target, err: unknown): CliError
 }
 
 /** Calls the back-office API; answers the parsed JSON body and the status. */
-export async function adminCall(target: Target, method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function adminCall(
+  target: Target,
+  method: string,
+  p: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const url = `${target.origin}/admin/v1${p}`;
   const token = target.adminToken();
   let res: Response;
   try {
     res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${token}`, 'user-agent': CLI_USER_AGENT, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'user-agent': CLI_USER_AGENT,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   } catch (err) {
     throw unreachable(url, target, err);
   }
   const text = await res.text();
-  if (res.status === 401 || res.status === 404 || res.status === 405) await requireService(target, method, url, res.status);
+  if (res.status === 401 || res.status === 404 || res.status === 405)
+    await requireService(target, method, url, res.status);
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
-    throw new CliError(`${method} ${url} answered ${res.status} with a body that is not JSON: is ${target.origin} the print-api service?\n${text.slice(0, 300)}`);
+    throw new CliError(
+      `${method} ${url} answered ${res.status} with a body that is not JSON: is ${target.origin} the print-api service?\n${text.slice(0, 300)}`,
+    );
   }
   if (res.status === 401) {
-    throw new CliError(`${method} ${url} answered 401: the back-office token was refused. Use the token \`npm start\` printed (DATA_DIR/secrets.json), or ADMIN_TOKEN / --token.`);
+    throw new CliError(
+      `${method} ${url} answered 401: the back-office token was refused. Use the token \`npm start\` printed (DATA_DIR/secrets.json), or ADMIN_TOKEN / --token.`,
+    );
   }
   return { status: res.status, body: parsed };
 }
@@ -113,7 +129,10 @@ export async function adminCall(target: Target, method: string, p: string, body?
 async function requireService(target: Target, method: string, url: string, status: number): Promise<void> {
   let healthy = false;
   try {
-    const probe = await fetch(`${target.origin}/healthz`, { headers: { 'user-agent': CLI_USER_AGENT }, signal: AbortSignal.timeout(5000) });
+    const probe = await fetch(`${target.origin}/healthz`, {
+      headers: { 'user-agent': CLI_USER_AGENT },
+      signal: AbortSignal.timeout(5000),
+    });
     healthy = probe.ok && ((await probe.json().catch(() => null)) as { status?: string } | null)?.status !== undefined;
   } catch {
     healthy = false;

@@ -52,10 +52,17 @@ const page = (ctx: CommandContext) => ({ limit: ctx.values.limit, cursor: ctx.va
  */
 function modeOf(ctx: CommandContext, what: string): string | undefined {
   const mode = str(ctx.values.mode);
-  ctx.note(mode ? `${mode === 'test' ? 'Sandbox (test)' : 'Live'} ${what}.` : `Live ${what} (the default; add --mode test for the sandbox's).`);
+  ctx.note(
+    mode
+      ? `${mode === 'test' ? 'Sandbox (test)' : 'Live'} ${what}.`
+      : `Live ${what} (the default; add --mode test for the sandbox's).`,
+  );
   return mode;
 }
-const PAGE_DETAILS = ['--limit N        page size, 1-100 (default 25)', '--cursor C       the nextCursor of the previous page'];
+const PAGE_DETAILS = [
+  '--limit N        page size, 1-100 (default 25)',
+  '--cursor C       the nextCursor of the previous page',
+];
 const MODE_DETAIL = (what: string) => `--mode live|test ${what} (default live)`;
 
 /** Every command of `npm run admin -- <command>`, in the order the help lists them. */
@@ -64,9 +71,14 @@ export const COMMANDS: Command[] = [
     name: 'resellers',
     usage: '[--search TEXT] [--status pending|approved|suspended] [--limit N] [--cursor C]',
     summary: 'list reseller accounts, newest first',
-    details: ['--search TEXT    an exact reseller id, or part of the name or e-mail', '--status S       only accounts in this status', ...PAGE_DETAILS],
+    details: [
+      '--search TEXT    an exact reseller id, or part of the name or e-mail',
+      '--status S       only accounts in this status',
+      ...PAGE_DETAILS,
+    ],
     examples: ['npm run admin -- resellers --search acme'],
-    run: (ctx) => ctx.call('GET', `/resellers${queryOf({ q: ctx.values.search, status: ctx.values.status, ...page(ctx) })}`),
+    run: (ctx) =>
+      ctx.call('GET', `/resellers${queryOf({ q: ctx.values.search, status: ctx.values.status, ...page(ctx) })}`),
   },
   {
     name: 'reseller',
@@ -78,7 +90,9 @@ export const COMMANDS: Command[] = [
     name: 'create-reseller',
     usage: '--name N --email E --phone P [--discount PERCENT]',
     summary: 'create a reseller account (pending until approved)',
-    examples: ["npm run admin -- create-reseller --name 'Acme Prints' --email ops@acme.example --phone '+31 20 123 4567'"],
+    examples: [
+      "npm run admin -- create-reseller --name 'Acme Prints' --email ops@acme.example --phone '+31 20 123 4567'",
+    ],
     run: (ctx) =>
       ctx.call('POST', '/resellers', {
         name: need(ctx, 'name'),
@@ -87,18 +101,38 @@ export const COMMANDS: Command[] = [
         discountPercent: Number(str(ctx.values.discount) ?? 0),
       }),
   },
-  { name: 'approve', usage: 'RESELLER_ID', summary: 'approve a reseller account', run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/approve`) },
-  { name: 'suspend', usage: 'RESELLER_ID', summary: "suspend a reseller account (its keys get 403)", run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/suspend`) },
+  {
+    name: 'approve',
+    usage: 'RESELLER_ID',
+    summary: 'approve a reseller account',
+    run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/approve`),
+  },
+  {
+    name: 'suspend',
+    usage: 'RESELLER_ID',
+    summary: 'suspend a reseller account (its keys get 403)',
+    run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/suspend`),
+  },
   {
     name: 'create-key',
     usage: 'RESELLER_ID --mode live|test [--scopes a:read,b:write]',
     summary: 'create an API key (the full key is shown only now)',
-    details: ['--mode live|test prk_live_ (real orders) or prk_test_ (sandbox)', "--scopes LIST    comma-separated; left out: every scope; --scopes '': none (only GET /me)"],
+    details: [
+      '--mode live|test prk_live_ (real orders) or prk_test_ (sandbox)',
+      "--scopes LIST    comma-separated; left out: every scope; --scopes '': none (only GET /me)",
+    ],
     run: (ctx) =>
       ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/api-keys`, {
         mode: need(ctx, 'mode', '--mode live|test'),
         // Left out, the key gets every scope; given empty (--scopes ''), none.
-        ...(typeof ctx.values.scopes === 'string' ? { scopes: ctx.values.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '') } : {}),
+        ...(typeof ctx.values.scopes === 'string'
+          ? {
+              scopes: ctx.values.scopes
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== ''),
+            }
+          : {}),
       }),
   },
   {
@@ -107,7 +141,12 @@ export const COMMANDS: Command[] = [
     summary: "list a reseller's API keys, prefixes only (also: list-keys)",
     run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/api-keys`),
   },
-  { name: 'revoke-key', usage: 'KEY_ID', summary: 'revoke an API key (further use gives 401)', run: (ctx) => ctx.call('DELETE', `/api-keys/${arg(ctx, 'KEY_ID')}`) },
+  {
+    name: 'revoke-key',
+    usage: 'KEY_ID',
+    summary: 'revoke an API key (further use gives 401)',
+    run: (ctx) => ctx.call('DELETE', `/api-keys/${arg(ctx, 'KEY_ID')}`),
+  },
   {
     name: 'orders',
     usage: 'RESELLER_ID [--mode live|test] [--state S] [--status S] [--external-id X] [--limit N] [--cursor C]',
@@ -119,20 +158,32 @@ export const COMMANDS: Command[] = [
       "--external-id X  the reseller's own order id (externalOrderId)",
       ...PAGE_DETAILS,
     ],
-    examples: ['npm run admin -- orders rsl_01J… --mode test --state AWAITING_FILE', 'npm run admin -- orders rsl_01J… --external-id 1001'],
+    examples: [
+      'npm run admin -- orders rsl_01J… --mode test --state AWAITING_FILE',
+      'npm run admin -- orders rsl_01J… --external-id 1001',
+    ],
     run: (ctx) =>
       ctx.call(
         'GET',
         `/resellers/${arg(ctx, 'RESELLER_ID')}/orders${queryOf({ mode: modeOf(ctx, 'orders'), state: ctx.values.state, status: ctx.values.status, externalOrderId: ctx.values['external-id'], ...page(ctx) })}`,
       ),
   },
-  { name: 'order', usage: 'ORDER_ID', summary: 'show any order by id, with its reseller and mode', run: (ctx) => ctx.call('GET', `/orders/${arg(ctx, 'ORDER_ID')}`) },
+  {
+    name: 'order',
+    usage: 'ORDER_ID',
+    summary: 'show any order by id, with its reseller and mode',
+    run: (ctx) => ctx.call('GET', `/orders/${arg(ctx, 'ORDER_ID')}`),
+  },
   {
     name: 'wallet',
     usage: 'RESELLER_ID [--mode live|test] [--limit N] [--cursor C]',
     summary: "a reseller's wallet balance and ledger",
     details: [MODE_DETAIL('the live wallet or the sandbox one'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/wallet${queryOf({ mode: modeOf(ctx, 'wallet'), ...page(ctx) })}`),
+    run: (ctx) =>
+      ctx.call(
+        'GET',
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/wallet${queryOf({ mode: modeOf(ctx, 'wallet'), ...page(ctx) })}`,
+      ),
   },
   {
     name: 'top-up',
@@ -149,7 +200,9 @@ export const COMMANDS: Command[] = [
       ctx.print(res.body);
       const entry = res.body?.data;
       if (res.status === 201 && entry) {
-        ctx.note(`Credited the ${entry.mode} wallet (${entry.mode === 'test' ? 'sandbox, prk_test_ keys' : 'real orders, prk_live_ keys'}) of ${decodeURIComponent(id)}: balance now ${entry.balanceAfterCents} cents.`);
+        ctx.note(
+          `Credited the ${entry.mode} wallet (${entry.mode === 'test' ? 'sandbox, prk_test_ keys' : 'real orders, prk_live_ keys'}) of ${decodeURIComponent(id)}: balance now ${entry.balanceAfterCents} cents.`,
+        );
       }
       return res.status < 300 ? 0 : 1;
     },
@@ -165,20 +218,34 @@ export const COMMANDS: Command[] = [
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "a single-use link to the reseller's dashboard, valid 5 minutes",
     details: [MODE_DETAIL('which mode the dashboard opens in')],
-    run: (ctx) => ctx.call('POST', `/resellers/${arg(ctx, 'RESELLER_ID')}/dashboard-links`, typeof ctx.values.mode === 'string' ? { mode: ctx.values.mode } : {}),
+    run: (ctx) =>
+      ctx.call(
+        'POST',
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/dashboard-links`,
+        typeof ctx.values.mode === 'string' ? { mode: ctx.values.mode } : {},
+      ),
   },
   {
     name: 'webhooks',
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "list a reseller's webhook endpoints",
     details: [MODE_DETAIL('live or sandbox endpoints'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks${queryOf({ mode: modeOf(ctx, 'webhook endpoints'), ...page(ctx) })}`),
+    run: (ctx) =>
+      ctx.call(
+        'GET',
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/webhooks${queryOf({ mode: modeOf(ctx, 'webhook endpoints'), ...page(ctx) })}`,
+      ),
   },
   {
     name: 'deliveries',
     usage: 'RESELLER_ID --endpoint ENDPOINT_ID [--mode live|test] [--status pending|delivered|failed|cancelled]',
     summary: "the deliveries of one of a reseller's webhook endpoints, with their attempts",
-    details: ['--endpoint ID    the endpoint (see `webhooks`)', MODE_DETAIL("the endpoint's mode"), '--status S       only deliveries in this status', ...PAGE_DETAILS],
+    details: [
+      '--endpoint ID    the endpoint (see `webhooks`)',
+      MODE_DETAIL("the endpoint's mode"),
+      '--status S       only deliveries in this status',
+      ...PAGE_DETAILS,
+    ],
     run: (ctx) =>
       ctx.call(
         'GET',
@@ -190,13 +257,22 @@ export const COMMANDS: Command[] = [
     usage: 'RESELLER_ID [--mode live|test]',
     summary: "list a reseller's connected stores",
     details: [MODE_DETAIL('live or sandbox stores'), ...PAGE_DETAILS],
-    run: (ctx) => ctx.call('GET', `/resellers/${arg(ctx, 'RESELLER_ID')}/stores${queryOf({ mode: modeOf(ctx, 'stores'), ...page(ctx) })}`),
+    run: (ctx) =>
+      ctx.call(
+        'GET',
+        `/resellers/${arg(ctx, 'RESELLER_ID')}/stores${queryOf({ mode: modeOf(ctx, 'stores'), ...page(ctx) })}`,
+      ),
   },
   {
     name: 'ingests',
     usage: 'RESELLER_ID --store STORE_ID [--mode live|test] [--status S]',
     summary: "a store's ingests: every store order seen and what became of it",
-    details: ['--store ID       the store (see `stores`)', MODE_DETAIL("the store's mode"), '--status S       received, placed, waiting_payment, no_print_lines, cancelled, failed, redacted, skipped', ...PAGE_DETAILS],
+    details: [
+      '--store ID       the store (see `stores`)',
+      MODE_DETAIL("the store's mode"),
+      '--status S       received, placed, waiting_payment, no_print_lines, cancelled, failed, redacted, skipped',
+      ...PAGE_DETAILS,
+    ],
     run: (ctx) =>
       ctx.call(
         'GET',
@@ -211,7 +287,13 @@ export const COMMANDS: Command[] = [
       ctx.call('POST', `/orders/${arg(ctx, 'ORDER_ID')}/production`, {
         status: need(ctx, 'status'),
         ...(typeof ctx.values['tracking-number'] === 'string'
-          ? { tracking: { carrier: str(ctx.values.carrier) ?? '', trackingNumber: ctx.values['tracking-number'], trackingUrl: str(ctx.values['tracking-url']) ?? '' } }
+          ? {
+              tracking: {
+                carrier: str(ctx.values.carrier) ?? '',
+                trackingNumber: ctx.values['tracking-number'],
+                trackingUrl: str(ctx.values['tracking-url']) ?? '',
+              },
+            }
           : {}),
       }),
   },

@@ -32,7 +32,10 @@ export async function listen(options: ListenOptions): Promise<void> {
   const stream =
     'apiKey' in source
       ? { url: `${target.origin}/api/reseller/v1/events/stream`, bearer: source.apiKey }
-      : { url: `${target.origin}/admin/v1/resellers/${encodeURIComponent(source.resellerId)}/events/stream?mode=${source.mode}`, bearer: target.adminToken() };
+      : {
+          url: `${target.origin}/admin/v1/resellers/${encodeURIComponent(source.resellerId)}/events/stream?mode=${source.mode}`,
+          bearer: target.adminToken(),
+        };
   const mode = 'apiKey' in source ? (source.apiKey.startsWith('prk_live_') ? 'live' : 'test') : source.mode;
   let announced = false;
 
@@ -67,7 +70,10 @@ export async function listen(options: ListenOptions): Promise<void> {
 
 /** One local delivery attempt, as the terminal shows it. */
 function forwardLine({ url, eventId, attempt, attempts, status, error }: ForwardAttempt): string {
-  const outcome = status !== undefined ? `[${status}]` : `[failed: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}]`;
+  const outcome =
+    status !== undefined
+      ? `[${status}]`
+      : `[failed: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message}]`;
   const line = `${new Date().toISOString()}  <-- ${outcome} POST ${url} [${eventId}]`;
   if (status !== undefined && status >= 200 && status < 300) return line;
   return `${line}${attempt < attempts ? `, retrying (attempt ${attempt + 1} of ${attempts})` : ', giving up'}`;

@@ -28,7 +28,11 @@ export function table(rows: Row[]): string {
   const shown = columns.slice(0, MAX_COLUMNS);
   const cells = rows.map((r) => shown.map((c) => cell(r[c])));
   const widths = shown.map((c, i) => Math.max(c.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(shown), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
 }
 
@@ -43,9 +47,15 @@ export function record(value: Row): string {
 /** An answer of the back-office API, for a person. */
 export function readable(body: unknown): string {
   if (!body || typeof body !== 'object') return cell(body, 1000);
-  const { data, error, nextCursor } = body as { data?: unknown; error?: { code?: string; message?: string; details?: Array<{ field?: string; message?: string; code?: string }> }; nextCursor?: string | null };
+  const { data, error, nextCursor } = body as {
+    data?: unknown;
+    error?: { code?: string; message?: string; details?: Array<{ field?: string; message?: string; code?: string }> };
+    nextCursor?: string | null;
+  };
   if (error) {
-    const problems = (error.details ?? []).filter((d) => d.message && d.message !== error.message).map((d) => `  - ${d.message}`);
+    const problems = (error.details ?? [])
+      .filter((d) => d.message && d.message !== error.message)
+      .map((d) => `  - ${d.message}`);
     return [`error (${error.code ?? 'unknown'}): ${error.message ?? ''}`, ...problems].join('\n');
   }
   if (Array.isArray(data)) {

@@ -32,9 +32,28 @@ import type { Overrides } from './overrides.ts';
 import type { StoresArea } from './stores.ts';
 
 /** The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in one express app. */
-export function composeHttpApp(infra: Infrastructure, modules: CoreModules, storesArea: StoresArea, config: Config, overrides: Overrides): Express {
+export function composeHttpApp(
+  infra: Infrastructure,
+  modules: CoreModules,
+  storesArea: StoresArea,
+  config: Config,
+  overrides: Overrides,
+): Express {
   const { logger, connectors, cursors, redis, redisPrefix, rateLimiter, secrets, publicUrl, metrics, queue } = infra;
-  const { accounts, wallet, cards, catalog, samples, quotes, orders, resellerProducts, webhooks, eventStreams, dashboardLinks, sessions } = modules;
+  const {
+    accounts,
+    wallet,
+    cards,
+    catalog,
+    samples,
+    quotes,
+    orders,
+    resellerProducts,
+    webhooks,
+    eventStreams,
+    dashboardLinks,
+    sessions,
+  } = modules;
   const { storesModule, sandbox, health } = storesArea;
   const platforms = connectors.platforms();
   const apiRoutes = [
@@ -62,7 +81,11 @@ export function composeHttpApp(infra: Infrastructure, modules: CoreModules, stor
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
     sources: orderSources(platforms),
     platforms: platformForms(connectors),
-    views: new DashboardViews({ events: new EventLog({ db: infra.database.db }), resellerProducts, publishing: storesModule.publishing }),
+    views: new DashboardViews({
+      events: new EventLog({ db: infra.database.db }),
+      resellerProducts,
+      publishing: storesModule.publishing,
+    }),
   });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);
 

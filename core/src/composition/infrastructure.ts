@@ -55,16 +55,22 @@ export async function openInfrastructure(config: Config, overrides: Overrides): 
     logger,
     named: overrides.connectors !== undefined || config.CONNECTORS.trim() !== 'all',
   });
-  const secrets = resolveLocalSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, encryptionKey: config.ENCRYPTION_KEY });
+  const secrets = resolveLocalSecrets(config.DATA_DIR, {
+    adminToken: config.ADMIN_TOKEN,
+    encryptionKey: config.ENCRYPTION_KEY,
+  });
   const box = new SecretBox(secrets.encryptionKey);
-  const cursors = new CursorCodec(createHmac('sha256', Buffer.from(secrets.encryptionKey, 'base64')).update('cursor-signing').digest());
+  const cursors = new CursorCodec(
+    createHmac('sha256', Buffer.from(secrets.encryptionKey, 'base64')).update('cursor-signing').digest(),
+  );
 
   const database = await openDatabase<Tables>({
     url: config.DATABASE_URL,
     dataDir: config.DATA_DIR,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     pgliteTemplate: overrides.pgliteTemplate,
-    onConnectionError: (err) => logger.warn('a database connection failed; the pool replaces it', { error: err.message }),
+    onConnectionError: (err) =>
+      logger.warn('a database connection failed; the pool replaces it', { error: err.message }),
   });
   const applied = await migrateToLatest(database.db, migrations);
   if (applied.length > 0) logger.info('migrations applied', { migrations: applied });
@@ -72,14 +78,20 @@ export async function openInfrastructure(config: Config, overrides: Overrides): 
   const redisPrefix = overrides.redisPrefix ?? config.REDIS_PREFIX;
   // Requests wait for this client (rate-limit counters, revocations, /readyz), never for long:
   // see REQUEST_PATH_REDIS. Auto-pipelining: the commands of concurrent requests share one write.
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { ...REQUEST_PATH_REDIS, enableAutoPipelining: true }) : undefined;
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { ...REQUEST_PATH_REDIS, enableAutoPipelining: true })
+    : undefined;
   redis?.on('error', (err) => logger.warn('redis connection error', { error: err.message }));
   // Authenticated keys are cached for a few seconds when every process can be told of a
   // revocation: through Redis, or trivially with the embedded database (one process).
   const authCache = new AuthCache({ ttlMs: AUTH_CACHE_TTL_MS, enabled: !config.DATABASE_URL || redis !== undefined });
   // The subscription is no request's wait: it keeps its offline queue (subscribing at start-up
   // waits for the connection) and has no command timeout; its socket timeout finds a hung Redis.
-  const authSubscriber = redis?.duplicate({ enableAutoPipelining: false, enableOfflineQueue: true, commandTimeout: undefined });
+  const authSubscriber = redis?.duplicate({
+    enableAutoPipelining: false,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+  });
   authSubscriber?.on('error', (err) => logger.warn('redis subscriber error', { error: err.message }));
   if (redis && authSubscriber) await authCache.connect(redis, authSubscriber, `${redisPrefix}:auth-invalidate`);
   // Counted from the first request on through Redis, not in memory while the client still connects.
@@ -88,9 +100,21 @@ export async function openInfrastructure(config: Config, overrides: Overrides): 
     ? new BullMqJobQueue({ connection: { url: config.REDIS_URL }, prefix: redisPrefix, logger })
     : new InProcessJobQueue({ db: database.db, logger });
   const metrics = new Metrics({ queue });
-  const rateLimitFallbacks = metrics.counter('rate_limit_fallback_total', 'Requests a rate limiter counted in this process because Redis was unreachable', ['limiter']);
-  const onRateLimitFallback = rateLimitFallbackReporter({ logger, count: (limiter) => rateLimitFallbacks.inc({ limiter }) });
-  const rateLimiter = createRateLimiter({ perMinute: config.RATE_LIMIT_PER_MINUTE, redis, keyPrefix: `${redisPrefix}:rl`, onFallback: onRateLimitFallback });
+  const rateLimitFallbacks = metrics.counter(
+    'rate_limit_fallback_total',
+    'Requests a rate limiter counted in this process because Redis was unreachable',
+    ['limiter'],
+  );
+  const onRateLimitFallback = rateLimitFallbackReporter({
+    logger,
+    count: (limiter) => rateLimitFallbacks.inc({ limiter }),
+  });
+  const rateLimiter = createRateLimiter({
+    perMinute: config.RATE_LIMIT_PER_MINUTE,
+    redis,
+    keyPrefix: `${redisPrefix}:rl`,
+    onFallback: onRateLimitFallback,
+  });
   const safeFetch = createSafeFetch({
     allowedHosts: config.OUTBOUND_ALLOWED_HOSTS,
     userAgent: 'print-api/1.0 (+outbound)',
@@ -98,5 +122,22 @@ export async function openInfrastructure(config: Config, overrides: Overrides): 
     ...(overrides.outboundLookup ? { lookup: overrides.outboundLookup } : {}),
   });
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`;
-  return { logger, connectors, secrets, box, cursors, database, redis, authSubscriber, redisPrefix, authCache, queue, metrics, rateLimiter, onRateLimitFallback, safeFetch, publicUrl };
+  return {
+    logger,
+    connectors,
+    secrets,
+    box,
+    cursors,
+    database,
+    redis,
+    authSubscriber,
+    redisPrefix,
+    authCache,
+    queue,
+    metrics,
+    rateLimiter,
+    onRateLimitFallback,
+    safeFetch,
+    publicUrl,
+  };
 }

@@ -44,7 +44,10 @@ export function serviceLifecycle(deps: {
         const s = app.listen(config.PORT, config.HOST, (err?: Error) => {
           if (err) return reject(err);
           const address = s.address();
-          if (address && typeof address === 'object') deps.onListening(`http://${/^(0\.0\.0\.0|::)$/.test(config.HOST) ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${address.port}`);
+          if (address && typeof address === 'object')
+            deps.onListening(
+              `http://${/^(0\.0\.0\.0|::)$/.test(config.HOST) ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${address.port}`,
+            );
           resolve(s);
         });
         // An idle keep-alive connection is closed by the client, not under its feet: Node's 5 s

@@ -4,7 +4,12 @@ import type { CoreModules } from './modules.ts';
 import type { StoresArea } from './stores.ts';
 
 /** Every sweep, each owned by its module (which holds its SQL), run in this order every `intervalMs`. */
-export function scheduleMaintenance(deps: { logger: Logger; intervalMs: number; modules: CoreModules; stores: StoresArea }): Maintenance {
+export function scheduleMaintenance(deps: {
+  logger: Logger;
+  intervalMs: number;
+  modules: CoreModules;
+  stores: StoresArea;
+}): Maintenance {
   const { production, payments, webhooks, dashboardLinks, sessions, orders } = deps.modules;
   const { storesModule } = deps.stores;
   const maintenance = new Maintenance({ logger: deps.logger, intervalMs: deps.intervalMs });

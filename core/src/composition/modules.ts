@@ -42,7 +42,12 @@ export interface CoreModules {
  * Builds the modules, each given the services it calls, and wires what one module tells
  * another (funds added, a key revoked). `origin`: where clients reach us (the sample files' URLs).
  */
-export async function composeCoreModules(infra: Infrastructure, config: Config, overrides: Overrides, origin: () => string): Promise<CoreModules> {
+export async function composeCoreModules(
+  infra: Infrastructure,
+  config: Config,
+  overrides: Overrides,
+  origin: () => string,
+): Promise<CoreModules> {
   const { database, box, cursors, queue, logger, safeFetch, publicUrl } = infra;
   const db = database.db;
   const accounts = new AccountsService({ db, cache: infra.authCache });
@@ -51,7 +56,11 @@ export async function composeCoreModules(infra: Infrastructure, config: Config, 
   // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
   const gateway =
     overrides.gateway ??
-    (config.STRIPE_SECRET_KEY ? new (await import('../modules/payments/stripe-gateway.ts')).StripeGateway({ secretKey: config.STRIPE_SECRET_KEY }) : new SandboxGateway());
+    (config.STRIPE_SECRET_KEY
+      ? new (await import('../modules/payments/stripe-gateway.ts')).StripeGateway({
+          secretKey: config.STRIPE_SECRET_KEY,
+        })
+      : new SandboxGateway());
   const cards = new CardsService({ db, gateway, box });
   const catalog = loadCatalog();
   const samples = new SampleFiles({ catalog, origin });
@@ -59,7 +68,17 @@ export async function composeCoreModules(infra: Infrastructure, config: Config, 
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
   const outbox = new Outbox();
-  const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind, ...(overrides.webhooks ? { options: overrides.webhooks } : {}) });
+  const webhooks = new WebhooksModule({
+    db,
+    queue,
+    outbox,
+    box,
+    safeFetch,
+    logger,
+    cursors,
+    databaseKind: database.kind,
+    ...(overrides.webhooks ? { options: overrides.webhooks } : {}),
+  });
   const eventStreams = new EventStreams({ db, outbox, logger });
   let production: ProductionService | undefined;
   const payments = new OrderPayments({
@@ -71,7 +90,15 @@ export async function composeCoreModules(infra: Infrastructure, config: Config, 
     onSubmitted: (orderId) => production?.enqueueHandoff(orderId),
   });
   const orders = new OrdersService({ db, quotes, files, accounts, wallet, payments, outbox, cursors });
-  production = new ProductionService({ queue, orders, accounts, logger, simulate: config.PRODUCTION_SIMULATOR, stepMs: config.PRODUCTION_SIMULATOR_STEP_MS, ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}) });
+  production = new ProductionService({
+    queue,
+    orders,
+    accounts,
+    logger,
+    simulate: config.PRODUCTION_SIMULATOR,
+    stepMs: config.PRODUCTION_SIMULATOR_STEP_MS,
+    ...(overrides.productionPartner ? { livePartner: overrides.productionPartner } : {}),
+  });
   wallet.onFundsAdded(async (resellerId, mode) => {
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
@@ -81,5 +108,21 @@ export async function composeCoreModules(infra: Infrastructure, config: Config, 
     await sessions.revokeForKey(keyId);
     await dashboardLinks.revokeForKey(keyId);
   });
-  return { accounts, sessions, wallet, cards, catalog, samples, resellerProducts, quotes, outbox, webhooks, eventStreams, payments, orders, production, dashboardLinks };
+  return {
+    accounts,
+    sessions,
+    wallet,
+    cards,
+    catalog,
+    samples,
+    resellerProducts,
+    quotes,
+    outbox,
+    webhooks,
+    eventStreams,
+    payments,
+    orders,
+    production,
+    dashboardLinks,
+  };
 }

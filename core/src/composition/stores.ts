@@ -24,21 +24,46 @@ export interface StoresArea {
  * the queue back after an outage.
  */
 export function composeStores(infra: Infrastructure, modules: CoreModules): StoresArea {
-  const { database, queue, box, cursors, logger, connectors, metrics, redis, redisPrefix, onRateLimitFallback, publicUrl } = infra;
+  const {
+    database,
+    queue,
+    box,
+    cursors,
+    logger,
+    connectors,
+    metrics,
+    redis,
+    redisPrefix,
+    onRateLimitFallback,
+    publicUrl,
+  } = infra;
   const { orders, resellerProducts, outbox } = modules;
   // Store URLs are typed by merchants: connectors reach them through the same guard as print files and webhooks.
   const connectorHttp = connectorHttpClients({ safeFetch: infra.safeFetch, metrics, logger });
   // The sandbox stores' platform: answers its connector in-process, hands its signed webhooks to the stores' receiver.
-  const sandbox = new SandboxModule({ db: database.db, box, logger, cursors, inbox: (slug, req) => storesModule.receiver.receive(slug, req), storeRow: (tenant, id) => storesModule.stores.connections.row(tenant, id) });
+  const sandbox = new SandboxModule({
+    db: database.db,
+    box,
+    logger,
+    cursors,
+    inbox: (slug, req) => storesModule.receiver.receive(slug, req),
+    storeRow: (tenant, id) => storesModule.stores.connections.row(tenant, id),
+  });
   const connectorContext = (platform: string): ConnectorContext => ({
     http: sandbox.http(connectorHttp(platform)),
     logger: logger.child({ connector: platform }),
     clock: () => new Date(),
     publicUrl,
     settings: connectors.settings(platform),
-    webhookUrl: (storeId) => `${publicUrl}/connectors/${platformSlug(platform)}/webhooks${storeId ? `/${encodeURIComponent(storeId)}` : ''}`,
+    webhookUrl: (storeId) =>
+      `${publicUrl}/connectors/${platformSlug(platform)}/webhooks${storeId ? `/${encodeURIComponent(storeId)}` : ''}`,
   });
-  const placedLag = metrics.histogram('store_order_ingestion_lag_seconds', 'Store order created -> print order placed', ['platform'], [1, 5, 15, 60, 300, 900, 3600, 86400]);
+  const placedLag = metrics.histogram(
+    'store_order_ingestion_lag_seconds',
+    'Store order created -> print order placed',
+    ['platform'],
+    [1, 5, 15, 60, 300, 900, 3600, 86400],
+  );
   const storesModule = new StoresModule({
     db: database.db,
     queue,
@@ -51,11 +76,25 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
     resellerProducts,
     outbox,
     callLimiter: (platform, rate) =>
-      createRateLimiter({ points: rate.max, durationMs: rate.durationMs, redis, keyPrefix: `${redisPrefix}:store-calls:${platform}`, name: `store-calls:${platform}`, onFallback: onRateLimitFallback }),
+      createRateLimiter({
+        points: rate.max,
+        durationMs: rate.durationMs,
+        redis,
+        keyPrefix: `${redisPrefix}:store-calls:${platform}`,
+        name: `store-calls:${platform}`,
+        onFallback: onRateLimitFallback,
+      }),
     pollBudget: (platform, budget) =>
-      createTokenBucket({ ...budget, redis, keyPrefix: `${redisPrefix}:poll-budget:${platform}`, name: `poll-budget:${platform}`, onFallback: onRateLimitFallback }),
+      createTokenBucket({
+        ...budget,
+        redis,
+        keyPrefix: `${redisPrefix}:poll-budget:${platform}`,
+        name: `poll-budget:${platform}`,
+        onFallback: onRateLimitFallback,
+      }),
     checkUrl: (url) => infra.safeFetch.checkUrl(url),
-    onPlaced: (platform, createdAt) => placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
+    onPlaced: (platform, createdAt) =>
+      placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });
   resellerProducts.useLinkRegistry(storesModule.stores.links);
   // Tracking goes back to the store from the order.shipped event (the sweep catches what a crash lost).

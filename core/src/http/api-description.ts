@@ -46,15 +46,31 @@ Integer euro cents everywhere; exact unit prices are decimal strings (\`unitNetP
 /** The tags, in the order a reader meets them, with what each groups. */
 export const API_TAGS = [
   { name: 'Account', description: 'Who the calling key belongs to.' },
-  { name: 'Catalogue', description: 'The print products, their options, quantity rules and file requirements, in nl, en, de and fr.' },
+  {
+    name: 'Catalogue',
+    description: 'The print products, their options, quantity rules and file requirements, in nl, en, de and fr.',
+  },
   { name: 'Quotes', description: 'Prices for lines and a destination country, with discount, VAT and shipping.' },
   { name: 'Orders', description: 'Placing, reading and cancelling orders; supplying print files later.' },
   { name: 'Wallet', description: 'The prepaid balance orders are paid from, and its ledger.' },
-  { name: 'Reseller products', description: 'Your own SKUs: a catalogue product with fixed options (and a default file), used in orders and by connected stores.' },
-  { name: 'Stores', description: 'Connected storefronts (Shopify, WooCommerce, …) whose orders become print orders by themselves.' },
-  { name: 'Webhooks', description: 'Endpoints that receive signed events, their delivery log, redelivery and secret rotation.' },
+  {
+    name: 'Reseller products',
+    description:
+      'Your own SKUs: a catalogue product with fixed options (and a default file), used in orders and by connected stores.',
+  },
+  {
+    name: 'Stores',
+    description: 'Connected storefronts (Shopify, WooCommerce, …) whose orders become print orders by themselves.',
+  },
+  {
+    name: 'Webhooks',
+    description: 'Endpoints that receive signed events, their delivery log, redelivery and secret rotation.',
+  },
   { name: 'Webhook events', description: 'What the service POSTs to your endpoints (the `webhooks` section).' },
 ];
 
 /** Terms of use of the description itself. */
-export const API_LICENSE = { name: 'Proprietary: for integrating with this service', identifier: 'LicenseRef-Proprietary' };
+export const API_LICENSE = {
+  name: 'Proprietary: for integrating with this service',
+  identifier: 'LicenseRef-Proprietary',
+};

@@ -12,7 +12,13 @@ export class ApiError extends Refusal {
   readonly status: number;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, details?: ErrorDetail[], headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details?: ErrorDetail[],
+    headers: Record<string, string> = {},
+  ) {
     super(code, message, details);
     this.name = 'ApiError';
     this.status = status;

@@ -57,12 +57,19 @@ export interface HttpAppDeps {
    * Operators' browser sessions: the back-office takes them besides the Bearer token (with a
    * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
    */
-  operatorSessions?: { store: SessionStore; cookie: SessionCookieOptions; accept?: (session: BrowserSession) => boolean };
+  operatorSessions?: {
+    store: SessionStore;
+    cookie: SessionCookieOptions;
+    accept?: (session: BrowserSession) => boolean;
+  };
   console?: PageRouter;
   /** Declared back-office pages (the queue dashboard), each router at its path, behind the admin token. */
   adminPages?: Array<{ path: string } & PageRouter>;
   /** The events webhook endpoints receive and the headers of a delivery, for the OpenAPI `webhooks` section. */
-  webhookDocs?: { events: Record<string, DocumentedWebhook>; headers: Array<{ name: string; description: string; example: string }> };
+  webhookDocs?: {
+    events: Record<string, DocumentedWebhook>;
+    headers: Array<{ name: string; description: string; example: string }>;
+  };
   /** Which proxies' X-Forwarded-For names the client (TRUST_PROXY); none when unset: the socket's address. */
   trustProxy?: number | string[] | undefined;
   /** Wrong API keys and admin tokens, counted per client address. */
@@ -72,7 +79,9 @@ export interface HttpAppDeps {
   checkResponses?: boolean;
 }
 
-const swaggerAssets = createRequire(import.meta.url).resolve('swagger-ui-dist/package.json').replace(/package\.json$/, '');
+const swaggerAssets = createRequire(import.meta.url)
+  .resolve('swagger-ui-dist/package.json')
+  .replace(/package\.json$/, '');
 const DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=SwaggerUIBundle({url:s,dom_id:'#ui',deepLinking:true});`;
 // The back-office docs are used signed in: "Try it out" sends the session's CSRF token (the XSRF-TOKEN cookie) back.
 const ADMIN_DOCS_INIT = `const s=document.currentScript.dataset.spec;window.ui=SwaggerUIBundle({url:s,dom_id:'#ui',deepLinking:true,requestInterceptor:(r)=>{const m=document.cookie.match(/(?:^|; )XSRF-TOKEN=([^;]+)/);if(m)r.headers['X-XSRF-TOKEN']=decodeURIComponent(m[1]);return r;}});`;
@@ -94,7 +103,11 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   // Every entry point, recorded as it is mounted (the fuzzers, the OpenAPI tests and the route listing read it).
   const entries = new EntryPoints();
   app.locals.entryPoints = entries;
-  const mountOptions = (basePath: string) => ({ logger: deps.logger, basePath, checkResponses: deps.checkResponses ?? false });
+  const mountOptions = (basePath: string) => ({
+    logger: deps.logger,
+    basePath,
+    checkResponses: deps.checkResponses ?? false,
+  });
 
   const openapi = buildOpenApi({
     title: 'Reseller Print API',
@@ -123,14 +136,27 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   const adminOpenapi = buildOpenApi({
     title: 'Print API back-office',
-    description: 'The back-office operations. Scripts send Authorization: Bearer ADMIN_TOKEN; operators signed in at /admin use their session (with the X-CSRF-Token or X-XSRF-Token header on changes).',
+    description:
+      'The back-office operations. Scripts send Authorization: Bearer ADMIN_TOKEN; operators signed in at /admin use their session (with the X-CSRF-Token or X-XSRF-Token header on changes).',
     serverUrl: `${deps.publicUrl}${ADMIN_BASE}`,
     routes: deps.adminRoutes,
   });
   const admin = express.Router();
-  admin.use(adminAuth(deps.adminToken, deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined, deps.credentialFailures));
+  admin.use(
+    adminAuth(
+      deps.adminToken,
+      deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined,
+      deps.credentialFailures,
+    ),
+  );
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
-  const adminDocs = docsPages({ openapi: adminOpenapi, base: ADMIN_BASE, init: ADMIN_DOCS_INIT, auth: 'operator', title: 'Print API back-office reference' });
+  const adminDocs = docsPages({
+    openapi: adminOpenapi,
+    base: ADMIN_BASE,
+    init: ADMIN_DOCS_INIT,
+    auth: 'operator',
+    title: 'Print API back-office reference',
+  });
   mountPages(admin, adminDocs);
   entries.addPages(ADMIN_BASE, adminDocs);
   admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
@@ -159,7 +185,9 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     entries.addRoutes('', deps.rootRoutes);
   }
 
-  const rootPages = [definePage({ method: 'get', path: '/favicon.ico', auth: 'public', csrf: 'none', handle: favicon })];
+  const rootPages = [
+    definePage({ method: 'get', path: '/favicon.ico', auth: 'public', csrf: 'none', handle: favicon }),
+  ];
   mountPages(app, rootPages);
   entries.addPages('', rootPages);
 
@@ -170,12 +198,33 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 }
 
 /** The description, its reference page, the errors page (the API's) and the script that starts the reference. */
-function docsPages(opts: { openapi: unknown; base: string; init: string; auth: PageAuth; errors?: string; title?: string }): PageSpec[] {
+function docsPages(opts: {
+  openapi: unknown;
+  base: string;
+  init: string;
+  auth: PageAuth;
+  errors?: string;
+  title?: string;
+}): PageSpec[] {
   const { base, errors } = opts;
-  const page = (path: string, handle: RequestHandler) => definePage({ method: 'get', path, auth: opts.auth, csrf: 'none', handle });
+  const page = (path: string, handle: RequestHandler) =>
+    definePage({ method: 'get', path, auth: opts.auth, csrf: 'none', handle });
   return [
     page('/openapi.json', (_req, res) => void res.json(opts.openapi)),
-    page('/docs', (_req, res) => void res.type('html').send(docsPage(`${base}/openapi.json`, `${base}/docs/assets`, errors === undefined ? undefined : ERROR_REFERENCE_PATH, opts.title))),
+    page(
+      '/docs',
+      (_req, res) =>
+        void res
+          .type('html')
+          .send(
+            docsPage(
+              `${base}/openapi.json`,
+              `${base}/docs/assets`,
+              errors === undefined ? undefined : ERROR_REFERENCE_PATH,
+              opts.title,
+            ),
+          ),
+    ),
     ...(errors === undefined ? [] : [page('/docs/errors', (_req, res) => void res.type('html').send(errors))]),
     page('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(opts.init)),
   ];
@@ -185,7 +234,11 @@ function docsPages(opts: { openapi: unknown; base: string; init: string; auth: P
 function rootRouter(deps: HttpAppDeps, routes: AnyRoute[], options: MountOptions): express.Router {
   const keyed = new RouteTable(routes.filter((route) => route.auth === 'apiKey'));
   const apiEdge = express.Router();
-  apiEdge.use(userAgentGuard(deps.blockedUserAgents), jsonBody(), apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
+  apiEdge.use(
+    userAgentGuard(deps.blockedUserAgents),
+    jsonBody(),
+    apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }),
+  );
   const root = express.Router();
   root.use((req, res, next) => {
     try {

@@ -67,7 +67,15 @@ export class EntryPoints {
   /** Declared pages mounted at `base` (a router's `/` is the mount point itself). */
   addPages(base: string, pages: readonly PageSpec<unknown>[]): void {
     for (const { method, path, auth, csrf, limit } of pages) {
-      this.#entries.push({ kind: 'page', method, path: path === '/' && base ? base : `${base}${path}`, base, auth, csrf, ...(limit ? { limit } : {}) });
+      this.#entries.push({
+        kind: 'page',
+        method,
+        path: path === '/' && base ? base : `${base}${path}`,
+        base,
+        auth,
+        csrf,
+        ...(limit ? { limit } : {}),
+      });
     }
   }
 

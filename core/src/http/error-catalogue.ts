@@ -33,94 +33,555 @@ export const RATE_LIMIT_RULE =
 
 export const ERROR_CATALOGUE: ErrorEntry[] = [
   // Edge: before the API
-  { code: '1010', status: [403], meaning: 'The User-Agent is missing or a generic library default; refused at the edge (the CDN) before the API.', action: USER_AGENT_RULE, example: "Access denied: the User-Agent 'python-requests/2.32' is a generic library default. Send your own User-Agent identifying your integration." },
-  { code: 'invalid_request', status: [400], meaning: 'The request is malformed: a body, query, path parameter or header that does not match the operation (each problem in `details`), a missing `Idempotency-Key` on POST /orders, a `%00` or an unpaired surrogate in the text, a body nested too deep.', action: 'Fix the fields `details` names (`field`, `code`, `message`); the OpenAPI description gives every field with its limits.', example: 'The request body is invalid: recipient.postalCode is required' },
-  { code: 'payload_too_large', status: [413], meaning: 'The request body is larger than 1 MB (after decoding).', action: 'Send less per request: at most 100 lines per order, one order per request.', example: 'The request body is larger than 1mb.' },
-  { code: 'unsupported_media_type', status: [415], meaning: 'The body is not JSON, not UTF-8, or uses a `Content-Encoding` other than gzip, deflate or br.', action: "Send `Content-Type: application/json` with a UTF-8 body, as it is or gzip/deflate/br encoded.", example: "Send the request body as JSON with 'Content-Type: application/json'." },
-  { code: 'route_not_found', status: [404], meaning: 'No operation has this method and path.', action: 'Check the path against the OpenAPI description (the base path is `/api/reseller/v1`).', example: 'There is no route GET /api/reseller/v1/order.' },
+  {
+    code: '1010',
+    status: [403],
+    meaning: 'The User-Agent is missing or a generic library default; refused at the edge (the CDN) before the API.',
+    action: USER_AGENT_RULE,
+    example:
+      "Access denied: the User-Agent 'python-requests/2.32' is a generic library default. Send your own User-Agent identifying your integration.",
+  },
+  {
+    code: 'invalid_request',
+    status: [400],
+    meaning:
+      'The request is malformed: a body, query, path parameter or header that does not match the operation (each problem in `details`), a missing `Idempotency-Key` on POST /orders, a `%00` or an unpaired surrogate in the text, a body nested too deep.',
+    action:
+      'Fix the fields `details` names (`field`, `code`, `message`); the OpenAPI description gives every field with its limits.',
+    example: 'The request body is invalid: recipient.postalCode is required',
+  },
+  {
+    code: 'payload_too_large',
+    status: [413],
+    meaning: 'The request body is larger than 1 MB (after decoding).',
+    action: 'Send less per request: at most 100 lines per order, one order per request.',
+    example: 'The request body is larger than 1mb.',
+  },
+  {
+    code: 'unsupported_media_type',
+    status: [415],
+    meaning: 'The body is not JSON, not UTF-8, or uses a `Content-Encoding` other than gzip, deflate or br.',
+    action: 'Send `Content-Type: application/json` with a UTF-8 body, as it is or gzip/deflate/br encoded.',
+    example: "Send the request body as JSON with 'Content-Type: application/json'.",
+  },
+  {
+    code: 'route_not_found',
+    status: [404],
+    meaning: 'No operation has this method and path.',
+    action: 'Check the path against the OpenAPI description (the base path is `/api/reseller/v1`).',
+    example: 'There is no route GET /api/reseller/v1/order.',
+  },
   // Authentication and limits
-  { code: 'unauthorized', status: [401], meaning: 'The API key is missing, malformed, unknown or revoked.', action: 'Send `Authorization: Bearer prk_live_…` or `prk_test_…`; a revoked key never works again: create a new one.', example: 'Missing or invalid API key.' },
-  { code: 'account_not_active', status: [403], meaning: 'The reseller account is not approved yet, or suspended.', action: 'Wait for approval (or ask the operator why the account is suspended); keys start working once it is approved.', example: 'The reseller account is suspended; the API is available to approved accounts only.' },
-  { code: 'account_not_approved', status: [403], meaning: 'Back-office: an API key was requested for an account that is not approved.', action: 'Approve the reseller first.', example: 'Reseller rsl_01M89QQRWZ588G0KAKGPKCGYWB is pending; only an approved reseller account can create API keys.' },
-  { code: 'insufficient_scope', status: [403], meaning: 'The key lacks the scope the operation needs (named in the message and in the operation’s `x-scope`).', action: 'Use a key with that scope, or create one without `--scopes` (every scope).', example: "This API key lacks the scope 'orders:write' required by POST /orders." },
-  { code: 'csrf_failed', status: [403], meaning: 'A state-changing request of a browser session (the reseller dashboard, the operators\' console) came from another site, or without its session\'s CSRF token. API keys and the admin Bearer token are never asked for one.', action: 'Reload the page and submit the form again; a script should use its API key (or the admin token) instead of a browser session.', example: 'The form is missing its CSRF token or it is stale: reload the page and try again.' },
-  { code: 'too_many_failures', status: [429], meaning: 'Too many wrong API keys or admin tokens from this client address: its wrong ones are refused for a while. A right key is never held up.', action: 'Check the key (a revoked key stays refused); after `Retry-After` seconds wrong ones are heard again.', example: 'Too many wrong keys from this address: a wrong one is refused for 840 more seconds (a right one still works).' },
-  { code: 'rate_limited', status: [429], meaning: 'More requests than the key’s per-minute limit.', action: RATE_LIMIT_RULE, example: 'Too many requests: at most 120 per minute per API key. Retry after 42 seconds.' },
-  { code: 'not_found', status: [404], meaning: 'The product, order, order line, reseller product, webhook endpoint, delivery, store, link or sample file does not exist, or belongs to another account or mode (a `prk_test_` key sees only test data).', action: 'Check the id and that the key’s mode matches the one that created it.', example: "There is no order 'ord_01M89QQS8PF0R454XXXZVC09H9'." },
-  { code: 'internal_error', status: [500], meaning: 'A fault on the service’s side; nothing you sent was wrong.', action: 'Retry later (POST /orders safely, with the same Idempotency-Key); quote the `Request-Id` header if it persists.', example: 'Something went wrong on our side. Quote request id 01M89QQS8PF0R454XXXZVC09H9 if you contact support.' },
-  { code: 'service_unavailable', status: [503], meaning: 'A dependency (the database or Redis) is unreachable for a moment.', action: 'Retry after `Retry-After` seconds; with the same Idempotency-Key an order is never placed twice.', example: 'The service is briefly unable to complete this request (database unreachable). Retry after 2 seconds.' },
+  {
+    code: 'unauthorized',
+    status: [401],
+    meaning: 'The API key is missing, malformed, unknown or revoked.',
+    action:
+      'Send `Authorization: Bearer prk_live_…` or `prk_test_…`; a revoked key never works again: create a new one.',
+    example: 'Missing or invalid API key.',
+  },
+  {
+    code: 'account_not_active',
+    status: [403],
+    meaning: 'The reseller account is not approved yet, or suspended.',
+    action:
+      'Wait for approval (or ask the operator why the account is suspended); keys start working once it is approved.',
+    example: 'The reseller account is suspended; the API is available to approved accounts only.',
+  },
+  {
+    code: 'account_not_approved',
+    status: [403],
+    meaning: 'Back-office: an API key was requested for an account that is not approved.',
+    action: 'Approve the reseller first.',
+    example:
+      'Reseller rsl_01M89QQRWZ588G0KAKGPKCGYWB is pending; only an approved reseller account can create API keys.',
+  },
+  {
+    code: 'insufficient_scope',
+    status: [403],
+    meaning: 'The key lacks the scope the operation needs (named in the message and in the operation’s `x-scope`).',
+    action: 'Use a key with that scope, or create one without `--scopes` (every scope).',
+    example: "This API key lacks the scope 'orders:write' required by POST /orders.",
+  },
+  {
+    code: 'csrf_failed',
+    status: [403],
+    meaning:
+      "A state-changing request of a browser session (the reseller dashboard, the operators' console) came from another site, or without its session's CSRF token. API keys and the admin Bearer token are never asked for one.",
+    action:
+      'Reload the page and submit the form again; a script should use its API key (or the admin token) instead of a browser session.',
+    example: 'The form is missing its CSRF token or it is stale: reload the page and try again.',
+  },
+  {
+    code: 'too_many_failures',
+    status: [429],
+    meaning:
+      'Too many wrong API keys or admin tokens from this client address: its wrong ones are refused for a while. A right key is never held up.',
+    action: 'Check the key (a revoked key stays refused); after `Retry-After` seconds wrong ones are heard again.',
+    example:
+      'Too many wrong keys from this address: a wrong one is refused for 840 more seconds (a right one still works).',
+  },
+  {
+    code: 'rate_limited',
+    status: [429],
+    meaning: 'More requests than the key’s per-minute limit.',
+    action: RATE_LIMIT_RULE,
+    example: 'Too many requests: at most 120 per minute per API key. Retry after 42 seconds.',
+  },
+  {
+    code: 'not_found',
+    status: [404],
+    meaning:
+      'The product, order, order line, reseller product, webhook endpoint, delivery, store, link or sample file does not exist, or belongs to another account or mode (a `prk_test_` key sees only test data).',
+    action: 'Check the id and that the key’s mode matches the one that created it.',
+    example: "There is no order 'ord_01M89QQS8PF0R454XXXZVC09H9'.",
+  },
+  {
+    code: 'internal_error',
+    status: [500],
+    meaning: 'A fault on the service’s side; nothing you sent was wrong.',
+    action:
+      'Retry later (POST /orders safely, with the same Idempotency-Key); quote the `Request-Id` header if it persists.',
+    example: 'Something went wrong on our side. Quote request id 01M89QQS8PF0R454XXXZVC09H9 if you contact support.',
+  },
+  {
+    code: 'service_unavailable',
+    status: [503],
+    meaning: 'A dependency (the database or Redis) is unreachable for a moment.',
+    action: 'Retry after `Retry-After` seconds; with the same Idempotency-Key an order is never placed twice.',
+    example: 'The service is briefly unable to complete this request (database unreachable). Retry after 2 seconds.',
+  },
   // Quotes, orders, reseller products (422; the first problem's code is the top-level code)
-  { code: 'invalid_options', status: [422], meaning: 'An option key that is unknown for the product or set automatically by the service (print process, sheet format, bundling, packaging).', action: 'Send only the keys in `details[].allowedKeys` (those of GET /products/{id} `options`).', example: "Line 0: 'sheet' is not an option of business-cards; allowed keys: paper, sides, finish, corners." },
-  { code: 'invalid_option_value', status: [422], meaning: 'An option value the product does not offer.', action: 'Use one of `details[].allowedValues`.', example: "Line 0: 'mc500' is not a value of paper; allowed: mc350, mc400, uncoated300, recycled300." },
-  { code: 'option_conflict', status: [422], meaning: 'A combination of options the print partner does not offer (or not at the moment).', action: 'Change one of the options `details[].conflicts` names to one of its `compatibleValues`.', example: 'Line 0: spot-uv is not offered on uncoated paper.' },
-  { code: 'copies_mismatch', status: [422], meaning: '`options.copies` was sent and differs from `quantity` (quantity is always the number of pieces).', action: 'Leave `options.copies` out; put the run in `quantity`.', example: 'Line 0: options.copies (500) must equal quantity (250); leave it out.' },
-  { code: 'run_unavailable', status: [422], meaning: 'A run-priced product cannot be made in that quantity for this configuration.', action: 'Use `details[].nearestQuantity` or one of `allowedValues` (the product’s runs).', example: 'Line 0: 300 is not a run of business-cards; the nearest is 250.' },
-  { code: 'quantity_out_of_range', status: [422], meaning: 'A piece-priced quantity below the product’s minimum or above its maximum.', action: 'Stay within GET /products/{id} `quantity.min`–`max`.', example: 'Line 0: canvas-prints takes 1 to 100 pieces.' },
-  { code: 'unpriceable_configuration', status: [422], meaning: 'A combination the print partner cannot price.', action: 'Change the options named in `details`; the product’s `restrictions` list such combinations.', example: 'Line 0: this configuration cannot be priced.' },
-  { code: 'unknown_product', status: [422], meaning: 'No catalogue product has this id or slug.', action: 'Use an `id` from GET /products.', example: "There is no product 'buisness-cards'." },
-  { code: 'unknown_sku', status: [422], meaning: 'No reseller product of this key’s mode has this SKU.', action: 'Create it with POST /reseller-products (in the same mode), or use `productId`.', example: "Line 0: there is no reseller product with SKU 'BC-CLASSIC-250'." },
-  { code: 'inactive_reseller_product', status: [422], meaning: 'The SKU’s reseller product is inactive.', action: 'Activate it (PATCH /reseller-products/{id} `{"active": true}`).', example: "Line 0: reseller product 'BC-CLASSIC-250' is inactive." },
-  { code: 'unsupported_country', status: [422], meaning: 'The destination country is not shipped to.', action: 'Use an ISO 3166-1 alpha-2 code of a country the catalogue ships to (EU countries, GB, CH, NO, …).', example: "Line 0: we do not ship to 'US'." },
-  { code: 'invalid_file_url', status: [422], meaning: 'A print file URL is unusable: not https, with a user name or password, a private or reserved address, a host that does not resolve or answer, an error status, or a file that is not a PDF, PNG or JPG (EPS, AI, PS and SVG only by extension). A sample file used with a live key.', action: 'Fix the URL `details[].message` explains for that `line`; the file must be publicly reachable over https. In test mode use a sample file from GET /products/{id} `sampleFiles`.', example: 'Line 0: the file is an HTML document, not a PDF, PNG or JPG' },
-  { code: 'idempotency_key_reused', status: [422], meaning: 'The Idempotency-Key was used before (30 days, per account and mode) with a different body.', action: 'Use a new key for a new order; resend the exact first body to get the first order back.', example: 'The Idempotency-Key was used for a different request.' },
-  { code: 'order_not_cancellable', status: [409], meaning: 'The order is in production, shipped or already cancelled.', action: 'Nothing to do through the API: production cannot be stopped.', example: 'Order ord_01M89QQS8PF0R454XXXZVC09H9 is PRINTING; only PENDING or PAID orders can be cancelled.' },
-  { code: 'payment_in_progress', status: [409], meaning: 'A card charge of the order is under way.', action: 'Retry in a few seconds.', example: 'A card charge of order ord_01M89QQS8PF0R454XXXZVC09H9 is under way; retry shortly.' },
-  { code: 'order_not_awaiting_file', status: [409], meaning: 'A file was supplied for an order that does not wait for one.', action: 'Only orders in AWAITING_FILE take PUT /orders/{id}/lines/{line}/file.', example: 'Order ord_01M89QQS8PF0R454XXXZVC09H9 is SUBMITTED; files can be replaced only while it is AWAITING_FILE.' },
-  { code: 'sku_exists', status: [409], meaning: 'Another reseller product of this mode has the SKU (case-insensitive).', action: 'Choose another SKU, or change the existing product.', example: "The SKU 'BC-CLASSIC-250' is taken." },
-  { code: 'reseller_product_linked', status: [409], meaning: 'The reseller product is linked to a listing of a connected store (details name the stores).', action: 'Unlink it (DELETE /stores/{id}/links/{linkId}) or disconnect the store first.', example: 'BC-CLASSIC-250 is linked to a connected store; unlink it first.' },
+  {
+    code: 'invalid_options',
+    status: [422],
+    meaning:
+      'An option key that is unknown for the product or set automatically by the service (print process, sheet format, bundling, packaging).',
+    action: 'Send only the keys in `details[].allowedKeys` (those of GET /products/{id} `options`).',
+    example: "Line 0: 'sheet' is not an option of business-cards; allowed keys: paper, sides, finish, corners.",
+  },
+  {
+    code: 'invalid_option_value',
+    status: [422],
+    meaning: 'An option value the product does not offer.',
+    action: 'Use one of `details[].allowedValues`.',
+    example: "Line 0: 'mc500' is not a value of paper; allowed: mc350, mc400, uncoated300, recycled300.",
+  },
+  {
+    code: 'option_conflict',
+    status: [422],
+    meaning: 'A combination of options the print partner does not offer (or not at the moment).',
+    action: 'Change one of the options `details[].conflicts` names to one of its `compatibleValues`.',
+    example: 'Line 0: spot-uv is not offered on uncoated paper.',
+  },
+  {
+    code: 'copies_mismatch',
+    status: [422],
+    meaning: '`options.copies` was sent and differs from `quantity` (quantity is always the number of pieces).',
+    action: 'Leave `options.copies` out; put the run in `quantity`.',
+    example: 'Line 0: options.copies (500) must equal quantity (250); leave it out.',
+  },
+  {
+    code: 'run_unavailable',
+    status: [422],
+    meaning: 'A run-priced product cannot be made in that quantity for this configuration.',
+    action: 'Use `details[].nearestQuantity` or one of `allowedValues` (the product’s runs).',
+    example: 'Line 0: 300 is not a run of business-cards; the nearest is 250.',
+  },
+  {
+    code: 'quantity_out_of_range',
+    status: [422],
+    meaning: 'A piece-priced quantity below the product’s minimum or above its maximum.',
+    action: 'Stay within GET /products/{id} `quantity.min`–`max`.',
+    example: 'Line 0: canvas-prints takes 1 to 100 pieces.',
+  },
+  {
+    code: 'unpriceable_configuration',
+    status: [422],
+    meaning: 'A combination the print partner cannot price.',
+    action: 'Change the options named in `details`; the product’s `restrictions` list such combinations.',
+    example: 'Line 0: this configuration cannot be priced.',
+  },
+  {
+    code: 'unknown_product',
+    status: [422],
+    meaning: 'No catalogue product has this id or slug.',
+    action: 'Use an `id` from GET /products.',
+    example: "There is no product 'buisness-cards'.",
+  },
+  {
+    code: 'unknown_sku',
+    status: [422],
+    meaning: 'No reseller product of this key’s mode has this SKU.',
+    action: 'Create it with POST /reseller-products (in the same mode), or use `productId`.',
+    example: "Line 0: there is no reseller product with SKU 'BC-CLASSIC-250'.",
+  },
+  {
+    code: 'inactive_reseller_product',
+    status: [422],
+    meaning: 'The SKU’s reseller product is inactive.',
+    action: 'Activate it (PATCH /reseller-products/{id} `{"active": true}`).',
+    example: "Line 0: reseller product 'BC-CLASSIC-250' is inactive.",
+  },
+  {
+    code: 'unsupported_country',
+    status: [422],
+    meaning: 'The destination country is not shipped to.',
+    action: 'Use an ISO 3166-1 alpha-2 code of a country the catalogue ships to (EU countries, GB, CH, NO, …).',
+    example: "Line 0: we do not ship to 'US'.",
+  },
+  {
+    code: 'invalid_file_url',
+    status: [422],
+    meaning:
+      'A print file URL is unusable: not https, with a user name or password, a private or reserved address, a host that does not resolve or answer, an error status, or a file that is not a PDF, PNG or JPG (EPS, AI, PS and SVG only by extension). A sample file used with a live key.',
+    action:
+      'Fix the URL `details[].message` explains for that `line`; the file must be publicly reachable over https. In test mode use a sample file from GET /products/{id} `sampleFiles`.',
+    example: 'Line 0: the file is an HTML document, not a PDF, PNG or JPG',
+  },
+  {
+    code: 'idempotency_key_reused',
+    status: [422],
+    meaning: 'The Idempotency-Key was used before (30 days, per account and mode) with a different body.',
+    action: 'Use a new key for a new order; resend the exact first body to get the first order back.',
+    example: 'The Idempotency-Key was used for a different request.',
+  },
+  {
+    code: 'order_not_cancellable',
+    status: [409],
+    meaning: 'The order is in production, shipped or already cancelled.',
+    action: 'Nothing to do through the API: production cannot be stopped.',
+    example: 'Order ord_01M89QQS8PF0R454XXXZVC09H9 is PRINTING; only PENDING or PAID orders can be cancelled.',
+  },
+  {
+    code: 'payment_in_progress',
+    status: [409],
+    meaning: 'A card charge of the order is under way.',
+    action: 'Retry in a few seconds.',
+    example: 'A card charge of order ord_01M89QQS8PF0R454XXXZVC09H9 is under way; retry shortly.',
+  },
+  {
+    code: 'order_not_awaiting_file',
+    status: [409],
+    meaning: 'A file was supplied for an order that does not wait for one.',
+    action: 'Only orders in AWAITING_FILE take PUT /orders/{id}/lines/{line}/file.',
+    example: 'Order ord_01M89QQS8PF0R454XXXZVC09H9 is SUBMITTED; files can be replaced only while it is AWAITING_FILE.',
+  },
+  {
+    code: 'sku_exists',
+    status: [409],
+    meaning: 'Another reseller product of this mode has the SKU (case-insensitive).',
+    action: 'Choose another SKU, or change the existing product.',
+    example: "The SKU 'BC-CLASSIC-250' is taken.",
+  },
+  {
+    code: 'reseller_product_linked',
+    status: [409],
+    meaning: 'The reseller product is linked to a listing of a connected store (details name the stores).',
+    action: 'Unlink it (DELETE /stores/{id}/links/{linkId}) or disconnect the store first.',
+    example: 'BC-CLASSIC-250 is linked to a connected store; unlink it first.',
+  },
   // Webhooks
-  { code: 'invalid_webhook_url', status: [422], meaning: 'The endpoint URL is not https, not valid, or its host does not resolve to a public address.', action: 'Give a public https URL. For a receiver on your own machine, use `npm run admin -- listen --forward-to http://localhost:4000/hooks` instead of registering it.', example: 'The webhook URL points to a private or reserved network address (10.0.0.7).' },
-  { code: 'invalid_events', status: [422], meaning: 'An unknown event kind in `events`.', action: 'Use the kinds in `details[].allowedValues`, or `["*"]`.', example: 'Unknown event kinds; see allowedValues.' },
-  { code: 'webhook_limit_reached', status: [422], meaning: 'The account has the maximum number of endpoints in this mode.', action: 'Delete one; one endpoint can take every event (`["*"]`).', example: 'At most 10 webhook endpoints per account and mode; delete one first.' },
+  {
+    code: 'invalid_webhook_url',
+    status: [422],
+    meaning: 'The endpoint URL is not https, not valid, or its host does not resolve to a public address.',
+    action:
+      'Give a public https URL. For a receiver on your own machine, use `npm run admin -- listen --forward-to http://localhost:4000/hooks` instead of registering it.',
+    example: 'The webhook URL points to a private or reserved network address (10.0.0.7).',
+  },
+  {
+    code: 'invalid_events',
+    status: [422],
+    meaning: 'An unknown event kind in `events`.',
+    action: 'Use the kinds in `details[].allowedValues`, or `["*"]`.',
+    example: 'Unknown event kinds; see allowedValues.',
+  },
+  {
+    code: 'webhook_limit_reached',
+    status: [422],
+    meaning: 'The account has the maximum number of endpoints in this mode.',
+    action: 'Delete one; one endpoint can take every event (`["*"]`).',
+    example: 'At most 10 webhook endpoints per account and mode; delete one first.',
+  },
   // Stores
-  { code: 'unsupported_platform', status: [422], meaning: 'No loaded connector handles this platform in this flow (or the store is not of a platform the operation is for: sandbox orders in a store that is not a sandbox store).', action: 'Use a platform of `details[].allowedValues` (the loaded connectors).', example: "No enabled connector installs through OAuth at 'ETSY'." },
-  { code: 'store_credentials_rejected', status: [422], meaning: 'The platform refused the store credentials.', action: 'Check the keys (and their permissions) in the store’s admin and connect again.', example: 'WooCommerce said: the consumer key is invalid.' },
-  { code: 'store_install_rejected', status: [422], meaning: 'The platform or connector refused an OAuth install (code, state or signature).', action: 'Start the install again from a new install link.', example: 'Shopify said: the HMAC of the callback does not match.' },
-  { code: 'store_not_connectable', status: [422], meaning: 'The address is not public, or it is not a store of the platform (or set up in a way the connection cannot use), or the platform connects test stores only (a sandbox store asked for with a live key).', action: 'Give the store’s public https address; the message says what to change. A sandbox store needs a test key (prk_test_…).', example: 'The store address is not public: 192.168.1.20 is a local, private or reserved address, which Print API does not connect to.' },
-  { code: 'store_connected_elsewhere', status: [409], meaning: 'The store is connected to another reseller account.', action: 'Disconnect it there first.', example: 'The WOOCOMMERCE store shop.example.nl is already connected to another account.' },
-  { code: 'store_disconnected', status: [409], meaning: 'The store is disconnected.', action: 'Connect it again.', example: 'Store sto_01M89QQS7S8BTVEGQNW40W9DB9 is disconnected.' },
-  { code: 'listing_already_mapped', status: [409], meaning: 'The store listing is mapped to another of your products (`details[].linkId`).', action: 'Delete that link (DELETE /stores/{id}/links/{linkId}), then map the listing again.', example: "The store's listing 412 is mapped to your product BC-CLASSIC-250 already (link lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB): remove that link first to map it to another product." },
-  { code: 'unknown_listing', status: [422], meaning: "The store's synced catalogue has no listing (or variant) with this id.", action: 'Use `externalProductId` (and `externalVariantId`) from GET /stores/{id}/listings; a listing added just now shows after POST /stores/{id}/sync.', example: "The store's catalogue has no product 9999 (as last synced): use an externalProductId (and externalVariantId) from GET /stores/sto_01M89R2K4H7Q5N3B8VDX0C6TYE/listings, or POST /stores/sto_01M89R2K4H7Q5N3B8VDX0C6TYE/sync first if you added it just now." },
-  { code: 'store_order_not_found', status: [409], meaning: 'The platform no longer has the store order being retried.', action: 'Nothing to retry; place the order through POST /orders if it is still wanted.', example: 'WooCommerce no longer has order 1234.' },
-  { code: 'ingest_not_retryable', status: [409], meaning: 'The store order was placed already, cancelled, waits for payment, or was erased on the customer’s request.', action: 'Nothing to retry.', example: "Store order 1234 was erased on the customer's request." },
-  { code: 'sync_in_progress', status: [409], meaning: 'A sync (or scheduled poll) of the store is running.', action: 'Wait for it: GET /stores/{id} `lastPolledAt` says when it ended.', example: 'A sync of store sto_01M89QQS7S8BTVEGQNW40W9DB9 is under way.' },
-  { code: 'sync_not_supported', status: [422], meaning: 'The store’s platform cannot be asked for its orders.', action: 'Its orders arrive by webhook only.', example: 'Wix stores cannot be asked for their orders.' },
-  { code: 'store_rate_limited', status: [503], meaning: 'The store’s platform asked us to slow down.', action: 'Retry after `Retry-After` seconds.', example: 'Shopify said: too many requests; try again in 2 s.' },
-  { code: 'store_unreachable', status: [502], meaning: 'The store’s platform did not answer or failed.', action: 'Retry later.', example: 'WooCommerce said: the store did not answer within 10 s.' },
-  { code: 'not_supported_by_platform', status: [422], meaning: 'The store’s platform offers no publishing here (POST /stores/{id}/listings): TikTok Shop and Amazon, and any connector that does not declare it.', action: 'Do what the message says instead: create the listing on the platform with your product’s SKU (or any), then map it with POST /stores/{id}/links.', example: 'Amazon stores cannot be published to from here. Create the product in Seller Central with your SKU, then map it with POST /stores/{id}/links.' },
-  { code: 'listing_exists', status: [409], meaning: 'The reseller product is published to this store already (or its publishing is under way); `details[0].listing` is that listing.', action: 'Change it with PATCH /stores/{id}/listings/{listingId}, or remove it with DELETE first.', example: "BC-CLASSIC-250 is published to store sto_01M89R2K4H7Q5N3B8VDX0C6TYE already as listing pub_01M89R3A0C5T2W8Q6N4K1Z7YHD." },
-  { code: 'publish_in_progress', status: [409], meaning: 'The listing is still being published (no answer from the platform recorded yet).', action: 'Try again in a moment: GET /stores/{id}/listings/{listingId} shows its status.', example: 'Listing pub_01M89R5B7K2W9X4Q6N3T8Z1CVE is still being published: try again in a moment.' },
-  { code: 'listing_rejected', status: [422], meaning: 'The store’s platform refused the product; the message gives its reason.', action: 'Change what the reason names (a SKU the store already has, an image it cannot load, a platform option) and try again.', example: 'WooCommerce refused the product: Invalid or duplicated SKU. (product_invalid_sku)' },
-  { code: 'invalid_image_url', status: [422], meaning: 'An image URL to publish is not a public https address (checked after DNS); `details` names it.', action: 'Give public https image URLs the platform can fetch.', example: 'imageUrls[1] is refused: 10.0.0.7 is a private or reserved address.' },
-  { code: 'currency_mismatch', status: [422], meaning: 'The currency given is not the store’s: a price is set in the store’s currency.', action: 'Leave `currency` out (the store’s is taken) or give the store’s.', example: 'The store sells in EUR, not USD: give priceCents in EUR cents.' },
+  {
+    code: 'unsupported_platform',
+    status: [422],
+    meaning:
+      'No loaded connector handles this platform in this flow (or the store is not of a platform the operation is for: sandbox orders in a store that is not a sandbox store).',
+    action: 'Use a platform of `details[].allowedValues` (the loaded connectors).',
+    example: "No enabled connector installs through OAuth at 'ETSY'.",
+  },
+  {
+    code: 'store_credentials_rejected',
+    status: [422],
+    meaning: 'The platform refused the store credentials.',
+    action: 'Check the keys (and their permissions) in the store’s admin and connect again.',
+    example: 'WooCommerce said: the consumer key is invalid.',
+  },
+  {
+    code: 'store_install_rejected',
+    status: [422],
+    meaning: 'The platform or connector refused an OAuth install (code, state or signature).',
+    action: 'Start the install again from a new install link.',
+    example: 'Shopify said: the HMAC of the callback does not match.',
+  },
+  {
+    code: 'store_not_connectable',
+    status: [422],
+    meaning:
+      'The address is not public, or it is not a store of the platform (or set up in a way the connection cannot use), or the platform connects test stores only (a sandbox store asked for with a live key).',
+    action:
+      'Give the store’s public https address; the message says what to change. A sandbox store needs a test key (prk_test_…).',
+    example:
+      'The store address is not public: 192.168.1.20 is a local, private or reserved address, which Print API does not connect to.',
+  },
+  {
+    code: 'store_connected_elsewhere',
+    status: [409],
+    meaning: 'The store is connected to another reseller account.',
+    action: 'Disconnect it there first.',
+    example: 'The WOOCOMMERCE store shop.example.nl is already connected to another account.',
+  },
+  {
+    code: 'store_disconnected',
+    status: [409],
+    meaning: 'The store is disconnected.',
+    action: 'Connect it again.',
+    example: 'Store sto_01M89QQS7S8BTVEGQNW40W9DB9 is disconnected.',
+  },
+  {
+    code: 'listing_already_mapped',
+    status: [409],
+    meaning: 'The store listing is mapped to another of your products (`details[].linkId`).',
+    action: 'Delete that link (DELETE /stores/{id}/links/{linkId}), then map the listing again.',
+    example:
+      "The store's listing 412 is mapped to your product BC-CLASSIC-250 already (link lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB): remove that link first to map it to another product.",
+  },
+  {
+    code: 'unknown_listing',
+    status: [422],
+    meaning: "The store's synced catalogue has no listing (or variant) with this id.",
+    action:
+      'Use `externalProductId` (and `externalVariantId`) from GET /stores/{id}/listings; a listing added just now shows after POST /stores/{id}/sync.',
+    example:
+      "The store's catalogue has no product 9999 (as last synced): use an externalProductId (and externalVariantId) from GET /stores/sto_01M89R2K4H7Q5N3B8VDX0C6TYE/listings, or POST /stores/sto_01M89R2K4H7Q5N3B8VDX0C6TYE/sync first if you added it just now.",
+  },
+  {
+    code: 'store_order_not_found',
+    status: [409],
+    meaning: 'The platform no longer has the store order being retried.',
+    action: 'Nothing to retry; place the order through POST /orders if it is still wanted.',
+    example: 'WooCommerce no longer has order 1234.',
+  },
+  {
+    code: 'ingest_not_retryable',
+    status: [409],
+    meaning:
+      'The store order was placed already, cancelled, waits for payment, or was erased on the customer’s request.',
+    action: 'Nothing to retry.',
+    example: "Store order 1234 was erased on the customer's request.",
+  },
+  {
+    code: 'sync_in_progress',
+    status: [409],
+    meaning: 'A sync (or scheduled poll) of the store is running.',
+    action: 'Wait for it: GET /stores/{id} `lastPolledAt` says when it ended.',
+    example: 'A sync of store sto_01M89QQS7S8BTVEGQNW40W9DB9 is under way.',
+  },
+  {
+    code: 'sync_not_supported',
+    status: [422],
+    meaning: 'The store’s platform cannot be asked for its orders.',
+    action: 'Its orders arrive by webhook only.',
+    example: 'Wix stores cannot be asked for their orders.',
+  },
+  {
+    code: 'store_rate_limited',
+    status: [503],
+    meaning: 'The store’s platform asked us to slow down.',
+    action: 'Retry after `Retry-After` seconds.',
+    example: 'Shopify said: too many requests; try again in 2 s.',
+  },
+  {
+    code: 'store_unreachable',
+    status: [502],
+    meaning: 'The store’s platform did not answer or failed.',
+    action: 'Retry later.',
+    example: 'WooCommerce said: the store did not answer within 10 s.',
+  },
+  {
+    code: 'not_supported_by_platform',
+    status: [422],
+    meaning:
+      'The store’s platform offers no publishing here (POST /stores/{id}/listings): TikTok Shop and Amazon, and any connector that does not declare it.',
+    action:
+      'Do what the message says instead: create the listing on the platform with your product’s SKU (or any), then map it with POST /stores/{id}/links.',
+    example:
+      'Amazon stores cannot be published to from here. Create the product in Seller Central with your SKU, then map it with POST /stores/{id}/links.',
+  },
+  {
+    code: 'listing_exists',
+    status: [409],
+    meaning:
+      'The reseller product is published to this store already (or its publishing is under way); `details[0].listing` is that listing.',
+    action: 'Change it with PATCH /stores/{id}/listings/{listingId}, or remove it with DELETE first.',
+    example:
+      'BC-CLASSIC-250 is published to store sto_01M89R2K4H7Q5N3B8VDX0C6TYE already as listing pub_01M89R3A0C5T2W8Q6N4K1Z7YHD.',
+  },
+  {
+    code: 'publish_in_progress',
+    status: [409],
+    meaning: 'The listing is still being published (no answer from the platform recorded yet).',
+    action: 'Try again in a moment: GET /stores/{id}/listings/{listingId} shows its status.',
+    example: 'Listing pub_01M89R5B7K2W9X4Q6N3T8Z1CVE is still being published: try again in a moment.',
+  },
+  {
+    code: 'listing_rejected',
+    status: [422],
+    meaning: 'The store’s platform refused the product; the message gives its reason.',
+    action:
+      'Change what the reason names (a SKU the store already has, an image it cannot load, a platform option) and try again.',
+    example: 'WooCommerce refused the product: Invalid or duplicated SKU. (product_invalid_sku)',
+  },
+  {
+    code: 'invalid_image_url',
+    status: [422],
+    meaning: 'An image URL to publish is not a public https address (checked after DNS); `details` names it.',
+    action: 'Give public https image URLs the platform can fetch.',
+    example: 'imageUrls[1] is refused: 10.0.0.7 is a private or reserved address.',
+  },
+  {
+    code: 'currency_mismatch',
+    status: [422],
+    meaning: 'The currency given is not the store’s: a price is set in the store’s currency.',
+    action: 'Leave `currency` out (the store’s is taken) or give the store’s.',
+    example: 'The store sells in EUR, not USD: give priceCents in EUR cents.',
+  },
   // Platform-facing routes (/connectors/...): what platforms and merchants' browsers see
-  { code: 'invalid_signature', status: [401], meaning: 'A platform webhook at /connectors/… whose signature is missing, forged or stale; nothing is stored.', action: 'Platforms only: check the app secret the platform signs with.', example: 'The HMAC signature does not match.' },
-  { code: 'install_not_started', status: [400], meaning: 'An OAuth callback arrived in a browser with no install in progress (or it expired).', action: 'Open the install link again.', example: 'No install is in progress in this browser (or it expired): open your install link again.' },
-  { code: 'unknown_install_link', status: [404], meaning: 'The install link is unknown or expired.', action: 'Ask for a new one (POST /stores/install-links).', example: 'This install link is unknown or has expired: ask for a new one.' },
-  { code: 'unknown_credential_request', status: [404], meaning: 'The key-issuing request is unknown or expired.', action: 'Start again (POST /stores/credential-requests).', example: 'This connection request is unknown or has expired.' },
+  {
+    code: 'invalid_signature',
+    status: [401],
+    meaning: 'A platform webhook at /connectors/… whose signature is missing, forged or stale; nothing is stored.',
+    action: 'Platforms only: check the app secret the platform signs with.',
+    example: 'The HMAC signature does not match.',
+  },
+  {
+    code: 'install_not_started',
+    status: [400],
+    meaning: 'An OAuth callback arrived in a browser with no install in progress (or it expired).',
+    action: 'Open the install link again.',
+    example: 'No install is in progress in this browser (or it expired): open your install link again.',
+  },
+  {
+    code: 'unknown_install_link',
+    status: [404],
+    meaning: 'The install link is unknown or expired.',
+    action: 'Ask for a new one (POST /stores/install-links).',
+    example: 'This install link is unknown or has expired: ask for a new one.',
+  },
+  {
+    code: 'unknown_credential_request',
+    status: [404],
+    meaning: 'The key-issuing request is unknown or expired.',
+    action: 'Start again (POST /stores/credential-requests).',
+    example: 'This connection request is unknown or has expired.',
+  },
   // Back-office only (/admin/v1)
-  { code: 'card_rejected', status: [422], meaning: 'Back-office: the card gateway refused the card token.', action: 'Ask for another card.', example: 'Your card was declined.' },
-  { code: 'illegal_transition', status: [409], meaning: 'Back-office: the order cannot move to that production status from where it is.', action: 'Report the next status in order: PROCESSING, PRINTING, SHIPPED, DELIVERED.', example: 'DELIVERED cannot follow PAID.' },
-  { code: 'invalid_production_status', status: [422], meaning: 'Back-office: a production report with a status production cannot report.', action: 'Report PROCESSING, PRINTING, SHIPPED or DELIVERED.', example: 'Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not PAID.' },
-  { code: 'line_not_awaiting_conversion', status: [409], meaning: 'Back-office: a conversion was confirmed for a line that does not wait for one.', action: 'Only lines with fileStatus needs_conversion.', example: 'Line 0 of order ord_01M89QQS8PF0R454XXXZVC09H9 does not wait for a conversion (file status ok).' },
+  {
+    code: 'card_rejected',
+    status: [422],
+    meaning: 'Back-office: the card gateway refused the card token.',
+    action: 'Ask for another card.',
+    example: 'Your card was declined.',
+  },
+  {
+    code: 'illegal_transition',
+    status: [409],
+    meaning: 'Back-office: the order cannot move to that production status from where it is.',
+    action: 'Report the next status in order: PROCESSING, PRINTING, SHIPPED, DELIVERED.',
+    example: 'DELIVERED cannot follow PAID.',
+  },
+  {
+    code: 'invalid_production_status',
+    status: [422],
+    meaning: 'Back-office: a production report with a status production cannot report.',
+    action: 'Report PROCESSING, PRINTING, SHIPPED or DELIVERED.',
+    example: 'Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not PAID.',
+  },
+  {
+    code: 'line_not_awaiting_conversion',
+    status: [409],
+    meaning: 'Back-office: a conversion was confirmed for a line that does not wait for one.',
+    action: 'Only lines with fileStatus needs_conversion.',
+    example: 'Line 0 of order ord_01M89QQS8PF0R454XXXZVC09H9 does not wait for a conversion (file status ok).',
+  },
 ];
 
 export const DETAIL_CATALOGUE: DetailEntry[] = [
-  { code: 'missing_header', under: ['invalid_request'], meaning: 'A required header is missing (`Idempotency-Key` on POST /orders).' },
-  { code: 'invalid_header', under: ['invalid_request'], meaning: 'A header has an invalid value (`Idempotency-Key`: 1-255 printable ASCII characters, no spaces).' },
-  { code: 'nul_character', under: ['invalid_request'], meaning: 'A NUL (`\\u0000`, `%00`) in a string, key, path or query: text the database cannot store.' },
-  { code: 'unpaired_surrogate', under: ['invalid_request'], meaning: 'A UTF-16 surrogate without its pair in a string or key.' },
+  {
+    code: 'missing_header',
+    under: ['invalid_request'],
+    meaning: 'A required header is missing (`Idempotency-Key` on POST /orders).',
+  },
+  {
+    code: 'invalid_header',
+    under: ['invalid_request'],
+    meaning: 'A header has an invalid value (`Idempotency-Key`: 1-255 printable ASCII characters, no spaces).',
+  },
+  {
+    code: 'nul_character',
+    under: ['invalid_request'],
+    meaning: 'A NUL (`\\u0000`, `%00`) in a string, key, path or query: text the database cannot store.',
+  },
+  {
+    code: 'unpaired_surrogate',
+    under: ['invalid_request'],
+    meaning: 'A UTF-16 surrogate without its pair in a string or key.',
+  },
   { code: 'too_deep', under: ['invalid_request'], meaning: 'The body is nested deeper than 32 levels.' },
-  { code: 'invalid_cursor', under: ['invalid_request'], meaning: 'A `cursor` that is not the `nextCursor` of this list (or has been tampered with).' },
-  { code: 'invalid_type, too_small, too_big, invalid_format, invalid_value, invalid_union, unrecognized_keys, custom', under: ['invalid_request'], meaning: 'Validation problems of a field, as the schema names them: wrong type, too short or long, not an e-mail or URL, not one of the allowed values (`allowedValues`), an unknown field.' },
+  {
+    code: 'invalid_cursor',
+    under: ['invalid_request'],
+    meaning: 'A `cursor` that is not the `nextCursor` of this list (or has been tampered with).',
+  },
+  {
+    code: 'invalid_type, too_small, too_big, invalid_format, invalid_value, invalid_union, unrecognized_keys, custom',
+    under: ['invalid_request'],
+    meaning:
+      'Validation problems of a field, as the schema names them: wrong type, too short or long, not an e-mail or URL, not one of the allowed values (`allowedValues`), an unknown field.',
+  },
   { code: 'unknown_event', under: ['invalid_events'], meaning: 'One unknown event kind; `allowedValues` lists them.' },
-  { code: 'scheme_not_allowed, invalid_url, address_blocked, dns_failed', under: ['invalid_webhook_url'], meaning: 'Why a webhook URL is refused: not https, not a valid URL (or with credentials), a private or reserved address, a host that does not resolve.' },
-  { code: 'linked_store', under: ['reseller_product_linked'], meaning: 'One connected store (`storeId`, `platform`) a reseller product is linked to.' },
-  { code: 'listing_already_mapped', under: ['listing_already_mapped'], meaning: 'The link that maps the listing (`linkId`) and its product (`resellerProductId`).' },
-  { code: 'unknown_listing', under: ['unknown_listing'], meaning: 'The `externalProductId` or `externalVariantId` field.' },
+  {
+    code: 'scheme_not_allowed, invalid_url, address_blocked, dns_failed',
+    under: ['invalid_webhook_url'],
+    meaning:
+      'Why a webhook URL is refused: not https, not a valid URL (or with credentials), a private or reserved address, a host that does not resolve.',
+  },
+  {
+    code: 'linked_store',
+    under: ['reseller_product_linked'],
+    meaning: 'One connected store (`storeId`, `platform`) a reseller product is linked to.',
+  },
+  {
+    code: 'listing_already_mapped',
+    under: ['listing_already_mapped'],
+    meaning: 'The link that maps the listing (`linkId`) and its product (`resellerProductId`).',
+  },
+  {
+    code: 'unknown_listing',
+    under: ['unknown_listing'],
+    meaning: 'The `externalProductId` or `externalVariantId` field.',
+  },
   { code: 'card_rejected', under: ['card_rejected'], meaning: 'Back-office: the refused card token field.' },
   { code: 'unsupported_platform', under: ['unsupported_platform'], meaning: 'The `platform` field.' },
-  { code: 'invalid_options, invalid_option_value, option_conflict, copies_mismatch, run_unavailable, quantity_out_of_range, unpriceable_configuration, unknown_product, unknown_sku, inactive_reseller_product, unsupported_country, invalid_file_url', under: ['the same code'], meaning: 'One problem of one line (`line`, `field`); a 422 lists every problem of every line, and its top-level code is the first problem’s.' },
+  {
+    code: 'invalid_options, invalid_option_value, option_conflict, copies_mismatch, run_unavailable, quantity_out_of_range, unpriceable_configuration, unknown_product, unknown_sku, inactive_reseller_product, unsupported_country, invalid_file_url',
+    under: ['the same code'],
+    meaning:
+      'One problem of one line (`line`, `field`); a 422 lists every problem of every line, and its top-level code is the first problem’s.',
+  },
 ];
 
 /** The entry of a top-level code. */
@@ -172,7 +633,10 @@ export function errorReferenceMarkdown(): string {
     '',
     '| code | status | meaning | what to do |',
     '|---|---|---|---|',
-    ...ERROR_CATALOGUE.map((e) => `| \`${e.code}\` | ${e.status.join(', ')} | ${cell(e.meaning)} | ${cell(e.code === '1010' ? 'Send your own User-Agent (see above).' : e.code === 'rate_limited' ? 'Wait `Retry-After` seconds, then retry (see above).' : e.action)} |`),
+    ...ERROR_CATALOGUE.map(
+      (e) =>
+        `| \`${e.code}\` | ${e.status.join(', ')} | ${cell(e.meaning)} | ${cell(e.code === '1010' ? 'Send your own User-Agent (see above).' : e.code === 'rate_limited' ? 'Wait `Retry-After` seconds, then retry (see above).' : e.action)} |`,
+    ),
     '',
     '## Codes in `details`',
     '',
@@ -182,21 +646,37 @@ export function errorReferenceMarkdown(): string {
     '',
     '| code | under | meaning |',
     '|---|---|---|',
-    ...DETAIL_CATALOGUE.map((d) => `| ${d.code.split(', ').map((c) => `\`${c}\``).join(', ')} | ${d.under.map((u) => (u.includes(' ') ? u : `\`${u}\``)).join(', ')} | ${cell(d.meaning)} |`),
+    ...DETAIL_CATALOGUE.map(
+      (d) =>
+        `| ${d.code
+          .split(', ')
+          .map((c) => `\`${c}\``)
+          .join(', ')} | ${d.under.map((u) => (u.includes(' ') ? u : `\`${u}\``)).join(', ')} | ${cell(d.meaning)} |`,
+    ),
     '',
   ].join('\n');
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Inline Markdown of the catalogue's texts (`code` only) as HTML. */
 const inline = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** The error reference as a page (`/api/reseller/v1/docs/errors`). */
 export function errorReferenceHtml(): string {
   const rows = ERROR_CATALOGUE.map(
-    (e) => `<tr id="${escapeHtml(e.code)}"><td><code>${escapeHtml(e.code)}</code></td><td>${e.status.join(', ')}</td><td>${inline(e.meaning)}</td><td>${inline(e.action)}</td></tr>`,
+    (e) =>
+      `<tr id="${escapeHtml(e.code)}"><td><code>${escapeHtml(e.code)}</code></td><td>${e.status.join(', ')}</td><td>${inline(e.meaning)}</td><td>${inline(e.action)}</td></tr>`,
   ).join('\n');
-  const details = DETAIL_CATALOGUE.map((d) => `<tr><td>${inline(d.code.split(', ').map((c) => `\`${c}\``).join(', '))}</td><td>${inline(d.under.join(', '))}</td><td>${inline(d.meaning)}</td></tr>`).join('\n');
+  const details = DETAIL_CATALOGUE.map(
+    (d) =>
+      `<tr><td>${inline(
+        d.code
+          .split(', ')
+          .map((c) => `\`${c}\``)
+          .join(', '),
+      )}</td><td>${inline(d.under.join(', '))}</td><td>${inline(d.meaning)}</td></tr>`,
+  ).join('\n');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Reseller Print API: error reference</title><link rel="icon" href="/favicon.ico">
 <style>body{font:15px/1.45 system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.35rem .5rem;vertical-align:top;text-align:left}code{background:#f3f3f3;padding:0 .2rem}</style></head>

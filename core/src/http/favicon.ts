@@ -11,7 +11,10 @@ function icon(): Buffer {
   const pixels = Buffer.alloc(SIZE * SIZE * 4);
   for (let y = 0; y < SIZE; y++) {
     for (let x = 0; x < SIZE; x++) {
-      const corner = (x < 2 || x > SIZE - 3) && (y < 2 || y > SIZE - 3) && !((x === 1 || x === SIZE - 2) && (y === 1 || y === SIZE - 2));
+      const corner =
+        (x < 2 || x > SIZE - 3) &&
+        (y < 2 || y > SIZE - 3) &&
+        !((x === 1 || x === SIZE - 2) && (y === 1 || y === SIZE - 2));
       // BGRA, bottom-up rows (BMP order).
       pixels.set(corner ? [0, 0, 0, 0] : [0xad, 0x5c, 0x0b, 0xff], ((SIZE - 1 - y) * SIZE + x) * 4);
     }

@@ -30,7 +30,9 @@ export function mountRoutes(router: Router, routes: AnyRoute[], opts: MountOptio
   const table = new RouteTable(routes);
   // One metric label per route, made here rather than concatenated on every request.
   const labels = new Map(routes.map((route) => [route, `${opts.basePath}${route.path}`]));
-  const rawReaders = new Map(routes.flatMap((route) => (route.rawBody ? [[route, rawBodyReader(route.rawBody.limit)] as const] : [])));
+  const rawReaders = new Map(
+    routes.flatMap((route) => (route.rawBody ? [[route, rawBodyReader(route.rawBody.limit)] as const] : [])),
+  );
   router.use((req: Request, res: Response, next: NextFunction) => {
     let match;
     try {
@@ -83,13 +85,23 @@ class HandlerContext implements RouteContext<unknown, unknown, unknown> {
   }
 }
 
-async function answer(route: AnyRoute, req: Request, res: Response, next: NextFunction, opts: MountOptions): Promise<void> {
+async function answer(
+  route: AnyRoute,
+  req: Request,
+  res: Response,
+  next: NextFunction,
+  opts: MountOptions,
+): Promise<void> {
   try {
     if (route.auth === 'apiKey') {
       const auth = req.auth;
       if (!auth) throw new ApiError(401, 'unauthorized', 'No API key: send it as Authorization: Bearer <API_KEY>.');
       if (route.scope && auth.scopes && !auth.scopes.has(route.scope)) {
-        throw new ApiError(403, 'insufficient_scope', `This API key lacks the scope '${route.scope}' required by ${route.method.toUpperCase()} ${route.path}.`);
+        throw new ApiError(
+          403,
+          'insufficient_scope',
+          `This API key lacks the scope '${route.scope}' required by ${route.method.toUpperCase()} ${route.path}.`,
+        );
       }
     }
     const params = parseOrThrow(route.params, req.params, 'path');
@@ -100,7 +112,8 @@ async function answer(route: AnyRoute, req: Request, res: Response, next: NextFu
       const declared = route.responses[reply.status];
       if (!declared) throw new Error(`${route.operationId} answered ${reply.status}, which it does not declare`);
       const check = declared.schema?.safeParse(reply.body);
-      if (check && !check.success) throw new Error(`${route.operationId} answered a body that does not match its schema: ${check.error.message}`);
+      if (check && !check.success)
+        throw new Error(`${route.operationId} answered a body that does not match its schema: ${check.error.message}`);
     }
     res.status(reply.status);
     if (reply.headers) res.set(reply.headers);
@@ -134,8 +147,10 @@ function rawBodyReader(limit: string): RequestHandler {
         return next();
       }
       const type = (err as { type?: string }).type;
-      if (type === 'entity.too.large') return next(new ApiError(413, 'payload_too_large', `The request body is larger than ${limit}.`));
-      if (type === 'request.aborted') return next(new ApiError(400, 'invalid_request', 'The request body was not received completely.'));
+      if (type === 'entity.too.large')
+        return next(new ApiError(413, 'payload_too_large', `The request body is larger than ${limit}.`));
+      if (type === 'request.aborted')
+        return next(new ApiError(400, 'invalid_request', 'The request body was not received completely.'));
       next(err);
     });
 }

@@ -32,12 +32,18 @@ const metadata = {
 const errorDetailSchema = openApiComponent(
   z.looseObject({
     line: z.number().int().optional().meta({ description: 'The 0-based line of an order or quote the problem is in.' }),
-    field: z.string().optional().meta({ description: 'The field, as a path: `lines[0].options.paper`, `recipient.postalCode`, `Idempotency-Key`.' }),
+    field: z.string().optional().meta({
+      description: 'The field, as a path: `lines[0].options.paper`, `recipient.postalCode`, `Idempotency-Key`.',
+    }),
     code: z.string().meta({ description: 'What is wrong, for code to branch on (see the error reference).' }),
     message: z.string().optional(),
     allowedKeys: z.array(z.string()).optional(),
     allowedValues: z.array(z.union([z.string(), z.number()])).optional(),
-    nearestQuantity: z.number().int().optional().meta({ description: 'run_unavailable: the nearest run that can be made.' }),
+    nearestQuantity: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'run_unavailable: the nearest run that can be made.' }),
   }),
   'ErrorDetail',
 );
@@ -45,14 +51,15 @@ const errorDetailSchema = openApiComponent(
 const errorSchema = openApiComponent(
   z.object({
     error: z.object({
-      code: z.string().meta({ description: 'Stable and documented in the error reference (`/api/reseller/v1/docs/errors`).' }),
+      code: z
+        .string()
+        .meta({ description: 'Stable and documented in the error reference (`/api/reseller/v1/docs/errors`).' }),
       message: z.string().meta({ description: 'English, for a person; may change.' }),
       details: z.array(errorDetailSchema).optional().meta({ description: 'One entry per problem (400 and 422).' }),
     }),
   }),
   'Error',
 );
-
 
 const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
   apiKey: [
@@ -71,7 +78,10 @@ const STANDARD_ERRORS: Record<string, DocumentedError[]> = {
     { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
     SERVICE_UNAVAILABLE_ERROR,
   ],
-  public: [{ status: 500, code: 'internal_error', description: 'Error on the service side only.' }, SERVICE_UNAVAILABLE_ERROR],
+  public: [
+    { status: 500, code: 'internal_error', description: 'Error on the service side only.' },
+    SERVICE_UNAVAILABLE_ERROR,
+  ],
 };
 
 /** `#/$defs/X` (zod's) as `#/components/schemas/X`, everywhere in a schema. */
@@ -79,7 +89,10 @@ function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? v.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(v),
+      ]),
     );
   }
   return value;
@@ -91,14 +104,20 @@ function rewriteRefs(value: unknown): unknown {
  * one schema) gets the `Input` suffix on the request side.
  */
 function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const { $schema: _drop, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata }) as JsonSchema;
+  const {
+    $schema: _drop,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata }) as JsonSchema;
   let json = rewriteRefs(rest) as JsonSchema;
   for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
     const rewritten = rewriteRefs(def) as JsonSchema;
     let key = name;
     if (components[key] && JSON.stringify(components[key]) !== JSON.stringify(rewritten)) {
       key = `${name}${io === 'input' ? 'Input' : 'Output'}`;
-      json = JSON.parse(JSON.stringify(json).replaceAll(`"#/components/schemas/${name}"`, `"#/components/schemas/${key}"`)) as JsonSchema;
+      json = JSON.parse(
+        JSON.stringify(json).replaceAll(`"#/components/schemas/${name}"`, `"#/components/schemas/${key}"`),
+      ) as JsonSchema;
     }
     components[key] = rewritten;
   }
@@ -111,14 +130,24 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
   return json;
 }
 
-function parameters(schema: z.ZodType | undefined, location: 'path' | 'query', components: Record<string, JsonSchema>): JsonSchema[] {
+function parameters(
+  schema: z.ZodType | undefined,
+  location: 'path' | 'query',
+  components: Record<string, JsonSchema>,
+): JsonSchema[] {
   if (!schema) return [];
   const json = toSchema(schema, 'input', components);
   const props = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
   return Object.entries(props).map(([name, prop]) => {
     const { description, ...rest } = prop;
-    return { name, in: location, required: location === 'path' || required.has(name), ...(description ? { description } : {}), schema: rest };
+    return {
+      name,
+      in: location,
+      required: location === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
   });
 }
 
@@ -140,7 +169,11 @@ export function buildOpenApi(opts: {
   /** Tags in the order to show them, each with a description. */
   tags?: Array<{ name: string; description: string }>;
   /** The events delivered to webhook endpoints, by event name, and the headers every delivery carries. */
-  webhooks?: { events: Record<string, DocumentedWebhook>; headers: Array<{ name: string; description: string; example: string }>; operationTags?: string[] };
+  webhooks?: {
+    events: Record<string, DocumentedWebhook>;
+    headers: Array<{ name: string; description: string; example: string }>;
+    operationTags?: string[];
+  };
   license?: { name: string; url?: string; identifier?: string };
 }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -153,9 +186,19 @@ export function buildOpenApi(opts: {
     const responses: Record<string, JsonSchema> = {};
     for (const [status, r] of Object.entries(route.responses)) {
       const content = r.schema
-        ? { 'application/json': { schema: toSchema(r.schema, 'output', components), ...(r.example !== undefined ? { example: r.example } : {}) } }
+        ? {
+            'application/json': {
+              schema: toSchema(r.schema, 'output', components),
+              ...(r.example !== undefined ? { example: r.example } : {}),
+            },
+          }
         : r.contentType
-          ? { [r.contentType]: { schema: { type: 'string' }, ...(r.example !== undefined ? { example: r.example } : {}) } }
+          ? {
+              [r.contentType]: {
+                schema: { type: 'string' },
+                ...(r.example !== undefined ? { example: r.example } : {}),
+              },
+            }
           : undefined;
       responses[status] = { description: r.description, ...(content ? { content } : {}) };
     }
@@ -169,7 +212,10 @@ export function buildOpenApi(opts: {
             examples: Object.fromEntries(
               codes.map((e) => [
                 exampleKey(e.code),
-                { summary: e.code, value: { error: { code: e.code, message: errorEntry(e.code)?.example ?? e.description } } },
+                {
+                  summary: e.code,
+                  value: { error: { code: e.code, message: errorEntry(e.code)?.example ?? e.description } },
+                },
               ]),
             ),
           },
@@ -200,7 +246,11 @@ export function buildOpenApi(opts: {
               content: {
                 'application/json': {
                   schema: toSchema(route.body, 'input', components),
-                  ...(route.bodyExamples ? { examples: route.bodyExamples } : route.bodyExample !== undefined ? { example: route.bodyExample } : {}),
+                  ...(route.bodyExamples
+                    ? { examples: route.bodyExamples }
+                    : route.bodyExample !== undefined
+                      ? { example: route.bodyExample }
+                      : {}),
                 },
               },
             },
@@ -221,25 +271,50 @@ export function buildOpenApi(opts: {
         description: hook.description,
         tags: opts.webhooks?.operationTags ?? ['Webhooks'],
         security: [],
-        parameters: opts.webhooks!.headers.map((h) => ({ name: h.name, in: 'header', required: true, description: h.description, schema: { type: 'string' }, example: h.name === 'X-Service-Event' ? event : h.example })),
-        requestBody: { required: true, content: { 'application/json': { schema: toSchema(hook.schema, 'output', components), example: hook.example } } },
+        parameters: opts.webhooks!.headers.map((h) => ({
+          name: h.name,
+          in: 'header',
+          required: true,
+          description: h.description,
+          schema: { type: 'string' },
+          example: h.name === 'X-Service-Event' ? event : h.example,
+        })),
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: toSchema(hook.schema, 'output', components), example: hook.example },
+          },
+        },
         responses: {
-          '200': { description: 'Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours.' },
-          '400': { description: 'Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries.' },
+          '200': {
+            description:
+              'Any 2xx within 10 seconds acknowledges the delivery; anything else (or no answer) is retried for about 24 hours.',
+          },
+          '400': {
+            description:
+              'Refuse a delivery whose signature or timestamp does not check out; it is retried, and shows as failed in GET /webhooks/{id}/deliveries.',
+          },
         },
       },
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: opts.title, version: '1.2.0', description: opts.description, ...(opts.license ? { license: opts.license } : {}) },
+    info: {
+      title: opts.title,
+      version: '1.2.0',
+      description: opts.description,
+      ...(opts.license ? { license: opts.license } : {}),
+    },
     servers: [{ url: opts.serverUrl }],
     ...(opts.tags ? { tags: opts.tags } : {}),
     paths,
     ...(opts.webhooks ? { webhooks } : {}),
     components: {
       schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'prk_live_… or prk_test_… API key' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'prk_live_… or prk_test_… API key' },
+      },
     },
   };
 }
@@ -250,7 +325,12 @@ function exampleKey(code: string): string {
 }
 
 /** An interactive reference page (Swagger UI, served from our own host) titled `title`, linking the error reference when given. */
-export function docsPage(openApiUrl: string, assetsUrl: string, errorsUrl?: string, title = 'Reseller Print API reference'): string {
+export function docsPage(
+  openApiUrl: string,
+  assetsUrl: string,
+  errorsUrl?: string,
+  title = 'Reseller Print API reference',
+): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="${assetsUrl}/swagger-ui.css"></head>

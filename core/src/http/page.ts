@@ -53,6 +53,6 @@ export function expressPath(path: string): string {
 
 /** Registers declared pages on `router`, in order. */
 export function mountPages(router: Pick<Router, 'get' | 'post'>, pages: readonly PageSpec[]): void {
-  for (const page of pages) router[page.method](expressPath(page.path), ...(page.guard ? [page.guard] : []), page.handle);
+  for (const page of pages)
+    router[page.method](expressPath(page.path), ...(page.guard ? [page.guard] : []), page.handle);
 }
-

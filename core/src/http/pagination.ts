@@ -15,7 +15,9 @@ export const pageQueryShape = {
     .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
     .refine((n) => n >= 1, 'limit must be at least 1')
     .optional()
-    .meta({ description: `Page size, 1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}; a larger value is capped to ${MAX_LIMIT}.` }),
+    .meta({
+      description: `Page size, 1-${MAX_LIMIT}, default ${DEFAULT_LIMIT}; a larger value is capped to ${MAX_LIMIT}.`,
+    }),
   cursor: z.string().min(1).max(512).optional().meta({ description: 'The nextCursor of the previous page.' }),
 };
 
@@ -61,7 +63,11 @@ export class CursorCodec {
 }
 
 /** Reads limit and cursor for the list named `list` (a cursor of another list is refused). */
-export function resolvePage(codec: CursorCodec, list: string, query: { limit?: number | undefined; cursor?: string | undefined }): Page {
+export function resolvePage(
+  codec: CursorCodec,
+  list: string,
+  query: { limit?: number | undefined; cursor?: string | undefined },
+): Page {
   const requestedLimit = query.limit ?? DEFAULT_LIMIT;
   return {
     limit: Math.min(requestedLimit, MAX_LIMIT),

@@ -74,7 +74,9 @@ export function plainIssue(issue: Issue): string {
     case 'too_big':
       return sizePhrase(issue);
     case 'invalid_value':
-      return issue.values.length === 1 ? `must be ${quoted(issue.values[0])}` : `must be one of ${listOf(issue.values)}`;
+      return issue.values.length === 1
+        ? `must be ${quoted(issue.values[0])}`
+        : `must be one of ${listOf(issue.values)}`;
     case 'invalid_format': {
       const format = String(issue.format);
       if (format === 'email') return 'must be an e-mail address';

@@ -35,7 +35,10 @@ export class RouteTable<R extends Declared> {
     this.routes = [...routes];
     for (const route of routes) {
       const method = route.method.toUpperCase();
-      const segments = route.path.split('/').slice(1).map((s) => (/^\{\w+\}$/.test(s) ? { param: s.slice(1, -1) } : s.toLowerCase()));
+      const segments = route.path
+        .split('/')
+        .slice(1)
+        .map((s) => (/^\{\w+\}$/.test(s) ? { param: s.slice(1, -1) } : s.toLowerCase()));
       if (segments.every((s) => typeof s === 'string')) {
         this.#exact.set(`${method} ${route.path.toLowerCase()}`, route);
         continue;
@@ -64,11 +67,15 @@ export class RouteTable<R extends Declared> {
   }
 }
 
-function matchSegments(segments: Array<string | { param: string }>, parts: string[]): Record<string, string> | undefined {
+function matchSegments(
+  segments: Array<string | { param: string }>,
+  parts: string[],
+): Record<string, string> | undefined {
   for (let i = 0; i < segments.length; i++) {
     const segment = segments[i]!;
     const part = parts[i + 1]!;
-    if (typeof segment === 'string' ? part !== segment && part.toLowerCase() !== segment : part === '') return undefined;
+    if (typeof segment === 'string' ? part !== segment && part.toLowerCase() !== segment : part === '')
+      return undefined;
   }
   // Decoded only once every literal matched: a bad encoding in another route's path is a 404, not a 400.
   const params: Record<string, string> = {};

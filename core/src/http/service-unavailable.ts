@@ -54,7 +54,8 @@ const PG_UNAVAILABLE_STATES = new Set(['08000', '08001', '08003', '08004', '0800
 /** Sockets that could not be opened or broke (pg reports these with the socket's code). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** What pg and pg-pool say when a connection ended, could not be had in time, or died earlier. */
-const PG_MESSAGE = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
+const PG_MESSAGE =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)/;
 
 /** PostgreSQL stopped, restarting or out of reach, a connection cut: not that the request or the service is wrong. */
 export function databaseOutage(err: Error): boolean {

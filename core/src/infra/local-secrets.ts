@@ -14,7 +14,10 @@ export interface LocalSecrets {
  * Development defaults: an admin token and an encryption key generated once into
  * `DATA_DIR/secrets.json` (mode 0600), so a restart keeps them. Explicit values always win.
  */
-export function resolveLocalSecrets(dataDir: string, explicit: { adminToken?: string | undefined; encryptionKey?: string | undefined }): LocalSecrets {
+export function resolveLocalSecrets(
+  dataDir: string,
+  explicit: { adminToken?: string | undefined; encryptionKey?: string | undefined },
+): LocalSecrets {
   if (explicit.adminToken && explicit.encryptionKey) {
     return { adminToken: explicit.adminToken, encryptionKey: explicit.encryptionKey, generatedAdminToken: false };
   }

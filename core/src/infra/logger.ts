@@ -7,7 +7,11 @@ export function createLogger(level: string, defaultMeta: Record<string, unknown>
   return winston.createLogger({
     level,
     defaultMeta,
-    format: winston.format.combine(winston.format.timestamp(), winston.format.errors({ stack: true }), winston.format.json()),
+    format: winston.format.combine(
+      winston.format.timestamp(),
+      winston.format.errors({ stack: true }),
+      winston.format.json(),
+    ),
     transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
   });
 }

@@ -30,11 +30,14 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         // Side by side: while Redis is away each count waits out its command timeout, once for all queues.
-        const all = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, counts: await q.counts().catch(() => undefined) })));
+        const all = await Promise.all(
+          queue.queues().map(async (q) => ({ name: q.name, counts: await q.counts().catch(() => undefined) })),
+        );
         this.reset();
         for (const { name, counts } of all) {
           if (!counts) continue;
-          for (const state of ['waiting', 'active', 'delayed', 'failed'] as const) this.set({ queue: name, state }, counts[state]);
+          for (const state of ['waiting', 'active', 'delayed', 'failed'] as const)
+            this.set({ queue: name, state }, counts[state]);
         }
       },
     });
@@ -45,7 +48,12 @@ export class Metrics {
   }
 
   /** A gauge whose value is read when Prometheus scrapes (`collect`). */
-  gauge<L extends string>(name: string, help: string, labelNames: L[], collect?: (this: client.Gauge<L>) => void | Promise<void>): client.Gauge<L> {
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: L[],
+    collect?: (this: client.Gauge<L>) => void | Promise<void>,
+  ): client.Gauge<L> {
     return new client.Gauge({ name, help, labelNames, registers: [this.registry], ...(collect ? { collect } : {}) });
   }
 
@@ -68,16 +76,24 @@ export class Metrics {
   /** `GET /metrics`, behind METRICS_TOKEN when one is set. */
   router(token: string | undefined): PageRouter {
     const router = express.Router();
-    const metrics = definePage({ method: 'get', path: '/metrics', auth: token ? 'token' : 'public', csrf: 'none', handle: async (req, res) => {
-      if (token) {
-        const presented = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-        if (!presented || !constantTimeEqual(presented, token)) {
-          res.status(401).json({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>.' } });
-          return;
+    const metrics = definePage({
+      method: 'get',
+      path: '/metrics',
+      auth: token ? 'token' : 'public',
+      csrf: 'none',
+      handle: async (req, res) => {
+        if (token) {
+          const presented = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+          if (!presented || !constantTimeEqual(presented, token)) {
+            res
+              .status(401)
+              .json({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>.' } });
+            return;
+          }
         }
-      }
-      res.type(this.registry.contentType).send(await this.registry.metrics());
-    } });
+        res.type(this.registry.contentType).send(await this.registry.metrics());
+      },
+    });
     mountPages(router, [metrics]);
     return { router, pages: [metrics] };
   }

@@ -1,5 +1,11 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type IRateLimiterOptions, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+  type IRateLimiterOptions,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Logger } from './logger.ts';
 
 export interface RateLimitDecision {
@@ -75,7 +81,13 @@ export function createRateLimiter(
     async consume(key) {
       try {
         const res = await limiter.consume(key, 1);
-        return { allowed: true, limit: points, remaining: res.remainingPoints, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)), msBeforeNext: res.msBeforeNext };
+        return {
+          allowed: true,
+          limit: points,
+          remaining: res.remainingPoints,
+          resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+          msBeforeNext: res.msBeforeNext,
+        };
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
           return {
@@ -98,7 +110,11 @@ export function createRateLimiter(
  * metric), and a warning at most once per `logEveryMs` per limiter (an outage under load would
  * otherwise log a line per request), with how many were counted so since the last one.
  */
-export function rateLimitFallbackReporter(deps: { logger: Logger; count: (name: string) => void; logEveryMs?: number }): (name: string) => void {
+export function rateLimitFallbackReporter(deps: {
+  logger: Logger;
+  count: (name: string) => void;
+  logEveryMs?: number;
+}): (name: string) => void {
   const logEveryMs = deps.logEveryMs ?? 60_000;
   const pending = new Map<string, { lastLoggedAt: number; unlogged: number }>();
   return (name) => {
@@ -107,7 +123,11 @@ export function rateLimitFallbackReporter(deps: { logger: Logger; count: (name: 
     state.unlogged++;
     const now = Date.now();
     if (now - state.lastLoggedAt >= logEveryMs) {
-      deps.logger.warn('Redis unreachable: rate limits are counted per process', { limiter: name, requests: state.unlogged, sinceLastWarningMs: Number.isFinite(state.lastLoggedAt) ? now - state.lastLoggedAt : undefined });
+      deps.logger.warn('Redis unreachable: rate limits are counted per process', {
+        limiter: name,
+        requests: state.unlogged,
+        sinceLastWarningMs: Number.isFinite(state.lastLoggedAt) ? now - state.lastLoggedAt : undefined,
+      });
       state.lastLoggedAt = now;
       state.unlogged = 0;
     }

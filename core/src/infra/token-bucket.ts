@@ -67,15 +67,30 @@ function memoryBucket(burst: number, refillMs: number): TokenBucket {
  * Redis cannot be reached, calls are counted in this process (`onFallback(name)` is told each
  * time), never held up nor failed by the outage.
  */
-export function createTokenBucket(opts: { burst: number; refillMs: number; redis?: Redis | undefined; keyPrefix: string; name: string; onFallback?: (name: string) => void }): TokenBucket {
-  if (!(opts.burst >= 1) || !(opts.refillMs > 0)) throw new RangeError('a token bucket needs burst >= 1 and refillMs > 0');
+export function createTokenBucket(opts: {
+  burst: number;
+  refillMs: number;
+  redis?: Redis | undefined;
+  keyPrefix: string;
+  name: string;
+  onFallback?: (name: string) => void;
+}): TokenBucket {
+  if (!(opts.burst >= 1) || !(opts.refillMs > 0))
+    throw new RangeError('a token bucket needs burst >= 1 and refillMs > 0');
   const memory = memoryBucket(opts.burst, opts.refillMs);
   const redis = opts.redis;
   if (!redis) return memory;
   const run = async (key: string, take: boolean): Promise<BucketDecision | null> => {
     if (redis.status !== 'ready') return null;
     try {
-      const [allowed, ms] = (await redis.eval(SCRIPT, 1, `${opts.keyPrefix}:${key}`, opts.burst, opts.refillMs, take ? '1' : '0')) as [number, number];
+      const [allowed, ms] = (await redis.eval(
+        SCRIPT,
+        1,
+        `${opts.keyPrefix}:${key}`,
+        opts.burst,
+        opts.refillMs,
+        take ? '1' : '0',
+      )) as [number, number];
       return { allowed: allowed === 1, msBeforeNext: Number(ms) };
     } catch {
       return null;

@@ -5,8 +5,19 @@ import { walletMigration } from './wallet/wallet-tables.ts';
 import { queueMigration } from '../infra/queue/queue-tables.ts';
 import { eventStreamIndexMigration, eventsMigration } from './events/events-tables.ts';
 import { ordersMigration } from './orders/orders-tables.ts';
-import { resellerProductsMigration, resellerProductsModeMigration } from './reseller-products/reseller-products-tables.ts';
-import { storeIngestSkippedProductsMigration, storeListingsMigration, storePollNoticeMigration, storeShipmentsIndexMigration, storeSyncAndRedactionMigration, storesMigration, storeWebhookBodiesBinaryMigration } from './stores/stores-tables.ts';
+import {
+  resellerProductsMigration,
+  resellerProductsModeMigration,
+} from './reseller-products/reseller-products-tables.ts';
+import {
+  storeIngestSkippedProductsMigration,
+  storeListingsMigration,
+  storePollNoticeMigration,
+  storeShipmentsIndexMigration,
+  storeSyncAndRedactionMigration,
+  storesMigration,
+  storeWebhookBodiesBinaryMigration,
+} from './stores/stores-tables.ts';
 import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';

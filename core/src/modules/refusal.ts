@@ -38,13 +38,16 @@ export class Refusal extends Error {
 }
 
 /** The request itself is malformed (a missing header, a field that does not parse). */
-export const invalidRequest = (message: string, details?: ErrorDetail[]): Refusal => new Refusal('invalid_request', message, details);
+export const invalidRequest = (message: string, details?: ErrorDetail[]): Refusal =>
+  new Refusal('invalid_request', message, details);
 
 /** No such thing for this caller (or it belongs to another account or mode). */
 export const notFound = (what: string, id: string): Refusal => new Refusal('not_found', `No ${what} with id '${id}'.`);
 
 /** The thing is not in a state that allows this now (an order in production, a sync under way). */
-export const wrongState = (code: string, message: string, details?: ErrorDetail[]): Refusal => new Refusal(code, message, details);
+export const wrongState = (code: string, message: string, details?: ErrorDetail[]): Refusal =>
+  new Refusal(code, message, details);
 
 /** What was asked breaks one of our rules (an unknown option, an unusable URL, a refused card). */
-export const rejected = (code: string, message: string, details?: ErrorDetail[]): Refusal => new Refusal(code, message, details);
+export const rejected = (code: string, message: string, details?: ErrorDetail[]): Refusal =>
+  new Refusal(code, message, details);

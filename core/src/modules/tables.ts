@@ -15,6 +15,20 @@ import type { SandboxTables } from './sandbox/sandbox-tables.ts';
 import type { StorePublicationsTables } from './stores/store-publications-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
-export interface Tables extends AccountsTables, WalletTables, PaymentsTables, QueueTables, OrdersTables, EventsTables, ResellerProductsTables, StoresTables, WebhooksTables, DashboardTables, SessionsTables, CredentialRequestsTables, SandboxTables, StorePublicationsTables {}
+export interface Tables
+  extends AccountsTables,
+    WalletTables,
+    PaymentsTables,
+    QueueTables,
+    OrdersTables,
+    EventsTables,
+    ResellerProductsTables,
+    StoresTables,
+    WebhooksTables,
+    DashboardTables,
+    SessionsTables,
+    CredentialRequestsTables,
+    SandboxTables,
+    StorePublicationsTables {}
 
 export type Db = Kysely<Tables>;

@@ -12,7 +12,8 @@ describe('the catalogue', () => {
     expect(catalog.products.some((p) => p.quantity.pricedBy === 'copies')).to.equal(true);
     expect(catalog.products.some((p) => p.quantity.pricedBy === 'piece')).to.equal(true);
     expect(catalog.products.map((p) => p.id)).to.deep.equal(catalog.products.map((p) => p.id).sort());
-    for (const c of catalog.categories) expect(catalog.search({ category: c.slug, lang: 'en' }), c.slug).to.not.be.empty;
+    for (const c of catalog.categories)
+      expect(catalog.search({ category: c.slug, lang: 'en' }), c.slug).to.not.be.empty;
   });
 
   it('resolves every product by each of its slugs in all four languages (any case), and by its id', () => {
@@ -32,7 +33,12 @@ describe('the catalogue', () => {
       const quantity = p.quantity.pricedBy === 'copies' ? p.quantity.runs[0]! : p.quantity.min;
       const r = resolveConfiguration(p, { quantity }, 0);
       expect(r.ok, `${p.id}: ${JSON.stringify(r)}`).to.equal(true);
-      expect(p.automatic.map((a) => a.key)).to.include.members(['printProcess', 'sheetFormat', 'bundling', 'packaging']);
+      expect(p.automatic.map((a) => a.key)).to.include.members([
+        'printProcess',
+        'sheetFormat',
+        'bundling',
+        'packaging',
+      ]);
       expect(p.fileRequirements.acceptedTypes).to.include('pdf');
       expect(p.fileRequirements.minResolutionDpi).to.be.at.least(100);
       expect(p.weightGramsPerPiece).to.be.greaterThan(0);
@@ -54,14 +60,24 @@ describe('the catalogue', () => {
     expect(catalog.search({ q: 'Visitenkarten', lang: 'de' }).map((p) => p.id)).to.deep.equal(['business-cards']);
     expect(catalog.search({ q: 'cartes de visite', lang: 'fr' }).map((p) => p.id)).to.deep.equal(['business-cards']);
     expect(catalog.search({ q: 'depliants', lang: 'fr' }).map((p) => p.id)).to.deep.equal(['folded-leaflets']);
-    expect(catalog.search({ q: 'tracts', lang: 'en' }).map((p) => p.id)).to.deep.equal(['flyers-a4', 'flyers-a5', 'flyers-a6']);
+    expect(catalog.search({ q: 'tracts', lang: 'en' }).map((p) => p.id)).to.deep.equal([
+      'flyers-a4',
+      'flyers-a5',
+      'flyers-a6',
+    ]);
     expect(catalog.search({ q: 'poster', lang: 'de' }).map((p) => p.id)).to.deep.equal(['posters']);
     expect(catalog.search({ q: 'zzz', lang: 'nl' })).to.deep.equal([]);
   });
 
   it('filters by category, sorted by id', () => {
-    expect(catalog.search({ category: 'flyers', lang: 'nl' }).map((p) => p.id)).to.deep.equal(['flyers-a4', 'flyers-a5', 'flyers-a6']);
-    expect(catalog.search({ category: 'stickers-labels', q: 'rol', lang: 'nl' }).map((p) => p.id)).to.deep.equal(['roll-labels']);
+    expect(catalog.search({ category: 'flyers', lang: 'nl' }).map((p) => p.id)).to.deep.equal([
+      'flyers-a4',
+      'flyers-a5',
+      'flyers-a6',
+    ]);
+    expect(catalog.search({ category: 'stickers-labels', q: 'rol', lang: 'nl' }).map((p) => p.id)).to.deep.equal([
+      'roll-labels',
+    ]);
     expect(catalog.search({ category: 'no-such-category', lang: 'nl' })).to.deep.equal([]);
   });
 

@@ -29,7 +29,9 @@ describe('product views', () => {
   it('shows as default the value an omitted option really gets, and flags options availability can move', () => {
     const paper = toProductSummary(product('posters'), 'nl').options.find((o) => o.key === 'paper')!;
     expect(paper).to.include({ default: 'satin170', adjustedByAvailability: true });
-    expect(toProductSummary(product('posters'), 'nl').options.find((o) => o.key === 'size')).to.not.have.property('adjustedByAvailability');
+    expect(toProductSummary(product('posters'), 'nl').options.find((o) => o.key === 'size')).to.not.have.property(
+      'adjustedByAvailability',
+    );
     for (const p of catalog.products) {
       const shown = Object.fromEntries(toProductSummary(p, 'en').options.map((o) => [o.key, o.default]));
       const r = resolveConfiguration(p, { options: {} }, 0);
@@ -40,7 +42,10 @@ describe('product views', () => {
   it('details quantity rules in full: runs with their restrictions, or tiers with min and max', () => {
     const cards = toProductDetail(product('business-cards'), 'en');
     expect(cards.quantity).to.deep.include({ pricedBy: 'copies', runs: [100, 250, 500, 1000, 2500, 5000] });
-    expect(cards.quantity.pricedBy === 'copies' && cards.quantity.runRestrictions).to.deep.include({ when: { finish: ['spot-uv'] }, runs: [250, 500, 1000, 2500] });
+    expect(cards.quantity.pricedBy === 'copies' && cards.quantity.runRestrictions).to.deep.include({
+      when: { finish: ['spot-uv'] },
+      runs: [250, 500, 1000, 2500],
+    });
     const posters = toProductDetail(product('posters'), 'en');
     expect(posters.quantity).to.deep.include({
       pricedBy: 'piece',
@@ -59,13 +64,28 @@ describe('product views', () => {
     const d = toProductDetail(product('posters'), 'fr');
     expect(d.description).to.contain('Affiches');
     expect(d.startingConfiguration).to.deep.equal({ size: 'a2', paper: 'satin170' });
-    expect(d.automaticOptions.map((a) => a.key)).to.deep.equal(['printProcess', 'sheetFormat', 'bundling', 'packaging']);
+    expect(d.automaticOptions.map((a) => a.key)).to.deep.equal([
+      'printProcess',
+      'sheetFormat',
+      'bundling',
+      'packaging',
+    ]);
     expect(d.restrictions.map((r) => r.kind)).to.deep.equal(['unavailable', 'unavailable', 'not_offered']);
     expect(d.weightGramsPerPiece).to.equal(45);
-    expect(d.fileRequirements).to.deep.include({ acceptedTypes: ['pdf', 'png', 'jpg'], trimSizeMm: { width: 420, height: 594 }, bleedMm: 3, minResolutionDpi: 150, colourSpace: 'CMYK' });
+    expect(d.fileRequirements).to.deep.include({
+      acceptedTypes: ['pdf', 'png', 'jpg'],
+      trimSizeMm: { width: 420, height: 594 },
+      bleedMm: 3,
+      minResolutionDpi: 150,
+      colourSpace: 'CMYK',
+    });
     expect(d.fileRequirements.trimSizesMm?.values.a0).to.deep.equal({ width: 841, height: 1189 });
     const envelopes = toProductDetail(product('envelopes'), 'en');
-    expect(envelopes.restrictions).to.deep.include({ kind: 'unpriceable', when: { size: ['c4'], window: ['window-left'] }, reason: envelopes.restrictions[0]!.reason });
+    expect(envelopes.restrictions).to.deep.include({
+      kind: 'unpriceable',
+      when: { size: ['c4'], window: ['window-left'] },
+      reason: envelopes.restrictions[0]!.reason,
+    });
   });
 
   it('renders every product in every language without gaps', () => {

@@ -13,7 +13,12 @@ describeEachBackend('GET /products and GET /products/{id}', (get) => {
     expect(res.body).to.include({ limit: 25, maxLimit: 100, limitCapped: false, requestedLimit: 25, nextCursor: null });
     const cards = res.body.data.find((p: { id: string }) => p.id === 'business-cards');
     expect(cards.name).to.equal('Visitekaartjes');
-    expect(cards.slugs).to.deep.equal({ nl: 'visitekaartjes', en: 'business-cards', de: 'visitenkarten', fr: 'cartes-de-visite' });
+    expect(cards.slugs).to.deep.equal({
+      nl: 'visitekaartjes',
+      en: 'business-cards',
+      de: 'visitenkarten',
+      fr: 'cartes-de-visite',
+    });
     expect(cards.quantity.pricedBy).to.equal('copies');
     expect(cards.options[0]).to.include({ key: 'paper', default: 'mc350' });
   });
@@ -23,7 +28,9 @@ describeEachBackend('GET /products and GET /products/{id}', (get) => {
     const de = await t.api(key, 'GET', '/products?q=poster&lang=de');
     expect(de.body.data.map((p: { id: string }) => p.id)).to.deep.equal(['posters']);
     expect(de.body.data[0].name).to.equal('Poster');
-    expect((await t.api(key, 'GET', '/products?category=flyers&lang=fr')).body.data.map((p: { name: string }) => p.name)).to.deep.equal(['Flyers A4', 'Flyers A5', 'Flyers A6']);
+    expect(
+      (await t.api(key, 'GET', '/products?category=flyers&lang=fr')).body.data.map((p: { name: string }) => p.name),
+    ).to.deep.equal(['Flyers A4', 'Flyers A5', 'Flyers A6']);
     const first = await t.api(key, 'GET', '/products?limit=5');
     const second = await t.api(key, 'GET', `/products?limit=5&cursor=${first.body.nextCursor}`);
     expect(second.body.data[0].id > first.body.data[4].id).to.equal(true);

@@ -5,7 +5,12 @@ import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-stor
 import { wooOrder } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
 import { sha256Hex } from '../../src/infra/crypto.ts';
 import type { TestBrowser } from '../helpers/browser.ts';
-import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, loginLink as loginLinkOf, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import {
+  DASHBOARD_PUBLIC_URL as PUBLIC_URL,
+  dashboardBrowserSuite,
+  loginLink as loginLinkOf,
+  signInToDashboard,
+} from '../helpers/dashboard-browser.ts';
 import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
@@ -29,10 +34,14 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
 
   /** Reloads `path` until `probe` holds (the queues work asynchronously). */
   async function reloadUntil(page: Page, path: string, probe: () => Promise<boolean>, what: string): Promise<void> {
-    await eventually(async () => {
-      await page.goto(`${t.baseUrl}${path}`);
-      return probe();
-    }, what, 30_000);
+    await eventually(
+      async () => {
+        await page.goto(`${t.baseUrl}${path}`);
+        return probe();
+      },
+      what,
+      30_000,
+    );
   }
 
   it('signs in through a login link with an HttpOnly, SameSite=Lax session cookie of 12 hours, in the link’s mode', async () => {
@@ -51,7 +60,13 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
 
     // Readable on a phone: no page is wider than its screen (wide tables scroll in their own box).
     await page.setViewportSize({ width: 375, height: 740 });
-    for (const path of ['/dashboard', '/dashboard/stores', '/dashboard/products/new', '/dashboard/orders', '/dashboard/webhooks']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/stores',
+      '/dashboard/products/new',
+      '/dashboard/orders',
+      '/dashboard/webhooks',
+    ]) {
       await page.goto(`${t.baseUrl}${path}`);
       expect(await page.evaluate<number>('document.documentElement.scrollWidth'), path).to.be.at.most(375);
     }
@@ -71,7 +86,11 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     expect(await page.getByRole('alert').textContent()).to.contain('has been used already');
 
     const late = await loginLink(r.key);
-    await t.service.db.updateTable('dashboard_links').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', sha256Hex(late.slice(late.lastIndexOf('/') + 1))).execute();
+    await t.service.db
+      .updateTable('dashboard_links')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', sha256Hex(late.slice(late.lastIndexOf('/') + 1)))
+      .execute();
     const expired = await page.goto(late);
     expect(expired!.status()).to.equal(410);
     expect(await page.getByRole('alert').textContent()).to.contain('has expired');
@@ -106,7 +125,12 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     const storeId = storePath.split('/').pop()!;
 
     // The listings sync: POSTER-ROSES is none of the reseller's products.
-    await reloadUntil(page, storePath, async () => (await page.locator('tr[data-listing="POSTER-ROSES"]').count()) === 1, 'the unmatched listing');
+    await reloadUntil(
+      page,
+      storePath,
+      async () => (await page.locator('tr[data-listing="POSTER-ROSES"]').count()) === 1,
+      'the unmatched listing',
+    );
 
     // A store order for it arrives: skipped, and Home says so.
     const roses = structuredClone(wooOrder().line_items[0]!);
@@ -115,7 +139,12 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     const order = shop.save(wooOrder({ id: 5001, number: '5001', line_items: [roses] }));
     expect(await shop.deliver(order, 'order.created')).to.equal(200);
     const skipped = page.getByRole('region', { name: 'Skipped store orders' });
-    await reloadUntil(page, '/dashboard', async () => (await skipped.getByRole('cell', { name: '5001' }).count()) === 1, 'the skipped store order on Home');
+    await reloadUntil(
+      page,
+      '/dashboard',
+      async () => (await skipped.getByRole('cell', { name: '5001' }).count()) === 1,
+      'the skipped store order on Home',
+    );
     expect(await skipped.textContent()).to.contain('POSTER-ROSES');
 
     // One step: the product from the listing (no artwork: orders for it wait for a file).
@@ -126,7 +155,12 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await page.waitForURL(/done=product-created/);
     expect(await page.locator('tr[data-listing="POSTER-ROSES"]').count()).to.equal(0);
     const matched = page.getByRole('region', { name: 'Matched listings' });
-    await reloadUntil(page, storePath, async () => (await matched.getByRole('link', { name: 'POSTER-ROSES' }).count()) === 1, 'POSTER-ROSES matched');
+    await reloadUntil(
+      page,
+      storePath,
+      async () => (await matched.getByRole('link', { name: 'POSTER-ROSES' }).count()) === 1,
+      'POSTER-ROSES matched',
+    );
 
     // The skipped store order, retried, is placed; it waits for its file.
     await page.getByRole('button', { name: /^Retry #?5001$/ }).click();
@@ -145,7 +179,12 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await page.getByRole('button', { name: 'Supply file' }).click();
     await page.waitForURL(/done=file-supplied/);
     // The simulator may already have delivered it: shipped is where it has been, with its tracking.
-    await reloadUntil(page, orderPath, async () => ['SHIPPED', 'DELIVERED'].includes((await page.getByTestId('order-status').textContent()) ?? ''), 'the order shipped');
+    await reloadUntil(
+      page,
+      orderPath,
+      async () => ['SHIPPED', 'DELIVERED'].includes((await page.getByTestId('order-status').textContent()) ?? ''),
+      'the order shipped',
+    );
     expect(await page.getByTestId('tracking').textContent()).not.to.equal('—');
     expect(await page.getByTestId('events').textContent()).to.match(/order\.shipped · SUBMITTED · SHIPPED/);
 
@@ -155,7 +194,9 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Delete product' }).click();
     await page.waitForURL(/\/delete$/);
-    expect(await page.locator('.alert').textContent()).to.match(/cannot be deleted: SKU 'POSTER-ROSES' is still sold by WOOCOMMERCE store Tulip Prints/);
+    expect(await page.locator('.alert').textContent()).to.match(
+      /cannot be deleted: SKU 'POSTER-ROSES' is still sold by WOOCOMMERCE store Tulip Prints/,
+    );
 
     // Sync now (queued, or refused while the connect-time poll still runs), then disconnect: the product is free to go.
     await page.goto(`${t.baseUrl}${storePath}`);
@@ -172,7 +213,11 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
 
     // Another reseller: its own dashboard shows none of this, and this one's ids are not found there.
     const other = await t.reseller({ mode: 'test' });
-    await t.api(other.key, 'POST', '/reseller-products', { sku: 'OTHER-SKU', title: 'Not yours', productId: 'business-cards' });
+    await t.api(other.key, 'POST', '/reseller-products', {
+      sku: 'OTHER-SKU',
+      title: 'Not yours',
+      productId: 'business-cards',
+    });
     const ctx = await b!.isolated();
     const theirs = await ctx.newPage();
     await signIn(theirs, other.key);
@@ -194,7 +239,11 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
 
   it("connects a WooCommerce store through the store's own key-issuing approval (/wc-auth/v1/authorize)", async () => {
     const r = await t.reseller({ mode: 'test' });
-    const shop = new FakeWooStore({ host: 'dashboard-approve.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    const shop = new FakeWooStore({
+      host: 'dashboard-approve.example.com',
+      ourBaseUrl: t.baseUrl,
+      publicUrl: PUBLIC_URL,
+    });
     const ctx = await b!.isolated();
     const page = await ctx.newPage();
     // The browser's way to the store: it approves (as its admin would on the merchant's click),
@@ -212,7 +261,9 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await form.getByRole('button', { name: 'Connect through WooCommerce' }).click();
     await page.waitForURL(/\/dashboard\/stores\?done=store-connected/);
     expect(await page.getByRole('status').textContent()).to.contain('The store is connected');
-    expect(await page.getByRole('region', { name: 'Your stores' }).getByRole('link', { name: 'Tulip Prints' }).count()).to.equal(1);
+    expect(
+      await page.getByRole('region', { name: 'Your stores' }).getByRole('link', { name: 'Tulip Prints' }).count(),
+    ).to.equal(1);
     await ctx.close();
   });
 });

@@ -6,7 +6,10 @@ import { configureConnectors } from '../../src/modules/stores/connector-registry
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 
 /** Amazon's app credentials with Login with Amazon, by setting NAME (the connector's env as core hands it). */
-const AMAZON_LWA = { LWA_CLIENT_ID: 'amzn1.application-oa2-client.0123456789abcdef', LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.0123456789abcdef0123456789abcdef' };
+const AMAZON_LWA = {
+  LWA_CLIENT_ID: 'amzn1.application-oa2-client.0123456789abcdef',
+  LWA_CLIENT_SECRET: 'amzn1.oa2-cs.v1.0123456789abcdef0123456789abcdef',
+};
 
 /** A browser enough for the dashboard: one cookie jar, forms as urlencoded POSTs, no redirects followed. */
 function browser(t: TestService) {
@@ -15,7 +18,12 @@ function browser(t: TestService) {
     const res = await fetch(`${t.baseUrl}${path}`, {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
-      headers: { 'user-agent': USER_AGENT, accept, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      headers: {
+        'user-agent': USER_AGENT,
+        accept,
+        cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
       ...(form ? { body: new URLSearchParams(form).toString() } : {}),
     });
     for (const c of res.headers.getSetCookie()) {
@@ -39,16 +47,31 @@ describe('dashboard: connect forms offer what the operator has set up [pglite]',
 
   it('leaves out a platform whose every flow needs settings the operator has not set (Amazon without its LWA credentials)', () => {
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const bare = configureConnectors({ connectors: [amazonConnector, shopifyConnector], env: () => ({}), logger, named: false });
+    const bare = configureConnectors({
+      connectors: [amazonConnector, shopifyConnector],
+      env: () => ({}),
+      logger,
+      named: false,
+    });
     expect(platformForms(bare).map((p) => p.platform)).to.deep.equal(['SHOPIFY']);
     const lwa = configureConnectors({ connectors: [amazonConnector], env: () => AMAZON_LWA, logger, named: false });
-    expect(platformForms(lwa).map((p) => [p.platform, p.installFields === undefined])).to.deep.equal([['AMAZON', true]]);
+    expect(platformForms(lwa).map((p) => [p.platform, p.installFields === undefined])).to.deep.equal([
+      ['AMAZON', true],
+    ]);
   });
 
   describe('Shopify without its app key and secret, Amazon without its app id', () => {
     let t: TestService;
     before(async function () {
-      t = await startTestService(this, 'pglite', { CONNECTOR_AMAZON_LWA_CLIENT_ID: AMAZON_LWA.LWA_CLIENT_ID, CONNECTOR_AMAZON_LWA_CLIENT_SECRET: AMAZON_LWA.LWA_CLIENT_SECRET }, { connectors: [shopifyConnector, amazonConnector] });
+      t = await startTestService(
+        this,
+        'pglite',
+        {
+          CONNECTOR_AMAZON_LWA_CLIENT_ID: AMAZON_LWA.LWA_CLIENT_ID,
+          CONNECTOR_AMAZON_LWA_CLIENT_SECRET: AMAZON_LWA.LWA_CLIENT_SECRET,
+        },
+        { connectors: [shopifyConnector, amazonConnector] },
+      );
     });
     after(async () => t?.close());
 
@@ -57,7 +80,9 @@ describe('dashboard: connect forms offer what the operator has set up [pglite]',
       const stores = await open('/dashboard/stores');
       expect(stores.status).to.equal(200);
       expect(stores.html).not.to.contain('Install on Shopify').and.not.to.contain('Install on Amazon');
-      expect(stores.html).to.contain('aria-label="Connect with these credentials (Shopify)"').and.to.contain('aria-label="Connect with these credentials (Amazon)"');
+      expect(stores.html)
+        .to.contain('aria-label="Connect with these credentials (Shopify)"')
+        .and.to.contain('aria-label="Connect with these credentials (Amazon)"');
       expect(stores.html).not.to.contain('CONNECTOR_');
     });
 
@@ -69,20 +94,29 @@ describe('dashboard: connect forms offer what the operator has set up [pglite]',
       expect(input).not.to.match(/\brequired\b/);
       expect(input).to.contain('aria-describedby="connect-amazon-marketplaceIds-hint"');
       expect(stores.html).to.contain('<label for="connect-amazon-marketplaceIds">Marketplace ids (optional)</label>');
-      expect(stores.html).to.match(/<p id="connect-amazon-marketplaceIds-hint" class="muted">[^<]*left out, this service(&#39;|')s default<\/p>/);
+      expect(stores.html).to.match(
+        /<p id="connect-amazon-marketplaceIds-hint" class="muted">[^<]*left out, this service(&#39;|')s default<\/p>/,
+      );
     });
 
     it("refuses an install link in a merchant's words, and shows an install refused on the way as a page", async () => {
       const { r, open } = await signedIn(t);
-      const link = await t.api(r.key, 'POST', '/stores/install-links', { platform: 'SHOPIFY', shop: 'tulips.myshopify.com' });
+      const link = await t.api(r.key, 'POST', '/stores/install-links', {
+        platform: 'SHOPIFY',
+        shop: 'tulips.myshopify.com',
+      });
       expect(link.status).to.equal(422);
       expect(link.body.error.code).to.equal('unsupported_platform');
-      expect(link.body.error.message).to.equal('Shopify stores cannot be connected by installing our app here yet: connect with credentials made in your Shopify admin instead.');
+      expect(link.body.error.message).to.equal(
+        'Shopify stores cannot be connected by installing our app here yet: connect with credentials made in your Shopify admin instead.',
+      );
       // A merchant's browser that reaches an install the operator has not set up: a page, not JSON.
       const page = await open('/connectors/shopify/install?state=whatever');
       expect(page.status).to.equal(422);
       expect(page.type).to.match(/^text\/html/);
-      expect(page.html).to.contain('<h1>The store was not connected</h1>').and.contain('connect with credentials made in your Shopify admin instead');
+      expect(page.html)
+        .to.contain('<h1>The store was not connected</h1>')
+        .and.contain('connect with credentials made in your Shopify admin instead');
       expect(page.html).to.contain('href="/dashboard/stores"').and.not.to.contain('CONNECTOR_');
       // A script still gets the API's error shape.
       const json = await open('/connectors/shopify/install?state=whatever', undefined, 'application/json');
@@ -93,7 +127,15 @@ describe('dashboard: connect forms offer what the operator has set up [pglite]',
   describe('Shopify with its app key and secret', () => {
     let t: TestService;
     before(async function () {
-      t = await startTestService(this, 'pglite', { CONNECTOR_SHOPIFY_API_KEY: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', CONNECTOR_SHOPIFY_API_SECRET: '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' }, { connectors: [shopifyConnector] });
+      t = await startTestService(
+        this,
+        'pglite',
+        {
+          CONNECTOR_SHOPIFY_API_KEY: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90',
+          CONNECTOR_SHOPIFY_API_SECRET: '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',
+        },
+        { connectors: [shopifyConnector] },
+      );
     });
     after(async () => t?.close());
 
@@ -119,9 +161,15 @@ describe('dashboard: the webhooks page [pglite]', function () {
   it('points a local receiver at listen, and shows a refused URL once, next to its field', async () => {
     const { open } = await signedIn(t);
     const page = await open('/dashboard/webhooks');
-    expect(page.html).to.match(/data-testid="listen-hint"[^>]*>[^]*npm run admin -- listen --api-key prk_live_…[^]*--forward-to http:\/\/localhost:4000\/hooks/);
+    expect(page.html).to.match(
+      /data-testid="listen-hint"[^>]*>[^]*npm run admin -- listen --api-key prk_live_…[^]*--forward-to http:\/\/localhost:4000\/hooks/,
+    );
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    const refused = await open('/dashboard/webhooks', { url: 'http://hooks.example.com/print', events: '*', _csrf: csrf });
+    const refused = await open('/dashboard/webhooks', {
+      url: 'http://hooks.example.com/print',
+      events: '*',
+      _csrf: csrf,
+    });
     expect(refused.status).to.equal(422);
     const alerts = [...refused.html.matchAll(/role="alert">([^<]*)</g)].map((m) => m[1]);
     expect(alerts, refused.html).to.have.length(1);

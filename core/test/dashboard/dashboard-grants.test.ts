@@ -13,7 +13,10 @@ class Visitor {
     this.t = t;
   }
 
-  async open(path: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
+  async open(
+    path: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) {
     const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
     const res = await fetch(`${this.t.baseUrl}${path}`, {
       method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
@@ -57,7 +60,12 @@ async function signedIn(t: TestService, key: string): Promise<Visitor> {
 }
 
 async function liveSessionsOf(t: TestService, resellerId: string) {
-  return t.service.db.selectFrom('browser_sessions').select(['id', 'data']).where('subject', '=', resellerId).where('revoked_at', 'is', null).execute();
+  return t.service.db
+    .selectFrom('browser_sessions')
+    .select(['id', 'data'])
+    .where('subject', '=', resellerId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 describe('dashboard sessions never outgrow the key that opened them (real PostgreSQL + Redis)', function () {
@@ -70,8 +78,19 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
 
   it("keeps a test key's session in test: no switch offered, the way to a live session said, the live switch refused 403, live orders out of reach", async () => {
     const live = await t.reseller({ mode: 'live' });
-    const testKey = (await t.admin('POST', `/resellers/${live.id}/api-keys`, { mode: 'test', scopes: ['dashboard', 'orders:read', 'orders:write'] })).body.data.key as string;
-    const order = await t.api(live.key, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT }, { 'idempotency-key': randomUUID() });
+    const testKey = (
+      await t.admin('POST', `/resellers/${live.id}/api-keys`, {
+        mode: 'test',
+        scopes: ['dashboard', 'orders:read', 'orders:write'],
+      })
+    ).body.data.key as string;
+    const order = await t.api(
+      live.key,
+      'POST',
+      '/orders',
+      { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT },
+      { 'idempotency-key': randomUUID() },
+    );
     expect(order.status, JSON.stringify(order.body)).to.equal(201);
     const v = await signedIn(t, testKey);
 
@@ -89,7 +108,9 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
     expect(rows.map((r) => (r.data as { mode: string }).mode)).to.deep.equal(['test']);
 
     expect((await v.open(`/dashboard/orders/${order.body.data.id}`)).status).to.equal(404);
-    expect((await v.open(`/dashboard/orders/${order.body.data.id}/cancel`, { form: { _csrf: await v.csrf() } })).status).to.equal(404);
+    expect(
+      (await v.open(`/dashboard/orders/${order.body.data.id}/cancel`, { form: { _csrf: await v.csrf() } })).status,
+    ).to.equal(404);
     expect((await t.api(live.key, 'GET', `/orders/${order.body.data.id}`)).body.data.state).not.to.equal('CANCELLED');
   });
 
@@ -100,11 +121,18 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
     expect(home.status, home.html).to.equal(200);
     const nav = /<nav aria-label="Main">(.*?)<\/nav>/.exec(home.html)?.[1] ?? '';
     expect(nav).to.contain('href="/dashboard/orders"');
-    for (const hidden of ['/dashboard/stores', '/dashboard/products', '/dashboard/webhooks']) expect(nav).not.to.contain(`href="${hidden}"`);
+    for (const hidden of ['/dashboard/stores', '/dashboard/products', '/dashboard/webhooks'])
+      expect(nav).not.to.contain(`href="${hidden}"`);
     expect((await v.open('/dashboard/orders')).status).to.equal(200);
     // An order it may read, but not change: neither the cancel form nor the file form is offered.
     const writer = (await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'live' })).body.data.key as string;
-    const order = await t.api(writer, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT }, { 'idempotency-key': randomUUID() });
+    const order = await t.api(
+      writer,
+      'POST',
+      '/orders',
+      { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT },
+      { 'idempotency-key': randomUUID() },
+    );
     const detail = await v.open(`/dashboard/orders/${order.body.data.id}`);
     expect(detail.status).to.equal(200);
     expect(detail.html).to.contain(order.body.data.id);
@@ -116,11 +144,17 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
       expect(page.html, path).to.contain('without the scope');
     }
     const csrf = await v.csrf();
-    const hook = await v.open('/dashboard/webhooks', { form: { url: 'https://hooks.example.com/in', events: '*', _csrf: csrf } });
+    const hook = await v.open('/dashboard/webhooks', {
+      form: { url: 'https://hooks.example.com/in', events: '*', _csrf: csrf },
+    });
     expect(hook.status).to.equal(403);
-    expect(await t.service.db.selectFrom('webhook_endpoints').select('id').where('reseller_id', '=', r.id).execute()).to.deep.equal([]);
+    expect(
+      await t.service.db.selectFrom('webhook_endpoints').select('id').where('reseller_id', '=', r.id).execute(),
+    ).to.deep.equal([]);
     expect((await v.open('/dashboard/orders/ord_x/cancel', { form: { _csrf: csrf } })).status).to.equal(403);
-    expect((await v.open('/dashboard/stores/connect', { form: { platform: 'WOOCOMMERCE', _csrf: csrf } })).status).to.equal(403);
+    expect(
+      (await v.open('/dashboard/stores/connect', { form: { platform: 'WOOCOMMERCE', _csrf: csrf } })).status,
+    ).to.equal(403);
   });
 
   it('refuses a login link posted from another site (403, no cookie, the link not used up); a GET never starts a session', async () => {
@@ -130,7 +164,12 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
     const page = await v.open(path);
     expect(page.status).to.equal(200);
     expect(page.setCookie).to.deep.equal([]);
-    const foreign: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }];
+    const foreign: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
     for (const headers of foreign) {
       const forged = await v.open(path, { method: 'POST', headers });
       expect(forged.status, JSON.stringify(headers)).to.equal(403);
@@ -138,7 +177,10 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
       expect(forged.html).to.contain('sent by another site');
     }
     expect(await liveSessionsOf(t, r.id)).to.deep.equal([]);
-    const own = await v.open(path, { method: 'POST', headers: { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' } });
+    const own = await v.open(path, {
+      method: 'POST',
+      headers: { origin: PUBLIC_URL, 'sec-fetch-site': 'same-origin' },
+    });
     expect(own.status).to.equal(303);
     expect(own.setCookie.join()).to.contain('pa_dash=rds_');
   });
@@ -150,7 +192,11 @@ describe('revoking a key ends its sessions and unused links at once, in every pr
   let b: TestService;
   before(async function () {
     a = await startTestService(this, 'postgres+redis', { PUBLIC_URL });
-    b = await startTestService(this, 'postgres+redis', { PUBLIC_URL, DATABASE_URL: a.service.config.DATABASE_URL!, ADMIN_TOKEN: a.service.adminToken });
+    b = await startTestService(this, 'postgres+redis', {
+      PUBLIC_URL,
+      DATABASE_URL: a.service.config.DATABASE_URL!,
+      ADMIN_TOKEN: a.service.adminToken,
+    });
   });
   after(async () => {
     await b?.close();

@@ -50,7 +50,11 @@ describe('dashboard login links (POST /dashboard-links, the CLI login-link)', fu
     expect(await links.open(tokenOf(url))).to.deep.equal({ ok: false, reason: 'used' });
 
     const late = (await t.api(key, 'POST', '/dashboard-links')).body.data.url as string;
-    await t.service.db.updateTable('dashboard_links').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', sha256Hex(tokenOf(late))).execute();
+    await t.service.db
+      .updateTable('dashboard_links')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', sha256Hex(tokenOf(late)))
+      .execute();
     expect(await links.open(tokenOf(late))).to.deep.equal({ ok: false, reason: 'expired' });
     expect(await links.open('nope')).to.deep.equal({ ok: false, reason: 'unknown' });
 

@@ -50,7 +50,11 @@ describe('dashboard: connecting a store through an OAuth install (real PostgreSQ
       const res = await fetch(path.startsWith('http') ? path : `${t.baseUrl}${path}`, {
         method: form ? 'POST' : 'GET',
         redirect: 'manual',
-        headers: { 'user-agent': USER_AGENT, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        headers: {
+          'user-agent': USER_AGENT,
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        },
         ...(form ? { body: new URLSearchParams(form).toString() } : {}),
       });
       for (const c of res.headers.getSetCookie()) {
@@ -59,7 +63,12 @@ describe('dashboard: connecting a store through an OAuth install (real PostgreSQ
         if (/Max-Age=0/i.test(c)) jar.delete(pair!.slice(0, eq));
         else jar.set(pair!.slice(0, eq), pair!.slice(eq + 1));
       }
-      return { status: res.status, location: res.headers.get('location'), refresh: res.headers.get('refresh'), html: await res.text() };
+      return {
+        status: res.status,
+        location: res.headers.get('location'),
+        refresh: res.headers.get('refresh'),
+        html: await res.text(),
+      };
     };
     await open(new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname, {});
     const stores = await open('/dashboard/stores');
@@ -68,7 +77,9 @@ describe('dashboard: connecting a store through an OAuth install (real PostgreSQ
 
     const refused = await open('/dashboard/stores/install', { platform: 'ETSY', shopName: 'Not A Shop', _csrf: csrf });
     expect(refused.status).to.equal(422);
-    expect(refused.html).to.match(/<p id="install-etsy-shopName-error" class="error" role="alert">must be a shop name<\/p>/);
+    expect(refused.html).to.match(
+      /<p id="install-etsy-shopName-error" class="error" role="alert">must be a shop name<\/p>/,
+    );
 
     const leaving = await open('/dashboard/stores/install', { platform: 'ETSY', shopName: 'tulips', _csrf: csrf });
     expect(leaving.status).to.equal(200);

@@ -3,7 +3,11 @@ import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
 import type { TestBrowser } from '../helpers/browser.ts';
-import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import {
+  DASHBOARD_PUBLIC_URL as PUBLIC_URL,
+  dashboardBrowserSuite,
+  signInToDashboard,
+} from '../helpers/dashboard-browser.ts';
 import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
@@ -26,12 +30,23 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     const shop = new FakeWooStore({ host: 'dash-publish.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     // A Belgian store: its address says so (WooCommerce > Settings > General).
     shop.defaultCountry = 'BE';
-    const store = await t.api(r.key, 'POST', '/stores', { platform: 'WOOCOMMERCE', storeUrl: shop.url, consumerKey: shop.consumerKey, consumerSecret: shop.consumerSecret });
+    const store = await t.api(r.key, 'POST', '/stores', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: shop.url,
+      consumerKey: shop.consumerKey,
+      consumerSecret: shop.consumerSecret,
+    });
     expect(store.status, JSON.stringify(store.body)).to.equal(201);
     // Learned once the store's first listings sync has read it.
-    await eventually(async () => (await t.api(r.key, 'GET', `/stores/${store.body.data.id}`)).body.data.country === 'BE', "the store's country");
+    await eventually(
+      async () => (await t.api(r.key, 'GET', `/stores/${store.body.data.id}`)).body.data.country === 'BE',
+      "the store's country",
+    );
     const product = (await t.api(r.key, 'GET', `/reseller-products/${POSTER_SKU}`)).body.data;
-    const quote = await t.api(r.key, 'POST', '/quotes', { lines: [{ resellerSku: POSTER_SKU, quantity: 1 }], country: 'BE' });
+    const quote = await t.api(r.key, 'POST', '/quotes', {
+      lines: [{ resellerSku: POSTER_SKU, quantity: 1 }],
+      country: 'BE',
+    });
     expect(quote.status, JSON.stringify(quote.body)).to.equal(200);
     const ours = quote.body.data.totals.totalCents as number;
     const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
@@ -50,7 +65,9 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     await form.getByRole('button', { name: 'Show margin' }).click();
     const margin = page.getByTestId('margin');
     await margin.waitFor();
-    expect(await margin.textContent()).to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`).and.to.contain("VAT to BE included; BE: the store's country");
+    expect(await margin.textContent())
+      .to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`)
+      .and.to.contain("VAT to BE included; BE: the store's country");
     expect(shop.seen('POST', /\/wc\/v3\/products$/)).to.have.length(0);
 
     await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Publish' }).click();

@@ -19,7 +19,12 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
   let b: TestBrowser | undefined;
 
   before(async function () {
-    t = await startTestService(this, 'postgres+redis', { PUBLIC_URL, PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: '100000' }, { connectors: [sandboxConnector], maintenanceIntervalMs: 200 });
+    t = await startTestService(
+      this,
+      'postgres+redis',
+      { PUBLIC_URL, PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: '100000' },
+      { connectors: [sandboxConnector], maintenanceIntervalMs: 200 },
+    );
   });
   suiteBrowser((launched) => (b = launched));
   after(async () => {
@@ -52,7 +57,16 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
   it('makes a store order from the store page: a field error next to its field, then the order placed and its tracking shown', async () => {
     const r = await t.reseller({ mode: 'test' });
     const sample = (await t.api(r.key, 'GET', '/products/posters')).body.data.sampleFiles[0].url as string;
-    expect((await t.api(r.key, 'POST', '/reseller-products', { sku: SKU, title: 'Tulip poster A2', productId: 'posters', fileUrl: sample })).status).to.equal(201);
+    expect(
+      (
+        await t.api(r.key, 'POST', '/reseller-products', {
+          sku: SKU,
+          title: 'Tulip poster A2',
+          productId: 'posters',
+          fileUrl: sample,
+        })
+      ).status,
+    ).to.equal(201);
     const store = (await t.api(r.key, 'POST', '/stores', { platform: 'SANDBOX', name: 'Tulip test shop' })).body.data;
     const page = await b!.page();
     await signIn(page, r.key);
@@ -72,13 +86,23 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
     await page.getByRole('button', { name: 'Make the store order' }).click();
     await page.waitForURL(/done=sandbox-order-made/);
     const [made] = (await t.api(r.key, 'GET', `/stores/${store.id}/sandbox-orders`)).body.data;
-    expect(made.lines).to.deep.include({ externalLineId: `${made.externalOrderId}-1`, sku: SKU, quantity: 3, title: null, externalProductId: null });
+    expect(made.lines).to.deep.include({
+      externalLineId: `${made.externalOrderId}-1`,
+      sku: SKU,
+      quantity: 3,
+      title: null,
+      externalProductId: null,
+    });
 
-    await eventually(async () => {
-      await page.goto(`${t.baseUrl}/dashboard/stores/${store.id}`);
-      const row = page.locator(`tr[data-sandbox-order="${made.externalOrderId}"]`);
-      return (await row.count()) === 1 && (await row.locator('a[href^="https://"]').count()) === 1;
-    }, 'the tracking pushed back shown', 30_000);
+    await eventually(
+      async () => {
+        await page.goto(`${t.baseUrl}/dashboard/stores/${store.id}`);
+        const row = page.locator(`tr[data-sandbox-order="${made.externalOrderId}"]`);
+        return (await row.count()) === 1 && (await row.locator('a[href^="https://"]').count()) === 1;
+      },
+      'the tracking pushed back shown',
+      30_000,
+    );
     const ingests = page.getByRole('heading', { name: 'Store orders received' });
     expect(await ingests.count()).to.equal(1);
     expect(await page.getByRole('link', { name: /^ord_/ }).count()).to.equal(1);

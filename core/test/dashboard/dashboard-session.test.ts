@@ -14,8 +14,15 @@ class Visitor {
     this.t = t;
   }
 
-  async open(path: string, init: { method?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {}) {
-    const body = init.form ? new URLSearchParams(Object.entries(init.form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString() : undefined;
+  async open(
+    path: string,
+    init: { method?: string; form?: Record<string, string | string[]>; headers?: Record<string, string> } = {},
+  ) {
+    const body = init.form
+      ? new URLSearchParams(
+          Object.entries(init.form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])),
+        ).toString()
+      : undefined;
     const res = await fetch(`${this.t.baseUrl}${path}`, {
       method: init.method ?? (body ? 'POST' : 'GET'),
       redirect: 'manual',
@@ -59,10 +66,14 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
   });
 
   /** Signs in with a link of the reseller's key, or one the back-office made (`backOffice`: a session that switches mode). */
-  async function signedIn(opts: { mode?: 'live' | 'test'; as?: { id: string; key: string }; backOffice?: boolean } = {}) {
+  async function signedIn(
+    opts: { mode?: 'live' | 'test'; as?: { id: string; key: string }; backOffice?: boolean } = {},
+  ) {
     const r = opts.as ?? (await t.reseller({ mode: opts.mode ?? 'live' }));
     const v = new Visitor(t);
-    const link = opts.backOffice ? await t.admin('POST', `/resellers/${r.id}/dashboard-links`, { mode: opts.mode ?? 'live' }) : await t.api(r.key, 'POST', '/dashboard-links');
+    const link = opts.backOffice
+      ? await t.admin('POST', `/resellers/${r.id}/dashboard-links`, { mode: opts.mode ?? 'live' })
+      : await t.api(r.key, 'POST', '/dashboard-links');
     const path = new URL(link.body.data.url).pathname;
     expect((await v.open(path)).status).to.equal(200);
     const signIn = await v.open(path, { method: 'POST' });
@@ -74,7 +85,9 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
   it('hands out an HttpOnly, Secure, SameSite=Lax __Host- cookie for 12 hours; only a hash of it is stored', async () => {
     const { r, v, signIn } = await signedIn();
     const [cookie] = signIn.setCookie;
-    expect(cookie).to.match(/^__Host-pa_dash=rds_[^;]+; Path=\/; Expires=[^;]+; Max-Age=43(1\d\d|200); HttpOnly; SameSite=Lax; Secure$/);
+    expect(cookie).to.match(
+      /^__Host-pa_dash=rds_[^;]+; Path=\/; Expires=[^;]+; Max-Age=43(1\d\d|200); HttpOnly; SameSite=Lax; Secure$/,
+    );
     const token = v.cookie!.split('=')[1]!;
     const rows = await t.service.db.selectFrom('browser_sessions').selectAll().where('subject', '=', r.id).execute();
     expect(rows.map((s) => [s.kind, (s.data as { mode: string }).mode])).to.deep.equal([['reseller', 'live']]);
@@ -83,7 +96,15 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
 
   it('renders every page for a signed-in reseller, and none without a session', async () => {
     const { v } = await signedIn();
-    for (const path of ['/dashboard', '/dashboard/stores', '/dashboard/products', '/dashboard/products/new', '/dashboard/orders', '/dashboard/orders?state=AWAITING_FILE', '/dashboard/webhooks']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/stores',
+      '/dashboard/products',
+      '/dashboard/products/new',
+      '/dashboard/orders',
+      '/dashboard/orders?state=AWAITING_FILE',
+      '/dashboard/webhooks',
+    ]) {
       const page = await v.open(path);
       expect(page.status, `${path}: ${page.html.slice(0, 500)}`).to.equal(200);
       expect(page.html).to.match(/^<!doctype html>/);
@@ -98,7 +119,14 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     const form = { sku: 'CSRF-1', title: 'Card', productId: 'business-cards', options: '', active: 'on' };
     expect((await v.open('/dashboard/products', { form })).status).to.equal(403);
     const csrf = await v.csrf();
-    expect((await v.open('/dashboard/products', { form: { ...form, _csrf: csrf }, headers: { origin: 'https://evil.example' } })).status).to.equal(403);
+    expect(
+      (
+        await v.open('/dashboard/products', {
+          form: { ...form, _csrf: csrf },
+          headers: { origin: 'https://evil.example' },
+        })
+      ).status,
+    ).to.equal(403);
     const made = await v.open('/dashboard/products', { form: { ...form, _csrf: csrf } });
     expect(made.status, made.html).to.equal(303);
     expect(made.location).to.match(/^\/dashboard\/products\/rp_[^?]+\?done=product-created$/);
@@ -106,10 +134,14 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
 
   it('shows the API’s refusals next to the fields, with a 422', async () => {
     const { v } = await signedIn();
-    const page = await v.open('/dashboard/products', { form: { sku: 'bad sku!', title: 'Card', productId: 'business-cards', options: '', _csrf: await v.csrf() } });
+    const page = await v.open('/dashboard/products', {
+      form: { sku: 'bad sku!', title: 'Card', productId: 'business-cards', options: '', _csrf: await v.csrf() },
+    });
     expect(page.status).to.equal(422);
     expect(page.html).to.match(/<input id="f-sku"[^>]*aria-invalid="true"[^>]*aria-describedby="f-sku-error"/);
-    expect(page.html).to.match(/<p id="f-sku-error" class="error" role="alert">may contain letters, digits, dot, underscore and hyphen only<\/p>/);
+    expect(page.html).to.match(
+      /<p id="f-sku-error" class="error" role="alert">may contain letters, digits, dot, underscore and hyphen only<\/p>/,
+    );
   });
 
   it('signs a suspended reseller out at once, and every session of theirs with it', async () => {
@@ -121,7 +153,12 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect(next.status).to.equal(303);
     expect(next.location).to.equal('/dashboard/signed-out?reason=inactive');
     expect(v.cookie).to.equal(undefined);
-    const live = await t.service.db.selectFrom('browser_sessions').select('id').where('subject', '=', r.id).where('revoked_at', 'is', null).execute();
+    const live = await t.service.db
+      .selectFrom('browser_sessions')
+      .select('id')
+      .where('subject', '=', r.id)
+      .where('revoked_at', 'is', null)
+      .execute();
     expect(live).to.deep.equal([]);
     expect((await v.open(next.location!)).html).to.contain('The account is not active any more');
     // The other browser's session ended with it: it has no session any more.
@@ -142,7 +179,11 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     const out = await v.open('/dashboard/sign-out', { form: { _csrf: await v.csrf() } });
     expect(out.status).to.equal(303);
     expect(out.setCookie[0]).to.match(/Max-Age=0/);
-    const after = await t.service.db.selectFrom('browser_sessions').select('revoked_at').where('subject', '=', r.id).execute();
+    const after = await t.service.db
+      .selectFrom('browser_sessions')
+      .select('revoked_at')
+      .where('subject', '=', r.id)
+      .execute();
     expect(after.every((s) => s.revoked_at !== null)).to.equal(true);
   });
 
@@ -152,7 +193,12 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     const path = new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname;
     expect((await v.open(path, { method: 'POST' })).status).to.equal(303);
     expect(v.cookie).not.to.equal(first);
-    const live = await t.service.db.selectFrom('browser_sessions').select('id').where('subject', '=', r.id).where('revoked_at', 'is', null).execute();
+    const live = await t.service.db
+      .selectFrom('browser_sessions')
+      .select('id')
+      .where('subject', '=', r.id)
+      .where('revoked_at', 'is', null)
+      .execute();
     expect(live).to.have.length(1);
   });
 
@@ -170,12 +216,21 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     expect(created.status, created.html.slice(0, 800)).to.equal(200);
     const secret = /data-testid="secret">(whsec_[^<]+)</.exec(created.html)?.[1];
     expect(secret).to.be.a('string');
-    const id = /action="\/dashboard\/webhooks\/(whe_[^/]+)\/test"/.exec(created.html)?.[1] ?? /action="\/dashboard\/webhooks\/([^/"]+)\/test"/.exec(created.html)![1]!;
+    const id =
+      /action="\/dashboard\/webhooks\/(whe_[^/]+)\/test"/.exec(created.html)?.[1] ??
+      /action="\/dashboard\/webhooks\/([^/"]+)\/test"/.exec(created.html)![1]!;
     const shown = await v.open(`/dashboard/webhooks/${id}`);
     expect(shown.html).not.to.contain(secret!);
-    expect((await v.open(`/dashboard/webhooks/${id}/test`, { form: { _csrf: await v.csrf() } })).location).to.equal(`/dashboard/webhooks/${id}?done=test-sent`);
-    await eventually(async () => (await v.open(`/dashboard/webhooks/${id}`)).html.includes('>delivered<'), 'the test event delivered');
-    const rotated = await v.open(`/dashboard/webhooks/${id}/rotate`, { form: { expiresInHours: '0', _csrf: await v.csrf() } });
+    expect((await v.open(`/dashboard/webhooks/${id}/test`, { form: { _csrf: await v.csrf() } })).location).to.equal(
+      `/dashboard/webhooks/${id}?done=test-sent`,
+    );
+    await eventually(
+      async () => (await v.open(`/dashboard/webhooks/${id}`)).html.includes('>delivered<'),
+      'the test event delivered',
+    );
+    const rotated = await v.open(`/dashboard/webhooks/${id}/rotate`, {
+      form: { expiresInHours: '0', _csrf: await v.csrf() },
+    });
     const fresh = /data-testid="secret">(whsec_[^<]+)</.exec(rotated.html)?.[1];
     expect(fresh).to.be.a('string').and.not.equal(secret);
   });
@@ -183,8 +238,24 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
   it("keeps to the session's mode: test products only in test, live ones only in live (a back-office link)", async () => {
     const { r, v } = await signedIn({ mode: 'live', backOffice: true });
     const testKey = (await t.admin('POST', `/resellers/${r.id}/api-keys`, { mode: 'test' })).body.data.key as string;
-    expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'ONLY-TEST', title: 'Sandbox card', productId: 'business-cards' })).status).to.equal(201);
-    expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'ONLY-LIVE', title: 'Live card', productId: 'business-cards' })).status).to.equal(201);
+    expect(
+      (
+        await t.api(testKey, 'POST', '/reseller-products', {
+          sku: 'ONLY-TEST',
+          title: 'Sandbox card',
+          productId: 'business-cards',
+        })
+      ).status,
+    ).to.equal(201);
+    expect(
+      (
+        await t.api(r.key, 'POST', '/reseller-products', {
+          sku: 'ONLY-LIVE',
+          title: 'Live card',
+          productId: 'business-cards',
+        })
+      ).status,
+    ).to.equal(201);
     const live = (await v.open('/dashboard/products')).html;
     expect(live).to.contain('ONLY-LIVE');
     expect(live).not.to.contain('ONLY-TEST');
@@ -197,25 +268,63 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
 
   it('edits and deletes a product, and cancels an order waiting for its file (shown on Home until then)', async () => {
     const { r, v } = await signedIn();
-    const made = await v.open('/dashboard/products', { form: { sku: 'EDIT-ME', title: 'Card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    const made = await v.open('/dashboard/products', {
+      form: {
+        sku: 'EDIT-ME',
+        title: 'Card',
+        productId: 'business-cards',
+        options: '',
+        active: 'on',
+        _csrf: await v.csrf(),
+      },
+    });
     const path = made.location!.replace(/\?.*$/, '');
-    const saved = await v.open(path, { form: { sku: 'EDIT-ME', title: 'Better card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    const saved = await v.open(path, {
+      form: {
+        sku: 'EDIT-ME',
+        title: 'Better card',
+        productId: 'business-cards',
+        options: '',
+        active: 'on',
+        _csrf: await v.csrf(),
+      },
+    });
     expect(saved.status, saved.html.slice(0, 500)).to.equal(303);
     expect((await t.api(r.key, 'GET', '/reseller-products/EDIT-ME')).body.data.title).to.equal('Better card');
     const deleted = await v.open(`${path}/delete`, { form: { _csrf: await v.csrf() } });
     expect(deleted.location).to.equal('/dashboard/products?done=product-deleted');
     expect((await t.api(r.key, 'GET', '/reseller-products/EDIT-ME')).status).to.equal(404);
 
-    const placed = await placeOrder(t, r.key, { externalOrderId: 'NO-FILE-1', lines: [{ ...PRODUCT }], recipient: RECIPIENT });
+    const placed = await placeOrder(t, r.key, {
+      externalOrderId: 'NO-FILE-1',
+      lines: [{ ...PRODUCT }],
+      recipient: RECIPIENT,
+    });
     expect(placed.body.data.state, JSON.stringify(placed.body)).to.equal('AWAITING_FILE');
     const orderId = placed.body.data.id as string;
     expect((await v.open('/dashboard')).html).to.contain('NO-FILE-1');
     const detail = await v.open(`/dashboard/orders/${orderId}`);
     expect(detail.html).to.contain('Supply file');
     // The address as a carrier prints it: the company, and the province after the city.
-    const italian = await placeOrder(t, r.key, { externalOrderId: 'IT-1', lines: [{ ...PRODUCT }], recipient: { ...RECIPIENT, company: 'Tipografia Rossi', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' } });
-    expect((await v.open(`/dashboard/orders/${italian.body.data.id}`)).html).to.contain('Jan de Vries, Tipografia Rossi, Via Torino 12, 20121 Milano MI, IT');
-    const badFile = await v.open(`/dashboard/orders/${orderId}/lines/0/file`, { form: { fileUrl: 'http://not-https.example/x.pdf', _csrf: await v.csrf() } });
+    const italian = await placeOrder(t, r.key, {
+      externalOrderId: 'IT-1',
+      lines: [{ ...PRODUCT }],
+      recipient: {
+        ...RECIPIENT,
+        company: 'Tipografia Rossi',
+        address1: 'Via Torino 12',
+        postalCode: '20121',
+        city: 'Milano',
+        state: 'MI',
+        country: 'IT',
+      },
+    });
+    expect((await v.open(`/dashboard/orders/${italian.body.data.id}`)).html).to.contain(
+      'Jan de Vries, Tipografia Rossi, Via Torino 12, 20121 Milano MI, IT',
+    );
+    const badFile = await v.open(`/dashboard/orders/${orderId}/lines/0/file`, {
+      form: { fileUrl: 'http://not-https.example/x.pdf', _csrf: await v.csrf() },
+    });
     expect(badFile.status).to.equal(422);
     expect(badFile.html).to.match(/<p id="file-0-error" class="error" role="alert">[^<]*https/);
     const cancelled = await v.open(`/dashboard/orders/${orderId}/cancel`, { form: { _csrf: await v.csrf() } });
@@ -259,12 +368,29 @@ describe('the dashboard on the embedded backend (npm start: PGlite, in-process q
   it('signs in with a plain (not Secure) cookie on http, renders every page and takes a form', async () => {
     const r = await t.reseller();
     const v = new Visitor(t);
-    const signIn = await v.open(new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname, { method: 'POST' });
+    const signIn = await v.open(new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url).pathname, {
+      method: 'POST',
+    });
     expect(signIn.setCookie[0]).to.match(/^pa_dash=rds_[^;]+;.*HttpOnly; SameSite=Lax$/);
-    for (const path of ['/dashboard', '/dashboard/stores', '/dashboard/products', '/dashboard/orders', '/dashboard/webhooks']) {
+    for (const path of [
+      '/dashboard',
+      '/dashboard/stores',
+      '/dashboard/products',
+      '/dashboard/orders',
+      '/dashboard/webhooks',
+    ]) {
       expect((await v.open(path)).status, path).to.equal(200);
     }
-    const made = await v.open('/dashboard/products', { form: { sku: 'EMBEDDED-1', title: 'Card', productId: 'business-cards', options: '', active: 'on', _csrf: await v.csrf() } });
+    const made = await v.open('/dashboard/products', {
+      form: {
+        sku: 'EMBEDDED-1',
+        title: 'Card',
+        productId: 'business-cards',
+        options: '',
+        active: 'on',
+        _csrf: await v.csrf(),
+      },
+    });
     expect(made.status, made.html.slice(0, 300)).to.equal(303);
   });
 });

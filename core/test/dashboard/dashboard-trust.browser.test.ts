@@ -24,7 +24,9 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
     // Another site (another origin and another site: `localhost` is not `127.0.0.1`), whose page posts a login link on load.
     attacker = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<!doctype html><form id="f" method="post" action="${target}"></form><script>document.getElementById('f').submit()</script>`);
+      res.end(
+        `<!doctype html><form id="f" method="post" action="${target}"></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   });
@@ -54,7 +56,14 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
     await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/innocent-page`);
     const refused = await landed;
     expect(refused.status()).to.equal(403);
-    await waitFor('the refusal page', async () => (await page.getByRole('alert').textContent().catch(() => null))?.includes('sent by another site'));
+    await waitFor('the refusal page', async () =>
+      (
+        await page
+          .getByRole('alert')
+          .textContent()
+          .catch(() => null)
+      )?.includes('sent by another site'),
+    );
     expect(await dashboardCookies(ctx)).to.deep.equal([]);
     expect((await page.goto(`${t.baseUrl}/dashboard`))!.status()).to.equal(401);
 
@@ -77,7 +86,10 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
     expect(await page.getByRole('button', { name: /Switch to/ }).count()).to.equal(0);
     expect(await page.getByTestId('mode-hint').textContent()).to.contain('login link made with a live key');
     // Only what the key may read is in the navigation.
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).to.deep.equal(['Home', 'Orders']);
+    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents()).to.deep.equal([
+      'Home',
+      'Orders',
+    ]);
 
     // The switch the page does not offer, sent anyway from the page with the session's CSRF token.
     const switched = page.waitForResponse((res) => res.url() === `${t.baseUrl}/dashboard/mode`);
@@ -92,7 +104,14 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
       form.submit();
     })()`);
     expect((await switched).status()).to.equal(403);
-    await waitFor('the refusal', async () => (await page.getByRole('alert').textContent().catch(() => null))?.includes('stays in test mode'));
+    await waitFor('the refusal', async () =>
+      (
+        await page
+          .getByRole('alert')
+          .textContent()
+          .catch(() => null)
+      )?.includes('stays in test mode'),
+    );
     await page.goto(`${t.baseUrl}/dashboard`);
     expect(await page.getByTestId('mode').textContent()).to.equal('test');
     expect((await page.goto(`${t.baseUrl}/dashboard/webhooks`))!.status()).to.equal(403);

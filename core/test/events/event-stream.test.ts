@@ -14,7 +14,10 @@ function eventIdAt(at: number, suffix: string): string {
 describeEachBackend('the event stream (GET /events/stream)', (get) => {
   async function open(key: string, query = '') {
     const abort = new AbortController();
-    const res = await fetch(`${get().baseUrl}/api/reseller/v1/events/stream${query}`, { headers: { authorization: `Bearer ${key}`, 'user-agent': USER_AGENT }, signal: abort.signal });
+    const res = await fetch(`${get().baseUrl}/api/reseller/v1/events/stream${query}`, {
+      headers: { authorization: `Bearer ${key}`, 'user-agent': USER_AGENT },
+      signal: abort.signal,
+    });
     expect(res.status).to.equal(200);
     const messages = readServerSentEvents(res.body!);
     const next = async (): Promise<ServerSentEvent> => (await messages.next()).value!;
@@ -22,8 +25,25 @@ describeEachBackend('the event stream (GET /events/stream)', (get) => {
   }
 
   async function insertEvent(resellerId: string, id: string, type: string, createdAt: Date) {
-    const envelope = { id, type, createdAt: createdAt.toISOString(), testMode: true, data: { order: { id: `ord_${id.slice(4)}` } } };
-    await get().service.db.insertInto('events').values({ id, reseller_id: resellerId, mode: 'test', type, order_id: null, payload: JSON.stringify(envelope), created_at: createdAt }).execute();
+    const envelope = {
+      id,
+      type,
+      createdAt: createdAt.toISOString(),
+      testMode: true,
+      data: { order: { id: `ord_${id.slice(4)}` } },
+    };
+    await get()
+      .service.db.insertInto('events')
+      .values({
+        id,
+        reseller_id: resellerId,
+        mode: 'test',
+        type,
+        order_id: null,
+        payload: JSON.stringify(envelope),
+        created_at: createdAt,
+      })
+      .execute();
     get().service.services.outbox.notify();
   }
 
@@ -58,12 +78,29 @@ describeEachBackend('the event stream (GET /events/stream)', (get) => {
       mode: i % 100 === 7 ? 'live' : 'test',
       type: 'order.created',
       order_id: null,
-      payload: JSON.stringify({ id, type: 'order.created', createdAt: new Date(start + i).toISOString(), testMode: i % 100 !== 7, data: {} }),
+      payload: JSON.stringify({
+        id,
+        type: 'order.created',
+        createdAt: new Date(start + i).toISOString(),
+        testMode: i % 100 !== 7,
+        data: {},
+      }),
       created_at: new Date(start + i),
-    })) as Array<{ id: string; reseller_id: string; mode: 'live' | 'test'; type: string; order_id: null; payload: string; created_at: Date }>;
+    })) as Array<{
+      id: string;
+      reseller_id: string;
+      mode: 'live' | 'test';
+      type: string;
+      order_id: null;
+      payload: string;
+      created_at: Date;
+    }>;
     await get().service.db.insertInto('events').values(rows).execute();
     await insertEvent(other.id, eventIdAt(start + 5, 'O'), 'order.created', new Date(start + 5));
-    const expected = rows.filter((row) => row.mode === 'test').map((row) => row.id).slice(1);
+    const expected = rows
+      .filter((row) => row.mode === 'test')
+      .map((row) => row.id)
+      .slice(1);
     const stream = await open(r.key, `?after=${ids[0]}`);
     try {
       expect((await stream.next()).event).to.equal('ready');

@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { Outbox, type EventEnvelope } from '../../src/modules/events/outbox.ts';
 
-const event = (type: string): EventEnvelope => ({ id: `evt_${type}`, type, createdAt: new Date().toISOString(), testMode: true, data: {} });
+const event = (type: string): EventEnvelope => ({
+  id: `evt_${type}`,
+  type,
+  createdAt: new Date().toISOString(),
+  testMode: true,
+  data: {},
+});
 
 describe('outbox subscribers', () => {
   it('hands a subscriber the committed events of its type only, and nothing for a write without them', () => {

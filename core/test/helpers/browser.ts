@@ -40,7 +40,10 @@ export interface TestBrowser {
 export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
   if (ctx.timeout() < SETUP_TIMEOUT_MS) ctx.timeout(SETUP_TIMEOUT_MS);
   if (!existsSync(CHROMIUM_PATH)) {
-    if (REQUIRE_SERVICES) throw new Error(`Chromium is not installed at ${CHROMIUM_PATH} and REQUIRE_SERVICES=1 (apt-get install chromium)`);
+    if (REQUIRE_SERVICES)
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM_PATH} and REQUIRE_SERVICES=1 (apt-get install chromium)`,
+      );
     ctx.skip();
   }
   const profiles: string[] = [];

@@ -8,7 +8,15 @@ import { createTestPostgresDatabase, needService } from './services.ts';
  * to just before `migration` (`migrateBefore`), writes the rows as they were, then applies the
  * rest (`migrateRest`, which answers the migrations it applied) and checks how they became.
  */
-export function describeMigration(title: string, migration: string, body: (m: { db: () => Kysely<any>; migrateBefore: () => Promise<void>; migrateRest: () => Promise<string[]> }) => void): void {
+export function describeMigration(
+  title: string,
+  migration: string,
+  body: (m: {
+    db: () => Kysely<any>;
+    migrateBefore: () => Promise<void>;
+    migrateRest: () => Promise<string[]>;
+  }) => void,
+): void {
   if (!(migration in migrations)) throw new Error(`No migration ${migration}`);
   const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < migration));
   for (const kind of ['pglite', 'postgres'] as const) {
@@ -32,7 +40,11 @@ export function describeMigration(title: string, migration: string, body: (m: { 
         await drop?.();
       });
       const db = () => handle!.db;
-      body({ db, migrateBefore: async () => void (await migrateToLatest(db(), earlier)), migrateRest: () => migrateToLatest(db(), migrations) });
+      body({
+        db,
+        migrateBefore: async () => void (await migrateToLatest(db(), earlier)),
+        migrateRest: () => migrateToLatest(db(), migrations),
+      });
     });
   }
 }

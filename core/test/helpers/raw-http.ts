@@ -13,7 +13,10 @@ export interface RawResponse {
  * (throwing on one that does not decompress); a test of how the service reads such bodies
  * needs a client nothing stands between.
  */
-export function rawRequest(baseUrl: string, request: { method: string; target: string; headers?: Record<string, string>; body?: Buffer | string }): Promise<RawResponse> {
+export function rawRequest(
+  baseUrl: string,
+  request: { method: string; target: string; headers?: Record<string, string>; body?: Buffer | string },
+): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
   const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
   const head = [

@@ -31,7 +31,14 @@ export function refOrder(id: string, over: Partial<RefOrderJson> = {}): RefOrder
     created_at: '2026-11-20T10:00:00Z',
     updated_at: '2026-11-20T10:05:00Z',
     items: [{ id: `${id}-1`, sku: 'CARD-01', qty: 250 }],
-    ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+    ship_to: {
+      name: 'Eva Jansen',
+      email: 'eva@example.nl',
+      street: 'Dam 1',
+      zip: '1012 JS',
+      city: 'Amsterdam',
+      country: 'nl',
+    },
     ...over,
   };
 }
@@ -53,7 +60,10 @@ export class ReferenceShop {
 
   private constructor(server: TestHttpsServer, shop: { id: string; name: string }) {
     this.server = server;
-    server.route('/api/shop', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(shop)));
+    server.route(
+      '/api/shop',
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(shop)),
+    );
     server.route('/api/webhooks', (_req, res, body) => {
       this.webhookSecret = (JSON.parse(body.toString('utf8')) as { secret?: string }).secret;
       res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"wh-1"}');
@@ -68,19 +78,25 @@ export class ReferenceShop {
     server.route('/api/order', (req, res) => {
       const id = new URL(req.url ?? '/', this.server.url).searchParams.get('id') ?? '';
       const order = this.orders.get(id);
-      if (!order) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such order"}');
+      if (!order)
+        return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"no such order"}');
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ order }));
     });
     server.route('/api/orders', (req, res) => {
-      const since = Date.parse(new URL(req.url ?? '/', this.server.url).searchParams.get('updated_since') ?? '1970-01-01T00:00:00Z');
+      const since = Date.parse(
+        new URL(req.url ?? '/', this.server.url).searchParams.get('updated_since') ?? '1970-01-01T00:00:00Z',
+      );
       const orders = () => [...this.orders.values()].filter((o) => Date.parse(o.updated_at) > since);
-      const answer = () => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: orders() }));
+      const answer = () =>
+        void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: orders() }));
       if (this.#held) this.#held.push(answer);
       else answer();
     });
   }
 
-  static async start(shop = { id: `ref-shop-${randomUUID().slice(0, 8)}`, name: 'Reference Shop' }): Promise<ReferenceShop> {
+  static async start(
+    shop = { id: `ref-shop-${randomUUID().slice(0, 8)}`, name: 'Reference Shop' },
+  ): Promise<ReferenceShop> {
     return new ReferenceShop(await startHttpsServer(), shop);
   }
 
@@ -107,15 +123,37 @@ export class ReferenceShop {
   /** A delivery of `order` signed as the platform signs per-store webhooks. */
   signed(order: unknown, eventId = randomUUID()): { headers: Record<string, string>; body: string } {
     const body = JSON.stringify({ order });
-    const signature = createHmac('sha256', this.webhookSecret ?? '').update(body).digest('hex');
-    return { body, headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': eventId, 'x-ref-topic': 'order.updated', 'user-agent': 'RefShop-Hookshot/1.0' } };
+    const signature = createHmac('sha256', this.webhookSecret ?? '')
+      .update(body)
+      .digest('hex');
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-ref-signature': signature,
+        'x-ref-event-id': eventId,
+        'x-ref-topic': 'order.updated',
+        'user-agent': 'RefShop-Hookshot/1.0',
+      },
+    };
   }
 
   /** A product webhook (`product.updated`), signed as the platform signs per-store webhooks. */
   productChanged(productId: string, eventId = randomUUID()): { headers: Record<string, string>; body: string } {
     const body = JSON.stringify({ product: { id: productId } });
-    const signature = createHmac('sha256', this.webhookSecret ?? '').update(body).digest('hex');
-    return { body, headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': eventId, 'x-ref-topic': 'product.updated', 'user-agent': 'RefShop-Hookshot/1.0' } };
+    const signature = createHmac('sha256', this.webhookSecret ?? '')
+      .update(body)
+      .digest('hex');
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-ref-signature': signature,
+        'x-ref-event-id': eventId,
+        'x-ref-topic': 'product.updated',
+        'user-agent': 'RefShop-Hookshot/1.0',
+      },
+    };
   }
 
   close(): Promise<void> {

@@ -21,17 +21,41 @@ export interface ReferenceStoreWorld {
  * reference shop connected to it, whose catch-up poll has run: the stage for tests that drive
  * the stores module's steps one by one.
  */
-export async function referenceStoreWorld(ctx: Mocha.Context, backend: Backend, env: Record<string, string> = {}): Promise<ReferenceStoreWorld> {
+export async function referenceStoreWorld(
+  ctx: Mocha.Context,
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<ReferenceStoreWorld> {
   const files = await startFileServer();
   const shop = await ReferenceShop.start();
   const t = await startTestService(ctx, backend, env, { connectors: [referenceConnector] });
   const r = await t.reseller();
   await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-  expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
-  const connected = await t.api(r.key, 'POST', '/stores', { platform: referenceConnector.manifest.platform, shopUrl: shop.url, token: 'tok-1' });
+  expect(
+    (
+      await t.api(r.key, 'POST', '/reseller-products', {
+        sku: 'CARD-01',
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      })
+    ).status,
+  ).to.equal(201);
+  const connected = await t.api(r.key, 'POST', '/stores', {
+    platform: referenceConnector.manifest.platform,
+    shopUrl: shop.url,
+    token: 'tok-1',
+  });
   expect(connected.status, JSON.stringify(connected.body)).to.equal(201);
   const storeId = connected.body.data.id as string;
-  const polled = async () => (await t.service.db.selectFrom('stores').select('last_polled_at').where('id', '=', storeId).executeTakeFirstOrThrow()).last_polled_at;
+  const polled = async () =>
+    (
+      await t.service.db
+        .selectFrom('stores')
+        .select('last_polled_at')
+        .where('id', '=', storeId)
+        .executeTakeFirstOrThrow()
+    ).last_polled_at;
   await waitFor('the catch-up poll', async () => (await polled()) !== null);
   return {
     t,

@@ -19,7 +19,11 @@ describe('cached API keys across processes', function () {
       expect((await b.api(other.body.data.key, 'GET', '/me')).status).to.equal(200);
       // Proof that b serves the key from its cache: a change behind the service's back (no
       // invalidation) is not seen before the entry expires.
-      await a.service.db.updateTable('api_keys').set({ scopes: JSON.stringify(['wallet:read']) }).where('id', '=', keyId).execute();
+      await a.service.db
+        .updateTable('api_keys')
+        .set({ scopes: JSON.stringify(['wallet:read']) })
+        .where('id', '=', keyId)
+        .execute();
       expect((await b.api(key, 'GET', '/me')).body.data.scopes).to.equal(null);
 
       expect((await a.admin('DELETE', `/api-keys/${keyId}`)).status).to.equal(200);
@@ -30,10 +34,22 @@ describe('cached API keys across processes', function () {
       expect((await b.service.services.accounts.resellerRow(id)).status).to.equal('approved');
       await a.admin('POST', `/resellers/${id}/suspend`);
       // ... and is told of the suspension like of a revoked key.
-      await waitFor('the suspended row on b', async () => (await b.service.services.accounts.resellerRow(id)).status === 'suspended', 2000);
-      await waitFor('the suspension on b', async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 403, 2000);
+      await waitFor(
+        'the suspended row on b',
+        async () => (await b.service.services.accounts.resellerRow(id)).status === 'suspended',
+        2000,
+      );
+      await waitFor(
+        'the suspension on b',
+        async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 403,
+        2000,
+      );
       await a.admin('POST', `/resellers/${id}/approve`);
-      await waitFor('the approval on b', async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 200, 2000);
+      await waitFor(
+        'the approval on b',
+        async () => (await b.api(other.body.data.key, 'GET', '/me')).status === 200,
+        2000,
+      );
     } finally {
       await a.close();
       await b.close();

@@ -44,7 +44,12 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
 
   it('lets only approved accounts create keys', async () => {
     const t = get();
-    const created = await t.admin('POST', '/resellers', { name: 'New', email: 'new@example.com', phone: '+31 6 1234 5678', discountPercent: 5 });
+    const created = await t.admin('POST', '/resellers', {
+      name: 'New',
+      email: 'new@example.com',
+      phone: '+31 6 1234 5678',
+      discountPercent: 5,
+    });
     expect(created.status).to.equal(201);
     expect(created.body.data.status).to.equal('pending');
     const refused = await t.admin('POST', `/resellers/${created.body.data.id}/api-keys`, { mode: 'live' });
@@ -56,7 +61,11 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
     const t = get();
     const doc = (await t.api(undefined, 'GET', '/openapi.json')).body;
     const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({ path: path.replace(/\{\w+\}/g, 'x'), method: method.toUpperCase(), scope: op['x-scope'] as string | undefined })),
+      Object.entries(ops).map(([method, op]) => ({
+        path: path.replace(/\{\w+\}/g, 'x'),
+        method: method.toUpperCase(),
+        scope: op['x-scope'] as string | undefined,
+      })),
     );
     const scoped = operations.filter((o) => o.scope);
     expect(scoped.length).to.be.greaterThan(0);
@@ -87,10 +96,17 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
     const listed = await t.admin('GET', `/resellers/${id}/api-keys`);
     expect(listed.body.data.find((k: { id: string }) => k.id === keyId).scopes).to.deep.equal([]);
     // Stored as jsonb '[]', not NULL (which is every scope).
-    const row = await t.service.db.selectFrom('api_keys').select('scopes').where('id', '=', keyId).executeTakeFirstOrThrow();
+    const row = await t.service.db
+      .selectFrom('api_keys')
+      .select('scopes')
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
     expect(row.scopes).to.deep.equal([]);
     const all = await t.reseller();
-    expect((await t.service.db.selectFrom('api_keys').select('scopes').where('id', '=', all.keyId).executeTakeFirstOrThrow()).scopes).to.equal(null);
+    expect(
+      (await t.service.db.selectFrom('api_keys').select('scopes').where('id', '=', all.keyId).executeTakeFirstOrThrow())
+        .scopes,
+    ).to.equal(null);
     // Twice: the second answer comes from the cache of authenticated keys where it is on.
     for (let i = 0; i < 2; i++) {
       const me = await t.api(key, 'GET', '/me');
@@ -101,7 +117,11 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
     const scoped = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.entries(ops)
         .filter(([, op]) => op['x-scope'])
-        .map(([method, op]) => ({ path: path.replace(/\{\w+\}/g, 'x'), method: method.toUpperCase(), scope: op['x-scope'] as string })),
+        .map(([method, op]) => ({
+          path: path.replace(/\{\w+\}/g, 'x'),
+          method: method.toUpperCase(),
+          scope: op['x-scope'] as string,
+        })),
     );
     for (const op of scoped) {
       const res = await t.api(key, op.method, op.path, op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
@@ -109,13 +129,29 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
       expect(res.body.error.code).to.equal('insufficient_scope');
     }
     // Placing an order, the case the issue names, with a valid body.
-    const order = await t.api(key, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: { name: 'A', address1: 'B 1', postalCode: '1000 AA', city: 'C', country: 'NL' } }, { 'idempotency-key': `empty-${keyId}` });
+    const order = await t.api(
+      key,
+      'POST',
+      '/orders',
+      {
+        lines: [{ productId: 'business-cards', quantity: 250 }],
+        recipient: { name: 'A', address1: 'B 1', postalCode: '1000 AA', city: 'C', country: 'NL' },
+      },
+      { 'idempotency-key': `empty-${keyId}` },
+    );
     expect(order.status).to.equal(403);
     // The back-office description says so.
     const adminDoc = (await t.admin('GET', '/openapi.json')).body;
-    expect(adminDoc.paths['/resellers/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.scopes.description).to.match(/\[\] gives none/);
+    expect(
+      adminDoc.paths['/resellers/{id}/api-keys'].post.requestBody.content['application/json'].schema.properties.scopes
+        .description,
+    ).to.match(/\[\] gives none/);
     // The connector install links check the scope themselves.
-    const link = await fetch(`${t.baseUrl}/connectors/shopify/install-links`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    const link = await fetch(`${t.baseUrl}/connectors/shopify/install-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(link.status).to.equal(403);
   });
 
@@ -134,7 +170,9 @@ describeEachBackend('API keys, scopes and accounts', (get) => {
 
   it('protects the back-office with its token', async () => {
     const t = get();
-    const res = await fetch(`${t.baseUrl}/admin/v1/resellers/x`, { headers: { 'user-agent': 'x-test', authorization: 'Bearer wrong' } });
+    const res = await fetch(`${t.baseUrl}/admin/v1/resellers/x`, {
+      headers: { 'user-agent': 'x-test', authorization: 'Bearer wrong' },
+    });
     expect(res.status).to.equal(401);
     expect(((await res.json()) as any).error.code).to.equal('unauthorized');
   });

@@ -9,9 +9,18 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     key = (await get().reseller()).key;
   });
 
-  for (const ua of ['python-requests/2.31.0', 'Python-urllib/3.11', 'Go-http-client/1.1', 'Java/17.0.2', 'libwww-perl/6.72', 'okhttp/4.12.0']) {
+  for (const ua of [
+    'python-requests/2.31.0',
+    'Python-urllib/3.11',
+    'Go-http-client/1.1',
+    'Java/17.0.2',
+    'libwww-perl/6.72',
+    'okhttp/4.12.0',
+  ]) {
     it(`refuses the generic user agent '${ua}' with 403 code 1010`, async () => {
-      const res = await fetch(`${get().baseUrl}/api/reseller/v1/me`, { headers: { 'user-agent': ua, authorization: `Bearer ${key}` } });
+      const res = await fetch(`${get().baseUrl}/api/reseller/v1/me`, {
+        headers: { 'user-agent': ua, authorization: `Bearer ${key}` },
+      });
       expect(res.status).to.equal(403);
       expect(((await res.json()) as any).error.code).to.equal('1010');
     });
@@ -33,7 +42,10 @@ describeEachBackend('edge and HTTP conventions', (get) => {
   it('routes as express does: any case, a trailing slash, HEAD on a GET route', async () => {
     const t = get();
     expect((await t.api(key, 'GET', '/ME/')).status).to.equal(200);
-    const head = await fetch(`${t.baseUrl}/api/reseller/v1/products/business-cards`, { method: 'HEAD', headers: { 'user-agent': 'test/1.0', authorization: `Bearer ${key}` } });
+    const head = await fetch(`${t.baseUrl}/api/reseller/v1/products/business-cards`, {
+      method: 'HEAD',
+      headers: { 'user-agent': 'test/1.0', authorization: `Bearer ${key}` },
+    });
     expect(head.status).to.equal(200);
   });
 
@@ -55,10 +67,17 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     expect(encoding.status).to.equal(400);
     expect(encoding.body.error.code).to.equal('invalid_request');
     // A raw body that does not decompress, and one over the webhook limit (body-parser's own errors).
-    const garbled = await send('/connectors/shopify/webhooks/sto_x', { method: 'POST', headers: { 'content-encoding': 'gzip' }, body: 'not gzip' });
+    const garbled = await send('/connectors/shopify/webhooks/sto_x', {
+      method: 'POST',
+      headers: { 'content-encoding': 'gzip' },
+      body: 'not gzip',
+    });
     expect(garbled.status).to.equal(400);
     expect(garbled.body.error.code).to.equal('invalid_request');
-    const large = await send('/connectors/shopify/webhooks/sto_x', { method: 'POST', body: Buffer.alloc(6 * 1024 * 1024, 0x20) });
+    const large = await send('/connectors/shopify/webhooks/sto_x', {
+      method: 'POST',
+      body: Buffer.alloc(6 * 1024 * 1024, 0x20),
+    });
     expect(large.status).to.equal(413);
     expect(large.body.error.code).to.equal('payload_too_large');
   });
@@ -79,14 +98,24 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     const t = get();
     const res = await fetch(`${t.baseUrl}/admin/v1/resellers`, {
       method: 'POST',
-      headers: { 'user-agent': 'x-test', authorization: `Bearer ${t.service.adminToken}`, 'content-type': 'text/plain' },
+      headers: {
+        'user-agent': 'x-test',
+        authorization: `Bearer ${t.service.adminToken}`,
+        'content-type': 'text/plain',
+      },
       body: 'name=x',
     });
     expect(res.status).to.equal(415);
   });
 
   it('names every invalid field in details', async () => {
-    const res = await get().admin('POST', '/resellers', { name: '', email: 'nope', phone: 'x', discountPercent: 150, extra: 1 });
+    const res = await get().admin('POST', '/resellers', {
+      name: '',
+      email: 'nope',
+      phone: 'x',
+      discountPercent: 150,
+      extra: 1,
+    });
     expect(res.status).to.equal(400);
     const fields = res.body.error.details.map((d: { field: string }) => d.field);
     expect(fields).to.include.members(['name', 'email', 'phone', 'discountPercent']);
@@ -100,7 +129,9 @@ describeEachBackend('edge and HTTP conventions', (get) => {
     expect(doc.body.info.version).to.equal('1.2.0');
     const page = await fetch(`${t.baseUrl}/api/reseller/v1/docs`, { headers: { 'user-agent': 'x-test' } });
     expect(await page.text()).to.contain('swagger-ui-bundle.js');
-    const asset = await fetch(`${t.baseUrl}/api/reseller/v1/docs/assets/swagger-ui-bundle.js`, { headers: { 'user-agent': 'x-test' } });
+    const asset = await fetch(`${t.baseUrl}/api/reseller/v1/docs/assets/swagger-ui-bundle.js`, {
+      headers: { 'user-agent': 'x-test' },
+    });
     expect(asset.status).to.equal(200);
   });
 

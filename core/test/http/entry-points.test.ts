@@ -26,15 +26,37 @@ describe("the app's table of entry points", function () {
     const described = (doc: { paths: Record<string, object> }, base: string) =>
       Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${base}${p}`));
     expect(names).to.include.members([...described(api, API_BASE), ...described(admin, ADMIN_BASE)]);
-    expect(names).to.include.members(['POST /connectors/{platform}/webhooks/{target}', 'GET /healthz', 'POST /dashboard/mode', 'POST /admin/sign-in', 'GET /favicon.ico']);
+    expect(names).to.include.members([
+      'POST /connectors/{platform}/webhooks/{target}',
+      'GET /healthz',
+      'POST /dashboard/mode',
+      'POST /admin/sign-in',
+      'GET /favicon.ico',
+    ]);
   });
 
   it('gives each its kind, caller, CSRF defence and limit', () => {
     const find = (method: string, p: string) => table.entries.find((e) => e.method === method && e.path === p);
-    expect(find('get', `${API_BASE}/orders`)).to.include({ kind: 'api', auth: 'apiKey', csrf: 'none', scope: 'orders:read', limit: 'rate-limit' });
+    expect(find('get', `${API_BASE}/orders`)).to.include({
+      kind: 'api',
+      auth: 'apiKey',
+      csrf: 'none',
+      scope: 'orders:read',
+      limit: 'rate-limit',
+    });
     expect(find('post', `${ADMIN_BASE}/resellers`)).to.include({ kind: 'api', auth: 'admin', csrf: 'token' });
-    expect(find('post', '/dashboard/mode')).to.include({ kind: 'page', auth: 'reseller', csrf: 'token', limit: 'rate-limit' });
-    expect(find('post', '/admin/sign-in')).to.include({ kind: 'page', auth: 'public', csrf: 'origin', limit: 'sign-in' });
+    expect(find('post', '/dashboard/mode')).to.include({
+      kind: 'page',
+      auth: 'reseller',
+      csrf: 'token',
+      limit: 'rate-limit',
+    });
+    expect(find('post', '/admin/sign-in')).to.include({
+      kind: 'page',
+      auth: 'public',
+      csrf: 'origin',
+      limit: 'sign-in',
+    });
     expect(table.routes('').map((r) => r.path)).to.include('/connectors/{platform}/callback');
   });
 

@@ -9,7 +9,9 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const SRC = path.join(ROOT, 'core/src');
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+  );
 }
 
 /** Every error code core/src can put in an answer, as written in its source: thrown, mapped or documented. */
@@ -25,7 +27,8 @@ function codesInSource(): Map<string, string> {
     for (const m of text.matchAll(/\b(?:rejected|wrongState)\(\s*'([^']+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\bcode: '([^']+)'/g)) add(m[1]!, file);
     // Codes chosen by an expression inside an ApiError (`flow === 'install' ? 'store_install_rejected' : …`) and status maps.
-    for (const line of text.split('\n').filter((l) => l.includes('new ApiError(') || l.includes('new Refusal('))) for (const m of line.matchAll(/'([a-z0-9]+_[a-z0-9_]+)'/g)) add(m[1]!, file);
+    for (const line of text.split('\n').filter((l) => l.includes('new ApiError(') || l.includes('new Refusal(')))
+      for (const m of line.matchAll(/'([a-z0-9]+_[a-z0-9_]+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\b\d{3}: '([a-z]+_[a-z_]+)'/g)) add(m[1]!, file);
     if (/\binvalidRequest\(/.test(text)) add('invalid_request', file);
     if (/\bnotFound\(/.test(text)) add('not_found', file);
@@ -34,10 +37,15 @@ function codesInSource(): Map<string, string> {
 }
 
 describe('the error reference', () => {
-  const documented = new Set([...ERROR_CATALOGUE.map((e) => e.code), ...DETAIL_CATALOGUE.flatMap((d) => d.code.split(', '))]);
+  const documented = new Set([
+    ...ERROR_CATALOGUE.map((e) => e.code),
+    ...DETAIL_CATALOGUE.flatMap((d) => d.code.split(', ')),
+  ]);
 
   it('lists every error code thrown in core/src (and the CDN’s 1010)', () => {
-    const missing = [...codesInSource()].filter(([code]) => !documented.has(code)).map(([code, file]) => `${code} (${file})`);
+    const missing = [...codesInSource()]
+      .filter(([code]) => !documented.has(code))
+      .map(([code, file]) => `${code} (${file})`);
     expect(missing).to.deep.equal([]);
     expect(documented.has('1010')).to.equal(true);
     expect(codesInSource().size).to.be.greaterThan(50);
@@ -46,13 +54,21 @@ describe('the error reference', () => {
   it('finds the codes of refusals thrown by the domain (new Refusal, rejected, wrongState), each with its one status', () => {
     const found = codesInSource();
     // One of each way a module refuses: its own class, a rule broken, a state that does not allow it.
-    for (const code of ['store_rate_limited', 'unknown_install_link', 'invalid_options', 'card_rejected', 'sync_in_progress', 'order_not_awaiting_file']) {
+    for (const code of [
+      'store_rate_limited',
+      'unknown_install_link',
+      'invalid_options',
+      'card_rejected',
+      'sync_in_progress',
+      'order_not_awaiting_file',
+    ]) {
       expect(found.get(code), code).to.match(/^core\/src\/modules\//);
     }
     // A domain refusal's status is its code's, so a code thrown by the domain answers exactly one.
     for (const [code, file] of found) {
       const entry = ERROR_CATALOGUE.find((e) => e.code === code);
-      if (entry && file.startsWith('core/src/modules/') && !file.endsWith('connector-errors.ts')) expect(entry.status, code).to.have.length(1);
+      if (entry && file.startsWith('core/src/modules/') && !file.endsWith('connector-errors.ts'))
+        expect(entry.status, code).to.have.length(1);
     }
   });
 
@@ -66,7 +82,9 @@ describe('the error reference', () => {
       expect(e.action, e.code).to.not.equal('');
       expect(e.example, e.code).to.not.equal('');
     }
-    expect(ERROR_CATALOGUE.find((e) => e.code === '1010')!.action).to.include('User-Agent').and.include('python-requests');
+    expect(ERROR_CATALOGUE.find((e) => e.code === '1010')!.action)
+      .to.include('User-Agent')
+      .and.include('python-requests');
   });
 
   it('is in the repository as docs/errors.md, up to date (npm run docs:errors)', async () => {

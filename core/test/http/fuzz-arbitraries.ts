@@ -29,30 +29,102 @@ const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String
 const oddCharacter = fc.oneof(
   fc.constant('\u0000'),
   loneSurrogate,
-  fc.constantFrom('\u0001', '\u001f', '\u007f', '\u0085', '\u00a0', '\u2028', '\u202e', '\u0301', '\ufeff', '\ufffd', '\uffff', '\u{1f600}', '\u{10ffff}', '"', '\\', '%', '/', "'", '`', '${', '<', '\n', '\t'),
+  fc.constantFrom(
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    '\u0085',
+    '\u00a0',
+    '\u2028',
+    '\u202e',
+    '\u0301',
+    '\ufeff',
+    '\ufffd',
+    '\uffff',
+    '\u{1f600}',
+    '\u{10ffff}',
+    '"',
+    '\\',
+    '%',
+    '/',
+    "'",
+    '`',
+    '${',
+    '<',
+    '\n',
+    '\t',
+  ),
 );
 
 /** Strings that have broken services: NUL, lone surrogates, control and bidi characters, injections, very long text. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('', ' ', '\u0000', 'a\u0000b', '\ud800', '\udc00', 'x\udbff', '\udfff\ud800', '\u{1f600}', 'e\u0301', '%00', '%', '../../etc/passwd', '__proto__', 'constructor', 'prototype', 'null', 'true', '-1', '1e400', 'NaN', "'; drop table orders; --", '{{7*7}}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'a\u0000b',
+    '\ud800',
+    '\udc00',
+    'x\udbff',
+    '\udfff\ud800',
+    '\u{1f600}',
+    'e\u0301',
+    '%00',
+    '%',
+    '../../etc/passwd',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'null',
+    'true',
+    '-1',
+    '1e400',
+    'NaN',
+    "'; drop table orders; --",
+    '{{7*7}}',
+  ),
   fc.string({ unit: 'binary', maxLength: 24 }),
   fc.tuple(fc.string({ maxLength: 8 }), oddCharacter, fc.string({ maxLength: 8 })).map(([a, b, c]) => a + b + c),
-  fc.tuple(fc.constantFrom(300, 5_000, 70_000, 300_000), fc.constantFrom('x', '\u00e9', '\u{1f600}', '\u0000')).map(([n, c]) => c.repeat(n)),
+  fc
+    .tuple(fc.constantFrom(300, 5_000, 70_000, 300_000), fc.constantFrom('x', '\u00e9', '\u{1f600}', '\u0000'))
+    .map(([n, c]) => c.repeat(n)),
 );
 
 /** Shorter hostile text, for URLs and headers (a request head has to stay under 16 KB). */
 export const hostileShortString = hostileString.filter((s) => s.length <= 1_000);
 
 const hostileNumber: fc.Arbitrary<JsonNode> = fc.oneof(
-  fc.constantFrom<JsonNode>(1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, -(2 ** 63), 2 ** 64, 5e-324, -0, 0.5, -1, 0, 1.0000000000000002),
-  fc.constantFrom('1e400', '-1e400', '123456789012345678901234567890', '1E+2', '-0', '0.00000000000000000000001', '1e-400').map(raw),
+  fc.constantFrom<JsonNode>(
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER + 2,
+    -(2 ** 63),
+    2 ** 64,
+    5e-324,
+    -0,
+    0.5,
+    -1,
+    0,
+    1.0000000000000002,
+  ),
+  fc
+    .constantFrom(
+      '1e400',
+      '-1e400',
+      '123456789012345678901234567890',
+      '1E+2',
+      '-0',
+      '0.00000000000000000000001',
+      '1e-400',
+    )
+    .map(raw),
   fc.double().map((n) => (Number.isFinite(n) ? n : 0)),
 );
 
 /** Nesting deeper than any request needs, as text (no serializer recursion on our side). */
-const deepNesting: fc.Arbitrary<JsonNode> = fc.tuple(fc.constantFrom(40, 200, 5_000, 100_000), fc.boolean()).map(([n, arrays]) =>
-  raw(arrays ? `${'['.repeat(n)}${']'.repeat(n)}` : `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`),
-);
+const deepNesting: fc.Arbitrary<JsonNode> = fc
+  .tuple(fc.constantFrom(40, 200, 5_000, 100_000), fc.boolean())
+  .map(([n, arrays]) => raw(arrays ? `${'['.repeat(n)}${']'.repeat(n)}` : `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`));
 
 export const anyJson: fc.Arbitrary<JsonNode> = fc.letrec<{ node: JsonNode }>((tie) => ({
   node: fc.oneof(
@@ -68,11 +140,34 @@ export const anyJson: fc.Arbitrary<JsonNode> = fc.letrec<{ node: JsonNode }>((ti
 
 /** Objects whose keys reach for the prototype chain. */
 const prototypeKeys: fc.Arbitrary<JsonNode> = fc
-  .array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', 'toJSON', 'then', 'length'), anyJson), { minLength: 1, maxLength: 3 })
+  .array(
+    fc.tuple(
+      fc.constantFrom(
+        '__proto__',
+        'constructor',
+        'prototype',
+        'hasOwnProperty',
+        'toString',
+        'valueOf',
+        'toJSON',
+        'then',
+        'length',
+      ),
+      anyJson,
+    ),
+    { minLength: 1, maxLength: 3 },
+  )
   .map((entries) => object([...entries, ['__proto__', object([['polluted', true]])]]));
 
 /** A value of the wrong kind or of the hostile sort, for any place in a document. */
-export const hostileJson: fc.Arbitrary<JsonNode> = fc.oneof(hostileString, hostileNumber, deepNesting, prototypeKeys, anyJson, fc.constantFrom<JsonNode>(null, true, [], object([])));
+export const hostileJson: fc.Arbitrary<JsonNode> = fc.oneof(
+  hostileString,
+  hostileNumber,
+  deepNesting,
+  prototypeKeys,
+  anyJson,
+  fc.constantFrom<JsonNode>(null, true, [], object([])),
+);
 
 type Schema = Record<string, any>;
 
@@ -94,7 +189,8 @@ const urls = fc.constantFrom(
 function shapedString(schema: Schema): fc.Arbitrary<string> {
   if (schema.format === 'uri') return urls;
   if (schema.format === 'email') return fc.emailAddress();
-  if (schema.format === 'date-time') return fc.date({ min: new Date(0), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date(0), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
   if (typeof schema.pattern === 'string') {
     try {
       return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length <= (schema.maxLength ?? 1_000));
@@ -103,7 +199,11 @@ function shapedString(schema: Schema): fc.Arbitrary<string> {
     }
   }
   const minLength = schema.minLength ?? 0;
-  const plain = fc.string({ unit: 'grapheme', minLength, maxLength: Math.max(minLength, Math.min(schema.maxLength ?? 40, 40)) });
+  const plain = fc.string({
+    unit: 'grapheme',
+    minLength,
+    maxLength: Math.max(minLength, Math.min(schema.maxLength ?? 40, 40)),
+  });
   // Valid text with one odd character inside: NUL and lone surrogates where a value is expected.
   const spiked = fc.tuple(plain, oddCharacter).map(([s, c]) => s.slice(0, 1) + c + s.slice(1));
   return fc.oneof({ weight: 9, arbitrary: plain }, { weight: 1, arbitrary: spiked });
@@ -128,14 +228,16 @@ function replaceNth(document: JsonNode, n: number, by: JsonNode): JsonNode {
   const counting = (node: JsonNode): void => {
     count++;
     if (Array.isArray(node)) node.forEach(counting);
-    else if (node !== null && typeof node === 'object' && node.kind === 'object') node.entries.forEach(([, v]) => counting(v));
+    else if (node !== null && typeof node === 'object' && node.kind === 'object')
+      node.entries.forEach(([, v]) => counting(v));
   };
   counting(document);
   let index = n % count;
   const replacing = (node: JsonNode): JsonNode => {
     if (index-- === 0) return by;
     if (Array.isArray(node)) return node.map(replacing);
-    if (node !== null && typeof node === 'object' && node.kind === 'object') return object(node.entries.map(([k, v]) => [k, replacing(v)]));
+    if (node !== null && typeof node === 'object' && node.kind === 'object')
+      return object(node.entries.map(([k, v]) => [k, replacing(v)]));
     return node;
   };
   return replacing(document);
@@ -152,13 +254,23 @@ function shapedFromSchema(schema: Schema, hints: Hints, depth: number): fc.Arbit
     case 'integer':
       return fc.integer({ min: Math.max(schema.minimum ?? -1e9, -1e15), max: Math.min(schema.maximum ?? 1e9, 1e15) });
     case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: schema.minimum ?? -1e9, max: schema.maximum ?? 1e9 });
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        min: schema.minimum ?? -1e9,
+        max: schema.maximum ?? 1e9,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array':
-      return depth > 4 ? fc.constant([]) : fc.array(shapedFromSchema(schema.items ?? {}, hints, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      return depth > 4
+        ? fc.constant([])
+        : fc.array(shapedFromSchema(schema.items ?? {}, hints, depth + 1), {
+            minLength: schema.minItems ?? 0,
+            maxLength: Math.min(schema.maxItems ?? 4, 4),
+          });
     case 'object':
       return shapedObject(schema, hints, depth);
     default:
@@ -173,13 +285,24 @@ function shapedObject(schema: Schema, hints: Hints, depth: number): fc.Arbitrary
   const known = Object.entries(properties).map(([name, s]) => {
     const shaped = shapedFromSchema(s, hints, depth + 1);
     const value = hints[name] ? fc.oneof(fc.constantFrom(...hints[name]), shaped) : shaped;
-    return fc.tuple(required.has(name) ? fc.constant(true) : fc.boolean(), value).map(([present, v]) => (present ? [[name, v] as [string, JsonNode]] : []));
+    return fc
+      .tuple(required.has(name) ? fc.constant(true) : fc.boolean(), value)
+      .map(([present, v]) => (present ? [[name, v] as [string, JsonNode]] : []));
   });
-  const extraKey = fc.oneof(schema.propertyNames ? (shapedString(schema.propertyNames) as fc.Arbitrary<string>) : fc.string({ maxLength: 12 }), hostileShortString);
-  const extraValue = typeof schema.additionalProperties === 'object' ? shapedFromSchema(schema.additionalProperties, hints, depth + 1) : hostileJson;
+  const extraKey = fc.oneof(
+    schema.propertyNames ? (shapedString(schema.propertyNames) as fc.Arbitrary<string>) : fc.string({ maxLength: 12 }),
+    hostileShortString,
+  );
+  const extraValue =
+    typeof schema.additionalProperties === 'object'
+      ? shapedFromSchema(schema.additionalProperties, hints, depth + 1)
+      : hostileJson;
   // A closed object still gets an unknown key now and then.
   const extras = fc.array(fc.tuple(extraKey, extraValue), { maxLength: schema.additionalProperties === false ? 1 : 3 });
-  const extrasOdds = schema.additionalProperties === false ? fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras }) : extras;
+  const extrasOdds =
+    schema.additionalProperties === false
+      ? fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: extras })
+      : extras;
   return fc.tuple(fc.tuple(...known), extrasOdds).map(([props, more]) => object([...props.flat(), ...more]));
 }
 
@@ -189,7 +312,9 @@ export function percentEncode(text: string): string {
   for (const ch of text) {
     const c = ch.codePointAt(0)!;
     if (c >= 0xd800 && c <= 0xdfff) {
-      out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       out += encodeURIComponent(ch);
     }
@@ -198,11 +323,26 @@ export function percentEncode(text: string): string {
 }
 
 /** Percent-encoding gone wrong, written into URLs as it is. */
-export const brokenEncoding = fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '%2e%2e', '%2F', '%ff', '%C0%80', '%ED%A0%80', '%25', '+', '%u0000');
+export const brokenEncoding = fc.constantFrom(
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  '%2e%2e',
+  '%2F',
+  '%ff',
+  '%C0%80',
+  '%ED%A0%80',
+  '%25',
+  '+',
+  '%u0000',
+);
 
 /** A URL component: shaped or hostile text, encoded, sometimes with broken encoding around it. */
 export function urlComponent(shaped: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  const text = fc.oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: hostileShortString }).map(percentEncode);
+  const text = fc
+    .oneof({ weight: 6, arbitrary: shaped }, { weight: 1, arbitrary: hostileShortString })
+    .map(percentEncode);
   return fc.oneof(
     { weight: 9, arbitrary: text },
     { weight: 1, arbitrary: fc.tuple(text, brokenEncoding, text).map(([a, b, c]) => a + b + c) },
@@ -211,7 +351,15 @@ export function urlComponent(shaped: fc.Arbitrary<string>): fc.Arbitrary<string>
 
 /** Header text a client can send: visible ASCII and Latin-1, sometimes long. */
 export const headerValue: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 80 }),
-  fc.string({ unit: fc.integer({ min: 0xa0, max: 0xff }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 20 }),
+  fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: 80,
+  }),
+  fc.string({
+    unit: fc.integer({ min: 0xa0, max: 0xff }).map((c) => String.fromCharCode(c)),
+    minLength: 1,
+    maxLength: 20,
+  }),
   fc.constantFrom('x'.repeat(300), 'x'.repeat(5_000), ' ', '\t x'),
 );

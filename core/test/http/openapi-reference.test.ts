@@ -34,7 +34,9 @@ describe('the OpenAPI reference', function () {
       const op = doc.paths[route.path][route.method];
       if (route.body) {
         const content = op.requestBody.content['application/json'];
-        const examples: unknown[] = content.examples ? Object.values(content.examples).map((e: any) => e.value) : [content.example];
+        const examples: unknown[] = content.examples
+          ? Object.values(content.examples).map((e: any) => e.value)
+          : [content.example];
         expect(examples.length, `${name}: request example`).to.be.greaterThan(0);
         for (const example of examples) {
           expect(example, `${name}: request example`).to.not.equal(undefined);
@@ -48,19 +50,26 @@ describe('the OpenAPI reference', function () {
         if (!response.schema) {
           // A body that is not JSON (the event stream) has an example of its own, as text.
           expect(response.contentType, name).to.be.a('string');
-          expect(op.responses[status].content[response.contentType!].example, `${name} ${status}: response example`).to.be.a('string').and.not.equal('');
+          expect(op.responses[status].content[response.contentType!].example, `${name} ${status}: response example`)
+            .to.be.a('string')
+            .and.not.equal('');
           continue;
         }
         expect(response.example, `${name} ${status}: response example`).to.not.equal(undefined);
         const parsed = response.schema.safeParse(response.example);
         expect(parsed.success, `${name} ${status}: response example: ${parsed.error?.message}`).to.equal(true);
-        expect(op.responses[status].content['application/json'].example).to.deep.equal(JSON.parse(JSON.stringify(response.example)));
+        expect(op.responses[status].content['application/json'].example).to.deep.equal(
+          JSON.parse(JSON.stringify(response.example)),
+        );
       }
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         if (Number(status) < 400) continue;
-        const examples = Object.values(response.content['application/json'].examples) as Array<{ value: { error: { code: string; message: string } } }>;
+        const examples = Object.values(response.content['application/json'].examples) as Array<{
+          value: { error: { code: string; message: string } };
+        }>;
         expect(examples.length, `${name} ${status}`).to.be.greaterThan(0);
-        for (const e of examples) expect(e.value.error.message, `${name} ${status} ${e.value.error.code}`).to.be.a('string').and.not.equal('');
+        for (const e of examples)
+          expect(e.value.error.message, `${name} ${status} ${e.value.error.code}`).to.be.a('string').and.not.equal('');
       }
     }
   });
@@ -81,16 +90,41 @@ describe('the OpenAPI reference', function () {
 
   it('names the reusable schemas as components and refers to them instead of copying them', () => {
     const schemas = Object.keys(doc.components.schemas);
-    for (const name of ['Order', 'OrderLine', 'OrderState', 'OrderStatus', 'Quote', 'Product', 'ProductDetail', 'Recipient', 'LineInput', 'Error', 'ErrorDetail', 'Wallet', 'LedgerEntry', 'ResellerProduct', 'WebhookEndpoint', 'WebhookDelivery', 'Store', 'Tracking']) {
+    for (const name of [
+      'Order',
+      'OrderLine',
+      'OrderState',
+      'OrderStatus',
+      'Quote',
+      'Product',
+      'ProductDetail',
+      'Recipient',
+      'LineInput',
+      'Error',
+      'ErrorDetail',
+      'Wallet',
+      'LedgerEntry',
+      'ResellerProduct',
+      'WebhookEndpoint',
+      'WebhookDelivery',
+      'Store',
+      'Tracking',
+    ]) {
       expect(schemas, name).to.include(name);
     }
     const ref = (op: any, status: string) => op.responses[status].content['application/json'].schema.properties.data;
     expect(ref(doc.paths['/orders/{id}'].get, '200')).to.deep.equal({ $ref: '#/components/schemas/Order' });
     expect(ref(doc.paths['/quotes'].post, '200')).to.deep.equal({ $ref: '#/components/schemas/Quote' });
-    expect(doc.paths['/orders'].post.requestBody.content['application/json'].schema).to.deep.equal({ $ref: '#/components/schemas/PlaceOrderRequest' });
-    expect(doc.components.schemas.PlaceOrderRequest.properties.recipient).to.deep.equal({ $ref: '#/components/schemas/Recipient' });
+    expect(doc.paths['/orders'].post.requestBody.content['application/json'].schema).to.deep.equal({
+      $ref: '#/components/schemas/PlaceOrderRequest',
+    });
+    expect(doc.components.schemas.PlaceOrderRequest.properties.recipient).to.deep.equal({
+      $ref: '#/components/schemas/Recipient',
+    });
     // No inline copy of a named shape: no schema with the Order's or the Quote's properties outside its component.
-    const text = JSON.stringify(doc.paths, (key, value) => (key === 'example' || key === 'examples' ? undefined : value));
+    const text = JSON.stringify(doc.paths, (key, value) =>
+      key === 'example' || key === 'examples' ? undefined : value,
+    );
     expect(text).to.not.include('"carrierContact"');
     expect(text).to.not.include('"unitPublicPrice"');
   });
@@ -98,7 +132,8 @@ describe('the OpenAPI reference', function () {
   it('describes every parameter (filters included) and every enum of a named schema', () => {
     for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
-        for (const param of op.parameters) expect(param.description, `${method} ${p} ${param.name}`).to.be.a('string').and.not.equal('');
+        for (const param of op.parameters)
+          expect(param.description, `${method} ${p} ${param.name}`).to.be.a('string').and.not.equal('');
       }
     }
     expect(doc.components.schemas.OrderState.description).to.include('AWAITING_FUNDS');
@@ -112,14 +147,22 @@ describe('the OpenAPI reference', function () {
       const hook = doc.webhooks[event]?.post;
       expect(hook, event).to.not.equal(undefined);
       const headers = hook.parameters.map((h: any) => h.name);
-      expect(headers).to.include.members(['X-Service-Event', 'X-Service-Delivery', 'X-Service-Attempt', 'X-Service-Timestamp', 'X-Service-Signature']);
+      expect(headers).to.include.members([
+        'X-Service-Event',
+        'X-Service-Delivery',
+        'X-Service-Attempt',
+        'X-Service-Timestamp',
+        'X-Service-Signature',
+      ]);
       const example = hook.requestBody.content['application/json'].example;
       expect(example.type).to.equal(event);
       expect(example).to.have.keys('id', 'type', 'createdAt', 'testMode', 'data');
     }
     const signature = doc.webhooks['order.shipped'].post.parameters.find((h: any) => h.name === 'X-Service-Signature');
     expect(signature.description).to.include('HMAC-SHA256').and.include('<X-Service-Timestamp>.<raw body>');
-    expect(doc.webhooks['order.shipped'].post.requestBody.content['application/json'].example.data.tracking.carrier).to.equal('PostNL');
+    expect(
+      doc.webhooks['order.shipped'].post.requestBody.content['application/json'].example.data.tracking.carrier,
+    ).to.equal('PostNL');
   });
 
   it('states the User-Agent and rate-limit rules, and links the error reference from /docs', async () => {
@@ -132,7 +175,8 @@ describe('the OpenAPI reference', function () {
     const errors = await fetch(`${t.baseUrl}/api/reseller/v1/docs/errors`, { headers: { 'user-agent': USER_AGENT } });
     expect(errors.status).to.equal(200);
     const html = await errors.text();
-    for (const code of ['1010', 'invalid_file_url', 'rate_limited', 'idempotency_key_reused']) expect(html).to.include(`<code>${code}</code>`);
+    for (const code of ['1010', 'invalid_file_url', 'rate_limited', 'idempotency_key_reused'])
+      expect(html).to.include(`<code>${code}</code>`);
   });
 
   it('passes `redocly lint` with the recommended rules, without a warning', async function () {
@@ -142,13 +186,23 @@ describe('the OpenAPI reference', function () {
       const file = path.join(dir, 'openapi.json');
       writeFileSync(file, JSON.stringify(doc));
       const cli = path.join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
-      const run = await promisify(execFile)(process.execPath, [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'], {
-        cwd: dir,
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-        maxBuffer: 16 * 1024 * 1024,
-      }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '', failed: true }));
+      const run = await promisify(execFile)(
+        process.execPath,
+        [cli, 'lint', file, '--config', path.join(ROOT, 'redocly.yaml'), '--format', 'json'],
+        {
+          cwd: dir,
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      ).catch((err: { stdout?: string; stderr?: string }) => ({
+        stdout: err.stdout ?? '',
+        stderr: err.stderr ?? '',
+        failed: true,
+      }));
       const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{')));
-      const problems = (report.problems as Array<{ ruleId: string; severity: string; message: string }>).map((p) => `${p.severity} ${p.ruleId}: ${p.message}`);
+      const problems = (report.problems as Array<{ ruleId: string; severity: string; message: string }>).map(
+        (p) => `${p.severity} ${p.ruleId}: ${p.message}`,
+      );
       expect(problems).to.deep.equal([]);
       expect('failed' in run).to.equal(false);
     } finally {

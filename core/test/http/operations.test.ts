@@ -6,7 +6,9 @@ describeEachBackend('operations: queue dashboard and metrics', (get, backend) =>
     const t = get();
     const anonymous = await fetch(`${t.baseUrl}/admin/v1/queues`, { headers: { 'user-agent': 'ops-test' } });
     expect(anonymous.status).to.equal(401);
-    const res = await fetch(`${t.baseUrl}/admin/v1/queues`, { headers: { authorization: `Bearer ${t.service.adminToken}`, 'user-agent': 'ops-test' } });
+    const res = await fetch(`${t.baseUrl}/admin/v1/queues`, {
+      headers: { authorization: `Bearer ${t.service.adminToken}`, 'user-agent': 'ops-test' },
+    });
     expect(res.status).to.equal(200);
     const text = await res.text();
     if (backend === 'pglite') {
@@ -22,7 +24,9 @@ describeEachBackend('operations: queue dashboard and metrics', (get, backend) =>
     const { key } = await t.reseller();
     await t.api(key, 'GET', '/me');
     const text = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    expect(text).to.match(/http_request_duration_seconds_count\{method="GET",route="\/api\/reseller\/v1\/me",status="200"\} \d+/);
+    expect(text).to.match(
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/reseller\/v1\/me",status="200"\} \d+/,
+    );
     expect(text).to.match(/queue_jobs\{queue="production",state="waiting"\} \d+/);
     expect(text).to.contain('process_cpu_user_seconds_total');
   });

@@ -7,7 +7,8 @@ describeEachBackend('pagination', (get) => {
     const t = get();
     const r = await t.reseller();
     key = r.key;
-    for (let i = 1; i <= 30; i++) await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: i, reference: `t${i}` });
+    for (let i = 1; i <= 30; i++)
+      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: i, reference: `t${i}` });
   });
 
   it('pages with the default limit of 25 and walks every entry once, newest first', async () => {
@@ -37,7 +38,11 @@ describeEachBackend('pagination', (get) => {
     for (const huge of ['123456789012345678901234567890', '9'.repeat(400)]) {
       const res = await get().api(key, 'GET', `/wallet?limit=${huge}`);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body.data.entries).to.include({ limit: 100, limitCapped: true, requestedLimit: Number.MAX_SAFE_INTEGER });
+      expect(res.body.data.entries).to.include({
+        limit: 100,
+        limitCapped: true,
+        requestedLimit: Number.MAX_SAFE_INTEGER,
+      });
     }
   });
 

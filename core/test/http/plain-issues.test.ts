@@ -24,7 +24,18 @@ describe("zod's issues in plain English", () => {
       lines: z.array(z.string()).min(1),
       flags: z.strictObject({}),
     });
-    expect(sentences(schema, { postalCode: '', code: 'ab', quantity: 11, country: 'DE', email: 'no', url: 'no', lines: [], flags: { x: 1 } })).to.deep.equal([
+    expect(
+      sentences(schema, {
+        postalCode: '',
+        code: 'ab',
+        quantity: 11,
+        country: 'DE',
+        email: 'no',
+        url: 'no',
+        lines: [],
+        flags: { x: 1 },
+      }),
+    ).to.deep.equal([
       'name is required',
       'postalCode must not be empty',
       'code must have at least 3 characters',
@@ -35,15 +46,26 @@ describe("zod's issues in plain English", () => {
       'lines must have at least one item',
       'flags has a field it does not take: x',
     ]);
-    expect(sentences(schema.pick({ quantity: true }), { quantity: 'two' })).to.deep.equal(['quantity must be a number']);
-    expect(sentences(schema.pick({ quantity: true }), { quantity: 1.5 })).to.deep.equal(['quantity must be a whole number']);
+    expect(sentences(schema.pick({ quantity: true }), { quantity: 'two' })).to.deep.equal([
+      'quantity must be a number',
+    ]);
+    expect(sentences(schema.pick({ quantity: true }), { quantity: 1.5 })).to.deep.equal([
+      'quantity must be a whole number',
+    ]);
   });
 
   it("keeps a schema's own message", () => {
-    expect(sentences(z.object({ phone: z.string().regex(/^\+?\d+$/, 'must be a phone number such as +31 20 123 4567') }), { phone: 'x' })).to.deep.equal([
-      'phone must be a phone number such as +31 20 123 4567',
-    ]);
-    expect(sentences(z.object({ a: z.string() }).refine(() => false, 'give exactly one of a and b'), { a: 'x' })).to.deep.equal(['give exactly one of a and b']);
+    expect(
+      sentences(z.object({ phone: z.string().regex(/^\+?\d+$/, 'must be a phone number such as +31 20 123 4567') }), {
+        phone: 'x',
+      }),
+    ).to.deep.equal(['phone must be a phone number such as +31 20 123 4567']);
+    expect(
+      sentences(
+        z.object({ a: z.string() }).refine(() => false, 'give exactly one of a and b'),
+        { a: 'x' },
+      ),
+    ).to.deep.equal(['give exactly one of a and b']);
   });
 });
 
@@ -60,11 +82,18 @@ describe('the API words a missing field as required [pglite]', function () {
       key,
       'POST',
       '/orders',
-      { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', city: 'Amsterdam', country: 'NL' } },
+      {
+        lines: [{ productId: 'business-cards', quantity: 250 }],
+        recipient: { name: 'Jan de Vries', address1: 'Keizersgracht 1', city: 'Amsterdam', country: 'NL' },
+      },
       { 'idempotency-key': randomUUID() },
     );
     expect(res.status).to.equal(400);
     expect(res.body.error.message).to.equal('The request body is invalid: recipient.postalCode is required');
-    expect(res.body.error.details).to.deep.include({ field: 'recipient.postalCode', code: 'invalid_type', message: 'recipient.postalCode is required' });
+    expect(res.body.error.details).to.deep.include({
+      field: 'recipient.postalCode',
+      code: 'invalid_type',
+      message: 'recipient.postalCode is required',
+    });
   });
 });

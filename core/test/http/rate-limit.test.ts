@@ -64,11 +64,20 @@ describe('rate limits', function () {
     const redis = new Redis({ lazyConnect: true, enableOfflineQueue: false });
     const lines: string[] = [];
     const logger = winston.createLogger({
-      transports: [new winston.transports.Stream({ stream: new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }) })],
+      transports: [
+        new winston.transports.Stream({
+          stream: new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) }),
+        }),
+      ],
     });
     const counted: string[] = [];
     const onFallback = rateLimitFallbackReporter({ logger, count: (name) => counted.push(name), logEveryMs: 60_000 });
-    const limiter = createRateLimiter({ perMinute: 3, redis, keyPrefix: `rl-test-${randomBytes(4).toString('hex')}`, onFallback });
+    const limiter = createRateLimiter({
+      perMinute: 3,
+      redis,
+      keyPrefix: `rl-test-${randomBytes(4).toString('hex')}`,
+      onFallback,
+    });
     try {
       const decisions = [];
       for (let i = 0; i < 4; i++) decisions.push(await limiter.consume('key_1'));

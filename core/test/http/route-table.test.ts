@@ -26,11 +26,14 @@ describe('RouteTable', () => {
   });
 
   it('binds parameters by name', () => {
-    expect(find('PUT', '/orders/ord_1/lines/2/file')).to.deep.equal({ path: '/orders/{id}/lines/{line}/file', params: { id: 'ord_1', line: '2' } });
+    expect(find('PUT', '/orders/ord_1/lines/2/file')).to.deep.equal({
+      path: '/orders/{id}/lines/{line}/file',
+      params: { id: 'ord_1', line: '2' },
+    });
     expect(find('DELETE', '/stores/sto_1/links/lnk_9')?.params).to.deep.equal({ id: 'sto_1', linkId: 'lnk_9' });
   });
 
-  it("matches as express does by default: any case, one trailing slash, HEAD as GET", () => {
+  it('matches as express does by default: any case, one trailing slash, HEAD as GET', () => {
     expect(find('GET', '/ORDERS/')?.path).to.equal('/orders');
     expect(find('POST', '/Orders/ord_1/Cancel')?.params).to.deep.equal({ id: 'ord_1' });
     expect(find('HEAD', '/orders/ord_1')?.path).to.equal('/orders/{id}');
@@ -49,11 +52,17 @@ describe('RouteTable', () => {
   });
 
   it('answers a parameter with broken percent-encoding with 400, only where every literal matched', () => {
-    expect(() => table.find('GET', '/orders/%E0%A4%A')).to.throw(ApiError).with.property('status', 400);
+    expect(() => table.find('GET', '/orders/%E0%A4%A'))
+      .to.throw(ApiError)
+      .with.property('status', 400);
     expect(find('POST', '/orders/%E0%A4%A/refund')).to.equal(undefined);
   });
 
   it('lists its routes in the order declared', () => {
-    expect(table.routes.map((r) => `${r.method} ${r.path}`).slice(0, 3)).to.deep.equal(['get /orders', 'post /orders', 'get /orders/{id}']);
+    expect(table.routes.map((r) => `${r.method} ${r.path}`).slice(0, 3)).to.deep.equal([
+      'get /orders',
+      'post /orders',
+      'get /orders/{id}',
+    ]);
   });
 });

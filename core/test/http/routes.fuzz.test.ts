@@ -10,7 +10,15 @@ import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { withoutNock } from '../helpers/without-nock.ts';
 import { RECIPIENT } from '../orders/orders-helpers.ts';
-import { fromSchema, headerValue, type Hints, hostileJson, hostileShortString, jsonText, urlComponent } from './fuzz-arbitraries.ts';
+import {
+  fromSchema,
+  headerValue,
+  type Hints,
+  hostileJson,
+  hostileShortString,
+  jsonText,
+  urlComponent,
+} from './fuzz-arbitraries.ts';
 
 /**
  * Every route of the API and the back-office (from their OpenAPI descriptions, so a new route
@@ -36,7 +44,11 @@ const errorShape = z.strictObject({
   error: z.strictObject({
     code: z.string().min(1),
     message: z.string().min(1),
-    details: z.array(z.looseObject({ code: z.string().min(1), field: z.string().optional(), line: z.number().int().optional() })).optional(),
+    details: z
+      .array(
+        z.looseObject({ code: z.string().min(1), field: z.string().optional(), line: z.number().int().optional() }),
+      )
+      .optional(),
   }),
 });
 
@@ -59,7 +71,8 @@ function dereferenced(value: any, doc: any, depth = 0): any {
   if (Array.isArray(value)) return value.map((v) => dereferenced(v, doc, depth));
   if (value === null || typeof value !== 'object') return value;
   const { $ref, ...rest } = value as { $ref?: string };
-  const named = typeof $ref === 'string' ? doc.components?.schemas?.[$ref.replace('#/components/schemas/', '')] : undefined;
+  const named =
+    typeof $ref === 'string' ? doc.components?.schemas?.[$ref.replace('#/components/schemas/', '')] : undefined;
   const merged = named ? { ...named, ...rest } : value;
   return Object.fromEntries(Object.entries(merged).map(([k, v]) => [k, dereferenced(v, doc, depth + (named ? 1 : 0))]));
 }
@@ -102,22 +115,56 @@ interface FuzzRequest {
 /** How the body travels: mostly as it should, sometimes compressed, mislabelled or not JSON at all. */
 const bodyWrapping = fc.oneof(
   { weight: 24, arbitrary: fc.constant({ kind: 'json' as const }) },
-  { weight: 1, arbitrary: fc.constantFrom('gzip', 'deflate', 'br').map((encoding) => ({ kind: 'garbled' as const, encoding })) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'gzip' as const }) },
-  { weight: 1, arbitrary: fc.constantFrom('br2', 'gzip, br2', 'x-unknown').map((encoding) => ({ kind: 'unknown-encoding' as const, encoding })) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom('application/json; charset=utf-16le', 'application/json; charset=latin1', 'application/json; charset=nope', 'text/plain', 'application/x-www-form-urlencoded', '').map((contentType) => ({ kind: 'content-type' as const, contentType })),
+    arbitrary: fc.constantFrom('gzip', 'deflate', 'br').map((encoding) => ({ kind: 'garbled' as const, encoding })),
   },
-  { weight: 1, arbitrary: fc.constantFrom('', 'null', '{', '{"a":1}{', '\u0000', '"\\ud800"', '\ufeff{}', '[1,]', '{"a":1,"a":2}').map((text) => ({ kind: 'raw' as const, text })) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'bytes' as const, bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d]) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'gzip' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('br2', 'gzip, br2', 'x-unknown')
+      .map((encoding) => ({ kind: 'unknown-encoding' as const, encoding })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(
+        'application/json; charset=utf-16le',
+        'application/json; charset=latin1',
+        'application/json; charset=nope',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        '',
+      )
+      .map((contentType) => ({ kind: 'content-type' as const, contentType })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('', 'null', '{', '{"a":1}{', '\u0000', '"\\ud800"', '\ufeff{}', '[1,]', '{"a":1,"a":2}')
+      .map((text) => ({ kind: 'raw' as const, text })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant({
+      kind: 'bytes' as const,
+      bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x22, 0x7d]),
+    }),
+  },
 );
 
-function requestArbitrary(op: Operation, ids: Record<string, string[]>, hints: Hints, credentials: { key: string; adminToken: string }): fc.Arbitrary<FuzzRequest> {
+function requestArbitrary(
+  op: Operation,
+  ids: Record<string, string[]>,
+  hints: Hints,
+  credentials: { key: string; adminToken: string },
+): fc.Arbitrary<FuzzRequest> {
   const pathParams = op.params.filter((p) => p.in === 'path');
   const queryParams = op.params.filter((p) => p.in === 'query');
   const headerParams = op.params.filter((p) => p.in === 'header');
-  const stringOf = (schema: Schema | undefined): fc.Arbitrary<string> => fromSchema(schema, hints).map((v) => (typeof v === 'string' ? v : jsonText(v)));
+  const stringOf = (schema: Schema | undefined): fc.Arbitrary<string> =>
+    fromSchema(schema, hints).map((v) => (typeof v === 'string' ? v : jsonText(v)));
 
   const path = fc.tuple(
     ...pathParams.map((p) => {
@@ -127,24 +174,55 @@ function requestArbitrary(op: Operation, ids: Record<string, string[]>, hints: H
     }),
   );
   const queryPair = (name: fc.Arbitrary<string>, schema: Schema | undefined) =>
-    fc.tuple(urlComponent(name), urlComponent(stringOf(schema).filter((s) => s.length <= 1_000))).map(([k, v]) => `${k}=${v}`);
+    fc
+      .tuple(urlComponent(name), urlComponent(stringOf(schema).filter((s) => s.length <= 1_000)))
+      .map(([k, v]) => `${k}=${v}`);
   const query = fc
     .tuple(
       fc.tuple(...queryParams.map((p) => fc.option(queryPair(fc.constant(p.name), p.schema), { freq: 2 }))),
       // Unknown and repeated parameters, prototype names among them.
       fc.oneof(
         { weight: 3, arbitrary: fc.constant([]) },
-        { weight: 1, arbitrary: fc.array(queryPair(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'toString', ...queryParams.map((p) => p.name)), hostileShortString), undefined), { minLength: 1, maxLength: 2 }) },
+        {
+          weight: 1,
+          arbitrary: fc.array(
+            queryPair(
+              fc.oneof(
+                fc.constantFrom('__proto__', 'constructor', 'toString', ...queryParams.map((p) => p.name)),
+                hostileShortString,
+              ),
+              undefined,
+            ),
+            { minLength: 1, maxLength: 2 },
+          ),
+        },
       ),
     )
     .map(([known, extra]) => [...known.filter((q): q is string => q !== null), ...extra].join('&'));
-  const headers = fc.tuple(...headerParams.map((h) => fc.option(headerValue.map((v) => [h.name, v] as const), { freq: 6 })));
-  const body = op.body || op.method !== 'GET' ? fc.option(fc.tuple(op.body ? fromSchema(op.body, hints) : hostileJson, bodyWrapping), { freq: op.body ? 12 : 2 }) : fc.constant(null);
+  const headers = fc.tuple(
+    ...headerParams.map((h) =>
+      fc.option(
+        headerValue.map((v) => [h.name, v] as const),
+        { freq: 6 },
+      ),
+    ),
+  );
+  const body =
+    op.body || op.method !== 'GET'
+      ? fc.option(fc.tuple(op.body ? fromSchema(op.body, hints) : hostileJson, bodyWrapping), {
+          freq: op.body ? 12 : 2,
+        })
+      : fc.constant(null);
 
   return fc.tuple(path, query, headers, body).map(([params, q, hs, b]) => {
     let url = op.path;
     for (const [name, value] of params) url = url.replace(`{${name}}`, value);
-    const request: FuzzRequest = { method: op.method, url: q ? `${url}?${q}` : url, headers: { 'user-agent': USER_AGENT }, body: undefined };
+    const request: FuzzRequest = {
+      method: op.method,
+      url: q ? `${url}?${q}` : url,
+      headers: { 'user-agent': USER_AGENT },
+      body: undefined,
+    };
     if (op.auth === 'apiKey') request.headers.authorization = `Bearer ${credentials.key}`;
     if (op.auth === 'admin') request.headers.authorization = `Bearer ${credentials.adminToken}`;
     for (const h of hs) if (h) request.headers[h[0].toLowerCase()] = h[1];
@@ -168,7 +246,10 @@ function encodeBody(request: FuzzRequest, text: string, wrapping: Wrapping): Pic
       return { headers: { ...headers, 'content-encoding': wrapping.encoding }, body: Buffer.from(text) };
     case 'content-type': {
       const { 'content-type': _drop, ...rest } = headers;
-      return { headers: wrapping.contentType ? { ...rest, 'content-type': wrapping.contentType } : rest, body: Buffer.from(text) };
+      return {
+        headers: wrapping.contentType ? { ...rest, 'content-type': wrapping.contentType } : rest,
+        body: Buffer.from(text),
+      };
     }
     case 'raw':
       return { headers, body: Buffer.from(wrapping.text) };
@@ -178,11 +259,20 @@ function encodeBody(request: FuzzRequest, text: string, wrapping: Wrapping): Pic
 }
 
 /** Sends one request; answers what is wrong with the reply, or nothing. Counts the statuses. */
-async function problemWith(t: TestService, request: FuzzRequest, statuses: Map<number, number>): Promise<string | undefined> {
+async function problemWith(
+  t: TestService,
+  request: FuzzRequest,
+  statuses: Map<number, number>,
+): Promise<string | undefined> {
   let res: RawResponse;
   try {
     // Written to the socket as it is: fetch would resolve `..` and `%2e%2e` in the path first.
-    res = await rawRequest(t.baseUrl, { method: request.method, target: request.url, headers: request.headers, ...(request.body ? { body: request.body } : {}) });
+    res = await rawRequest(t.baseUrl, {
+      method: request.method,
+      target: request.url,
+      headers: request.headers,
+      ...(request.body ? { body: request.body } : {}),
+    });
   } catch (err) {
     return `the request failed: ${(err as Error).message}`;
   }
@@ -197,7 +287,9 @@ async function problemWith(t: TestService, request: FuzzRequest, statuses: Map<n
     return `${res.status} without a JSON error body: ${JSON.stringify(text.slice(0, 200))}`;
   }
   const shape = errorShape.safeParse(body);
-  return shape.success ? undefined : `${res.status} not in the error shape: ${text.slice(0, 300)} (${shape.error.message})`;
+  return shape.success
+    ? undefined
+    : `${res.status} not in the error shape: ${text.slice(0, 300)} (${shape.error.message})`;
 }
 
 /** What a failure looks like in the report: enough to replay it by hand. */
@@ -221,24 +313,41 @@ interface Setup {
 /** A reseller with something real behind the path parameters, so hostile requests get past the lookups. */
 async function setUp(t: TestService): Promise<Setup> {
   const { key } = await t.reseller();
-  const product = await t.api(key, 'POST', '/reseller-products', { sku: 'fuzz-sku', title: 'Fuzz', productId: 'business-cards' });
-  const order = await t.api(key, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT }, { 'idempotency-key': randomUUID() });
+  const product = await t.api(key, 'POST', '/reseller-products', {
+    sku: 'fuzz-sku',
+    title: 'Fuzz',
+    productId: 'business-cards',
+  });
+  const order = await t.api(
+    key,
+    'POST',
+    '/orders',
+    { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT },
+    { 'idempotency-key': randomUUID() },
+  );
   const webhook = await t.api(key, 'POST', '/webhooks', { url: 'https://localhost:9/hooks', events: ['*'] });
   // The back-office routes get another reseller: suspending the fuzzing one or revoking its key would end the fuzzing.
   const other = await t.reseller();
-  const products = ((await t.api(key, 'GET', '/products?limit=100')).body.data as Array<{ id: string }>).map((p) => p.id);
+  const products = ((await t.api(key, 'GET', '/products?limit=100')).body.data as Array<{ id: string }>).map(
+    (p) => p.id,
+  );
   const api = operations((await t.api(undefined, 'GET', '/openapi.json')).body, '/api/reseller/v1', 'apiKey');
   const admin = operations((await t.admin('GET', '/openapi.json')).body, '/admin/v1', 'admin');
   expect(api.length).to.be.greaterThan(20);
   expect(admin.length).to.be.greaterThan(5);
   const root = rootOperations(t);
-  expect(root.map((op) => op.name)).to.include.members(['POST /connectors/{platform}/webhooks/{target}', 'GET /connectors/{platform}/callback']);
+  expect(root.map((op) => op.name)).to.include.members([
+    'POST /connectors/{platform}/webhooks/{target}',
+    'GET /connectors/{platform}/callback',
+  ]);
   expect(PLATFORMS).to.have.length.greaterThanOrEqual(6);
   return {
     key,
     ops: [...api, ...admin, ...root],
     ids: {
-      id: [product.body.data?.id, order.body.data?.id, webhook.body.data?.id, other.id, other.keyId, 'fuzz-sku'].filter((v): v is string => typeof v === 'string'),
+      id: [product.body.data?.id, order.body.data?.id, webhook.body.data?.id, other.id, other.keyId, 'fuzz-sku'].filter(
+        (v): v is string => typeof v === 'string',
+      ),
       line: ['0', '1', '-1', '99999999999999999999'],
       platform: PLATFORMS,
       target: ['sto_00000000000000000000000000', 'compliance'],
@@ -256,7 +365,10 @@ async function setUp(t: TestService): Promise<Setup> {
 }
 
 /** Every operation in turn, each with its share of the time left; the failures of all of them. */
-async function fuzz(t: TestService, setup: Setup): Promise<{ failures: string[]; statuses: Map<number, number>; sent: number }> {
+async function fuzz(
+  t: TestService,
+  setup: Setup,
+): Promise<{ failures: string[]; statuses: Map<number, number>; sent: number }> {
   const deadline = Date.now() + TIME_MS;
   const failures: string[] = [];
   const statuses = new Map<number, number>();
@@ -269,18 +381,23 @@ async function fuzz(t: TestService, setup: Setup): Promise<{ failures: string[];
     const sliceEnd = Date.now() + Math.max(100, (deadline - Date.now()) / (setup.ops.length - i));
     let sentHere = 0;
     const result = await fc.check(
-      fc.asyncProperty(requestArbitrary(op, setup.ids, setup.hints, { key: setup.key, adminToken: t.service.adminToken }), async (request) => {
-        if (sentHere > 0 && Date.now() > sliceEnd) return;
-        sentHere++;
-        sent++;
-        const problem = await problemWith(t, request, statuses);
-        if (problem) throw new Error(`${problem}\n      request: ${describeRequest(request)}`);
-      }),
+      fc.asyncProperty(
+        requestArbitrary(op, setup.ids, setup.hints, { key: setup.key, adminToken: t.service.adminToken }),
+        async (request) => {
+          if (sentHere > 0 && Date.now() > sliceEnd) return;
+          sentHere++;
+          sent++;
+          const problem = await problemWith(t, request, statuses);
+          if (problem) throw new Error(`${problem}\n      request: ${describeRequest(request)}`);
+        },
+      ),
       { seed: seedFor(op.name), numRuns: RUNS },
     );
     if (result.failed) {
       const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-      failures.push(`${op.name} (FUZZ_SEED=${SEED}, fast-check seed ${result.seed}, path ${result.counterexamplePath}):\n      ${cause}`);
+      failures.push(
+        `${op.name} (FUZZ_SEED=${SEED}, fast-check seed ${result.seed}, path ${result.counterexamplePath}):\n      ${cause}`,
+      );
     }
   }
   return { failures, statuses, sent };
@@ -306,7 +423,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       expect(sent, 'requests sent').to.be.greaterThan(setup.ops.length);
       expect(statuses.get(429) ?? 0, 'rate limited').to.equal(0);
       expect(statuses.get(401) ?? 0, 'refused keys').to.be.lessThan(sent / 10);
-      expect([...statuses.keys()].filter((s) => s < 300), 'successes').not.to.be.empty;
+      expect(
+        [...statuses.keys()].filter((s) => s < 300),
+        'successes',
+      ).not.to.be.empty;
       expect((await t!.api(setup.key, 'GET', '/me')).status).to.equal(200);
     });
   });

@@ -2,7 +2,12 @@ import { expect } from 'chai';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 
 /** A request from the client address `from` (the service trusts loopback as its proxy, so X-Forwarded-For names the client). */
-async function from(t: TestService, address: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+async function from(
+  t: TestService,
+  address: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   return fetch(`${t.baseUrl}${path}`, {
     method: init.method ?? 'GET',
     redirect: 'manual',
@@ -48,7 +53,10 @@ describe('the edge on an https deployment: security headers on every surface, HS
       ['/health', {}],
     ];
     for (const [path, headers] of surfaces) {
-      const res = await fetch(`${t.baseUrl}${path}`, { redirect: 'manual', headers: { 'user-agent': USER_AGENT, ...headers } });
+      const res = await fetch(`${t.baseUrl}${path}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': USER_AGENT, ...headers },
+      });
       expectSecurityHeaders(res, path);
       expect(res.headers.get('strict-transport-security'), path).to.match(/^max-age=\d{7,}/);
     }
@@ -64,12 +72,19 @@ describe('credential requests: no open redirect on our own domain (PGlite)', fun
 
   it("answers a page, never a redirect, at a request's return address until its flow connected a store", async () => {
     const { key } = await t.reseller();
-    const begun = await t.api(key, 'POST', '/stores/credential-requests', { platform: 'WOOCOMMERCE', storeUrl: 'https://shop.example.com', returnUrl: 'https://evil.example/phish' });
+    const begun = await t.api(key, 'POST', '/stores/credential-requests', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: 'https://shop.example.com',
+      returnUrl: 'https://evil.example/phish',
+    });
     expect(begun.status, JSON.stringify(begun.body)).to.equal(201);
     const returnUrl = new URL(begun.body.data.redirectUrl).searchParams.get('return_url')!;
     expect(returnUrl.startsWith('https://print.example.com/connectors/woocommerce/credentials/')).to.equal(true);
     for (const query of ['', '?success=1&user_id=x', '?success=0']) {
-      const res = await fetch(`${returnUrl.replace('https://print.example.com', t.baseUrl)}${query}`, { redirect: 'manual', headers: { 'user-agent': USER_AGENT } });
+      const res = await fetch(`${returnUrl.replace('https://print.example.com', t.baseUrl)}${query}`, {
+        redirect: 'manual',
+        headers: { 'user-agent': USER_AGENT },
+      });
       expect(res.status, query).to.equal(200);
       expect(res.headers.get('location'), query).to.equal(null);
       expect(await res.text()).to.contain('You can close this window');
@@ -92,7 +107,10 @@ describe('the edge on a plain-http deployment: no HSTS, and X-Forwarded-For igno
 
   it('counts wrong keys by the socket address: a forged X-Forwarded-For per guess does not escape the lockout', async () => {
     let last: Response | undefined;
-    for (let i = 0; i < 31; i++) last = await from(t, `203.0.113.${i}`, '/api/reseller/v1/me', { headers: bearer(`prk_live_${'B'.repeat(31)}${i % 10}`) });
+    for (let i = 0; i < 31; i++)
+      last = await from(t, `203.0.113.${i}`, '/api/reseller/v1/me', {
+        headers: bearer(`prk_live_${'B'.repeat(31)}${i % 10}`),
+      });
     expect(last!.status).to.equal(429);
   });
 });
@@ -100,7 +118,10 @@ describe('the edge on a plain-http deployment: no HSTS, and X-Forwarded-For igno
 describe('lockouts throttle failures per client address, and never refuse a right credential (PostgreSQL + Redis, TRUST_PROXY=loopback)', function () {
   let t: TestService;
   before(async function () {
-    t = await startTestService(this, 'postgres+redis', { TRUST_PROXY: 'loopback', PUBLIC_URL: 'https://print.example.com' });
+    t = await startTestService(this, 'postgres+redis', {
+      TRUST_PROXY: 'loopback',
+      PUBLIC_URL: 'https://print.example.com',
+    });
   });
   after(() => t?.close());
 
@@ -117,7 +138,9 @@ describe('lockouts throttle failures per client address, and never refuse a righ
     expect(body.error.message).to.contain('a right one still works');
     expect((await from(t, client, '/api/reseller/v1/me', { headers: bearer(key) })).status).to.equal(200);
     expect((await wrong()).status).to.equal(429);
-    expect((await from(t, '198.51.100.11', '/api/reseller/v1/me', { headers: bearer(`prk_live_${'A'.repeat(32)}`) })).status).to.equal(401);
+    expect(
+      (await from(t, '198.51.100.11', '/api/reseller/v1/me', { headers: bearer(`prk_live_${'A'.repeat(32)}`) })).status,
+    ).to.equal(401);
     // No key at all is not a guess: it is never counted nor throttled.
     expect((await from(t, client, '/api/reseller/v1/me')).status).to.equal(401);
   });
@@ -129,12 +152,18 @@ describe('lockouts throttle failures per client address, and never refuse a righ
     const limited = await wrong();
     expect(limited.status).to.equal(429);
     expect(Number(limited.headers.get('retry-after'))).to.be.greaterThan(0);
-    expect((await from(t, client, '/admin/v1/resellers', { headers: bearer(t.service.adminToken) })).status).to.equal(200);
+    expect((await from(t, client, '/admin/v1/resellers', { headers: bearer(t.service.adminToken) })).status).to.equal(
+      200,
+    );
   });
 
   it('console sign-in: ten wrong tokens lock out wrong ones from that address only; the right token signs in from it', async () => {
     const signIn = (client: string, token: string) =>
-      from(t, client, '/admin/sign-in', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }).toString() });
+      from(t, client, '/admin/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token }).toString(),
+      });
     const client = '198.51.100.30';
     for (let i = 0; i < 9; i++) expect((await signIn(client, `wrong-${i}-${'x'.repeat(30)}`)).status).to.equal(401);
     expect((await signIn(client, `wrong-10-${'x'.repeat(30)}`)).status).to.equal(429);
@@ -145,7 +174,12 @@ describe('lockouts throttle failures per client address, and never refuse a righ
   it('dashboard links: ten that do not open lock out bad links from that address; a valid link still opens from it', async () => {
     const { key } = await t.reseller();
     const client = '198.51.100.40';
-    const open = (path: string) => from(t, client, path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const open = (path: string) =>
+      from(t, client, path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
     for (let i = 0; i < 9; i++) expect((await open(`/dashboard/login/not-a-link-${i}`)).status).to.equal(404);
     const limited = await open('/dashboard/login/not-a-link-10');
     expect(limited.status).to.equal(429);

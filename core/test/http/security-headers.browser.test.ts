@@ -25,7 +25,8 @@ describe('the references and the queue dashboard under the CSP (PGlite, Chromium
     page.on('console', (m) => {
       // bull-board's page asks Google Fonts for its typeface: refused on purpose (no third-party
       // request from the operators' browsers); it falls back to the system font.
-      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('https://fonts.googleapis.com/')) violations.push(m.text());
+      if (/Content Security Policy/i.test(m.text()) && !m.text().includes('https://fonts.googleapis.com/'))
+        violations.push(m.text());
     });
     await page.goto(`${t.baseUrl}/api/reseller/v1/docs`);
     await page.locator('.opblock').first().waitFor({ timeout: 30_000 });

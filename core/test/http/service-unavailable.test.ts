@@ -24,7 +24,11 @@ async function failingWith(err: Error): Promise<{ status: number; headers: Heade
 }
 
 describe('a dependency outage in a request', function () {
-  for (const message of ['Command timed out', "Stream isn't writeable and enableOfflineQueue options is false", 'Connection is closed.']) {
+  for (const message of [
+    'Command timed out',
+    "Stream isn't writeable and enableOfflineQueue options is false",
+    'Connection is closed.',
+  ]) {
     it(`answers Redis's '${message}' with 503 service_unavailable and Retry-After, not 500`, async () => {
       const res = await failingWith(new Error(message));
       expect(res.status).to.equal(503);

@@ -9,7 +9,12 @@ const RESELLER = { name: 'Acme Prints', email: 'ops@acme.example', phone: '+31 2
 function raw(t: TestService, path: string, text: string | Buffer, headers: Record<string, string> = {}) {
   return fetch(`${t.baseUrl}${path}`, {
     method: 'POST',
-    headers: { 'user-agent': USER_AGENT, authorization: `Bearer ${t.service.adminToken}`, 'content-type': 'application/json', ...headers },
+    headers: {
+      'user-agent': USER_AGENT,
+      authorization: `Bearer ${t.service.adminToken}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
     body: text,
   }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
 }
@@ -31,31 +36,83 @@ describeEachBackend('text the database cannot store, refused at the edge', (get)
 
   it('answers a NUL in a body string with 400 naming the field, on the back-office and the API', async () => {
     const t = get();
-    expectNamed(await t.admin('POST', '/resellers', { ...RESELLER, name: 'Acme\u0000Prints' }), 'name', 'nul_character');
-    const order = await t.api(key, 'POST', '/orders', { lines: [{ productId: 'business-cards', quantity: 100 }], recipient: { name: 'A\u0000', address1: 'x', postalCode: '1', city: 'y', country: 'NL' } }, { 'idempotency-key': 'nul-1' });
+    expectNamed(
+      await t.admin('POST', '/resellers', { ...RESELLER, name: 'Acme\u0000Prints' }),
+      'name',
+      'nul_character',
+    );
+    const order = await t.api(
+      key,
+      'POST',
+      '/orders',
+      {
+        lines: [{ productId: 'business-cards', quantity: 100 }],
+        recipient: { name: 'A\u0000', address1: 'x', postalCode: '1', city: 'y', country: 'NL' },
+      },
+      { 'idempotency-key': 'nul-1' },
+    );
     expectNamed(order, 'recipient.name', 'nul_character');
-    const quote = await t.api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'business-cards', quantity: 100 }, { productId: 'flyers', quantity: 1, options: { paper: 'gloss\u0000' } }] });
+    const quote = await t.api(key, 'POST', '/quotes', {
+      country: 'NL',
+      lines: [
+        { productId: 'business-cards', quantity: 100 },
+        { productId: 'flyers', quantity: 1, options: { paper: 'gloss\u0000' } },
+      ],
+    });
     expectNamed(quote, 'lines[1].options.paper', 'nul_character');
   });
 
   it('answers a NUL in an object key with 400 naming it', async () => {
-    const res = await get().api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'business-cards', quantity: 100, options: { 'pa\u0000per': 'x' } }] });
+    const res = await get().api(key, 'POST', '/quotes', {
+      country: 'NL',
+      lines: [{ productId: 'business-cards', quantity: 100, options: { 'pa\u0000per': 'x' } }],
+    });
     expectNamed(res, 'lines[0].options.pa\u0000per', 'nul_character');
   });
 
   it('answers a lone surrogate, high or low, sent as a JSON escape, with 400 naming the field', async () => {
     const t = get();
-    expectNamed(await raw(t, '/admin/v1/resellers', `{"name":"Acme \\ud800","email":"ops@acme.example","phone":"+31 20 123 4567"}`), 'name', 'unpaired_surrogate');
-    expectNamed(await raw(t, '/admin/v1/resellers', `{"name":"\\udc00 Acme","email":"ops@acme.example","phone":"+31 20 123 4567"}`), 'name', 'unpaired_surrogate');
-    expectNamed(await raw(t, '/admin/v1/resellers', `{"name":"\\ude00\\ud83d","email":"ops@acme.example","phone":"+31 20 123 4567"}`), 'name', 'unpaired_surrogate');
+    expectNamed(
+      await raw(
+        t,
+        '/admin/v1/resellers',
+        `{"name":"Acme \\ud800","email":"ops@acme.example","phone":"+31 20 123 4567"}`,
+      ),
+      'name',
+      'unpaired_surrogate',
+    );
+    expectNamed(
+      await raw(
+        t,
+        '/admin/v1/resellers',
+        `{"name":"\\udc00 Acme","email":"ops@acme.example","phone":"+31 20 123 4567"}`,
+      ),
+      'name',
+      'unpaired_surrogate',
+    );
+    expectNamed(
+      await raw(
+        t,
+        '/admin/v1/resellers',
+        `{"name":"\\ude00\\ud83d","email":"ops@acme.example","phone":"+31 20 123 4567"}`,
+      ),
+      'name',
+      'unpaired_surrogate',
+    );
   });
 
   it('keeps text that only looks alike: a surrogate pair, an escaped backslash before u0000, other control characters', async () => {
     const t = get();
-    const res = await raw(t, '/admin/v1/resellers', `{"name":"Acme \\ud83d\\ude00 \\\\u0000 \\u0001","email":"ops@acme.example","phone":"+31 20 123 4567"}`);
+    const res = await raw(
+      t,
+      '/admin/v1/resellers',
+      `{"name":"Acme \\ud83d\\ude00 \\\\u0000 \\u0001","email":"ops@acme.example","phone":"+31 20 123 4567"}`,
+    );
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.data.name).to.equal('Acme \u{1f600} \\u0000 \u0001');
-    expect((await t.admin('GET', `/resellers/${res.body.data.id}`)).body.data.name).to.equal('Acme \u{1f600} \\u0000 \u0001');
+    expect((await t.admin('GET', `/resellers/${res.body.data.id}`)).body.data.name).to.equal(
+      'Acme \u{1f600} \\u0000 \u0001',
+    );
   });
 
   it('answers a NUL in a query parameter with 400 naming the parameter', async () => {
@@ -69,7 +126,9 @@ describeEachBackend('text the database cannot store, refused at the edge', (get)
       await t.api(key, 'GET', '/orders/ord_%00'),
       await t.api(key, 'GET', '/reseller-products/sku%00'),
       await t.admin('GET', '/resellers/rsl_%00'),
-      await fetch(`${t.baseUrl}/connectors/shopify/webhooks/sto_%00/orders`, { method: 'POST', body: '{}' }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
+      await fetch(`${t.baseUrl}/connectors/shopify/webhooks/sto_%00/orders`, { method: 'POST', body: '{}' }).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as any }),
+      ),
     ]) {
       expect(res.status, JSON.stringify(res.body)).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_request');
@@ -79,24 +138,46 @@ describeEachBackend('text the database cannot store, refused at the edge', (get)
 
   it('answers a body that does not decode as its Content-Encoding with 400, and an unknown encoding with 415', async () => {
     const t = get();
-    for (const [encoding, body] of [['gzip', Buffer.from('not gzip at all')], ['deflate', Buffer.from([1, 2, 3, 4])], ['br', Buffer.from('no')]] as const) {
+    for (const [encoding, body] of [
+      ['gzip', Buffer.from('not gzip at all')],
+      ['deflate', Buffer.from([1, 2, 3, 4])],
+      ['br', Buffer.from('no')],
+    ] as const) {
       const res = await raw(t, '/admin/v1/resellers', body, { 'content-encoding': encoding });
       expect(res.status, `${encoding}: ${JSON.stringify(res.body)}`).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_request');
       expect(res.body.error.message).to.contain(encoding);
     }
-    const unknown = await raw(t, '/admin/v1/resellers', Buffer.from(JSON.stringify(RESELLER)), { 'content-encoding': 'br2' });
+    const unknown = await raw(t, '/admin/v1/resellers', Buffer.from(JSON.stringify(RESELLER)), {
+      'content-encoding': 'br2',
+    });
     expect(unknown.status).to.equal(415);
     expect(unknown.body.error.code).to.equal('unsupported_media_type');
     expect(unknown.body.error.message).to.contain('br2');
-    expect((await raw(t, '/admin/v1/resellers', gzipSync(JSON.stringify(RESELLER)), { 'content-encoding': 'gzip' })).status).to.equal(201);
-    expect((await raw(t, '/admin/v1/resellers', deflateSync(JSON.stringify(RESELLER)), { 'content-encoding': 'deflate' })).status).to.equal(201);
+    expect(
+      (await raw(t, '/admin/v1/resellers', gzipSync(JSON.stringify(RESELLER)), { 'content-encoding': 'gzip' })).status,
+    ).to.equal(201);
+    expect(
+      (await raw(t, '/admin/v1/resellers', deflateSync(JSON.stringify(RESELLER)), { 'content-encoding': 'deflate' }))
+        .status,
+    ).to.equal(201);
     // A NUL inside a compressed body is found like any other.
-    expectNamed(await raw(t, '/admin/v1/resellers', gzipSync(JSON.stringify({ ...RESELLER, phone: '\u0000' })), { 'content-encoding': 'gzip' }), 'phone', 'nul_character');
+    expectNamed(
+      await raw(t, '/admin/v1/resellers', gzipSync(JSON.stringify({ ...RESELLER, phone: '\u0000' })), {
+        'content-encoding': 'gzip',
+      }),
+      'phone',
+      'nul_character',
+    );
   });
 
   it('answers a body nested deeper than any request needs with 400', async () => {
-    const res = await get().api(key, 'POST', '/quotes', `{"country":"NL","lines":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    const res = await get().api(
+      key,
+      'POST',
+      '/quotes',
+      `{"country":"NL","lines":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+    );
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('invalid_request');
     expect(res.body.error.details[0]).to.include({ code: 'too_deep' });

@@ -36,7 +36,11 @@ function watchUncaught(): { errors: unknown[]; stop: () => void } {
 const backendPid = async (db: Db): Promise<number> =>
   (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
 
-const failure = (work: Promise<unknown>): Promise<unknown> => work.then(() => undefined, (err: unknown) => err);
+const failure = (work: Promise<unknown>): Promise<unknown> =>
+  work.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe('PostgreSQL connections that die (a restart, a failover)', function () {
   let url: string;
@@ -90,7 +94,9 @@ describe('PostgreSQL connections that die (a restart, a failover)', function () 
     );
     await held;
     await begun;
-    await waitFor('the sleeping statement to run', async () => (await activeStatements(name)).some((q) => q.includes('pg_sleep')));
+    await waitFor('the sleeping statement to run', async () =>
+      (await activeStatements(name)).some((q) => q.includes('pg_sleep')),
+    );
     expect(await terminateBackends(name)).to.be.at.least(3);
     await waitFor('each dead connection to be reported', () => reported.length >= 3);
     terminated();
@@ -137,7 +143,10 @@ async function activeStatements(name: string): Promise<string[]> {
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ query: string }>("select query from pg_stat_activity where datname = $1 and state = 'active'", [name]);
+    const { rows } = await admin.query<{ query: string }>(
+      "select query from pg_stat_activity where datname = $1 and state = 'active'",
+      [name],
+    );
     return rows.map((r) => r.query);
   } finally {
     await admin.end();

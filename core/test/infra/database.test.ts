@@ -13,8 +13,14 @@ describeEachDatabase('storage contract', (t) => {
   });
 
   it('returns int8 money columns as numbers and timestamps as dates', async () => {
-    await t.db.insertInto('resellers').values({ id: 'rsl_1', name: 'A', email: 'a@example.com', phone: '+31', status: 'approved', discount_bps: 1000 }).execute();
-    await t.db.insertInto('wallets').values({ reseller_id: 'rsl_1', mode: 'live', balance_cents: 9_007_199_254_740_991 }).execute();
+    await t.db
+      .insertInto('resellers')
+      .values({ id: 'rsl_1', name: 'A', email: 'a@example.com', phone: '+31', status: 'approved', discount_bps: 1000 })
+      .execute();
+    await t.db
+      .insertInto('wallets')
+      .values({ reseller_id: 'rsl_1', mode: 'live', balance_cents: 9_007_199_254_740_991 })
+      .execute();
     const row = await t.db.selectFrom('wallets').selectAll().executeTakeFirstOrThrow();
     expect(row.balance_cents).to.equal(9_007_199_254_740_991);
     expect(row.updated_at).to.be.instanceOf(Date);
@@ -33,13 +39,19 @@ describeEachDatabase('storage contract', (t) => {
   it('rolls a failed transaction back completely', async () => {
     try {
       await t.db.transaction().execute(async (trx) => {
-        await trx.insertInto('resellers').values({ id: 'rsl_2', name: 'B', email: 'b@example.com', phone: '+31', status: 'pending', discount_bps: 0 }).execute();
+        await trx
+          .insertInto('resellers')
+          .values({ id: 'rsl_2', name: 'B', email: 'b@example.com', phone: '+31', status: 'pending', discount_bps: 0 })
+          .execute();
         throw new Error('boom');
       });
     } catch {
       // expected
     }
-    const count = await t.db.selectFrom('resellers').select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow();
+    const count = await t.db
+      .selectFrom('resellers')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(count.n).to.equal(1);
   });
 
@@ -50,24 +62,44 @@ describeEachDatabase('storage contract', (t) => {
         w as (update wallets set balance_cents = balance_cents - 5 where reseller_id = 'rsl_1' returning balance_cents)
         select case when ${abort} then ${abortStatement('nope')} end as outcome`.execute(t.db);
     const before = await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow();
-    const error = await write(true).then(() => undefined, (e: unknown) => e);
+    const error = await write(true).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(abortReason(error)).to.equal('nope');
     expect(abortReason(new Error('nope'))).to.equal(undefined);
     expect(await t.db.selectFrom('resellers').select('id').where('id', '=', 'rsl_3').execute()).to.deep.equal([]);
-    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(before.balance_cents);
+    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(
+      before.balance_cents,
+    );
     await write(false);
     expect(await t.db.selectFrom('resellers').select('id').where('id', '=', 'rsl_3').execute()).to.have.length(1);
-    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(before.balance_cents - 5);
+    expect((await t.db.selectFrom('wallets').select('balance_cents').executeTakeFirstOrThrow()).balance_cents).to.equal(
+      before.balance_cents - 5,
+    );
     await t.db.deleteFrom('resellers').where('id', '=', 'rsl_3').execute();
-    await t.db.updateTable('wallets').set({ balance_cents: before.balance_cents }).where('reseller_id', '=', 'rsl_1').execute();
+    await t.db
+      .updateTable('wallets')
+      .set({ balance_cents: before.balance_cents })
+      .where('reseller_id', '=', 'rsl_1')
+      .execute();
   });
 
   it('serialises concurrent transactions that update the same row', async () => {
     await Promise.all(
       Array.from({ length: 20 }, () =>
         t.db.transaction().execute(async (trx) => {
-          const w = await trx.selectFrom('wallets').select('balance_cents').where('reseller_id', '=', 'rsl_1').forUpdate().executeTakeFirstOrThrow();
-          await trx.updateTable('wallets').set({ balance_cents: w.balance_cents - 1 }).where('reseller_id', '=', 'rsl_1').execute();
+          const w = await trx
+            .selectFrom('wallets')
+            .select('balance_cents')
+            .where('reseller_id', '=', 'rsl_1')
+            .forUpdate()
+            .executeTakeFirstOrThrow();
+          await trx
+            .updateTable('wallets')
+            .set({ balance_cents: w.balance_cents - 1 })
+            .where('reseller_id', '=', 'rsl_1')
+            .execute();
         }),
       ),
     );
@@ -77,14 +109,25 @@ describeEachDatabase('storage contract', (t) => {
 
   it('relaxes the commit of one statement only: it writes, and its connection keeps synchronous commits', async () => {
     await t.db.connection().execute(async (conn) => {
-      const setting = async () => (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]!.synchronous_commit;
+      const setting = async () =>
+        (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]!.synchronous_commit;
       const before = await setting();
       const update = conn.updateTable('wallets').set({ balance_cents: 7 }).where('reseller_id', '=', 'rsl_1');
-      const { rows } = await sql<{ relaxed: string }>`with w as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(conn);
+      const { rows } = await sql<{
+        relaxed: string;
+      }>`with w as (${update}) select ${RELAXED_COMMIT} as relaxed`.execute(conn);
       expect(rows[0]!.relaxed).to.equal('off');
       expect(await setting()).to.equal(before);
     });
-    expect((await t.db.selectFrom('wallets').select('balance_cents').where('reseller_id', '=', 'rsl_1').executeTakeFirstOrThrow()).balance_cents).to.equal(7);
+    expect(
+      (
+        await t.db
+          .selectFrom('wallets')
+          .select('balance_cents')
+          .where('reseller_id', '=', 'rsl_1')
+          .executeTakeFirstOrThrow()
+      ).balance_cents,
+    ).to.equal(7);
   });
 });
 
@@ -114,7 +157,11 @@ describe('prepared statements on PostgreSQL', function () {
       await handle.db.insertInto('widgets').values({ id: 'w1', size: 3 }).execute();
       const read = () => handle.db.selectFrom('widgets').selectAll().where('id', '=', 'w1').execute();
       expect(await read()).to.deep.equal([{ id: 'w1', size: 3 }]);
-      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements where statement like 'select * from "widgets"%'`.execute(handle.db);
+      const prepared = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_prepared_statements where statement like 'select * from "widgets"%'`.execute(
+        handle.db,
+      );
       expect(prepared.rows[0]!.n).to.equal(1);
       await sql`alter table widgets add column colour text not null default 'red'`.execute(handle.db);
       expect(await read()).to.deep.equal([{ id: 'w1', size: 3, colour: 'red' }]);
@@ -131,8 +178,11 @@ describe('prepared statements on PostgreSQL', function () {
     try {
       await sql`create table widgets (id text primary key, size int not null)`.execute(handle.db);
       await handle.db.insertInto('widgets').values({ id: 'w1', size: 3 }).execute();
-      for (let i = 0; i < 3; i++) expect(await handle.db.selectFrom('widgets').selectAll().where('id', '=', 'w1').execute()).to.have.length(1);
-      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(handle.db);
+      for (let i = 0; i < 3; i++)
+        expect(await handle.db.selectFrom('widgets').selectAll().where('id', '=', 'w1').execute()).to.have.length(1);
+      const prepared = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(
+        handle.db,
+      );
       expect(prepared.rows[0]!.n).to.equal(0);
     } finally {
       await handle.close();

@@ -98,19 +98,33 @@ describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
           const placed = await within(5000, 'POST /orders', () => placeOrder(service, r.key, orderBody(files!)));
           expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
           placedId = placed.body.data.id as string;
-          expect((await within(1500, 'GET /orders/{id}', () => service.api(r.key, 'GET', `/orders/${placedId}`))).status).to.equal(200);
+          expect(
+            (await within(1500, 'GET /orders/{id}', () => service.api(r.key, 'GET', `/orders/${placedId}`))).status,
+          ).to.equal(200);
 
           // Deleting an endpoint with a pending delivery: its job's removal is given up, not waited for.
           await waitFor('the pending delivery', async () => {
-            const row = await service.service.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.body.data.id).where('status', '=', 'pending').executeTakeFirst();
+            const row = await service.service.db
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('endpoint_id', '=', endpoint.body.data.id)
+              .where('status', '=', 'pending')
+              .executeTakeFirst();
             return row !== undefined;
           });
-          const deleted = await within(3000, 'DELETE /webhooks/{id}', () => service.api(r.key, 'DELETE', `/webhooks/${endpoint.body.data.id}`));
+          const deleted = await within(3000, 'DELETE /webhooks/{id}', () =>
+            service.api(r.key, 'DELETE', `/webhooks/${endpoint.body.data.id}`),
+          );
           expect(deleted.status, JSON.stringify(deleted.body)).to.equal(200);
 
           // A revocation (its broadcast cannot go out) takes effect here at once.
-          expect((await within(1500, 'DELETE /api-keys/{id}', () => service.admin('DELETE', `/api-keys/${spare.id}`))).status).to.equal(200);
-          expect((await within(1500, 'GET /me with the revoked key', () => service.api(spare.key, 'GET', '/me'))).status).to.equal(401);
+          expect(
+            (await within(1500, 'DELETE /api-keys/{id}', () => service.admin('DELETE', `/api-keys/${spare.id}`)))
+              .status,
+          ).to.equal(200);
+          expect(
+            (await within(1500, 'GET /me with the revoked key', () => service.api(spare.key, 'GET', '/me'))).status,
+          ).to.equal(401);
 
           const ready = await within(1000, 'GET /readyz', () => readyz(service));
           expect(ready.status).to.equal(503);
@@ -127,7 +141,9 @@ describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
         try {
           await waitFor(
             'a request counted in Redis',
-            async () => (await service.api(fresh.key, 'GET', '/me')).status === 200 && (await direct.exists(`${prefix}:rl:${fresh.id}`)) === 1,
+            async () =>
+              (await service.api(fresh.key, 'GET', '/me')).status === 200 &&
+              (await direct.exists(`${prefix}:rl:${fresh.id}`)) === 1,
             20_000,
             100,
           );
@@ -136,10 +152,26 @@ describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
         }
         // The workers took up their queues again: the hand-off lost in the outage is queued by the
         // sweeper (run now rather than after its minute; again until the queue's own connection is back) and done.
-        await waitFor('the hand-off sweep', () => service.service.services.production.sweep(0).then(() => true, () => false), 20_000, 100);
+        await waitFor(
+          'the hand-off sweep',
+          () =>
+            service.service.services.production.sweep(0).then(
+              () => true,
+              () => false,
+            ),
+          20_000,
+          100,
+        );
         await waitFor(
           'the hand-off of the order placed during the outage',
-          async () => (await service.service.db.selectFrom('orders').select('handed_off_at').where('id', '=', placedId).executeTakeFirstOrThrow()).handed_off_at !== null,
+          async () =>
+            (
+              await service.service.db
+                .selectFrom('orders')
+                .select('handed_off_at')
+                .where('id', '=', placedId)
+                .executeTakeFirstOrThrow()
+            ).handed_off_at !== null,
           20_000,
           100,
         );
@@ -155,8 +187,18 @@ describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
       const created = await createTestPostgresDatabase();
       drop = created.drop;
       const prefix = `pa-test-${randomBytes(4).toString('hex')}`;
-      a = await startTestService(this, 'postgres+redis', { DATABASE_URL: created.url, REDIS_URL: redis!.url }, { redisPrefix: prefix });
-      b = await startTestService(this, 'postgres+redis', { DATABASE_URL: created.url, REDIS_URL: redis!.url }, { redisPrefix: prefix });
+      a = await startTestService(
+        this,
+        'postgres+redis',
+        { DATABASE_URL: created.url, REDIS_URL: redis!.url },
+        { redisPrefix: prefix },
+      );
+      b = await startTestService(
+        this,
+        'postgres+redis',
+        { DATABASE_URL: created.url, REDIS_URL: redis!.url },
+        { redisPrefix: prefix },
+      );
     });
     after(async () => {
       await a?.close();
@@ -170,9 +212,16 @@ describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
       expect((await b!.api(key, 'GET', '/me')).status).to.equal(200);
       redis!.pause();
       try {
-        expect((await within(3000, 'DELETE /api-keys/{id}', () => a!.admin('DELETE', `/api-keys/${keyId}`))).status).to.equal(200);
+        expect(
+          (await within(3000, 'DELETE /api-keys/{id}', () => a!.admin('DELETE', `/api-keys/${keyId}`))).status,
+        ).to.equal(200);
         // Well before the cache entry's 30 s expire.
-        await waitFor('b to refuse the revoked key', async () => (await within(1500, 'GET /me on b', () => b!.api(key, 'GET', '/me'))).status === 401, 10_000, 100);
+        await waitFor(
+          'b to refuse the revoked key',
+          async () => (await within(1500, 'GET /me on b', () => b!.api(key, 'GET', '/me'))).status === 401,
+          10_000,
+          100,
+        );
       } finally {
         redis!.resume();
       }

@@ -26,11 +26,13 @@ describe('token buckets (a platform budget of burst calls, one more every refill
     before(async function () {
       await needService(this, 'redis');
       redis = new Redis(TEST_REDIS_URL);
-      await new Promise<void>((resolve) => (redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve())));
+      await new Promise<void>((resolve) =>
+        redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve()),
+      );
     });
     after(() => redis?.disconnect());
 
-    it('shares one budget between two processes\' buckets (the same prefix), refusing the call past the burst in either', async () => {
+    it("shares one budget between two processes' buckets (the same prefix), refusing the call past the burst in either", async () => {
       const keyPrefix = `pa-test-${randomBytes(4).toString('hex')}:bucket`;
       const a = createTokenBucket({ burst: 4, refillMs: 60_000, redis, keyPrefix, name: 'a' });
       const b = createTokenBucket({ burst: 4, refillMs: 60_000, redis, keyPrefix, name: 'b' });
@@ -45,9 +47,20 @@ describe('token buckets (a platform budget of burst calls, one more every refill
     });
 
     it('counts in the process while Redis cannot be reached, and says so', async () => {
-      const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      const down = new Redis('redis://127.0.0.1:1', {
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+      });
       const fallbacks: string[] = [];
-      const bucket = createTokenBucket({ burst: 1, refillMs: 60_000, redis: down, keyPrefix: 'x', name: 'poll-budget:X', onFallback: (n) => fallbacks.push(n) });
+      const bucket = createTokenBucket({
+        burst: 1,
+        refillMs: 60_000,
+        redis: down,
+        keyPrefix: 'x',
+        name: 'poll-budget:X',
+        onFallback: (n) => fallbacks.push(n),
+      });
       expect((await bucket.take('s')).allowed).to.equal(true);
       expect((await bucket.take('s')).allowed).to.equal(false);
       expect(fallbacks).to.deep.equal(['poll-budget:X', 'poll-budget:X']);

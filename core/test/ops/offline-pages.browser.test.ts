@@ -48,7 +48,9 @@ describe('the consoles offline, in a browser [pglite]', function () {
     await page.getByLabel('Admin token').fill(t.service.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Operations' }).waitFor();
-    expect(await page.locator('link[rel="icon"]').getAttribute('href'), 'the page names its icon').to.equal('/favicon.ico');
+    expect(await page.locator('link[rel="icon"]').getAttribute('href'), 'the page names its icon').to.equal(
+      '/favicon.ico',
+    );
     await page.goto(`${t.baseUrl}/admin/v1/queues`);
     await page.getByText('Print API queues').first().waitFor();
     await page.waitForLoadState('networkidle');
@@ -70,6 +72,8 @@ describe('the consoles offline, in a browser [pglite]', function () {
     await page.waitForURL(`${t.baseUrl}/dashboard`);
     await page.waitForLoadState('networkidle');
     onlyTheService(from, 'the dashboard');
-    expect(await page.locator('link[rel="icon"]').getAttribute('href'), 'the page names its icon').to.equal('/favicon.ico');
+    expect(await page.locator('link[rel="icon"]').getAttribute('href'), 'the page names its icon').to.equal(
+      '/favicon.ico',
+    );
   });
 });

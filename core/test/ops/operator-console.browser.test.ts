@@ -20,12 +20,25 @@ async function clickJobAction(page: Page, name: string): Promise<void> {
     if (!(await button.isVisible())) continue;
     await button.hover();
     const tip = page.getByText(name, { exact: true }).filter({ visible: true });
-    if (await tip.first().waitFor({ timeout: 1500 }).then(() => true, () => false)) {
+    if (
+      await tip
+        .first()
+        .waitFor({ timeout: 1500 })
+        .then(
+          () => true,
+          () => false,
+        )
+    ) {
       await button.click();
       // Then bull-board asks "Are you sure…?": confirm.
       const dialog = page.getByRole('alertdialog').or(page.getByRole('dialog'));
       await dialog.first().waitFor();
-      await dialog.first().getByRole('button').filter({ hasNotText: /cancel/i }).last().click();
+      await dialog
+        .first()
+        .getByRole('button')
+        .filter({ hasNotText: /cancel/i })
+        .last()
+        .click();
       return;
     }
   }
@@ -51,7 +64,11 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       b = await launchBrowser(this);
       page = await b.page();
       page.setDefaultTimeout(30_000);
-      const store = await w.t.service.db.selectFrom('stores').select('reseller_id').where('id', '=', w.storeId).executeTakeFirstOrThrow();
+      const store = await w.t.service.db
+        .selectFrom('stores')
+        .select('reseller_id')
+        .where('id', '=', w.storeId)
+        .executeTakeFirstOrThrow();
       key = (await w.t.admin('POST', `/resellers/${store.reseller_id}/api-keys`, { mode: 'live' })).body.data.key;
     });
     afterEach(async function () {
@@ -79,7 +96,11 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const session = cookies.find((c) => c.name === 'pa_ops');
       expect(session, JSON.stringify(cookies)).to.include({ httpOnly: true, sameSite: 'Strict', path: '/' });
       expect(session!.expires).to.be.greaterThan(Date.now() / 1000);
-      expect(cookies.find((c) => c.name === 'XSRF-TOKEN')).to.include({ httpOnly: false, sameSite: 'Strict', path: '/admin/v1' });
+      expect(cookies.find((c) => c.name === 'XSRF-TOKEN')).to.include({
+        httpOnly: false,
+        sameSite: 'Strict',
+        path: '/admin/v1',
+      });
       // The Bearer token keeps working for scripts.
       expect((await w.t.admin('GET', '/stores')).status).to.equal(200);
     });
@@ -96,17 +117,32 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     it('shows a failed ingest job with its error on the queue dashboard, and retries it', async () => {
       await signedIn();
       // The shop refuses our token: the poll fails for good (an auth error is not retried).
-      w.shop.server.route('/api/orders', (_req, res) => void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"token revoked"}'));
+      w.shop.server.route(
+        '/api/orders',
+        (_req, res) => void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"token revoked"}'),
+      );
       const ingest = () => w.t.service.queue.queues().find((q) => q.name === INGEST_QUEUE)!;
-      await waitFor('the poll lease to end', async () => (await w.t.api(key, 'POST', `/stores/${w.storeId}/sync`)).status === 202, 30_000, 200);
+      await waitFor(
+        'the poll lease to end',
+        async () => (await w.t.api(key, 'POST', `/stores/${w.storeId}/sync`)).status === 202,
+        30_000,
+        200,
+      );
       await waitFor('a failed ingest job', async () => (await ingest().counts()).failed === 1, 30_000, 100);
 
       await page.goto(`${w.t.baseUrl}/admin/v1/queues/queue/${INGEST_QUEUE}?status=failed`);
       await page.getByText(`poll-${w.storeId}`).first().waitFor();
-      await page.getByText(/Reference shop refused our credentials \(401\)/).first().waitFor();
+      await page
+        .getByText(/Reference shop refused our credentials \(401\)/)
+        .first()
+        .waitFor();
 
       // The shop takes the token again; the operator retries the job from the dashboard.
-      w.shop.server.route('/api/orders', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: [] })));
+      w.shop.server.route(
+        '/api/orders',
+        (_req, res) =>
+          void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: [] })),
+      );
       await clickJobAction(page, 'Retry');
       await waitFor('the retried job to succeed', async () => (await ingest().counts()).failed === 0, 30_000, 100);
       await page.reload();
@@ -117,25 +153,65 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       await signedIn();
       const now = Date.now();
       // A webhook arrives and is processed…
-      const first = refOrder(`wh-${now}`, { created_at: new Date(now - 3 * 3600_000).toISOString(), updated_at: new Date(now - 3 * 3600_000).toISOString() });
+      const first = refOrder(`wh-${now}`, {
+        created_at: new Date(now - 3 * 3600_000).toISOString(),
+        updated_at: new Date(now - 3 * 3600_000).toISOString(),
+      });
       const delivery = w.shop.signed(first);
-      const res = await fetch(`${w.t.baseUrl}/connectors/reference/webhooks/${w.storeId}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      const res = await fetch(`${w.t.baseUrl}/connectors/reference/webhooks/${w.storeId}`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+      });
       expect(res.status).to.be.within(200, 299);
-      await waitFor('the webhook to be processed', async () => {
-        const row = await w.t.service.db.selectFrom('store_webhook_events').select('processed_at').where('store_id', '=', w.storeId).executeTakeFirst();
-        return row?.processed_at != null;
-      }, 30_000, 100);
+      await waitFor(
+        'the webhook to be processed',
+        async () => {
+          const row = await w.t.service.db
+            .selectFrom('store_webhook_events')
+            .select('processed_at')
+            .where('store_id', '=', w.storeId)
+            .executeTakeFirst();
+          return row?.processed_at != null;
+        },
+        30_000,
+        100,
+      );
       // …three hours ago (the passing of time, written where the service reads it)…
-      await sql`update store_webhook_events set received_at = ${new Date(now - 3 * 3600_000)} where store_id = ${w.storeId}`.execute(w.t.service.db);
+      await sql`update store_webhook_events set received_at = ${new Date(now - 3 * 3600_000)} where store_id = ${w.storeId}`.execute(
+        w.t.service.db,
+      );
       // …and since then, orders only arrive by polling.
-      const late = refOrder(`poll-${now}`, { created_at: new Date(now - 60_000).toISOString(), updated_at: new Date(now).toISOString() });
+      const late = refOrder(`poll-${now}`, {
+        created_at: new Date(now - 60_000).toISOString(),
+        updated_at: new Date(now).toISOString(),
+      });
       w.shop.orders.set(late.id, late);
-      w.shop.server.route('/api/orders', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: [late] })));
-      await waitFor('the poll to be accepted', async () => (await w.t.api(key, 'POST', `/stores/${w.storeId}/sync`)).status === 202, 30_000, 200);
-      await waitFor('the polled order', async () => {
-        const row = await w.t.service.db.selectFrom('store_ingests').select('id').where('store_id', '=', w.storeId).where('external_order_id', '=', late.id).executeTakeFirst();
-        return row !== undefined;
-      }, 30_000, 100);
+      w.shop.server.route(
+        '/api/orders',
+        (_req, res) =>
+          void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ orders: [late] })),
+      );
+      await waitFor(
+        'the poll to be accepted',
+        async () => (await w.t.api(key, 'POST', `/stores/${w.storeId}/sync`)).status === 202,
+        30_000,
+        200,
+      );
+      await waitFor(
+        'the polled order',
+        async () => {
+          const row = await w.t.service.db
+            .selectFrom('store_ingests')
+            .select('id')
+            .where('store_id', '=', w.storeId)
+            .where('external_order_id', '=', late.id)
+            .executeTakeFirst();
+          return row !== undefined;
+        },
+        30_000,
+        100,
+      );
 
       const json = await w.t.admin('GET', `/stores?platform=reference`);
       expect(json.status).to.equal(200);
@@ -147,7 +223,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const row = page.locator(`tr[data-store="${w.storeId}"]`);
       await row.locator('[data-flag="webhooks_stopped"]').waitFor();
       expect(await row.textContent()).to.contain('webhooks stopped');
-      await page.getByRole('link', { name: 'Next page' }).count().then((n) => expect(n).to.equal(0));
+      await page
+        .getByRole('link', { name: 'Next page' })
+        .count()
+        .then((n) => expect(n).to.equal(0));
     });
 
     it('signs out: the session no longer opens the dashboard', async () => {

@@ -22,7 +22,10 @@ async function session(t: TestService): Promise<{ cookie: string; csrf: string }
   expect(res.status).to.equal(303);
   const set = res.headers.getSetCookie();
   const cookie = set.map((c) => c.split(';')[0]!).join('; ');
-  const csrf = set.find((c) => c.startsWith('XSRF-TOKEN='))!.split(';')[0]!.slice('XSRF-TOKEN='.length);
+  const csrf = set
+    .find((c) => c.startsWith('XSRF-TOKEN='))!
+    .split(';')[0]!
+    .slice('XSRF-TOKEN='.length);
   return { cookie, csrf };
 }
 
@@ -30,7 +33,13 @@ async function session(t: TestService): Promise<{ cookie: string; csrf: string }
 async function seedStore(
   t: TestService,
   resellerId: string,
-  opts: { name: string; status?: 'connected' | 'disconnected'; lastError?: string; credentials?: Record<string, unknown>; createdAt: Date },
+  opts: {
+    name: string;
+    status?: 'connected' | 'disconnected';
+    lastError?: string;
+    credentials?: Record<string, unknown>;
+    createdAt: Date;
+  },
 ): Promise<string> {
   const box = new SecretBox(t.service.config.ENCRYPTION_KEY!);
   const id = newId('sto', opts.createdAt.getTime());
@@ -60,14 +69,44 @@ async function seedStore(
 async function seedWebhook(t: TestService, storeId: string, receivedAt: Date, processed: boolean): Promise<void> {
   await t.service.db
     .insertInto('store_webhook_events')
-    .values({ id: newId('swe'), platform: PLATFORM, store_id: storeId, event_key: randomUUID(), topic: 'orders/create', headers: '{}', raw_body: Buffer.alloc(0), path: '', received_at: receivedAt, processed_at: processed ? receivedAt : null })
+    .values({
+      id: newId('swe'),
+      platform: PLATFORM,
+      store_id: storeId,
+      event_key: randomUUID(),
+      topic: 'orders/create',
+      headers: '{}',
+      raw_body: Buffer.alloc(0),
+      path: '',
+      received_at: receivedAt,
+      processed_at: processed ? receivedAt : null,
+    })
     .execute();
 }
 
-async function seedIngest(t: TestService, storeId: string, status: 'placed' | 'failed' | 'no_print_lines', createdAt = new Date()): Promise<void> {
+async function seedIngest(
+  t: TestService,
+  storeId: string,
+  status: 'placed' | 'failed' | 'no_print_lines',
+  createdAt = new Date(),
+): Promise<void> {
   await t.service.db
     .insertInto('store_ingests')
-    .values({ id: newId('sin'), store_id: storeId, external_order_id: randomUUID(), external_name: null, status, order_id: null, skipped_lines: '[]', error: status === 'failed' ? 'boom' : null, store_updated_at: createdAt, store_created_at: createdAt, attempts: 1, created_at: createdAt, updated_at: createdAt })
+    .values({
+      id: newId('sin'),
+      store_id: storeId,
+      external_order_id: randomUUID(),
+      external_name: null,
+      status,
+      order_id: null,
+      skipped_lines: '[]',
+      error: status === 'failed' ? 'boom' : null,
+      store_updated_at: createdAt,
+      store_created_at: createdAt,
+      attempts: 1,
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
     .execute();
 }
 
@@ -103,9 +142,19 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     const rows = await t.service.db.selectFrom('browser_sessions').selectAll().where('kind', '=', 'operator').execute();
     expect(JSON.stringify(rows)).to.not.contain(token);
     // Back to where the operator was going (inside the console only).
-    const next = await fetch(`${t.baseUrl}/admin/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t.service.adminToken, next: '/admin/stores?platform=x' }).toString() });
+    const next = await fetch(`${t.baseUrl}/admin/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: t.service.adminToken, next: '/admin/stores?platform=x' }).toString(),
+    });
     expect(next.headers.get('location')).to.equal('/admin/stores?platform=x');
-    const away = await fetch(`${t.baseUrl}/admin/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: t.service.adminToken, next: '//evil.example/admin' }).toString() });
+    const away = await fetch(`${t.baseUrl}/admin/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: t.service.adminToken, next: '//evil.example/admin' }).toString(),
+    });
     expect(away.headers.get('location')).to.equal('/admin');
   });
 
@@ -116,7 +165,11 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     expect(list.status).to.equal(200);
     const body = { name: 'Session Prints', email: 'ops@session.example', phone: '+31 20 123 4567' };
     const post = (headers: Record<string, string>) =>
-      fetch(`${t.baseUrl}/admin/v1/resellers`, { method: 'POST', headers: { cookie: s.cookie, 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers }, body: JSON.stringify(body) });
+      fetch(`${t.baseUrl}/admin/v1/resellers`, {
+        method: 'POST',
+        headers: { cookie: s.cookie, 'content-type': 'application/json', 'user-agent': USER_AGENT, ...headers },
+        body: JSON.stringify(body),
+      });
     const without = await post({});
     expect(without.status).to.equal(403);
     expect(((await without.json()) as any).error.code).to.equal('csrf_failed');
@@ -138,37 +191,69 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     const spec = await t.admin('GET', '/openapi.json');
     expect(spec.status).to.equal(200);
     expect(spec.body.paths['/stores'].get.operationId).to.equal('listStoreHealth');
-    expect(spec.body.paths['/stores'].get.parameters.map((p: { name: string }) => p.name)).to.include.members(['platform', 'reseller', 'state', 'limit', 'cursor']);
+    expect(spec.body.paths['/stores'].get.parameters.map((p: { name: string }) => p.name)).to.include.members([
+      'platform',
+      'reseller',
+      'state',
+      'limit',
+      'cursor',
+    ]);
     expect(spec.body.paths['/resellers']).to.not.equal(undefined);
     const docs = await fetch(`${t.baseUrl}/admin/v1/docs`, { headers: { cookie: s.cookie } });
     expect(docs.status).to.equal(200);
     const html = await docs.text();
     expect(html).to.contain('/admin/v1/openapi.json');
     expect(html).to.contain('Print API back-office reference');
-    expect((await fetch(`${t.baseUrl}/admin/v1/docs/assets/swagger-ui-bundle.js`, { headers: { cookie: s.cookie } })).status).to.equal(200);
-    expect(await (await fetch(`${t.baseUrl}/admin/v1/docs/assets/docs-init.js`, { headers: { cookie: s.cookie } })).text()).to.contain('X-XSRF-TOKEN');
+    expect(
+      (await fetch(`${t.baseUrl}/admin/v1/docs/assets/swagger-ui-bundle.js`, { headers: { cookie: s.cookie } })).status,
+    ).to.equal(200);
+    expect(
+      await (await fetch(`${t.baseUrl}/admin/v1/docs/assets/docs-init.js`, { headers: { cookie: s.cookie } })).text(),
+    ).to.contain('X-XSRF-TOKEN');
   });
 
   it('signs out: the session and its cookie end; "everywhere" ends every operator session', async () => {
     const t = get();
     const a = await session(t);
     const b = await session(t);
-    const out = await fetch(`${t.baseUrl}/admin/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie: a.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: `_csrf=${a.csrf}` });
+    const out = await fetch(`${t.baseUrl}/admin/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: a.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${a.csrf}`,
+    });
     expect(out.status).to.equal(303);
     expect(out.headers.getSetCookie().find((c) => c.startsWith('pa_ops='))).to.match(/Max-Age=0/);
     expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: a.cookie } })).status).to.equal(401);
     expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: b.cookie } })).status).to.equal(200);
-    const noCsrf = await fetch(`${t.baseUrl}/admin/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie: b.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: 'everywhere=1' });
+    const noCsrf = await fetch(`${t.baseUrl}/admin/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: b.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'everywhere=1',
+    });
     expect(noCsrf.status).to.equal(403);
-    await fetch(`${t.baseUrl}/admin/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie: b.cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: `_csrf=${b.csrf}&everywhere=1` });
+    await fetch(`${t.baseUrl}/admin/sign-out`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: b.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `_csrf=${b.csrf}&everywhere=1`,
+    });
     expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: b.cookie } })).status).to.equal(401);
   });
 
   it('does not take a session opened with an earlier admin token (rotating ADMIN_TOKEN signs operators out)', async () => {
     const t = get();
-    const { token } = await t.service.services.sessions.create('operator', 'admin', { ttlMs: 3600_000, data: { tokenFingerprint: 'an-earlier-token' } });
-    expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: `pa_ops=${token}` } })).status).to.equal(401);
-    expect(await (await fetch(`${t.baseUrl}/admin`, { headers: { cookie: `pa_ops=${token}` } })).text()).to.contain('Admin token');
+    const { token } = await t.service.services.sessions.create('operator', 'admin', {
+      ttlMs: 3600_000,
+      data: { tokenFingerprint: 'an-earlier-token' },
+    });
+    expect((await fetch(`${t.baseUrl}/admin/v1/stores`, { headers: { cookie: `pa_ops=${token}` } })).status).to.equal(
+      401,
+    );
+    expect(await (await fetch(`${t.baseUrl}/admin`, { headers: { cookie: `pa_ops=${token}` } })).text()).to.contain(
+      'Admin token',
+    );
   });
 
   it('reports store health: lag, 24 h outcomes, platform errors and token expiry flagged; paged and filtered', async () => {
@@ -179,13 +264,35 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     const lagging = await seedStore(t, r.id, { name: 'Lagging', createdAt: new Date(base) });
     await seedWebhook(t, lagging, new Date(Date.now() - 10 * 60_000), false);
     await seedWebhook(t, lagging, new Date(Date.now() - 60_000), true);
-    const failing = await seedStore(t, r.id, { name: 'Failing', lastError: 'Simulated refused our credentials (401)', createdAt: new Date(base + 1000) });
-    for (const s of ['failed', 'failed', 'failed', 'placed', 'no_print_lines'] as const) await seedIngest(t, failing, s);
+    const failing = await seedStore(t, r.id, {
+      name: 'Failing',
+      lastError: 'Simulated refused our credentials (401)',
+      createdAt: new Date(base + 1000),
+    });
+    for (const s of ['failed', 'failed', 'failed', 'placed', 'no_print_lines'] as const)
+      await seedIngest(t, failing, s);
     await seedIngest(t, failing, 'failed', new Date(Date.now() - 25 * 3600_000));
-    const expiring = await seedStore(t, r.id, { name: 'Expiring', credentials: { token: 'x', refreshToken: 'r', refreshTokenExpiresAt: new Date(Date.now() + 2 * 86400_000).toISOString() }, createdAt: new Date(base + 2000) });
-    const healthy = await seedStore(t, other.id, { name: 'Healthy', credentials: { token: 'x', refreshToken: 'r', expiresAt: new Date(Date.now() + 3600_000).toISOString() }, createdAt: new Date(base + 3000) });
+    const expiring = await seedStore(t, r.id, {
+      name: 'Expiring',
+      credentials: {
+        token: 'x',
+        refreshToken: 'r',
+        refreshTokenExpiresAt: new Date(Date.now() + 2 * 86400_000).toISOString(),
+      },
+      createdAt: new Date(base + 2000),
+    });
+    const healthy = await seedStore(t, other.id, {
+      name: 'Healthy',
+      credentials: { token: 'x', refreshToken: 'r', expiresAt: new Date(Date.now() + 3600_000).toISOString() },
+      createdAt: new Date(base + 3000),
+    });
     await seedIngest(t, healthy, 'placed');
-    const gone = await seedStore(t, other.id, { name: 'Gone', status: 'disconnected', lastError: 'uninstalled', createdAt: new Date(base + 4000) });
+    const gone = await seedStore(t, other.id, {
+      name: 'Gone',
+      status: 'disconnected',
+      lastError: 'uninstalled',
+      createdAt: new Date(base + 4000),
+    });
 
     const all = await t.admin('GET', `/stores?platform=simulated`);
     expect(all.status).to.equal(200);
@@ -200,15 +307,29 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
     expect(byId.get(expiring).flags).to.deep.equal(['token_expiring']);
     expect(byId.get(expiring).tokenExpiresAt).to.not.equal(null);
     // An access token that renews itself is not a risk.
-    expect(byId.get(healthy)).to.deep.include({ flags: [], tokenExpiresAt: null, ingestLagSeconds: 0, lastWebhookAt: null });
+    expect(byId.get(healthy)).to.deep.include({
+      flags: [],
+      tokenExpiresAt: null,
+      ingestLagSeconds: 0,
+      lastWebhookAt: null,
+    });
     expect(byId.get(gone)).to.deep.include({ status: 'disconnected', flags: [] });
 
     const first = await t.admin('GET', `/stores?platform=SIMULATED&limit=2`);
     expect(first.body.data.map((s: { id: string }) => s.id)).to.deep.equal([gone, healthy]);
-    const second = await t.admin('GET', `/stores?platform=SIMULATED&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    const second = await t.admin(
+      'GET',
+      `/stores?platform=SIMULATED&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+    );
     expect(second.body.data.map((s: { id: string }) => s.id)).to.deep.equal([expiring, failing]);
-    expect((await t.admin('GET', `/stores?reseller=${other.id}`)).body.data.map((s: { id: string }) => s.id)).to.deep.equal([gone, healthy]);
-    expect((await t.admin('GET', `/stores?platform=simulated&state=disconnected`)).body.data.map((s: { id: string }) => s.id)).to.deep.equal([gone]);
+    expect(
+      (await t.admin('GET', `/stores?reseller=${other.id}`)).body.data.map((s: { id: string }) => s.id),
+    ).to.deep.equal([gone, healthy]);
+    expect(
+      (await t.admin('GET', `/stores?platform=simulated&state=disconnected`)).body.data.map(
+        (s: { id: string }) => s.id,
+      ),
+    ).to.deep.equal([gone]);
     const badState = await t.admin('GET', '/stores?state=broken');
     expect(badState.status).to.equal(400);
     expect(badState.body.error.code).to.equal('invalid_request');
@@ -216,7 +337,9 @@ describeEachBackend('operators: sign-in, sessions and the back-office', (get) =>
 
     // The page shows the same, with the flags.
     const s = await session(t);
-    const page = await (await fetch(`${t.baseUrl}/admin/stores?platform=SIMULATED`, { headers: { cookie: s.cookie } })).text();
+    const page = await (
+      await fetch(`${t.baseUrl}/admin/stores?platform=SIMULATED`, { headers: { cookie: s.cookie } })
+    ).text();
     expect(page).to.contain(`data-store="${lagging}"`);
     expect(page).to.contain('data-flag="ingest_lag"');
     expect(page).to.contain('data-flag="token_expiring"');
@@ -260,7 +383,9 @@ describe('operators: the session cookie on an https deployment', function () {
     const res = await signIn(t, t.service.adminToken, { origin: 'https://ops.print.example' });
     expect(res.status).to.equal(303);
     const cookies = res.headers.getSetCookie();
-    expect(cookies.find((c) => c.startsWith('__Host-pa_ops='))).to.match(/; Path=\/; .*HttpOnly; SameSite=Strict; Secure$/);
+    expect(cookies.find((c) => c.startsWith('__Host-pa_ops='))).to.match(
+      /; Path=\/; .*HttpOnly; SameSite=Strict; Secure$/,
+    );
     expect(cookies.find((c) => c.startsWith('XSRF-TOKEN='))).to.match(/Path=\/admin\/v1; .*SameSite=Strict; Secure$/);
   });
 });

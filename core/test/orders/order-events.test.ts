@@ -19,7 +19,11 @@ class HeldGateway extends SandboxGateway {
   release(): void {
     this.#open();
   }
-  override async charge(input: { paymentMethod: string; amountCents: number; idempotencyKey: string }): Promise<ChargeResult> {
+  override async charge(input: {
+    paymentMethod: string;
+    amountCents: number;
+    idempotencyKey: string;
+  }): Promise<ChargeResult> {
     await this.#gate;
     return super.charge(input);
   }
@@ -29,7 +33,12 @@ const gateway = new HeldGateway();
 
 /** An order's events as stored in the outbox, in the order they were written, each with the order it carries. */
 async function storedEvents(t: TestService, orderId: string): Promise<Array<{ type: string; order: any }>> {
-  const rows = await t.service.db.selectFrom('events').select(['type', 'payload']).where('order_id', '=', orderId).orderBy('id').execute();
+  const rows = await t.service.db
+    .selectFrom('events')
+    .select(['type', 'payload'])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => {
     const payload = (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as { data: { order: unknown } };
     return { type: r.type, order: payload.data.order };
@@ -63,11 +72,17 @@ class OrderFollower {
     const fresh = events.slice(this.#seen);
     this.#seen = events.length;
     for (const e of fresh) {
-      expect(e.order, `${step}: ${e.type} carries ${e.order.state}/${e.order.status}, GET shows ${current.body.data.state}/${current.body.data.status}`).to.deep.equal(current.body.data);
+      expect(
+        e.order,
+        `${step}: ${e.type} carries ${e.order.state}/${e.order.status}, GET shows ${current.body.data.state}/${current.body.data.status}`,
+      ).to.deep.equal(current.body.data);
     }
     // A step's changes are later than the last step's: a receiver orders the events by updatedAt.
     if (fresh.length > 0) {
-      expect(current.body.data.updatedAt > this.#updatedAt, `${step}: updatedAt ${current.body.data.updatedAt} after ${this.#updatedAt}`).to.equal(true);
+      expect(
+        current.body.data.updatedAt > this.#updatedAt,
+        `${step}: updatedAt ${current.body.data.updatedAt} after ${this.#updatedAt}`,
+      ).to.equal(true);
       this.#updatedAt = current.body.data.updatedAt;
     }
     const types = fresh.map((e) => e.type);
@@ -88,8 +103,13 @@ describeEachBackend(
     async function reseller(opts: { fundsCents?: number; mode?: 'live' | 'test'; card?: string } = {}) {
       const t = get();
       const r = await t.reseller(opts.mode ? { mode: opts.mode } : {});
-      if (opts.fundsCents) await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: opts.fundsCents, mode: opts.mode ?? 'live' });
-      if (opts.card) expect((await t.admin('PUT', `/resellers/${r.id}/card`, { token: opts.card })).status).to.equal(200);
+      if (opts.fundsCents)
+        await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, {
+          amountCents: opts.fundsCents,
+          mode: opts.mode ?? 'live',
+        });
+      if (opts.card)
+        expect((await t.admin('PUT', `/resellers/${r.id}/card`, { token: opts.card })).status).to.equal(200);
       return r;
     }
 
@@ -105,11 +125,24 @@ describeEachBackend(
       const order = await place(r.key, orderBody(files));
       expect(await order.check('placed')).to.deep.equal(['order.created', 'order.submitted']);
       for (const status of ['PROCESSING', 'PRINTING', 'SHIPPED', 'DELIVERED']) {
-        const tracking = status === 'SHIPPED' ? { tracking: { carrier: 'PostNL', trackingNumber: '3SEVT1', trackingUrl: 'https://postnl.example/3SEVT1' } } : {};
-        expect((await t.admin('POST', `/orders/${order.orderId}/production`, { status, ...tracking })).status).to.equal(200);
+        const tracking =
+          status === 'SHIPPED'
+            ? {
+                tracking: { carrier: 'PostNL', trackingNumber: '3SEVT1', trackingUrl: 'https://postnl.example/3SEVT1' },
+              }
+            : {};
+        expect((await t.admin('POST', `/orders/${order.orderId}/production`, { status, ...tracking })).status).to.equal(
+          200,
+        );
         await order.check(status);
       }
-      expect(order.types).to.deep.equal(['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered']);
+      expect(order.types).to.deep.equal([
+        'order.created',
+        'order.submitted',
+        'order.in_production',
+        'order.shipped',
+        'order.delivered',
+      ]);
     });
 
     it('wallet-paid side by side (the wallet group commit) and past the balance (the careful path): each order as committed', async () => {
@@ -127,12 +160,15 @@ describeEachBackend(
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         states.push(res.body.data.state);
         const types = await new OrderFollower(t, r.key, res.body.data.id).check(`placed ${res.body.data.state}`);
-        expect(types).to.deep.equal(['order.created', res.body.data.state === 'SUBMITTED' ? 'order.submitted' : 'order.awaiting_funds']);
+        expect(types).to.deep.equal([
+          'order.created',
+          res.body.data.state === 'SUBMITTED' ? 'order.submitted' : 'order.awaiting_funds',
+        ]);
       }
       expect(states.filter((s) => s === 'SUBMITTED')).to.have.length(4);
     });
 
-    it('moves updatedAt forward on every change, also when this process\'s clock is behind the last writer\'s', async () => {
+    it("moves updatedAt forward on every change, also when this process's clock is behind the last writer's", async () => {
       const t = get();
       const r = await reseller({ fundsCents: 1_000_000 });
       const order = await place(r.key, orderBody(files));
@@ -140,7 +176,9 @@ describeEachBackend(
       // Another process, its clock a minute ahead, wrote the order last.
       const ahead = new Date(Date.now() + 60_000);
       await t.service.db.updateTable('orders').set({ updated_at: ahead }).where('id', '=', order.orderId).execute();
-      expect((await t.admin('POST', `/orders/${order.orderId}/production`, { status: 'PROCESSING' })).status).to.equal(200);
+      expect((await t.admin('POST', `/orders/${order.orderId}/production`, { status: 'PROCESSING' })).status).to.equal(
+        200,
+      );
       expect(await order.check('in production')).to.deep.equal(['order.in_production']);
       const moved = (await storedEvents(t, order.orderId)).at(-1)!.order;
       expect(new Date(moved.updatedAt).getTime()).to.be.greaterThan(ahead.getTime());
@@ -155,7 +193,10 @@ describeEachBackend(
       try {
         placing = placeOrder(t, r.key, body);
         // The order is committed before its card is charged: find it while the charge is held.
-        const listed = await waitFor('the order committed before its charge', async () => (await t.api(r.key, 'GET', `/orders?externalOrderId=${body.externalOrderId}`)).body.data[0]);
+        const listed = await waitFor(
+          'the order committed before its charge',
+          async () => (await t.api(r.key, 'GET', `/orders?externalOrderId=${body.externalOrderId}`)).body.data[0],
+        );
         const order = new OrderFollower(t, r.key, listed.id);
         expect(await order.check('committed, charging')).to.deep.equal(['order.created']);
         expect(listed).to.include({ state: 'AWAITING_FUNDS', status: 'PENDING' });
@@ -199,7 +240,9 @@ describeEachBackend(
       const r = await reseller({ fundsCents: 1_000_000 });
       const order = await place(r.key, orderBody(files, { lines: [{ ...PRODUCT }] }));
       expect(await order.check('placed without a file')).to.deep.equal(['order.created', 'order.file_problem']);
-      const supplied = await t.api(r.key, 'PUT', `/orders/${order.orderId}/lines/0/file`, { fileUrl: `${files.url}/art/poster.png` });
+      const supplied = await t.api(r.key, 'PUT', `/orders/${order.orderId}/lines/0/file`, {
+        fileUrl: `${files.url}/art/poster.png`,
+      });
       expect(supplied.status, JSON.stringify(supplied.body)).to.equal(200);
       expect(await order.check('file supplied')).to.deep.equal(['order.submitted']);
     });
@@ -207,9 +250,18 @@ describeEachBackend(
     it('awaiting a conversion, then paid once the back-office confirms it', async () => {
       const t = get();
       const r = await reseller({ fundsCents: 1_000_000 });
-      const order = await place(r.key, orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }] }));
+      const order = await place(
+        r.key,
+        orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }] }),
+      );
       expect(await order.check('placed with an EPS file')).to.deep.equal(['order.created', 'order.file_problem']);
-      expect((await t.admin('POST', `/orders/${order.orderId}/lines/0/conversion`, { fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(200);
+      expect(
+        (
+          await t.admin('POST', `/orders/${order.orderId}/lines/0/conversion`, {
+            fileUrl: `${files.url}/art/flyer.pdf`,
+          })
+        ).status,
+      ).to.equal(200);
       expect(await order.check('converted')).to.deep.equal(['order.submitted']);
     });
 

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { ORDER_STATES, ORDER_STATUSES } from '../../src/modules/orders/order-states.ts';
-import { applyTransition, IllegalTransitionError, isCancellable, TRANSITIONS, type Position, type TransitionName } from '../../src/modules/orders/order-transitions.ts';
+import {
+  applyTransition,
+  IllegalTransitionError,
+  isCancellable,
+  TRANSITIONS,
+  type Position,
+  type TransitionName,
+} from '../../src/modules/orders/order-transitions.ts';
 
 const ALL_POSITIONS: Position[] = [
   { state: 'NEW', status: 'PENDING' },
@@ -13,7 +20,13 @@ describe('order transition table', () => {
     ['await_funds', { state: 'NEW', status: 'PENDING' }, 'AWAITING_FUNDS', 'PENDING', 'order.awaiting_funds'],
     ['await_funds', { state: 'AWAITING_FILE', status: 'PENDING' }, 'AWAITING_FUNDS', 'PENDING', 'order.awaiting_funds'],
     ['fail_payment', { state: 'NEW', status: 'PENDING' }, 'PAYMENT_FAILED', 'PENDING', 'order.payment_failed'],
-    ['fail_payment', { state: 'AWAITING_FUNDS', status: 'PENDING' }, 'PAYMENT_FAILED', 'PENDING', 'order.payment_failed'],
+    [
+      'fail_payment',
+      { state: 'AWAITING_FUNDS', status: 'PENDING' },
+      'PAYMENT_FAILED',
+      'PENDING',
+      'order.payment_failed',
+    ],
     ['submit', { state: 'NEW', status: 'PENDING' }, 'SUBMITTED', 'PAID', 'order.submitted'],
     ['submit', { state: 'AWAITING_FUNDS', status: 'PENDING' }, 'SUBMITTED', 'PAID', 'order.submitted'],
     ['submit', { state: 'AWAITING_FILE', status: 'PENDING' }, 'SUBMITTED', 'PAID', 'order.submitted'],
@@ -43,7 +56,9 @@ describe('order transition table', () => {
           expect(() => applyTransition(position, name)).not.to.throw();
           legal++;
         } else {
-          expect(() => applyTransition(position, name), `${name} from ${position.state}/${position.status}`).to.throw(IllegalTransitionError);
+          expect(() => applyTransition(position, name), `${name} from ${position.state}/${position.status}`).to.throw(
+            IllegalTransitionError,
+          );
           illegal++;
         }
       }
@@ -54,7 +69,8 @@ describe('order transition table', () => {
 
   it('never leaves CANCELLED, and never goes back from DELIVERED', () => {
     for (const name of Object.keys(TRANSITIONS) as TransitionName[]) {
-      for (const status of ORDER_STATUSES) expect(() => applyTransition({ state: 'CANCELLED', status }, name)).to.throw(IllegalTransitionError);
+      for (const status of ORDER_STATUSES)
+        expect(() => applyTransition({ state: 'CANCELLED', status }, name)).to.throw(IllegalTransitionError);
       expect(() => applyTransition({ state: 'SUBMITTED', status: 'DELIVERED' }, name)).to.throw(IllegalTransitionError);
     }
   });

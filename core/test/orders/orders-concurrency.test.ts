@@ -26,14 +26,23 @@ describe('orders under concurrency', function () {
       await a.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
       const body = orderBody(files);
       const key = randomUUID();
-      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => placeOrder(i % 2 ? a : b, r.key, body, key)));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => placeOrder(i % 2 ? a : b, r.key, body, key)),
+      );
       const ids = new Set(results.map((res) => res.body.data?.id));
       expect(ids.size, JSON.stringify(results.find((x) => !x.body.data))).to.equal(1);
       expect(results.filter((res) => res.status === 201)).to.have.length(1);
       expect(results.filter((res) => res.status === 200 && res.body.data.duplicate)).to.have.length(49);
-      const debits = await a.service.db.selectFrom('wallet_ledger').selectAll().where('reseller_id', '=', r.id).where('kind', '=', 'order_payment').execute();
+      const debits = await a.service.db
+        .selectFrom('wallet_ledger')
+        .selectAll()
+        .where('reseller_id', '=', r.id)
+        .where('kind', '=', 'order_payment')
+        .execute();
       expect(debits).to.have.length(1);
-      expect(await a.service.db.selectFrom('orders').select('id').where('reseller_id', '=', r.id).execute()).to.have.length(1);
+      expect(
+        await a.service.db.selectFrom('orders').select('id').where('reseller_id', '=', r.id).execute(),
+      ).to.have.length(1);
     } finally {
       await a.close();
       await b.close();
@@ -41,33 +50,55 @@ describe('orders under concurrency', function () {
     }
   });
 
-  describeEachBackend('wallet race', (get) => {
-    it('pays exactly as many of 200 concurrent orders as the balance covers; the rest wait for funds', async () => {
-      const t = get();
-      const r = await t.reseller();
-      const probe = (await placeOrder(t, r.key, orderBody(files))).body.data;
-      expect(probe.state).to.equal('AWAITING_FUNDS');
-      const price = probe.totals.totalCents;
-      await t.api(r.key, 'POST', `/orders/${probe.id}/cancel`);
-      await t.service.services.wallet.topUp({ resellerId: r.id, mode: 'live', amountCents: price * 100 });
-      const results = await Promise.all(Array.from({ length: 200 }, () => placeOrder(t, r.key, orderBody(files))));
-      expect(results.every((res) => res.status === 201), JSON.stringify(results.find((res) => res.status !== 201)?.body)).to.equal(true);
-      const states = results.map((res) => res.body.data.state);
-      expect(states.filter((s) => s === 'SUBMITTED')).to.have.length(100);
-      expect(states.filter((s) => s === 'AWAITING_FUNDS')).to.have.length(100);
-      const wallet = await t.service.db.selectFrom('wallets').select('balance_cents').where('reseller_id', '=', r.id).where('mode', '=', 'live').executeTakeFirstOrThrow();
-      expect(wallet.balance_cents).to.equal(0);
-      const ledger = await t.service.db.selectFrom('wallet_ledger').select(['amount_cents', 'balance_after_cents', 'created_at', 'id']).where('reseller_id', '=', r.id).orderBy('created_at').orderBy('id').execute();
-      expect(ledger.reduce((sum, e) => sum + e.amount_cents, 0)).to.equal(wallet.balance_cents);
-      expect(ledger.every((e) => e.balance_after_cents >= 0)).to.equal(true);
-    });
-  }, { RATE_LIMIT_PER_MINUTE: '100000' });
+  describeEachBackend(
+    'wallet race',
+    (get) => {
+      it('pays exactly as many of 200 concurrent orders as the balance covers; the rest wait for funds', async () => {
+        const t = get();
+        const r = await t.reseller();
+        const probe = (await placeOrder(t, r.key, orderBody(files))).body.data;
+        expect(probe.state).to.equal('AWAITING_FUNDS');
+        const price = probe.totals.totalCents;
+        await t.api(r.key, 'POST', `/orders/${probe.id}/cancel`);
+        await t.service.services.wallet.topUp({ resellerId: r.id, mode: 'live', amountCents: price * 100 });
+        const results = await Promise.all(Array.from({ length: 200 }, () => placeOrder(t, r.key, orderBody(files))));
+        expect(
+          results.every((res) => res.status === 201),
+          JSON.stringify(results.find((res) => res.status !== 201)?.body),
+        ).to.equal(true);
+        const states = results.map((res) => res.body.data.state);
+        expect(states.filter((s) => s === 'SUBMITTED')).to.have.length(100);
+        expect(states.filter((s) => s === 'AWAITING_FUNDS')).to.have.length(100);
+        const wallet = await t.service.db
+          .selectFrom('wallets')
+          .select('balance_cents')
+          .where('reseller_id', '=', r.id)
+          .where('mode', '=', 'live')
+          .executeTakeFirstOrThrow();
+        expect(wallet.balance_cents).to.equal(0);
+        const ledger = await t.service.db
+          .selectFrom('wallet_ledger')
+          .select(['amount_cents', 'balance_after_cents', 'created_at', 'id'])
+          .where('reseller_id', '=', r.id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
+        expect(ledger.reduce((sum, e) => sum + e.amount_cents, 0)).to.equal(wallet.balance_cents);
+        expect(ledger.every((e) => e.balance_after_cents >= 0)).to.equal(true);
+      });
+    },
+    { RATE_LIMIT_PER_MINUTE: '100000' },
+  );
 
   /** A gateway that charges, then "crashes" before our commit: the first time only. */
   class CrashAfterCharge extends SandboxGateway {
     crashes = 1;
     charges = new Map<string, number>();
-    override async charge(input: { paymentMethod: string; amountCents: number; idempotencyKey: string }): Promise<ChargeResult> {
+    override async charge(input: {
+      paymentMethod: string;
+      amountCents: number;
+      idempotencyKey: string;
+    }): Promise<ChargeResult> {
       const result = await super.charge(input);
       this.charges.set(input.idempotencyKey, (this.charges.get(input.idempotencyKey) ?? 0) + 1);
       if (this.crashes-- > 0) throw new Error('process died after the charge');

@@ -7,7 +7,13 @@ import { tinyHtml, tinyPdf } from '../print-files/print-file-fixtures.ts';
 import { orderBody, placeOrder, PRODUCT, RECIPIENT, startFileServer } from './orders-helpers.ts';
 
 async function eventsOf(db: any, orderId: string): Promise<string[]> {
-  const rows = await db.selectFrom('events').select(['type', 'created_at', 'id']).where('order_id', '=', orderId).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('events')
+    .select(['type', 'created_at', 'id'])
+    .where('order_id', '=', orderId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   return rows.map((r: { type: string }) => r.type);
 }
 
@@ -21,7 +27,8 @@ describeEachBackend('orders', (get) => {
   async function funded(cents = 1_000_000, opts: { mode?: 'live' | 'test' } = {}) {
     const t = get();
     const r = await t.reseller(opts);
-    if (cents > 0) await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: cents, mode: opts.mode ?? 'live' });
+    if (cents > 0)
+      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: cents, mode: opts.mode ?? 'live' });
     return r;
   }
 
@@ -32,17 +39,29 @@ describeEachBackend('orders', (get) => {
       const res = await placeOrder(t, r.key, orderBody(files));
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const order = res.body.data;
-      expect(order).to.include({ state: 'SUBMITTED', status: 'PAID', source: 'API', duplicate: false, testMode: false });
+      expect(order).to.include({
+        state: 'SUBMITTED',
+        status: 'PAID',
+        source: 'API',
+        duplicate: false,
+        testMode: false,
+      });
       expect(order.payment).to.include({ method: 'wallet', status: 'paid' });
       expect(order.totals.totalCents).to.be.a('number').greaterThan(0);
-      expect(order.totals.totalCents).to.equal(order.totals.netCents + order.totals.shippingCents + order.totals.vatCents);
+      expect(order.totals.totalCents).to.equal(
+        order.totals.netCents + order.totals.shippingCents + order.totals.vatCents,
+      );
       const line = order.lines[0];
       expect(line.unitPrice).to.match(/^\d+(\.\d+)?$/);
       expect(line.unitPriceCents).to.be.a('number');
       expect(line).to.have.property('discountCents');
       const wallet = (await t.api(r.key, 'GET', '/wallet')).body.data;
       expect(wallet.balanceCents).to.equal(1_000_000 - order.totals.totalCents);
-      expect(wallet.entries.data[0]).to.include({ kind: 'order_payment', amountCents: -order.totals.totalCents, orderId: order.id });
+      expect(wallet.entries.data[0]).to.include({
+        kind: 'order_payment',
+        amountCents: -order.totals.totalCents,
+        orderId: order.id,
+      });
       expect(await eventsOf(t.service.db, order.id)).to.deep.equal(['order.created', 'order.submitted']);
       expect((await t.api(r.key, 'GET', `/orders/${order.id}`)).body.data.id).to.equal(order.id);
     });
@@ -50,20 +69,39 @@ describeEachBackend('orders', (get) => {
     it('answers, and writes its events, exactly as the stored order reads back', async () => {
       const t = get();
       const r = await funded();
-      for (const body of [orderBody(files), orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }, { ...PRODUCT, quantity: 500 }] })]) {
+      for (const body of [
+        orderBody(files),
+        orderBody(files, {
+          lines: [
+            { ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` },
+            { ...PRODUCT, quantity: 500 },
+          ],
+        }),
+      ]) {
         const res = await placeOrder(t, r.key, body);
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
         const { duplicate: _d, ...placed } = res.body.data;
         const read = (await t.api(r.key, 'GET', `/orders/${placed.id}`)).body.data;
         // Byte for byte: the answer is built from the rows as written, in jsonb's key order.
         expect(JSON.stringify(placed)).to.equal(JSON.stringify(read));
-        const events = await t.service.db.selectFrom('events').select(['type', 'payload']).where('order_id', '=', placed.id).orderBy('created_at').orderBy('id').execute();
-        const payloads = events.map((e: { payload: any }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order);
+        const events = await t.service.db
+          .selectFrom('events')
+          .select(['type', 'payload'])
+          .where('order_id', '=', placed.id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
+        const payloads = events.map(
+          (e: { payload: any }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order,
+        );
         // (the outbox keeps payloads as jsonb, so their key order is its own)
         expect(payloads.at(-1)).to.deep.equal(read);
         // order.created is committed with the placement's last change: it carries the order as that
         // commit left it (paid at once, or waiting for a file), never a state the order was not in.
-        expect(events.map((e: { type: string }) => e.type)).to.deep.equal(['order.created', read.state === 'SUBMITTED' ? 'order.submitted' : 'order.file_problem']);
+        expect(events.map((e: { type: string }) => e.type)).to.deep.equal([
+          'order.created',
+          read.state === 'SUBMITTED' ? 'order.submitted' : 'order.file_problem',
+        ]);
         expect(payloads[0]).to.deep.equal(read);
       }
     });
@@ -128,7 +166,12 @@ describeEachBackend('orders', (get) => {
       const res = await placeOrder(t, r.key, { lines: [{ quantity: 0 }], recipient: { name: '' } });
       expect(res.status).to.equal(400);
       const fields = res.body.error.details.map((d: { field: string }) => d.field);
-      expect(fields).to.include.members(['lines[0].quantity', 'recipient.name', 'recipient.address1', 'recipient.country']);
+      expect(fields).to.include.members([
+        'lines[0].quantity',
+        'recipient.name',
+        'recipient.address1',
+        'recipient.country',
+      ]);
       const none = await placeOrder(t, r.key, { recipient: RECIPIENT, lines: [] });
       expect(none.status).to.equal(400);
     });
@@ -136,17 +179,39 @@ describeEachBackend('orders', (get) => {
     it("keeps the recipient's company and province: in the answer, on a read, in the order's events", async () => {
       const t = get();
       const r = await funded();
-      const recipient = { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', address1: 'Via Torino 12', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' };
+      const recipient = {
+        name: 'Giulia Rossi',
+        company: 'Tipografia Rossi S.r.l.',
+        address1: 'Via Torino 12',
+        postalCode: '20121',
+        city: 'Milano',
+        state: 'MI',
+        country: 'IT',
+      };
       const res = await placeOrder(t, r.key, orderBody(files, { recipient }));
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       expect(res.body.data.recipient).to.deep.equal(recipient);
       expect((await t.api(r.key, 'GET', `/orders/${res.body.data.id}`)).body.data.recipient).to.deep.equal(recipient);
-      const events = await t.service.db.selectFrom('events').select('payload').where('order_id', '=', res.body.data.id).execute();
+      const events = await t.service.db
+        .selectFrom('events')
+        .select('payload')
+        .where('order_id', '=', res.body.data.id)
+        .execute();
       expect(events).to.not.be.empty;
-      for (const e of events) expect((typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order.recipient).to.deep.equal(recipient);
-      const bad = await placeOrder(t, r.key, orderBody(files, { recipient: { ...recipient, state: '', company: 'x'.repeat(101) } }));
+      for (const e of events)
+        expect((typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data.order.recipient).to.deep.equal(
+          recipient,
+        );
+      const bad = await placeOrder(
+        t,
+        r.key,
+        orderBody(files, { recipient: { ...recipient, state: '', company: 'x'.repeat(101) } }),
+      );
       expect(bad.status).to.equal(400);
-      expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include.members(['recipient.state', 'recipient.company']);
+      expect(bad.body.error.details.map((d: { field: string }) => d.field)).to.include.members([
+        'recipient.state',
+        'recipient.company',
+      ]);
     });
 
     it('uses the reseller contact for the carrier when the recipient has none, and says so', async () => {
@@ -155,7 +220,11 @@ describeEachBackend('orders', (get) => {
       const { email: _e, phone: _p, ...bare } = RECIPIENT;
       const res = await placeOrder(t, r.key, orderBody(files, { recipient: bare }));
       expect(res.body.data.carrierContact).to.deep.equal({ emailSource: 'reseller', phoneSource: 'reseller' });
-      const withEmail = await placeOrder(t, r.key, orderBody(files, { recipient: { ...bare, email: 'x@example.com' } }));
+      const withEmail = await placeOrder(
+        t,
+        r.key,
+        orderBody(files, { recipient: { ...bare, email: 'x@example.com' } }),
+      );
       expect(withEmail.body.data.carrierContact).to.deep.equal({ emailSource: 'recipient', phoneSource: 'reseller' });
     });
 
@@ -234,7 +303,12 @@ describeEachBackend('orders', (get) => {
     it('refuses an HTML page named .pdf with invalid_file_url naming the line, and writes nothing', async () => {
       const t = get();
       const r = await funded();
-      const body = orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/flyer.pdf` }, { ...PRODUCT, fileUrl: `${files.url}/art/fake.pdf` }] });
+      const body = orderBody(files, {
+        lines: [
+          { ...PRODUCT, fileUrl: `${files.url}/art/flyer.pdf` },
+          { ...PRODUCT, fileUrl: `${files.url}/art/fake.pdf` },
+        ],
+      });
       const res = await placeOrder(t, r.key, body);
       expect(res.status).to.equal(422);
       expect(res.body.error.code).to.equal('invalid_file_url');
@@ -247,7 +321,11 @@ describeEachBackend('orders', (get) => {
     it('refuses a print file on a private address', async () => {
       const t = get();
       const r = await funded();
-      const res = await placeOrder(t, r.key, orderBody(files, { lines: [{ ...PRODUCT, fileUrl: 'https://10.0.0.7/art.pdf' }] }));
+      const res = await placeOrder(
+        t,
+        r.key,
+        orderBody(files, { lines: [{ ...PRODUCT, fileUrl: 'https://10.0.0.7/art.pdf' }] }),
+      );
       expect(res.status).to.equal(422);
       expect(res.body.error.code).to.equal('invalid_file_url');
     });
@@ -255,13 +333,19 @@ describeEachBackend('orders', (get) => {
     it('holds an EPS line in AWAITING_FILE until the back-office confirms the conversion, then pays', async () => {
       const t = get();
       const r = await funded();
-      const res = await placeOrder(t, r.key, orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }] }));
+      const res = await placeOrder(
+        t,
+        r.key,
+        orderBody(files, { lines: [{ ...PRODUCT, fileUrl: `${files.url}/art/logo.eps` }] }),
+      );
       expect(res.status).to.equal(201);
       expect(res.body.data).to.include({ state: 'AWAITING_FILE', status: 'PENDING' });
       expect(res.body.data.lines[0].fileStatus).to.equal('needs_conversion');
       expect(await eventsOf(t.service.db, res.body.data.id)).to.deep.equal(['order.created', 'order.file_problem']);
       expect((await t.api(r.key, 'GET', '/wallet')).body.data.balanceCents).to.equal(1_000_000);
-      const done = await t.admin('POST', `/orders/${res.body.data.id}/lines/0/conversion`, { fileUrl: `${files.url}/art/flyer.pdf` });
+      const done = await t.admin('POST', `/orders/${res.body.data.id}/lines/0/conversion`, {
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(done.status).to.equal(200);
       expect(done.body.data).to.include({ state: 'SUBMITTED', status: 'PAID' });
     });
@@ -271,12 +355,18 @@ describeEachBackend('orders', (get) => {
       const r = await funded();
       const res = await placeOrder(t, r.key, orderBody(files, { lines: [{ ...PRODUCT }] }));
       expect(res.body.data.state).to.equal('AWAITING_FILE');
-      const bad = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, { fileUrl: `${files.url}/art/fake.pdf` });
+      const bad = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, {
+        fileUrl: `${files.url}/art/fake.pdf`,
+      });
       expect(bad.status).to.equal(422);
-      const good = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, { fileUrl: `${files.url}/art/poster.png` });
+      const good = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, {
+        fileUrl: `${files.url}/art/poster.png`,
+      });
       expect(good.status).to.equal(200);
       expect(good.body.data).to.include({ state: 'SUBMITTED', status: 'PAID' });
-      const again = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, { fileUrl: `${files.url}/art/poster.png` });
+      const again = await t.api(r.key, 'PUT', `/orders/${res.body.data.id}/lines/0/file`, {
+        fileUrl: `${files.url}/art/poster.png`,
+      });
       expect(again.status).to.equal(409);
     });
 
@@ -285,7 +375,17 @@ describeEachBackend('orders', (get) => {
       const r = await funded();
       const before = files.hits('/art/poster.png');
       const url = `${files.url}/art/poster.png`;
-      const res = await placeOrder(t, r.key, orderBody(files, { lines: [{ ...PRODUCT, fileUrl: url }, { ...PRODUCT, fileUrl: url }, { ...PRODUCT, fileUrl: url }] }));
+      const res = await placeOrder(
+        t,
+        r.key,
+        orderBody(files, {
+          lines: [
+            { ...PRODUCT, fileUrl: url },
+            { ...PRODUCT, fileUrl: url },
+            { ...PRODUCT, fileUrl: url },
+          ],
+        }),
+      );
       expect(res.status).to.equal(201);
       expect(files.hits('/art/poster.png') - before).to.equal(1);
     });
@@ -310,7 +410,11 @@ describeEachBackend('orders', (get) => {
       const wallet = (await t.api(r.key, 'GET', '/wallet')).body.data;
       expect(wallet.balanceCents).to.equal(1_000_000);
       expect(wallet.entries.data[0]).to.include({ kind: 'order_refund', amountCents: order.totals.totalCents });
-      expect(await eventsOf(t.service.db, order.id)).to.deep.equal(['order.created', 'order.submitted', 'order.cancelled']);
+      expect(await eventsOf(t.service.db, order.id)).to.deep.equal([
+        'order.created',
+        'order.submitted',
+        'order.cancelled',
+      ]);
     });
 
     it('refuses to cancel once production started (409 order_not_cancellable)', async () => {
@@ -327,15 +431,43 @@ describeEachBackend('orders', (get) => {
       const t = get();
       const r = await funded();
       const order = (await placeOrder(t, r.key, orderBody(files))).body.data;
-      expect((await t.admin('POST', `/orders/${order.id}/production`, { status: 'SHIPPED', tracking: { carrier: 'PostNL', trackingNumber: '3SABC', trackingUrl: 'https://postnl.example/3SABC' } })).status).to.equal(409);
-      for (const status of ['PROCESSING', 'PRINTING']) expect((await t.admin('POST', `/orders/${order.id}/production`, { status })).status).to.equal(200);
+      expect(
+        (
+          await t.admin('POST', `/orders/${order.id}/production`, {
+            status: 'SHIPPED',
+            tracking: { carrier: 'PostNL', trackingNumber: '3SABC', trackingUrl: 'https://postnl.example/3SABC' },
+          })
+        ).status,
+      ).to.equal(409);
+      for (const status of ['PROCESSING', 'PRINTING'])
+        expect((await t.admin('POST', `/orders/${order.id}/production`, { status })).status).to.equal(200);
       expect((await t.admin('POST', `/orders/${order.id}/production`, { status: 'SHIPPED' })).status).to.equal(400);
-      const shipped = await t.admin('POST', `/orders/${order.id}/production`, { status: 'SHIPPED', tracking: { carrier: 'PostNL', trackingNumber: '3SABC', trackingUrl: 'https://postnl.example/3SABC' } });
-      expect(shipped.body.data.tracking).to.deep.equal({ carrier: 'PostNL', trackingNumber: '3SABC', trackingUrl: 'https://postnl.example/3SABC' });
-      expect((await t.admin('POST', `/orders/${order.id}/production`, { status: 'DELIVERED' })).body.data.status).to.equal('DELIVERED');
+      const shipped = await t.admin('POST', `/orders/${order.id}/production`, {
+        status: 'SHIPPED',
+        tracking: { carrier: 'PostNL', trackingNumber: '3SABC', trackingUrl: 'https://postnl.example/3SABC' },
+      });
+      expect(shipped.body.data.tracking).to.deep.equal({
+        carrier: 'PostNL',
+        trackingNumber: '3SABC',
+        trackingUrl: 'https://postnl.example/3SABC',
+      });
+      expect(
+        (await t.admin('POST', `/orders/${order.id}/production`, { status: 'DELIVERED' })).body.data.status,
+      ).to.equal('DELIVERED');
       expect((await t.admin('POST', `/orders/${order.id}/production`, { status: 'PRINTING' })).status).to.equal(409);
-      expect(await eventsOf(t.service.db, order.id)).to.deep.equal(['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered']);
-      const shippedEvent = await t.service.db.selectFrom('events').select('payload').where('order_id', '=', order.id).where('type', '=', 'order.shipped').executeTakeFirstOrThrow();
+      expect(await eventsOf(t.service.db, order.id)).to.deep.equal([
+        'order.created',
+        'order.submitted',
+        'order.in_production',
+        'order.shipped',
+        'order.delivered',
+      ]);
+      const shippedEvent = await t.service.db
+        .selectFrom('events')
+        .select('payload')
+        .where('order_id', '=', order.id)
+        .where('type', '=', 'order.shipped')
+        .executeTakeFirstOrThrow();
       expect((shippedEvent.payload as any).data.tracking.trackingNumber).to.equal('3SABC');
       expect((shippedEvent.payload as any).data.order.status).to.equal('SHIPPED');
     });
@@ -346,20 +478,37 @@ describeEachBackend('orders', (get) => {
       const t = get();
       const r = await funded(0);
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await placeOrder(t, r.key, orderBody(files, { externalOrderId: `ext-${i}` }))).body.data.id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await placeOrder(t, r.key, orderBody(files, { externalOrderId: `ext-${i}` }))).body.data.id);
       const list = await t.api(r.key, 'GET', '/orders');
       expect(list.body.data.map((o: { id: string }) => o.id)).to.deep.equal([...ids].reverse());
-      expect((await t.api(r.key, 'GET', '/orders?externalOrderId=ext-1')).body.data.map((o: { id: string }) => o.id)).to.deep.equal([ids[1]]);
+      expect(
+        (await t.api(r.key, 'GET', '/orders?externalOrderId=ext-1')).body.data.map((o: { id: string }) => o.id),
+      ).to.deep.equal([ids[1]]);
       expect((await t.api(r.key, 'GET', '/orders?state=AWAITING_FUNDS')).body.data).to.have.length(3);
       expect((await t.api(r.key, 'GET', '/orders?state=SUBMITTED')).body.data).to.have.length(0);
       expect((await t.api(r.key, 'GET', '/orders?status=PENDING&source=API')).body.data).to.have.length(3);
-      expect((await t.api(r.key, 'GET', `/orders?createdFrom=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.data).to.have.length(0);
+      expect(
+        (
+          await t.api(
+            r.key,
+            'GET',
+            `/orders?createdFrom=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+          )
+        ).body.data,
+      ).to.have.length(0);
       expect((await t.api(r.key, 'GET', '/orders?createdTo=2020-01-01T00:00:00Z')).body.data).to.have.length(0);
       const page = await t.api(r.key, 'GET', '/orders?limit=2');
       expect(page.body.data).to.have.length(2);
       const next = await t.api(r.key, 'GET', `/orders?limit=2&cursor=${page.body.nextCursor}`);
       expect(next.body.data.map((o: { id: string }) => o.id)).to.deep.equal([ids[0]]);
-      for (const bad of ['state=SHIPPING', 'status=LOST', 'source=EBAY', 'createdFrom=yesterday', 'createdTo=2026-13-45']) {
+      for (const bad of [
+        'state=SHIPPING',
+        'status=LOST',
+        'source=EBAY',
+        'createdFrom=yesterday',
+        'createdTo=2026-13-45',
+      ]) {
         const res = await t.api(r.key, 'GET', `/orders?${bad}`);
         expect(res.status, bad).to.equal(400);
       }

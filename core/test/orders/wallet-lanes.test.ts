@@ -21,7 +21,8 @@ describeEachDatabase('wallet lanes (group commit per wallet)', (t) => {
         select case when ${abort} then ${abortStatement('nope')} end as outcome`.execute(db);
     };
 
-  const written = async () => (await sql<{ n: number; txid: string }>`select n, txid::text from lane_writes order by n`.execute(t.db)).rows;
+  const written = async () =>
+    (await sql<{ n: number; txid: string }>`select n, txid::text from lane_writes order by n`.execute(t.db)).rows;
 
   it('runs a write alone at once, and commits the writes that came meanwhile together in one transaction', async () => {
     const lanes = new WalletLanes(t.db);
@@ -35,7 +36,11 @@ describeEachDatabase('wallet lanes (group commit per wallet)', (t) => {
 
   it('keeps wallets apart: another wallet does not wait for this one', async () => {
     const lanes = new WalletLanes(t.db);
-    await Promise.all([lanes.run('rsl_1:live', write(1)), lanes.run('rsl_2:live', write(2)), lanes.run('rsl_1:test', write(3))]);
+    await Promise.all([
+      lanes.run('rsl_1:live', write(1)),
+      lanes.run('rsl_2:live', write(2)),
+      lanes.run('rsl_1:test', write(3)),
+    ]);
     const rows = await written();
     expect(new Set(rows.map((r) => r.txid)).size).to.equal(3);
   });
@@ -49,8 +54,16 @@ describeEachDatabase('wallet lanes (group commit per wallet)', (t) => {
 
   it('takes at most maxBatch writes a batch, and after a failed batch runs each of its writes alone', async () => {
     const lanes = new WalletLanes(t.db, { maxBatch: 2 });
-    const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => lanes.run('rsl_1:live', write(n, n === 1 || n === 5))));
-    expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4, 5].map((n) => lanes.run('rsl_1:live', write(n, n === 1 || n === 5))),
+    );
+    expect(outcomes.map((o) => o.status)).to.deep.equal([
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+    ]);
     const rows = await written();
     expect(rows.map((r) => r.n)).to.deep.equal([2, 3, 4]);
     // 2 and 3 shared a batch; 4 and 5 did too, until 5 aborted it and 4 ran alone.

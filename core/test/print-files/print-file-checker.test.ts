@@ -34,23 +34,39 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
   after(() => server.close());
 
   it('accepts a PDF, a PNG and a JPEG as print-ready', async () => {
-    for (const [path, fileType] of [['/card.pdf', 'pdf'], ['/photo.png', 'png'], ['/photo.jpg', 'jpg']] as const) {
+    for (const [path, fileType] of [
+      ['/card.pdf', 'pdf'],
+      ['/photo.png', 'png'],
+      ['/photo.jpg', 'jpg'],
+    ] as const) {
       const url = `${server.url}${path}`;
       expect(await checker.check(url)).to.deep.equal({ ok: true, url, fileType, needsConversion: false });
     }
   });
 
   it('refuses an HTML page named .pdf, naming what it is', async () => {
-    expect(reasonOf(await checker.check(`${server.url}/not-really.pdf`))).to.equal('the file is an HTML document, not a PDF, PNG or JPG');
+    expect(reasonOf(await checker.check(`${server.url}/not-really.pdf`))).to.equal(
+      'the file is an HTML document, not a PDF, PNG or JPG',
+    );
   });
 
   it('refuses an ICO file', async () => {
-    expect(reasonOf(await checker.check(`${server.url}/favicon.ico`))).to.equal('the file is an ICO icon, not a PDF, PNG or JPG');
+    expect(reasonOf(await checker.check(`${server.url}/favicon.ico`))).to.equal(
+      'the file is an ICO icon, not a PDF, PNG or JPG',
+    );
   });
 
   it('accepts an SVG and an EPS by extension, to be converted', async () => {
-    expect(await checker.check(`${server.url}/logo.svg`)).to.include({ ok: true, fileType: 'svg', needsConversion: true });
-    expect(await checker.check(`${server.url}/logo.eps`)).to.include({ ok: true, fileType: 'eps', needsConversion: true });
+    expect(await checker.check(`${server.url}/logo.svg`)).to.include({
+      ok: true,
+      fileType: 'svg',
+      needsConversion: true,
+    });
+    expect(await checker.check(`${server.url}/logo.eps`)).to.include({
+      ok: true,
+      fileType: 'eps',
+      needsConversion: true,
+    });
   });
 
   it('refuses SVG content at a .pdf URL', async () => {
@@ -75,17 +91,23 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
   });
 
   it('reports a 404 with its status', async () => {
-    expect(reasonOf(await checker.check(`${server.url}/missing.pdf`))).to.equal('the file URL answered HTTP 404 Not Found');
+    expect(reasonOf(await checker.check(`${server.url}/missing.pdf`))).to.equal(
+      'the file URL answered HTTP 404 Not Found',
+    );
   });
 
   it('gives up on a slow server within its timeout', async () => {
     const started = Date.now();
-    expect(reasonOf(await checker.check(`${server.url}/slow.pdf`))).to.equal('the file server did not answer within 0.4 s');
+    expect(reasonOf(await checker.check(`${server.url}/slow.pdf`))).to.equal(
+      'the file server did not answer within 0.4 s',
+    );
     expect(Date.now() - started).to.be.below(1500);
   });
 
   it('refuses plain http', async () => {
-    expect(reasonOf(await checker.check(`http://localhost:${server.port}/card.pdf`))).to.equal('the file URL must be an https URL');
+    expect(reasonOf(await checker.check(`http://localhost:${server.port}/card.pdf`))).to.equal(
+      'the file URL must be an https URL',
+    );
   });
 
   it('refuses a URL on a private address', async () => {
@@ -94,7 +116,11 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
     );
   });
 
-  for (const target of ['https://127.0.0.2:PORT/card.pdf', 'https://10.0.0.1/card.pdf', 'https://169.254.169.254/latest/meta-data/']) {
+  for (const target of [
+    'https://127.0.0.2:PORT/card.pdf',
+    'https://10.0.0.1/card.pdf',
+    'https://169.254.169.254/latest/meta-data/',
+  ]) {
     it(`refuses a redirect to ${target.replace(':PORT', '')}`, async () => {
       const location = target.replace('PORT', String(server.port));
       // Never let a policy regression send a packet off loopback: the no-connect check goes first.
@@ -105,7 +131,9 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
       server.route('/redirect-inward.pdf', redirectTo(location));
       const hostBefore = server.connections();
       const reason = reasonOf(await checker.check(`${server.url}/redirect-inward.pdf`));
-      expect(reason).to.equal(`the file URL redirects to ${location}, which points to a private or reserved network address (${new URL(location).hostname}); print files must be publicly reachable`);
+      expect(reason).to.equal(
+        `the file URL redirects to ${location}, which points to a private or reserved network address (${new URL(location).hostname}); print files must be publicly reachable`,
+      );
       expect(server.connections()).to.equal(hostBefore + 1); // the first hop only
     });
   }
@@ -114,13 +142,21 @@ describe('PrintFileChecker against a real local HTTPS server', () => {
     const pdf = `${server.url}/card.pdf`;
     const png = `${server.url}/photo.png`;
     const html = `${server.url}/not-really.pdf`;
-    const [pdfBefore, pngBefore, htmlBefore] = [server.hits('/card.pdf'), server.hits('/photo.png'), server.hits('/not-really.pdf')];
+    const [pdfBefore, pngBefore, htmlBefore] = [
+      server.hits('/card.pdf'),
+      server.hits('/photo.png'),
+      server.hits('/not-really.pdf'),
+    ];
     const results = await checker.checkMany([pdf, png, pdf, html, pdf, png]);
     expect([...results.keys()]).to.deep.equal([pdf, png, html]);
     expect(results.get(pdf)).to.include({ ok: true, fileType: 'pdf' });
     expect(results.get(png)).to.include({ ok: true, fileType: 'png' });
     expect(results.get(html)).to.include({ ok: false });
-    expect([server.hits('/card.pdf') - pdfBefore, server.hits('/photo.png') - pngBefore, server.hits('/not-really.pdf') - htmlBefore]).to.deep.equal([1, 1, 1]);
+    expect([
+      server.hits('/card.pdf') - pdfBefore,
+      server.hits('/photo.png') - pngBefore,
+      server.hits('/not-really.pdf') - htmlBefore,
+    ]).to.deep.equal([1, 1, 1]);
   });
 
   it('runs at most 4 fetches at a time in checkMany', async () => {

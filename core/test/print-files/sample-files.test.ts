@@ -24,9 +24,15 @@ describe('sample print files (unit)', () => {
     expect(text.trimEnd().endsWith('%%EOF')).to.equal(true);
     const startxref = Number(/startxref\n(\d+)\n/.exec(text)![1]);
     expect(text.slice(startxref, startxref + 4)).to.equal('xref');
-    const entries = text.slice(startxref).split('\n').slice(3).filter((l) => / 00000 n $/.test(l));
+    const entries = text
+      .slice(startxref)
+      .split('\n')
+      .slice(3)
+      .filter((l) => / 00000 n $/.test(l));
     expect(entries).to.have.length(6);
-    entries.forEach((entry, i) => expect(text.slice(Number(entry.slice(0, 10)), Number(entry.slice(0, 10)) + 8)).to.equal(`${i + 1} 0 obj\n`));
+    entries.forEach((entry, i) =>
+      expect(text.slice(Number(entry.slice(0, 10)), Number(entry.slice(0, 10)) + 8)).to.equal(`${i + 1} 0 obj\n`),
+    );
     const length = Number(/\/Length (\d+) >>\nstream\n/.exec(text)![1]);
     const streamStart = text.indexOf('stream\n') + 'stream\n'.length;
     expect(text.slice(streamStart + length, streamStart + length + 10)).to.equal('\nendstream');
@@ -51,9 +57,15 @@ describe('sample print files (unit)', () => {
       const sizes = product.fileRequirements.trimSizeMmByOption?.values;
       expect(list.map((s) => s.format)).to.deep.equal(sizes ? Object.keys(sizes) : ['standard']);
       for (const sample of list) {
-        expect(sample.url).to.equal(`https://print.example/api/reseller/v1/sample-files/${product.id}/${encodeURIComponent(sample.format)}.pdf`);
+        expect(sample.url).to.equal(
+          `https://print.example/api/reseller/v1/sample-files/${product.id}/${encodeURIComponent(sample.format)}.pdf`,
+        );
         const bytes = samples.resolve(sample.url)!;
-        expect(await judgePrintFile(bytes, new URL(sample.url).pathname)).to.deep.equal({ ok: true, fileType: 'pdf', needsConversion: false });
+        expect(await judgePrintFile(bytes, new URL(sample.url).pathname)).to.deep.equal({
+          ok: true,
+          fileType: 'pdf',
+          needsConversion: false,
+        });
         const [, , w, h] = box(bytes, 'MediaBox');
         expect(w! / MM).to.be.closeTo(sample.pageSizeMm.width, 0.01);
         expect(h! / MM).to.be.closeTo(sample.pageSizeMm.height, 0.01);
@@ -68,10 +80,18 @@ describe('sample print files (unit)', () => {
     expect(samples.isSampleUrl('https://files.example/api/reseller/v1/sample-files/posters/a2.pdf')).to.equal(false);
     expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/posters/b7.pdf')).to.equal(false);
     expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/nope/standard.pdf')).to.equal(false);
-    expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/posters/a2.pdf?x=1')).to.equal(false);
-    expect(samples.isSampleUrl('https://u:p@print.example/api/reseller/v1/sample-files/posters/a2.pdf')).to.equal(false);
-    expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/posters/__proto__.pdf')).to.equal(false);
-    expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/business-cards/standard.pdf')).to.equal(true);
+    expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/posters/a2.pdf?x=1')).to.equal(
+      false,
+    );
+    expect(samples.isSampleUrl('https://u:p@print.example/api/reseller/v1/sample-files/posters/a2.pdf')).to.equal(
+      false,
+    );
+    expect(samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/posters/__proto__.pdf')).to.equal(
+      false,
+    );
+    expect(
+      samples.isSampleUrl('https://print.example/api/reseller/v1/sample-files/business-cards/standard.pdf'),
+    ).to.equal(true);
   });
 });
 
@@ -85,15 +105,30 @@ describeEachBackend(
       const live = await t.reseller({ mode: 'live' });
       const forTest = (await t.api(test.key, 'GET', '/products/posters?lang=en')).body.data;
       expect(forTest.sampleFiles.map((s: { format: string }) => s.format)).to.deep.equal(['a3', 'a2', 'a1', 'a0']);
-      expect(forTest.sampleFiles[1]).to.deep.include({ format: 'a2', trimSizeMm: { width: 420, height: 594 }, bleedMm: 3, pageSizeMm: { width: 426, height: 600 } });
+      expect(forTest.sampleFiles[1]).to.deep.include({
+        format: 'a2',
+        trimSizeMm: { width: 420, height: 594 },
+        bleedMm: 3,
+        pageSizeMm: { width: 426, height: 600 },
+      });
       expect((await t.api(live.key, 'GET', '/products/posters?lang=en')).body.data).to.not.have.property('sampleFiles');
       const url = forTest.sampleFiles[1].url as string;
       expect(url).to.equal(`${t.baseUrl}/api/reseller/v1/sample-files/posters/a2.pdf`);
       const res = await fetch(url, { headers: { 'user-agent': USER_AGENT } });
       expect(res.status).to.equal(200);
       expect(res.headers.get('content-type')).to.equal('application/pdf');
-      expect(Buffer.from(await res.arrayBuffer()).subarray(0, 5).toString()).to.equal('%PDF-');
-      expect((await fetch(`${t.baseUrl}/api/reseller/v1/sample-files/posters/b9.pdf`, { headers: { 'user-agent': USER_AGENT } })).status).to.equal(404);
+      expect(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).to.equal('%PDF-');
+      expect(
+        (
+          await fetch(`${t.baseUrl}/api/reseller/v1/sample-files/posters/b9.pdf`, {
+            headers: { 'user-agent': USER_AGENT },
+          })
+        ).status,
+      ).to.equal(404);
     });
 
     it('runs a test-mode order with a sample file from SUBMITTED to DELIVERED, nothing fetched', async () => {
@@ -101,7 +136,10 @@ describeEachBackend(
       const test = await t.reseller({ mode: 'test' });
       const product = (await t.api(test.key, 'GET', '/products/business-cards')).body.data;
       const fileUrl = product.sampleFiles[0].url as string;
-      const placed = await placeOrder(t, test.key, { lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient: RECIPIENT });
+      const placed = await placeOrder(t, test.key, {
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
+        recipient: RECIPIENT,
+      });
       expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
       expect(placed.body.data).to.include({ state: 'SUBMITTED', testMode: true });
       expect(placed.body.data.lines[0]).to.include({ fileUrl, fileStatus: 'ok' });
@@ -121,12 +159,21 @@ describeEachBackend(
       const live = await t.reseller({ mode: 'live' });
       const test = await t.reseller({ mode: 'test' });
       const sample = `${t.baseUrl}/api/reseller/v1/sample-files/business-cards/standard.pdf`;
-      const refused = await placeOrder(t, live.key, { lines: [{ productId: 'business-cards', quantity: 250, fileUrl: sample }], recipient: RECIPIENT });
+      const refused = await placeOrder(t, live.key, {
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl: sample }],
+        recipient: RECIPIENT,
+      });
       expect(refused.status).to.equal(422);
       expect(refused.body.error.code).to.equal('invalid_file_url');
       expect(refused.body.error.details[0].message).to.contain('only test (prk_test_) keys');
-      for (const fileUrl of ['https://127.0.0.1:9/art.pdf', 'https://10.0.0.7/api/reseller/v1/sample-files/business-cards/standard.pdf']) {
-        const blocked = await placeOrder(t, test.key, { lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient: RECIPIENT });
+      for (const fileUrl of [
+        'https://127.0.0.1:9/art.pdf',
+        'https://10.0.0.7/api/reseller/v1/sample-files/business-cards/standard.pdf',
+      ]) {
+        const blocked = await placeOrder(t, test.key, {
+          lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
+          recipient: RECIPIENT,
+        });
         expect(blocked.status, fileUrl).to.equal(422);
         expect(blocked.body.error.details[0].message, fileUrl).to.contain('private or reserved network address');
       }
@@ -136,7 +183,12 @@ describeEachBackend(
       const t = get();
       const test = await t.reseller({ mode: 'test' });
       const fileUrl = `${t.baseUrl}/api/reseller/v1/sample-files/business-cards/standard.pdf`;
-      const created = await t.api(test.key, 'POST', '/reseller-products', { sku: `BC-${randomUUID().slice(0, 6)}`, title: 'Cards', productId: 'business-cards', fileUrl });
+      const created = await t.api(test.key, 'POST', '/reseller-products', {
+        sku: `BC-${randomUUID().slice(0, 6)}`,
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl,
+      });
       expect(created.status, JSON.stringify(created.body)).to.equal(201);
     });
 
@@ -144,20 +196,41 @@ describeEachBackend(
       const t = get();
       const test = await t.reseller({ mode: 'test' });
       for (const fileUrl of ['http://files.example/art.pdf', 'ftp://files.example/art.pdf']) {
-        const placed = await placeOrder(t, test.key, { lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient: RECIPIENT });
+        const placed = await placeOrder(t, test.key, {
+          lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
+          recipient: RECIPIENT,
+        });
         expect(placed.status, fileUrl).to.equal(422);
         expect(placed.body.error.code).to.equal('invalid_file_url');
-        expect(placed.body.error.details[0]).to.deep.include({ line: 0, field: 'fileUrl', code: 'invalid_file_url', message: 'the file URL must be an https URL' });
+        expect(placed.body.error.details[0]).to.deep.include({
+          line: 0,
+          field: 'fileUrl',
+          code: 'invalid_file_url',
+          message: 'the file URL must be an https URL',
+        });
       }
-      const product = await t.api(test.key, 'POST', '/reseller-products', { sku: `BC-${randomUUID().slice(0, 6)}`, title: 'Cards', productId: 'business-cards', fileUrl: 'http://files.example/art.pdf' });
+      const product = await t.api(test.key, 'POST', '/reseller-products', {
+        sku: `BC-${randomUUID().slice(0, 6)}`,
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: 'http://files.example/art.pdf',
+      });
       expect(product.status).to.equal(422);
       expect(product.body.error.code).to.equal('invalid_file_url');
-      const waiting = await placeOrder(t, test.key, { lines: [{ productId: 'business-cards', quantity: 250 }], recipient: RECIPIENT });
+      const waiting = await placeOrder(t, test.key, {
+        lines: [{ productId: 'business-cards', quantity: 250 }],
+        recipient: RECIPIENT,
+      });
       expect(waiting.body.data.state).to.equal('AWAITING_FILE');
-      const replaced = await t.api(test.key, 'PUT', `/orders/${waiting.body.data.id}/lines/0/file`, { fileUrl: 'http://files.example/art.pdf' });
+      const replaced = await t.api(test.key, 'PUT', `/orders/${waiting.body.data.id}/lines/0/file`, {
+        fileUrl: 'http://files.example/art.pdf',
+      });
       expect(replaced.status).to.equal(422);
       expect(replaced.body.error.code).to.equal('invalid_file_url');
-      const malformed = await placeOrder(t, test.key, { lines: [{ productId: 'business-cards', quantity: 250, fileUrl: 'not a url' }], recipient: RECIPIENT });
+      const malformed = await placeOrder(t, test.key, {
+        lines: [{ productId: 'business-cards', quantity: 250, fileUrl: 'not a url' }],
+        recipient: RECIPIENT,
+      });
       expect(malformed.status).to.equal(400);
       expect(malformed.body.error.code).to.equal('invalid_request');
     });

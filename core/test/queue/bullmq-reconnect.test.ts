@@ -19,12 +19,25 @@ describe('the BullMQ queue tells when Redis is back [a private redis-server]', f
   });
 
   it('calls onReconnected each time its connection is ready again after a loss, never for the first connection', async () => {
-    queue = new BullMqJobQueue({ connection: { url: redis!.url }, prefix: `pa-test-${randomBytes(4).toString('hex')}`, logger: silentLogger() });
+    queue = new BullMqJobQueue({
+      connection: { url: redis!.url },
+      prefix: `pa-test-${randomBytes(4).toString('hex')}`,
+      logger: silentLogger(),
+    });
     let calls = 0;
     queue.onReconnected(() => void calls++);
     const jobs = queue.define<{ n: number }>('reconnect-probe', { process: async () => undefined });
     // Connected (an add went through): no return yet.
-    await waitFor('a first add', () => jobs.add({ n: 1 }).then(() => true, () => false), 10_000, 100);
+    await waitFor(
+      'a first add',
+      () =>
+        jobs.add({ n: 1 }).then(
+          () => true,
+          () => false,
+        ),
+      10_000,
+      100,
+    );
     expect(calls).to.equal(0);
 
     for (let outage = 1; outage <= 2; outage++) {
@@ -33,7 +46,16 @@ describe('the BullMQ queue tells when Redis is back [a private redis-server]', f
       await waitFor(`the return after outage ${outage}`, () => calls === outage, 10_000, 25);
     }
     // An add goes through again (on an empty Redis).
-    await waitFor('an add after the outages', () => jobs.add({ n: 2 }).then(() => true, () => false), 10_000, 100);
+    await waitFor(
+      'an add after the outages',
+      () =>
+        jobs.add({ n: 2 }).then(
+          () => true,
+          () => false,
+        ),
+      10_000,
+      100,
+    );
     expect(calls).to.equal(2);
   });
 });

@@ -27,7 +27,11 @@ describeEachDatabase('the bull-board adapter of the in-process queue', (t) => {
       await q.add({ n: 1 }, { jobId: 'failing' });
       await waitFor('the job to fail', async () => (await board.getJobCounts()).failed === 1);
       const [failed] = await board.getJobs(['failed']);
-      expect(failed!.toJSON()).to.deep.include({ id: 'failing', failedReason: 'the shop refused our credentials (401)', attemptsMade: 1 });
+      expect(failed!.toJSON()).to.deep.include({
+        id: 'failing',
+        failedReason: 'the shop refused our credentials (401)',
+        attemptsMade: 1,
+      });
       expect(await failed!.getState()).to.equal('failed');
       expect((await board.getJob('failing'))!.toJSON().data).to.deep.equal({ n: 1 });
 
@@ -42,7 +46,10 @@ describeEachDatabase('the bull-board adapter of the in-process queue', (t) => {
       const [delayed] = await board.getJobs(['delayed']);
       expect(await delayed!.getState()).to.equal('delayed');
       await delayed!.promote();
-      await waitFor('the promoted job to complete', async () => ran.includes('later') && (await board.getJob('later')) === undefined);
+      await waitFor(
+        'the promoted job to complete',
+        async () => ran.includes('later') && (await board.getJob('later')) === undefined,
+      );
 
       await q.add({ n: 3 }, { jobId: 'unwanted', delayMs: 3_600_000 });
       await (await board.getJob('unwanted'))!.remove();

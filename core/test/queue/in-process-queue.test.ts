@@ -27,7 +27,11 @@ describeEachDatabase('in-process job queue', (t) => {
     await q.add(null, { jobId: 'orphan' });
     // As a worker that claimed the job and then died would have left it.
     const leaseEnd = Date.now() + 150;
-    await t.db.updateTable('queue_jobs').set({ state: 'active', run_at: new Date(leaseEnd) }).where('queue', '=', queueName).execute();
+    await t.db
+      .updateTable('queue_jobs')
+      .set({ state: 'active', run_at: new Date(leaseEnd) })
+      .where('queue', '=', queueName)
+      .execute();
     await jq.startWorkers();
     await sleep(80);
     expect(seen).to.deep.equal([]);
@@ -45,7 +49,10 @@ describeEachDatabase('in-process job queue', (t) => {
     const leaseMs = 300;
     let now = Date.parse('2030-01-01T00:00:00Z');
     const clock = () => now;
-    const runAt = async () => (await t.db.selectFrom('queue_jobs').select('run_at').where('queue', '=', queueName).executeTakeFirstOrThrow()).run_at.getTime();
+    const runAt = async () =>
+      (
+        await t.db.selectFrom('queue_jobs').select('run_at').where('queue', '=', queueName).executeTakeFirstOrThrow()
+      ).run_at.getTime();
     let runs = 0;
     const workers = [make({ leaseMs, clock }), make({ leaseMs, clock })];
     const queues = workers.map((w) =>
@@ -63,7 +70,9 @@ describeEachDatabase('in-process job queue', (t) => {
     await Promise.all(workers.map((w) => w.startWorkers()));
     await queues[0]!.add(null);
     await until(async () => (await queues[0]!.counts()).completed + (await queues[1]!.counts()).completed === 1);
-    expect(now - Date.parse('2030-01-01T00:00:00Z'), 'the job outlived its first lease three times over').to.be.above(3 * leaseMs);
+    expect(now - Date.parse('2030-01-01T00:00:00Z'), 'the job outlived its first lease three times over').to.be.above(
+      3 * leaseMs,
+    );
     expect(runs).to.equal(1);
   });
 

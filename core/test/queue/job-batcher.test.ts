@@ -16,10 +16,16 @@ for (const adapter of [inProcessAdapter('pglite'), bullmqAdapter()]) {
     const start = async (opts: { windowMs: number; max: number }) => {
       jq = adapter.make();
       const jobs: Array<{ id: string; items: number[] }> = [];
-      const q = jq.define<{ items: number[] }>(`b-${randomBytes(4).toString('hex')}`, { process: async (job) => void jobs.push({ id: job.id, items: job.data.items }) });
+      const q = jq.define<{ items: number[] }>(`b-${randomBytes(4).toString('hex')}`, {
+        process: async (job) => void jobs.push({ id: job.id, items: job.data.items }),
+      });
       await jq.startWorkers();
       const errors: number[][] = [];
-      const batcher = new JobBatcher<number, { items: number[] }>(q, { ...opts, toJob: (items) => ({ data: { items }, options: { jobId: `batch-${items[0]}` } }), onError: (_err, items) => void errors.push(items) });
+      const batcher = new JobBatcher<number, { items: number[] }>(q, {
+        ...opts,
+        toJob: (items) => ({ data: { items }, options: { jobId: `batch-${items[0]}` } }),
+        onError: (_err, items) => void errors.push(items),
+      });
       return { jobs, errors, batcher };
     };
 
@@ -49,15 +55,16 @@ for (const adapter of [inProcessAdapter('pglite'), bullmqAdapter()]) {
     });
 
     // (The in-process queue takes jobs even when closed: they are rows, run at the next start.)
-    if (adapter.name.startsWith('BullMQ')) it('hands a batch the closed queue refused to onError', async () => {
-      const { jobs, errors, batcher } = await start({ windowMs: 10, max: 100 });
-      batcher.add(1);
-      await until(() => jobs.length === 1);
-      await jq.close();
-      batcher.add(2);
-      await batcher.flush();
-      await sleep(20);
-      expect(errors).to.deep.equal([[2]]);
-    });
+    if (adapter.name.startsWith('BullMQ'))
+      it('hands a batch the closed queue refused to onError', async () => {
+        const { jobs, errors, batcher } = await start({ windowMs: 10, max: 100 });
+        batcher.add(1);
+        await until(() => jobs.length === 1);
+        await jq.close();
+        batcher.add(2);
+        await batcher.flush();
+        await sleep(20);
+        expect(errors).to.deep.equal([[2]]);
+      });
   });
 }

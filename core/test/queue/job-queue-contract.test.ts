@@ -30,10 +30,18 @@ for (const adapter of [inProcessAdapter('pglite'), inProcessAdapter('postgres'),
       const seen: Array<{ id: string; data: unknown; attempt: number; maxAttempts: number; name: string }> = [];
       const jq = fresh();
       const queueName = name();
-      const q = jq.define<{ x: number }>(queueName, { attempts: 3, process: async (job) => void seen.push({ ...job }) });
+      const q = jq.define<{ x: number }>(queueName, {
+        attempts: 3,
+        process: async (job) => void seen.push({ ...job }),
+      });
       await jq.startWorkers();
       // Ids BullMQ refuses as such (':' and integers) still come back unchanged.
-      for (const [x, jobId] of [[1, 'order:42'], [2, '42'], [3, 'a%3Ab']] as const) await q.add({ x }, { jobId });
+      for (const [x, jobId] of [
+        [1, 'order:42'],
+        [2, '42'],
+        [3, 'a%3Ab'],
+      ] as const)
+        await q.add({ x }, { jobId });
       await q.add({ x: 4 });
       await until(() => seen.length === 4);
       const byX = new Map(seen.map((s) => [(s.data as { x: number }).x, s]));
@@ -196,7 +204,11 @@ for (const adapter of [inProcessAdapter('pglite'), inProcessAdapter('postgres'),
     it('starts at most `max` jobs per window with a limiter', async () => {
       const starts: number[] = [];
       const jq = fresh();
-      const q = jq.define<null>(name(), { concurrency: 10, limiter: { max: 2, durationMs: 150 }, process: async () => void starts.push(Date.now()) });
+      const q = jq.define<null>(name(), {
+        concurrency: 10,
+        limiter: { max: 2, durationMs: 150 },
+        process: async () => void starts.push(Date.now()),
+      });
       await jq.startWorkers();
       await Promise.all(Array.from({ length: 6 }, () => q.add(null)));
       await until(() => starts.length === 6);

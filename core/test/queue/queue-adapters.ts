@@ -7,7 +7,13 @@ import { silentLogger } from '../../src/infra/logger.ts';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
 import type { Db, Tables } from '../../src/modules/tables.ts';
-import { createTestPostgresDatabase, migratedPgliteTemplate, needService, SETUP_TIMEOUT_MS, TEST_REDIS_URL } from '../helpers/services.ts';
+import {
+  createTestPostgresDatabase,
+  migratedPgliteTemplate,
+  needService,
+  SETUP_TIMEOUT_MS,
+  TEST_REDIS_URL,
+} from '../helpers/services.ts';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -60,7 +66,10 @@ export function bullmqAdapter(): QueueAdapter {
 }
 
 /** The in-process queue on a fresh PGlite (in memory) or PostgreSQL database. */
-export function inProcessAdapter(kind: 'pglite' | 'postgres', options: { leaseMs?: number } = {}): QueueAdapter & { db(): Db } {
+export function inProcessAdapter(
+  kind: 'pglite' | 'postgres',
+  options: { leaseMs?: number } = {},
+): QueueAdapter & { db(): Db } {
   let db: Db | undefined;
   let close: (() => Promise<void>) | undefined;
   let drop: (() => Promise<void>) | undefined;
@@ -76,7 +85,9 @@ export function inProcessAdapter(kind: 'pglite' | 'postgres', options: { leaseMs
         url = created.url;
         drop = created.drop;
       }
-      const handle = await openDatabase<Tables>(url ? { url } : { dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() });
+      const handle = await openDatabase<Tables>(
+        url ? { url } : { dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() },
+      );
       db = handle.db;
       close = handle.close;
       await migrateToLatest(db, migrations);

@@ -6,9 +6,18 @@ import { resolveConfiguration } from '../../src/modules/quotes/configuration.ts'
 import { everySentConfiguration, sentOptions } from './line-arbitraries.ts';
 
 const catalog = loadCatalog();
-const CODES = ['invalid_options', 'invalid_option_value', 'option_conflict', 'copies_mismatch', 'run_unavailable', 'quantity_out_of_range', 'unpriceable_configuration'];
+const CODES = [
+  'invalid_options',
+  'invalid_option_value',
+  'option_conflict',
+  'copies_mismatch',
+  'run_unavailable',
+  'quantity_out_of_range',
+  'unpriceable_configuration',
+];
 
-const quantitiesOf = (p: Product): number[] => (p.quantity.pricedBy === 'copies' ? p.quantity.runs : [p.quantity.min, p.quantity.tiers.at(-1)!.from, p.quantity.max]);
+const quantitiesOf = (p: Product): number[] =>
+  p.quantity.pricedBy === 'copies' ? p.quantity.runs : [p.quantity.min, p.quantity.tiers.at(-1)!.from, p.quantity.max];
 
 describe('option resolution (exhaustive and property tests)', () => {
   it('resolves every way of sending every product’s options either completely or with precise problems', () => {
@@ -26,7 +35,10 @@ describe('option resolution (exhaustive and property tests)', () => {
             expect(Object.keys(r.derivedOptions), where).to.deep.equal(product.automatic.map((a) => a.key));
             // Spec §2: a quote line's options may be sent back unchanged, with or without copies = quantity.
             expect(resolveConfiguration(product, { quantity, options: r.options }, 7), where).to.deep.equal(r);
-            expect(resolveConfiguration(product, { quantity, options: { ...r.options, copies: quantity } }, 7), where).to.deep.equal(r);
+            expect(
+              resolveConfiguration(product, { quantity, options: { ...r.options, copies: quantity } }, 7),
+              where,
+            ).to.deep.equal(r);
             continue;
           }
           expect(r.problems, where).to.not.be.empty;
@@ -61,17 +73,33 @@ describe('option resolution (exhaustive and property tests)', () => {
   });
 
   it('never throws on hostile input and answers with problems only from the known codes', () => {
-    const anyValue = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.object(), fc.array(fc.string()));
-    const key = fc.oneof(fc.constantFrom('paper', 'size', 'finish', 'copies', 'printProcess', '__proto__', 'constructor', 'toString'), fc.string());
+    const anyValue = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.object(),
+      fc.array(fc.string()),
+    );
+    const key = fc.oneof(
+      fc.constantFrom('paper', 'size', 'finish', 'copies', 'printProcess', '__proto__', 'constructor', 'toString'),
+      fc.string(),
+    );
     fc.assert(
-      fc.property(fc.constantFrom(...catalog.products), fc.dictionary(key, anyValue), fc.oneof(fc.integer(), fc.double()), (product, options, quantity) => {
-        const r = resolveConfiguration(product, { quantity, options }, 1);
-        if (r.ok) return;
-        for (const p of r.problems) {
-          expect(CODES).to.include(p.code);
-          if (p.nearestQuantity !== undefined) expect(Number.isSafeInteger(p.nearestQuantity)).to.equal(true);
-        }
-      }),
+      fc.property(
+        fc.constantFrom(...catalog.products),
+        fc.dictionary(key, anyValue),
+        fc.oneof(fc.integer(), fc.double()),
+        (product, options, quantity) => {
+          const r = resolveConfiguration(product, { quantity, options }, 1);
+          if (r.ok) return;
+          for (const p of r.problems) {
+            expect(CODES).to.include(p.code);
+            if (p.nearestQuantity !== undefined) expect(Number.isSafeInteger(p.nearestQuantity)).to.equal(true);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

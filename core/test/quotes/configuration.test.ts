@@ -11,39 +11,207 @@ function problems(id: string, quantity: number, options: Record<string, unknown>
   return r.problems;
 }
 
-type Case = [what: string, id: string, quantity: number, options: Record<string, unknown>, code: string, expected: Record<string, unknown>];
+type Case = [
+  what: string,
+  id: string,
+  quantity: number,
+  options: Record<string, unknown>,
+  code: string,
+  expected: Record<string, unknown>,
+];
 
 describe('option and quantity rules (spec §4): every 422 cause on several products', () => {
   const table: Case[] = [
-    ['unknown key', 'flyers-a5', 250, { colour: 'red' }, 'invalid_options', { field: 'options.colour', allowedKeys: ['size', 'paper', 'sides', 'finish'] }],
-    ['automatic key', 'business-cards', 250, { printProcess: 'offset' }, 'invalid_options', { field: 'options.printProcess', allowedKeys: ['paper', 'sides', 'finish', 'corners'] }],
-    ['automatic key', 'posters', 2, { packaging: 'box' }, 'invalid_options', { field: 'options.packaging', allowedKeys: ['size', 'paper'] }],
-    ['unknown key', 'roll-labels', 500, { shape: 'oval' }, 'invalid_options', { field: 'options.shape', allowedKeys: ['size', 'material'] }],
-    ['invalid value', 'flyers-a5', 250, { paper: 'mc999' }, 'invalid_option_value', { field: 'options.paper', allowedValues: ['mc90', 'mc135', 'mc170', 'mc250', 'uncoated120'] }],
-    ['invalid value', 'posters', 1, { size: 'a9' }, 'invalid_option_value', { field: 'options.size', allowedValues: ['a3', 'a2', 'a1', 'a0'] }],
-    ['value of the wrong type', 'envelopes', 250, { window: true }, 'invalid_option_value', { field: 'options.window', allowedValues: ['none', 'window-left'] }],
-    ['number that is not a value', 'roll-up-banners', 1, { size: 86 }, 'invalid_option_value', { field: 'options.size', allowedValues: ['85', '100', '120'] }],
-    ['laminate on thin paper', 'flyers-a5', 250, { paper: 'mc90', finish: 'matt-laminate' }, 'option_conflict', { field: 'options.finish' }],
-    ['laminate on the default paper', 'flyers-a4', 250, { finish: 'gloss-laminate' }, 'option_conflict', { field: 'options.finish' }],
-    ['spot UV on 350 g', 'business-cards', 250, { paper: 'mc350', finish: 'spot-uv' }, 'option_conflict', { field: 'options.paper' }],
+    [
+      'unknown key',
+      'flyers-a5',
+      250,
+      { colour: 'red' },
+      'invalid_options',
+      { field: 'options.colour', allowedKeys: ['size', 'paper', 'sides', 'finish'] },
+    ],
+    [
+      'automatic key',
+      'business-cards',
+      250,
+      { printProcess: 'offset' },
+      'invalid_options',
+      { field: 'options.printProcess', allowedKeys: ['paper', 'sides', 'finish', 'corners'] },
+    ],
+    [
+      'automatic key',
+      'posters',
+      2,
+      { packaging: 'box' },
+      'invalid_options',
+      { field: 'options.packaging', allowedKeys: ['size', 'paper'] },
+    ],
+    [
+      'unknown key',
+      'roll-labels',
+      500,
+      { shape: 'oval' },
+      'invalid_options',
+      { field: 'options.shape', allowedKeys: ['size', 'material'] },
+    ],
+    [
+      'invalid value',
+      'flyers-a5',
+      250,
+      { paper: 'mc999' },
+      'invalid_option_value',
+      { field: 'options.paper', allowedValues: ['mc90', 'mc135', 'mc170', 'mc250', 'uncoated120'] },
+    ],
+    [
+      'invalid value',
+      'posters',
+      1,
+      { size: 'a9' },
+      'invalid_option_value',
+      { field: 'options.size', allowedValues: ['a3', 'a2', 'a1', 'a0'] },
+    ],
+    [
+      'value of the wrong type',
+      'envelopes',
+      250,
+      { window: true },
+      'invalid_option_value',
+      { field: 'options.window', allowedValues: ['none', 'window-left'] },
+    ],
+    [
+      'number that is not a value',
+      'roll-up-banners',
+      1,
+      { size: 86 },
+      'invalid_option_value',
+      { field: 'options.size', allowedValues: ['85', '100', '120'] },
+    ],
+    [
+      'laminate on thin paper',
+      'flyers-a5',
+      250,
+      { paper: 'mc90', finish: 'matt-laminate' },
+      'option_conflict',
+      { field: 'options.finish' },
+    ],
+    [
+      'laminate on the default paper',
+      'flyers-a4',
+      250,
+      { finish: 'gloss-laminate' },
+      'option_conflict',
+      { field: 'options.finish' },
+    ],
+    [
+      'spot UV on 350 g',
+      'business-cards',
+      250,
+      { paper: 'mc350', finish: 'spot-uv' },
+      'option_conflict',
+      { field: 'options.paper' },
+    ],
     ['satin in A0', 'posters', 1, { size: 'a0', paper: 'satin170' }, 'option_conflict', { field: 'options.paper' }],
-    ['120 cm on the economy stand', 'roll-up-banners', 1, { size: '120', system: 'economy' }, 'option_conflict', { field: 'options.size' }],
+    [
+      '120 cm on the economy stand',
+      'roll-up-banners',
+      1,
+      { size: '120', system: 'economy' },
+      'option_conflict',
+      { field: 'options.size' },
+    ],
     ['copies differ from quantity', 'flyers-a5', 250, { copies: 500 }, 'copies_mismatch', { field: 'options.copies' }],
-    ['copies as a different string', 'business-cards', 250, { copies: '100' }, 'copies_mismatch', { field: 'options.copies' }],
+    [
+      'copies as a different string',
+      'business-cards',
+      250,
+      { copies: '100' },
+      'copies_mismatch',
+      { field: 'options.copies' },
+    ],
     ['copies on a piece product', 'posters', 3, { copies: 2 }, 'copies_mismatch', { field: 'options.copies' }],
-    ['copies that are not a number', 'round-stickers', 250, { copies: 'all' }, 'copies_mismatch', { field: 'options.copies' }],
+    [
+      'copies that are not a number',
+      'round-stickers',
+      250,
+      { copies: 'all' },
+      'copies_mismatch',
+      { field: 'options.copies' },
+    ],
     ['run that does not exist', 'flyers-a5', 300, {}, 'run_unavailable', { field: 'quantity', nearestQuantity: 250 }],
-    ['run not made with spot UV', 'business-cards', 100, { paper: 'mc400', finish: 'spot-uv' }, 'run_unavailable', { field: 'quantity', nearestQuantity: 250 }],
-    ['run not made in clear vinyl', 'round-stickers', 5000, { material: 'vinyl-clear' }, 'run_unavailable', { field: 'quantity', nearestQuantity: 2500, allowedValues: [250, 500, 1000, 2500] }],
-    ['laminated run below 250', 'flyers-a4', 50, { paper: 'mc170', finish: 'matt-laminate' }, 'run_unavailable', { field: 'quantity', nearestQuantity: 250 }],
-    ['above the maximum', 'posters', 501, {}, 'quantity_out_of_range', { field: 'quantity', nearestQuantity: 500, min: 1, max: 500 }],
+    [
+      'run not made with spot UV',
+      'business-cards',
+      100,
+      { paper: 'mc400', finish: 'spot-uv' },
+      'run_unavailable',
+      { field: 'quantity', nearestQuantity: 250 },
+    ],
+    [
+      'run not made in clear vinyl',
+      'round-stickers',
+      5000,
+      { material: 'vinyl-clear' },
+      'run_unavailable',
+      { field: 'quantity', nearestQuantity: 2500, allowedValues: [250, 500, 1000, 2500] },
+    ],
+    [
+      'laminated run below 250',
+      'flyers-a4',
+      50,
+      { paper: 'mc170', finish: 'matt-laminate' },
+      'run_unavailable',
+      { field: 'quantity', nearestQuantity: 250 },
+    ],
+    [
+      'above the maximum',
+      'posters',
+      501,
+      {},
+      'quantity_out_of_range',
+      { field: 'quantity', nearestQuantity: 500, min: 1, max: 500 },
+    ],
     ['zero', 'roll-up-banners', 0, {}, 'quantity_out_of_range', { field: 'quantity', nearestQuantity: 1 }],
-    ['above the maximum', 'canvas-prints', 101, {}, 'quantity_out_of_range', { field: 'quantity', nearestQuantity: 100 }],
+    [
+      'above the maximum',
+      'canvas-prints',
+      101,
+      {},
+      'quantity_out_of_range',
+      { field: 'quantity', nearestQuantity: 100 },
+    ],
     ['not a whole number', 'pvc-banners', 2.5, {}, 'quantity_out_of_range', { field: 'quantity' }],
-    ['C4 with a window', 'envelopes', 250, { size: 'c4', window: 'window-left' }, 'unpriceable_configuration', { field: 'options.size' }],
-    ['rounded recycled board', 'business-cards', 250, { paper: 'recycled300', corners: 'rounded' }, 'unpriceable_configuration', { field: 'options.paper' }],
-    ['eyelets every 50 cm on a small banner', 'pvc-banners', 2, { size: '100x50', eyelets: 'every50' }, 'unpriceable_configuration', { field: 'options.size' }],
-    ['single-sided uncoated', 'flyers-a5', 500, { paper: 'uncoated120', sides: '4/0' }, 'unpriceable_configuration', { field: 'options.paper' }],
+    [
+      'C4 with a window',
+      'envelopes',
+      250,
+      { size: 'c4', window: 'window-left' },
+      'unpriceable_configuration',
+      { field: 'options.size' },
+    ],
+    [
+      'rounded recycled board',
+      'business-cards',
+      250,
+      { paper: 'recycled300', corners: 'rounded' },
+      'unpriceable_configuration',
+      { field: 'options.paper' },
+    ],
+    [
+      'eyelets every 50 cm on a small banner',
+      'pvc-banners',
+      2,
+      { size: '100x50', eyelets: 'every50' },
+      'unpriceable_configuration',
+      { field: 'options.size' },
+    ],
+    [
+      'single-sided uncoated',
+      'flyers-a5',
+      500,
+      { paper: 'uncoated120', sides: '4/0' },
+      'unpriceable_configuration',
+      { field: 'options.paper' },
+    ],
   ];
   for (const [what, id, quantity, options, code, expected] of table) {
     it(`${id}: ${what} -> ${code}`, () => {
@@ -59,7 +227,15 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
     const products = new Map<string, Set<string>>();
     for (const [, id, , , code] of table) products.set(code, (products.get(code) ?? new Set()).add(id));
     for (const [code, ids] of products) expect(ids.size, code).to.be.at.least(3);
-    expect([...products.keys()]).to.have.members(['invalid_options', 'invalid_option_value', 'option_conflict', 'copies_mismatch', 'run_unavailable', 'quantity_out_of_range', 'unpriceable_configuration']);
+    expect([...products.keys()]).to.have.members([
+      'invalid_options',
+      'invalid_option_value',
+      'option_conflict',
+      'copies_mismatch',
+      'run_unavailable',
+      'quantity_out_of_range',
+      'unpriceable_configuration',
+    ]);
   });
 
   it('names both options of a conflict with their compatible values', () => {
@@ -86,13 +262,20 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
 
   it('reports every problem of a line at once, in a stable order', () => {
     const found = problems('flyers-a5', 300, { colour: 'red', paper: 'mc999', copies: 12 });
-    expect(found.map((p) => p.code)).to.deep.equal(['invalid_options', 'invalid_option_value', 'copies_mismatch', 'run_unavailable']);
+    expect(found.map((p) => p.code)).to.deep.equal([
+      'invalid_options',
+      'invalid_option_value',
+      'copies_mismatch',
+      'run_unavailable',
+    ]);
     const more = problems('business-cards', 100, { paper: 'recycled300', corners: 'rounded', finish: 'spot-uv' });
     expect(more.map((p) => p.code)).to.deep.equal(['option_conflict', 'run_unavailable', 'unpriceable_configuration']);
   });
 
   it('does not judge rules on a value that was refused', () => {
-    expect(problems('flyers-a5', 250, { paper: 'mc999', finish: 'matt-laminate' }).map((p) => p.code)).to.deep.equal(['invalid_option_value']);
+    expect(problems('flyers-a5', 250, { paper: 'mc999', finish: 'matt-laminate' }).map((p) => p.code)).to.deep.equal([
+      'invalid_option_value',
+    ]);
   });
 
   it('never prices another run: a wrong run yields no options at all', () => {
@@ -106,7 +289,11 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
   });
 
   it('adds defaults, accepts copies equal to quantity without keeping it, and derives the automatic options', () => {
-    const r = resolveConfiguration(product('flyers-a5'), { quantity: 5000, options: { copies: 5000, sides: '4/0' } }, 0);
+    const r = resolveConfiguration(
+      product('flyers-a5'),
+      { quantity: 5000, options: { copies: 5000, sides: '4/0' } },
+      0,
+    );
     expect(r).to.deep.equal({
       ok: true,
       options: { size: 'a5', paper: 'mc135', sides: '4/0', finish: 'none' },
@@ -119,10 +306,19 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
   it('derives automatic options from the configuration as well as the quantity', () => {
     const heavy = resolveConfiguration(product('flyers-a5'), { quantity: 500, options: { paper: 'mc250' } }, 0);
     expect(heavy.ok && heavy.derivedOptions.bundling).to.equal('per 100');
-    const uv = resolveConfiguration(product('business-cards'), { quantity: 250, options: { paper: 'mc400', finish: 'spot-uv' } }, 0);
+    const uv = resolveConfiguration(
+      product('business-cards'),
+      { quantity: 250, options: { paper: 'mc400', finish: 'spot-uv' } },
+      0,
+    );
     expect(uv.ok && uv.derivedOptions.printProcess).to.equal('offset + UV spot varnish');
     const a3 = resolveConfiguration(product('posters'), { quantity: 30, options: { size: 'a3' } }, 0);
-    expect(a3.ok && a3.derivedOptions).to.deep.equal({ printProcess: 'digital (sheet-fed)', sheetFormat: 'SRA3', bundling: 'per 25', packaging: 'flat carton' });
+    expect(a3.ok && a3.derivedOptions).to.deep.equal({
+      printProcess: 'digital (sheet-fed)',
+      sheetFormat: 'SRA3',
+      bundling: 'per 25',
+      packaging: 'flat carton',
+    });
   });
 
   it('normalises a number sent for a value to the catalogue’s string', () => {
@@ -155,7 +351,11 @@ describe('option and quantity rules (spec §4): every 422 cause on several produ
     it('never moves a value the customer sent: an unavailable explicit choice is a conflict', () => {
       const [p] = problems('posters', 1, { size: 'a2', paper: 'satin250' });
       expect(p).to.deep.include({ code: 'option_conflict', field: 'options.paper' });
-      expect(p!.conflicts).to.deep.include({ option: 'paper', value: 'satin250', compatibleValues: ['satin170', 'photo200', 'blueback115'] });
+      expect(p!.conflicts).to.deep.include({
+        option: 'paper',
+        value: 'satin250',
+        compatibleValues: ['satin170', 'photo200', 'blueback115'],
+      });
     });
 
     it('moves canvas frames the same way: 80 x 120 cm only comes on the 4 cm frame', () => {
@@ -182,14 +382,22 @@ describe('resolved configurations are kept per product and input', () => {
 
   it('never answers another input from the cache: keys, values and their types are told apart', () => {
     const cards = product('business-cards');
-    expect(resolveConfiguration(cards, { quantity: 250, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok).to.equal(true);
+    expect(
+      resolveConfiguration(cards, { quantity: 250, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok,
+    ).to.equal(true);
     // The same characters, cut differently between keys and values, are other inputs.
-    const shifted = resolveConfiguration(cards, { quantity: 250, options: { 'paper|5:smc400|6:finish': 'soft-touch' } }, 0);
+    const shifted = resolveConfiguration(
+      cards,
+      { quantity: 250, options: { 'paper|5:smc400|6:finish': 'soft-touch' } },
+      0,
+    );
     expect(shifted.ok).to.equal(false);
     const glued = resolveConfiguration(cards, { quantity: 250, options: { paper: 'mc400|6:finish10:ssoft-touch' } }, 0);
     expect(glued.ok).to.equal(false);
     // Another quantity, or no quantity, is another input too.
-    expect(resolveConfiguration(cards, { quantity: 251, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok).to.equal(false);
+    expect(
+      resolveConfiguration(cards, { quantity: 251, options: { paper: 'mc400', finish: 'soft-touch' } }, 0).ok,
+    ).to.equal(false);
   });
 
   it('keeps no refusal: each problem names the line that sent it', () => {

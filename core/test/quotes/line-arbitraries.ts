@@ -7,7 +7,9 @@ import type { ResolvedLine } from '../../src/modules/quotes/pricing.ts';
 
 /** Options as a customer might send them: each option left out or set to any of its values. */
 export function sentOptions(product: Product): fc.Arbitrary<Record<string, string>> {
-  const entries = product.options.map((o) => fc.option(fc.constantFrom(...o.values.map((v) => v.value)), { nil: undefined }));
+  const entries = product.options.map((o) =>
+    fc.option(fc.constantFrom(...o.values.map((v) => v.value)), { nil: undefined }),
+  );
   return fc.tuple(...entries).map((picked) => {
     const sent: Record<string, string> = {};
     picked.forEach((value, i) => {
@@ -29,7 +31,9 @@ function quantityFor(product: Product, sent: Record<string, string>, pick: numbe
 export function validLine(catalog: Catalog): fc.Arbitrary<Omit<ResolvedLine, 'line'>> {
   return fc
     .constantFrom(...catalog.products)
-    .chain((product) => fc.record({ product: fc.constant(product), sent: sentOptions(product), pick: fc.nat({ max: 100_000 }) }))
+    .chain((product) =>
+      fc.record({ product: fc.constant(product), sent: sentOptions(product), pick: fc.nat({ max: 100_000 }) }),
+    )
     .map(({ product, sent, pick }) => {
       const quantity = quantityFor(product, sent, pick);
       return { product, quantity, resolved: resolveConfiguration(product, { quantity, options: sent }, 0) };

@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { loadCatalog } from '../../src/modules/catalog/catalog.ts';
-import { priceLinesForOrder, priceQuote, supportedCountries, type Quote, type ResolvedLine } from '../../src/modules/quotes/pricing.ts';
+import {
+  priceLinesForOrder,
+  priceQuote,
+  supportedCountries,
+  type Quote,
+  type ResolvedLine,
+} from '../../src/modules/quotes/pricing.ts';
 import { validLine } from './line-arbitraries.ts';
 
 const catalog = loadCatalog();
@@ -11,7 +17,10 @@ const countries = supportedCountries(catalog);
 const quoteInput = fc.record({
   lines: fc.array(validLine(catalog), { minLength: 1, maxLength: 5 }),
   country: fc.constantFrom(...countries),
-  discountBps: fc.oneof(fc.integer({ min: 0, max: 10_000 }), fc.constantFrom(0, 1, 999, 1000, 1250, 3333, 9999, 10_000)),
+  discountBps: fc.oneof(
+    fc.integer({ min: 0, max: 10_000 }),
+    fc.constantFrom(0, 1, 999, 1000, 1250, 3333, 9999, 10_000),
+  ),
 });
 
 function build(input: { lines: Array<Omit<ResolvedLine, 'line'>>; country: string; discountBps: number }): Quote {
@@ -58,11 +67,15 @@ describe('pricing engine (property tests over random valid lines of every produc
     fc.assert(
       fc.property(quoteInput, (input) => {
         for (const l of build(input).lines) {
-          for (const v of [l.publicNetCents, l.discountCents, l.netCents, l.vatCents, l.totalCents, l.weightGrams]) expect(Number.isSafeInteger(v)).to.equal(true);
+          for (const v of [l.publicNetCents, l.discountCents, l.netCents, l.vatCents, l.totalCents, l.weightGrams])
+            expect(Number.isSafeInteger(v)).to.equal(true);
           expect(l.netCents).to.equal(l.publicNetCents - l.discountCents);
           expect(l.totalCents).to.equal(l.netCents + l.vatCents);
           const exactNet = new Decimal(l.unitNetPrice).times(l.quantity);
-          expect(exactNet.minus(l.netCents).abs().lte(0.5), `${l.unitNetPrice} x ${l.quantity} vs ${l.netCents}`).to.equal(true);
+          expect(
+            exactNet.minus(l.netCents).abs().lte(0.5),
+            `${l.unitNetPrice} x ${l.quantity} vs ${l.netCents}`,
+          ).to.equal(true);
           const exactPublic = new Decimal(l.unitPublicPrice).times(l.quantity);
           expect(exactPublic.minus(l.publicNetCents).abs().lte(0.5)).to.equal(true);
           const exactVat = new Decimal(l.netCents).times(l.vatRate).dividedBy(100);
@@ -96,8 +109,17 @@ describe('pricing engine (property tests over random valid lines of every produc
         const q = build(input);
         priceLinesForOrder(q).forEach((o, i) => {
           const l = q.lines[i]!;
-          expect(o).to.include({ line: l.line, netCents: l.netCents, vatCents: l.vatCents, totalCents: l.totalCents, discountCents: l.discountCents, unitPrice: l.unitNetPrice });
-          expect(o.unitPriceCents).to.equal(new Decimal(l.unitNetPrice).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber());
+          expect(o).to.include({
+            line: l.line,
+            netCents: l.netCents,
+            vatCents: l.vatCents,
+            totalCents: l.totalCents,
+            discountCents: l.discountCents,
+            unitPrice: l.unitNetPrice,
+          });
+          expect(o.unitPriceCents).to.equal(
+            new Decimal(l.unitNetPrice).toDecimalPlaces(0, Decimal.ROUND_HALF_UP).toNumber(),
+          );
         });
       }),
       RUNS,

@@ -40,17 +40,37 @@ describeEachBackend('POST /quotes', (get) => {
   });
 
   it('keeps sub-cent unit prices exact', async () => {
-    const q = (await get().api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'flyers-a6', quantity: 10000 }] })).body.data;
+    const q = (
+      await get().api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'flyers-a6', quantity: 10000 }] })
+    ).body.data;
     expect(q.lines[0].unitPublicPrice).to.equal('1.6995');
     expect(q.lines[0].unitNetPrice).to.equal('1.52955');
   });
 
   it('accepts a quote line’s options sent back unchanged, to quotes and to orders, at the same price', async () => {
     const t = get();
-    const first = (await t.api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'business-cards', quantity: 500, options: { finish: 'soft-touch' } }] })).body.data;
-    const again = await t.api(key, 'POST', '/quotes', { country: 'NL', lines: [{ productId: 'business-cards', quantity: 500, options: first.lines[0].options }] });
+    const first = (
+      await t.api(key, 'POST', '/quotes', {
+        country: 'NL',
+        lines: [{ productId: 'business-cards', quantity: 500, options: { finish: 'soft-touch' } }],
+      })
+    ).body.data;
+    const again = await t.api(key, 'POST', '/quotes', {
+      country: 'NL',
+      lines: [{ productId: 'business-cards', quantity: 500, options: first.lines[0].options }],
+    });
     expect(again.body.data.totals).to.deep.equal(first.totals);
-    const order = await placeOrder(t, key, { lines: [{ productId: 'business-cards', quantity: 500, options: first.lines[0].options, fileUrl: `${files.url}/art/flyer.pdf` }], recipient: RECIPIENT });
+    const order = await placeOrder(t, key, {
+      lines: [
+        {
+          productId: 'business-cards',
+          quantity: 500,
+          options: first.lines[0].options,
+          fileUrl: `${files.url}/art/flyer.pdf`,
+        },
+      ],
+      recipient: RECIPIENT,
+    });
     expect(order.status).to.equal(201);
     expect(order.body.data.totals.totalCents).to.equal(first.totals.totalCents);
     expect(order.body.data.lines[0].unitPrice).to.equal(first.lines[0].unitNetPrice);
@@ -69,13 +89,22 @@ describeEachBackend('POST /quotes', (get) => {
     expect(res.status).to.equal(422);
     expect(res.body.error.code).to.equal('invalid_options');
     const summary = res.body.error.details.map((d: { line: number; code: string }) => `${d.line}:${d.code}`);
-    expect(summary).to.deep.equal(['0:invalid_options', '0:run_unavailable', '1:unknown_product', '2:unknown_sku', '3:option_conflict']);
+    expect(summary).to.deep.equal([
+      '0:invalid_options',
+      '0:run_unavailable',
+      '1:unknown_product',
+      '2:unknown_sku',
+      '3:option_conflict',
+    ]);
     expect(res.body.error.details[0].allowedKeys).to.deep.equal(['size', 'paper', 'sides', 'finish']);
     expect(res.body.error.details[1].nearestQuantity).to.equal(250);
   });
 
   it('refuses an unsupported country with the supported list', async () => {
-    const res = await get().api(key, 'POST', '/quotes', { country: 'US', lines: [{ productId: 'flyers-a5', quantity: 250 }] });
+    const res = await get().api(key, 'POST', '/quotes', {
+      country: 'US',
+      lines: [{ productId: 'flyers-a5', quantity: 250 }],
+    });
     expect(res.status).to.equal(422);
     expect(res.body.error.code).to.equal('unsupported_country');
     expect(res.body.error.details[0].allowedValues).to.include.members(['NL', 'DE', 'GB', 'CH', 'NO']);
@@ -83,7 +112,14 @@ describeEachBackend('POST /quotes', (get) => {
 
   it('answers a malformed body with 400', async () => {
     const t = get();
-    for (const body of [{}, { country: 'NL' }, { country: 'Netherlands', lines: [{ productId: 'x', quantity: 1 }] }, { country: 'NL', lines: [{ quantity: 1 }] }, { country: 'NL', lines: [{ productId: 'x', resellerSku: 'y', quantity: 1 }] }, { country: 'NL', lines: [{ productId: 'x', quantity: 1.5 }] }]) {
+    for (const body of [
+      {},
+      { country: 'NL' },
+      { country: 'Netherlands', lines: [{ productId: 'x', quantity: 1 }] },
+      { country: 'NL', lines: [{ quantity: 1 }] },
+      { country: 'NL', lines: [{ productId: 'x', resellerSku: 'y', quantity: 1 }] },
+      { country: 'NL', lines: [{ productId: 'x', quantity: 1.5 }] },
+    ]) {
       const res = await t.api(key, 'POST', '/quotes', body);
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_request');

@@ -44,7 +44,15 @@ describe('address policy', () => {
     it(`blocks ${address} (${why})`, () => expect(isBlockedAddress(address)).to.equal(true));
   }
 
-  const allowed = ['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:808:808::1'];
+  const allowed = [
+    '8.8.8.8',
+    '93.184.216.34',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2002:808:808::1',
+  ];
   for (const address of allowed) {
     it(`allows the public address ${address}`, () => expect(isBlockedAddress(address)).to.equal(false));
   }

@@ -1,6 +1,18 @@
 import { expect } from 'chai';
-import { createSafeFetch, SafeFetchError, type SafeFetchConfig, type SafeRequestOptions } from '../../src/infra/safe-fetch/safe-fetch.ts';
-import { answerSlowly, neverAnswer, redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
+import {
+  createSafeFetch,
+  SafeFetchError,
+  type SafeFetchConfig,
+  type SafeRequestOptions,
+} from '../../src/infra/safe-fetch/safe-fetch.ts';
+import {
+  answerSlowly,
+  neverAnswer,
+  redirectTo,
+  sendBytes,
+  startHttpsServer,
+  type TestHttpsServer,
+} from '../helpers/https-server.ts';
 
 /** Awaits a promise that must fail with a SafeFetchError, and returns that error. */
 export async function refusal(work: Promise<unknown>): Promise<SafeFetchError> {
@@ -17,12 +29,25 @@ const GET: SafeRequestOptions = { timeoutMs: 3000, maxRedirects: 5, maxBodyBytes
 
 describe('SafeFetch against a real local HTTPS server', () => {
   let server: TestHttpsServer;
-  const fetcher = (config: Partial<SafeFetchConfig> = {}) => createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent: 'print-api-test/1', ...config });
+  const fetcher = (config: Partial<SafeFetchConfig> = {}) =>
+    createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent: 'print-api-test/1', ...config });
 
   before(async () => {
     server = await startHttpsServer();
-    server.route('/hello', (req, res) => void res.writeHead(200, { 'content-type': 'text/plain', 'x-seen-agent': req.headers['user-agent'] ?? '' }).end('hello'));
-    server.route('/echo', (req, res, body) => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ method: req.method, body: body.toString(), headers: req.headers })));
+    server.route(
+      '/hello',
+      (req, res) =>
+        void res
+          .writeHead(200, { 'content-type': 'text/plain', 'x-seen-agent': req.headers['user-agent'] ?? '' })
+          .end('hello'),
+    );
+    server.route(
+      '/echo',
+      (req, res, body) =>
+        void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ method: req.method, body: body.toString(), headers: req.headers })),
+    );
   });
   after(() => server.close());
 
@@ -42,7 +67,12 @@ describe('SafeFetch against a real local HTTPS server', () => {
     });
 
     it('sends a POST body with its length', async () => {
-      const res = await fetcher().request(`${server.url}/echo`, { ...GET, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"a":1}' });
+      const res = await fetcher().request(`${server.url}/echo`, {
+        ...GET,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"a":1}',
+      });
       const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
       expect(seen).to.include({ method: 'POST', body: '{"a":1}' });
       expect(seen.headers['content-length']).to.equal('7');
@@ -51,8 +81,17 @@ describe('SafeFetch against a real local HTTPS server', () => {
 
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
       it(`sends a ${method} with its body`, async () => {
-        const res = await fetcher().request(`${server.url}/echo`, { ...GET, method, headers: { 'content-type': 'application/json' }, body: '{"status":"completed"}' });
-        const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
+        const res = await fetcher().request(`${server.url}/echo`, {
+          ...GET,
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: '{"status":"completed"}',
+        });
+        const seen = JSON.parse(res.body.toString()) as {
+          method: string;
+          body: string;
+          headers: Record<string, string>;
+        };
         expect(seen).to.include({ method, body: '{"status":"completed"}' });
         expect(seen.headers['content-length']).to.equal('22');
       });
@@ -75,7 +114,12 @@ describe('SafeFetch against a real local HTTPS server', () => {
     it('still checks the certificate against the host name', async () => {
       // An allow-listed name the certificate does not cover, pointed at the test server.
       const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
-      const err = await refusal(fetcher({ allowedHosts: ['files.example.test'], lookup }).request(`https://files.example.test:${server.port}/hello`, GET));
+      const err = await refusal(
+        fetcher({ allowedHosts: ['files.example.test'], lookup }).request(
+          `https://files.example.test:${server.port}/hello`,
+          GET,
+        ),
+      );
       expect(err.code).to.equal('tls_failed');
     });
 
@@ -88,7 +132,13 @@ describe('SafeFetch against a real local HTTPS server', () => {
   });
 
   describe('what it refuses', () => {
-    for (const url of ['http://localhost/hello', 'ftp://localhost/file.pdf', 'file:///etc/passwd', 'data:text/plain,hi', 'javascript:alert(1)']) {
+    for (const url of [
+      'http://localhost/hello',
+      'ftp://localhost/file.pdf',
+      'file:///etc/passwd',
+      'data:text/plain,hi',
+      'javascript:alert(1)',
+    ]) {
       it(`refuses ${url} (https only)`, async () => {
         const err = await refusal(fetcher().request(url.replace('localhost', `localhost:${server.port}`), GET));
         expect(err.code).to.equal('scheme_not_allowed');
@@ -100,7 +150,9 @@ describe('SafeFetch against a real local HTTPS server', () => {
     });
 
     it('refuses URLs carrying credentials instead of dropping them silently', async () => {
-      expect((await refusal(fetcher().request(`https://user:pw@localhost:${server.port}/hello`, GET))).code).to.equal('invalid_url');
+      expect((await refusal(fetcher().request(`https://user:pw@localhost:${server.port}/hello`, GET))).code).to.equal(
+        'invalid_url',
+      );
     });
 
     // These point at the test server's own port: a zero connection count proves the refusal came first.
@@ -129,13 +181,17 @@ describe('SafeFetch against a real local HTTPS server', () => {
         const client = fetcher({ allowedHosts: [] });
         // checkUrl never connects: should the policy ever regress, the test fails here instead of sending a packet.
         expect((await refusal(client.checkUrl(`https://${host}/`))).code).to.equal('address_blocked');
-        expect((await refusal(client.request(`https://${host}/latest/meta-data/`, GET))).code).to.equal('address_blocked');
+        expect((await refusal(client.request(`https://${host}/latest/meta-data/`, GET))).code).to.equal(
+          'address_blocked',
+        );
       });
     }
 
     it('refuses a host name that resolves to a private address, naming both', async () => {
       const lookup = async () => [{ address: '192.168.0.10', family: 4 as const }];
-      const err = await refusal(fetcher({ allowedHosts: [], lookup }).request('https://files.attacker.example/card.pdf', GET));
+      const err = await refusal(
+        fetcher({ allowedHosts: [], lookup }).request('https://files.attacker.example/card.pdf', GET),
+      );
       expect(err.code).to.equal('address_blocked');
       expect(err.message).to.contain('files.attacker.example').and.contain('192.168.0.10');
     });
@@ -154,14 +210,20 @@ describe('SafeFetch against a real local HTTPS server', () => {
       const lookup = async (): Promise<never> => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.example'), { code: 'ENOTFOUND' });
       };
-      expect((await refusal(fetcher({ allowedHosts: [], lookup }).request('https://nowhere.example/', GET))).code).to.equal('dns_failed');
-      expect((await refusal(fetcher({ allowedHosts: [], lookup: async () => [] }).request('https://empty.example/', GET))).code).to.equal('dns_failed');
+      expect(
+        (await refusal(fetcher({ allowedHosts: [], lookup }).request('https://nowhere.example/', GET))).code,
+      ).to.equal('dns_failed');
+      expect(
+        (await refusal(fetcher({ allowedHosts: [], lookup: async () => [] }).request('https://empty.example/', GET)))
+          .code,
+      ).to.equal('dns_failed');
     });
 
     it('connects to the address it checked, without a second DNS answer (no rebinding)', async () => {
       let calls = 0;
       // A rebinding resolver: the second answer would point somewhere else.
-      const lookup = async () => (calls++ === 0 ? [{ address: '127.0.0.1', family: 4 as const }] : [{ address: '10.0.0.1', family: 4 as const }]);
+      const lookup = async () =>
+        calls++ === 0 ? [{ address: '127.0.0.1', family: 4 as const }] : [{ address: '10.0.0.1', family: 4 as const }];
       const res = await fetcher({ lookup }).request(`${server.url}/hello`, GET);
       expect(res.status).to.equal(200);
       expect(calls).to.equal(1);
@@ -202,7 +264,8 @@ describe('SafeFetch against a real local HTTPS server', () => {
 
   describe('redirects', () => {
     before(() => {
-      for (let i = 1; i <= 6; i++) server.route(`/hop/${i}`, redirectTo(`/hop/${i + 1}`, [301, 302, 303, 307, 308][i % 5]));
+      for (let i = 1; i <= 6; i++)
+        server.route(`/hop/${i}`, redirectTo(`/hop/${i + 1}`, [301, 302, 303, 307, 308][i % 5]));
       server.route('/hop/7', sendBytes('arrived', 'text/plain'));
       server.route('/chain-of-3', redirectTo('/hop/5'));
     });
@@ -231,7 +294,12 @@ describe('SafeFetch against a real local HTTPS server', () => {
       expect(res.headers.location).to.equal('/hop/5');
     });
 
-    for (const target of ['https://127.0.0.2:PORT/hello', 'https://10.0.0.1/internal', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]:PORT/hello']) {
+    for (const target of [
+      'https://127.0.0.2:PORT/hello',
+      'https://10.0.0.1/internal',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::1]:PORT/hello',
+    ]) {
       it(`refuses a redirect to ${target.replace(':PORT', '')} at that hop`, async () => {
         const location = target.replace('PORT', String(server.port));
         // Never let a policy regression send a packet off loopback: the no-connect check goes first.
@@ -254,7 +322,12 @@ describe('SafeFetch against a real local HTTPS server', () => {
     it('turns a POST into a GET on 303 and drops credentials when the origin changes', async () => {
       server.route('/submit', redirectTo(`https://127.0.0.1:${server.port}/echo`, 303));
       const client = fetcher({ allowedHosts: ['localhost', '127.0.0.1'] });
-      const res = await client.request(`${server.url}/submit`, { ...GET, method: 'POST', body: 'payload', headers: { authorization: 'Bearer secret' } });
+      const res = await client.request(`${server.url}/submit`, {
+        ...GET,
+        method: 'POST',
+        body: 'payload',
+        headers: { authorization: 'Bearer secret' },
+      });
       const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
       expect(seen.method).to.equal('GET');
       expect(seen.body).to.equal('');
@@ -266,7 +339,12 @@ describe('SafeFetch against a real local HTTPS server', () => {
     it('repeats a PUT and its body on 307 and 308, and on 301 and 302 (only POST becomes a GET there)', async () => {
       for (const status of [301, 302, 307, 308]) {
         server.route(`/moved-${status}`, redirectTo('/echo', status));
-        const res = await fetcher().request(`${server.url}/moved-${status}`, { ...GET, method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'v2' });
+        const res = await fetcher().request(`${server.url}/moved-${status}`, {
+          ...GET,
+          method: 'PUT',
+          headers: { 'content-type': 'text/plain' },
+          body: 'v2',
+        });
         expect(JSON.parse(res.body.toString()), String(status)).to.include({ method: 'PUT', body: 'v2' });
       }
     });
@@ -274,8 +352,17 @@ describe('SafeFetch against a real local HTTPS server', () => {
     it('turns a PATCH or DELETE into a GET on 303, without the body', async () => {
       server.route('/see-other', redirectTo('/echo', 303));
       for (const method of ['PATCH', 'DELETE'] as const) {
-        const res = await fetcher().request(`${server.url}/see-other`, { ...GET, method, headers: { 'content-type': 'text/plain' }, body: 'x' });
-        const seen = JSON.parse(res.body.toString()) as { method: string; body: string; headers: Record<string, string> };
+        const res = await fetcher().request(`${server.url}/see-other`, {
+          ...GET,
+          method,
+          headers: { 'content-type': 'text/plain' },
+          body: 'x',
+        });
+        const seen = JSON.parse(res.body.toString()) as {
+          method: string;
+          body: string;
+          headers: Record<string, string>;
+        };
         expect(seen).to.include({ method: 'GET', body: '' });
         expect(seen.headers).to.not.have.property('content-type');
       }
@@ -284,7 +371,9 @@ describe('SafeFetch against a real local HTTPS server', () => {
     it('refuses a PUT redirected to a private address at that hop, before connecting', async () => {
       server.route('/put-bounce', redirectTo(`https://127.0.0.1:${server.port}/echo`, 307));
       const echoes = server.hits('/echo');
-      const err = await refusal(fetcher().request(`${server.url}/put-bounce`, { ...GET, method: 'PUT', body: 'secret' }));
+      const err = await refusal(
+        fetcher().request(`${server.url}/put-bounce`, { ...GET, method: 'PUT', body: 'secret' }),
+      );
       expect(err.code).to.equal('address_blocked');
       expect(server.hits('/echo')).to.equal(echoes);
     });

@@ -6,7 +6,13 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { errorHandler } from '../../src/http/middleware/error-handler.ts';
 import { html, Layout, renderPage, CsrfField } from '../../src/http/pages/html.ts';
-import { readCookie, sessionCookieHeader, sessionCookieOptions, setSessionCookie, clearSessionCookie } from '../../src/http/sessions/session-cookies.ts';
+import {
+  readCookie,
+  sessionCookieHeader,
+  sessionCookieOptions,
+  setSessionCookie,
+  clearSessionCookie,
+} from '../../src/http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, requireSession } from '../../src/http/sessions/session-middleware.ts';
 import { SignInLimiter } from '../../src/http/sessions/sign-in-limiter.ts';
 import { silentLogger } from '../../src/infra/logger.ts';
@@ -16,8 +22,16 @@ import { describeEachDatabase, needService, TEST_REDIS_URL } from '../helpers/se
 describeEachDatabase('browser sessions: the store', (t) => {
   it('keeps only a hash of the token, finds a session only by its own kind, and forgets it once revoked or expired', async () => {
     const store = new SessionStore({ db: t.db });
-    const { token, session } = await store.create('operator', 'admin', { ttlMs: 60_000, userAgent: 'ua', ip: '127.0.0.1' });
-    const row = await t.db.selectFrom('browser_sessions').selectAll().where('id', '=', session.id).executeTakeFirstOrThrow();
+    const { token, session } = await store.create('operator', 'admin', {
+      ttlMs: 60_000,
+      userAgent: 'ua',
+      ip: '127.0.0.1',
+    });
+    const row = await t.db
+      .selectFrom('browser_sessions')
+      .selectAll()
+      .where('id', '=', session.id)
+      .executeTakeFirstOrThrow();
     expect(row.token_hash).to.not.include(token);
     expect(JSON.stringify(row)).to.not.include(token);
     expect((await store.find('operator', token))?.id).to.equal(session.id);
@@ -46,7 +60,10 @@ describe('browser sessions: cookies', () => {
     const dash = sessionCookieOptions('reseller', 'http://127.0.0.1:3000');
     expect(dash).to.include({ name: 'pa_dash', sameSite: 'Lax', secure: false, ttlMs: 12 * 3600 * 1000 });
     expect(sessionCookieHeader(dash, 'x', new Date(Date.now() + 1000))).to.not.include('Secure');
-    expect(sessionCookieOptions('reseller', 'http://x', { ttlMs: 5, name: 'custom' })).to.include({ ttlMs: 5, name: 'custom' });
+    expect(sessionCookieOptions('reseller', 'http://x', { ttlMs: 5, name: 'custom' })).to.include({
+      ttlMs: 5,
+      name: 'custom',
+    });
   });
 
   it('are read from the Cookie header by name', () => {
@@ -74,8 +91,23 @@ describeEachDatabase('browser sessions: middleware and CSRF', (t) => {
       res.json({ csrf: session.csrfToken });
     });
     const ops_ = express.Router();
-    ops_.use(formBody(), loadSession(store, ops), requireSession('operator', (_req, res) => res.redirect(303, '/sign-in')), csrfCheck('http://127.0.0.1'));
-    ops_.get('/page', (req, res) => void res.type('html').send(renderPage(html`<${Layout} title="Ops"><form method="post"><${CsrfField} token=${req.browserSession!.csrfToken} /></form><//>`)));
+    ops_.use(
+      formBody(),
+      loadSession(store, ops),
+      requireSession('operator', (_req, res) => res.redirect(303, '/sign-in')),
+      csrfCheck('http://127.0.0.1'),
+    );
+    ops_.get(
+      '/page',
+      (req, res) =>
+        void res
+          .type('html')
+          .send(
+            renderPage(
+              html`<${Layout} title="Ops"><form method="post"><${CsrfField} token=${req.browserSession!.csrfToken} /></form><//>`,
+            ),
+          ),
+    );
     ops_.post('/act', (_req, res) => void res.json({ done: true }));
     ops_.post('/sign-out', async (req, res) => {
       await store.revoke(req.browserSession!.id);
@@ -110,23 +142,38 @@ describeEachDatabase('browser sessions: middleware and CSRF', (t) => {
   it('refuses a state-changing request without the CSRF token, or from another site', async () => {
     const op = await signIn('operator');
     const post = (body: string, headers: Record<string, string> = {}) =>
-      fetch(`${base}/ops/act`, { method: 'POST', headers: { cookie: op.cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+      fetch(`${base}/ops/act`, {
+        method: 'POST',
+        headers: { cookie: op.cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body,
+      });
     const missing = await post('');
     expect(missing.status).to.equal(403);
     expect(((await missing.json()) as any).error.code).to.equal('csrf_failed');
     expect((await post('_csrf=wrong')).status).to.equal(403);
     expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`)).status).to.equal(200);
     expect((await post('', { 'x-csrf-token': op.csrf })).status).to.equal(200);
-    expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`, { origin: 'https://evil.example' })).status).to.equal(403);
-    expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`, { 'sec-fetch-site': 'cross-site' })).status).to.equal(403);
-    expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`, { origin: base, 'sec-fetch-site': 'same-origin' })).status).to.equal(200);
+    expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`, { origin: 'https://evil.example' })).status).to.equal(
+      403,
+    );
+    expect((await post(`_csrf=${encodeURIComponent(op.csrf)}`, { 'sec-fetch-site': 'cross-site' })).status).to.equal(
+      403,
+    );
+    expect(
+      (await post(`_csrf=${encodeURIComponent(op.csrf)}`, { origin: base, 'sec-fetch-site': 'same-origin' })).status,
+    ).to.equal(200);
   });
 
   it('signs out: the revoked session opens nothing, the cookie is cleared', async () => {
     const op = await signIn('operator');
-    const out = await fetch(`${base}/ops/sign-out`, { method: 'POST', headers: { cookie: op.cookie, 'x-csrf-token': op.csrf } });
+    const out = await fetch(`${base}/ops/sign-out`, {
+      method: 'POST',
+      headers: { cookie: op.cookie, 'x-csrf-token': op.csrf },
+    });
     expect(out.headers.get('set-cookie')).to.match(/^pa_ops=; .*Max-Age=0/);
-    expect((await fetch(`${base}/ops/page`, { headers: { cookie: op.cookie }, redirect: 'manual' })).status).to.equal(303);
+    expect((await fetch(`${base}/ops/page`, { headers: { cookie: op.cookie }, redirect: 'manual' })).status).to.equal(
+      303,
+    );
   });
 });
 

@@ -20,7 +20,10 @@ const { registerWebhooks: _perStore, ...reference } = referenceConnector;
 const appSigned = defineConnector({
   ...reference,
   // The app's secret is one of its settings (CONNECTOR_REFERENCE_APP_SECRET), as an app-level platform's is.
-  manifest: { ...reference.manifest, settingsSchema: reference.manifest.settingsSchema!.extend({ appSecret: z.string().min(1) }) },
+  manifest: {
+    ...reference.manifest,
+    settingsSchema: reference.manifest.settingsSchema!.extend({ appSecret: z.string().min(1) }),
+  },
   identifyStore(req) {
     try {
       return (JSON.parse(req.rawBody.toString('utf8')) as { shop_id?: string }).shop_id;
@@ -31,8 +34,11 @@ const appSigned = defineConnector({
   verifyWebhook(req, secrets) {
     const { appSecret } = secrets.settings as { appSecret?: string };
     const given = Buffer.from(req.headers['x-app-signature'] ?? '', 'base64');
-    const expected = createHmac('sha256', appSecret ?? '').update(req.rawBody).digest();
-    if (!appSecret || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'the app signature does not match the body' };
+    const expected = createHmac('sha256', appSecret ?? '')
+      .update(req.rawBody)
+      .digest();
+    if (!appSecret || given.length !== expected.length || !timingSafeEqual(given, expected))
+      return { ok: false, reason: 'the app signature does not match the body' };
     return { ok: true, topic: 'order.updated', eventId: req.headers['x-app-delivery'] ?? null, occurredAt: null };
   },
 });
@@ -53,27 +59,58 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'AppPlatform-Webhooks/1.0',
-          'x-app-signature': createHmac('sha256', opts.secret ?? APP_SECRET).update(raw).digest('base64'),
+          'x-app-signature': createHmac('sha256', opts.secret ?? APP_SECRET)
+            .update(raw)
+            .digest('base64'),
           'x-app-delivery': opts.deliveryId ?? randomUUID(),
         },
         body: raw,
       });
       return { status: res.status, body: (await res.json()) as any };
     };
-    const ingests = (storeId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).execute();
+    const ingests = (storeId: string) =>
+      t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).execute();
     const events = () => t.service.db.selectFrom('store_webhook_events').selectAll().execute();
-    const externalId = async (storeId: string) => (await t.service.db.selectFrom('stores').select('external_id').where('id', '=', storeId).executeTakeFirstOrThrow()).external_id;
+    const externalId = async (storeId: string) =>
+      (
+        await t.service.db
+          .selectFrom('stores')
+          .select('external_id')
+          .where('id', '=', storeId)
+          .executeTakeFirstOrThrow()
+      ).external_id;
 
     before(async function () {
       files = await startFileServer();
-      t = await startTestService(this, backend, { CONNECTOR_REFERENCE_APP_SECRET: APP_SECRET }, { connectors: [appSigned] });
+      t = await startTestService(
+        this,
+        backend,
+        { CONNECTOR_REFERENCE_APP_SECRET: APP_SECRET },
+        { connectors: [appSigned] },
+      );
       // Two stores of two resellers: the delivery names which.
       for (let i = 0; i < 2; i++) {
-        const shop = await ReferenceShop.start({ id: `app-shop-${i}-${randomUUID().slice(0, 6)}`, name: `App shop ${i}` });
+        const shop = await ReferenceShop.start({
+          id: `app-shop-${i}-${randomUUID().slice(0, 6)}`,
+          name: `App shop ${i}`,
+        });
         const r = await t.reseller();
         await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-        expect((await t.api(r.key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
-        const store = await t.api(r.key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: `tok-${i}` });
+        expect(
+          (
+            await t.api(r.key, 'POST', '/reseller-products', {
+              sku: 'CARD-01',
+              title: 'Cards',
+              productId: 'business-cards',
+              fileUrl: `${files.url}/art/flyer.pdf`,
+            })
+          ).status,
+        ).to.equal(201);
+        const store = await t.api(r.key, 'POST', '/stores', {
+          platform: PLATFORM,
+          shopUrl: shop.url,
+          token: `tok-${i}`,
+        });
         expect(store.status, JSON.stringify(store.body)).to.equal(201);
         shops.push(shop);
         stores.push(store.body.data.id);
@@ -90,7 +127,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const res = await deliver({ shop_id: named, order: refOrder('A-1') }, { deliveryId: 'delivery-a-1' });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ received: true, duplicate: false });
-      await waitFor('A-1 placed', async () => (await ingests(stores[1]!)).find((i) => i.external_order_id === 'A-1' && i.status === 'placed'));
+      await waitFor('A-1 placed', async () =>
+        (await ingests(stores[1]!)).find((i) => i.external_order_id === 'A-1' && i.status === 'placed'),
+      );
       expect(await ingests(stores[0]!)).to.deep.equal([]);
       const again = await deliver({ shop_id: named, order: refOrder('A-1') }, { deliveryId: 'delivery-a-1' });
       expect(again.body).to.deep.equal({ received: true, duplicate: true });
@@ -106,7 +145,11 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it('refuses a delivery larger than 5 MB with 413 payload_too_large (not a 500)', async () => {
-      const res = await fetch(`${t.baseUrl}/connectors/${platformSlug(PLATFORM)}/webhooks`, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': 'AppPlatform-Webhooks/1.0' }, body: 'x'.repeat(5 * 1024 * 1024 + 1) });
+      const res = await fetch(`${t.baseUrl}/connectors/${platformSlug(PLATFORM)}/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'AppPlatform-Webhooks/1.0' },
+        body: 'x'.repeat(5 * 1024 * 1024 + 1),
+      });
       expect(res.status).to.equal(413);
       expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('payload_too_large');
     });

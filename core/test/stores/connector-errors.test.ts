@@ -3,9 +3,17 @@ import { ConnectorError } from '@print-api/connector-kit';
 import { ApiError } from '../../src/http/api-error.ts';
 import { PermanentJobError, RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { SafeFetchError } from '../../src/infra/safe-fetch/safe-fetch-error.ts';
-import { answeringFor, connectorApiError, jobErrorFor, retryDelayFor } from '../../src/modules/stores/connector-errors.ts';
+import {
+  answeringFor,
+  connectorApiError,
+  jobErrorFor,
+  retryDelayFor,
+} from '../../src/modules/stores/connector-errors.ts';
 
-const blocked = () => new ConnectorError('invalid_payload', 'GET 10.1.2.3: 10.1.2.3 is not a public internet address', { cause: new SafeFetchError('address_blocked', 'blocked', { url: 'https://10.1.2.3/wp-json/' }) });
+const blocked = () =>
+  new ConnectorError('invalid_payload', 'GET 10.1.2.3: 10.1.2.3 is not a public internet address', {
+    cause: new SafeFetchError('address_blocked', 'blocked', { url: 'https://10.1.2.3/wp-json/' }),
+  });
 
 describe("a connector's typed failures, as the API and the queues see them", () => {
   describe('connectorApiError: one mapping for every request that waits on a platform', () => {
@@ -16,7 +24,12 @@ describe("a connector's typed failures, as the API and the queues see them", () 
       [new ConnectorError('invalid_payload', 'not a shop domain'), 'install', 422, 'store_not_connectable'],
       [new ConnectorError('upstream_unavailable', 'answered 503'), 'credentials', 502, 'store_unreachable'],
       [new ConnectorError('upstream_unavailable', 'timed out'), 'install', 502, 'store_unreachable'],
-      [new ConnectorError('rate_limited', 'rate limit reached', { retryAfterMs: 2500 }), 'credentials', 503, 'store_rate_limited'],
+      [
+        new ConnectorError('rate_limited', 'rate limit reached', { retryAfterMs: 2500 }),
+        'credentials',
+        503,
+        'store_rate_limited',
+      ],
     ];
     for (const [err, flow, status, code] of cases) {
       it(`answers ${err.kind} during ${flow === 'install' ? 'an install' : 'a connection'} with ${status} ${code}, quoting the platform`, () => {
@@ -28,36 +41,67 @@ describe("a connector's typed failures, as the API and the queues see them", () 
 
     it("answers a failure about our own set-up (a CONNECTOR_ variable) in a merchant's words, logging the variable for the operator", () => {
       const warned: Array<{ message: string; meta?: Record<string, unknown> }> = [];
-      const logger = { info: () => undefined, error: () => undefined, warn: (message: string, meta?: Record<string, unknown>) => void warned.push({ message, ...(meta ? { meta } : {}) }) };
-      const notSetUp = new ConnectorError('auth', 'The Shopify app is not configured: set CONNECTOR_SHOPIFY_API_KEY and CONNECTOR_SHOPIFY_API_SECRET.');
+      const logger = {
+        info: () => undefined,
+        error: () => undefined,
+        warn: (message: string, meta?: Record<string, unknown>) =>
+          void warned.push({ message, ...(meta ? { meta } : {}) }),
+      };
+      const notSetUp = new ConnectorError(
+        'auth',
+        'The Shopify app is not configured: set CONNECTOR_SHOPIFY_API_KEY and CONNECTOR_SHOPIFY_API_SECRET.',
+      );
       const install = connectorApiError('Shopify', notSetUp, 'install', logger);
       expect(install).to.include({ status: 422, code: 'store_install_rejected' });
-      expect(install.message).to.equal("Shopify stores cannot be connected here at the moment: this service's Shopify set-up is incomplete, and its operator has the details. Try again later.");
+      expect(install.message).to.equal(
+        "Shopify stores cannot be connected here at the moment: this service's Shopify set-up is incomplete, and its operator has the details. Try again later.",
+      );
       expect(install.message).not.to.contain('CONNECTOR_').and.not.to.contain('said');
-      const connect = connectorApiError('Amazon', new ConnectorError('invalid_payload', 'Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET'), 'credentials', logger);
+      const connect = connectorApiError(
+        'Amazon',
+        new ConnectorError(
+          'invalid_payload',
+          'Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET',
+        ),
+        'credentials',
+        logger,
+      );
       expect(connect).to.include({ status: 503, code: 'store_unreachable' });
       expect(connect.message).not.to.contain('CONNECTOR_');
-      expect(warned.map((w) => w.message)).to.deep.equal([`Shopify: ${notSetUp.message}`, 'Amazon: Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET']);
+      expect(warned.map((w) => w.message)).to.deep.equal([
+        `Shopify: ${notSetUp.message}`,
+        'Amazon: Amazon is not set up on this server: set CONNECTOR_AMAZON_LWA_CLIENT_ID and CONNECTOR_AMAZON_LWA_CLIENT_SECRET',
+      ]);
     });
 
     it('tells a rate-limited caller when to come back (Retry-After, whole seconds)', () => {
-      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })).headers).to.deep.equal({ 'Retry-After': '3' });
-      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down')).headers).to.deep.equal({ 'Retry-After': '2' });
+      expect(
+        connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })).headers,
+      ).to.deep.equal({ 'Retry-After': '3' });
+      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down')).headers).to.deep.equal({
+        'Retry-After': '2',
+      });
     });
 
     it('answers an address that is not public with 422 store_not_connectable in both flows, naming the host only', () => {
       for (const flow of ['credentials', 'install'] as const) {
         const api = connectorApiError('WooCommerce', blocked(), flow);
         expect(api).to.include({ status: 422, code: 'store_not_connectable' });
-        expect(api.message).to.match(/^The store address is not public: 10\.1\.2\.3 is a local, private or reserved address/);
+        expect(api.message).to.match(
+          /^The store address is not public: 10\.1\.2\.3 is a local, private or reserved address/,
+        );
       }
     });
 
     it('turns only typed failures into API errors (answeringFor)', async () => {
-      const refused = await answeringFor('Acme', 'install', () => Promise.reject(new ConnectorError('auth', 'no'))).catch((e: unknown) => e);
+      const refused = await answeringFor('Acme', 'install', () =>
+        Promise.reject(new ConnectorError('auth', 'no')),
+      ).catch((e: unknown) => e);
       expect(refused).to.be.instanceOf(ApiError).and.include({ code: 'store_install_rejected' });
       const bug = new TypeError('a bug');
-      expect(await answeringFor('Acme', 'credentials', () => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(bug);
+      expect(await answeringFor('Acme', 'credentials', () => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(
+        bug,
+      );
       expect(await answeringFor('Acme', 'credentials', async () => 'ok')).to.equal('ok');
     });
   });

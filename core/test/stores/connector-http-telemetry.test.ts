@@ -8,8 +8,10 @@ import { neverAnswer, startHttpsServer, type TestHttpsServer } from '../helpers/
 /** The counter and histogram helpers of core's Metrics, on a registry of this test's own. */
 function metricsOn(registry: client.Registry) {
   return {
-    counter: <L extends string>(name: string, help: string, labelNames: L[]) => new client.Counter<L>({ name, help, labelNames, registers: [registry] }),
-    histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => new client.Histogram<L>({ name, help, labelNames, buckets, registers: [registry] }),
+    counter: <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new client.Counter<L>({ name, help, labelNames, registers: [registry] }),
+    histogram: <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+      new client.Histogram<L>({ name, help, labelNames, buckets, registers: [registry] }),
   };
 }
 
@@ -21,16 +23,28 @@ describe('the connector HTTP client logs and measures every call', () => {
 
   const counted = async (labels: Record<string, string>): Promise<number> => {
     const metric = (await registry.getSingleMetric('connector_http_requests_total')!.get()).values;
-    return metric.filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value)).reduce((sum, v) => sum + v.value, 0);
+    return metric
+      .filter((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value))
+      .reduce((sum, v) => sum + v.value, 0);
   };
   const timed = async (labels: Record<string, string>): Promise<number> => {
     const metric = (await registry.getSingleMetric('connector_http_request_duration_seconds')!.get()).values;
-    return metric.find((v) => 'metricName' in v && v.metricName === 'connector_http_request_duration_seconds_count' && Object.entries(labels).every(([k, value]) => v.labels[k] === value))?.value ?? 0;
+    return (
+      metric.find(
+        (v) =>
+          'metricName' in v &&
+          v.metricName === 'connector_http_request_duration_seconds_count' &&
+          Object.entries(labels).every(([k, value]) => v.labels[k] === value),
+      )?.value ?? 0
+    );
   };
 
   before(async () => {
     server = await startHttpsServer();
-    server.route('/v3/orders', (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('[]'));
+    server.route(
+      '/v3/orders',
+      (_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('[]'),
+    );
     server.route('/v3/missing', (_req, res) => void res.writeHead(404).end());
     server.route('/slow', neverAnswer());
   });
@@ -81,7 +95,14 @@ describe('the connector HTTP client logs and measures every call', () => {
     });
     expect(logs).to.have.length(1);
     expect(logs[0]!.message).to.equal('connector call');
-    expect(logs[0]!.meta).to.include({ platform: 'WOOCOMMERCE', operation: 'createOrder', method: 'POST', host: `localhost:${server.port}`, path: '/v3/orders', status: '200' });
+    expect(logs[0]!.meta).to.include({
+      platform: 'WOOCOMMERCE',
+      operation: 'createOrder',
+      method: 'POST',
+      host: `localhost:${server.port}`,
+      path: '/v3/orders',
+      status: '200',
+    });
     expect(logs[0]!.meta.durationMs).to.be.a('number');
     expect(JSON.stringify(logs)).not.to.contain(secret);
     expect(JSON.stringify(logs)).not.to.contain(Buffer.from(`ck:${secret}`).toString('base64'));
@@ -89,10 +110,17 @@ describe('the connector HTTP client logs and measures every call', () => {
 
   it('counts and logs each exchange of a call that waited for Retry-After', async () => {
     let n = 0;
-    server.route('/limited', (_req, res) => void (++n === 1 ? res.writeHead(429, { 'retry-after': '0' }).end() : res.writeHead(200).end('{}')));
+    server.route(
+      '/limited',
+      (_req, res) => void (++n === 1 ? res.writeHead(429, { 'retry-after': '0' }).end() : res.writeHead(200).end('{}')),
+    );
     await clientFor('ETSY').request({ method: 'GET', url: `${server.url}/limited`, operation: 'getReceipt' });
     expect(await counted({ platform: 'ETSY', operation: 'getReceipt', status: '429' })).to.equal(1);
     expect(await counted({ platform: 'ETSY', operation: 'getReceipt', status: '200' })).to.equal(1);
-    expect(logs.map((l) => l.message)).to.deep.equal(['connector call', 'connector call waits for Retry-After', 'connector call']);
+    expect(logs.map((l) => l.message)).to.deep.equal([
+      'connector call',
+      'connector call waits for Retry-After',
+      'connector call',
+    ]);
   });
 });

@@ -31,12 +31,29 @@ const acme = defineConnector<{ token: string }, { appSecret: string; pageSize: n
 function recordingLogger() {
   const warnings: string[] = [];
   const infos: Array<{ message: string; meta?: Record<string, unknown> }> = [];
-  return { warnings, infos, logger: { info: (message: string, meta?: Record<string, unknown>) => void infos.push({ message, ...(meta ? { meta } : {}) }), warn: (m: string) => void warnings.push(m), error: () => undefined } };
+  return {
+    warnings,
+    infos,
+    logger: {
+      info: (message: string, meta?: Record<string, unknown>) =>
+        void infos.push({ message, ...(meta ? { meta } : {}) }),
+      warn: (m: string) => void warnings.push(m),
+      error: () => undefined,
+    },
+  };
 }
 
-const configure = (env: Record<string, string>, opts: { named?: boolean; connectors?: Array<Connector<any, any>> } = {}) => {
+const configure = (
+  env: Record<string, string>,
+  opts: { named?: boolean; connectors?: Array<Connector<any, any>> } = {},
+) => {
   const { warnings, infos, logger } = recordingLogger();
-  const registry = configureConnectors({ connectors: opts.connectors ?? [acme], env: (platform) => connectorEnv(platform, env), logger, named: opts.named ?? true });
+  const registry = configureConnectors({
+    connectors: opts.connectors ?? [acme],
+    env: (platform) => connectorEnv(platform, env),
+    logger,
+    named: opts.named ?? true,
+  });
   return { registry, warnings, infos };
 };
 
@@ -48,53 +65,96 @@ describe('connector settings from CONNECTOR_<PLATFORM>_<NAME>', () => {
   });
 
   it("reads only the platform's own variables, empty ones left out", () => {
-    const env = { CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value', CONNECTOR_ACME_SHOP_PAGE_SIZE: '', CONNECTOR_SHOPIFY_API_KEY: 'k', PORT: '1' };
+    const env = {
+      CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value',
+      CONNECTOR_ACME_SHOP_PAGE_SIZE: '',
+      CONNECTOR_SHOPIFY_API_KEY: 'k',
+      PORT: '1',
+    };
     expect(connectorEnv('ACME_SHOP', env)).to.deep.equal({ APP_SECRET: 's3cret-value' });
   });
 
   it('hands the connector its settings parsed, typed and with their defaults', () => {
-    const { registry } = configure({ CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value', CONNECTOR_ACME_SHOP_PAGE_SIZE: '20' });
-    expect(registry.settings('ACME_SHOP')).to.deep.equal({ appSecret: 's3cret-value', pageSize: 20, apiUrl: 'https://api.acme.example' });
+    const { registry } = configure({
+      CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value',
+      CONNECTOR_ACME_SHOP_PAGE_SIZE: '20',
+    });
+    expect(registry.settings('ACME_SHOP')).to.deep.equal({
+      appSecret: 's3cret-value',
+      pageSize: 20,
+      apiUrl: 'https://api.acme.example',
+    });
     // An origin can be pointed at a sandbox or a local fake.
-    const sandbox = configure({ CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value', CONNECTOR_ACME_SHOP_API_URL: 'https://localhost:8443' }).registry;
+    const sandbox = configure({
+      CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value',
+      CONNECTOR_ACME_SHOP_API_URL: 'https://localhost:8443',
+    }).registry;
     expect(sandbox.settings('ACME_SHOP')).to.include({ apiUrl: 'https://localhost:8443' });
   });
 
   it('stops start-up on a wrong value, naming each variable at fault', () => {
-    const wrong = () => configure({ CONNECTOR_ACME_SHOP_APP_SECRET: 'short', CONNECTOR_ACME_SHOP_PAGE_SIZE: 'many', CONNECTOR_ACME_SHOP_API_URL: 'http://api.acme.example' }, { named: false });
+    const wrong = () =>
+      configure(
+        {
+          CONNECTOR_ACME_SHOP_APP_SECRET: 'short',
+          CONNECTOR_ACME_SHOP_PAGE_SIZE: 'many',
+          CONNECTOR_ACME_SHOP_API_URL: 'http://api.acme.example',
+        },
+        { named: false },
+      );
     expect(wrong).to.throw(ConfigError, /^ {2}CONNECTOR_ACME_SHOP_APP_SECRET /m);
     expect(wrong).to.throw(ConfigError, /^ {2}CONNECTOR_ACME_SHOP_PAGE_SIZE /m);
     expect(wrong).to.throw(ConfigError, /^ {2}CONNECTOR_ACME_SHOP_API_URL /m);
   });
 
   it('stops start-up when a connector asked for by name lacks a required setting', () => {
-    expect(() => configure({}, { named: true })).to.throw(ConfigError, /CONNECTOR_ACME_SHOP_APP_SECRET is required: the Acme Shop connector needs/);
+    expect(() => configure({}, { named: true })).to.throw(
+      ConfigError,
+      /CONNECTOR_ACME_SHOP_APP_SECRET is required: the Acme Shop connector needs/,
+    );
   });
 
   it('leaves out a connector found installed whose required setting is not set: one info line for all of them, the variables in its fields', () => {
-    const other = defineConnector({ ...acme, manifest: { ...acme.manifest, platform: 'OTHER_SHOP', displayName: 'Other Shop' } });
+    const other = defineConnector({
+      ...acme,
+      manifest: { ...acme.manifest, platform: 'OTHER_SHOP', displayName: 'Other Shop' },
+    });
     const { registry, warnings, infos } = configure({}, { named: false, connectors: [acme, other] });
     expect(registry.platforms()).to.deep.equal([]);
     expect(warnings).to.deep.equal([]);
     expect(infos).to.have.length(1);
     expect(infos[0]!.message).to.equal('Connectors not configured, not offered: Acme Shop, Other Shop');
-    expect(infos[0]!.meta).to.deep.equal({ missing: { ACME_SHOP: ['CONNECTOR_ACME_SHOP_APP_SECRET'], OTHER_SHOP: ['CONNECTOR_OTHER_SHOP_APP_SECRET'] } });
+    expect(infos[0]!.meta).to.deep.equal({
+      missing: { ACME_SHOP: ['CONNECTOR_ACME_SHOP_APP_SECRET'], OTHER_SHOP: ['CONNECTOR_OTHER_SHOP_APP_SECRET'] },
+    });
   });
 
   it('warns about a variable with the prefix that names no setting (a typo)', () => {
-    const { registry, warnings } = configure({ CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value', CONNECTOR_ACME_SHOP_APPSECRET: 'typo' });
+    const { registry, warnings } = configure({
+      CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value',
+      CONNECTOR_ACME_SHOP_APPSECRET: 'typo',
+    });
     expect(registry.platforms()).to.deep.equal(['ACME_SHOP']);
     expect(warnings.join('\n')).to.contain('CONNECTOR_ACME_SHOP_APPSECRET is not a setting of the Acme Shop connector');
   });
 
   it("refuses a connector named after one of the API's own sources", () => {
     const api = defineConnector({ ...acme, manifest: { ...acme.manifest, platform: 'API' } });
-    expect(() => configure({ CONNECTOR_API_APP_SECRET: 's3cret-value' }, { connectors: [api] })).to.throw(/one of the API's own order sources/);
+    expect(() => configure({ CONNECTOR_API_APP_SECRET: 's3cret-value' }, { connectors: [api] })).to.throw(
+      /one of the API's own order sources/,
+    );
   });
 
   it('refuses a platform or a setting named out of convention when the connector is defined', () => {
-    expect(() => defineConnector({ ...acme, manifest: { ...acme.manifest, platform: 'acme-shop' } })).to.throw(/upper snake case/);
-    expect(() => defineConnector<{ token: string }, any>({ ...acme, manifest: { ...acme.manifest, settingsSchema: z.object({ API_KEY: z.string() }) } })).to.throw(/camelCase/);
+    expect(() => defineConnector({ ...acme, manifest: { ...acme.manifest, platform: 'acme-shop' } })).to.throw(
+      /upper snake case/,
+    );
+    expect(() =>
+      defineConnector<{ token: string }, any>({
+        ...acme,
+        manifest: { ...acme.manifest, settingsSchema: z.object({ API_KEY: z.string() }) },
+      }),
+    ).to.throw(/camelCase/);
   });
 });
 
@@ -108,7 +168,9 @@ describe('loading connectors (CONNECTORS)', () => {
   });
 
   it('by slug, by package name and by path to a package folder', async () => {
-    expect(platforms(await loadConnectors(`woocommerce, @print-api/connector-shopify, ${REFERENCE_CONNECTOR}`))).to.deep.equal(['WOOCOMMERCE', 'SHOPIFY', 'REFERENCE']);
+    expect(
+      platforms(await loadConnectors(`woocommerce, @print-api/connector-shopify, ${REFERENCE_CONNECTOR}`)),
+    ).to.deep.equal(['WOOCOMMERCE', 'SHOPIFY', 'REFERENCE']);
   });
 
   it('stops start-up on an entry that cannot be loaded, naming CONNECTORS', async () => {

@@ -6,9 +6,26 @@ describeEachDatabase('deliveries received together are stored together', (t) => 
   let n = 0;
   const delivery = (over: Partial<DeliveryRow> = {}): DeliveryRow => {
     n += 1;
-    return { id: `whe_w${n}`, platform: 'SHOPIFY', storeId: 'sto_w', eventKey: `orders/paid:${n}`, topic: 'orders/paid', headers: { 'x-shopify-topic': 'orders/paid' }, rawBody: Buffer.from(`{"id":82098291194615450${n % 10}}`), path: 'sto_w', receivedAt: new Date(), ...over };
+    return {
+      id: `whe_w${n}`,
+      platform: 'SHOPIFY',
+      storeId: 'sto_w',
+      eventKey: `orders/paid:${n}`,
+      topic: 'orders/paid',
+      headers: { 'x-shopify-topic': 'orders/paid' },
+      rawBody: Buffer.from(`{"id":82098291194615450${n % 10}}`),
+      path: 'sto_w',
+      receivedAt: new Date(),
+      ...over,
+    };
   };
-  const stored = (ids: string[]) => t.db.selectFrom('store_webhook_events').select(['id', 'event_key', 'raw_body', 'headers']).where('id', 'in', ids).orderBy('id').execute();
+  const stored = (ids: string[]) =>
+    t.db
+      .selectFrom('store_webhook_events')
+      .select(['id', 'event_key', 'raw_body', 'headers'])
+      .where('id', 'in', ids)
+      .orderBy('id')
+      .execute();
 
   it('answers each delivery once its row is stored, with its exact bytes', async () => {
     const writer = new DeliveryWriter(t.db);
@@ -23,9 +40,15 @@ describeEachDatabase('deliveries received together are stored together', (t) => 
     const writer = new DeliveryWriter(t.db);
     const first = delivery();
     const again = delivery({ eventKey: first.eventKey });
-    const answers = await Promise.all([writer.store(first), writer.store(again), writer.store(delivery({ eventKey: first.eventKey }))]);
+    const answers = await Promise.all([
+      writer.store(first),
+      writer.store(again),
+      writer.store(delivery({ eventKey: first.eventKey })),
+    ]);
     expect(answers.filter(Boolean)).to.have.length(1);
-    expect(await t.db.selectFrom('store_webhook_events').select('id').where('event_key', '=', first.eventKey).execute()).to.have.length(1);
+    expect(
+      await t.db.selectFrom('store_webhook_events').select('id').where('event_key', '=', first.eventKey).execute(),
+    ).to.have.length(1);
   });
 
   it('fails only the delivery the database refuses, and stores the ones received with it', async () => {
@@ -35,6 +58,8 @@ describeEachDatabase('deliveries received together are stored together', (t) => 
     const refused = delivery({ path: 'sto_w\u0000' });
     const answers = await Promise.allSettled([writer.store(good[0]!), writer.store(refused), writer.store(good[1]!)]);
     expect(answers.map((a) => a.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
-    expect((await stored([...good, refused].map((r) => r.id))).map((r) => r.id)).to.deep.equal(good.map((r) => r.id).sort());
+    expect((await stored([...good, refused].map((r) => r.id))).map((r) => r.id)).to.deep.equal(
+      good.map((r) => r.id).sort(),
+    );
   });
 });

@@ -28,7 +28,10 @@ function inStatus<R extends { status: string }>(row: R | undefined, status: stri
   return row?.status === status ? row : undefined;
 }
 
-function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[]; ship_to: unknown }> = {}) {
+function refOrder(
+  id: string,
+  over: Partial<{ paid: boolean; cancelled: boolean; updated_at: string; items: unknown[]; ship_to: unknown }> = {},
+) {
   return {
     id,
     number: `#${id}`,
@@ -41,7 +44,14 @@ function refOrder(id: string, over: Partial<{ paid: boolean; cancelled: boolean;
       { id: `${id}-2`, sku: 'TSHIRT-XL', qty: 1 },
       { id: `${id}-3`, sku: null, qty: 1 },
     ],
-    ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+    ship_to: {
+      name: 'Eva Jansen',
+      email: 'eva@example.nl',
+      street: 'Dam 1',
+      zip: '1012 JS',
+      city: 'Amsterdam',
+      country: 'nl',
+    },
     ...over,
   };
 }
@@ -60,23 +70,41 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     const deliver = async (order: unknown, opts: { eventId?: string; forge?: boolean } = {}) => {
       const body = JSON.stringify({ order });
-      const signature = createHmac('sha256', opts.forge ? 'wrong' : secret).update(body).digest('hex');
+      const signature = createHmac('sha256', opts.forge ? 'wrong' : secret)
+        .update(body)
+        .digest('hex');
       const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': opts.eventId ?? randomUUID(), 'x-ref-topic': 'order.updated', 'user-agent': 'RefShop-Hookshot/1.0' },
+        headers: {
+          'content-type': 'application/json',
+          'x-ref-signature': signature,
+          'x-ref-event-id': opts.eventId ?? randomUUID(),
+          'x-ref-topic': 'order.updated',
+          'user-agent': 'RefShop-Hookshot/1.0',
+        },
         body,
       });
       return { status: res.status, body: (await res.json()) as any };
     };
     const ingest = (externalId: string) =>
-      t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirst();
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirst();
 
     before(async function () {
       files = await startFileServer();
       t = await startTestService(
         this,
         backend,
-        { PRODUCTION_SIMULATOR: 'on', PRODUCTION_SIMULATOR_STEP_MS: '1000', CONNECTORS: REFERENCE_CONNECTOR, CONNECTOR_REFERENCE_PAGE_SIZE: '20' },
+        {
+          PRODUCTION_SIMULATOR: 'on',
+          PRODUCTION_SIMULATOR_STEP_MS: '1000',
+          CONNECTORS: REFERENCE_CONNECTOR,
+          CONNECTOR_REFERENCE_PAGE_SIZE: '20',
+        },
         { maintenanceIntervalMs: 200 },
       );
       nock.disableNetConnect();
@@ -88,7 +116,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         // nock 15 hangs on reply functions for fetch POSTs with a body: capture through the body matcher instead.
         .post('/api/webhooks', (body: unknown) => {
           // nock tries this matcher on other requests too (the polls' GETs, without a body).
-          const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as { secret?: string } | undefined;
+          const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as
+            | { secret?: string }
+            | undefined;
           if (parsed?.secret) secret = parsed.secret;
           return true;
         })
@@ -109,7 +139,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       key = r.key;
       resellerId = r.id;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const product = await t.api(key, 'POST', '/reseller-products', {
+        sku: 'CARD-01',
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
       const store = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: SHOP, token: 'tok-123' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
@@ -125,9 +160,18 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     it('connects the store through the connector and never shows its credentials', async () => {
       const store = (await t.api(key, 'GET', `/stores/${storeId}`)).body.data;
-      expect(store).to.include({ platform: 'REFERENCE', externalId: 'ref-shop-1', name: 'Reference Shop', status: 'connected' });
+      expect(store).to.include({
+        platform: 'REFERENCE',
+        externalId: 'ref-shop-1',
+        name: 'Reference Shop',
+        status: 'connected',
+      });
       expect(JSON.stringify(store)).not.to.contain('tok-123');
-      const row = await t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+      const row = await t.service.db
+        .selectFrom('stores')
+        .selectAll()
+        .where('id', '=', storeId)
+        .executeTakeFirstOrThrow();
       expect(row.credentials_sealed).not.to.contain('tok-123');
       expect(row.webhook_secret_sealed).not.to.contain(secret);
     });
@@ -147,14 +191,19 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('places a paid store order with source REFERENCE, skipping the lines that are not print items', async () => {
       const res = await deliver(refOrder('1001'));
       expect(res.status).to.equal(200);
-      const row = await until(async () => (await ingest('1001'))?.order_id ? ingest('1001') : undefined);
+      const row = await until(async () => ((await ingest('1001'))?.order_id ? ingest('1001') : undefined));
       const order = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
       expect(order).to.include({ source: 'REFERENCE', externalOrderId: '1001', storeId, state: 'SUBMITTED' });
       expect(order.lines).to.have.length(1);
       expect(order.recipient.country).to.equal('NL');
       expect(row!.skipped_lines.map((l) => l.sku)).to.deep.equal(['TSHIRT-XL', null]);
       const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data;
-      expect(links[0]).to.include({ sku: 'CARD-01', externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
+      expect(links[0]).to.include({
+        sku: 'CARD-01',
+        externalProductId: 'p-1',
+        externalVariantId: 'v-1',
+        discovered: true,
+      });
     });
 
     it("shows the back-office the reseller's stores and a store's ingests, and another reseller's store as unknown", async () => {
@@ -172,27 +221,77 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it("keeps an Italian order's province and company in the placed order's recipient", async () => {
-      const ship_to = { name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', street: 'Via Torino 12', zip: '20121', city: 'Milano', province: ' MI ', country: 'it' };
+      const ship_to = {
+        name: 'Giulia Rossi',
+        company: 'Tipografia Rossi S.r.l.',
+        street: 'Via Torino 12',
+        zip: '20121',
+        city: 'Milano',
+        province: ' MI ',
+        country: 'it',
+      };
       await deliver(refOrder('1001-IT', { ship_to }));
-      const row = await until(async () => (await ingest('1001-IT'))?.order_id ? ingest('1001-IT') : undefined);
+      const row = await until(async () => ((await ingest('1001-IT'))?.order_id ? ingest('1001-IT') : undefined));
       const order = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
-      expect(order.recipient).to.deep.include({ name: 'Giulia Rossi', company: 'Tipografia Rossi S.r.l.', postalCode: '20121', city: 'Milano', state: 'MI', country: 'IT' });
-      const created = await t.service.db.selectFrom('events').select('payload').where('order_id', '=', order.id).where('type', '=', 'order.created').executeTakeFirstOrThrow();
+      expect(order.recipient).to.deep.include({
+        name: 'Giulia Rossi',
+        company: 'Tipografia Rossi S.r.l.',
+        postalCode: '20121',
+        city: 'Milano',
+        state: 'MI',
+        country: 'IT',
+      });
+      const created = await t.service.db
+        .selectFrom('events')
+        .select('payload')
+        .where('order_id', '=', order.id)
+        .where('type', '=', 'order.created')
+        .executeTakeFirstOrThrow();
       const payload = typeof created.payload === 'string' ? JSON.parse(created.payload) : created.payload;
-      expect((payload as any).data.order.recipient).to.deep.include({ company: 'Tipografia Rossi S.r.l.', state: 'MI' });
+      expect((payload as any).data.order.recipient).to.deep.include({
+        company: 'Tipografia Rossi S.r.l.',
+        state: 'MI',
+      });
     });
 
     it("uses the products of the store's mode only: a live store neither links nor prints the reseller's test products", async () => {
-      const testKey = (await t.admin('POST', `/resellers/${resellerId}/api-keys`, { mode: 'test' })).body.data.key as string;
-      expect((await t.api(testKey, 'POST', '/reseller-products', { sku: 'TEST-ONLY', title: 'Sandbox cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` })).status).to.equal(201);
-      const link = await t.api(key, 'POST', `/stores/${storeId}/links`, { resellerProduct: 'TEST-ONLY', externalProductId: 'p-9' });
+      const testKey = (await t.admin('POST', `/resellers/${resellerId}/api-keys`, { mode: 'test' })).body.data
+        .key as string;
+      expect(
+        (
+          await t.api(testKey, 'POST', '/reseller-products', {
+            sku: 'TEST-ONLY',
+            title: 'Sandbox cards',
+            productId: 'business-cards',
+            fileUrl: `${files.url}/art/flyer.pdf`,
+          })
+        ).status,
+      ).to.equal(201);
+      const link = await t.api(key, 'POST', `/stores/${storeId}/links`, {
+        resellerProduct: 'TEST-ONLY',
+        externalProductId: 'p-9',
+      });
       expect(link.status, JSON.stringify(link.body)).to.equal(404);
       // The test key does not see the live store either.
-      expect((await t.api(testKey, 'POST', `/stores/${storeId}/links`, { resellerProduct: 'TEST-ONLY', externalProductId: 'p-9' })).status).to.equal(404);
-      const order = refOrder('1090', { items: [{ id: '1090-1', sku: 'CARD-01', qty: 250 }, { id: '1090-2', sku: 'TEST-ONLY', qty: 250, product_id: 'p-9' }] });
+      expect(
+        (
+          await t.api(testKey, 'POST', `/stores/${storeId}/links`, {
+            resellerProduct: 'TEST-ONLY',
+            externalProductId: 'p-9',
+          })
+        ).status,
+      ).to.equal(404);
+      const order = refOrder('1090', {
+        items: [
+          { id: '1090-1', sku: 'CARD-01', qty: 250 },
+          { id: '1090-2', sku: 'TEST-ONLY', qty: 250, product_id: 'p-9' },
+        ],
+      });
       expect((await deliver(order)).status).to.equal(200);
-      const row = await until(async () => (await ingest('1090'))?.order_id ? ingest('1090') : undefined);
-      expect(row!.skipped_lines).to.deep.equal([{ sku: 'TEST-ONLY', quantity: 250, reason: 'not one of your SKUs: not a print item' }]);
+      const row = await until(async () => ((await ingest('1090'))?.order_id ? ingest('1090') : undefined));
+      expect(row!.skipped_lines).to.deep.equal([
+        { sku: 'TEST-ONLY', quantity: 250, reason: 'not one of your SKUs: not a print item' },
+      ]);
       const placed = (await t.api(key, 'GET', `/orders/${row!.order_id}`)).body.data;
       expect(placed.lines.map((l: { resellerSku: string }) => l.resellerSku)).to.deep.equal(['CARD-01']);
     });
@@ -202,18 +301,42 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await Promise.all(Array.from({ length: 5 }, (_, i) => deliver(order, { eventId: `evt-1002-${i}` })));
       await until(async () => (await ingest('1002'))?.order_id);
       await sleep(300);
-      const orders = await t.service.db.selectFrom('orders').select('id').where('external_order_id', '=', '1002').execute();
+      const orders = await t.service.db
+        .selectFrom('orders')
+        .select('id')
+        .where('external_order_id', '=', '1002')
+        .execute();
       expect(orders).to.have.length(1);
     });
 
     it('ingests the webhooks received together despite one it cannot read, which is retried on its own and ends failed', async () => {
-      const failedBefore = (await t.service.queue.queues().find((q) => q.name === 'ingest-reference')!.counts()).failed;
+      const failedBefore = (
+        await t.service.queue
+          .queues()
+          .find((q) => q.name === 'ingest-reference')!
+          .counts()
+      ).failed;
       const good = ['1101', '1102', '1103', '1104'];
-      const results = await Promise.all([...good.map((id) => deliver(refOrder(id))), deliver({ id: 'BAD-1' }, { eventId: 'evt-bad-1' })]);
+      const results = await Promise.all([
+        ...good.map((id) => deliver(refOrder(id))),
+        deliver({ id: 'BAD-1' }, { eventId: 'evt-bad-1' }),
+      ]);
       expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200]);
       for (const id of good) await until(async () => (await ingest(id))?.order_id);
-      await until(async () => (await t.service.queue.queues().find((q) => q.name === 'ingest-reference')!.counts()).failed > failedBefore);
-      const bad = await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('event_key', '=', 'evt-bad-1').executeTakeFirstOrThrow();
+      await until(
+        async () =>
+          (
+            await t.service.queue
+              .queues()
+              .find((q) => q.name === 'ingest-reference')!
+              .counts()
+          ).failed > failedBefore,
+      );
+      const bad = await t.service.db
+        .selectFrom('store_webhook_events')
+        .select('processed_at')
+        .where('event_key', '=', 'evt-bad-1')
+        .executeTakeFirstOrThrow();
       expect(bad.processed_at).to.equal(null);
       expect(await ingest('BAD-1')).to.equal(undefined);
     });
@@ -238,7 +361,10 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const placed = await until(async () => (await ingest('1005'))?.order_id);
       const res = await deliver(refOrder('1005', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' }));
       expect(res.status).to.equal(200);
-      const row = await until(async () => { const row = await ingest('1005'); return row && (row.status === 'cancelled' || row.error) ? row : undefined; });
+      const row = await until(async () => {
+        const row = await ingest('1005');
+        return row && (row.status === 'cancelled' || row.error) ? row : undefined;
+      });
       const order = (await t.api(key, 'GET', `/orders/${placed}`)).body.data;
       expect(order.state).to.equal('CANCELLED');
       expect(row!.status).to.equal('cancelled');
@@ -257,11 +383,18 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         30_000,
         250,
       );
-      const pushed = (await until(async () => shipments.find((s: any) => s.body.tracking_number === order.tracking.trackingNumber), 20_000)) as any;
+      const pushed = (await until(
+        async () => shipments.find((s: any) => s.body.tracking_number === order.tracking.trackingNumber),
+        20_000,
+      )) as any;
       expect(pushed.body).to.include({ carrier: order.tracking.carrier, tracking_url: order.tracking.trackingUrl });
       // The store answers the push before its outcome is written: the row follows a moment later.
       const fulfilment = await until(async () => {
-        const f = await t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        const f = await t.service.db
+          .selectFrom('store_fulfilments')
+          .selectAll()
+          .where('order_id', '=', orderId)
+          .executeTakeFirst();
         return f?.status === 'pushed' ? f : undefined;
       });
       expect(fulfilment!.status).to.equal('pushed');
@@ -285,7 +418,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         // of anything else meanwhile is an outbox write: none of them reads the shipped orders.
         await deliver(refOrder('1008'));
         const orderId = await until(async () => (await ingest('1008'))?.order_id);
-        const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        const fulfilment = () =>
+          t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
         await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
         const order = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
         expect(shipments.some((s: any) => s.body.tracking_number === order.tracking.trackingNumber)).to.equal(true);
@@ -298,30 +432,52 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('queues a tracking push again whose job was lost (Redis away when it was queued)', async () => {
       await deliver(refOrder('1007'));
       const orderId = await until(async () => (await ingest('1007'))?.order_id);
-      const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      const fulfilment = () =>
+        t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
       await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
       const pushes = shipments.length;
       // As a push whose job could not be added is left: pending, never tried, queued minutes ago.
-      await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
+      await t.service.db
+        .updateTable('store_fulfilments')
+        .set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) })
+        .where('order_id', '=', orderId)
+        .execute();
       // Queued again by this call or by the maintenance sweep (every 200 ms here), whichever comes first.
       await t.service.services.storesModule.fulfilments.queueShipments();
       await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
       expect(shipments.length).to.equal(pushes + 1);
     });
 
-    it('spends no push attempt on a wait for the store\'s call budget', async () => {
+    it("spends no push attempt on a wait for the store's call budget", async () => {
       await deliver(refOrder('1009'));
       const orderId = await until(async () => (await ingest('1009'))?.order_id);
-      const fulfilment = () => t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      const fulfilment = () =>
+        t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
       await until(async () => (await fulfilment())?.status === 'pushed', 30_000, 250);
       const pushes = shipments.length;
       // Every call of the store's window taken, then the push queued again (by this call or the
       // maintenance sweep, whichever comes first): it must wait for the next window.
       const store = (await t.service.services.storesModule.stores.connections.findById(storeId))!;
-      await until(async () => t.service.services.storesModule.calls.slot(store).then(() => false, () => true), 10_000, 0);
-      await t.service.db.updateTable('store_fulfilments').set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) }).where('order_id', '=', orderId).execute();
+      await until(
+        async () =>
+          t.service.services.storesModule.calls.slot(store).then(
+            () => false,
+            () => true,
+          ),
+        10_000,
+        0,
+      );
+      await t.service.db
+        .updateTable('store_fulfilments')
+        .set({ status: 'pending', attempts: 0, updated_at: new Date(Date.now() - 5 * 60_000) })
+        .where('order_id', '=', orderId)
+        .execute();
       await t.service.services.storesModule.fulfilments.queueShipments();
-      const pushed = await until(async () => ((await fulfilment())?.status === 'pushed' ? fulfilment() : undefined), 20_000, 100);
+      const pushed = await until(
+        async () => ((await fulfilment())?.status === 'pushed' ? fulfilment() : undefined),
+        20_000,
+        100,
+      );
       expect(pushed!.attempts).to.equal(1);
       expect(shipments.length).to.equal(pushes + 1);
     });

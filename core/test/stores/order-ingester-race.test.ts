@@ -19,9 +19,22 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let t: TestService;
     let storeId: string;
 
-    const store = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-    const ingest = (externalId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirstOrThrow();
-    const printOrders = (externalId: string) => t.service.db.selectFrom('orders').select('id').where('store_id', '=', storeId).where('external_order_id', '=', externalId).execute();
+    const store = () =>
+      t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+    const ingest = (externalId: string) =>
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirstOrThrow();
+    const printOrders = (externalId: string) =>
+      t.service.db
+        .selectFrom('orders')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .execute();
 
     /** An ingester like the pipeline's whose SKU lookup (between reading the row and recording) waits for `gate`. */
     function heldIngester(gate: Promise<void>): OrderIngester {
@@ -31,7 +44,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         await gate;
         return products.findBySkus(...args);
       };
-      return new OrderIngester({ db: t.service.db, links: t.service.services.stores.links, resellerProducts: held, orders: t.service.services.orders });
+      return new OrderIngester({
+        db: t.service.db,
+        links: t.service.services.stores.links,
+        resellerProducts: held,
+        orders: t.service.services.orders,
+      });
     }
 
     let world: ReferenceStoreWorld | undefined;
@@ -51,7 +69,10 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
       // The unpaid copy reads the row (nothing recorded yet) and waits at its SKU lookup…
       const olderDone = older.ingest(await store(), unpaid);
-      await waitFor('the older copy has read the row', async () => (await ingest('S-1').catch(() => undefined)) !== undefined);
+      await waitFor(
+        'the older copy has read the row',
+        async () => (await ingest('S-1').catch(() => undefined)) !== undefined,
+      );
       // …the paid copy is ingested completely meanwhile…
       await t.service.services.storesModule.ingester.ingest(await store(), paid);
       expect((await ingest('S-1')).status).to.equal('placed');
@@ -66,9 +87,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it('still records a newer copy after an older one', async () => {
-      await t.service.services.storesModule.ingester.ingest(await store(), mapReferenceOrder(refOrder('S-2', { paid: false, updated_at: '2026-11-20T10:01:00Z' })));
+      await t.service.services.storesModule.ingester.ingest(
+        await store(),
+        mapReferenceOrder(refOrder('S-2', { paid: false, updated_at: '2026-11-20T10:01:00Z' })),
+      );
       expect((await ingest('S-2')).status).to.equal('waiting_payment');
-      await t.service.services.storesModule.ingester.ingest(await store(), mapReferenceOrder(refOrder('S-2', { paid: true, updated_at: '2026-11-20T10:03:00Z' })));
+      await t.service.services.storesModule.ingester.ingest(
+        await store(),
+        mapReferenceOrder(refOrder('S-2', { paid: true, updated_at: '2026-11-20T10:03:00Z' })),
+      );
       expect((await ingest('S-2')).status).to.equal('placed');
       expect(await printOrders('S-2')).to.have.length(1);
     });

@@ -33,8 +33,13 @@ describe('platforms from the loaded connectors [pglite]', function () {
 
   /** A union's branches, each a named component (`$ref`) or inline. */
   const branchesOf = (schema: { oneOf: Array<Branch | { $ref: string }> }): Branch[] =>
-    schema.oneOf.map((b) => ('$ref' in b ? (doc.components.schemas[b.$ref.replace('#/components/schemas/', '')] as Branch) : b));
-  const route = (method: string, path: string) => entryPointsOf(t.service.app).routes(API_BASE).find((r) => r.method === method && r.path === path)!;
+    schema.oneOf.map((b) =>
+      '$ref' in b ? (doc.components.schemas[b.$ref.replace('#/components/schemas/', '')] as Branch) : b,
+    );
+  const route = (method: string, path: string) =>
+    entryPointsOf(t.service.app)
+      .routes(API_BASE)
+      .find((r) => r.method === method && r.path === path)!;
 
   it("documents POST /stores as a union on platform: each loaded platform's fields, with an example each that the route accepts", async () => {
     const content = doc.paths['/stores'].post.requestBody.content['application/json'];
@@ -46,7 +51,9 @@ describe('platforms from the loaded connectors [pglite]', function () {
     expect(reference.required).to.include.members(['platform', 'shopUrl', 'token']);
     expect(branches.find((b) => b.title === 'SHOPIFY')!.required).to.include.members(['shop', 'accessToken']);
     expect(Object.keys(content.examples)).to.deep.equal(['SHOPIFY', 'WOOCOMMERCE', 'REFERENCE']);
-    for (const [platform, example] of Object.entries(content.examples as Record<string, { value: { platform: string } }>)) {
+    for (const [platform, example] of Object.entries(
+      content.examples as Record<string, { value: { platform: string } }>,
+    )) {
       expect(example.value.platform).to.equal(platform);
       const parsed = route('post', '/stores').body!.safeParse(example.value);
       expect(parsed.success, `${platform}: ${JSON.stringify(parsed.error?.issues)}`).to.equal(true);
@@ -56,28 +63,52 @@ describe('platforms from the loaded connectors [pglite]', function () {
   it('documents POST /stores/credential-requests for the platforms with a key-issuing flow only', async () => {
     const content = doc.paths['/stores/credential-requests'].post.requestBody.content['application/json'];
     expect(branchesOf(content.schema).map((b) => b.title)).to.deep.equal(['WOOCOMMERCE']);
-    expect(route('post', '/stores/credential-requests').body!.safeParse(content.examples.WOOCOMMERCE.value).success).to.equal(true);
+    expect(
+      route('post', '/stores/credential-requests').body!.safeParse(content.examples.WOOCOMMERCE.value).success,
+    ).to.equal(true);
   });
 
   it('answers an unknown platform with 400, naming the platforms it takes', async () => {
     const res = await t.api(key, 'POST', '/stores', { platform: 'WIX', siteId: 'x' });
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('invalid_request');
-    expect(res.body.error.details[0]).to.deep.include({ field: 'platform', allowedValues: ['SHOPIFY', 'WOOCOMMERCE', 'REFERENCE'] });
-    const request = await t.api(key, 'POST', '/stores/credential-requests', { platform: 'SHOPIFY', shop: 'tulip-prints' });
+    expect(res.body.error.details[0]).to.deep.include({
+      field: 'platform',
+      allowedValues: ['SHOPIFY', 'WOOCOMMERCE', 'REFERENCE'],
+    });
+    const request = await t.api(key, 'POST', '/stores/credential-requests', {
+      platform: 'SHOPIFY',
+      shop: 'tulip-prints',
+    });
     expect(request.status).to.equal(400);
     expect(request.body.error.details[0]).to.deep.include({ field: 'platform', allowedValues: ['WOOCOMMERCE'] });
   });
 
   it("checks a platform's own fields before calling its connector", async () => {
-    const res = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: 'http://ref-shop.example', token: 'tok' });
+    const res = await t.api(key, 'POST', '/stores', {
+      platform: 'REFERENCE',
+      shopUrl: 'http://ref-shop.example',
+      token: 'tok',
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.details.map((d: { field: string }) => d.field)).to.deep.equal(['shopUrl']);
   });
 
   it("lists the loaded platforms among the order sources, and keeps the spec's", async () => {
-    const source = (doc.paths['/orders'].get.parameters as Array<{ name: string; schema: { enum: string[] } }>).find((p) => p.name === 'source')!;
-    expect(source.schema.enum).to.include.members(['API', 'DASHBOARD', 'SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON', 'REFERENCE']);
+    const source = (doc.paths['/orders'].get.parameters as Array<{ name: string; schema: { enum: string[] } }>).find(
+      (p) => p.name === 'source',
+    )!;
+    expect(source.schema.enum).to.include.members([
+      'API',
+      'DASHBOARD',
+      'SHOPIFY',
+      'WOOCOMMERCE',
+      'ETSY',
+      'WIX',
+      'TIKTOK_SHOP',
+      'AMAZON',
+      'REFERENCE',
+    ]);
     expect((await t.api(key, 'GET', '/orders?source=REFERENCE')).status).to.equal(200);
     expect((await t.api(key, 'GET', '/orders?source=AMAZON')).status).to.equal(200);
     const unknown = await t.api(key, 'GET', '/orders?source=NOPE');

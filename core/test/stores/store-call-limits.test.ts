@@ -15,7 +15,10 @@ import { waitFor } from '../helpers/wait.ts';
  * syncs take their calls the same way, store-listings.test.ts).
  */
 const { listListings: _listings, ...withoutListings } = referenceConnector;
-const limited = defineConnector({ ...withoutListings, manifest: { ...referenceConnector.manifest, rateLimit: { max: 3, durationMs: 60_000 } } });
+const limited = defineConnector({
+  ...withoutListings,
+  manifest: { ...referenceConnector.manifest, rateLimit: { max: 3, durationMs: 60_000 } },
+});
 const SHOPS = ['https://limited-a.example', 'https://limited-b.example'];
 
 /**
@@ -45,7 +48,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           .get('/api/shop')
           .reply(200, { id: `limited-${i}`, name: `Limited ${i}` })
           .post('/api/webhooks', (body: unknown) => {
-            const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as { secret?: string } | undefined;
+            const parsed = (typeof body === 'string' ? (body ? JSON.parse(body) : {}) : body) as
+              | { secret?: string }
+              | undefined;
             if (!parsed?.secret) return false;
             secrets.set(shop, parsed.secret);
             return true;
@@ -55,13 +60,19 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           .reply(200, { orders: [] })
           // Counted as replied: nock 15's reply functions do not suit core's fetch.
           .on('replied', (req: { url?: string; path?: string }) => {
-            if (new URL(req.url ?? req.path ?? '', shop).pathname === '/api/orders') listCalls.set(shop, (listCalls.get(shop) ?? 0) + 1);
+            if (new URL(req.url ?? req.path ?? '', shop).pathname === '/api/orders')
+              listCalls.set(shop, (listCalls.get(shop) ?? 0) + 1);
           });
       }
       const r = await t.reseller();
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const product = await t.api(key, 'POST', '/reseller-products', {
+        sku: 'CARD-01',
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
       for (const shop of SHOPS) {
         const res = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: shop, token: 'tok' });
@@ -85,9 +96,14 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const b = stores[1]!;
       await poller.poll(a.id);
       expect(listCalls.get(SHOPS[0]!)).to.equal(2);
-      const waited = await poller.poll(a.id).then(() => null, (err: unknown) => err);
+      const waited = await poller.poll(a.id).then(
+        () => null,
+        (err: unknown) => err,
+      );
       expect(waited).to.be.instanceOf(RetryLaterError);
-      expect((waited as RetryLaterError).retryAfterMs).to.be.greaterThan(1000).and.at.most(60_000);
+      expect((waited as RetryLaterError).retryAfterMs)
+        .to.be.greaterThan(1000)
+        .and.at.most(60_000);
       expect(listCalls.get(SHOPS[0]!), 'no call beyond the budget').to.equal(2);
       await poller.poll(b.id);
       expect(listCalls.get(SHOPS[1]!)).to.equal(2);
@@ -106,7 +122,14 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
             created_at: '2026-11-20T10:00:00Z',
             updated_at: '2026-11-20T10:05:00Z',
             items: [{ id: `${id}-1`, sku: 'CARD-01', qty: 250 }],
-            ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+            ship_to: {
+              name: 'Eva Jansen',
+              email: 'eva@example.nl',
+              street: 'Dam 1',
+              zip: '1012 JS',
+              city: 'Amsterdam',
+              country: 'nl',
+            },
           },
         });
         const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${a.id}`, {
@@ -123,7 +146,14 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         expect(res.status).to.equal(200);
       }
       const placed = async () =>
-        (await t.service.db.selectFrom('store_ingests').select('status').where('store_id', '=', a.id).where('external_order_id', 'in', ids).execute()).filter((r) => r.status === 'placed').length;
+        (
+          await t.service.db
+            .selectFrom('store_ingests')
+            .select('status')
+            .where('store_id', '=', a.id)
+            .where('external_order_id', 'in', ids)
+            .execute()
+        ).filter((r) => r.status === 'placed').length;
       await waitFor('ten placed', async () => (await placed()) === 10);
     });
   });

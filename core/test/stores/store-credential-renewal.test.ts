@@ -32,11 +32,21 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await world?.close();
     });
 
-    const store = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-    const ingest = (externalId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirstOrThrow();
+    const store = () =>
+      t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+    const ingest = (externalId: string) =>
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirstOrThrow();
 
     /** StoreCalls as one more process would have it, with the reference connector renewing as `refresh` says. */
-    function processWith(refresh: (credentials: RefCredentials) => Promise<RefCredentials | null>, due?: (credentials: RefCredentials) => boolean): StoreCalls {
+    function processWith(
+      refresh: (credentials: RefCredentials) => Promise<RefCredentials | null>,
+      due?: (credentials: RefCredentials) => boolean,
+    ): StoreCalls {
       const connector = defineConnector<RefCredentials>({
         ...referenceConnector,
         refreshCredentials: (_ctx: unknown, s: { credentials: RefCredentials }) => refresh(s.credentials),
@@ -48,7 +58,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         credentials: t.service.services.stores.credentials,
         connectors: new ConnectorRegistry([connector]),
         context,
-        callLimiter: () => ({ consume: async () => ({ allowed: true, limit: 1000, remaining: 1000, resetSeconds: 1, msBeforeNext: 0 }) }),
+        callLimiter: () => ({
+          consume: async () => ({ allowed: true, limit: 1000, remaining: 1000, resetSeconds: 1, msBeforeNext: 0 }),
+        }),
       });
     }
 
@@ -83,19 +95,28 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('renews only when the connector says the credentials are due (credentialsDue), with the stored credentials either way', async () => {
       const row = await store();
       const asked: string[] = [];
-      const notDue = processWith(async (c) => (asked.push(c.token), null), () => false);
+      const notDue = processWith(
+        async (c) => (asked.push(c.token), null),
+        () => false,
+      );
       const c = await notDue.connection(row);
       expect(asked, 'no renewal run when nothing is due').to.deep.equal([]);
       expect(c.credentials).to.deep.equal(t.service.services.stores.credentials.connection(row).credentials);
-      const due = processWith(async (c) => (asked.push(c.token), { ...c, token: `${c.token}-renewed` }), (c) => !c.token.endsWith('-renewed'));
+      const due = processWith(
+        async (c) => (asked.push(c.token), { ...c, token: `${c.token}-renewed` }),
+        (c) => !c.token.endsWith('-renewed'),
+      );
       const renewed = (await due.connection(await store())).credentials as RefCredentials;
       expect(asked).to.have.length(1);
       expect(renewed.token).to.match(/-renewed$/);
-      expect(((await due.connection(await store())).credentials as RefCredentials).token, 'the renewed credentials are not due again').to.equal(renewed.token);
+      expect(
+        ((await due.connection(await store())).credentials as RefCredentials).token,
+        'the renewed credentials are not due again',
+      ).to.equal(renewed.token);
       expect(asked).to.have.length(1);
     });
 
-    it('waits for one of the store\'s calls up to the time given (connectionWithin), and past it says when to try again', async () => {
+    it("waits for one of the store's calls up to the time given (connectionWithin), and past it says when to try again", async () => {
       const connector = defineConnector<RefCredentials>({ ...referenceConnector } as never);
       const calls = new StoreCalls({
         connections: t.service.services.stores.connections,
@@ -117,9 +138,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     it('records a store order whose platform withheld the address as waiting_address with the reason, and places it once the address comes', async () => {
       const ingester = t.service.services.storesModule.ingester;
-      const withheld = { ...mapReferenceOrder(refOrder('W-1', { updated_at: '2026-11-20T10:01:00Z' })), recipient: null, recipientMissing: 'The platform shares addresses with approved apps only.' };
+      const withheld = {
+        ...mapReferenceOrder(refOrder('W-1', { updated_at: '2026-11-20T10:01:00Z' })),
+        recipient: null,
+        recipientMissing: 'The platform shares addresses with approved apps only.',
+      };
       await ingester.ingest(await store(), withheld);
-      expect(await ingest('W-1')).to.include({ status: 'waiting_address', error: 'The platform shares addresses with approved apps only.', order_id: null });
+      expect(await ingest('W-1')).to.include({
+        status: 'waiting_address',
+        error: 'The platform shares addresses with approved apps only.',
+        order_id: null,
+      });
       // Without a reason the outcome stays what it was: a failure.
       await ingester.ingest(await store(), { ...mapReferenceOrder(refOrder('W-2')), recipient: null });
       expect(await ingest('W-2')).to.include({ status: 'failed', error: 'The store order has no shipping address.' });
@@ -139,7 +168,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(failure).to.be.instanceOf(ConnectorError);
       const row = await store();
       expect(row.status).to.equal('disconnected');
-      expect(row.last_error).to.equal("Reference shop refused to renew the store's access, so it was disconnected: the refresh token was revoked. Connect the store again.");
+      expect(row.last_error).to.equal(
+        "Reference shop refused to renew the store's access, so it was disconnected: the refresh token was revoked. Connect the store again.",
+      );
     });
   });
 }

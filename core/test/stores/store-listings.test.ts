@@ -11,7 +11,10 @@ const PLATFORM = referenceConnector.manifest.platform;
 
 /** The reference platform with a budget of 10 calls per store per second. */
 const RATE = { max: 10, durationMs: 1000 };
-const budgeted = defineConnector({ ...referenceConnector, manifest: { ...referenceConnector.manifest, rateLimit: RATE } });
+const budgeted = defineConnector({
+  ...referenceConnector,
+  manifest: { ...referenceConnector.manifest, rateLimit: RATE },
+});
 
 /**
  * Store listings end to end against the reference platform (a real local HTTPS server): the
@@ -27,7 +30,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let key: string;
     let storeId: string;
 
-    const storeRow = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+    const storeRow = () =>
+      t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
     const listings = async (query = '') => {
       const res = await t.api(key, 'GET', `/stores/${storeId}/listings${query}`);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -35,12 +39,25 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     };
     /** Waits for a complete listings run that ended after `after`. */
     const synced = (after: Date | null) =>
-      waitFor('the listings sync to end', async () => {
-        const row = await storeRow();
-        return row.listings_synced_at && row.listings_run_started_at === null && (!after || row.listings_synced_at > after) ? row : undefined;
-      }, 20_000);
+      waitFor(
+        'the listings sync to end',
+        async () => {
+          const row = await storeRow();
+          return row.listings_synced_at &&
+            row.listings_run_started_at === null &&
+            (!after || row.listings_synced_at > after)
+            ? row
+            : undefined;
+        },
+        20_000,
+      );
     const createProduct = async (sku: string) => {
-      const res = await t.api(key, 'POST', '/reseller-products', { sku, title: sku, productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const res = await t.api(key, 'POST', '/reseller-products', {
+        sku,
+        title: sku,
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       return res.body.data as { id: string };
     };
@@ -48,7 +65,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     before(async function () {
       files = await startFileServer();
       shop = await ReferenceShop.start();
-      shop.products.set('p-1', { id: 'p-1', variant_id: 'v-1', sku: 'CARD-01', title: 'Business cards - 250', active: true });
+      shop.products.set('p-1', {
+        id: 'p-1',
+        variant_id: 'v-1',
+        sku: 'CARD-01',
+        title: 'Business cards - 250',
+        active: true,
+      });
       shop.products.set('p-2', { id: 'p-2', sku: 'flyer-a5', title: 'Flyer A5', active: true });
       shop.products.set('p-3', { id: 'p-3', variant_id: 'v-3', sku: 'MUG-01', title: 'Mug', active: false });
       t = await startTestService(this, backend, {}, { connectors: [referenceConnector] });
@@ -70,7 +93,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('syncs the catalogue on connect: matched=false shows the one listing no product of ours matches', async () => {
       const unmatched = await listings('?matched=false');
       expect(unmatched.data.map((l) => ({ ...l, id: undefined, seenAt: undefined }))).to.deep.equal([
-        { id: undefined, externalProductId: 'p-3', externalVariantId: 'v-3', sku: 'MUG-01', title: 'Mug', active: false, resellerProduct: null, match: { by: null, resellerProduct: null, linkId: null }, seenAt: undefined },
+        {
+          id: undefined,
+          externalProductId: 'p-3',
+          externalVariantId: 'v-3',
+          sku: 'MUG-01',
+          title: 'Mug',
+          active: false,
+          resellerProduct: null,
+          match: { by: null, resellerProduct: null, linkId: null },
+          seenAt: undefined,
+        },
       ]);
       const matched = await listings('?matched=true');
       expect(matched.data.map((l) => [l.sku, l.resellerProduct?.sku]).sort()).to.deep.equal([
@@ -83,7 +116,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const second = await listings(`?limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`);
       expect(second.data).to.have.length(1);
       expect(second.nextCursor).to.equal(null);
-      expect(new Set([...first.data, ...second.data].map((l) => l.externalProductId))).to.deep.equal(new Set(['p-1', 'p-2', 'p-3']));
+      expect(new Set([...first.data, ...second.data].map((l) => l.externalProductId))).to.deep.equal(
+        new Set(['p-1', 'p-2', 'p-3']),
+      );
       // The matched listings are the store's links.
       const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data as Array<Record<string, any>>;
       expect(links.map((l) => [l.sku, l.externalProductId, l.externalVariantId, l.discovered]).sort()).to.deep.equal([
@@ -97,7 +132,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
       expect(refused.body.error.code).to.equal('reseller_product_linked');
       expect(refused.body.error.message).to.contain(storeId).and.contain('Business cards - 250');
-      expect(refused.body.error.details).to.deep.include({ field: 'id', code: 'linked_store', storeId, platform: PLATFORM, externalProductId: 'p-1', externalVariantId: 'v-1', title: 'Business cards - 250' });
+      expect(refused.body.error.details).to.deep.include({
+        field: 'id',
+        code: 'linked_store',
+        storeId,
+        platform: PLATFORM,
+        externalProductId: 'p-1',
+        externalVariantId: 'v-1',
+        title: 'Business cards - 250',
+      });
       const renamed = await t.api(key, 'PATCH', '/reseller-products/FLYER-A5', { sku: 'FLYER-A5-NEW' });
       expect(renamed.status, JSON.stringify(renamed.body)).to.equal(409);
       expect(renamed.body.error.code).to.equal('reseller_product_linked');
@@ -121,7 +164,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect((await listings('?matched=false')).data).to.deep.equal([]);
       const refused = await t.api(key, 'DELETE', '/reseller-products/MUG-01');
       expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
-      expect(refused.body.error.details).to.deep.include({ field: 'id', code: 'linked_store', storeId, platform: PLATFORM, externalProductId: 'p-3', externalVariantId: 'v-3', title: 'Mug' });
+      expect(refused.body.error.details).to.deep.include({
+        field: 'id',
+        code: 'linked_store',
+        storeId,
+        platform: PLATFORM,
+        externalProductId: 'p-3',
+        externalVariantId: 'v-3',
+        title: 'Mug',
+      });
     });
 
     it('syncs again soon after a product webhook, reading every page', async () => {
@@ -129,7 +180,11 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       shop.products.set('p-5', { id: 'p-5', sku: null, title: 'Gift card', active: true });
       const before = (await storeRow()).listings_synced_at;
       const delivery = shop.productChanged('p-4');
-      const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, {
+        method: 'POST',
+        headers: delivery.headers,
+        body: delivery.body,
+      });
       expect(res.status).to.equal(200);
       await synced(before);
       const all = await listings();
@@ -138,7 +193,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
     it('syncs hourly as the safety net, but asks again for a store whose sync has not completed no sooner than ten minutes after the last request', async () => {
       const { listings: syncer } = t.service.services.storesModule;
-      const set = (patch: { listings_synced_at: Date | null; listings_requested_at: Date | null }) => t.service.db.updateTable('stores').set(patch).where('id', '=', storeId).execute();
+      const set = (patch: { listings_synced_at: Date | null; listings_requested_at: Date | null }) =>
+        t.service.db.updateTable('stores').set(patch).where('id', '=', storeId).execute();
       const asked = new Date(Date.now() - 60_000);
       // Never completed, asked a minute ago (a platform that keeps failing): left alone.
       await set({ listings_synced_at: null, listings_requested_at: asked });
@@ -160,7 +216,14 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     before(async function () {
       shop = await ReferenceShop.start();
       shop.productsPageSize = 250;
-      for (let i = 0; i < 10_000; i++) shop.products.set(`p-${i}`, { id: `p-${i}`, variant_id: `v-${i}`, sku: `SKU-${i}`, title: `Product ${i}`, active: true });
+      for (let i = 0; i < 10_000; i++)
+        shop.products.set(`p-${i}`, {
+          id: `p-${i}`,
+          variant_id: `v-${i}`,
+          sku: `SKU-${i}`,
+          title: `Product ${i}`,
+          active: true,
+        });
       t = await startTestService(this, backend, {}, { connectors: [budgeted] });
     });
     after(async () => {
@@ -178,13 +241,28 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const store = await t.api(r.key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       const storeId = store.body.data.id as string;
-      const row = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-      const count = async () => Number((await t.service.db.selectFrom('store_listings').select((eb) => eb.fn.countAll().as('n')).where('store_id', '=', storeId).executeTakeFirstOrThrow()).n);
+      const row = () =>
+        t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+      const count = async () =>
+        Number(
+          (
+            await t.service.db
+              .selectFrom('store_listings')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('store_id', '=', storeId)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       // Midway, waiting for the budget: the pages read so far are in the table, committed.
-      await waitFor('a run paused midway with its pages written', async () => {
-        const n = await count();
-        return (await row()).listings_cursor !== null && n > 0 && n < 10_000;
-      }, 60_000, 10);
+      await waitFor(
+        'a run paused midway with its pages written',
+        async () => {
+          const n = await count();
+          return (await row()).listings_cursor !== null && n > 0 && n < 10_000;
+        },
+        60_000,
+        10,
+      );
       await waitFor('the run to complete', async () => (await row()).listings_synced_at !== null, 90_000, 100);
       // 40 pages (and the connect's webhook registration and catch-up poll) at 10 calls a second take at least 3 windows.
       const pages = shop.server.hits('/api/products');

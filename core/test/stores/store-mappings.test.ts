@@ -22,7 +22,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let orders = 0;
 
     const createProduct = async (sku: string) => {
-      const res = await t.api(key, 'POST', '/reseller-products', { sku, title: sku, productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const res = await t.api(key, 'POST', '/reseller-products', {
+        sku,
+        title: sku,
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       return res.body.data as { id: string; sku: string };
     };
@@ -41,10 +46,20 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       return ingestRow(id);
     };
     const ingestRow = (externalId: string) =>
-      t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirstOrThrow();
-    const printedSkus = async (orderId: string | null) => ((await t.api(key, 'GET', `/orders/${orderId}`)).body.data.lines as Array<{ resellerSku: string }>).map((l) => l.resellerSku);
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirstOrThrow();
+    const printedSkus = async (orderId: string | null) =>
+      ((await t.api(key, 'GET', `/orders/${orderId}`)).body.data.lines as Array<{ resellerSku: string }>).map(
+        (l) => l.resellerSku,
+      );
     const listing = async (productId: string, variantId: string | null) => {
-      const all = (await t.api(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data as Array<Record<string, any>>;
+      const all = (await t.api(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data as Array<
+        Record<string, any>
+      >;
       return all.find((l) => l.externalProductId === productId && l.externalVariantId === variantId)!;
     };
 
@@ -53,8 +68,20 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       shop = await ReferenceShop.start();
       shop.productsPageSize = 10;
       shop.products.set('p-1', { id: 'p-1', variant_id: 'v-1', sku: 'CARD-01', title: 'Business cards', active: true });
-      shop.products.set('p-5/v-51', { id: 'p-5', variant_id: 'v-51', sku: 'OWN-51', title: 'Poster - large', active: true });
-      shop.products.set('p-5/v-52', { id: 'p-5', variant_id: 'v-52', sku: 'OWN-52', title: 'Poster - small', active: true });
+      shop.products.set('p-5/v-51', {
+        id: 'p-5',
+        variant_id: 'v-51',
+        sku: 'OWN-51',
+        title: 'Poster - large',
+        active: true,
+      });
+      shop.products.set('p-5/v-52', {
+        id: 'p-5',
+        variant_id: 'v-52',
+        sku: 'OWN-52',
+        title: 'Poster - small',
+        active: true,
+      });
       shop.products.set('p-6', { id: 'p-6', sku: null, title: 'Handmade print', active: true });
       shop.products.set('p-7', { id: 'p-7', sku: 'LEGACY-7', title: 'Old stock', active: true });
       t = await startTestService(this, backend, {}, { connectors: [referenceConnector] });
@@ -62,13 +89,21 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
       for (const sku of ['CARD-01', 'FLYER-A5', 'POSTER-X']) await createProduct(sku);
-      const store = await t.api(key, 'POST', '/stores', { platform: referenceConnector.manifest.platform, shopUrl: shop.url, token: 'tok-1' });
+      const store = await t.api(key, 'POST', '/stores', {
+        platform: referenceConnector.manifest.platform,
+        shopUrl: shop.url,
+        token: 'tok-1',
+      });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       storeId = store.body.data.id;
-      await waitFor('the listings sync', async () => {
-        const row = await storeRow();
-        return row.listings_synced_at !== null && row.listings_run_started_at === null;
-      }, 20_000);
+      await waitFor(
+        'the listings sync',
+        async () => {
+          const row = await storeRow();
+          return row.listings_synced_at !== null && row.listings_run_started_at === null;
+        },
+        20_000,
+      );
     });
     after(async () => {
       await t?.close();
@@ -80,7 +115,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await link({ resellerProduct: 'FLYER-A5', externalProductId: 'p-1' });
       await link({ resellerProduct: 'FLYER-A5', externalProductId: 'p-5' });
       const variant = await link({ resellerProduct: 'POSTER-X', externalProductId: 'p-5', externalVariantId: 'v-51' });
-      expect(variant.data).to.include({ sku: 'POSTER-X', externalProductId: 'p-5', externalVariantId: 'v-51', discovered: false });
+      expect(variant.data).to.include({
+        sku: 'POSTER-X',
+        externalProductId: 'p-5',
+        externalVariantId: 'v-51',
+        discovered: false,
+      });
 
       const row = await ingestOrder([
         { id: '', sku: 'CARD-01', qty: 250, product_id: 'p-1', variant_id: 'v-1' },
@@ -91,9 +131,18 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(row.skipped_lines).to.deep.equal([]);
       expect(await printedSkus(row.order_id)).to.deep.equal(['CARD-01', 'POSTER-X', 'FLYER-A5']);
 
-      const [card, large, small, handmade] = [await listing('p-1', 'v-1'), await listing('p-5', 'v-51'), await listing('p-5', 'v-52'), await listing('p-6', null)];
+      const [card, large, small, handmade] = [
+        await listing('p-1', 'v-1'),
+        await listing('p-5', 'v-51'),
+        await listing('p-5', 'v-52'),
+        await listing('p-6', null),
+      ];
       expect([card.match.by, card.resellerProduct.sku, card.match.linkId]).to.deep.equal(['sku', 'CARD-01', null]);
-      expect([large.match.by, large.resellerProduct.sku, large.match.linkId]).to.deep.equal(['link', 'POSTER-X', variant.data.id]);
+      expect([large.match.by, large.resellerProduct.sku, large.match.linkId]).to.deep.equal([
+        'link',
+        'POSTER-X',
+        variant.data.id,
+      ]);
       expect([small.match.by, small.match.resellerProduct.sku]).to.deep.equal(['link', 'FLYER-A5']);
       expect(handmade.match).to.deep.equal({ by: null, resellerProduct: null, linkId: null });
       const unmatched = (await t.api(key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;
@@ -103,8 +152,16 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     it('never maps through a discovered link; linking that listing by hand makes it a mapping', async () => {
       // CARD-01's line at p-1/v-1 was discovered above; the same listing sold under another SKU is not CARD-01.
       const links = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data as Array<Record<string, unknown>>;
-      expect(links.find((l) => l.sku === 'CARD-01')).to.include({ externalProductId: 'p-1', externalVariantId: 'v-1', discovered: true });
-      await t.api(key, 'DELETE', `/stores/${storeId}/links/${(links.find((l) => l.sku === 'FLYER-A5' && l.externalProductId === 'p-1') as { id: string }).id}`);
+      expect(links.find((l) => l.sku === 'CARD-01')).to.include({
+        externalProductId: 'p-1',
+        externalVariantId: 'v-1',
+        discovered: true,
+      });
+      await t.api(
+        key,
+        'DELETE',
+        `/stores/${storeId}/links/${(links.find((l) => l.sku === 'FLYER-A5' && l.externalProductId === 'p-1') as { id: string }).id}`,
+      );
       const skipped = await ingestOrder([{ id: '', sku: 'RENAMED', qty: 250, product_id: 'p-1', variant_id: 'v-1' }]);
       expect(skipped.status).to.equal('no_print_lines');
       expect(skipped.skipped_product_ids).to.deep.equal(['p-1']);
@@ -129,7 +186,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect((await listing('p-6', null)).match.by).to.equal(null);
       const skipped = await ingestOrder([{ id: '', sku: null, qty: 100, product_id: 'p-6' }]);
       expect(skipped.status).to.equal('no_print_lines');
-      expect(skipped.skipped_lines).to.deep.equal([{ sku: null, quantity: 100, reason: 'no SKU, and its listing is mapped to none of your products' }]);
+      expect(skipped.skipped_lines).to.deep.equal([
+        { sku: null, quantity: 100, reason: 'no SKU, and its listing is mapped to none of your products' },
+      ]);
       expect((await t.api(key, 'DELETE', `/reseller-products/${product.id}`)).status).to.equal(200);
       expect((await t.api(key, 'DELETE', `/stores/${storeId}/links/${made.data.id}`)).status).to.equal(404);
     });
@@ -141,54 +200,100 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(waiting).to.have.length.greaterThan(0);
       await link({ resellerProduct: 'POSTER-X', externalProductId: 'p-6' });
 
-      const [first, second] = await Promise.all([0, 1].map(() => t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-6' })));
+      const [first, second] = await Promise.all(
+        [0, 1].map(() =>
+          t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-6' }),
+        ),
+      );
       expect(first!.status, JSON.stringify(first!.body)).to.equal(202);
       expect(first!.body.data).to.include({ storeId, status: 'skipped', externalProductId: 'p-6', more: false });
       expect(first!.body.data.queued).to.equal(waiting.length);
       expect(second!.status).to.equal(202);
-      await waitFor('the skipped orders placed', async () => {
-        const rows = await t.service.db.selectFrom('store_ingests').select('order_id').where('id', 'in', waiting).execute();
-        return rows.every((r) => r.order_id !== null);
-      }, 20_000);
+      await waitFor(
+        'the skipped orders placed',
+        async () => {
+          const rows = await t.service.db
+            .selectFrom('store_ingests')
+            .select('order_id')
+            .where('id', 'in', waiting)
+            .execute();
+          return rows.every((r) => r.order_id !== null);
+        },
+        20_000,
+      );
       for (const id of waiting) {
-        const row = await t.service.db.selectFrom('store_ingests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-        const placed = await t.service.db.selectFrom('orders').select('id').where('store_id', '=', storeId).where('external_order_id', '=', row.external_order_id).execute();
+        const row = await t.service.db
+          .selectFrom('store_ingests')
+          .selectAll()
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow();
+        const placed = await t.service.db
+          .selectFrom('orders')
+          .select('id')
+          .where('store_id', '=', storeId)
+          .where('external_order_id', '=', row.external_order_id)
+          .execute();
         expect(placed.map((o) => o.id)).to.deep.equal([row.order_id]);
         expect(await printedSkus(row.order_id)).to.deep.equal(['POSTER-X']);
       }
       // Another listing's skipped order was not retried; nothing of p-6 is left.
       expect((await ingestRow(other.external_order_id)).attempts).to.equal(1);
-      expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-6`)).body.data).to.deep.equal([]);
-      expect((await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-6' })).body.data.queued).to.equal(0);
+      expect(
+        (await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-6`)).body.data,
+      ).to.deep.equal([]);
+      expect(
+        (await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-6' }))
+          .body.data.queued,
+      ).to.equal(0);
     });
 
     it("finds a listing's skipped orders recorded before their listings were (by the listing's SKU), and retries them", async () => {
       const legacy = await ingestOrder([{ id: '', sku: 'legacy-7', qty: 100, product_id: 'p-7' }]);
-      await t.service.db.updateTable('store_ingests').set({ skipped_product_ids: [] }).where('id', '=', legacy.id).execute();
+      await t.service.db
+        .updateTable('store_ingests')
+        .set({ skipped_product_ids: [] })
+        .where('id', '=', legacy.id)
+        .execute();
       const found = await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-7`);
       expect(found.body.data.map((i: { id: string }) => i.id)).to.deep.equal([legacy.id]);
-      expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-5`)).body.data).to.deep.equal([]);
+      expect(
+        (await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped&externalProductId=p-5`)).body.data,
+      ).to.deep.equal([]);
       await link({ resellerProduct: 'POSTER-X', externalProductId: 'p-7' });
-      const retry = await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'skipped', externalProductId: 'p-7' });
+      const retry = await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, {
+        status: 'skipped',
+        externalProductId: 'p-7',
+      });
       expect(retry.body.data).to.include({ queued: 1 });
-      const orderId = await waitFor('the legacy order placed', async () => (await ingestRow(legacy.external_order_id)).order_id, 20_000);
+      const orderId = await waitFor(
+        'the legacy order placed',
+        async () => (await ingestRow(legacy.external_order_id)).order_id,
+        20_000,
+      );
       expect(await printedSkus(orderId)).to.deep.equal(['POSTER-X']);
     });
 
     it('refuses what cannot be mapped or retried, with the error shape and nothing written', async () => {
-      const count = async () => (await t.service.db.selectFrom('store_links').select('id').where('store_id', '=', storeId).execute()).length;
+      const count = async () =>
+        (await t.service.db.selectFrom('store_links').select('id').where('store_id', '=', storeId).execute()).length;
       const links = await count();
       const unknownProduct = await link({ resellerProduct: 'NO-SUCH-SKU', externalProductId: 'p-5' }, 404);
       expect(unknownProduct.error.code).to.equal('not_found');
       const unknownListing = await link({ resellerProduct: 'FLYER-A5', externalProductId: 'p-404' }, 422);
       expect(unknownListing.error).to.include({ code: 'unknown_listing' });
       expect(unknownListing.error.message).to.contain('p-404');
-      const unknownVariant = await link({ resellerProduct: 'FLYER-A5', externalProductId: 'p-5', externalVariantId: 'v-404' }, 422);
+      const unknownVariant = await link(
+        { resellerProduct: 'FLYER-A5', externalProductId: 'p-5', externalVariantId: 'v-404' },
+        422,
+      );
       expect(unknownVariant.error.details).to.deep.equal([{ field: 'externalVariantId', code: 'unknown_listing' }]);
       const variantAlone = await link({ resellerProduct: 'FLYER-A5', externalVariantId: 'v-51' }, 400);
       expect(variantAlone.error.code).to.equal('invalid_request');
       expect(variantAlone.error.message).to.contain('externalProductId is required with externalVariantId');
-      const taken = await link({ resellerProduct: 'FLYER-A5', externalProductId: 'p-5', externalVariantId: 'v-51' }, 409);
+      const taken = await link(
+        { resellerProduct: 'FLYER-A5', externalProductId: 'p-5', externalVariantId: 'v-51' },
+        409,
+      );
       expect(taken.error.code).to.equal('listing_already_mapped');
       expect(taken.error.message).to.contain('POSTER-X');
       expect(await count()).to.equal(links);
@@ -196,13 +301,27 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const badStatus = await t.api(key, 'POST', `/stores/${storeId}/ingests/retry`, { status: 'failed' });
       expect(badStatus.status).to.equal(400);
       expect(badStatus.body.error.code).to.equal('invalid_request');
-      expect((await t.api(key, 'POST', '/stores/sto_unknown/ingests/retry', { status: 'skipped' })).status).to.equal(404);
-      expect((await t.api(key, 'POST', '/stores/sto_unknown/links', { resellerProduct: 'FLYER-A5', externalProductId: 'p-5' })).status).to.equal(404);
+      expect((await t.api(key, 'POST', '/stores/sto_unknown/ingests/retry', { status: 'skipped' })).status).to.equal(
+        404,
+      );
+      expect(
+        (
+          await t.api(key, 'POST', '/stores/sto_unknown/links', {
+            resellerProduct: 'FLYER-A5',
+            externalProductId: 'p-5',
+          })
+        ).status,
+      ).to.equal(404);
     });
 
     it("keeps each reseller to their own: another reseller cannot map, list, unmap or retry this store's listings, nor map to this reseller's product", async () => {
       const other = await t.reseller();
-      const theirs = await t.api(other.key, 'POST', '/reseller-products', { sku: 'THEIRS-1', title: 'Theirs', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const theirs = await t.api(other.key, 'POST', '/reseller-products', {
+        sku: 'THEIRS-1',
+        title: 'Theirs',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(theirs.status).to.equal(201);
       const mine = (await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data as Array<{ id: string }>;
       const links = mine.length;
@@ -218,7 +337,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         expect(res.body.error.code).to.equal('not_found');
       }
       // Nor can this reseller map a listing to the other's product.
-      expect((await link({ resellerProduct: 'THEIRS-1', externalProductId: 'p-5' }, 404)).error.code).to.equal('not_found');
+      expect((await link({ resellerProduct: 'THEIRS-1', externalProductId: 'p-5' }, 404)).error.code).to.equal(
+        'not_found',
+      );
       expect((await t.api(key, 'GET', `/stores/${storeId}/links`)).body.data).to.have.length(links);
     });
 

@@ -28,12 +28,29 @@ describe('store orders not ours to print, and store warnings', function () {
   after(async () => world?.close());
 
   it('records an order the platform ships itself as no_print_lines, every line skipped with the reason, and places nothing', async () => {
-    const order = { ...mapReferenceOrder(refOrder('N-1', { paid: true })), notForPrint: 'shipped by the platform itself' };
+    const order = {
+      ...mapReferenceOrder(refOrder('N-1', { paid: true })),
+      notForPrint: 'shipped by the platform itself',
+    };
     await t.service.services.storesModule.ingester.ingest(await store(), order);
-    const ingest = await t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', 'N-1').executeTakeFirstOrThrow();
+    const ingest = await t.service.db
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .where('external_order_id', '=', 'N-1')
+      .executeTakeFirstOrThrow();
     expect(ingest.status).to.equal('no_print_lines');
-    expect(ingest.skipped_lines).to.deep.equal(order.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, reason: 'shipped by the platform itself' })));
-    expect(await t.service.db.selectFrom('orders').select('id').where('store_id', '=', storeId).where('external_order_id', '=', 'N-1').execute()).to.deep.equal([]);
+    expect(ingest.skipped_lines).to.deep.equal(
+      order.lines.map((l) => ({ sku: l.sku, quantity: l.quantity, reason: 'shipped by the platform itself' })),
+    );
+    expect(
+      await t.service.db
+        .selectFrom('orders')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', 'N-1')
+        .execute(),
+    ).to.deep.equal([]);
   });
 
   /** The reference platform as a thin-notification platform (each delivery names an order to fetch); `fetchOrders` as given. */
@@ -42,7 +59,10 @@ describe('store orders not ours to print, and store warnings', function () {
     const thin: Connector<any, any> = {
       ...referenceConnector,
       manifest: { ...referenceConnector.manifest, ...(fetchOrdersMax ? { fetchOrdersMax } : {}) },
-      parseWebhook: async (_ctx, _store, req) => ({ kind: 'fetch', externalOrderIds: [JSON.parse(req.rawBody.toString()).order_id as string] }),
+      parseWebhook: async (_ctx, _store, req) => ({
+        kind: 'fetch',
+        externalOrderIds: [JSON.parse(req.rawBody.toString()).order_id as string],
+      }),
       fetchOrders,
     };
     const module = t.service.services.storesModule;
@@ -66,7 +86,20 @@ describe('store orders not ours to print, and store warnings', function () {
     const eventIds = ids.map((id) => `whe_thin_${id}`);
     await t.service.db
       .insertInto('store_webhook_events')
-      .values(ids.map((id, i) => ({ id: eventIds[i]!, platform: referenceConnector.manifest.platform, store_id: storeId, event_key: `thin-${id}`, topic: 'order.updated', headers: '{}', raw_body: Buffer.from(JSON.stringify({ order_id: id })), path: storeId, received_at: new Date(), processed_at: null })))
+      .values(
+        ids.map((id, i) => ({
+          id: eventIds[i]!,
+          platform: referenceConnector.manifest.platform,
+          store_id: storeId,
+          event_key: `thin-${id}`,
+          topic: 'order.updated',
+          headers: '{}',
+          raw_body: Buffer.from(JSON.stringify({ order_id: id })),
+          path: storeId,
+          received_at: new Date(),
+          processed_at: null,
+        })),
+      )
       .execute();
     return eventIds;
   }
@@ -97,9 +130,19 @@ describe('store orders not ours to print, and store warnings', function () {
       throw new Error('no delivery should be retried alone');
     });
     expect(asked).to.deep.equal([ids]);
-    const ingests = await t.service.db.selectFrom('store_ingests').select(['external_order_id', 'status']).where('store_id', '=', storeId).where('external_order_id', 'in', ids).orderBy('external_order_id').execute();
+    const ingests = await t.service.db
+      .selectFrom('store_ingests')
+      .select(['external_order_id', 'status'])
+      .where('store_id', '=', storeId)
+      .where('external_order_id', 'in', ids)
+      .orderBy('external_order_id')
+      .execute();
     expect(ingests.map((i) => [i.external_order_id, i.status])).to.deep.equal(ids.map((id) => [id, 'placed']));
-    const processed = await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('id', 'in', eventIds).execute();
+    const processed = await t.service.db
+      .selectFrom('store_webhook_events')
+      .select('processed_at')
+      .where('id', 'in', eventIds)
+      .execute();
     expect(processed.every((e) => e.processed_at !== null)).to.equal(true);
   });
 
@@ -131,7 +174,13 @@ describe('store orders not ours to print, and store warnings', function () {
     await Promise.all([first, ...rest]);
     expect(asked).to.deep.equal([['M-1'], ['M-2', 'M-3', 'M-4'], ['M-5']]);
     const ids = ['M-1', 'M-2', 'M-3', 'M-4', 'M-5'];
-    const ingests = await t.service.db.selectFrom('store_ingests').select(['external_order_id', 'status']).where('store_id', '=', storeId).where('external_order_id', 'in', ids).orderBy('external_order_id').execute();
+    const ingests = await t.service.db
+      .selectFrom('store_ingests')
+      .select(['external_order_id', 'status'])
+      .where('store_id', '=', storeId)
+      .where('external_order_id', 'in', ids)
+      .orderBy('external_order_id')
+      .execute();
     expect(ingests.map((i) => [i.external_order_id, i.status])).to.deep.equal(ids.map((id) => [id, 'placed']));
   });
 
@@ -152,16 +201,23 @@ describe('store orders not ours to print, and store warnings', function () {
   it("shows what a poll repaired among the store's notices, for a week", async () => {
     const row = await store();
     const tenant = { resellerId: row.reseller_id, mode: row.mode };
-    const notice = 'The platform had disabled the store\'s webhooks after failed deliveries: set active again.';
+    const notice = "The platform had disabled the store's webhooks after failed deliveries: set active again.";
     const original = referenceConnector.listOrders!;
-    referenceConnector.listOrders = async (ctx, connection, cursor) => ({ ...(await original(ctx, connection, cursor)), notice });
+    referenceConnector.listOrders = async (ctx, connection, cursor) => ({
+      ...(await original(ctx, connection, cursor)),
+      notice,
+    });
     try {
       await t.service.services.storesModule.poller.poll(storeId);
     } finally {
       referenceConnector.listOrders = original;
     }
     expect((await t.service.services.stores.connections.get(tenant, storeId)).notices).to.deep.equal([notice]);
-    await t.service.db.updateTable('stores').set({ poll_notice_at: new Date(Date.now() - 8 * 24 * 3600_000) }).where('id', '=', storeId).execute();
+    await t.service.db
+      .updateTable('stores')
+      .set({ poll_notice_at: new Date(Date.now() - 8 * 24 * 3600_000) })
+      .where('id', '=', storeId)
+      .execute();
     expect((await t.service.services.stores.connections.get(tenant, storeId)).notices).to.deep.equal([]);
   });
 

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
 import { z } from 'zod';
-import { ConnectorError, defineConnector, type Connector, type ConnectorManifest, type StoreOrder } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  defineConnector,
+  type Connector,
+  type ConnectorManifest,
+  type StoreOrder,
+} from '@print-api/connector-kit';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
@@ -19,14 +25,24 @@ const order = (id: string): StoreOrder => ({
   createdAt: new Date().toISOString(),
   updatedAt: new Date().toISOString(),
   lines: [{ externalLineId: `${id}-1`, sku: 'CARD-01', quantity: 100 }],
-  recipient: { name: 'Sanne Bakker', address1: 'Oudegracht 140', postalCode: '3511 AZ', city: 'Utrecht', country: 'NL' },
+  recipient: {
+    name: 'Sanne Bakker',
+    address1: 'Oudegracht 140',
+    postalCode: '3511 AZ',
+    city: 'Utrecht',
+    country: 'NL',
+  },
 });
 let n = 0;
 
 type Seller = { seller: string };
 
 /** A polled-only platform whose sellers connect by name, with its budgets and its order search. */
-function polledPlatform(platform: string, budgets: Pick<ConnectorManifest<Seller>, 'rateLimit' | 'pollBudget'>, rest: Pick<Connector<Seller>, 'listOrders' | 'storeNotices'>): Connector<Seller> {
+function polledPlatform(
+  platform: string,
+  budgets: Pick<ConnectorManifest<Seller>, 'rateLimit' | 'pollBudget'>,
+  rest: Pick<Connector<Seller>, 'listOrders' | 'storeNotices'>,
+): Connector<Seller> {
   return defineConnector<Seller>({
     manifest: {
       platform,
@@ -54,9 +70,14 @@ const metered = polledPlatform(
   {
     async listOrders(_ctx, store) {
       platform.calls.push({ store: store.credentials.seller, at: Date.now() });
-      if (platform.revoked.has(store.credentials.seller)) throw new ConnectorError('auth', 'The seller withdrew our access on the platform.', { revoked: true });
+      if (platform.revoked.has(store.credentials.seller))
+        throw new ConnectorError('auth', 'The seller withdrew our access on the platform.', { revoked: true });
       // The cursor moves on every call (a checkpoint of the platform's clock): `done` ends the run.
-      return { orders: platform.orders.get(store.credentials.seller) ?? [], nextCursor: `checkpoint-${Date.now()}-${n++}`, done: true };
+      return {
+        orders: platform.orders.get(store.credentials.seller) ?? [],
+        nextCursor: `checkpoint-${Date.now()}-${n++}`,
+        done: true,
+      };
     },
     storeNotices: (store) => [`Renew the authorisation of ${store.credentials.seller} by 2027-01-01.`],
   },
@@ -71,7 +92,9 @@ const meteredPages = polledPlatform(
     async listOrders(_ctx, store, cursor) {
       pages.calls.push(`${store.credentials.seller}:${cursor ?? 'start'}`);
       const page = cursor ? Number(cursor.split('-')[1]) : 0;
-      return page < 3 ? { orders: [order(`${store.credentials.seller}-P${page}`)], nextCursor: `page-${page + 1}` } : { orders: [], nextCursor: cursor };
+      return page < 3
+        ? { orders: [order(`${store.credentials.seller}-P${page}`)], nextCursor: `page-${page + 1}` }
+        : { orders: [], nextCursor: cursor };
     },
   },
 );
@@ -89,7 +112,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const r = await t.reseller();
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const product = await t.api(key, 'POST', '/reseller-products', {
+        sku: 'CARD-01',
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
     });
     after(async () => {
@@ -104,7 +132,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       await waitFor('the first poll', async () => calls(seller).length === 1 || undefined);
       const storeId = res.body.data.id as string;
-      await waitFor('the first poll to end', async () => (await t.service.db.selectFrom('stores').select('poll_lease_until').where('id', '=', storeId).executeTakeFirstOrThrow()).poll_lease_until === null || undefined);
+      await waitFor(
+        'the first poll to end',
+        async () =>
+          (
+            await t.service.db
+              .selectFrom('stores')
+              .select('poll_lease_until')
+              .where('id', '=', storeId)
+              .executeTakeFirstOrThrow()
+          ).poll_lease_until === null || undefined,
+      );
       return { seller, storeId };
     }
 
@@ -115,7 +153,11 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(now.status).to.equal(202);
       expect(Date.parse(now.body.data.pollsAt) - Date.parse(now.body.data.requestedAt)).to.be.below(500);
       await waitFor('the order placed', async () => {
-        const ingest = await t.service.db.selectFrom('store_ingests').select(['status', 'error']).where('store_id', '=', storeId).executeTakeFirst();
+        const ingest = await t.service.db
+          .selectFrom('store_ingests')
+          .select(['status', 'error'])
+          .where('store_id', '=', storeId)
+          .executeTakeFirst();
         if (ingest?.status === 'failed') throw new Error(`ingest failed: ${ingest.error}`);
         return ingest?.status === 'placed' || undefined;
       });
@@ -142,8 +184,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const res = await t.api(key, 'POST', '/stores', { platform: 'METERED_PAGES', seller });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       // One general call in ten minutes would hold the second page back for ten minutes.
-      await waitFor('every page of the first poll', async () => pages.calls.filter((c) => c.startsWith(`${seller}:`)).length === 4 || undefined, 20_000);
-      expect(pages.calls.filter((c) => c.startsWith(`${seller}:`))).to.deep.equal([`${seller}:start`, `${seller}:page-1`, `${seller}:page-2`, `${seller}:page-3`]);
+      await waitFor(
+        'every page of the first poll',
+        async () => pages.calls.filter((c) => c.startsWith(`${seller}:`)).length === 4 || undefined,
+        20_000,
+      );
+      expect(pages.calls.filter((c) => c.startsWith(`${seller}:`))).to.deep.equal([
+        `${seller}:start`,
+        `${seller}:page-1`,
+        `${seller}:page-2`,
+        `${seller}:page-3`,
+      ]);
     });
 
     it("disconnects a store whose access the merchant withdrew, with the connector's reason, and shows the connector's notices while connected", async () => {

@@ -21,9 +21,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let storeId: string;
 
     const module = () => t.service.services.storesModule;
-    const store = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-    const ingest = (externalId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirstOrThrow();
-    const event = (id: string) => t.service.db.selectFrom('store_webhook_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const store = () =>
+      t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+    const ingest = (externalId: string) =>
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirstOrThrow();
+    const event = (id: string) =>
+      t.service.db.selectFrom('store_webhook_events').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
     /** A delivery of `order` as receiving stores it, not yet processed (no job queued: the steps are the test's). */
     async function storedDelivery(order: RefOrderJson): Promise<string> {
@@ -31,7 +39,18 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const { headers, body } = shop.signed(order);
       await t.service.db
         .insertInto('store_webhook_events')
-        .values({ id, platform: PLATFORM, store_id: storeId, event_key: id, topic: 'order.updated', headers: JSON.stringify(headers), raw_body: Buffer.from(body), path: storeId, received_at: new Date(), processed_at: null })
+        .values({
+          id,
+          platform: PLATFORM,
+          store_id: storeId,
+          event_key: id,
+          topic: 'order.updated',
+          headers: JSON.stringify(headers),
+          raw_body: Buffer.from(body),
+          path: storeId,
+          received_at: new Date(),
+          processed_at: null,
+        })
         .execute();
       return id;
     }
@@ -67,7 +86,10 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         { id: 'R-2-1', sku: 'CARD-01', qty: 250 },
         { id: 'R-2-2', sku: 'MUG-DELFT', qty: 1 },
       ];
-      await module().ingester.ingest(await store(), mapReferenceOrder(refOrder('R-2', { items, paid: false, updated_at: '2026-11-20T10:01:00Z' })));
+      await module().ingester.ingest(
+        await store(),
+        mapReferenceOrder(refOrder('R-2', { items, paid: false, updated_at: '2026-11-20T10:01:00Z' })),
+      );
       expect(await ingest('R-2')).to.include({ status: 'waiting_payment', external_name: '#R-2' });
       const paid = await storedDelivery(refOrder('R-2', { items, paid: true, updated_at: '2026-11-20T10:03:00Z' }));
       await module().redactor.redact(storeId, ['R-2']);

@@ -30,7 +30,14 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
     const { t, shop, storeId } = world!;
     const ids = Array.from({ length: DELIVERIES }, () => `R-${randomUUID().slice(0, 8)}`);
     const placed = async () =>
-      (await t.service.db.selectFrom('orders').select('external_order_id').where('store_id', '=', storeId).where('external_order_id', 'in', ids).execute()).length;
+      (
+        await t.service.db
+          .selectFrom('orders')
+          .select('external_order_id')
+          .where('store_id', '=', storeId)
+          .where('external_order_id', 'in', ids)
+          .execute()
+      ).length;
 
     await redis!.kill();
     let back = 0;
@@ -38,10 +45,20 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
       // Stored and acknowledged: the platform is done with them; their jobs cannot be queued.
       for (const id of ids) {
         const delivery = shop.signed(refOrder(id));
-        const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, { method: 'POST', headers: delivery.headers, body: delivery.body, signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${storeId}`, {
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body,
+          signal: AbortSignal.timeout(10_000),
+        });
         expect(res.status, await res.text()).to.equal(200);
       }
-      const stored = await t.service.db.selectFrom('store_webhook_events').select('id').where('store_id', '=', storeId).where('processed_at', 'is', null).execute();
+      const stored = await t.service.db
+        .selectFrom('store_webhook_events')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('processed_at', 'is', null)
+        .execute();
       expect(stored.length).to.be.at.least(DELIVERIES);
       expect(await placed()).to.equal(0);
     } finally {
@@ -49,12 +66,22 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
       back = Date.now();
     }
 
-    await waitFor(`${DELIVERIES} store orders placed within ${RECOVERY_MS} ms of Redis coming back`, async () => (await placed()) === DELIVERIES, RECOVERY_MS, 100);
+    await waitFor(
+      `${DELIVERIES} store orders placed within ${RECOVERY_MS} ms of Redis coming back`,
+      async () => (await placed()) === DELIVERIES,
+      RECOVERY_MS,
+      100,
+    );
     const tookMs = Date.now() - back;
     process.stdout.write(`      ${DELIVERIES} stored webhooks placed ${tookMs} ms after Redis came back\n`);
     expect(tookMs).to.be.below(RECOVERY_MS);
     // Once each, whatever queued them.
-    const orders = await t.service.db.selectFrom('orders').select('external_order_id').where('store_id', '=', storeId).where('external_order_id', 'in', ids).execute();
+    const orders = await t.service.db
+      .selectFrom('orders')
+      .select('external_order_id')
+      .where('store_id', '=', storeId)
+      .where('external_order_id', 'in', ids)
+      .execute();
     expect(orders.map((o) => o.external_order_id).sort()).to.deep.equal([...ids].sort());
   });
 });

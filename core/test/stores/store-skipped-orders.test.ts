@@ -10,7 +10,14 @@ import { createEndpoint, FAST_WEBHOOKS, Receiver, signatureIsValid } from '../we
 
 /** The reference platform without `fetchOrders`: a retry takes the order from the newest stored delivery. */
 const { fetchOrders: _fetch, ...withoutFetch } = referenceConnector;
-const storedOnly = defineConnector({ ...withoutFetch, manifest: { ...referenceConnector.manifest, platform: 'REFERENCE_STORED', displayName: 'Reference shop (no order fetch)' } });
+const storedOnly = defineConnector({
+  ...withoutFetch,
+  manifest: {
+    ...referenceConnector.manifest,
+    platform: 'REFERENCE_STORED',
+    displayName: 'Reference shop (no order fetch)',
+  },
+});
 
 /**
  * Skipped store orders come back: an order whose SKUs are none of the reseller's products is
@@ -35,14 +42,31 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     };
     const deliver = async (target: ReferenceShop, slug: string, storeId: string, order: RefOrderJson) => {
       const req = target.signed(order);
-      const res = await fetch(`${t.baseUrl}/connectors/${slug}/webhooks/${storeId}`, { method: 'POST', headers: req.headers, body: req.body });
+      const res = await fetch(`${t.baseUrl}/connectors/${slug}/webhooks/${storeId}`, {
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+      });
       expect(res.status).to.equal(200);
     };
     const ingest = (storeId: string, externalId: string) =>
-      t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirst();
-    const skippedEvents = async () => (await t.service.db.selectFrom('events').select('payload').where('type', '=', 'store.order_skipped').execute()).map((e) => (e.payload as unknown as { data: unknown }).data);
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirst();
+    const skippedEvents = async () =>
+      (
+        await t.service.db.selectFrom('events').select('payload').where('type', '=', 'store.order_skipped').execute()
+      ).map((e) => (e.payload as unknown as { data: unknown }).data);
     const createProduct = async (sku: string) => {
-      const res = await t.api(key, 'POST', '/reseller-products', { sku, title: sku, productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const res = await t.api(key, 'POST', '/reseller-products', {
+        sku,
+        title: sku,
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     };
 
@@ -66,10 +90,17 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
 
     it('records an order for unmatched SKUs as skipped and tells the reseller once (store.order_skipped, signed); once the product exists, a retry places it once', async () => {
       const storeId = await connect('REFERENCE', shop);
-      const order = refOrder('K-1', { items: [{ id: 'K-1-1', sku: 'POSTER-A2', qty: 250, product_id: 'p-4' }, { id: 'K-1-2', sku: null, qty: 1 }] });
+      const order = refOrder('K-1', {
+        items: [
+          { id: 'K-1-1', sku: 'POSTER-A2', qty: 250, product_id: 'p-4' },
+          { id: 'K-1-2', sku: null, qty: 1 },
+        ],
+      });
       shop.orders.set('K-1', order);
       await deliver(shop, 'reference', storeId, order);
-      const skipped = await waitFor('K-1 skipped', async () => ((await ingest(storeId, 'K-1'))?.status === 'no_print_lines' ? ingest(storeId, 'K-1') : undefined));
+      const skipped = await waitFor('K-1 skipped', async () =>
+        (await ingest(storeId, 'K-1'))?.status === 'no_print_lines' ? ingest(storeId, 'K-1') : undefined,
+      );
 
       const listed = await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`);
       expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
@@ -109,9 +140,20 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(again.body.error.code).to.equal('ingest_not_retryable');
       await deliver(shop, 'reference', storeId, order);
       await waitFor('the third delivery processed', async () =>
-        (await t.service.db.selectFrom('store_webhook_events').select('processed_at').where('store_id', '=', storeId).execute()).every((e) => e.processed_at !== null),
+        (
+          await t.service.db
+            .selectFrom('store_webhook_events')
+            .select('processed_at')
+            .where('store_id', '=', storeId)
+            .execute()
+        ).every((e) => e.processed_at !== null),
       );
-      const orders = await t.service.db.selectFrom('orders').select('id').where('store_id', '=', storeId).where('external_order_id', '=', 'K-1').execute();
+      const orders = await t.service.db
+        .selectFrom('orders')
+        .select('id')
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', 'K-1')
+        .execute();
       expect(orders.map((o) => o.id)).to.deep.equal([retried.body.data.orderId]);
       expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data).to.deep.equal([]);
     });
@@ -128,11 +170,15 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           cancelled: false,
           createdAt: '2026-11-20T10:00:00Z',
           updatedAt: '2026-11-20T10:05:00Z',
-          lines: [{ externalLineId: 'R-1-1', sku: 'BANNER-X', quantity: 1, externalProductId: null, externalVariantId: null }],
+          lines: [
+            { externalLineId: 'R-1-1', sku: 'BANNER-X', quantity: 1, externalProductId: null, externalVariantId: null },
+          ],
           recipient: null,
         };
         const before = (await skippedEvents()).length;
-        await Promise.all(Array.from({ length: 5 }, () => t.service.services.storesModule.ingester.ingest(store, order)));
+        await Promise.all(
+          Array.from({ length: 5 }, () => t.service.services.storesModule.ingester.ingest(store, order)),
+        );
         expect((await ingest(storeId, 'R-1'))!.status).to.equal('no_print_lines');
         expect((await skippedEvents()).length - before).to.equal(1);
       } finally {
@@ -145,12 +191,26 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       try {
         const storeId = await connect('REFERENCE', other);
         const before = (await skippedEvents()).length;
-        await deliver(other, 'reference', storeId, refOrder('M-1', { items: [{ id: 'M-1-1', sku: 'CARD-01', qty: 250 }, { id: 'M-1-2', sku: 'MUG-01', qty: 1 }] }));
+        await deliver(
+          other,
+          'reference',
+          storeId,
+          refOrder('M-1', {
+            items: [
+              { id: 'M-1-1', sku: 'CARD-01', qty: 250 },
+              { id: 'M-1-2', sku: 'MUG-01', qty: 1 },
+            ],
+          }),
+        );
         await deliver(other, 'reference', storeId, refOrder('M-2', { items: [{ id: 'M-2-1', sku: null, qty: 1 }] }));
         await waitFor('M-1 placed', async () => (await ingest(storeId, 'M-1'))?.status === 'placed');
         await waitFor('M-2 recorded', async () => (await ingest(storeId, 'M-2'))?.status === 'no_print_lines');
         expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=skipped`)).body.data).to.deep.equal([]);
-        expect((await t.api(key, 'GET', `/stores/${storeId}/ingests?status=placed`)).body.data.map((i: { externalOrderId: string }) => i.externalOrderId)).to.deep.equal(['M-1']);
+        expect(
+          (await t.api(key, 'GET', `/stores/${storeId}/ingests?status=placed`)).body.data.map(
+            (i: { externalOrderId: string }) => i.externalOrderId,
+          ),
+        ).to.deep.equal(['M-1']);
         expect(await skippedEvents()).to.have.length(before);
       } finally {
         await other.close();
@@ -163,7 +223,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         const storeId = await connect('REFERENCE_STORED', other);
         const order = refOrder('S-1', { items: [{ id: 'S-1-1', sku: 'CALENDAR-A4', qty: 250 }] });
         await deliver(other, 'reference-stored', storeId, order);
-        const skipped = await waitFor('S-1 skipped', async () => ((await ingest(storeId, 'S-1'))?.status === 'no_print_lines' ? ingest(storeId, 'S-1') : undefined));
+        const skipped = await waitFor('S-1 skipped', async () =>
+          (await ingest(storeId, 'S-1'))?.status === 'no_print_lines' ? ingest(storeId, 'S-1') : undefined,
+        );
         await createProduct('CALENDAR-A4');
         const retried = await t.api(key, 'POST', `/stores/${storeId}/ingests/${skipped!.id}/retry`);
         expect(retried.status, JSON.stringify(retried.body)).to.equal(200);

@@ -21,7 +21,11 @@ const webhookOnly = defineConnector<{ token: string }>({
     capabilities: { webhooks: true, polling: false, fulfilment: false, oauth: false },
     rateLimit: { max: 10, durationMs: 1000 },
   },
-  connect: async (_ctx, input) => ({ externalId: 'webhook-only-1', name: 'Webhook only', credentials: input as { token: string } }),
+  connect: async (_ctx, input) => ({
+    externalId: 'webhook-only-1',
+    name: 'Webhook only',
+    credentials: input as { token: string },
+  }),
   verifyWebhook: () => ({ ok: false, reason: 'not in this test' }),
   parseWebhook: async () => ({ kind: 'ignored', reason: 'not in this test' }),
 });
@@ -40,10 +44,21 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     let key: string;
     let storeId: string;
 
-    const storeRow = () => t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
-    const pollEnded = () => waitFor('the poll to end', async () => (await storeRow()).poll_lease_until === null && (await storeRow()).last_polled_at !== null);
+    const storeRow = () =>
+      t.service.db.selectFrom('stores').selectAll().where('id', '=', storeId).executeTakeFirstOrThrow();
+    const pollEnded = () =>
+      waitFor(
+        'the poll to end',
+        async () => (await storeRow()).poll_lease_until === null && (await storeRow()).last_polled_at !== null,
+      );
     const sync = (id = storeId, apiKey = key) => t.api(apiKey, 'POST', `/stores/${id}/sync`);
-    const ingest = (externalId: string) => t.service.db.selectFrom('store_ingests').selectAll().where('store_id', '=', storeId).where('external_order_id', '=', externalId).executeTakeFirst();
+    const ingest = (externalId: string) =>
+      t.service.db
+        .selectFrom('store_ingests')
+        .selectAll()
+        .where('store_id', '=', storeId)
+        .where('external_order_id', '=', externalId)
+        .executeTakeFirst();
 
     before(async function () {
       files = await startFileServer();
@@ -52,7 +67,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const r = await t.reseller();
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', { sku: 'CARD-01', title: 'Cards', productId: 'business-cards', fileUrl: `${files.url}/art/flyer.pdf` });
+      const product = await t.api(key, 'POST', '/reseller-products', {
+        sku: 'CARD-01',
+        title: 'Cards',
+        productId: 'business-cards',
+        fileUrl: `${files.url}/art/flyer.pdf`,
+      });
       expect(product.status, JSON.stringify(product.body)).to.equal(201);
       const store = await t.api(key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
@@ -72,7 +92,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(res.status, JSON.stringify(res.body)).to.equal(202);
       expect(res.body.data.storeId).to.equal(storeId);
       expect(Date.parse(res.body.data.requestedAt)).to.be.closeTo(Date.now(), 60_000);
-      const placed = await waitFor('S-1 placed', async () => ((await ingest('S-1'))?.status === 'placed' ? ingest('S-1') : undefined));
+      const placed = await waitFor('S-1 placed', async () =>
+        (await ingest('S-1'))?.status === 'placed' ? ingest('S-1') : undefined,
+      );
       const order = (await t.api(key, 'GET', `/orders/${placed!.order_id}`)).body.data;
       expect(order).to.include({ source: PLATFORM, externalOrderId: 'S-1', storeId });
       await pollEnded();
@@ -98,22 +120,45 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       it("polls on a sync even while the store's previous poll is still finishing as a job (its lease released, its job not yet done)", async () => {
         await pollEnded();
         // As the in-process queue holds a poll job that has released the store but not yet ended.
-        const finishing = { queue: `ingest-${PLATFORM.toLowerCase()}`, job_id: `poll-${storeId}`, data: JSON.stringify({ kind: 'poll', storeId }), run_at: new Date(Date.now() + 3600_000), state: 'active' as const, attempt: 1, max_attempts: 12 };
-        await t.service.db.insertInto('queue_jobs').values(finishing).onConflict((oc) => oc.columns(['queue', 'job_id']).doUpdateSet({ state: 'active', run_at: finishing.run_at })).execute();
+        const finishing = {
+          queue: `ingest-${PLATFORM.toLowerCase()}`,
+          job_id: `poll-${storeId}`,
+          data: JSON.stringify({ kind: 'poll', storeId }),
+          run_at: new Date(Date.now() + 3600_000),
+          state: 'active' as const,
+          attempt: 1,
+          max_attempts: 12,
+        };
+        await t.service.db
+          .insertInto('queue_jobs')
+          .values(finishing)
+          .onConflict((oc) =>
+            oc.columns(['queue', 'job_id']).doUpdateSet({ state: 'active', run_at: finishing.run_at }),
+          )
+          .execute();
         try {
           shop.orders.set('S-4', refOrder('S-4', { updated_at: '2026-11-20T12:00:00Z' }));
           expect((await sync()).status).to.equal(202);
           await waitFor('S-4 placed', async () => (await ingest('S-4'))?.status === 'placed');
           await pollEnded();
         } finally {
-          await t.service.db.deleteFrom('queue_jobs').where('queue', '=', finishing.queue).where('job_id', '=', finishing.job_id).execute();
+          await t.service.db
+            .deleteFrom('queue_jobs')
+            .where('queue', '=', finishing.queue)
+            .where('job_id', '=', finishing.job_id)
+            .execute();
         }
       });
     }
 
     if (backend === 'postgres+redis') {
       it('refuses the sync in another process while one runs in this one', async function () {
-        const other = await startTestService(this, backend, { DATABASE_URL: t.service.config.DATABASE_URL! }, { connectors });
+        const other = await startTestService(
+          this,
+          backend,
+          { DATABASE_URL: t.service.config.DATABASE_URL! },
+          { connectors },
+        );
         try {
           shop.holdOrders();
           const asked = shop.orderLists();

@@ -10,7 +10,15 @@ import { WebhookDeliverer, type DeliveryJob } from '../../src/modules/webhooks/w
 import { resolveWebhooksOptions, type WebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { testCertificates } from '../helpers/tls.ts';
-import { createEndpoint, deliveries, FAST_WEBHOOKS, Receiver, signatureIsValid, waitFor, writeEvents } from './webhook-test-helpers.ts';
+import {
+  createEndpoint,
+  deliveries,
+  FAST_WEBHOOKS,
+  Receiver,
+  signatureIsValid,
+  waitFor,
+  writeEvents,
+} from './webhook-test-helpers.ts';
 
 /** A queue that only remembers what was added (the retries a deliverer schedules). */
 class RecordingQueue implements Queue<DeliveryJob> {
@@ -34,7 +42,12 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     let receiver: Receiver;
     before(async function () {
       // Sweeps far apart: only the deliverers these tests build send what they insert by hand.
-      t = await startTestService(this, backend, { ENCRYPTION_KEY: encryptionKey }, { ...FAST_WEBHOOKS, maintenanceIntervalMs: 600_000 });
+      t = await startTestService(
+        this,
+        backend,
+        { ENCRYPTION_KEY: encryptionKey },
+        { ...FAST_WEBHOOKS, maintenanceIntervalMs: 600_000 },
+      );
       receiver = await Receiver.start();
     });
     after(async () => {
@@ -43,16 +56,29 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     });
 
     /** A second "process": its own deliverer over the same database. */
-    async function deliverer(queue = new RecordingQueue(), options: Partial<WebhooksOptions> = {}): Promise<WebhookDeliverer> {
+    async function deliverer(
+      queue = new RecordingQueue(),
+      options: Partial<WebhooksOptions> = {},
+    ): Promise<WebhookDeliverer> {
       const d = new WebhookDeliverer({
         db: t.service.db,
         lane: new WebhookDbLane(t.service.db, { pooled: t.service.databaseKind === 'postgres' }),
         box,
-        safeFetch: createSafeFetch({ allowedHosts: ['localhost'], userAgent: 'test', ca: [(await testCertificates()).ca] }),
+        safeFetch: createSafeFetch({
+          allowedHosts: ['localhost'],
+          userAgent: 'test',
+          ca: [(await testCertificates()).ca],
+        }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
         // The fast retry schedule, but a timeout (and a slow send, after which a job stops waiting
         // for it) no busy test machine runs into: these tests are about claims and records.
-        options: resolveWebhooksOptions({ ...FAST_WEBHOOKS.webhooks, timeoutMs: 10_000, leaseMs: 15_000, slowAfterMs: 10_000, ...options }),
+        options: resolveWebhooksOptions({
+          ...FAST_WEBHOOKS.webhooks,
+          timeoutMs: 10_000,
+          leaseMs: 15_000,
+          slowAfterMs: 10_000,
+          ...options,
+        }),
       });
       d.useQueue(queue);
       return d;
@@ -99,9 +125,17 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       expect(seen.every((r) => r.headers['x-service-attempt'] === '1')).to.equal(true);
       for (const r of receiver.requests('/race-a')) expect(signatureIsValid(a.secret, r.headers, r.raw)).to.equal(true);
       for (const r of receiver.requests('/race-b')) expect(signatureIsValid(b.secret, r.headers, r.raw)).to.equal(true);
-      const rows = await t.service.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('id', 'in', ids).execute();
+      const rows = await t.service.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'attempts'])
+        .where('id', 'in', ids)
+        .execute();
       expect(rows.every((r) => r.status === 'delivered' && r.attempts === 1)).to.equal(true);
-      const attempts = await t.service.db.selectFrom('webhook_attempts').select(['delivery_id', 'attempt']).where('delivery_id', 'in', ids).execute();
+      const attempts = await t.service.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'attempt'])
+        .where('delivery_id', 'in', ids)
+        .execute();
       expect(attempts).to.have.length(ids.length);
 
       // Once sent, the same job again finds nothing to do.
@@ -112,40 +146,74 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     it('records a mixed batch in one go: delivered, retry scheduled, cancelled for a deleted endpoint', async () => {
       const { id: resellerId, key } = await t.reseller();
       const ok = await createEndpoint(t, key, receiver.hook('/mixed-ok'));
-      const failing = await createEndpoint(t, key, receiver.hook('/mixed-500', () => 500));
+      const failing = await createEndpoint(
+        t,
+        key,
+        receiver.hook('/mixed-500', () => 500),
+      );
       const gone = await createEndpoint(t, key, receiver.hook('/mixed-gone'));
       const ids = await dueDeliveries(resellerId, [ok.id, failing.id, gone.id], 4);
       // Deleted between the fan-out and the attempt (its deliveries stay pending, as if the deletion raced the fan-out).
-      await t.service.db.updateTable('webhook_endpoints').set({ deleted_at: new Date() }).where('id', '=', gone.id).execute();
+      await t.service.db
+        .updateTable('webhook_endpoints')
+        .set({ deleted_at: new Date() })
+        .where('id', '=', gone.id)
+        .execute();
       const queue = new RecordingQueue();
       const before = Date.now();
       await (await deliverer(queue)).process({ deliveryIds: ids, attempt: 1 });
 
       const rows = await t.service.db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).execute();
       const of = (endpointId: string) => rows.filter((r) => r.endpoint_id === endpointId);
-      expect(of(ok.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['delivered', 1, 200]));
-      expect(of(failing.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(Array(4).fill(['pending', 1, 500]));
+      expect(of(ok.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(
+        Array(4).fill(['delivered', 1, 200]),
+      );
+      expect(of(failing.id).map((r) => [r.status, r.attempts, r.last_status_code])).to.deep.equal(
+        Array(4).fill(['pending', 1, 500]),
+      );
       // The next attempt is due one retry wait (300 ms, no jitter) after the outcome was written.
       for (const r of of(failing.id)) expect(r.next_attempt_at!.getTime()).to.be.at.least(before + 300);
-      expect(of(gone.id).map((r) => [r.status, r.last_error, r.next_attempt_at])).to.deep.equal(Array(4).fill(['cancelled', 'endpoint deleted', null]));
+      expect(of(gone.id).map((r) => [r.status, r.last_error, r.next_attempt_at])).to.deep.equal(
+        Array(4).fill(['cancelled', 'endpoint deleted', null]),
+      );
       expect(receiver.requests('/mixed-gone')).to.have.length(0);
       // One retry job per failed delivery, with the per-attempt id the sweeper uses too.
-      expect(queue.added.map((a) => a.options?.jobId).sort()).to.deep.equal(of(failing.id).map((r) => `${r.id}-a2`).sort());
+      expect(queue.added.map((a) => a.options?.jobId).sort()).to.deep.equal(
+        of(failing.id)
+          .map((r) => `${r.id}-a2`)
+          .sort(),
+      );
       expect(queue.added.every((a) => a.options?.delayMs === 300)).to.equal(true);
       // Attempt rows for what was sent, none for what was closed.
-      const attempts = await t.service.db.selectFrom('webhook_attempts').select(['delivery_id', 'succeeded', 'status_code']).where('delivery_id', 'in', ids).execute();
+      const attempts = await t.service.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'succeeded', 'status_code'])
+        .where('delivery_id', 'in', ids)
+        .execute();
       expect(attempts).to.have.length(8);
       // The failure streak of the failing endpoint started; the healthy one has none.
-      const streaks = await t.service.db.selectFrom('webhook_endpoints').select(['id', 'failing_since']).where('id', 'in', [ok.id, failing.id]).execute();
+      const streaks = await t.service.db
+        .selectFrom('webhook_endpoints')
+        .select(['id', 'failing_since'])
+        .where('id', 'in', [ok.id, failing.id])
+        .execute();
       expect(streaks.find((e) => e.id === failing.id)!.failing_since).to.be.an.instanceOf(Date);
       expect(streaks.find((e) => e.id === ok.id)!.failing_since).to.equal(null);
 
       // The retry attempt (a single-delivery job) goes through the same path and ends the streak.
       receiver.hook('/mixed-500');
       const [retry] = queue.added;
-      await t.service.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date() }).where('id', '=', (retry!.data as { deliveryId: string }).deliveryId).execute();
+      await t.service.db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: new Date() })
+        .where('id', '=', (retry!.data as { deliveryId: string }).deliveryId)
+        .execute();
       await (await deliverer()).process(retry!.data);
-      const after = await t.service.db.selectFrom('webhook_endpoints').select('failing_since').where('id', '=', failing.id).executeTakeFirstOrThrow();
+      const after = await t.service.db
+        .selectFrom('webhook_endpoints')
+        .select('failing_since')
+        .where('id', '=', failing.id)
+        .executeTakeFirstOrThrow();
       expect(after.failing_since).to.equal(null);
     });
 
@@ -167,34 +235,60 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const started = Date.now();
       // Each answer takes 400 ms, well within the 1.6 s timeout (a busy machine adds to each), and
       // the batch takes six turns of two (2.4 s): a send's wait for its turn would time it out.
-      await (await deliverer(new RecordingQueue(), { perHostConcurrency: 2, timeoutMs: TIMEOUT_MS })).process({ deliveryIds: ids, attempt: 1 });
+      await (await deliverer(new RecordingQueue(), { perHostConcurrency: 2, timeoutMs: TIMEOUT_MS })).process({
+        deliveryIds: ids,
+        attempt: 1,
+      });
       expect(Date.now() - started).to.be.at.least(6 * ANSWER_MS - 50);
       expect(most).to.equal(2);
-      const rows = await t.service.db.selectFrom('webhook_deliveries').select(['status', 'last_latency_ms']).where('id', 'in', ids).execute();
+      const rows = await t.service.db
+        .selectFrom('webhook_deliveries')
+        .select(['status', 'last_latency_ms'])
+        .where('id', 'in', ids)
+        .execute();
       expect(rows.map((r) => r.status)).to.deep.equal(Array(12).fill('delivered'));
       for (const r of rows) expect(r.last_latency_ms!).to.be.below(TIMEOUT_MS);
     });
 
     it('runs statements on its own connections: each caller gets its result or its error, transactions stay whole, and work goes on after the linger', async () => {
-      const lane = new WebhookDbLane(t.service.db, { pooled: t.service.databaseKind === 'postgres', connections: 2, lingerMs: 50 });
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => lane.run((db) => sql<{ n: number }>`select ${i}::int as n`.execute(db))));
+      const lane = new WebhookDbLane(t.service.db, {
+        pooled: t.service.databaseKind === 'postgres',
+        connections: 2,
+        lingerMs: 50,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => lane.run((db) => sql<{ n: number }>`select ${i}::int as n`.execute(db))),
+      );
       expect(results.map((r) => r.rows[0]!.n)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i));
       // A failing statement fails its caller only.
-      const [bad, good] = await Promise.allSettled([lane.run((db) => sql`select * from no_such_table`.execute(db)), lane.run((db) => sql<{ n: number }>`select 1 as n`.execute(db))]);
+      const [bad, good] = await Promise.allSettled([
+        lane.run((db) => sql`select * from no_such_table`.execute(db)),
+        lane.run((db) => sql<{ n: number }>`select 1 as n`.execute(db)),
+      ]);
       expect(bad.status).to.equal('rejected');
       expect(good.status === 'fulfilled' && good.value.rows[0]!.n).to.equal(1);
       // A transaction on a lane connection is not entered by the statements queued behind it.
       const { id: resellerId } = await t.reseller();
       const [eventId] = await writeEvents(t, { resellerId, notify: false });
       const seen = await Promise.all([
-        lane.run((db) =>
-          db.transaction().execute(async (trx) => {
-            await trx.updateTable('events').set({ dispatched_at: new Date(0) }).where('id', '=', eventId!).execute();
-            await sql`select pg_sleep(0.05)`.execute(trx);
-            throw new Error('rolled back');
-          }),
-        ).catch(() => 'rolled back'),
-        ...Array.from({ length: 3 }, () => lane.run((db) => db.selectFrom('events').select('dispatched_at').where('id', '=', eventId!).executeTakeFirstOrThrow())),
+        lane
+          .run((db) =>
+            db.transaction().execute(async (trx) => {
+              await trx
+                .updateTable('events')
+                .set({ dispatched_at: new Date(0) })
+                .where('id', '=', eventId!)
+                .execute();
+              await sql`select pg_sleep(0.05)`.execute(trx);
+              throw new Error('rolled back');
+            }),
+          )
+          .catch(() => 'rolled back'),
+        ...Array.from({ length: 3 }, () =>
+          lane.run((db) =>
+            db.selectFrom('events').select('dispatched_at').where('id', '=', eventId!).executeTakeFirstOrThrow(),
+          ),
+        ),
       ]);
       expect(seen[0]).to.equal('rolled back');
       for (const row of seen.slice(1)) expect((row as { dispatched_at: Date | null }).dispatched_at).to.equal(null);
@@ -212,13 +306,20 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       expect(signatureIsValid(endpoint.secret, first!.headers, first!.raw)).to.equal(true);
 
       const rotated = 'whsec_rotated_for_the_test_0123456789abcdefghijklmnop';
-      await t.service.db.updateTable('webhook_endpoints').set({ secret_sealed: box.seal(rotated) }).where('id', '=', endpoint.id).execute();
+      await t.service.db
+        .updateTable('webhook_endpoints')
+        .set({ secret_sealed: box.seal(rotated) })
+        .where('id', '=', endpoint.id)
+        .execute();
       await writeEvents(t, { resellerId });
       await waitFor('the second event', () => receiver.requests('/rotated').length === 2);
       const second = receiver.requests('/rotated')[1]!;
       expect(signatureIsValid(rotated, second.headers, second.raw)).to.equal(true);
       expect(signatureIsValid(endpoint.secret, second.headers, second.raw)).to.equal(false);
-      await waitFor('both recorded', async () => (await deliveries(t, key, endpoint.id)).filter((d) => d.status === 'delivered').length === 2);
+      await waitFor(
+        'both recorded',
+        async () => (await deliveries(t, key, endpoint.id)).filter((d) => d.status === 'delivered').length === 2,
+      );
     });
 
     // Last of the suite: it leaves about a thousand jobs on this service's queue, which a test
@@ -232,15 +333,28 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const backlogIds = await dueDeliveries(resellerId, [backlog.id], 1001);
       const [otherId] = await dueDeliveries(resellerId, [other.id], 1);
       const { db } = t.service;
-      await db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 30 * 60_000) }).where('id', 'in', backlogIds).execute();
-      await db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(Date.now() - 20 * 60_000) }).where('id', '=', otherId!).execute();
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: new Date(Date.now() - 30 * 60_000) })
+        .where('id', 'in', backlogIds)
+        .execute();
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: new Date(Date.now() - 20 * 60_000) })
+        .where('id', '=', otherId!)
+        .execute();
       // Disabled: the backlog's deliveries are closed when their jobs run, not sent.
       await db.updateTable('webhook_endpoints').set({ disabled_at: new Date() }).where('id', '=', backlog.id).execute();
 
       const report = await t.service.services.webhooks.sweep();
       expect(report.requeued).to.equal(1000);
       // Its job runs among the backlog's (each closes its delivery unsent): long on a busy machine.
-      await waitFor('the other endpoint’s delivery, queued by the same sweep', () => receiver.requests('/behind-backlog').length === 1, 120_000, 100);
+      await waitFor(
+        'the other endpoint’s delivery, queued by the same sweep',
+        () => receiver.requests('/behind-backlog').length === 1,
+        120_000,
+        100,
+      );
       expect(receiver.requests('/backlog')).to.have.length(0);
     });
   });

@@ -34,7 +34,11 @@ async function sharedStorage(
 function startWorkerProcess(config: Record<string, string>, overrides: Record<string, unknown>): Promise<ChildProcess> {
   const script = path.join(import.meta.dirname, 'fixtures', 'webhook-worker.ts');
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, WEBHOOK_WORKER_CONFIG: JSON.stringify(config), WEBHOOK_WORKER_OVERRIDES: JSON.stringify(overrides) },
+    env: {
+      ...process.env,
+      WEBHOOK_WORKER_CONFIG: JSON.stringify(config),
+      WEBHOOK_WORKER_OVERRIDES: JSON.stringify(overrides),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -65,7 +69,11 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
 
     it('delivers an event committed just before the process stopped, before any fan-out or enqueue', async function () {
       // Sweeps far apart: only the restart's first sweep can find the event.
-      const first = await startTestService(this, backend, storage.env, { ...FAST_WEBHOOKS, maintenanceIntervalMs: 600_000, redisPrefix: storage.redisPrefix });
+      const first = await startTestService(this, backend, storage.env, {
+        ...FAST_WEBHOOKS,
+        maintenanceIntervalMs: 600_000,
+        redisPrefix: storage.redisPrefix,
+      });
       const { id: resellerId, key } = await first.reseller();
       await createEndpoint(first, key, receiver.hook(`/restart-${backend}`));
       const [eventId] = await writeEvents(first, { resellerId, notify: false });
@@ -73,7 +81,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       await first.close();
       expect(receiver.requests(`/restart-${backend}`)).to.have.length(0);
 
-      const second = await startTestService(this, backend, storage.env, { ...FAST_WEBHOOKS, redisPrefix: storage.redisPrefix });
+      const second = await startTestService(this, backend, storage.env, {
+        ...FAST_WEBHOOKS,
+        redisPrefix: storage.redisPrefix,
+      });
       try {
         await waitFor('the event after the restart', () => receiver.requests(`/restart-${backend}`).length === 1);
         expect(receiver.requests(`/restart-${backend}`)[0]!.event.id).to.equal(eventId);
@@ -86,7 +97,11 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       const hook = `/killed-${backend}`;
       // The first attempt hangs until the worker is dead; later ones succeed.
       const url = receiver.hook(hook, (n) => (n === 1 ? { delayMs: 30_000, status: 200 } : 200));
-      const setup = await startTestService(this, backend, storage.env, { ...FAST_WEBHOOKS, maintenanceIntervalMs: 600_000, redisPrefix: storage.redisPrefix });
+      const setup = await startTestService(this, backend, storage.env, {
+        ...FAST_WEBHOOKS,
+        maintenanceIntervalMs: 600_000,
+        redisPrefix: storage.redisPrefix,
+      });
       const { id: resellerId, key } = await setup.reseller();
       const endpoint = await createEndpoint(setup, key, url);
       const [eventId] = await writeEvents(setup, { resellerId, notify: false });
@@ -114,7 +129,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       worker.kill('SIGKILL');
       await exited;
 
-      const next = await startTestService(this, backend, storage.env, { ...FAST_WEBHOOKS, redisPrefix: storage.redisPrefix });
+      const next = await startTestService(this, backend, storage.env, {
+        ...FAST_WEBHOOKS,
+        redisPrefix: storage.redisPrefix,
+      });
       try {
         await waitFor('the redelivery after the lease ran out', () => receiver.requests(hook).length === 2, 15_000);
         expect(receiver.requests(hook).map((r) => r.event.id)).to.deep.equal([eventId, eventId]);

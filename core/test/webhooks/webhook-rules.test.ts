@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { isSubscribed, normaliseSubscription, SUBSCRIBABLE_EVENTS } from '../../src/modules/webhooks/webhook-event-types.ts';
+import {
+  isSubscribed,
+  normaliseSubscription,
+  SUBSCRIBABLE_EVENTS,
+} from '../../src/modules/webhooks/webhook-event-types.ts';
 import { DEFAULT_RETRY_SCHEDULE_MS, nextRetryDelay } from '../../src/modules/webhooks/webhook-retry-schedule.ts';
 import { newWebhookSecret, signedHeaders } from '../../src/modules/webhooks/webhook-signer.ts';
 import { resolveWebhooksOptions } from '../../src/modules/webhooks/webhooks-options.ts';
@@ -12,7 +16,8 @@ describe('webhook rules', () => {
       expect(minutes.slice(0, 7)).to.deep.equal([1 / 6, 1, 5, 30, 120, 300, 600]);
       const total = DEFAULT_RETRY_SCHEDULE_MS.reduce((a, b) => a + b, 0);
       expect(total).to.equal(24 * 3600 * 1000);
-      for (let i = 1; i < 7; i++) expect(DEFAULT_RETRY_SCHEDULE_MS[i]!).to.be.greaterThan(DEFAULT_RETRY_SCHEDULE_MS[i - 1]!);
+      for (let i = 1; i < 7; i++)
+        expect(DEFAULT_RETRY_SCHEDULE_MS[i]!).to.be.greaterThan(DEFAULT_RETRY_SCHEDULE_MS[i - 1]!);
     });
 
     it('gives up after the last entry', () => {
@@ -37,7 +42,7 @@ describe('webhook rules', () => {
   });
 
   describe('subscriptions', () => {
-    it('knows every event kind of spec §6, the stores\' store.order_skipped and *', () => {
+    it("knows every event kind of spec §6, the stores' store.order_skipped and *", () => {
       expect(SUBSCRIBABLE_EVENTS).to.have.members([
         'order.created',
         'order.submitted',
@@ -77,10 +82,23 @@ describe('webhook rules', () => {
     it('signs "<timestamp>.<body>" with HMAC-SHA256, lowercase hex, and sends the timestamp in Unix seconds', () => {
       const body = '{"id":"evt_1"}';
       const at = new Date('2025-01-02T03:04:05.678Z');
-      const h = signedHeaders('whsec_k', { eventId: 'evt_1', eventType: 'order.created', deliveryId: 'whd_1', attempt: 2, body }, 'ua/1', at);
+      const h = signedHeaders(
+        'whsec_k',
+        { eventId: 'evt_1', eventType: 'order.created', deliveryId: 'whd_1', attempt: 2, body },
+        'ua/1',
+        at,
+      );
       expect(h['x-service-timestamp']).to.equal('1735787045');
-      expect(h['x-service-signature']).to.equal(`v1=${createHmac('sha256', 'whsec_k').update(`1735787045.${body}`).digest('hex')}`);
-      expect(h).to.include({ 'x-service-event': 'order.created', 'x-service-delivery': 'whd_1', 'x-service-attempt': '2', 'content-type': 'application/json', 'user-agent': 'ua/1' });
+      expect(h['x-service-signature']).to.equal(
+        `v1=${createHmac('sha256', 'whsec_k').update(`1735787045.${body}`).digest('hex')}`,
+      );
+      expect(h).to.include({
+        'x-service-event': 'order.created',
+        'x-service-delivery': 'whd_1',
+        'x-service-attempt': '2',
+        'content-type': 'application/json',
+        'user-agent': 'ua/1',
+      });
     });
   });
 });

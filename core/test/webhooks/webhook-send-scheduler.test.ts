@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { SendScheduler, type SendSchedulerOptions, type SendTurn } from '../../src/modules/webhooks/webhook-send-scheduler.ts';
+import {
+  SendScheduler,
+  type SendSchedulerOptions,
+  type SendTurn,
+} from '../../src/modules/webhooks/webhook-send-scheduler.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const HOST = 'hooks.example:443';
@@ -10,7 +14,16 @@ const FAILED = { succeeded: false, latencyMs: 10 };
 function scheduler(options: Partial<SendSchedulerOptions> = {}): { s: SendScheduler; clock: { now: number } } {
   const clock = { now: 1_000_000 };
   const s = new SendScheduler(
-    { perEndpoint: 8, perHost: 4, slowAfterMs: 60_000, timeoutMs: 10_000, breakerFailures: 5, breakerHoldMs: 1000, breakerMaxHoldMs: 4000, ...options },
+    {
+      perEndpoint: 8,
+      perHost: 4,
+      slowAfterMs: 60_000,
+      timeoutMs: 10_000,
+      breakerFailures: 5,
+      breakerHoldMs: 1000,
+      breakerMaxHoldMs: 4000,
+      ...options,
+    },
     { now: () => clock.now, random: () => 0.5 },
   );
   return { s, clock };
@@ -137,7 +150,8 @@ describe('webhook send scheduler', () => {
 
   it('does not count internal errors for or against the circuit', async () => {
     const { s } = scheduler({ breakerFailures: 2 });
-    for (let i = 0; i < 5; i++) (await s.acquire('X', HOST))!.release({ succeeded: false, latencyMs: 0, internal: true });
+    for (let i = 0; i < 5; i++)
+      (await s.acquire('X', HOST))!.release({ succeeded: false, latencyMs: 0, internal: true });
     expect(s.isHeld('X')).to.equal(false);
   });
 

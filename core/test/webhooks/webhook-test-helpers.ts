@@ -23,9 +23,15 @@ export function signatureIsValid(secret: string, headers: IncomingHttpHeaders, r
   const timestamp = String(headers['x-service-timestamp'] ?? '');
   const signature = String(headers['x-service-signature'] ?? '');
   if (!/^\d+$/.test(timestamp) || !signature.startsWith('v1=')) return false;
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${timestamp}.`), rawBody])).digest('hex');
+  const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]))
+    .digest('hex');
   const given = signature.slice(3);
-  return given.length === expected.length && /^[0-9a-f]+$/.test(given) && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+  return (
+    given.length === expected.length &&
+    /^[0-9a-f]+$/.test(given) &&
+    timingSafeEqual(Buffer.from(given), Buffer.from(expected))
+  );
 }
 
 /** What a receiver does with its n-th request (1-based): a status, or hang for a while first. */
@@ -50,7 +56,8 @@ export class Receiver {
       const n = (this.#counts.get(path) ?? 0) + 1;
       this.#counts.set(path, n);
       const what = behaviour(n);
-      if (typeof what === 'number') return void res.writeHead(what, { 'content-type': 'text/plain' }).end(what < 300 ? 'ok' : 'nope');
+      if (typeof what === 'number')
+        return void res.writeHead(what, { 'content-type': 'text/plain' }).end(what < 300 ? 'ok' : 'nope');
       if ('location' in what) return void res.writeHead(302, { location: what.location }).end();
       const timer = setTimeout(() => res.writeHead(what.status).end('late'), what.delayMs);
       res.on('close', () => clearTimeout(timer));
@@ -60,7 +67,9 @@ export class Receiver {
 
   /** Requests that reached `path`, with their parsed bodies. */
   requests(path: string): Array<{ headers: IncomingHttpHeaders; raw: Buffer; event: any }> {
-    return this.server.requests.filter((r) => r.path === path).map((r) => ({ headers: r.headers, raw: r.body, event: JSON.parse(r.body.toString('utf8')) }));
+    return this.server.requests
+      .filter((r) => r.path === path)
+      .map((r) => ({ headers: r.headers, raw: r.body, event: JSON.parse(r.body.toString('utf8')) }));
   }
 
   close(): Promise<void> {
@@ -78,7 +87,14 @@ export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeou
  */
 export async function writeEvents(
   t: TestService,
-  input: { resellerId: string; mode?: Mode; type?: string; count?: number; data?: (i: number) => Record<string, unknown>; notify?: boolean },
+  input: {
+    resellerId: string;
+    mode?: Mode;
+    type?: string;
+    count?: number;
+    data?: (i: number) => Record<string, unknown>;
+    notify?: boolean;
+  },
 ): Promise<string[]> {
   const { outbox } = t.service.services;
   const ids = await t.service.db.transaction().execute(async (trx) => {
@@ -99,7 +115,12 @@ export async function writeEvents(
 }
 
 /** Creates an endpoint through the API and returns it with its secret. */
-export async function createEndpoint(t: TestService, key: string, url: string, events: string[] = ['*']): Promise<{ id: string; secret: string }> {
+export async function createEndpoint(
+  t: TestService,
+  key: string,
+  url: string,
+  events: string[] = ['*'],
+): Promise<{ id: string; secret: string }> {
   const res = await t.api(key, 'POST', '/webhooks', { url, events });
   if (res.status !== 201) throw new Error(`POST /webhooks answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { id: res.body.data.id, secret: res.body.data.secret };
@@ -121,6 +142,10 @@ export function capturingLogger(): { logger: winston.Logger; lines: Array<Record
       done();
     },
   });
-  const logger = winston.createLogger({ level: 'warn', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+  const logger = winston.createLogger({
+    level: 'warn',
+    format: winston.format.json(),
+    transports: [new winston.transports.Stream({ stream })],
+  });
   return { logger, lines };
 }

@@ -9,7 +9,12 @@ describe('webhook delivery with the real 10 s timeout [postgres+redis]', functio
   let receiver: Receiver;
   before(async function () {
     // Only the retry wait is shortened; the timeout is the default.
-    t = await startTestService(this, 'postgres+redis', {}, { webhooks: { retryScheduleMs: [200], jitterRatio: 0 }, maintenanceIntervalMs: 1000 });
+    t = await startTestService(
+      this,
+      'postgres+redis',
+      {},
+      { webhooks: { retryScheduleMs: [200], jitterRatio: 0 }, maintenanceIntervalMs: 1000 },
+    );
     receiver = await Receiver.start();
   });
   after(async () => {
@@ -20,11 +25,17 @@ describe('webhook delivery with the real 10 s timeout [postgres+redis]', functio
   it('gives up on a receiver that answers after 11 s and delivers the same event on the retry', async () => {
     expect(t.service.services.webhooks.options.timeoutMs).to.equal(10_000);
     const { id: resellerId, key } = await t.reseller();
-    const endpoint = await createEndpoint(t, key, receiver.hook('/sleepy', (n) => (n === 1 ? { delayMs: 11_000, status: 200 } : 200)));
+    const endpoint = await createEndpoint(
+      t,
+      key,
+      receiver.hook('/sleepy', (n) => (n === 1 ? { delayMs: 11_000, status: 200 } : 200)),
+    );
     const [eventId] = await writeEvents(t, { resellerId });
     const [delivery] = await waitFor(
       'delivered on the retry',
-      async () => (await deliveries(t, key, endpoint.id)).find((d) => d.status === 'delivered') && deliveries(t, key, endpoint.id),
+      async () =>
+        (await deliveries(t, key, endpoint.id)).find((d) => d.status === 'delivered') &&
+        deliveries(t, key, endpoint.id),
       20_000,
       200,
     );

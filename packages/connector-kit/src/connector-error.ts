@@ -18,7 +18,11 @@ export class ConnectorError extends Error {
    */
   readonly revoked: boolean;
 
-  constructor(kind: ConnectorErrorKind, message: string, opts: { retryAfterMs?: number; status?: number; cause?: unknown; revoked?: boolean } = {}) {
+  constructor(
+    kind: ConnectorErrorKind,
+    message: string,
+    opts: { retryAfterMs?: number; status?: number; cause?: unknown; revoked?: boolean } = {},
+  ) {
     super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
     this.kind = kind;
     this.retryAfterMs = opts.retryAfterMs;
@@ -29,12 +33,17 @@ export class ConnectorError extends Error {
   /** Maps an HTTP answer of a platform to the right kind (401/403 auth, 429 rate_limited, 5xx upstream, other 4xx invalid). */
   static fromStatus(platform: string, status: number, body: string, retryAfterHeader?: string | null): ConnectorError {
     const snippet = body.length > 300 ? `${body.slice(0, 300)}…` : body;
-    if (status === 401 || status === 403) return new ConnectorError('auth', `${platform} refused our credentials (${status}): ${snippet}`, { status });
+    if (status === 401 || status === 403)
+      return new ConnectorError('auth', `${platform} refused our credentials (${status}): ${snippet}`, { status });
     if (status === 429) {
       const seconds = Number(retryAfterHeader);
-      return new ConnectorError('rate_limited', `${platform} rate limit reached`, { status, retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000 });
+      return new ConnectorError('rate_limited', `${platform} rate limit reached`, {
+        status,
+        retryAfterMs: Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 2000,
+      });
     }
-    if (status >= 500) return new ConnectorError('upstream_unavailable', `${platform} answered ${status}: ${snippet}`, { status });
+    if (status >= 500)
+      return new ConnectorError('upstream_unavailable', `${platform} answered ${status}: ${snippet}`, { status });
     return new ConnectorError('invalid_payload', `${platform} answered ${status}: ${snippet}`, { status });
   }
 }

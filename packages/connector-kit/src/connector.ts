@@ -276,11 +276,20 @@ export interface Connector<C = unknown, S = unknown> {
      */
     requiresSettings?: string[];
     /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
-    begin(ctx: ConnectorContext<S>, params: { query: Record<string, string | undefined>; state: string; callbackUrl: string }): Promise<{ redirectUrl: string; cookies?: string[] }>;
+    begin(
+      ctx: ConnectorContext<S>,
+      params: { query: Record<string, string | undefined>; state: string; callbackUrl: string },
+    ): Promise<{ redirectUrl: string; cookies?: string[] }>;
     /** The platform's redirect back: `headers` are the browser's (its cookies included). */
     callback(
       ctx: ConnectorContext<S>,
-      params: { query: Record<string, string | undefined>; rawQuery: string; state: string; headers: Record<string, string | undefined>; callbackUrl: string },
+      params: {
+        query: Record<string, string | undefined>;
+        rawQuery: string;
+        state: string;
+        headers: Record<string, string | undefined>;
+        callbackUrl: string;
+      },
     ): Promise<StoreConnection<C>>;
   };
 
@@ -310,13 +319,23 @@ export interface Connector<C = unknown, S = unknown> {
     /** The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL); documented in OpenAPI with `manifest.examples.credentialRequest`. */
     inputSchema: ZodObject;
     /** Where to send the merchant to approve: the platform must POST the credentials to `callbackUrl` and send the merchant to `returnUrl`. */
-    begin(ctx: ConnectorContext<S>, params: { input: unknown; state: string; callbackUrl: string; returnUrl: string }): Promise<{ redirectUrl: string }>;
+    begin(
+      ctx: ConnectorContext<S>,
+      params: { input: unknown; state: string; callbackUrl: string; returnUrl: string },
+    ): Promise<{ redirectUrl: string }>;
     /** The platform's POST to `callbackUrl`: checks what it sent (on the raw body) with the platform and describes the store. */
-    receive(ctx: ConnectorContext<S>, params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<StoreConnection<C>>;
+    receive(
+      ctx: ConnectorContext<S>,
+      params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer },
+    ): Promise<StoreConnection<C>>;
   };
 
   /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */
-  registerWebhooks?(ctx: ConnectorContext<S>, store: StoreConnection<C>, callbackUrl: string): Promise<{ webhookSecret?: string }>;
+  registerWebhooks?(
+    ctx: ConnectorContext<S>,
+    store: StoreConnection<C>,
+    callbackUrl: string,
+  ): Promise<{ webhookSecret?: string }>;
 
   /**
    * Which store sent this webhook (the platform's id for it, as `externalId`), when the path
@@ -331,7 +350,10 @@ export interface Connector<C = unknown, S = unknown> {
    * or a platform library). `storeSecret` is the store's (from `registerWebhooks` or the
    * connection); app-level secrets are in `settings`.
    */
-  verifyWebhook(req: InboundWebhook, secrets: { storeSecret?: string | undefined; settings: S }): WebhookVerdict | Promise<WebhookVerdict>;
+  verifyWebhook(
+    req: InboundWebhook,
+    secrets: { storeSecret?: string | undefined; settings: S },
+  ): WebhookVerdict | Promise<WebhookVerdict>;
 
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
@@ -346,7 +368,11 @@ export interface Connector<C = unknown, S = unknown> {
    * the poll found and repaired that the merchant should know (a webhook the platform had
    * disabled, set active again), shown among the store's `notices` for a week.
    */
-  listOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, cursor: string | null): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean; notice?: string }>;
+  listOrders?(
+    ctx: ConnectorContext<S>,
+    store: StoreConnection<C>,
+    cursor: string | null,
+  ): Promise<{ orders: StoreOrder[]; nextCursor: string | null; done?: boolean; notice?: string }>;
 
   /**
    * The store's catalogue, one page at a time (`cursor` null: the first page): every product
@@ -366,7 +392,12 @@ export interface Connector<C = unknown, S = unknown> {
   publishListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, draft: ListingDraft): Promise<PublishedListing>;
 
   /** Pushes a change of title, price or visibility to a product `publishListing` made. */
-  updateListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef, changes: ListingChanges): Promise<PublishedListing>;
+  updateListing?(
+    ctx: ConnectorContext<S>,
+    store: StoreConnection<C>,
+    ref: ListingRef,
+    changes: ListingChanges,
+  ): Promise<PublishedListing>;
 
   /** Archives (unpublishes) the product in the store; a product already gone is not an error. */
   unpublishListing?(ctx: ConnectorContext<S>, store: StoreConnection<C>, ref: ListingRef): Promise<void>;
@@ -423,14 +454,20 @@ export interface Connector<C = unknown, S = unknown> {
  */
 export function defineConnector<C, S = unknown>(connector: Connector<C, S>): Connector<C, S> {
   const m = connector.manifest;
-  if (!PLATFORM_NAME.test(m.platform)) throw new Error(`${m.platform}: a platform is named in upper snake case (SHOPIFY, TIKTOK_SHOP)`);
+  if (!PLATFORM_NAME.test(m.platform))
+    throw new Error(`${m.platform}: a platform is named in upper snake case (SHOPIFY, TIKTOK_SHOP)`);
   for (const key of Object.keys(m.settingsSchema?.shape ?? {})) {
-    if (!SETTING_KEY.test(key)) throw new Error(`${m.platform}: setting '${key}' must be camelCase (it becomes CONNECTOR_${m.platform}_<KEY>)`);
+    if (!SETTING_KEY.test(key))
+      throw new Error(`${m.platform}: setting '${key}' must be camelCase (it becomes CONNECTOR_${m.platform}_<KEY>)`);
   }
   if (m.capabilities.polling && !connector.listOrders) throw new Error(`${m.platform}: polling needs listOrders`);
-  if (m.capabilities.fulfilment && !connector.pushShipment) throw new Error(`${m.platform}: fulfilment needs pushShipment`);
+  if (m.capabilities.fulfilment && !connector.pushShipment)
+    throw new Error(`${m.platform}: fulfilment needs pushShipment`);
   if (m.capabilities.oauth && !connector.install) throw new Error(`${m.platform}: oauth needs install`);
-  if (m.capabilities.publishing && !(connector.publishListing && connector.updateListing && connector.unpublishListing)) {
+  if (
+    m.capabilities.publishing &&
+    !(connector.publishListing && connector.updateListing && connector.unpublishListing)
+  ) {
     throw new Error(`${m.platform}: publishing needs publishListing, updateListing and unpublishListing`);
   }
   return connector;

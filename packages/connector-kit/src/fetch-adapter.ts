@@ -28,7 +28,8 @@ export function fetchOver(http: HttpClient, defaults: { operation?: string; time
     signal?.throwIfAborted();
 
     const headers = headerRecord(init?.headers ?? request?.headers);
-    const body = init?.body !== undefined ? await bodyText(init.body, headers) : request?.body ? await request.text() : undefined;
+    const body =
+      init?.body !== undefined ? await bodyText(init.body, headers) : request?.body ? await request.text() : undefined;
 
     const res = await http.request({
       method,

@@ -33,7 +33,12 @@ export function hmacSignature(message: SignedBytes, secret: string | Buffer, opt
  *   return { ok: false, reason: 'X-WC-Webhook-Signature does not match the body' };
  * }
  */
-export function verifyHmacSignature(signature: string | undefined, message: SignedBytes, secret: string | Buffer, options: HmacOptions): boolean {
+export function verifyHmacSignature(
+  signature: string | undefined,
+  message: SignedBytes,
+  secret: string | Buffer,
+  options: HmacOptions,
+): boolean {
   if (!signature) return false;
   const given = decodeSignature(signature.trim(), options.encoding);
   if (!given) return false;

@@ -4,7 +4,9 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 /** Leeway for `exp`, `nbf` and `iat` against our clock: a platform's clock and ours differ a little. */
 export const JWT_CLOCK_TOLERANCE_MS = 60 * 1000;
 
-export type JwtVerdict = { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> } | { ok: false; reason: string };
+export type JwtVerdict =
+  | { ok: true; header: Record<string, unknown>; payload: Record<string, unknown> }
+  | { ok: false; reason: string };
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -88,7 +90,11 @@ function refusalOf(err: unknown, expected: { issuer?: string; audience?: string 
  * @example
  * const body = signRs256Jwt({ data: JSON.stringify(envelope), iat: Math.floor(Date.now() / 1000) }, privateKeyPem);
  */
-export function signRs256Jwt(payload: Record<string, unknown>, privateKey: string | KeyObject, header: Record<string, unknown> = {}): string {
+export function signRs256Jwt(
+  payload: Record<string, unknown>,
+  privateKey: string | KeyObject,
+  header: Record<string, unknown> = {},
+): string {
   const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   const signed = `${part({ ...header, alg: 'RS256', typ: 'JWT' })}.${part(payload)}`;
   return `${signed}.${cryptoSign('RSA-SHA256', Buffer.from(signed, 'ascii'), privateKey).toString('base64url')}`;

@@ -20,7 +20,11 @@ export function parsePayload<T>(schema: ZodType<T>, value: unknown, what: string
   const first = issues[0];
   const where = first ? fieldPath(first.path) : '';
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
-  throw new ConnectorError('invalid_payload', `${what}: ${where ? `${where}: ` : ''}${first?.message ?? 'does not match the expected shape'}${more}`, { cause: result.error });
+  throw new ConnectorError(
+    'invalid_payload',
+    `${what}: ${where ? `${where}: ` : ''}${first?.message ?? 'does not match the expected shape'}${more}`,
+    { cause: result.error },
+  );
 }
 
 /**
@@ -39,7 +43,11 @@ export function parseJsonPayload<T>(schema: ZodType<T>, text: string | Buffer, w
     value = JSON.parse(raw);
   } catch (err) {
     const start = raw.trim().slice(0, MAX_QUOTED);
-    throw new ConnectorError('invalid_payload', `${what}: not JSON${start ? ` (starts with ${JSON.stringify(start)})` : ' (empty)'}`, { cause: err });
+    throw new ConnectorError(
+      'invalid_payload',
+      `${what}: not JSON${start ? ` (starts with ${JSON.stringify(start)})` : ' (empty)'}`,
+      { cause: err },
+    );
   }
   return parsePayload(schema, value, what);
 }

@@ -41,21 +41,32 @@ export function verifyStandardWebhook(input: {
   const id = input.headers['webhook-id'];
   const timestamp = input.headers['webhook-timestamp'];
   const signatures = input.headers['webhook-signature'];
-  if (!id || !timestamp || !signatures) return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
-  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: `unreadable webhook-timestamp: ${timestamp.slice(0, 40)}` };
+  if (!id || !timestamp || !signatures)
+    return { ok: false, reason: 'missing webhook-id, webhook-timestamp or webhook-signature' };
+  if (!/^\d{1,12}$/.test(timestamp))
+    return { ok: false, reason: `unreadable webhook-timestamp: ${timestamp.slice(0, 40)}` };
   const at = Number(timestamp) * 1000;
   const tolerance = input.toleranceMs ?? STANDARD_WEBHOOKS_TOLERANCE_MS;
-  if (input.now.getTime() - at > tolerance) return { ok: false, reason: `stale delivery: webhook-timestamp ${timestamp} is more than ${tolerance / 1000} s old` };
-  if (at - input.now.getTime() > tolerance) return { ok: false, reason: `webhook-timestamp ${timestamp} is in the future` };
+  if (input.now.getTime() - at > tolerance)
+    return {
+      ok: false,
+      reason: `stale delivery: webhook-timestamp ${timestamp} is more than ${tolerance / 1000} s old`,
+    };
+  if (at - input.now.getTime() > tolerance)
+    return { ok: false, reason: `webhook-timestamp ${timestamp} is in the future` };
   let expected: Buffer[];
   try {
-    expected = (typeof input.secret === 'string' ? [input.secret] : input.secret).map((secret) => Buffer.from(new Webhook(secret).sign(id, new Date(at), input.rawBody)));
+    expected = (typeof input.secret === 'string' ? [input.secret] : input.secret).map((secret) =>
+      Buffer.from(new Webhook(secret).sign(id, new Date(at), input.rawBody)),
+    );
   } catch (err) {
     return { ok: false, reason: `the webhook secret is not usable: ${(err as Error).message}` };
   }
   // Other versions (e.g. `v1a` asymmetric signatures) are skipped, as the spec says.
   const candidates = signatures.split(' ').flatMap((entry) => (entry.startsWith('v1,') ? [Buffer.from(entry)] : []));
-  const matches = candidates.some((candidate) => expected.some((signature) => candidate.length === signature.length && timingSafeEqual(candidate, signature)));
+  const matches = candidates.some((candidate) =>
+    expected.some((signature) => candidate.length === signature.length && timingSafeEqual(candidate, signature)),
+  );
   if (!matches) return { ok: false, reason: 'webhook-signature does not match the body' };
   return { ok: true, id, timestamp: new Date(at) };
 }
@@ -68,7 +79,16 @@ export function verifyStandardWebhook(input: {
  * const headers = signStandardWebhook({ id: 'msg_1', timestamp: new Date(), body, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
  * await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
  */
-export function signStandardWebhook(input: { id: string; timestamp: Date | number; body: Buffer | string; secret: string }): StandardWebhookHeaders {
+export function signStandardWebhook(input: {
+  id: string;
+  timestamp: Date | number;
+  body: Buffer | string;
+  secret: string;
+}): StandardWebhookHeaders {
   const at = typeof input.timestamp === 'number' ? new Date(input.timestamp * 1000) : input.timestamp;
-  return { 'webhook-id': input.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(input.secret).sign(input.id, at, input.body) };
+  return {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(input.secret).sign(input.id, at, input.body),
+  };
 }

@@ -38,7 +38,9 @@ export interface PollPosition {
  * whether another page follows: `more` for offset paging, the platform's `nextPageToken` for
  * token paging (Shopify `endCursor`, Wix `cursors.next`, TikTok `next_page_token`).
  */
-export type PageSeen = { updatedAt: readonly TimeLike[]; more: boolean } | { updatedAt: readonly TimeLike[]; nextPageToken: string | null | undefined };
+export type PageSeen =
+  | { updatedAt: readonly TimeLike[]; more: boolean }
+  | { updatedAt: readonly TimeLike[]; nextPageToken: string | null | undefined };
 
 interface Stored {
   v: 1;
@@ -88,7 +90,8 @@ export class TimeWindowCursor {
   readonly #overlapMs: number;
 
   constructor(options: TimeWindowOptions) {
-    if (!(options.lookBackMs >= 0) || !((options.overlapMs ?? 0) >= 0)) throw new RangeError('lookBackMs and overlapMs must be >= 0');
+    if (!(options.lookBackMs >= 0) || !((options.overlapMs ?? 0) >= 0))
+      throw new RangeError('lookBackMs and overlapMs must be >= 0');
     this.#lookBackMs = options.lookBackMs;
     this.#overlapMs = options.overlapMs ?? 0;
   }
@@ -97,7 +100,13 @@ export class TimeWindowCursor {
   read(cursor: string | null, now: Date): PollPosition {
     const stored = cursor ? decode(cursor) : null;
     if (stored) return stored;
-    return { since: new Date(now.getTime() - this.#lookBackMs), offset: 0, pageToken: null, firstPage: true, newest: null };
+    return {
+      since: new Date(now.getTime() - this.#lookBackMs),
+      offset: 0,
+      pageToken: null,
+      firstPage: true,
+      newest: null,
+    };
   }
 
   /** The cursor after a page read at `at`: the next page of this run, or the start of the next run. */
@@ -109,9 +118,11 @@ export class TimeWindowCursor {
     const newest = newestMs === null ? null : new Date(newestMs);
 
     if ('nextPageToken' in page) {
-      if (page.nextPageToken && times.length > 0) return encode({ since: at.since, offset: 0, pageToken: page.nextPageToken, firstPage: false, newest });
+      if (page.nextPageToken && times.length > 0)
+        return encode({ since: at.since, offset: 0, pageToken: page.nextPageToken, firstPage: false, newest });
       // The run read everything up to `newest`: the next one asks for newer changes (or overlaps).
-      const since = newestMs === null ? at.since : new Date(this.#overlapMs > 0 ? newestMs - this.#overlapMs : newestMs + 1);
+      const since =
+        newestMs === null ? at.since : new Date(this.#overlapMs > 0 ? newestMs - this.#overlapMs : newestMs + 1);
       return encode({ since, offset: 0, pageToken: null, firstPage: true, newest });
     }
 
@@ -126,11 +137,26 @@ export class TimeWindowCursor {
       }
       return encode({ ...anchor, pageToken: null, firstPage: false, newest });
     }
-    if (this.#overlapMs > 0 && newestMs !== null) return encode({ since: new Date(newestMs - this.#overlapMs), offset: 0, pageToken: null, firstPage: true, newest });
+    if (this.#overlapMs > 0 && newestMs !== null)
+      return encode({
+        since: new Date(newestMs - this.#overlapMs),
+        offset: 0,
+        pageToken: null,
+        firstPage: true,
+        newest,
+      });
     // The run's last page held every row from here on: the next run asks for newer ones only.
     // (An offset would be shifted by an order that drops out of the list meanwhile.)
-    if (last !== null) return encode({ since: new Date(Math.max(last, at.since.getTime()) + 1), offset: 0, pageToken: null, firstPage: true, newest });
-    if (at.offset > 0) return encode({ since: new Date(at.since.getTime() + 1), offset: 0, pageToken: null, firstPage: true, newest });
+    if (last !== null)
+      return encode({
+        since: new Date(Math.max(last, at.since.getTime()) + 1),
+        offset: 0,
+        pageToken: null,
+        firstPage: true,
+        newest,
+      });
+    if (at.offset > 0)
+      return encode({ since: new Date(at.since.getTime() + 1), offset: 0, pageToken: null, firstPage: true, newest });
     return encode({ ...at, firstPage: true, newest });
   }
 
@@ -142,13 +168,24 @@ export class TimeWindowCursor {
 
 function toMillis(t: TimeLike): number {
   const ms = t instanceof Date ? t.getTime() : typeof t === 'number' ? t : Date.parse(t);
-  if (!Number.isFinite(ms)) throw new ConnectorError('invalid_payload', `an update time the platform sent is not a time: ${String(t).slice(0, 40)}`);
+  if (!Number.isFinite(ms))
+    throw new ConnectorError(
+      'invalid_payload',
+      `an update time the platform sent is not a time: ${String(t).slice(0, 40)}`,
+    );
   return ms;
 }
 
 /** Always the same text for the same position: core compares cursors to know a poll is done. */
 function encode(p: PollPosition): string {
-  const stored: Stored = { v: 1, since: p.since.toISOString(), offset: p.offset, pageToken: p.pageToken, firstPage: p.firstPage, newest: p.newest?.toISOString() ?? null };
+  const stored: Stored = {
+    v: 1,
+    since: p.since.toISOString(),
+    offset: p.offset,
+    pageToken: p.pageToken,
+    firstPage: p.firstPage,
+    newest: p.newest?.toISOString() ?? null,
+  };
   return JSON.stringify(stored);
 }
 
@@ -162,7 +199,14 @@ function decode(cursor: string): PollPosition | null {
   if (typeof s !== 'object' || s === null || s.v !== 1) return null;
   const since = typeof s.since === 'string' ? new Date(s.since) : null;
   const newest = s.newest === null ? null : typeof s.newest === 'string' ? new Date(s.newest) : undefined;
-  if (!since || Number.isNaN(since.getTime()) || newest === undefined || (newest && Number.isNaN(newest.getTime()))) return null;
-  if (!Number.isInteger(s.offset) || s.offset! < 0 || typeof s.firstPage !== 'boolean' || !(s.pageToken === null || typeof s.pageToken === 'string')) return null;
+  if (!since || Number.isNaN(since.getTime()) || newest === undefined || (newest && Number.isNaN(newest.getTime())))
+    return null;
+  if (
+    !Number.isInteger(s.offset) ||
+    s.offset! < 0 ||
+    typeof s.firstPage !== 'boolean' ||
+    !(s.pageToken === null || typeof s.pageToken === 'string')
+  )
+    return null;
   return { since, offset: s.offset!, pageToken: s.pageToken, firstPage: s.firstPage, newest };
 }

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { ConnectorError, fetchOver, type HttpClient, type HttpRequest, type HttpResponse } from '../src/index.ts';
 
 /** An HttpClient that records what it was asked and answers `reply`. */
-function recording(reply: HttpResponse | Error = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' }): HttpClient & { sent: HttpRequest[] } {
+function recording(
+  reply: HttpResponse | Error = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' },
+): HttpClient & { sent: HttpRequest[] } {
   const sent: HttpRequest[] = [];
   return {
     sent,
@@ -17,8 +19,19 @@ function recording(reply: HttpResponse | Error = { status: 200, headers: { 'cont
 describe('connector kit: fetch adapter over the HttpClient', () => {
   it('sends a fetch call as one HttpRequest and answers a Response with its status, headers and body', async () => {
     const http = recording();
-    const res = await fetchOver(http)('https://api.platform.example/v1/orders?limit=2', { method: 'post', headers: { Authorization: 'token', 'Content-Type': 'application/json' }, body: '{"a":1}' });
-    expect(http.sent).to.deep.equal([{ method: 'POST', url: 'https://api.platform.example/v1/orders?limit=2', headers: { authorization: 'token', 'content-type': 'application/json' }, body: '{"a":1}' }]);
+    const res = await fetchOver(http)('https://api.platform.example/v1/orders?limit=2', {
+      method: 'post',
+      headers: { Authorization: 'token', 'Content-Type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(http.sent).to.deep.equal([
+      {
+        method: 'POST',
+        url: 'https://api.platform.example/v1/orders?limit=2',
+        headers: { authorization: 'token', 'content-type': 'application/json' },
+        body: '{"a":1}',
+      },
+    ]);
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/json');
     expect(await res.json()).to.deep.equal({ ok: true });
@@ -27,17 +40,34 @@ describe('connector kit: fetch adapter over the HttpClient', () => {
   it('reads URL objects and Request objects (method, headers and body)', async () => {
     const http = recording();
     await fetchOver(http)(new URL('https://api.platform.example/v1/shop'));
-    await fetchOver(http)(new Request('https://api.platform.example/v1/orders', { method: 'PUT', headers: { 'x-key': 'k' }, body: 'status=shipped' }));
+    await fetchOver(http)(
+      new Request('https://api.platform.example/v1/orders', {
+        method: 'PUT',
+        headers: { 'x-key': 'k' },
+        body: 'status=shipped',
+      }),
+    );
     expect(http.sent[0]).to.deep.equal({ method: 'GET', url: 'https://api.platform.example/v1/shop', headers: {} });
-    expect(http.sent[1]).to.deep.include({ method: 'PUT', url: 'https://api.platform.example/v1/orders', body: 'status=shipped' });
+    expect(http.sent[1]).to.deep.include({
+      method: 'PUT',
+      url: 'https://api.platform.example/v1/orders',
+      body: 'status=shipped',
+    });
     expect(http.sent[1]!.headers).to.include({ 'x-key': 'k' });
   });
 
   it('sets the content type fetch would for form and text bodies, and sends bytes as UTF-8 text', async () => {
     const http = recording();
-    await fetchOver(http)('https://api.platform.example/token', { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'r 1' }) });
+    await fetchOver(http)('https://api.platform.example/token', {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'r 1' }),
+    });
     await fetchOver(http)('https://api.platform.example/text', { method: 'POST', body: 'plain' });
-    await fetchOver(http)('https://api.platform.example/bytes', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode('{"é":1}') });
+    await fetchOver(http)('https://api.platform.example/bytes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new TextEncoder().encode('{"é":1}'),
+    });
     expect(http.sent[0]).to.deep.include({ body: 'grant_type=refresh_token&refresh_token=r+1' });
     expect(http.sent[0]!.headers).to.deep.equal({ 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' });
     expect(http.sent[1]!.headers).to.deep.equal({ 'content-type': 'text/plain;charset=UTF-8' });
@@ -51,10 +81,14 @@ describe('connector kit: fetch adapter over the HttpClient', () => {
   });
 
   it('answers statuses as they are (a 3xx is not followed), and bodyless statuses without a body', async () => {
-    const moved = await fetchOver(recording({ status: 302, headers: { location: 'https://elsewhere.example/' }, body: '' }))('https://api.platform.example/');
+    const moved = await fetchOver(
+      recording({ status: 302, headers: { location: 'https://elsewhere.example/' }, body: '' }),
+    )('https://api.platform.example/');
     expect(moved.status).to.equal(302);
     expect(moved.headers.get('location')).to.equal('https://elsewhere.example/');
-    const empty = await fetchOver(recording({ status: 204, headers: {}, body: '' }))('https://api.platform.example/', { method: 'DELETE' });
+    const empty = await fetchOver(recording({ status: 204, headers: {}, body: '' }))('https://api.platform.example/', {
+      method: 'DELETE',
+    });
     expect(empty.status).to.equal(204);
     expect(await empty.text()).to.equal('');
   });
@@ -64,8 +98,12 @@ describe('connector kit: fetch adapter over the HttpClient', () => {
     const err = await fetchOver(recording(failing))('https://api.platform.example/').catch((e: unknown) => e);
     expect(err).to.equal(failing);
     const http = recording();
-    expect(await fetchOver(http)('https://api.platform.example/', { method: 'OPTIONS' }).catch((e: unknown) => e)).to.be.instanceOf(TypeError);
-    const aborted = await fetchOver(http)('https://api.platform.example/', { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(
+      await fetchOver(http)('https://api.platform.example/', { method: 'OPTIONS' }).catch((e: unknown) => e),
+    ).to.be.instanceOf(TypeError);
+    const aborted = await fetchOver(http)('https://api.platform.example/', { signal: AbortSignal.abort() }).catch(
+      (e: unknown) => e,
+    );
     expect((aborted as Error).name).to.equal('AbortError');
     expect(http.sent).to.have.length(0);
   });

@@ -16,19 +16,33 @@ const SW_SIGNATURE = 'g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=';
 
 describe('connector kit: HMAC signatures', () => {
   it('computes the platforms’ published vectors (hex and base64, parts joined without separator)', () => {
-    expect(hmacSignature(['test_app_key', Buffer.from(TIKTOK_BODY)], 'test_app_secret', { encoding: 'hex' })).to.equal(TIKTOK_SIGNATURE);
+    expect(hmacSignature(['test_app_key', Buffer.from(TIKTOK_BODY)], 'test_app_secret', { encoding: 'hex' })).to.equal(
+      TIKTOK_SIGNATURE,
+    );
     expect(hmacSignature(TIKTOK_REQUEST_STRING, 'test_app_secret', { encoding: 'hex' })).to.equal(TIKTOK_REQUEST_SIGN);
     expect(hmacSignature(SW_SIGNED, SW_KEY, { encoding: 'base64' })).to.equal(SW_SIGNATURE);
     // RFC 2202-style SHA-1 check value for the classic pangram.
-    expect(hmacSignature('The quick brown fox jumps over the lazy dog', 'key', { encoding: 'hex', algorithm: 'sha1' })).to.equal('de7c9b85b8b78aa6bc8a7a36f70a90701c9db4d9');
+    expect(
+      hmacSignature('The quick brown fox jumps over the lazy dog', 'key', { encoding: 'hex', algorithm: 'sha1' }),
+    ).to.equal('de7c9b85b8b78aa6bc8a7a36f70a90701c9db4d9');
   });
 
   it('verifies on the raw bytes: hex in either case, base64 and base64url', () => {
     const raw = Buffer.from(TIKTOK_BODY);
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'test_app_secret', { encoding: 'hex' })).to.equal(true);
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE.toUpperCase(), ['test_app_key', raw], 'test_app_secret', { encoding: 'hex' })).to.equal(true);
+    expect(
+      verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'test_app_secret', { encoding: 'hex' }),
+    ).to.equal(true);
+    expect(
+      verifyHmacSignature(TIKTOK_SIGNATURE.toUpperCase(), ['test_app_key', raw], 'test_app_secret', {
+        encoding: 'hex',
+      }),
+    ).to.equal(true);
     expect(verifyHmacSignature(SW_SIGNATURE, Buffer.from(SW_SIGNED), SW_KEY, { encoding: 'base64' })).to.equal(true);
-    expect(verifyHmacSignature(Buffer.from(SW_SIGNATURE, 'base64').toString('base64url'), SW_SIGNED, SW_KEY, { encoding: 'base64' })).to.equal(true);
+    expect(
+      verifyHmacSignature(Buffer.from(SW_SIGNATURE, 'base64').toString('base64url'), SW_SIGNED, SW_KEY, {
+        encoding: 'base64',
+      }),
+    ).to.equal(true);
     expect(verifyHmacSignature(` ${SW_SIGNATURE}\n`, SW_SIGNED, SW_KEY, { encoding: 'base64' })).to.equal(true);
   });
 
@@ -36,15 +50,34 @@ describe('connector kit: HMAC signatures', () => {
     const raw = Buffer.from(TIKTOK_BODY);
     const reserialised = JSON.stringify(JSON.parse(TIKTOK_BODY), null, 1);
     const changed = Buffer.from(TIKTOK_BODY.replace('AWAITING_SHIPMENT', 'AWAITING_SHIPMENS'));
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', changed], 'test_app_secret', { encoding: 'hex' })).to.equal(false);
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', reserialised], 'test_app_secret', { encoding: 'hex' })).to.equal(false);
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'other_secret', { encoding: 'hex' })).to.equal(false);
-    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'test_app_secret', { encoding: 'hex', algorithm: 'sha1' })).to.equal(false);
+    expect(
+      verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', changed], 'test_app_secret', { encoding: 'hex' }),
+    ).to.equal(false);
+    expect(
+      verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', reserialised], 'test_app_secret', { encoding: 'hex' }),
+    ).to.equal(false);
+    expect(verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'other_secret', { encoding: 'hex' })).to.equal(
+      false,
+    );
+    expect(
+      verifyHmacSignature(TIKTOK_SIGNATURE, ['test_app_key', raw], 'test_app_secret', {
+        encoding: 'hex',
+        algorithm: 'sha1',
+      }),
+    ).to.equal(false);
   });
 
   it('answers false (never throws) for a missing, empty, truncated or malformed signature', () => {
     const raw = ['test_app_key', TIKTOK_BODY];
-    for (const bad of [undefined, '', TIKTOK_SIGNATURE.slice(0, 62), `${TIKTOK_SIGNATURE}00`, `${TIKTOK_SIGNATURE.slice(0, 63)}z`, 'not hex at all', TIKTOK_SIGNATURE.slice(1)]) {
+    for (const bad of [
+      undefined,
+      '',
+      TIKTOK_SIGNATURE.slice(0, 62),
+      `${TIKTOK_SIGNATURE}00`,
+      `${TIKTOK_SIGNATURE.slice(0, 63)}z`,
+      'not hex at all',
+      TIKTOK_SIGNATURE.slice(1),
+    ]) {
       expect(verifyHmacSignature(bad, raw, 'test_app_secret', { encoding: 'hex' }), String(bad)).to.equal(false);
     }
     for (const bad of ['', '%%%%', SW_SIGNATURE.slice(0, 20), `${SW_SIGNATURE}AAAA`, 'v1,' + SW_SIGNATURE]) {

@@ -28,9 +28,19 @@ describe('connector kit: RS256 JWT (Wix webhook bodies)', () => {
     const verdict = await verifyRs256Jwt(token, publicKeyPem, { now });
     if (!verdict.ok) expect.fail(verdict.reason);
     expect(verdict.header).to.deep.equal({ kid: 'wix-key', alg: 'RS256', typ: 'JWT' });
-    const envelope = JSON.parse(String(verdict.payload.data)) as { eventType: string; instanceId: string; data: string };
-    expect(envelope).to.include({ eventType: 'wix.ecom.v1.order_approved', instanceId: '6f2b5e2a-0000-4000-8000-0000000000aa' });
-    expect((JSON.parse(envelope.data) as { actionEvent: { body: { order: { paymentStatus: string } } } }).actionEvent.body.order.paymentStatus).to.equal('PAID');
+    const envelope = JSON.parse(String(verdict.payload.data)) as {
+      eventType: string;
+      instanceId: string;
+      data: string;
+    };
+    expect(envelope).to.include({
+      eventType: 'wix.ecom.v1.order_approved',
+      instanceId: '6f2b5e2a-0000-4000-8000-0000000000aa',
+    });
+    expect(
+      (JSON.parse(envelope.data) as { actionEvent: { body: { order: { paymentStatus: string } } } }).actionEvent.body
+        .order.paymentStatus,
+    ).to.equal('PAID');
   });
 
   it('verifies without exp/iat (optional claims), and against a KeyObject', async () => {
@@ -43,18 +53,32 @@ describe('connector kit: RS256 JWT (Wix webhook bodies)', () => {
     const token = signRs256Jwt({ data: WIX_DATA, iat: ISSUED }, privateKeyPem);
     const [h, , s] = token.split('.');
     const tampered = `${h}.${b64({ data: WIX_DATA.replace('PAID', 'NOT_PAID'), iat: ISSUED })}.${s}`;
-    expect(await verifyRs256Jwt(tampered, publicKeyPem, { now })).to.deep.equal({ ok: false, reason: 'the JWT signature does not verify' });
-    expect((await verifyRs256Jwt(signRs256Jwt({ data: WIX_DATA }, otherPrivate), publicKeyPem, { now })).ok).to.equal(false);
-    expect(await verifyRs256Jwt(token.split('.').slice(0, 2).join('.'), publicKeyPem, { now })).to.deep.equal({ ok: false, reason: 'not a JWT (three base64url parts)' });
+    expect(await verifyRs256Jwt(tampered, publicKeyPem, { now })).to.deep.equal({
+      ok: false,
+      reason: 'the JWT signature does not verify',
+    });
+    expect((await verifyRs256Jwt(signRs256Jwt({ data: WIX_DATA }, otherPrivate), publicKeyPem, { now })).ok).to.equal(
+      false,
+    );
+    expect(await verifyRs256Jwt(token.split('.').slice(0, 2).join('.'), publicKeyPem, { now })).to.deep.equal({
+      ok: false,
+      reason: 'not a JWT (three base64url parts)',
+    });
     expect((await verifyRs256Jwt(`${token}\n`, publicKeyPem, { now })).ok).to.equal(false);
   });
 
   it('refuses alg none, and HS256 keyed with the public key (algorithm confusion), before using the key', async () => {
     const payload = b64({ data: WIX_DATA });
-    expect(await verifyRs256Jwt(`${b64({ alg: 'none' })}.${payload}.AA`, publicKeyPem, { now })).to.deep.equal({ ok: false, reason: 'the JWT is signed with "none", not RS256' });
+    expect(await verifyRs256Jwt(`${b64({ alg: 'none' })}.${payload}.AA`, publicKeyPem, { now })).to.deep.equal({
+      ok: false,
+      reason: 'the JWT is signed with "none", not RS256',
+    });
     const header = b64({ alg: 'HS256', typ: 'JWT' });
     const forged = `${header}.${payload}.${createHmac('sha256', publicKeyPem).update(`${header}.${payload}`).digest('base64url')}`;
-    expect(await verifyRs256Jwt(forged, publicKeyPem, { now })).to.deep.equal({ ok: false, reason: 'the JWT is signed with "HS256", not RS256' });
+    expect(await verifyRs256Jwt(forged, publicKeyPem, { now })).to.deep.equal({
+      ok: false,
+      reason: 'the JWT is signed with "HS256", not RS256',
+    });
   });
 
   it('checks exp, nbf and iat with a minute of leeway', async () => {
@@ -62,16 +86,23 @@ describe('connector kit: RS256 JWT (Wix webhook bodies)', () => {
     const t = now.getTime() / 1000;
     expect((await verifyRs256Jwt(token({ exp: t - 30 }), publicKeyPem, { now })).ok).to.equal(true);
     expect(await verifyRs256Jwt(token({ exp: t - 61 }), publicKeyPem, { now })).to.include({ ok: false });
-    expect((await verifyRs256Jwt(token({ exp: t - 61 }), publicKeyPem, { now, clockToleranceMs: 0 })).ok).to.equal(false);
+    expect((await verifyRs256Jwt(token({ exp: t - 61 }), publicKeyPem, { now, clockToleranceMs: 0 })).ok).to.equal(
+      false,
+    );
     expect((await verifyRs256Jwt(token({ nbf: t + 120 }), publicKeyPem, { now })).ok).to.equal(false);
     expect((await verifyRs256Jwt(token({ iat: t + 120 }), publicKeyPem, { now })).ok).to.equal(false);
     expect((await verifyRs256Jwt(token({ iat: t + 30 }), publicKeyPem, { now })).ok).to.equal(true);
-    expect(await verifyRs256Jwt(token({ exp: 'tomorrow' }), publicKeyPem, { now })).to.deep.equal({ ok: false, reason: 'the JWT has an exp, nbf or iat that is not a number' });
+    expect(await verifyRs256Jwt(token({ exp: 'tomorrow' }), publicKeyPem, { now })).to.deep.equal({
+      ok: false,
+      reason: 'the JWT has an exp, nbf or iat that is not a number',
+    });
   });
 
   it('checks issuer and audience when asked', async () => {
     const token = signRs256Jwt({ data: WIX_DATA, iss: 'wix.com', aud: ['app-1', 'app-2'] }, privateKeyPem);
-    expect((await verifyRs256Jwt(token, publicKeyPem, { now, issuer: 'wix.com', audience: 'app-2' })).ok).to.equal(true);
+    expect((await verifyRs256Jwt(token, publicKeyPem, { now, issuer: 'wix.com', audience: 'app-2' })).ok).to.equal(
+      true,
+    );
     expect((await verifyRs256Jwt(token, publicKeyPem, { now, issuer: 'evil.example' })).ok).to.equal(false);
     expect((await verifyRs256Jwt(token, publicKeyPem, { now, audience: 'app-3' })).ok).to.equal(false);
   });
@@ -80,6 +111,9 @@ describe('connector kit: RS256 JWT (Wix webhook bodies)', () => {
     const token = signRs256Jwt({ data: WIX_DATA }, privateKeyPem);
     expect((await verifyRs256Jwt(token, 'not a PEM', { now })).ok).to.equal(false);
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
-    expect(await verifyRs256Jwt(token, ec, { now })).to.deep.equal({ ok: false, reason: 'the public key is not an RSA key' });
+    expect(await verifyRs256Jwt(token, ec, { now })).to.deep.equal({
+      ok: false,
+      reason: 'the public key is not an RSA key',
+    });
   });
 });

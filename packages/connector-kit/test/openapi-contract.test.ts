@@ -7,12 +7,25 @@ const swagger2 = {
   paths: {
     '/things/{id}': {
       parameters: [{ name: 'id', in: 'path', required: true, type: 'string' }],
-      get: { operationId: 'getThing', parameters: [{ name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: ['A', 'B'] } }, { name: 'size', in: 'query', type: 'integer', maximum: 20 }] },
-      post: { operationId: 'putThing', parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/Thing' } }] },
+      get: {
+        operationId: 'getThing',
+        parameters: [
+          { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: ['A', 'B'] } },
+          { name: 'size', in: 'query', type: 'integer', maximum: 20 },
+        ],
+      },
+      post: {
+        operationId: 'putThing',
+        parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/Thing' } }],
+      },
     },
   },
   definitions: {
-    Thing: { type: 'object', required: ['ref'], properties: { ref: { type: 'string' }, items: { type: 'array', items: { $ref: '#/definitions/Item' } } } },
+    Thing: {
+      type: 'object',
+      required: ['ref'],
+      properties: { ref: { type: 'string' }, items: { type: 'array', items: { $ref: '#/definitions/Item' } } },
+    },
     Item: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } },
   },
 };
@@ -22,21 +35,33 @@ const oas3 = {
     '/shops/{shop_id}/listings': {
       get: {
         operationId: 'list',
-        parameters: [{ name: 'shop_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }, { name: 'flag', in: 'query', schema: { type: 'boolean', nullable: true } }],
+        parameters: [
+          { name: 'shop_id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+          { name: 'flag', in: 'query', schema: { type: 'boolean', nullable: true } },
+        ],
         security: [{ api_key: [], oauth2: ['listings_r'] }],
       },
     },
   },
-  components: { securitySchemes: { api_key: { type: 'apiKey', in: 'header', name: 'x-api-key' }, oauth2: { type: 'oauth2', flows: {} } } },
+  components: {
+    securitySchemes: {
+      api_key: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      oauth2: { type: 'oauth2', flows: {} },
+    },
+  },
 };
 
 describe('OpenApiContract: requests held to a published OpenAPI document', () => {
   const two = new OpenApiContract(swagger2, 'S2');
   const three = new OpenApiContract(oas3, 'O3');
-  const get = (c: OpenApiContract, path: string, q: Record<string, string>, scopes?: string[]) => c.check({ method: 'GET', path, query: new URLSearchParams(q), ...(scopes ? { scopes } : {}) });
+  const get = (c: OpenApiContract, path: string, q: Record<string, string>, scopes?: string[]) =>
+    c.check({ method: 'GET', path, query: new URLSearchParams(q), ...(scopes ? { scopes } : {}) });
 
   it('accepts what the document allows and names the operation', () => {
-    assert.deepEqual(get(two, '/things/x1', { include: 'A,B', size: '20' }), { operationId: 'getThing', violations: [] });
+    assert.deepEqual(get(two, '/things/x1', { include: 'A,B', size: '20' }), {
+      operationId: 'getThing',
+      violations: [],
+    });
     assert.deepEqual(get(three, '/shops/7/listings', { flag: 'true' }, ['listings_r', 'shops_r']).violations, []);
   });
 
@@ -47,18 +72,37 @@ describe('OpenApiContract: requests held to a published OpenAPI document', () =>
       'S2 getThing: query size 21 is above 20',
       'S2 getThing: query parameter extra is not in the contract',
     ]);
-    assert.match(get(three, '/shops/0/listings', { flag: 'maybe' }).violations.join('\n'), /path shop_id 0 is below 1[^]*flag must be boolean/);
+    assert.match(
+      get(three, '/shops/0/listings', { flag: 'maybe' }).violations.join('\n'),
+      /path shop_id 0 is below 1[^]*flag must be boolean/,
+    );
   });
 
   it('checks bodies through $ref: required fields, nested types, undeclared fields, content type', () => {
-    const post = (body: unknown, contentType = 'application/json') => two.check({ method: 'POST', path: '/things/x1', query: new URLSearchParams(), body: JSON.stringify(body), contentType }).violations;
+    const post = (body: unknown, contentType = 'application/json') =>
+      two.check({
+        method: 'POST',
+        path: '/things/x1',
+        query: new URLSearchParams(),
+        body: JSON.stringify(body),
+        contentType,
+      }).violations;
     assert.deepEqual(post({ ref: '1', items: [{ n: 2 }] }), []);
-    assert.deepEqual(post({ items: [{ n: 0 }], other: true }), ['S2 putThing: body.ref is required', 'S2 putThing: body.items[0].n 0 is below 1', 'S2 putThing: body.other is not a field the contract declares']);
+    assert.deepEqual(post({ items: [{ n: 0 }], other: true }), [
+      'S2 putThing: body.ref is required',
+      'S2 putThing: body.items[0].n 0 is below 1',
+      'S2 putThing: body.other is not a field the contract declares',
+    ]);
     assert.match(post({ ref: '1' }, 'text/plain').join(), /content type text\/plain is not one of application\/json/);
-    assert.match(two.check({ method: 'POST', path: '/things/x1', query: new URLSearchParams() }).violations.join(), /request body is required/);
+    assert.match(
+      two.check({ method: 'POST', path: '/things/x1', query: new URLSearchParams() }).violations.join(),
+      /request body is required/,
+    );
   });
 
   it("refuses a token without the operation's OAuth scope", () => {
-    assert.deepEqual(get(three, '/shops/7/listings', {}, ['transactions_r']).violations, ['O3 list: the token lacks the OAuth scope listings_r (granted: transactions_r)']);
+    assert.deepEqual(get(three, '/shops/7/listings', {}, ['transactions_r']).violations, [
+      'O3 list: the token lacks the OAuth scope listings_r (granted: transactions_r)',
+    ]);
   });
 });

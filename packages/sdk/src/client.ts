@@ -7,10 +7,13 @@ import { retryingFetch } from './retrying-fetch.ts';
 import { SDK_VERSION } from './version.ts';
 
 type Op = keyof operations;
-type JsonOf<O extends Op, S extends number> = operations[O]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
+type JsonOf<O extends Op, S extends number> =
+  operations[O]['responses'] extends Record<S, { content: { 'application/json': infer B } }> ? B : never;
 type DataOf<O extends Op, S extends number = 200> = JsonOf<O, S> extends { data: infer D } ? D : never;
 type ItemOf<O extends Op> = DataOf<O> extends Array<infer I> ? I : never;
-type BodyOf<O extends Op> = operations[O] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type BodyOf<O extends Op> = operations[O] extends { requestBody?: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
 type QueryOf<O extends Op> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
 /** A list's filters: the operation's query without the cursor, and `limit` as a number. */
 type ListQuery<O extends Op> = Omit<QueryOf<O>, 'limit' | 'cursor'> & { limit?: number };
@@ -109,10 +112,13 @@ export class PrintApiClient {
 
   readonly products = {
     /** Every catalogue product matching the filters, page after page. */
-    list: (query: ListProductsQuery = {}): AsyncIterable<Product> => this.#iterate((q) => this.raw.GET('/products', { params: { query: q } }), query),
-    listPage: (query: ListProductsQuery & { cursor?: string } = {}): Promise<Page<Product>> => page(this.raw.GET('/products', { params: { query: pageQuery(query) } })),
+    list: (query: ListProductsQuery = {}): AsyncIterable<Product> =>
+      this.#iterate((q) => this.raw.GET('/products', { params: { query: q } }), query),
+    listPage: (query: ListProductsQuery & { cursor?: string } = {}): Promise<Page<Product>> =>
+      page(this.raw.GET('/products', { params: { query: pageQuery(query) } })),
     /** A product with its options, defaults and file requirements (id or slug in any language). */
-    get: (id: string, query: QueryOf<'getProduct'> = {}): Promise<ProductDetail> => data(this.raw.GET('/products/{id}', { params: { path: { id }, query } })),
+    get: (id: string, query: QueryOf<'getProduct'> = {}): Promise<ProductDetail> =>
+      data(this.raw.GET('/products/{id}', { params: { path: { id }, query } })),
   };
 
   readonly quotes = {
@@ -127,37 +133,56 @@ export class PrintApiClient {
      * (e.g. your shop's order id) to make repeats across processes safe too.
      */
     create: (input: PlaceOrderInput, options: { idempotencyKey?: string } = {}): Promise<OrderResult> =>
-      data(this.raw.POST('/orders', { body: input, params: { header: { 'Idempotency-Key': options.idempotencyKey ?? randomUUID() } } }), [200, 201]),
+      data(
+        this.raw.POST('/orders', {
+          body: input,
+          params: { header: { 'Idempotency-Key': options.idempotencyKey ?? randomUUID() } },
+        }),
+        [200, 201],
+      ),
     get: (id: string): Promise<Order> => data(this.raw.GET('/orders/{id}', { params: { path: { id } } })),
     /** Every order matching the filters, newest first, page after page: `for await (const order of client.orders.list())`. */
-    list: (query: ListOrdersQuery = {}): AsyncIterable<Order> => this.#iterate((q) => this.raw.GET('/orders', { params: { query: q } }), query),
-    listPage: (query: ListOrdersQuery & { cursor?: string } = {}): Promise<Page<Order>> => page(this.raw.GET('/orders', { params: { query: pageQuery(query) } })),
+    list: (query: ListOrdersQuery = {}): AsyncIterable<Order> =>
+      this.#iterate((q) => this.raw.GET('/orders', { params: { query: q } }), query),
+    listPage: (query: ListOrdersQuery & { cursor?: string } = {}): Promise<Page<Order>> =>
+      page(this.raw.GET('/orders', { params: { query: pageQuery(query) } })),
     /** Cancels while production has not started (409 `order_not_cancellable` after). */
     cancel: (id: string): Promise<Order> => data(this.raw.POST('/orders/{id}/cancel', { params: { path: { id } } })),
     /** Supplies or replaces a line's print file while the order is AWAITING_FILE. */
     replaceLineFile: (id: string, line: number, fileUrl: string): Promise<Order> =>
-      data(this.raw.PUT('/orders/{id}/lines/{line}/file', { params: { path: { id, line: String(line) } }, body: { fileUrl } })),
+      data(
+        this.raw.PUT('/orders/{id}/lines/{line}/file', {
+          params: { path: { id, line: String(line) } },
+          body: { fileUrl },
+        }),
+      ),
   };
 
   readonly wallet = {
     /** The balance (euro cents) and the first page of the ledger. */
-    get: (query: { limit?: number; cursor?: string } = {}): Promise<Wallet> => data(this.raw.GET('/wallet', { params: { query: pageQuery(query) } })),
+    get: (query: { limit?: number; cursor?: string } = {}): Promise<Wallet> =>
+      data(this.raw.GET('/wallet', { params: { query: pageQuery(query) } })),
   };
 
   readonly resellerProducts = {
     list: (query: ListQuery<'listResellerProducts'> = {}): AsyncIterable<ResellerProduct> =>
       this.#iterate((q) => this.raw.GET('/reseller-products', { params: { query: q } }), query),
-    create: (input: ResellerProductInput): Promise<ResellerProduct> => data(this.raw.POST('/reseller-products', { body: input }), [201]),
-    get: (idOrSku: string): Promise<ResellerProduct> => data(this.raw.GET('/reseller-products/{id}', { params: { path: { id: idOrSku } } })),
+    create: (input: ResellerProductInput): Promise<ResellerProduct> =>
+      data(this.raw.POST('/reseller-products', { body: input }), [201]),
+    get: (idOrSku: string): Promise<ResellerProduct> =>
+      data(this.raw.GET('/reseller-products/{id}', { params: { path: { id: idOrSku } } })),
     update: (idOrSku: string, patch: ResellerProductPatch): Promise<ResellerProduct> =>
       data(this.raw.PATCH('/reseller-products/{id}', { params: { path: { id: idOrSku } }, body: patch })),
-    delete: (idOrSku: string) => data(this.raw.DELETE('/reseller-products/{id}', { params: { path: { id: idOrSku } } })),
+    delete: (idOrSku: string) =>
+      data(this.raw.DELETE('/reseller-products/{id}', { params: { path: { id: idOrSku } } })),
   };
 
   readonly webhooks = {
-    list: (): AsyncIterable<WebhookEndpoint> => this.#iterate((q) => this.raw.GET('/webhooks', { params: { query: q } }), {}),
+    list: (): AsyncIterable<WebhookEndpoint> =>
+      this.#iterate((q) => this.raw.GET('/webhooks', { params: { query: q } }), {}),
     /** Registers an https endpoint; the answer carries its `secret`, shown only this once. */
-    create: (input: WebhookInput): Promise<CreatedWebhookEndpoint> => data(this.raw.POST('/webhooks', { body: input }), [201]),
+    create: (input: WebhookInput): Promise<CreatedWebhookEndpoint> =>
+      data(this.raw.POST('/webhooks', { body: input }), [201]),
     get: (id: string): Promise<WebhookEndpoint> => data(this.raw.GET('/webhooks/{id}', { params: { path: { id } } })),
     delete: (id: string) => data(this.raw.DELETE('/webhooks/{id}', { params: { path: { id } } })),
     deliveries: (id: string, query: ListQuery<'listWebhookDeliveries'> = {}): AsyncIterable<WebhookDelivery> =>
@@ -172,7 +197,13 @@ export class PrintApiClient {
      * machine. A dropped stream resumes after the last event received.
      */
     listen: (options: ListenOptions = {}): ListenSession =>
-      listen({ ...options, url: `${this.baseUrl}/events/stream`, apiKey: this.#apiKey, userAgent: this.#userAgent, fetch: options.fetch ?? globalThis.fetch }),
+      listen({
+        ...options,
+        url: `${this.baseUrl}/events/stream`,
+        apiKey: this.#apiKey,
+        userAgent: this.#userAgent,
+        fetch: options.fetch ?? globalThis.fetch,
+      }),
   };
 
   /** Page after page until nextCursor is null. */
@@ -196,10 +227,15 @@ export function createClient(options: ClientOptions): PrintApiClient {
 
 /** The query as sent: numbers as text, undefined left out. */
 function pageQuery<Q extends Record<string, unknown>>(query: Q): any {
-  return Object.fromEntries(Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, typeof v === 'number' ? String(v) : v]])));
+  return Object.fromEntries(
+    Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, typeof v === 'number' ? String(v) : v]])),
+  );
 }
 
-async function data<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>, ok: number[] = [200]): Promise<T extends { data: infer D } ? D : never> {
+async function data<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  ok: number[] = [200],
+): Promise<T extends { data: infer D } ? D : never> {
   const { data: body, error, response } = await call;
   if (!ok.includes(response.status) || body === undefined) throw errorFromResponse(response, error);
   return (body as { data: any }).data;

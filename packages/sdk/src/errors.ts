@@ -50,7 +50,14 @@ export class PrintApiError extends Error {
   readonly requestId: string | undefined;
   readonly headers: Headers | undefined;
 
-  constructor(init: { status: number; code: string; message: string; details?: ErrorDetail[] | undefined; requestId?: string | undefined; headers?: Headers | undefined }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: ErrorDetail[] | undefined;
+    requestId?: string | undefined;
+    headers?: Headers | undefined;
+  }) {
     super(init.message);
     this.name = new.target.name;
     this.status = init.status;
@@ -102,7 +109,10 @@ export function errorFromResponse(response: Response, body: unknown): PrintApiEr
   return new Type({
     status: response.status,
     code: typeof error?.code === 'string' ? error.code : `http_${response.status}`,
-    message: typeof error?.message === 'string' ? error.message : `The API answered ${response.status} ${response.statusText}.`,
+    message:
+      typeof error?.message === 'string'
+        ? error.message
+        : `The API answered ${response.status} ${response.statusText}.`,
     details: Array.isArray(error?.details) ? (error.details as ErrorDetail[]) : undefined,
     requestId: response.headers.get('x-request-id') ?? undefined,
     headers: response.headers,

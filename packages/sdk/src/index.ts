@@ -41,4 +41,11 @@ export type { ForwardResult, ListenOptions, ListenSession } from './listen.ts';
 export type { components, operations, paths } from './generated/api.ts';
 export { SDK_VERSION } from './version.ts';
 export { newWebhookSecret, signWebhook, type SignOptions } from './webhook-signer.ts';
-export { verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookEvent, type WebhookHeaders, type WebhookVerificationErrorCode } from './webhook-verifier.ts';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+  type WebhookVerificationErrorCode,
+} from './webhook-verifier.ts';

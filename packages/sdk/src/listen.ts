@@ -65,7 +65,9 @@ export interface ForwardAttempt {
 }
 
 /** @internal The client's part: where and as whom to stream (`url` may carry a query of its own). */
-export function listen(options: ListenOptions & ListenHooks & { url: string; apiKey: string; userAgent: string; fetch: typeof fetch }): ListenSession {
+export function listen(
+  options: ListenOptions & ListenHooks & { url: string; apiKey: string; userAgent: string; fetch: typeof fetch },
+): ListenSession {
   const secret = options.secret ?? newWebhookSecret();
   const abort = new AbortController();
   if (options.signal) options.signal.addEventListener('abort', () => abort.abort(), { once: true });
@@ -84,7 +86,12 @@ export function listen(options: ListenOptions & ListenHooks & { url: string; api
       let res: Response;
       try {
         res = await options.fetch(url, {
-          headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream', 'user-agent': options.userAgent, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+          headers: {
+            authorization: `Bearer ${options.apiKey}`,
+            accept: 'text/event-stream',
+            'user-agent': options.userAgent,
+            ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+          },
           signal,
         });
       } catch (err) {
@@ -113,7 +120,17 @@ export function listen(options: ListenOptions & ListenHooks & { url: string; api
           if (message.id) lastEventId = message.id;
           options.onMessage?.(message);
           const event = JSON.parse(message.data) as WebhookEvent;
-          const forwarded = options.forwardTo ? await forward({ url: options.forwardTo, secret, message, attempts: options.attempts ?? 3, fetchFn: options.fetch, signal, onAttempt: options.onForwardAttempt }) : undefined;
+          const forwarded = options.forwardTo
+            ? await forward({
+                url: options.forwardTo,
+                secret,
+                message,
+                attempts: options.attempts ?? 3,
+                fetchFn: options.fetch,
+                signal,
+                onAttempt: options.onForwardAttempt,
+              })
+            : undefined;
           await options.onEvent?.(event, { forwarded });
         }
       } catch (err) {
@@ -153,7 +170,10 @@ async function forward(input: {
     try {
       const res = await fetchFn(url, {
         method: 'POST',
-        headers: { ...signWebhook(message.data, secret, { eventType: message.event, deliveryId, attempt }), 'user-agent': 'print-api-webhooks/1.0 (listen)' },
+        headers: {
+          ...signWebhook(message.data, secret, { eventType: message.event, deliveryId, attempt }),
+          'user-agent': 'print-api-webhooks/1.0 (listen)',
+        },
         body: message.data,
         redirect: 'manual',
         signal: AbortSignal.any([signal, AbortSignal.timeout(10_000)]),
@@ -175,9 +195,13 @@ async function forward(input: {
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -35,7 +35,11 @@ export function retryingFetch(options: RetryOptions): (input: Request) => Promis
           continue;
         }
         const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-        throw new ConnectionError({ status: 0, code: 'connection_failed', message: `${input.method} ${input.url} got no answer (${cause}): ${(err as Error).message}` });
+        throw new ConnectionError({
+          status: 0,
+          code: 'connection_failed',
+          message: `${input.method} ${input.url} got no answer (${cause}): ${(err as Error).message}`,
+        });
       }
       const retryable = response.status === 429 || (safe && [500, 502, 503, 504].includes(response.status));
       if (!retryable || attempt >= options.maxRetries) return response;

@@ -15,7 +15,9 @@ export interface ServerSentEvent {
 export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<ServerSentEvent> {
   const decoder = new TextDecoder();
   const parsed: ServerSentEvent[] = [];
-  const parser = createParser({ onEvent: (message) => void parsed.push({ id: message.id, event: message.event ?? 'message', data: message.data }) });
+  const parser = createParser({
+    onEvent: (message) => void parsed.push({ id: message.id, event: message.event ?? 'message', data: message.data }),
+  });
   for await (const chunk of body) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     yield* parsed.splice(0);

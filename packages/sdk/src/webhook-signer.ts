@@ -30,10 +30,16 @@ export function newWebhookSecret(): string {
  * await fetch('http://localhost:4000/hooks', { method: 'POST', body, headers: signWebhook(body, secret) });
  * ```
  */
-export function signWebhook(rawBody: string, secret: string | readonly string[], options: SignOptions = {}): Record<string, string> {
+export function signWebhook(
+  rawBody: string,
+  secret: string | readonly string[],
+  options: SignOptions = {},
+): Record<string, string> {
   const timestamp = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const secrets = typeof secret === 'string' ? [secret] : secret;
-  const signature = secrets.map((key) => `v1=${createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest('hex')}`).join(',');
+  const signature = secrets
+    .map((key) => `v1=${createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest('hex')}`)
+    .join(',');
   let eventType = options.eventType;
   if (eventType === undefined) {
     try {

@@ -1,7 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Why a webhook was refused. */
-export type WebhookVerificationErrorCode = 'missing_header' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' | 'invalid_body';
+export type WebhookVerificationErrorCode =
+  | 'missing_header'
+  | 'invalid_timestamp'
+  | 'timestamp_out_of_tolerance'
+  | 'invalid_signature'
+  | 'invalid_body';
 
 /** Thrown by `verifyWebhook`: answer the request with 400 and do not act on it. */
 export class WebhookVerificationError extends Error {
@@ -62,15 +67,24 @@ export function verifyWebhook<TData = Record<string, unknown>>(
 ): WebhookEvent<TData> {
   const timestampText = header(headers, 'x-service-timestamp');
   const signatureText = header(headers, 'x-service-signature');
-  if (!timestampText) throw new WebhookVerificationError('missing_header', 'The X-Service-Timestamp header is missing.');
-  if (!signatureText) throw new WebhookVerificationError('missing_header', 'The X-Service-Signature header is missing.');
-  if (!/^\d{1,12}$/.test(timestampText.trim())) throw new WebhookVerificationError('invalid_timestamp', 'X-Service-Timestamp is not Unix seconds.');
+  if (!timestampText)
+    throw new WebhookVerificationError('missing_header', 'The X-Service-Timestamp header is missing.');
+  if (!signatureText)
+    throw new WebhookVerificationError('missing_header', 'The X-Service-Signature header is missing.');
+  if (!/^\d{1,12}$/.test(timestampText.trim()))
+    throw new WebhookVerificationError('invalid_timestamp', 'X-Service-Timestamp is not Unix seconds.');
   const timestamp = Number(timestampText.trim());
   if (Math.abs(Math.floor(now.getTime() / 1000) - timestamp) > toleranceSeconds) {
-    throw new WebhookVerificationError('timestamp_out_of_tolerance', `The timestamp is more than ${toleranceSeconds} s away from now.`);
+    throw new WebhookVerificationError(
+      'timestamp_out_of_tolerance',
+      `The timestamp is more than ${toleranceSeconds} s away from now.`,
+    );
   }
 
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  const body =
+    typeof rawBody === 'string'
+      ? Buffer.from(rawBody, 'utf8')
+      : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
   // Several `v1=` values may be sent (e.g. while a secret is rotated): one match is enough.
   const candidates = signatureText
@@ -79,7 +93,8 @@ export function verifyWebhook<TData = Record<string, unknown>>(
     .filter((hex): hex is string => hex !== undefined);
   let matched = false;
   for (const hex of candidates) matched = timingSafeEqual(Buffer.from(hex, 'hex'), expected) || matched;
-  if (!matched) throw new WebhookVerificationError('invalid_signature', 'The signature does not match the body and the secret.');
+  if (!matched)
+    throw new WebhookVerificationError('invalid_signature', 'The signature does not match the body and the secret.');
 
   let event: unknown;
   try {
@@ -94,7 +109,8 @@ export function verifyWebhook<TData = Record<string, unknown>>(
 }
 
 function header(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   const record = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(record).find((k) => k.toLowerCase() === name);
   const value = key === undefined ? undefined : record[key];

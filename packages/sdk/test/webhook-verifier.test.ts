@@ -5,7 +5,13 @@ import { verifyWebhook, WebhookVerificationError } from '../src/index.ts';
 const SECRET = 'whsec_dGVzdC1zZWNyZXQtb2YtMzItYnl0ZXMtZm9yLXRlc3Rz';
 const NOW = new Date('2025-06-01T12:00:00Z');
 const nowSeconds = Math.floor(NOW.getTime() / 1000);
-const body = JSON.stringify({ id: 'evt_1', type: 'order.shipped', createdAt: NOW.toISOString(), testMode: false, data: { order: { id: 'ord_1' } } });
+const body = JSON.stringify({
+  id: 'evt_1',
+  type: 'order.shipped',
+  createdAt: NOW.toISOString(),
+  testMode: false,
+  data: { order: { id: 'ord_1' } },
+});
 
 /** Signs exactly as spec §6 says, written out here rather than taken from the service. */
 function sign(raw: string, timestamp: number, secret = SECRET): string {
@@ -13,7 +19,11 @@ function sign(raw: string, timestamp: number, secret = SECRET): string {
 }
 
 function headers(timestamp: number, signature = sign(body, timestamp)): Record<string, string> {
-  return { 'x-service-timestamp': String(timestamp), 'x-service-signature': signature, 'x-service-event': 'order.shipped' };
+  return {
+    'x-service-timestamp': String(timestamp),
+    'x-service-signature': signature,
+    'x-service-event': 'order.shipped',
+  };
 }
 
 function refusal(fn: () => unknown): string {
@@ -39,15 +49,30 @@ describe('verifyWebhook', () => {
 
   it('reads headers case-insensitively', () => {
     const h = headers(nowSeconds);
-    const event = verifyWebhook(body, { 'X-Service-Timestamp': h['x-service-timestamp'], 'X-Service-Signature': h['x-service-signature'] }, SECRET, { now: NOW });
+    const event = verifyWebhook(
+      body,
+      { 'X-Service-Timestamp': h['x-service-timestamp'], 'X-Service-Signature': h['x-service-signature'] },
+      SECRET,
+      { now: NOW },
+    );
     expect(event.id).to.equal('evt_1');
   });
 
   it('refuses a changed body, a wrong secret and a malformed signature', () => {
-    expect(refusal(() => verifyWebhook(body.replace('ord_1', 'ord_2'), headers(nowSeconds), SECRET, { now: NOW }))).to.equal('invalid_signature');
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds), `${SECRET}x`, { now: NOW }))).to.equal('invalid_signature');
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds, 'v1=abc'), SECRET, { now: NOW }))).to.equal('invalid_signature');
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds, sign(body, nowSeconds).replace('v1=', 'v0=')), SECRET, { now: NOW }))).to.equal('invalid_signature');
+    expect(
+      refusal(() => verifyWebhook(body.replace('ord_1', 'ord_2'), headers(nowSeconds), SECRET, { now: NOW })),
+    ).to.equal('invalid_signature');
+    expect(refusal(() => verifyWebhook(body, headers(nowSeconds), `${SECRET}x`, { now: NOW }))).to.equal(
+      'invalid_signature',
+    );
+    expect(refusal(() => verifyWebhook(body, headers(nowSeconds, 'v1=abc'), SECRET, { now: NOW }))).to.equal(
+      'invalid_signature',
+    );
+    expect(
+      refusal(() =>
+        verifyWebhook(body, headers(nowSeconds, sign(body, nowSeconds).replace('v1=', 'v0=')), SECRET, { now: NOW }),
+      ),
+    ).to.equal('invalid_signature');
   });
 
   it('refuses a signature made for another timestamp', () => {
@@ -56,27 +81,51 @@ describe('verifyWebhook', () => {
   });
 
   it('refuses stale and future timestamps beyond the tolerance, and accepts them at its edge', () => {
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds - 301), SECRET, { now: NOW }))).to.equal('timestamp_out_of_tolerance');
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds + 301), SECRET, { now: NOW }))).to.equal('timestamp_out_of_tolerance');
+    expect(refusal(() => verifyWebhook(body, headers(nowSeconds - 301), SECRET, { now: NOW }))).to.equal(
+      'timestamp_out_of_tolerance',
+    );
+    expect(refusal(() => verifyWebhook(body, headers(nowSeconds + 301), SECRET, { now: NOW }))).to.equal(
+      'timestamp_out_of_tolerance',
+    );
     expect(verifyWebhook(body, headers(nowSeconds - 300), SECRET, { now: NOW }).id).to.equal('evt_1');
     expect(verifyWebhook(body, headers(nowSeconds + 300), SECRET, { now: NOW }).id).to.equal('evt_1');
-    expect(refusal(() => verifyWebhook(body, headers(nowSeconds - 31), SECRET, { now: NOW, toleranceSeconds: 30 }))).to.equal('timestamp_out_of_tolerance');
+    expect(
+      refusal(() => verifyWebhook(body, headers(nowSeconds - 31), SECRET, { now: NOW, toleranceSeconds: 30 })),
+    ).to.equal('timestamp_out_of_tolerance');
   });
 
   it('refuses missing headers and a timestamp that is not Unix seconds', () => {
-    expect(refusal(() => verifyWebhook(body, { 'x-service-signature': sign(body, nowSeconds) }, SECRET, { now: NOW }))).to.equal('missing_header');
-    expect(refusal(() => verifyWebhook(body, { 'x-service-timestamp': String(nowSeconds) }, SECRET, { now: NOW }))).to.equal('missing_header');
-    expect(refusal(() => verifyWebhook(body, { 'x-service-timestamp': '2025-06-01', 'x-service-signature': sign(body, nowSeconds) }, SECRET, { now: NOW }))).to.equal('invalid_timestamp');
+    expect(
+      refusal(() => verifyWebhook(body, { 'x-service-signature': sign(body, nowSeconds) }, SECRET, { now: NOW })),
+    ).to.equal('missing_header');
+    expect(
+      refusal(() => verifyWebhook(body, { 'x-service-timestamp': String(nowSeconds) }, SECRET, { now: NOW })),
+    ).to.equal('missing_header');
+    expect(
+      refusal(() =>
+        verifyWebhook(
+          body,
+          { 'x-service-timestamp': '2025-06-01', 'x-service-signature': sign(body, nowSeconds) },
+          SECRET,
+          { now: NOW },
+        ),
+      ),
+    ).to.equal('invalid_timestamp');
   });
 
   it('accepts any one of several v1 signatures (secret rotation)', () => {
-    const h = { ...headers(nowSeconds), 'x-service-signature': `${sign(body, nowSeconds, 'whsec_old')}, ${sign(body, nowSeconds)}` };
+    const h = {
+      ...headers(nowSeconds),
+      'x-service-signature': `${sign(body, nowSeconds, 'whsec_old')}, ${sign(body, nowSeconds)}`,
+    };
     expect(verifyWebhook(body, h, SECRET, { now: NOW }).id).to.equal('evt_1');
   });
 
   it('uses the current time by default', () => {
     const ts = Math.floor(Date.now() / 1000);
     expect(verifyWebhook(body, headers(ts, sign(body, ts)), SECRET).id).to.equal('evt_1');
-    expect(refusal(() => verifyWebhook(body, headers(ts - 3600, sign(body, ts - 3600)), SECRET))).to.equal('timestamp_out_of_tolerance');
+    expect(refusal(() => verifyWebhook(body, headers(ts - 3600, sign(body, ts - 3600)), SECRET))).to.equal(
+      'timestamp_out_of_tolerance',
+    );
   });
 });

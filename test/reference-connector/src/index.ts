@@ -29,18 +29,47 @@ const refOrder = z.object({
   cancelled: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
-  items: z.array(z.object({ id: z.string(), sku: z.string().nullable(), qty: z.number().int(), product_id: z.string().optional(), variant_id: z.string().optional() })),
-  ship_to: z.object({ name: z.string(), company: z.string().optional(), email: z.string().optional(), phone: z.string().optional(), street: z.string(), zip: z.string(), city: z.string(), province: z.string().optional(), country: z.string() }).nullable(),
+  items: z.array(
+    z.object({
+      id: z.string(),
+      sku: z.string().nullable(),
+      qty: z.number().int(),
+      product_id: z.string().optional(),
+      variant_id: z.string().optional(),
+    }),
+  ),
+  ship_to: z
+    .object({
+      name: z.string(),
+      company: z.string().optional(),
+      email: z.string().optional(),
+      phone: z.string().optional(),
+      street: z.string(),
+      zip: z.string(),
+      city: z.string(),
+      province: z.string().optional(),
+      country: z.string(),
+    })
+    .nullable(),
 });
 
 const refProductsPage = z.object({
-  products: z.array(z.object({ id: z.string(), variant_id: z.string().optional(), sku: z.string().nullable(), title: z.string(), active: z.boolean() })),
+  products: z.array(
+    z.object({
+      id: z.string(),
+      variant_id: z.string().optional(),
+      sku: z.string().nullable(),
+      title: z.string(),
+      active: z.boolean(),
+    }),
+  ),
   next_page: z.number().int().nullable(),
 });
 
 export function mapReferenceOrder(raw: unknown): StoreOrder {
   const parsed = refOrder.safeParse(raw);
-  if (!parsed.success) throw new ConnectorError('invalid_payload', `Not a reference order: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new ConnectorError('invalid_payload', `Not a reference order: ${parsed.error.issues[0]?.message}`);
   const o = parsed.data;
   return {
     externalId: o.id,
@@ -49,7 +78,13 @@ export function mapReferenceOrder(raw: unknown): StoreOrder {
     cancelled: o.cancelled,
     createdAt: o.created_at,
     updatedAt: o.updated_at,
-    lines: o.items.map((i) => ({ externalLineId: i.id, sku: i.sku, quantity: i.qty, externalProductId: i.product_id, externalVariantId: i.variant_id })),
+    lines: o.items.map((i) => ({
+      externalLineId: i.id,
+      sku: i.sku,
+      quantity: i.qty,
+      externalProductId: i.product_id,
+      externalVariantId: i.variant_id,
+    })),
     recipient: o.ship_to
       ? {
           name: o.ship_to.name,
@@ -81,8 +116,13 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
 
   async connect(ctx, input) {
     const { shopUrl, token } = credentials.parse(input);
-    const res = await ctx.http.request({ method: 'GET', url: `${shopUrl}/api/shop`, headers: { authorization: `Bearer ${token}` } });
-    if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+    const res = await ctx.http.request({
+      method: 'GET',
+      url: `${shopUrl}/api/shop`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (res.status !== 200)
+      throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
     const shop = JSON.parse(res.body) as { id: string; name: string };
     return { externalId: shop.id, name: shop.name, credentials: { shopUrl, token } };
   },
@@ -105,8 +145,14 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
     const expected = createHmac('sha256', secrets.storeSecret).update(req.rawBody).digest('hex');
     const a = Buffer.from(signature);
     const b = Buffer.from(expected);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, reason: 'the signature does not match the body' };
-    return { ok: true, topic: req.headers['x-ref-topic'] ?? 'order.updated', eventId: req.headers['x-ref-event-id'] ?? null, occurredAt: null };
+    if (a.length !== b.length || !timingSafeEqual(a, b))
+      return { ok: false, reason: 'the signature does not match the body' };
+    return {
+      ok: true,
+      topic: req.headers['x-ref-topic'] ?? 'order.updated',
+      eventId: req.headers['x-ref-event-id'] ?? null,
+      occurredAt: null,
+    };
   },
 
   async parseWebhook(_ctx, _store, req) {
@@ -118,8 +164,13 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
 
   async listOrders(ctx, store, cursor) {
     const since = cursor ?? '1970-01-01T00:00:00Z';
-    const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/orders?updated_since=${encodeURIComponent(since)}&limit=${ctx.settings.pageSize}`, headers: { authorization: `Bearer ${store.credentials.token}` } });
-    if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+    const res = await ctx.http.request({
+      method: 'GET',
+      url: `${store.credentials.shopUrl}/api/orders?updated_since=${encodeURIComponent(since)}&limit=${ctx.settings.pageSize}`,
+      headers: { authorization: `Bearer ${store.credentials.token}` },
+    });
+    if (res.status !== 200)
+      throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
     const orders = (JSON.parse(res.body) as { orders: unknown[] }).orders.map(mapReferenceOrder);
     const latest = orders.reduce((max, o) => (o.updatedAt > max ? o.updatedAt : max), since);
     return { orders, nextCursor: orders.length > 0 ? latest : null };
@@ -128,19 +179,36 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
   async fetchOrders(ctx, store, externalOrderIds) {
     const orders: StoreOrder[] = [];
     for (const id of externalOrderIds) {
-      const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/order?id=${encodeURIComponent(id)}`, headers: { authorization: `Bearer ${store.credentials.token}` } });
-      if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+      const res = await ctx.http.request({
+        method: 'GET',
+        url: `${store.credentials.shopUrl}/api/order?id=${encodeURIComponent(id)}`,
+        headers: { authorization: `Bearer ${store.credentials.token}` },
+      });
+      if (res.status !== 200)
+        throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
       orders.push(mapReferenceOrder((JSON.parse(res.body) as { order: unknown }).order));
     }
     return orders;
   },
 
   async listListings(ctx, store, cursor) {
-    const res = await ctx.http.request({ method: 'GET', url: `${store.credentials.shopUrl}/api/products?page=${encodeURIComponent(cursor ?? '1')}`, headers: { authorization: `Bearer ${store.credentials.token}` }, operation: 'listProducts' });
-    if (res.status !== 200) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+    const res = await ctx.http.request({
+      method: 'GET',
+      url: `${store.credentials.shopUrl}/api/products?page=${encodeURIComponent(cursor ?? '1')}`,
+      headers: { authorization: `Bearer ${store.credentials.token}` },
+      operation: 'listProducts',
+    });
+    if (res.status !== 200)
+      throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
     const page = refProductsPage.parse(JSON.parse(res.body));
     return {
-      listings: page.products.map((p) => ({ externalProductId: p.id, externalVariantId: p.variant_id ?? null, sku: p.sku, title: p.title, active: p.active })),
+      listings: page.products.map((p) => ({
+        externalProductId: p.id,
+        externalVariantId: p.variant_id ?? null,
+        sku: p.sku,
+        title: p.title,
+        active: p.active,
+      })),
       nextCursor: page.next_page === null ? null : String(page.next_page),
     };
   },
@@ -150,8 +218,13 @@ export const referenceConnector = defineConnector<Credentials, Settings>({
       method: 'POST',
       url: `${store.credentials.shopUrl}/api/orders/${shipment.externalOrderId}/shipments`,
       headers: { authorization: `Bearer ${store.credentials.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ carrier: shipment.carrier, tracking_number: shipment.trackingNumber, tracking_url: shipment.trackingUrl }),
+      body: JSON.stringify({
+        carrier: shipment.carrier,
+        tracking_number: shipment.trackingNumber,
+        tracking_url: shipment.trackingUrl,
+      }),
     });
-    if (res.status >= 300) throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
+    if (res.status >= 300)
+      throw ConnectorError.fromStatus('Reference shop', res.status, res.body, res.headers['retry-after']);
   },
 });

@@ -1,5 +1,14 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { answerWith, eventually, type ConformanceService, type FakeHttpsServer, type FakePlatform, type FakeReply, type FakeStore, type OrderSpec } from '@print-api/connector-kit/testing';
+import {
+  answerWith,
+  eventually,
+  type ConformanceService,
+  type FakeHttpsServer,
+  type FakePlatform,
+  type FakeReply,
+  type FakeStore,
+  type OrderSpec,
+} from '@print-api/connector-kit/testing';
 
 interface RefShop {
   id: string;
@@ -22,7 +31,14 @@ interface RefShop {
 export class FakeReferencePlatform implements FakePlatform {
   readonly platform = 'REFERENCE';
   readonly expiringTokens = false;
-  readonly shipsTo = { name: 'Eva Jansen', email: 'eva@example.nl', address1: 'Dam 1', postalCode: '1012 JS', city: 'Amsterdam', country: 'NL' };
+  readonly shipsTo = {
+    name: 'Eva Jansen',
+    email: 'eva@example.nl',
+    address1: 'Dam 1',
+    postalCode: '1012 JS',
+    city: 'Amsterdam',
+    country: 'NL',
+  };
   readonly #shops = new Map<string, RefShop>();
   #url = '';
 
@@ -32,23 +48,48 @@ export class FakeReferencePlatform implements FakePlatform {
       const name = (req.url ?? '/').split('/')[1] ?? '';
       const shop = this.#shops.get(name);
       if (!shop) return void res.writeHead(404).end();
-      return answerWith((r) => this.#answer(shop, r), (p) => p.slice(name.length + 1) || '/')(req, res, body);
+      return answerWith(
+        (r) => this.#answer(shop, r),
+        (p) => p.slice(name.length + 1) || '/',
+      )(req, res, body);
     });
     return {};
   }
 
   async connect(service: ConformanceService, key: string): Promise<FakeStore> {
     const name = `ref-${this.#shops.size + 1}`;
-    const shop: RefShop = { id: `ref-shop-${randomUUID().slice(0, 8)}`, token: `ref_${randomBytes(12).toString('hex')}`, orders: new Map(), webhook: undefined, shipments: new Map(), shipmentTries: [], rateLimits: [], orderLists: 0 };
+    const shop: RefShop = {
+      id: `ref-shop-${randomUUID().slice(0, 8)}`,
+      token: `ref_${randomBytes(12).toString('hex')}`,
+      orders: new Map(),
+      webhook: undefined,
+      shipments: new Map(),
+      shipmentTries: [],
+      rateLimits: [],
+      orderLists: 0,
+    };
     this.#shops.set(name, shop);
-    const res = await service.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: `${this.#url}/${name}`, token: shop.token });
+    const res = await service.api(key, 'POST', '/stores', {
+      platform: 'REFERENCE',
+      shopUrl: `${this.#url}/${name}`,
+      token: shop.token,
+    });
     if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
     // The connect-time catch-up poll has run before the scenario starts.
     await eventually(async () => shop.orderLists > 0, 'the first poll');
     const deliver = async (order: unknown, secret: string, eventId: string, body?: string) => {
       const signedBody = JSON.stringify({ order });
       const signature = createHmac('sha256', secret).update(signedBody).digest('hex');
-      const answer = await fetch(service.toService(shop.webhook!.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-ref-signature': signature, 'x-ref-event-id': eventId, 'x-ref-topic': 'order.updated' }, body: body ?? signedBody });
+      const answer = await fetch(service.toService(shop.webhook!.url), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-ref-signature': signature,
+          'x-ref-event-id': eventId,
+          'x-ref-topic': 'order.updated',
+        },
+        body: body ?? signedBody,
+      });
       await answer.arrayBuffer();
       return answer.status;
     };
@@ -65,10 +106,20 @@ export class FakeReferencePlatform implements FakePlatform {
         const eventId = opts.deliveryId ?? randomUUID();
         if (opts.tamper === 'forged') return deliver(order, 'not-the-secret', eventId);
         // Signed without a timestamp: a replay is a captured signature sent with another body.
-        if (opts.tamper === 'stale') return deliver(refOrderOf({ ...spec, cancelled: true }), shop.webhook!.secret, eventId, JSON.stringify({ order }));
+        if (opts.tamper === 'stale')
+          return deliver(
+            refOrderOf({ ...spec, cancelled: true }),
+            shop.webhook!.secret,
+            eventId,
+            JSON.stringify({ order }),
+          );
         return deliver(order, shop.webhook!.secret, eventId);
       },
-      pushedTracking: (orderId) => (shop.shipments.get(orderId) ?? []).map((s) => ({ trackingNumber: s.tracking_number, trackingUrl: s.tracking_url })),
+      pushedTracking: (orderId) =>
+        (shop.shipments.get(orderId) ?? []).map((s) => ({
+          trackingNumber: s.tracking_number,
+          trackingUrl: s.tracking_url,
+        })),
       rateLimitNextPush(retryAfterSeconds) {
         shop.rateLimits.push(retryAfterSeconds);
         return () => shop.shipmentTries;
@@ -91,7 +142,9 @@ export class FakeReferencePlatform implements FakePlatform {
       shop.orderLists++;
       const since = Date.parse(url.searchParams.get('updated_since') ?? '1970-01-01T00:00:00Z');
       const limit = Number(url.searchParams.get('limit') ?? '50');
-      const orders = [...shop.orders.values()].filter((o) => Date.parse((o as { updated_at: string }).updated_at) > since).slice(0, limit);
+      const orders = [...shop.orders.values()]
+        .filter((o) => Date.parse((o as { updated_at: string }).updated_at) > since)
+        .slice(0, limit);
       return [200, { orders }];
     }
     // The catalogue the listing sync reads on connect: this shop sells nothing listed.
@@ -123,6 +176,13 @@ function refOrderOf(spec: OrderSpec & { id: string }) {
     created_at: updated,
     updated_at: updated,
     items: spec.lines.map((l, i) => ({ id: `${spec.id}-${i + 1}`, sku: l.sku, qty: l.quantity })),
-    ship_to: { name: 'Eva Jansen', email: 'eva@example.nl', street: 'Dam 1', zip: '1012 JS', city: 'Amsterdam', country: 'nl' },
+    ship_to: {
+      name: 'Eva Jansen',
+      email: 'eva@example.nl',
+      street: 'Dam 1',
+      zip: '1012 JS',
+      city: 'Amsterdam',
+      country: 'nl',
+    },
   };
 }

@@ -14,7 +14,12 @@ import { refusedCredential } from './credential-failures.ts';
  */
 export function adminAuth(
   token: string,
-  sessions?: { store: SessionStore; cookie: SessionCookieOptions; signInPath: string; /** Whether a live session still counts (one opened with a token since rotated does not). */ accept?: (session: BrowserSession) => boolean },
+  sessions?: {
+    store: SessionStore;
+    cookie: SessionCookieOptions;
+    signInPath: string /** Whether a live session still counts (one opened with a token since rotated does not). */;
+    accept?: (session: BrowserSession) => boolean;
+  },
   /** Wrong tokens, counted per client address: past the limit a wrong one answers 429 (the right one never does). */
   failures?: SignInLimiter,
 ) {
@@ -22,7 +27,11 @@ export function adminAuth(
     const presented = bearerToken(req);
     if (presented || !sessions) {
       if (!presented || !constantTimeEqual(presented, token)) {
-        const refusal = new ApiError(401, 'unauthorized', 'The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>.');
+        const refusal = new ApiError(
+          401,
+          'unauthorized',
+          'The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>.',
+        );
         if (!presented) return next(refusal);
         refusedCredential(failures, req, refusal, 'admin tokens').then(next, next);
         return;
@@ -40,7 +49,13 @@ export function adminAuth(
       if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
         return res.redirect(303, `${sessions.signInPath}?next=${encodeURIComponent(req.originalUrl)}`);
       }
-      next(new ApiError(401, 'unauthorized', `The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>, or sign in at ${sessions.signInPath}.`));
+      next(
+        new ApiError(
+          401,
+          'unauthorized',
+          `The back-office token is missing or wrong: send Authorization: Bearer <ADMIN_TOKEN>, or sign in at ${sessions.signInPath}.`,
+        ),
+      );
     }, next);
   };
 }

@@ -23,7 +23,11 @@ export function bearerToken(req: Request): string | undefined {
  * Authenticates the API key, then counts the request against the key's per-minute limit. Wrong
  * keys are counted per client address (`failures`): past the limit a wrong one answers 429.
  */
-export function apiKeyAuth(deps: { accounts: AccountsService; rateLimiter: RateLimiter; failures?: SignInLimiter | undefined }) {
+export function apiKeyAuth(deps: {
+  accounts: AccountsService;
+  rateLimiter: RateLimiter;
+  failures?: SignInLimiter | undefined;
+}) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const presented = bearerToken(req);

@@ -12,7 +12,13 @@ import { html, Layout, sendPage } from '../pages/html.ts';
  */
 export function browserErrorPage(prefix: string, backTo: { href: string; label: string }) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
-    if (!(err instanceof Refusal) || res.headersSent || req.method !== 'GET' || !req.path.startsWith(prefix) || req.accepts(['json', 'html']) !== 'html') {
+    if (
+      !(err instanceof Refusal) ||
+      res.headersSent ||
+      req.method !== 'GET' ||
+      !req.path.startsWith(prefix) ||
+      req.accepts(['json', 'html']) !== 'html'
+    ) {
       next(err);
       return;
     }

@@ -21,13 +21,26 @@ export function errorHandler(logger: Logger) {
     }
     const unavailable = asServiceUnavailable(err);
     if (unavailable) {
-      logger.warn('a dependency is unreachable: answered 503', { requestId: req.requestId, method: req.method, path: loggedPath(req), error: err instanceof Error ? err.message : String(err) });
+      logger.warn('a dependency is unreachable: answered 503', {
+        requestId: req.requestId,
+        method: req.method,
+        path: loggedPath(req),
+        error: err instanceof Error ? err.message : String(err),
+      });
       res.status(unavailable.status).set(unavailable.headers).json(unavailable.toBody());
       return;
     }
-    logger.error('unhandled error', { requestId: req.requestId, method: req.method, path: loggedPath(req), error: err instanceof Error ? err.stack : String(err) });
+    logger.error('unhandled error', {
+      requestId: req.requestId,
+      method: req.method,
+      path: loggedPath(req),
+      error: err instanceof Error ? err.stack : String(err),
+    });
     res.status(500).json({
-      error: { code: 'internal_error', message: `Something went wrong on our side. Quote request id ${req.requestId} if you contact support.` },
+      error: {
+        code: 'internal_error',
+        message: `Something went wrong on our side. Quote request id ${req.requestId} if you contact support.`,
+      },
     });
   };
 }
@@ -38,7 +51,9 @@ export function errorHandler(logger: Logger) {
  */
 function loggedPath(req: Request): string {
   const path = req.originalUrl.split('?')[0] ?? '';
-  return path.replace(/^(\/dashboard\/login\/)[^/]+/, '$1[redacted]').replace(/^(\/connectors\/[^/]+\/credentials\/)[^/]+/, '$1[redacted]');
+  return path
+    .replace(/^(\/dashboard\/login\/)[^/]+/, '$1[redacted]')
+    .replace(/^(\/connectors\/[^/]+\/credentials\/)[^/]+/, '$1[redacted]');
 }
 
 const CODES: Record<number, string> = { 413: 'payload_too_large', 415: 'unsupported_media_type' };
@@ -53,7 +68,8 @@ function requestError(err: unknown): ApiError | undefined {
   if (!(err instanceof Error)) return undefined;
   const { status, expose } = err as { status?: unknown; expose?: unknown };
   if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
-  if (err instanceof URIError) return new ApiError(400, 'invalid_request', `The path is not valid percent-encoding: ${err.message}.`);
+  if (err instanceof URIError)
+    return new ApiError(400, 'invalid_request', `The path is not valid percent-encoding: ${err.message}.`);
   if (expose !== true) return undefined;
   return new ApiError(status, CODES[status] ?? 'invalid_request', `The request cannot be read: ${err.message}.`);
 }

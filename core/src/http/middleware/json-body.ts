@@ -20,7 +20,13 @@ export function jsonBody(opts: { limit?: string } = {}) {
       return;
     }
     if (!req.is('application/json')) {
-      next(new ApiError(415, 'unsupported_media_type', `Send the request body as JSON with 'Content-Type: application/json'.`));
+      next(
+        new ApiError(
+          415,
+          'unsupported_media_type',
+          `Send the request body as JSON with 'Content-Type: application/json'.`,
+        ),
+      );
       return;
     }
     parse(req, res, (err?: unknown) => {
@@ -43,14 +49,19 @@ function bodyError(err: unknown, req: Request, limit: string): unknown {
     case 'charset.unsupported':
       return new ApiError(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.');
     case 'encoding.unsupported':
-      return new ApiError(415, 'unsupported_media_type', `The Content-Encoding '${encoding}' is not supported: send the body as it is, or as gzip, deflate or br.`);
+      return new ApiError(
+        415,
+        'unsupported_media_type',
+        `The Content-Encoding '${encoding}' is not supported: send the body as it is, or as gzip, deflate or br.`,
+      );
     case 'request.aborted':
       return new ApiError(400, 'invalid_request', 'The request body was not received completely.');
   }
   // The rest of what body-parser refuses (a compressed body that does not decompress, a
   // length that does not match) carries a 4xx status: the client's too.
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const what = encoding && encoding !== 'identity' ? `does not decode as Content-Encoding '${encoding}'` : 'could not be read';
+    const what =
+      encoding && encoding !== 'identity' ? `does not decode as Content-Encoding '${encoding}'` : 'could not be read';
     return new ApiError(400, 'invalid_request', `The request body ${what}.`);
   }
   return err;

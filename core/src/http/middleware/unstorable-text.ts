@@ -34,12 +34,17 @@ export function unstorableTextIn(body: unknown): ErrorDetail | undefined {
   const found = walk(body, path, 0);
   if (!found) return undefined;
   const field = fieldName(path, 'body');
-  if (found === 'too_deep') return { field, code: 'too_deep', message: `is nested deeper than ${MAX_BODY_DEPTH} levels` };
+  if (found === 'too_deep')
+    return { field, code: 'too_deep', message: `is nested deeper than ${MAX_BODY_DEPTH} levels` };
   return { field, code: found, message: EXPLAIN[found] };
 }
 
 /** Leaves `path` at the offending place. */
-function walk(value: unknown, path: string[], depth: number): 'nul_character' | 'unpaired_surrogate' | 'too_deep' | undefined {
+function walk(
+  value: unknown,
+  path: string[],
+  depth: number,
+): 'nul_character' | 'unpaired_surrogate' | 'too_deep' | undefined {
   if (typeof value === 'string') return problem(value);
   if (typeof value !== 'object' || value === null) return undefined;
   if (depth >= MAX_BODY_DEPTH) return 'too_deep';
@@ -67,7 +72,9 @@ function walk(value: unknown, path: string[], depth: number): 'nul_character' | 
 
 /** The 400 for a body `unstorableTextIn` found something in. */
 export function unstorableBody(detail: ErrorDetail): ApiError {
-  return new ApiError(400, 'invalid_request', `The request body is invalid: ${detail.field}: ${detail.message}.`, [detail]);
+  return new ApiError(400, 'invalid_request', `The request body is invalid: ${detail.field}: ${detail.message}.`, [
+    detail,
+  ]);
 }
 
 /**

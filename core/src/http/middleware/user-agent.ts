@@ -1,7 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 
 /** Generic library defaults the edge refuses (spec §1: the CDN answers these with code 1010). */
-export const DEFAULT_BLOCKED_USER_AGENTS = ['python-requests', 'Python-urllib', 'Go-http-client', 'Java/', 'libwww-perl', 'okhttp'];
+export const DEFAULT_BLOCKED_USER_AGENTS = [
+  'python-requests',
+  'Python-urllib',
+  'Go-http-client',
+  'Java/',
+  'libwww-perl',
+  'okhttp',
+];
 
 /** Refuses requests without a User-Agent, or with a generic library default, before anything else runs. */
 export function userAgentGuard(extra: string[] = []) {

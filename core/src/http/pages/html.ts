@@ -7,8 +7,15 @@ import { CSRF_FIELD } from '../sessions/session-middleware.ts';
 // every file. The few types the pages need are declared here. One instance of preact for
 // every page and for the renderer (the CommonJS builds, through one require).
 const load = createRequire(import.meta.url);
-const htm = load('htm') as { bind<R>(h: (type: any, props: Record<string, any> | null, ...children: any[]) => R): (strings: TemplateStringsArray, ...values: unknown[]) => R };
-const preact = load('preact') as { h: (type: any, props: Record<string, any> | null, ...children: any[]) => VNode; Fragment: unknown };
+const htm = load('htm') as {
+  bind<R>(
+    h: (type: any, props: Record<string, any> | null, ...children: any[]) => R,
+  ): (strings: TemplateStringsArray, ...values: unknown[]) => R;
+};
+const preact = load('preact') as {
+  h: (type: any, props: Record<string, any> | null, ...children: any[]) => VNode;
+  Fragment: unknown;
+};
 const { renderToString } = load('preact-render-to-string') as { renderToString: (vnode: VNode) => string };
 
 /** A rendered element (preact's VNode, opaque here). */
@@ -89,9 +96,11 @@ export function Layout(props: {
       <header>
         <strong>${props.product ?? 'Print API'}</strong>
         ${props.nav ? html`<nav aria-label="Main">${props.nav.map((n) => html`<a href=${n.href}>${n.label}</a>`)}</nav>` : null}
-        ${props.signOut
-          ? html`<form class="inline" method="post" action=${props.signOut.action}><${CsrfField} token=${props.signOut.csrfToken} /><button class="link" type="submit">Sign out</button></form>`
-          : null}
+        ${
+          props.signOut
+            ? html`<form class="inline" method="post" action=${props.signOut.action}><${CsrfField} token=${props.signOut.csrfToken} /><button class="link" type="submit">Sign out</button></form>`
+            : null
+        }
       </header>
       <main>
         <h1>${props.title}</h1>
@@ -110,7 +119,16 @@ export function CsrfField(props: { token: string }): VNode {
  * A labelled input with its error next to it (accessible: the error is the input's description).
  * `idPrefix` keeps ids unique on a page with several forms of the same fields (default `f`).
  */
-export function Field(props: { name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string; idPrefix?: string }): VNode {
+export function Field(props: {
+  name: string;
+  label: string;
+  type?: string;
+  value?: string;
+  error?: string | undefined;
+  required?: boolean;
+  autocomplete?: string;
+  idPrefix?: string;
+}): VNode {
   const id = `${props.idPrefix ?? 'f'}-${props.name}`;
   return html`<div>
     <label for=${id}>${props.label}</label>

@@ -28,12 +28,23 @@ const DEFAULTS: Record<SessionKind, { name: string; ttlMs: number; sameSite: 'St
  * then the `__Host-` name prefix (the browser refuses such a cookie unless it is Secure, for the
  * whole host and without a Domain: no sibling subdomain can plant one).
  */
-export function sessionCookieOptions(kind: SessionKind, publicUrl: string, overrides: Partial<Omit<SessionCookieOptions, 'kind'>> = {}): SessionCookieOptions {
+export function sessionCookieOptions(
+  kind: SessionKind,
+  publicUrl: string,
+  overrides: Partial<Omit<SessionCookieOptions, 'kind'>> = {},
+): SessionCookieOptions {
   const secure = overrides.secure ?? publicUrl.startsWith('https:');
   const base = DEFAULTS[kind];
   const path = overrides.path ?? '/';
   const name = overrides.name ?? (secure && path === '/' ? `__Host-${base.name}` : base.name);
-  return { kind, name, ttlMs: overrides.ttlMs ?? base.ttlMs, sameSite: overrides.sameSite ?? base.sameSite, secure, path };
+  return {
+    kind,
+    name,
+    ttlMs: overrides.ttlMs ?? base.ttlMs,
+    sameSite: overrides.sameSite ?? base.sameSite,
+    secure,
+    path,
+  };
 }
 
 /** The `Set-Cookie` value that hands the browser `token` until `expires`. */
@@ -54,7 +65,18 @@ export function setSessionCookie(res: Response, opts: SessionCookieOptions, toke
 }
 
 export function clearSessionCookie(res: Response, opts: SessionCookieOptions): void {
-  res.append('Set-Cookie', [`${opts.name}=`, `Path=${opts.path}`, 'Expires=Thu, 01 Jan 1970 00:00:00 GMT', 'Max-Age=0', 'HttpOnly', `SameSite=${opts.sameSite}`, ...(opts.secure ? ['Secure'] : [])].join('; '));
+  res.append(
+    'Set-Cookie',
+    [
+      `${opts.name}=`,
+      `Path=${opts.path}`,
+      'Expires=Thu, 01 Jan 1970 00:00:00 GMT',
+      'Max-Age=0',
+      'HttpOnly',
+      `SameSite=${opts.sameSite}`,
+      ...(opts.secure ? ['Secure'] : []),
+    ].join('; '),
+  );
 }
 
 /** One cookie of the request (the first of that name), or undefined. */

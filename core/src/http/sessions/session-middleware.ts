@@ -30,7 +30,10 @@ export function loadSession(store: SessionStore, cookie: SessionCookieOptions): 
  * Lets only requests with a session of `kind` through. Without one: `onMissing` (a page
  * redirects to its sign-in), or a 401 in the error shape.
  */
-export function requireSession(kind: BrowserSession['kind'], onMissing?: (req: Request, res: Response) => void): RequestHandler {
+export function requireSession(
+  kind: BrowserSession['kind'],
+  onMissing?: (req: Request, res: Response) => void,
+): RequestHandler {
   return (req, res, next) => {
     if (req.browserSession?.kind === kind) return next();
     if (onMissing) return onMissing(req, res);
@@ -64,9 +67,18 @@ export function csrfCheck(origin: string): RequestHandler {
       return next(err);
     }
     const body = req.body as Record<string, unknown> | undefined;
-    const presented = req.get(CSRF_HEADER) ?? req.get(XSRF_HEADER) ?? (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
+    const presented =
+      req.get(CSRF_HEADER) ??
+      req.get(XSRF_HEADER) ??
+      (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
     if (!presented || !constantTimeEqual(presented, session.csrfToken)) {
-      return next(new ApiError(403, 'csrf_failed', 'The form is missing its CSRF token or it is stale: reload the page and try again.'));
+      return next(
+        new ApiError(
+          403,
+          'csrf_failed',
+          'The form is missing its CSRF token or it is stale: reload the page and try again.',
+        ),
+      );
     }
     next();
   };
@@ -83,7 +95,10 @@ export function csrfCheck(origin: string): RequestHandler {
 export function refuseCrossSite(req: Request, origin: string, message: string): void {
   const site = req.headers['sec-fetch-site'];
   const from = req.headers.origin;
-  if ((typeof site === 'string' && site !== 'same-origin' && site !== 'none') || (typeof from === 'string' && !sameSite(from, new URL(origin).origin, req.headers.host))) {
+  if (
+    (typeof site === 'string' && site !== 'same-origin' && site !== 'none') ||
+    (typeof from === 'string' && !sameSite(from, new URL(origin).origin, req.headers.host))
+  ) {
     throw new ApiError(403, 'csrf_failed', message);
   }
 }

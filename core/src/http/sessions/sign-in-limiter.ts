@@ -11,9 +11,18 @@ export class SignInLimiter {
   readonly #limiter: RateLimiterAbstract;
 
   constructor(opts: { redis?: Redis | undefined; keyPrefix: string; points?: number; durationMs?: number }) {
-    const base = { points: opts.points ?? 10, duration: Math.max(1, Math.ceil((opts.durationMs ?? 15 * 60_000) / 1000)), keyPrefix: opts.keyPrefix };
+    const base = {
+      points: opts.points ?? 10,
+      duration: Math.max(1, Math.ceil((opts.durationMs ?? 15 * 60_000) / 1000)),
+      keyPrefix: opts.keyPrefix,
+    };
     this.#limiter = opts.redis
-      ? new RateLimiterRedis({ ...base, storeClient: opts.redis, rejectIfRedisNotReady: true, insuranceLimiter: new RateLimiterMemory(base) })
+      ? new RateLimiterRedis({
+          ...base,
+          storeClient: opts.redis,
+          rejectIfRedisNotReady: true,
+          insuranceLimiter: new RateLimiterMemory(base),
+        })
       : new RateLimiterMemory(base);
   }
 

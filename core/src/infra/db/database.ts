@@ -37,7 +37,8 @@ const preparedNames = new Map<string, string>();
 function prepareRepeatedStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
-    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0) return query(config, values, callback);
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0)
+      return query(config, values, callback);
     let name = preparedNames.get(config);
     if (name === undefined && preparedNames.size < MAX_PREPARED) {
       name = `pa_${createHash('sha1').update(config).digest('hex').slice(0, 24)}`;
@@ -130,12 +131,18 @@ export async function openDatabase<T>(opts: {
     isNew = readdirSync(location).length === 0;
   }
   // Loaded only here: a process on PostgreSQL never compiles the embedded database's code.
-  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('./pglite-dialect.ts')]);
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('./pglite-dialect.ts'),
+  ]);
   const loadDataDir = isNew ? opts.pgliteTemplate : undefined;
   // bytea as Buffers, as pg gives and takes them (PGlite's own: Uint8Arrays, built a byte at a time).
   const pglite = await PGlite.create(location, {
     parsers: { [INT8]: parseInt8, [BYTEA]: (hex: string) => Buffer.from(hex.slice(2), 'hex') },
-    serializers: { [BYTEA]: (bytes: Uint8Array) => `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}` },
+    serializers: {
+      [BYTEA]: (bytes: Uint8Array) =>
+        `\\x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`,
+    },
     ...(loadDataDir ? { loadDataDir } : {}),
   });
   const db = new Kysely<T>({ dialect: new PGliteDialect(pglite) });
@@ -145,7 +152,11 @@ export async function openDatabase<T>(opts: {
 /** Applies every pending migration (idempotent, safe when several processes start at once). */
 export async function migrateToLatest(db: Kysely<any>, migrations: Record<string, Migration>): Promise<string[]> {
   // Modules add migrations independently; one written later with a lower number must still apply.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -1,4 +1,12 @@
-import { Queue as BullQueue, Worker, UnrecoverableError, DelayedError, type Job as BullJob, type JobsOptions, type MinimalJob } from 'bullmq';
+import {
+  Queue as BullQueue,
+  Worker,
+  UnrecoverableError,
+  DelayedError,
+  type Job as BullJob,
+  type JobsOptions,
+  type MinimalJob,
+} from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.ts';
 import { PRODUCER_REDIS, reconnectSoon } from '../redis-options.ts';
@@ -39,7 +47,10 @@ const DAY_S = 24 * 3600;
 /** How soon a worker fetches again after its connection failed (see #startWorker). */
 const WORKER_RETRY_DELAY_MS = 1000;
 /** Completed jobs stay a day for the dashboard, failed ones a week for inspection; `add` replaces either. */
-const RETENTION: JobsOptions = { removeOnComplete: { age: DAY_S, count: 1000 }, removeOnFail: { age: 7 * DAY_S, count: 10_000 } };
+const RETENTION: JobsOptions = {
+  removeOnComplete: { age: DAY_S, count: 1000 },
+  removeOnFail: { age: 7 * DAY_S, count: 10_000 },
+};
 
 /**
  * The Redis-backed queue: BullMQ queues shared by every process, workers only in worker
@@ -76,7 +87,11 @@ export class BullMqJobQueue implements JobQueue {
 
   define<T>(name: string, options: QueueOptions<T>): Queue<T> {
     if (this.#queues.has(name)) throw new Error(`queue ${name} is already defined`);
-    const bull = new BullQueue<Envelope<T>>(name, { connection: this.#producer, prefix: this.#prefix, defaultJobOptions: RETENTION });
+    const bull = new BullQueue<Envelope<T>>(name, {
+      connection: this.#producer,
+      prefix: this.#prefix,
+      defaultJobOptions: RETENTION,
+    });
     bull.on('error', (err) => this.#logger.warn('queue error', { queue: name, error: err.message }));
     const queue = new BullMqQueue<T>(name, options, bull);
     this.#queues.set(name, queue);
@@ -130,7 +145,12 @@ export class BullMqJobQueue implements JobQueue {
     });
     worker.on('failed', (job, err) => {
       if (job && (err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1))) {
-        this.#logger.warn('job failed for good', { queue: queue.name, jobId: job.id, attempt: job.attemptsMade, error: err.message });
+        this.#logger.warn('job failed for good', {
+          queue: queue.name,
+          jobId: job.id,
+          attempt: job.attemptsMade,
+          error: err.message,
+        });
       }
     });
     worker.on('error', (err) => this.#logger.warn('queue worker error', { queue: queue.name, error: err.message }));
@@ -168,7 +188,10 @@ export class BullMqJobQueue implements JobQueue {
  * PRODUCER_REDIS); workers wait for it, and take up their jobs again when it is back.
  */
 function openRedis(url: string, purpose: 'producer' | 'worker'): Redis {
-  return new Redis(url, purpose === 'worker' ? { maxRetriesPerRequest: null, retryStrategy: reconnectSoon } : { ...PRODUCER_REDIS });
+  return new Redis(
+    url,
+    purpose === 'worker' ? { maxRetriesPerRequest: null, retryStrategy: reconnectSoon } : { ...PRODUCER_REDIS },
+  );
 }
 
 /** BullMQ's custom backoff: called for types it does not know, i.e. our `schedule`. */
@@ -210,7 +233,12 @@ class BullMqQueue<T> implements Queue<T> {
       attempts: options.attempts ?? this.options.attempts ?? 1,
       ...(jobId ? { jobId } : {}),
       ...(options.delayMs ? { delay: options.delayMs } : {}),
-      ...(backoff ? { backoff: backoff.type === 'schedule' ? { type: 'schedule' } : { type: backoff.type, delay: backoff.delayMs } } : {}),
+      ...(backoff
+        ? {
+            backoff:
+              backoff.type === 'schedule' ? { type: 'schedule' } : { type: backoff.type, delay: backoff.delayMs },
+          }
+        : {}),
     };
     const envelope: Envelope<T> = backoff?.type === 'schedule' ? { d: data, s: backoff.delaysMs } : { d: data };
     if (jobId) await this.#releaseFinished(jobId);

@@ -15,7 +15,10 @@ const LISTED: DashboardState[] = ['active', 'waiting', 'delayed', 'failed', 'com
  * Built from bull-board's BaseAdapter, which is only loaded with the dashboard.
  */
 export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcessQueueInspector): BaseAdapter {
-  class InProcessBoardAdapter extends (Base as unknown as new (type: 'bullmq', options: { allowRetries: boolean; allowCompletedRetries: boolean; description: string }) => BaseAdapter) {
+  class InProcessBoardAdapter extends (Base as unknown as new (
+    type: 'bullmq',
+    options: { allowRetries: boolean; allowCompletedRetries: boolean; description: string },
+  ) => BaseAdapter) {
     getName(): string {
       return queue.name;
     }
@@ -27,13 +30,27 @@ export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcess
     }
     async getJobCounts(): Promise<JobCounts> {
       const c = await queue.counts();
-      return { active: c.active, waiting: c.waiting, delayed: c.delayed, failed: c.failed, completed: c.completed, paused: 0, prioritized: 0, 'waiting-children': 0 };
+      return {
+        active: c.active,
+        waiting: c.waiting,
+        delayed: c.delayed,
+        failed: c.failed,
+        completed: c.completed,
+        paused: 0,
+        prioritized: 0,
+        'waiting-children': 0,
+      };
     }
     async getJobs(statuses: JobStatus[], start = 0, end = 19): Promise<QueueJob[]> {
       const jobs: QueueJob[] = [];
       for (const status of statuses) {
         if (status === 'completed' || !LISTED.includes(status as DashboardState)) continue;
-        for (const row of await queue.list(status as 'waiting' | 'delayed' | 'active' | 'failed', start, end - start + 1)) jobs.push(this.#job(row));
+        for (const row of await queue.list(
+          status as 'waiting' | 'delayed' | 'active' | 'failed',
+          start,
+          end - start + 1,
+        ))
+          jobs.push(this.#job(row));
       }
       return jobs;
     }
@@ -64,7 +81,8 @@ export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcess
       throw new Error('The in-process queue cannot be obliterated.');
     }
     async clean(status: string, graceTimeMs: number): Promise<void> {
-      if (status === 'failed' || status === 'wait') await queue.clean(status === 'wait' ? 'waiting' : 'failed', graceTimeMs);
+      if (status === 'failed' || status === 'wait')
+        await queue.clean(status === 'wait' ? 'waiting' : 'failed', graceTimeMs);
     }
     async addJob(): Promise<never> {
       throw new Error('Jobs are added by the service, not from the dashboard.');
@@ -109,7 +127,10 @@ export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcess
         stacktrace: row.lastError ? [row.lastError] : [],
         data: row.data,
         returnvalue: null,
-        opts: { attempts: row.maxAttempts, ...(state === 'delayed' ? { delay: row.runAt.getTime() - row.createdAt.getTime() } : {}) },
+        opts: {
+          attempts: row.maxAttempts,
+          ...(state === 'delayed' ? { delay: row.runAt.getTime() - row.createdAt.getTime() } : {}),
+        },
       };
       return {
         opts: json.opts,
@@ -120,10 +141,15 @@ export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcess
           if (!(await queue.retry(row.jobId))) throw new Error(`Job ${row.jobId} is not failed: nothing to retry.`);
         },
         remove: async () => {
-          if (!(await queue.remove(row.jobId))) throw new Error(`Job ${row.jobId} is running or gone: it cannot be removed.`);
+          if (!(await queue.remove(row.jobId)))
+            throw new Error(`Job ${row.jobId} is running or gone: it cannot be removed.`);
         },
       };
     }
   }
-  return new InProcessBoardAdapter('bullmq', { allowRetries: true, allowCompletedRetries: false, description: 'in-process queue (queue_jobs table)' });
+  return new InProcessBoardAdapter('bullmq', {
+    allowRetries: true,
+    allowCompletedRetries: false,
+    description: 'in-process queue (queue_jobs table)',
+  });
 }

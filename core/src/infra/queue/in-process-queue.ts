@@ -252,7 +252,13 @@ class InProcessQueue<T> implements Queue<T> {
 
   #launch(row: StoredJob): void {
     if (this.#options.limiter) this.#starts.push(Date.now());
-    const job: Job<T> = { id: row.jobId, name: this.name, data: row.data as T, attempt: row.attempt + 1, maxAttempts: row.maxAttempts };
+    const job: Job<T> = {
+      id: row.jobId,
+      name: this.name,
+      data: row.data as T,
+      attempt: row.attempt + 1,
+      maxAttempts: row.maxAttempts,
+    };
     const run = this.#run(job, row.backoff).finally(() => {
       this.#running.delete(job.id);
       if (this.#running.size === 0) {
@@ -262,7 +268,10 @@ class InProcessQueue<T> implements Queue<T> {
       this.#wake(0);
     });
     this.#running.set(job.id, run);
-    this.#heartbeat ??= setInterval(() => void this.#renewLeases(), Math.max(1, Math.floor(this.#settings.leaseMs / 3)));
+    this.#heartbeat ??= setInterval(
+      () => void this.#renewLeases(),
+      Math.max(1, Math.floor(this.#settings.leaseMs / 3)),
+    );
   }
 
   async #renewLeases(): Promise<void> {
@@ -291,7 +300,11 @@ class InProcessQueue<T> implements Queue<T> {
         await this.#recordFailure(job, backoff, failure);
       }
     } catch (err) {
-      this.#settings.logger.error('queue could not record a job outcome', { queue: this.name, jobId: job.id, error: errorMessage(err) });
+      this.#settings.logger.error('queue could not record a job outcome', {
+        queue: this.name,
+        jobId: job.id,
+        error: errorMessage(err),
+      });
     }
   }
 
@@ -300,15 +313,28 @@ class InProcessQueue<T> implements Queue<T> {
     const now = this.#settings.clock();
     if (err instanceof RetryLaterError) {
       // Waiting is not failing: back to the table with the attempt given back.
-      await this.#store.reschedule(job.id, { attempt: job.attempt - 1, runAt: new Date(now + err.retryAfterMs), error });
+      await this.#store.reschedule(job.id, {
+        attempt: job.attempt - 1,
+        runAt: new Date(now + err.retryAfterMs),
+        error,
+      });
       return;
     }
     if (err instanceof PermanentJobError || job.attempt >= job.maxAttempts) {
-      this.#settings.logger.warn('job failed for good', { queue: this.name, jobId: job.id, attempt: job.attempt, error });
+      this.#settings.logger.warn('job failed for good', {
+        queue: this.name,
+        jobId: job.id,
+        attempt: job.attempt,
+        error,
+      });
       await this.#store.fail(job.id, { attempt: job.attempt, error });
       return;
     }
-    await this.#store.reschedule(job.id, { attempt: job.attempt, runAt: new Date(now + backoffDelay(backoff, job.attempt)), error });
+    await this.#store.reschedule(job.id, {
+      attempt: job.attempt,
+      runAt: new Date(now + backoffDelay(backoff, job.attempt)),
+      error,
+    });
   }
 }
 

@@ -17,15 +17,21 @@ import type { JobQueue } from './job-queue.ts';
  */
 export function queueDashboard(queue: JobQueue, basePath: string): PageRouter {
   const router = express.Router();
-  const counts = definePage({ method: 'get', path: '/', auth: 'operator', csrf: 'none', handle: async (req, res, next) => {
-    if (queue instanceof BullMqJobQueue || req.accepts(['json', 'html']) !== 'json') return next();
-    try {
-      const queues = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, ...(await q.counts()) })));
-      res.json({ data: { adapter: 'in-process', queues } });
-    } catch (err) {
-      next(err);
-    }
-  } });
+  const counts = definePage({
+    method: 'get',
+    path: '/',
+    auth: 'operator',
+    csrf: 'none',
+    handle: async (req, res, next) => {
+      if (queue instanceof BullMqJobQueue || req.accepts(['json', 'html']) !== 'json') return next();
+      try {
+        const queues = await Promise.all(queue.queues().map(async (q) => ({ name: q.name, ...(await q.counts()) })));
+        res.json({ data: { adapter: 'in-process', queues } });
+      } catch (err) {
+        next(err);
+      }
+    },
+  });
   mountPages(router, [counts]);
   // bull-board's own routes (its pages, assets and the retry and remove actions, behind the
   // back-office's CSRF check): a third-party app mounted whole, not declared here.
@@ -52,13 +58,14 @@ function selfContained(res: express.Response): void {
 }
 
 async function bullBoard(queue: JobQueue, basePath: string): Promise<express.Router> {
-  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { BaseAdapter }, { inProcessBoardAdapter }] = await Promise.all([
-    import('@bull-board/api'),
-    import('@bull-board/api/bullMQAdapter'),
-    import('@bull-board/express'),
-    import('@bull-board/api/dist/queueAdapters/base.js'),
-    import('./in-process-board-adapter.ts'),
-  ]);
+  const [{ createBullBoard }, { BullMQAdapter }, { ExpressAdapter }, { BaseAdapter }, { inProcessBoardAdapter }] =
+    await Promise.all([
+      import('@bull-board/api'),
+      import('@bull-board/api/bullMQAdapter'),
+      import('@bull-board/express'),
+      import('@bull-board/api/dist/queueAdapters/base.js'),
+      import('./in-process-board-adapter.ts'),
+    ]);
   const adapter = new ExpressAdapter();
   adapter.setBasePath(basePath);
   const inProcess = queue instanceof InProcessJobQueue;
@@ -71,7 +78,14 @@ async function bullBoard(queue: JobQueue, basePath: string): Promise<express.Rou
   createBullBoard({
     queues,
     serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: 'Print API queues', hideDocsLink: true, ...(inProcess ? { hideRedisDetails: true, showWorkers: false, showMetrics: false } : {}), miscLinks: [{ text: 'Operations', url: '/admin' }] } },
+    options: {
+      uiConfig: {
+        boardTitle: 'Print API queues',
+        hideDocsLink: true,
+        ...(inProcess ? { hideRedisDetails: true, showWorkers: false, showMetrics: false } : {}),
+        miscLinks: [{ text: 'Operations', url: '/admin' }],
+      },
+    },
   });
   return adapter.getRouter() as express.Router;
 }

@@ -23,7 +23,16 @@ export interface InspectedJob {
   createdAt: Date;
 }
 
-function inspected(row: { job_id: string; data: unknown; attempt: number; max_attempts: number; state: 'waiting' | 'active' | 'failed'; run_at: Date; last_error: string | null; created_at: Date }): InspectedJob {
+function inspected(row: {
+  job_id: string;
+  data: unknown;
+  attempt: number;
+  max_attempts: number;
+  state: 'waiting' | 'active' | 'failed';
+  run_at: Date;
+  last_error: string | null;
+  created_at: Date;
+}): InspectedJob {
   return {
     jobId: row.job_id,
     data: row.data,
@@ -61,7 +70,13 @@ export class QueueJobStore {
    * Adds a waiting job. An existing job with the same id is kept while it is waiting or active;
    * a failed one is replaced (the port promises dedup only while a job is pending or running).
    */
-  async insert(job: { jobId: string; data: unknown; maxAttempts: number; backoff: Backoff | undefined; runAt: Date }): Promise<void> {
+  async insert(job: {
+    jobId: string;
+    data: unknown;
+    maxAttempts: number;
+    backoff: Backoff | undefined;
+    runAt: Date;
+  }): Promise<void> {
     const values = {
       queue: this.#queue,
       job_id: job.jobId,
@@ -134,7 +149,12 @@ export class QueueJobStore {
 
   /** A finished job leaves the table, so its id can be used again. */
   async complete(jobId: string): Promise<void> {
-    await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', '=', 'active').execute();
+    await this.#db
+      .deleteFrom('queue_jobs')
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .where('state', '=', 'active')
+      .execute();
   }
 
   /** Puts a claimed job back to wait until `runAt`, with `attempt` attempts spent. */
@@ -147,12 +167,20 @@ export class QueueJobStore {
 
   /** Marks a claimed job failed for good; the row stays for inspection until the id is added again. */
   async fail(jobId: string, change: { attempt: number; error: string }): Promise<void> {
-    await this.#active().where('job_id', '=', jobId).set({ state: 'failed', attempt: change.attempt, last_error: change.error }).execute();
+    await this.#active()
+      .where('job_id', '=', jobId)
+      .set({ state: 'failed', attempt: change.attempt, last_error: change.error })
+      .execute();
   }
 
   /** Deletes a waiting or delayed job; an active or unknown one is left alone. */
   async removeWaiting(jobId: string): Promise<void> {
-    await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', '=', 'waiting').execute();
+    await this.#db
+      .deleteFrom('queue_jobs')
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .where('state', '=', 'waiting')
+      .execute();
   }
 
   /** When the earliest job that is not yet due becomes due. */
@@ -174,31 +202,57 @@ export class QueueJobStore {
       .selectFrom('queue_jobs')
       .where('queue', '=', this.#queue)
       .select((eb) => [
-        eb.fn.countAll<number>().filterWhere((f) => f.and([f('state', '=', 'waiting'), f('run_at', '<=', now)])).as('waiting'),
-        eb.fn.countAll<number>().filterWhere((f) => f.and([f('state', '=', 'waiting'), f('run_at', '>', now)])).as('delayed'),
+        eb.fn
+          .countAll<number>()
+          .filterWhere((f) => f.and([f('state', '=', 'waiting'), f('run_at', '<=', now)]))
+          .as('waiting'),
+        eb.fn
+          .countAll<number>()
+          .filterWhere((f) => f.and([f('state', '=', 'waiting'), f('run_at', '>', now)]))
+          .as('delayed'),
         eb.fn.countAll<number>().filterWhere('state', '=', 'active').as('active'),
         eb.fn.countAll<number>().filterWhere('state', '=', 'failed').as('failed'),
       ])
       .executeTakeFirstOrThrow();
-    return { waiting: Number(row.waiting), active: Number(row.active), delayed: Number(row.delayed), failed: Number(row.failed) };
+    return {
+      waiting: Number(row.waiting),
+      active: Number(row.active),
+      delayed: Number(row.delayed),
+      failed: Number(row.failed),
+    };
   }
 
   /**
    * Jobs in one of the dashboard's states (`waiting`: due; `delayed`: not yet due; `active`;
    * `failed`), newest first, `offset`/`limit` paged: what the queue dashboard lists.
    */
-  async list(state: 'waiting' | 'delayed' | 'active' | 'failed', now: Date, offset: number, limit: number): Promise<InspectedJob[]> {
+  async list(
+    state: 'waiting' | 'delayed' | 'active' | 'failed',
+    now: Date,
+    offset: number,
+    limit: number,
+  ): Promise<InspectedJob[]> {
     let q = this.#db.selectFrom('queue_jobs').selectAll().where('queue', '=', this.#queue);
     if (state === 'waiting') q = q.where('state', '=', 'waiting').where('run_at', '<=', now);
     else if (state === 'delayed') q = q.where('state', '=', 'waiting').where('run_at', '>', now);
     else q = q.where('state', '=', state);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('job_id', 'desc').offset(Math.max(0, offset)).limit(Math.max(0, limit)).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('job_id', 'desc')
+      .offset(Math.max(0, offset))
+      .limit(Math.max(0, limit))
+      .execute();
     return rows.map(inspected);
   }
 
   /** One job as the dashboard shows it, or undefined (finished jobs are deleted). */
   async get(jobId: string): Promise<InspectedJob | undefined> {
-    const row = await this.#db.selectFrom('queue_jobs').selectAll().where('queue', '=', this.#queue).where('job_id', '=', jobId).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('queue_jobs')
+      .selectAll()
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .executeTakeFirst();
     return row ? inspected(row) : undefined;
   }
 
@@ -216,18 +270,35 @@ export class QueueJobStore {
 
   /** Makes a delayed job due at `now` (the dashboard's promote). */
   async promote(jobId: string, now: Date): Promise<void> {
-    await this.#db.updateTable('queue_jobs').set({ run_at: now }).where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', '=', 'waiting').where('run_at', '>', now).execute();
+    await this.#db
+      .updateTable('queue_jobs')
+      .set({ run_at: now })
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .where('state', '=', 'waiting')
+      .where('run_at', '>', now)
+      .execute();
   }
 
   /** Deletes a waiting, delayed or failed job (never a running one); false when there was none such. */
   async removeIdle(jobId: string): Promise<boolean> {
-    const result = await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('job_id', '=', jobId).where('state', 'in', ['waiting', 'failed']).executeTakeFirst();
+    const result = await this.#db
+      .deleteFrom('queue_jobs')
+      .where('queue', '=', this.#queue)
+      .where('job_id', '=', jobId)
+      .where('state', 'in', ['waiting', 'failed'])
+      .executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
 
   /** Deletes failed (or waiting) jobs older than `before` (the dashboard's clean). */
   async clean(state: 'failed' | 'waiting', before: Date): Promise<void> {
-    await this.#db.deleteFrom('queue_jobs').where('queue', '=', this.#queue).where('state', '=', state).where('created_at', '<=', before).execute();
+    await this.#db
+      .deleteFrom('queue_jobs')
+      .where('queue', '=', this.#queue)
+      .where('state', '=', state)
+      .where('created_at', '<=', before)
+      .execute();
   }
 
   #active() {

@@ -36,7 +36,14 @@ const agents = new Map<SecureContext | undefined, Agent>();
 function agentFor(secureContext: SecureContext | undefined): Agent {
   let agent = agents.get(secureContext);
   if (!agent) {
-    agent = new Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 64, timeout: 30_000, scheduling: 'lifo' });
+    agent = new Agent({
+      keepAlive: true,
+      keepAliveMsecs: 1000,
+      maxSockets: 64,
+      maxFreeSockets: 64,
+      timeout: 30_000,
+      scheduling: 'lifo',
+    });
     agents.set(secureContext, agent);
   }
   return agent;
@@ -78,7 +85,12 @@ export function exchange(target: CheckedTarget, hop: HopRequest): Promise<HopRes
     });
     req.on('error', fail);
     req.on('response', (res: IncomingMessage) =>
-      readBody(res, hop, (body, whole) => finish({ ok: { status: res.statusCode ?? 0, headers: res.headers, body } }, whole), fail),
+      readBody(
+        res,
+        hop,
+        (body, whole) => finish({ ok: { status: res.statusCode ?? 0, headers: res.headers, body } }, whole),
+        fail,
+      ),
     );
     if (hop.signal.aborted) return onAbort();
     hop.signal.addEventListener('abort', onAbort);
@@ -86,7 +98,12 @@ export function exchange(target: CheckedTarget, hop: HopRequest): Promise<HopRes
   });
 }
 
-function readBody(res: IncomingMessage, hop: HopRequest, done: (body: Buffer, whole: boolean) => void, fail: (err: unknown) => void): void {
+function readBody(
+  res: IncomingMessage,
+  hop: HopRequest,
+  done: (body: Buffer, whole: boolean) => void,
+  fail: (err: unknown) => void,
+): void {
   const limit = Math.max(0, hop.bodyLimit(res.statusCode ?? 0, res.headers));
   const chunks: Buffer[] = [];
   let size = 0;
@@ -108,10 +125,17 @@ function readBody(res: IncomingMessage, hop: HopRequest, done: (body: Buffer, wh
 
 function pinnedLookup(target: CheckedTarget): LookupFunction {
   return (_hostname, options, callback) => {
-    const wanted = options.family === 4 || options.family === 6 ? target.addresses.filter((a) => a.family === options.family) : target.addresses;
+    const wanted =
+      options.family === 4 || options.family === 6
+        ? target.addresses.filter((a) => a.family === options.family)
+        : target.addresses;
     const usable = wanted.length > 0 ? wanted : target.addresses;
     // Node asks for `all` when it races IPv4 and IPv6 (autoSelectFamily); every one was checked.
-    if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      callback(
+        null,
+        usable.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, usable[0]!.address, usable[0]!.family);
   };
 }
@@ -123,6 +147,7 @@ function toSafeFetchError(err: unknown, url: string, signal: AbortSignal): SafeF
   if (signal.aborted) return new SafeFetchError('timeout', `timed out talking to ${url}`, { url });
   const code = String((err as NodeJS.ErrnoException | undefined)?.code ?? '');
   const message = (err as Error | undefined)?.message ?? 'unknown error';
-  if (TLS_CODE.test(code)) return new SafeFetchError('tls_failed', `TLS failed for ${url}: ${message}`, { url, cause: err });
+  if (TLS_CODE.test(code))
+    return new SafeFetchError('tls_failed', `TLS failed for ${url}: ${message}`, { url, cause: err });
   return new SafeFetchError('connection_failed', `could not talk to ${url}: ${message}`, { url, cause: err });
 }

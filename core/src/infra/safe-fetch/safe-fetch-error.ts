@@ -18,7 +18,11 @@ export class SafeFetchError extends Error {
   /** Redirects followed before the failure; non-empty means a redirect target failed, not the URL asked for. */
   readonly redirects: string[];
 
-  constructor(code: SafeFetchErrorCode, message: string, details: { url?: string; address?: string; redirects?: string[]; cause?: unknown } = {}) {
+  constructor(
+    code: SafeFetchErrorCode,
+    message: string,
+    details: { url?: string; address?: string; redirects?: string[]; cause?: unknown } = {},
+  ) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = 'SafeFetchError';
     this.code = code;

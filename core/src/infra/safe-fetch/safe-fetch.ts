@@ -84,10 +84,15 @@ const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authoriz
 export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
   const lookup = config.lookup ?? systemLookup;
   const cacheMs = config.dnsCacheMs ?? DNS_CACHE_MS;
-  const deps = { allowedHosts: allowedHostSet(config.allowedHosts), lookup: cacheMs > 0 ? cachedLookup(lookup, cacheMs) : lookup };
+  const deps = {
+    allowedHosts: allowedHostSet(config.allowedHosts),
+    lookup: cacheMs > 0 ? cachedLookup(lookup, cacheMs) : lookup,
+  };
   // Node's default trust store (NODE_EXTRA_CA_CERTS included) plus any extra CAs, built once:
   // without a context of its own every new connection would build one (~150 root certificates).
-  const secureContext: SecureContext = createSecureContext({ ca: [...getCACertificates('default'), ...(config.ca ?? [])] });
+  const secureContext: SecureContext = createSecureContext({
+    ca: [...getCACertificates('default'), ...(config.ca ?? [])],
+  });
 
   return {
     async checkUrl(url) {
@@ -101,7 +106,12 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
         return await follow(url, options, controller.signal, redirects);
       } catch (err) {
         if (!(err instanceof SafeFetchError) || redirects.length === 0) throw err;
-        throw new SafeFetchError(err.code, err.message, { url: err.url, address: err.address, redirects: [...redirects], cause: err.cause });
+        throw new SafeFetchError(err.code, err.message, {
+          url: err.url,
+          address: err.address,
+          redirects: [...redirects],
+          cause: err.cause,
+        });
       } finally {
         clearTimeout(timer);
       }
@@ -109,12 +119,18 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
   };
 
   /** Pushes each redirect it follows onto `redirects`, so a failure can say which hop failed. */
-  async function follow(startUrl: string, options: SafeRequestOptions, signal: AbortSignal, redirects: string[]): Promise<SafeResponse> {
+  async function follow(
+    startUrl: string,
+    options: SafeRequestOptions,
+    signal: AbortSignal,
+    redirects: string[],
+  ): Promise<SafeResponse> {
     let method: string = options.method ?? 'GET';
     let body = options.body;
     let headers = initialHeaders(options);
     let next: string | URL = startUrl;
-    const willFollow = (status: number, location: unknown): boolean => REDIRECT_STATUSES.has(status) && typeof location === 'string' && options.maxRedirects > 0;
+    const willFollow = (status: number, location: unknown): boolean =>
+      REDIRECT_STATUSES.has(status) && typeof location === 'string' && options.maxRedirects > 0;
 
     for (;;) {
       const target = await withDeadline(resolveTarget(next, deps), signal, String(next));
@@ -128,13 +144,26 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
       });
       const location = res.headers.location;
       if (!willFollow(res.status, location)) {
-        return { status: res.status, headers: { ...res.headers }, body: res.body, url: target.url.href, redirects: [...redirects] };
+        return {
+          status: res.status,
+          headers: { ...res.headers },
+          body: res.body,
+          url: target.url.href,
+          redirects: [...redirects],
+        };
       }
       if (redirects.length >= options.maxRedirects) {
-        throw new SafeFetchError('too_many_redirects', `more than ${options.maxRedirects} redirects, starting at ${startUrl}`, { url: target.url.href });
+        throw new SafeFetchError(
+          'too_many_redirects',
+          `more than ${options.maxRedirects} redirects, starting at ${startUrl}`,
+          { url: target.url.href },
+        );
       }
       const nextUrl = resolveLocation(String(location), target.url);
-      if ((res.status === 303 && method !== 'GET' && method !== 'HEAD') || ((res.status === 301 || res.status === 302) && method === 'POST')) {
+      if (
+        (res.status === 303 && method !== 'GET' && method !== 'HEAD') ||
+        ((res.status === 301 || res.status === 302) && method === 'POST')
+      ) {
         // What browsers do (the Fetch standard): the redirect target is fetched, not re-posted;
         // 307/308, and 301/302 of other methods, repeat the method and body.
         method = 'GET';

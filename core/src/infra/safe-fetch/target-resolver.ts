@@ -54,24 +54,39 @@ export function cachedLookup(lookup: HostLookup, ttlMs: number): HostLookup {
  * spellings (2130706433, 0177.0.0.1, 0x7f.1) into dotted decimal, so a literal IP is
  * checked in its real form without reaching DNS.
  */
-export async function resolveTarget(rawUrl: string | URL, deps: { allowedHosts: ReadonlySet<string>; lookup: HostLookup }): Promise<CheckedTarget> {
+export async function resolveTarget(
+  rawUrl: string | URL,
+  deps: { allowedHosts: ReadonlySet<string>; lookup: HostLookup },
+): Promise<CheckedTarget> {
   const url = typeof rawUrl === 'string' ? parseUrl(rawUrl) : rawUrl;
   if (url.protocol !== 'https:') {
-    throw new SafeFetchError('scheme_not_allowed', `only https URLs are allowed, not ${url.protocol.replace(/:$/, '')}: ${url.href}`, { url: url.href });
+    throw new SafeFetchError(
+      'scheme_not_allowed',
+      `only https URLs are allowed, not ${url.protocol.replace(/:$/, '')}: ${url.href}`,
+      { url: url.href },
+    );
   }
   if (url.username !== '' || url.password !== '') {
     // They would be dropped silently (never sent), so say so instead.
-    throw new SafeFetchError('invalid_url', `URLs with a user name or password are not allowed: ${url.host}`, { url: url.origin });
+    throw new SafeFetchError('invalid_url', `URLs with a user name or password are not allowed: ${url.host}`, {
+      url: url.origin,
+    });
   }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   const exempt = deps.allowedHosts.has(host);
   const family = isIP(host);
-  const addresses = family !== 0 ? [{ address: host, family: family === 6 ? 6 : 4 } as const] : await lookupAll(host, deps.lookup, url.href);
+  const addresses =
+    family !== 0
+      ? [{ address: host, family: family === 6 ? 6 : 4 } as const]
+      : await lookupAll(host, deps.lookup, url.href);
   if (!exempt) {
     const blocked = addresses.find((a) => isBlockedAddress(a.address));
     if (blocked) {
       const what = family !== 0 ? `${host} is` : `${host} resolves to ${blocked.address}, which is`;
-      throw new SafeFetchError('address_blocked', `${what} a private or reserved address`, { url: url.href, address: blocked.address });
+      throw new SafeFetchError('address_blocked', `${what} a private or reserved address`, {
+        url: url.href,
+        address: blocked.address,
+      });
     }
   }
   return { url, host, addresses };
@@ -98,5 +113,14 @@ async function lookupAll(host: string, lookup: HostLookup, url: string): Promise
 
 /** Normalises the configured allow-list the same way hosts are read from URLs. */
 export function allowedHostSet(hosts: readonly string[]): ReadonlySet<string> {
-  return new Set(hosts.map((h) => h.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase()).filter((h) => h !== ''));
+  return new Set(
+    hosts
+      .map((h) =>
+        h
+          .trim()
+          .replace(/^\[(.*)\]$/, '$1')
+          .toLowerCase(),
+      )
+      .filter((h) => h !== ''),
+  );
 }

@@ -50,7 +50,12 @@ export class AccountsService {
     this.#cache = deps.cache ?? new AuthCache({ ttlMs: 0, enabled: false });
   }
 
-  async createReseller(input: { name: string; email: string; phone: string; discountPercent: number }): Promise<Reseller> {
+  async createReseller(input: {
+    name: string;
+    email: string;
+    phone: string;
+    discountPercent: number;
+  }): Promise<Reseller> {
     const now = this.#clock();
     const row = await this.#db
       .insertInto('resellers')
@@ -75,20 +80,35 @@ export class AccountsService {
    */
   async listResellers(
     cursors: CursorCodec,
-    query: { q?: string | undefined; status?: ResellerStatus | undefined; limit?: number | undefined; cursor?: string | undefined },
+    query: {
+      q?: string | undefined;
+      status?: ResellerStatus | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+    },
   ): Promise<ListEnvelope<Reseller>> {
     const page = resolvePage(cursors, 'resellers', query);
     let q = this.#db.selectFrom('resellers').selectAll();
     if (query.status) q = q.where('status', '=', query.status);
     if (query.q) {
       const like = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) => eb.or([eb('id', '=', query.q!), eb(eb.fn('lower', ['name']), 'like', like), eb(eb.fn('lower', ['email']), 'like', like)]));
+      q = q.where((eb) =>
+        eb.or([
+          eb('id', '=', query.q!),
+          eb(eb.fn('lower', ['name']), 'like', like),
+          eb(eb.fn('lower', ['email']), 'like', like),
+        ]),
+      );
     }
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     return listEnvelope(cursors, 'resellers', page, rows, (r) => [r.created_at.toISOString(), r.id], toReseller);
   }
 
@@ -127,10 +147,16 @@ export class AccountsService {
    * Creates a key and returns it in full, the only time it is ever shown. Without `scopes` the
    * key has every scope; with `[]` none.
    */
-  async createApiKey(resellerId: string, input: { mode: Mode; scopes?: Scope[] | undefined }): Promise<ApiKeyView & { key: string }> {
+  async createApiKey(
+    resellerId: string,
+    input: { mode: Mode; scopes?: Scope[] | undefined },
+  ): Promise<ApiKeyView & { key: string }> {
     const reseller = await this.getReseller(resellerId);
     if (reseller.status !== 'approved') {
-      throw new Refusal('account_not_approved', `Reseller ${resellerId} is ${reseller.status}; only an approved reseller account can create API keys.`);
+      throw new Refusal(
+        'account_not_approved',
+        `Reseller ${resellerId} is ${reseller.status}; only an approved reseller account can create API keys.`,
+      );
     }
     const { key, prefix } = generateApiKey(input.mode);
     const now = this.#clock();
@@ -176,14 +202,30 @@ export class AccountsService {
    * What a key grants now (its reseller, mode and scopes, and whether it is revoked), read from
    * the database: a dashboard session opened by the key checks it on every page.
    */
-  async apiKeyGrant(id: string): Promise<{ resellerId: string; mode: Mode; scopes: ReadonlySet<Scope> | null; revoked: boolean } | undefined> {
-    const row = await this.#db.selectFrom('api_keys').select(['reseller_id', 'mode', 'scopes', 'revoked_at']).where('id', '=', id).executeTakeFirst();
+  async apiKeyGrant(
+    id: string,
+  ): Promise<{ resellerId: string; mode: Mode; scopes: ReadonlySet<Scope> | null; revoked: boolean } | undefined> {
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .select(['reseller_id', 'mode', 'scopes', 'revoked_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) return undefined;
-    return { resellerId: row.reseller_id, mode: row.mode, scopes: row.scopes ? new Set(row.scopes as Scope[]) : null, revoked: row.revoked_at !== null };
+    return {
+      resellerId: row.reseller_id,
+      mode: row.mode,
+      scopes: row.scopes ? new Set(row.scopes as Scope[]) : null,
+      revoked: row.revoked_at !== null,
+    };
   }
 
   async listApiKeys(resellerId: string): Promise<ApiKeyView[]> {
-    const rows = await this.#db.selectFrom('api_keys').selectAll().where('reseller_id', '=', resellerId).orderBy('id', 'desc').execute();
+    const rows = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('reseller_id', '=', resellerId)
+      .orderBy('id', 'desc')
+      .execute();
     return rows.map(toKeyView);
   }
 
@@ -193,7 +235,10 @@ export class AccountsService {
    */
   async authenticate(presented: string | undefined): Promise<AuthContext> {
     if (!presented) throw unauthorized('No API key: send it as Authorization: Bearer <API_KEY>.');
-    if (!modeOfKey(presented)) throw unauthorized('The API key is not valid: a key is prk_live_ or prk_test_ followed by 32 letters and digits, exactly as it was shown when it was created.');
+    if (!modeOfKey(presented))
+      throw unauthorized(
+        'The API key is not valid: a key is prk_live_ or prk_test_ followed by 32 letters and digits, exactly as it was shown when it was created.',
+      );
     const keyHash = sha256Hex(presented);
     const now = this.#clock();
     const cached = this.#cache.get(keyHash);
@@ -223,7 +268,10 @@ export class AccountsService {
     if (!row) throw unauthorized('The API key is not valid.');
     if (row.revoked_at) throw unauthorized('The API key has been revoked.');
     if (row.status !== 'approved') {
-      throw new Refusal('account_not_active', `The reseller account is ${row.status}; the API is available to approved accounts only.`);
+      throw new Refusal(
+        'account_not_active',
+        `The reseller account is ${row.status}; the API is available to approved accounts only.`,
+      );
     }
     let lastUsedAt = row.last_used_at?.getTime() ?? 0;
     if (now.getTime() - lastUsedAt > LAST_USED_RESOLUTION_MS) {
@@ -245,7 +293,12 @@ export class AccountsService {
 
   /** Bookkeeping only: never delays or fails the request. */
   #touch(keyId: string, now: Date): void {
-    this.#db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', keyId).execute().catch(() => undefined);
+    this.#db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', keyId)
+      .execute()
+      .catch(() => undefined);
   }
 }
 

@@ -41,7 +41,9 @@ export const accountsMigration = {
       .addColumn('email', 'text', (c) => c.notNull())
       .addColumn('phone', 'text', (c) => c.notNull())
       .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'approved', 'suspended')`))
-      .addColumn('discount_bps', 'integer', (c) => c.notNull().defaultTo(0).check(sql`discount_bps between 0 and 10000`))
+      .addColumn('discount_bps', 'integer', (c) =>
+        c.notNull().defaultTo(0).check(sql`discount_bps between 0 and 10000`),
+      )
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .execute();
@@ -60,4 +62,3 @@ export const accountsMigration = {
     await db.schema.createIndex('api_keys_reseller_idx').on('api_keys').column('reseller_id').execute();
   },
 };
-

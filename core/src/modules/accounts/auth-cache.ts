@@ -69,7 +69,12 @@ export class AuthCache {
    * its 'close' turns the cache off), so a revocation is missed for seconds at most, not for the
    * entries' lifetime.
    */
-  async connect(publisher: Redis, subscriber: Redis, channel: string, opts: { heartbeatMs?: number } = {}): Promise<void> {
+  async connect(
+    publisher: Redis,
+    subscriber: Redis,
+    channel: string,
+    opts: { heartbeatMs?: number } = {},
+  ): Promise<void> {
     const apply = (message: string) => {
       const [kind, id] = [message.slice(0, message.indexOf(':')), message.slice(message.indexOf(':') + 1)];
       if (kind === 'reseller') this.#resellers.delete(id);

@@ -16,7 +16,10 @@ import { resellerSchema } from './admin-schemas.ts';
 const tags = ['Back-office'];
 const resellerParams = z.object({ id: z.string().min(1).max(64) });
 const modeQuery = {
-  mode: z.enum(['live', 'test']).default('live').meta({ description: 'Which side of the account: live (default) or the sandbox (test).' }),
+  mode: z
+    .enum(['live', 'test'])
+    .default('live')
+    .meta({ description: 'Which side of the account: live (default) or the sandbox (test).' }),
 };
 const unknownReseller = { status: 404, code: 'not_found', description: 'Unknown reseller.' };
 
@@ -49,8 +52,17 @@ export function adminLookupRoutes(deps: {
       auth: 'admin',
       query: z.strictObject({
         ...pageQueryShape,
-        q: z.string().trim().min(1).max(200).optional().meta({ description: 'An exact reseller id, or part of the name or e-mail (case-insensitive).' }),
-        status: z.enum(['pending', 'approved', 'suspended']).optional().meta({ description: 'Only accounts in this status.' }),
+        q: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .meta({ description: 'An exact reseller id, or part of the name or e-mail (case-insensitive).' }),
+        status: z
+          .enum(['pending', 'approved', 'suspended'])
+          .optional()
+          .meta({ description: 'Only accounts in this status.' }),
       }),
       responses: { 200: { description: 'A page of resellers', schema: listEnvelopeSchema(resellerSchema) } },
       handle: async ({ query }) => ({ status: 200, body: await accounts.listResellers(deps.cursors, query) }),
@@ -80,7 +92,12 @@ export function adminLookupRoutes(deps: {
       tags,
       auth: 'admin',
       params: z.object({ id: z.string().min(1).max(64) }),
-      responses: { 200: { description: 'The order', schema: z.object({ data: orderView.extend({ resellerId: z.string(), mode: z.enum(['live', 'test']) }) }) } },
+      responses: {
+        200: {
+          description: 'The order',
+          schema: z.object({ data: orderView.extend({ resellerId: z.string(), mode: z.enum(['live', 'test']) }) }),
+        },
+      },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown order.' }],
       handle: async ({ params }) => ({ status: 200, body: { data: await deps.orders.getById(params.id) } }),
     }),
@@ -97,7 +114,12 @@ export function adminLookupRoutes(deps: {
         200: {
           description: 'The wallet',
           schema: z.object({
-            data: z.object({ mode: z.enum(['live', 'test']), balanceCents: z.number().int(), currency: z.literal('EUR'), entries: listEnvelopeSchema(ledgerEntrySchema) }),
+            data: z.object({
+              mode: z.enum(['live', 'test']),
+              balanceCents: z.number().int(),
+              currency: z.literal('EUR'),
+              entries: listEnvelopeSchema(ledgerEntrySchema),
+            }),
           }),
         },
       },
@@ -138,7 +160,10 @@ export function adminLookupRoutes(deps: {
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller or endpoint (in that mode).' }],
       handle: async ({ params, query }) => {
         const { mode, ...rest } = query;
-        return { status: 200, body: await deps.deliveries.list({ resellerId: params.id, mode }, params.endpointId, rest) };
+        return {
+          status: 200,
+          body: await deps.deliveries.list({ resellerId: params.id, mode }, params.endpointId, rest),
+        };
       },
     }),
     defineRoute({
@@ -169,13 +194,19 @@ export function adminLookupRoutes(deps: {
       query: z.strictObject({
         ...pageQueryShape,
         ...modeQuery,
-        status: ingestSchema.shape.status.or(z.literal('skipped')).optional().meta({ description: 'Only ingests with this outcome.' }),
+        status: ingestSchema.shape.status
+          .or(z.literal('skipped'))
+          .optional()
+          .meta({ description: 'Only ingests with this outcome.' }),
       }),
       responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema) } },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller or store.' }],
       handle: async ({ params, query }) => {
         const { mode, ...rest } = query;
-        return { status: 200, body: await deps.stores.ingests.listIngests({ resellerId: params.id, mode }, params.storeId, rest) };
+        return {
+          status: 200,
+          body: await deps.stores.ingests.listIngests({ resellerId: params.id, mode }, params.storeId, rest),
+        };
       },
     }),
   ];

@@ -32,11 +32,18 @@ export function adminOrderRoutes(deps: {
             })
             .optional(),
         })
-        .refine((b) => b.status !== 'SHIPPED' || b.tracking, { message: 'tracking is required with SHIPPED', path: ['tracking'] }),
+        .refine((b) => b.status !== 'SHIPPED' || b.tracking, {
+          message: 'tracking is required with SHIPPED',
+          path: ['tracking'],
+        }),
       responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }) } },
       errors: [
         { status: 404, code: 'not_found', description: 'Unknown order.' },
-        { status: 409, code: 'illegal_transition', description: 'The order cannot move to that status from where it is.' },
+        {
+          status: 409,
+          code: 'illegal_transition',
+          description: 'The order cannot move to that status from where it is.',
+        },
       ],
       handle: async ({ params, body }) => ({
         status: 200,
@@ -50,15 +57,28 @@ export function adminOrderRoutes(deps: {
       summary: "Confirm that a line's EPS/AI/PS/SVG file was converted to PDF (the order then goes on to payment)",
       tags,
       auth: 'admin',
-      params: z.object({ id: z.string().min(1).max(64), line: z.string().regex(/^\d{1,3}$/).transform(Number) }),
-      body: z.strictObject({ fileUrl: z.url({ protocol: /^https$/ }).max(2048).optional() }),
+      params: z.object({
+        id: z.string().min(1).max(64),
+        line: z
+          .string()
+          .regex(/^\d{1,3}$/)
+          .transform(Number),
+      }),
+      body: z.strictObject({
+        fileUrl: z
+          .url({ protocol: /^https$/ })
+          .max(2048)
+          .optional(),
+      }),
       responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }) } },
       errors: [
         { status: 404, code: 'not_found', description: 'Unknown order or line.' },
         { status: 409, code: 'line_not_awaiting_conversion', description: 'The line does not wait for a conversion.' },
       ],
-      handle: async ({ params, body }) => ({ status: 200, body: { data: await deps.orders.confirmConversion(params.id, params.line, body.fileUrl) } }),
+      handle: async ({ params, body }) => ({
+        status: 200,
+        body: { data: await deps.orders.confirmConversion(params.id, params.line, body.fileUrl) },
+      }),
     }),
   ];
 }
-

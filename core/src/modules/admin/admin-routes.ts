@@ -19,7 +19,11 @@ const tags = ['Back-office'];
 const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller or key.' };
 
 /** The dashboard's operations on resellers, keys, wallets and cards (ARCHITECTURE.md §7). */
-export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: WalletService; cards: CardsService }): AnyRoute[] {
+export function adminAccountRoutes(deps: {
+  accounts: AccountsService;
+  wallet: WalletService;
+  cards: CardsService;
+}): AnyRoute[] {
   const { accounts, wallet, cards } = deps;
   return [
     defineRoute({
@@ -50,7 +54,10 @@ export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: Wa
         method: 'post',
         path: `/resellers/{id}/${action}`,
         operationId: `${action}Reseller`,
-        summary: action === 'approve' ? 'Approve a reseller account' : 'Suspend a reseller account (its keys stop working: 403)',
+        summary:
+          action === 'approve'
+            ? 'Approve a reseller account'
+            : 'Suspend a reseller account (its keys stop working: 403)',
         tags,
         auth: 'admin',
         params: idParams,
@@ -72,9 +79,21 @@ export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: Wa
       auth: 'admin',
       params: idParams,
       body: createApiKeyBody,
-      responses: { 201: { description: 'Created', schema: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) } },
-      errors: [notFound, { status: 403, code: 'account_not_approved', description: 'Only an approved reseller account can create keys.' }],
-      handle: async ({ params, body }) => ({ status: 201, body: { data: await accounts.createApiKey(params.id, body) } }),
+      responses: {
+        201: { description: 'Created', schema: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
+      },
+      errors: [
+        notFound,
+        {
+          status: 403,
+          code: 'account_not_approved',
+          description: 'Only an approved reseller account can create keys.',
+        },
+      ],
+      handle: async ({ params, body }) => ({
+        status: 201,
+        body: { data: await accounts.createApiKey(params.id, body) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -120,7 +139,12 @@ export function adminAccountRoutes(deps: { accounts: AccountsService; wallet: Wa
       errors: [notFound],
       handle: async ({ params, body }) => {
         await accounts.getReseller(params.id);
-        const entry = await wallet.topUp({ resellerId: params.id, mode: body.mode, amountCents: body.amountCents, reference: body.reference });
+        const entry = await wallet.topUp({
+          resellerId: params.id,
+          mode: body.mode,
+          amountCents: body.amountCents,
+          reference: body.reference,
+        });
         return { status: 201, body: { data: { ...entry, mode: body.mode } } };
       },
     }),

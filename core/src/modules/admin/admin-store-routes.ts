@@ -15,12 +15,22 @@ export const storeHealthSchema = z.object({
   testMode: z.boolean(),
   lastWebhookAt: z.string().nullable().meta({ description: 'When the last webhook of the store was received.' }),
   lastPolledAt: z.string().nullable().meta({ description: 'When the last poll of the store succeeded.' }),
-  ingestLagSeconds: z.number().int().meta({ description: 'Age of the oldest received webhook not yet processed (0: none waits).' }),
-  last24h: z.object({ placed: z.number().int(), skipped: z.number().int(), failed: z.number().int() }).meta({ description: 'Store orders of the last 24 h by outcome.' }),
+  ingestLagSeconds: z
+    .number()
+    .int()
+    .meta({ description: 'Age of the oldest received webhook not yet processed (0: none waits).' }),
+  last24h: z
+    .object({ placed: z.number().int(), skipped: z.number().int(), failed: z.number().int() })
+    .meta({ description: 'Store orders of the last 24 h by outcome.' }),
   lastError: z.string().nullable().meta({ description: 'The last error the platform answered.' }),
-  notices: z.array(z.string()).meta({ description: "What the store's platform asks of the merchant (an authorisation to renew, a permission missing: reconnect); as on GET /stores/{id}." }),
+  notices: z.array(z.string()).meta({
+    description:
+      "What the store's platform asks of the merchant (an authorisation to renew, a permission missing: reconnect); as on GET /stores/{id}.",
+  }),
   tokenExpiresAt: z.string().nullable().meta({ description: 'When credentials that cannot renew themselves expire.' }),
-  flags: z.array(z.enum(STORE_FLAGS as [string, ...string[]])).meta({ description: 'Why the store needs a look (empty: healthy).' }),
+  flags: z
+    .array(z.enum(STORE_FLAGS as [string, ...string[]]))
+    .meta({ description: 'Why the store needs a look (empty: healthy).' }),
   createdAt: z.string(),
 });
 
@@ -31,20 +41,32 @@ export function adminStoreRoutes(deps: { health: StoreHealth }): AnyRoute[] {
       method: 'get',
       path: '/stores',
       operationId: 'listStoreHealth',
-      summary: 'Connected stores with their health: last webhook, last poll, ingest lag, 24 h outcomes, last error, token expiry, flags',
+      summary:
+        'Connected stores with their health: last webhook, last poll, ingest lag, 24 h outcomes, last error, token expiry, flags',
       tags,
       auth: 'admin',
       query: z.strictObject({
         ...pageQueryShape,
         platform: z.string().min(1).max(64).optional().meta({ description: 'Only stores of this platform.' }),
         reseller: z.string().min(1).max(64).optional().meta({ description: 'Only stores of this reseller (id).' }),
-        state: z.enum(['connected', 'disconnected']).optional().meta({ description: 'Only connected or disconnected stores.' }),
+        state: z
+          .enum(['connected', 'disconnected'])
+          .optional()
+          .meta({ description: 'Only connected or disconnected stores.' }),
       }),
-      responses: { 200: { description: 'A page of stores, newest first', schema: listEnvelopeSchema(storeHealthSchema) } },
+      responses: {
+        200: { description: 'A page of stores, newest first', schema: listEnvelopeSchema(storeHealthSchema) },
+      },
       errors: [{ status: 400, code: 'invalid_request', description: 'A filter or the cursor is not valid.' }],
       handle: async ({ query }) => ({
         status: 200,
-        body: await deps.health.list({ platform: query.platform, resellerId: query.reseller, status: query.state, limit: query.limit, cursor: query.cursor }),
+        body: await deps.health.list({
+          platform: query.platform,
+          resellerId: query.reseller,
+          status: query.state,
+          limit: query.limit,
+          cursor: query.cursor,
+        }),
       }),
     }),
   ];

@@ -5,260 +5,214 @@
 
 /** Business cards in the product list (lang=en). */
 export const EXAMPLE_PRODUCT_SUMMARY = {
-  "id": "business-cards",
-  "slugs": {
-    "nl": "visitekaartjes",
-    "en": "business-cards",
-    "de": "visitenkarten",
-    "fr": "cartes-de-visite"
+  id: 'business-cards',
+  slugs: {
+    nl: 'visitekaartjes',
+    en: 'business-cards',
+    de: 'visitenkarten',
+    fr: 'cartes-de-visite',
   },
-  "name": "Business cards",
-  "category": "business-cards",
-  "quantity": {
-    "pricedBy": "copies",
-    "runs": [
-      100,
-      250,
-      500,
-      1000,
-      2500,
-      5000
-    ]
+  name: 'Business cards',
+  category: 'business-cards',
+  quantity: {
+    pricedBy: 'copies',
+    runs: [100, 250, 500, 1000, 2500, 5000],
   },
-  "options": [
+  options: [
     {
-      "key": "paper",
-      "name": "Paper",
-      "default": "mc350",
-      "values": [
+      key: 'paper',
+      name: 'Paper',
+      default: 'mc350',
+      values: [
         {
-          "value": "mc350",
-          "label": "350 g matt coated"
+          value: 'mc350',
+          label: '350 g matt coated',
         },
         {
-          "value": "mc400",
-          "label": "400 g matt coated"
+          value: 'mc400',
+          label: '400 g matt coated',
         },
         {
-          "value": "uncoated300",
-          "label": "300 g uncoated"
+          value: 'uncoated300',
+          label: '300 g uncoated',
         },
         {
-          "value": "recycled300",
-          "label": "300 g recycled"
-        }
-      ]
+          value: 'recycled300',
+          label: '300 g recycled',
+        },
+      ],
     },
     {
-      "key": "sides",
-      "name": "Printing",
-      "default": "4/4",
-      "values": [
+      key: 'sides',
+      name: 'Printing',
+      default: '4/4',
+      values: [
         {
-          "value": "4/0",
-          "label": "Single-sided colour"
+          value: '4/0',
+          label: 'Single-sided colour',
         },
         {
-          "value": "4/1",
-          "label": "Colour front, black back"
+          value: '4/1',
+          label: 'Colour front, black back',
         },
         {
-          "value": "4/4",
-          "label": "Double-sided colour"
-        }
-      ]
+          value: '4/4',
+          label: 'Double-sided colour',
+        },
+      ],
     },
     {
-      "key": "finish",
-      "name": "Finish",
-      "default": "none",
-      "values": [
+      key: 'finish',
+      name: 'Finish',
+      default: 'none',
+      values: [
         {
-          "value": "none",
-          "label": "None"
+          value: 'none',
+          label: 'None',
         },
         {
-          "value": "matt-laminate",
-          "label": "Matt laminate"
+          value: 'matt-laminate',
+          label: 'Matt laminate',
         },
         {
-          "value": "gloss-laminate",
-          "label": "Gloss laminate"
+          value: 'gloss-laminate',
+          label: 'Gloss laminate',
         },
         {
-          "value": "soft-touch",
-          "label": "Soft-touch laminate"
+          value: 'soft-touch',
+          label: 'Soft-touch laminate',
         },
         {
-          "value": "spot-uv",
-          "label": "Spot UV varnish"
-        }
-      ]
+          value: 'spot-uv',
+          label: 'Spot UV varnish',
+        },
+      ],
     },
     {
-      "key": "corners",
-      "name": "Corners",
-      "default": "square",
-      "values": [
+      key: 'corners',
+      name: 'Corners',
+      default: 'square',
+      values: [
         {
-          "value": "square",
-          "label": "Square"
+          value: 'square',
+          label: 'Square',
         },
         {
-          "value": "rounded",
-          "label": "Rounded"
-        }
-      ]
-    }
-  ]
+          value: 'rounded',
+          label: 'Rounded',
+        },
+      ],
+    },
+  ],
 };
 
 /** The business cards product page (lang=en), as a test key sees it (with sampleFiles). */
 export const EXAMPLE_PRODUCT_DETAIL = {
   ...EXAMPLE_PRODUCT_SUMMARY,
-  "quantity": {
+  quantity: {
     ...EXAMPLE_PRODUCT_SUMMARY.quantity,
-    "runRestrictions": [
+    runRestrictions: [
       {
-        "when": {
-          "finish": [
-            "spot-uv"
-          ]
+        when: {
+          finish: ['spot-uv'],
         },
-        "runs": [
-          250,
-          500,
-          1000,
-          2500
-        ]
+        runs: [250, 500, 1000, 2500],
       },
       {
-        "when": {
-          "corners": [
-            "rounded"
-          ]
+        when: {
+          corners: ['rounded'],
         },
-        "runs": [
-          250,
-          500,
-          1000,
-          2500,
-          5000
-        ]
-      }
+        runs: [250, 500, 1000, 2500, 5000],
+      },
     ],
-    "rule": "quantity is the number of pieces and must be a run that can be made for the configuration; options.copies must not be sent (or must equal quantity)"
+    rule: 'quantity is the number of pieces and must be a run that can be made for the configuration; options.copies must not be sent (or must equal quantity)',
   },
-  "description": "Business cards 85 x 55 mm on sturdy board.",
-  "startingConfiguration": {
-    "paper": "mc350",
-    "sides": "4/4",
-    "finish": "none",
-    "corners": "square"
+  description: 'Business cards 85 x 55 mm on sturdy board.',
+  startingConfiguration: {
+    paper: 'mc350',
+    sides: '4/4',
+    finish: 'none',
+    corners: 'square',
   },
-  "automaticOptions": [
+  automaticOptions: [
     {
-      "key": "printProcess",
-      "name": "Print process"
+      key: 'printProcess',
+      name: 'Print process',
     },
     {
-      "key": "sheetFormat",
-      "name": "Press sheet"
+      key: 'sheetFormat',
+      name: 'Press sheet',
     },
     {
-      "key": "bundling",
-      "name": "Bundling"
+      key: 'bundling',
+      name: 'Bundling',
     },
     {
-      "key": "packaging",
-      "name": "Packaging"
-    }
+      key: 'packaging',
+      name: 'Packaging',
+    },
   ],
-  "restrictions": [
+  restrictions: [
     {
-      "kind": "not_offered",
-      "when": {
-        "paper": [
-          "uncoated300",
-          "recycled300"
-        ]
+      kind: 'not_offered',
+      when: {
+        paper: ['uncoated300', 'recycled300'],
       },
-      "forbid": {
-        "finish": [
-          "gloss-laminate",
-          "soft-touch",
-          "spot-uv"
-        ]
+      forbid: {
+        finish: ['gloss-laminate', 'soft-touch', 'spot-uv'],
       },
-      "reason": "Uncoated board takes no gloss, soft-touch or spot UV finish."
+      reason: 'Uncoated board takes no gloss, soft-touch or spot UV finish.',
     },
     {
-      "kind": "not_offered",
-      "when": {
-        "finish": [
-          "spot-uv"
-        ]
+      kind: 'not_offered',
+      when: {
+        finish: ['spot-uv'],
       },
-      "forbid": {
-        "paper": [
-          "mc350"
-        ]
+      forbid: {
+        paper: ['mc350'],
       },
-      "reason": "Spot UV is offered on 400 g only."
+      reason: 'Spot UV is offered on 400 g only.',
     },
     {
-      "kind": "unpriceable",
-      "when": {
-        "paper": [
-          "recycled300"
-        ],
-        "corners": [
-          "rounded"
-        ]
+      kind: 'unpriceable',
+      when: {
+        paper: ['recycled300'],
+        corners: ['rounded'],
       },
-      "reason": "The print partner cannot price rounded corners on recycled board."
-    }
+      reason: 'The print partner cannot price rounded corners on recycled board.',
+    },
   ],
-  "availabilityNotes": [
-    "Uncoated board takes no gloss, soft-touch or spot UV finish.",
-    "Spot UV is offered on 400 g only.",
-    "The print partner cannot price rounded corners on recycled board."
+  availabilityNotes: [
+    'Uncoated board takes no gloss, soft-touch or spot UV finish.',
+    'Spot UV is offered on 400 g only.',
+    'The print partner cannot price rounded corners on recycled board.',
   ],
-  "weightGramsPerPiece": 1.6,
-  "fileRequirements": {
-    "acceptedTypes": [
-      "pdf",
-      "png",
-      "jpg"
-    ],
-    "convertibleTypes": [
-      "eps",
-      "ai",
-      "ps",
-      "svg"
-    ],
-    "trimSizeMm": {
-      "width": 85,
-      "height": 55
+  weightGramsPerPiece: 1.6,
+  fileRequirements: {
+    acceptedTypes: ['pdf', 'png', 'jpg'],
+    convertibleTypes: ['eps', 'ai', 'ps', 'svg'],
+    trimSizeMm: {
+      width: 85,
+      height: 55,
     },
-    "bleedMm": 2,
-    "minResolutionDpi": 300,
-    "colourSpace": "CMYK",
-    "notes": "Supply your file with bleed and outlined fonts."
+    bleedMm: 2,
+    minResolutionDpi: 300,
+    colourSpace: 'CMYK',
+    notes: 'Supply your file with bleed and outlined fonts.',
   },
-  "sampleFiles": [
+  sampleFiles: [
     {
-      "format": "standard",
-      "trimSizeMm": {
-        "width": 85,
-        "height": 55
+      format: 'standard',
+      trimSizeMm: {
+        width: 85,
+        height: 55,
       },
-      "bleedMm": 2,
-      "pageSizeMm": {
-        "width": 89,
-        "height": 59
+      bleedMm: 2,
+      pageSizeMm: {
+        width: 89,
+        height: 59,
       },
-      "url": "https://print-api.example/api/reseller/v1/sample-files/business-cards/standard.pdf"
-    }
-  ]
+      url: 'https://print-api.example/api/reseller/v1/sample-files/business-cards/standard.pdf',
+    },
+  ],
 };

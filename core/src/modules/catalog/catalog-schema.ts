@@ -23,10 +23,15 @@ export function isExactRunSize(n: number): boolean {
   for (const p of [2, 5]) while (m % p === 0) m /= p;
   return m === 1;
 }
-const runSize = count.refine(isExactRunSize, 'run sizes must be of the form 2^a x 5^b (25, 50, 100, 250, …) so unit prices are exact decimals');
+const runSize = count.refine(
+  isExactRunSize,
+  'run sizes must be of the form 2^a x 5^b (25, 50, 100, 250, …) so unit prices are exact decimals',
+);
 
 /** A condition on the configuration: every listed option has one of the listed values. */
-const condition = z.record(optionKey, z.array(z.string().min(1)).min(1)).refine((c) => Object.keys(c).length > 0, 'names no option');
+const condition = z
+  .record(optionKey, z.array(z.string().min(1)).min(1))
+  .refine((c) => Object.keys(c).length > 0, 'names no option');
 export type Condition = z.output<typeof condition>;
 
 const optionValueSchema = z.strictObject({
@@ -55,7 +60,11 @@ const automaticRuleSchema = z.strictObject({
   value: z.string().min(1),
 });
 
-const automaticSchema = z.strictObject({ key: optionKey, names: localized, rules: z.array(automaticRuleSchema).min(1) });
+const automaticSchema = z.strictObject({
+  key: optionKey,
+  names: localized,
+  rules: z.array(automaticRuleSchema).min(1),
+});
 
 const quantitySchema = z.discriminatedUnion('pricedBy', [
   z.strictObject({ pricedBy: z.literal('copies'), runs: z.array(runSize).min(1) }),
@@ -95,7 +104,9 @@ export const productShape = z.strictObject({
   options: z.array(optionSchema).min(1),
   automatic: z.array(automaticSchema),
   /** Combinations the print partner does not offer. `availability` ones also move omitted defaults. */
-  constraints: z.array(z.strictObject({ when: condition, forbid: condition, reason: localized, availability: z.boolean().optional() })),
+  constraints: z.array(
+    z.strictObject({ when: condition, forbid: condition, reason: localized, availability: z.boolean().optional() }),
+  ),
   /** Run-priced products: a matching rule narrows the runs that can be made. */
   runRules: z.array(z.strictObject({ when: condition, runs: z.array(runSize).min(1) })),
   /** Valid combinations the partner still cannot price. */
@@ -116,7 +127,8 @@ export const categorySchema = z
   .superRefine((cats, ctx) => {
     const seen = new Set<string>();
     cats.forEach((c, i) => {
-      if (seen.has(c.slug)) ctx.addIssue({ code: 'custom', path: [i, 'slug'], message: `category '${c.slug}' is listed twice` });
+      if (seen.has(c.slug))
+        ctx.addIssue({ code: 'custom', path: [i, 'slug'], message: `category '${c.slug}' is listed twice` });
       seen.add(c.slug);
     });
   });
@@ -125,7 +137,10 @@ export type Category = z.output<typeof categorySchema>[number];
 /** `countries.json`: standard VAT rate and shipping zone per destination, and each zone's weight brackets. */
 export const countriesSchema = z
   .strictObject({
-    countries: z.record(z.string().regex(/^[A-Z]{2}$/, 'must be an ISO-2 code'), z.strictObject({ vatRate: decimal, zone: z.string().min(1) })),
+    countries: z.record(
+      z.string().regex(/^[A-Z]{2}$/, 'must be an ISO-2 code'),
+      z.strictObject({ vatRate: decimal, zone: z.string().min(1) }),
+    ),
     shippingZones: z.record(
       z.string(),
       z.strictObject({
@@ -136,13 +151,22 @@ export const countriesSchema = z
   })
   .superRefine((c, ctx) => {
     for (const [code, country] of Object.entries(c.countries)) {
-      if (!c.shippingZones[country.zone]) ctx.addIssue({ code: 'custom', path: ['countries', code, 'zone'], message: `unknown shipping zone '${country.zone}'` });
+      if (!c.shippingZones[country.zone])
+        ctx.addIssue({
+          code: 'custom',
+          path: ['countries', code, 'zone'],
+          message: `unknown shipping zone '${country.zone}'`,
+        });
     }
     for (const [zone, table] of Object.entries(c.shippingZones)) {
       table.brackets.forEach((b, i) => {
         const prev = table.brackets[i - 1];
         if (prev && (b.upToGrams <= prev.upToGrams || new Decimal(b.cents).lt(prev.cents))) {
-          ctx.addIssue({ code: 'custom', path: ['shippingZones', zone, 'brackets', i], message: 'brackets must rise in weight and never get cheaper' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['shippingZones', zone, 'brackets', i],
+            message: 'brackets must rise in weight and never get cheaper',
+          });
         }
       });
     }

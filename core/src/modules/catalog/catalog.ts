@@ -2,7 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { categorySchema, countriesSchema, productSchema, type Category, type Countries, type Lang, type Product } from './catalog-schema.ts';
+import {
+  categorySchema,
+  countriesSchema,
+  productSchema,
+  type Category,
+  type Countries,
+  type Lang,
+  type Product,
+} from './catalog-schema.ts';
 
 /** `core/data/catalog`, found from this module's own location so the working directory does not matter. */
 export const DEFAULT_CATALOG_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../data/catalog');
@@ -12,7 +20,8 @@ export class CatalogError extends Error {
   override name = 'CatalogError';
 }
 
-const fieldError = (file: string, field: string, message: string) => new CatalogError(`Catalogue file ${file} is invalid:\n  ${field}: ${message}`);
+const fieldError = (file: string, field: string, message: string) =>
+  new CatalogError(`Catalogue file ${file} is invalid:\n  ${field}: ${message}`);
 
 function readJson<T>(file: string, schema: z.ZodType<T>): T {
   let raw: unknown;
@@ -23,7 +32,9 @@ function readJson<T>(file: string, schema: z.ZodType<T>): T {
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const lines = parsed.error.issues.slice(0, 10).map((i) => `  ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+    const lines = parsed.error.issues
+      .slice(0, 10)
+      .map((i) => `  ${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
     const more = parsed.error.issues.length > 10 ? `\n  (${parsed.error.issues.length - 10} more)` : '';
     throw new CatalogError(`Catalogue file ${file} is invalid:\n${lines.join('\n')}${more}`);
   }
@@ -31,7 +42,11 @@ function readJson<T>(file: string, schema: z.ZodType<T>): T {
 }
 
 /** Lowercase without accents, so "depliants" finds "Dépliants". */
-const fold = (s: string): string => s.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase();
+const fold = (s: string): string =>
+  s
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase();
 
 /** The catalogue as data (`core/data/catalog`), validated when it is loaded. Immutable. */
 export class Catalog {
@@ -70,7 +85,10 @@ export class Catalog {
     return this.products.filter(
       (p) =>
         (!opts.category || p.category === opts.category) &&
-        (q === '' || fold(p.names[opts.lang]).includes(q) || p.id.includes(q) || Object.values(p.slugs).some((s) => s.includes(q))),
+        (q === '' ||
+          fold(p.names[opts.lang]).includes(q) ||
+          p.id.includes(q) ||
+          Object.values(p.slugs).some((s) => s.includes(q))),
     );
   }
 }
@@ -104,10 +122,18 @@ export function loadCatalog(dir: string = DEFAULT_CATALOG_DIR): Catalog {
     if (!categories.some((c) => c.slug === product.category)) {
       throw fieldError(file, 'category', `unknown category '${product.category}' (not in ${categoriesFile})`);
     }
-    const refs: Array<[string, string]> = [['id', product.id], ...Object.entries(product.slugs).map(([lang, s]): [string, string] => [`slugs.${lang}`, s])];
+    const refs: Array<[string, string]> = [
+      ['id', product.id],
+      ...Object.entries(product.slugs).map(([lang, s]): [string, string] => [`slugs.${lang}`, s]),
+    ];
     for (const [field, ref] of refs) {
       const owner = owners.get(ref);
-      if (owner && owner !== product.id) throw fieldError(file, field, `'${ref}' already names product ${owner}: ids and slugs are unique across the catalogue`);
+      if (owner && owner !== product.id)
+        throw fieldError(
+          file,
+          field,
+          `'${ref}' already names product ${owner}: ids and slugs are unique across the catalogue`,
+        );
       owners.set(ref, product.id);
     }
     return product;

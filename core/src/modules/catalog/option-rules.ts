@@ -14,9 +14,14 @@ export function matches(when: Condition, config: Configuration): boolean {
 }
 
 /** The constraints `config` breaks: their `when` holds and their `forbid` is hit. */
-export function brokenConstraints(product: Product, config: Configuration, opts: { availabilityOnly?: boolean } = {}): Constraint[] {
+export function brokenConstraints(
+  product: Product,
+  config: Configuration,
+  opts: { availabilityOnly?: boolean } = {},
+): Constraint[] {
   return product.constraints.filter(
-    (c) => (!opts.availabilityOnly || c.availability === true) && matches(c.when, config) && matchesAny(c.forbid, config),
+    (c) =>
+      (!opts.availabilityOnly || c.availability === true) && matches(c.when, config) && matchesAny(c.forbid, config),
   );
 }
 
@@ -52,7 +57,8 @@ export function startingConfiguration(product: Product, chosen: Configuration = 
     }
     const others = option.values.map((v) => v.value).filter((v) => v !== option.default);
     const available = [option.default, ...others].find(
-      (candidate) => brokenConstraints(product, { ...config, [option.key]: candidate }, { availabilityOnly: true }).length === 0,
+      (candidate) =>
+        brokenConstraints(product, { ...config, [option.key]: candidate }, { availabilityOnly: true }).length === 0,
     );
     config[option.key] = available ?? option.default;
   }
@@ -62,7 +68,9 @@ export function startingConfiguration(product: Product, chosen: Configuration = 
 
 /** Options whose starting value can be moved by an availability rule (posters' paper, for one). */
 export function availabilityAdjustedOptions(product: Product): string[] {
-  return product.options.map((o) => o.key).filter((key) => product.constraints.some((c) => c.availability === true && key in c.forbid));
+  return product.options
+    .map((o) => o.key)
+    .filter((key) => product.constraints.some((c) => c.availability === true && key in c.forbid));
 }
 
 /** The runs that can be made for a configuration: every matching run rule narrows the product's runs. */

@@ -34,7 +34,12 @@ export interface ProductDetail extends Omit<ProductSummary, 'quantity'> {
   startingConfiguration: Record<string, string>;
   automaticOptions: Array<{ key: string; name: string }>;
   /** Combinations the partner does not offer (422 option_conflict) or cannot price (422 unpriceable_configuration). */
-  restrictions: Array<{ kind: 'not_offered' | 'unavailable' | 'unpriceable'; when: Condition; forbid?: Condition; reason: string }>;
+  restrictions: Array<{
+    kind: 'not_offered' | 'unavailable' | 'unpriceable';
+    when: Condition;
+    forbid?: Condition;
+    reason: string;
+  }>;
   /** Human-readable reasons of the restrictions, in the chosen language. */
   availabilityNotes: string[];
   weightGramsPerPiece: number;
@@ -59,7 +64,10 @@ export function toProductSummary(p: Product, lang: Lang): ProductSummary {
     slugs: { ...p.slugs },
     name: p.names[lang],
     category: p.category,
-    quantity: p.quantity.pricedBy === 'copies' ? { pricedBy: 'copies', runs: [...p.quantity.runs] } : { pricedBy: 'piece', min: p.quantity.min, max: p.quantity.max },
+    quantity:
+      p.quantity.pricedBy === 'copies'
+        ? { pricedBy: 'copies', runs: [...p.quantity.runs] }
+        : { pricedBy: 'piece', min: p.quantity.min, max: p.quantity.max },
     options: p.options.map((o) => ({
       key: o.key,
       name: o.names[lang],
@@ -96,7 +104,12 @@ export function toProductDetail(p: Product, lang: Lang): ProductDetail {
     startingConfiguration: startingConfiguration(p),
     automaticOptions: p.automatic.map((a) => ({ key: a.key, name: a.names[lang] })),
     restrictions: [
-      ...p.constraints.map((c) => ({ kind: c.availability ? ('unavailable' as const) : ('not_offered' as const), when: c.when, forbid: c.forbid, reason: c.reason[lang] })),
+      ...p.constraints.map((c) => ({
+        kind: c.availability ? ('unavailable' as const) : ('not_offered' as const),
+        when: c.when,
+        forbid: c.forbid,
+        reason: c.reason[lang],
+      })),
       ...p.unpriceable.map((u) => ({ kind: 'unpriceable' as const, when: u.when, reason: u.reason[lang] })),
     ],
     availabilityNotes: [...p.constraints.map((c) => c.reason[lang]), ...p.unpriceable.map((u) => u.reason[lang])],

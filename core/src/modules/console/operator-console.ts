@@ -1,7 +1,11 @@
 import express, { type Request, type Response } from 'express';
 import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
 import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
-import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
+import {
+  clearSessionCookie,
+  setSessionCookie,
+  type SessionCookieOptions,
+} from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
 import { clientAddress } from '../../http/middleware/credential-failures.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
@@ -47,12 +51,21 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
     next();
   });
 
-  pages.push(definePage({ method: 'get', path: '/', auth: 'public', csrf: 'none', handle: (req, res) => {
-    const session = req.browserSession;
-    if (!session) return signInPage(res, { next: safeNext(req.query.next) });
-    sendPage(
-      res,
-      page(req, 'Operations', html`
+  pages.push(
+    definePage({
+      method: 'get',
+      path: '/',
+      auth: 'public',
+      csrf: 'none',
+      handle: (req, res) => {
+        const session = req.browserSession;
+        if (!session) return signInPage(res, { next: safeNext(req.query.next) });
+        sendPage(
+          res,
+          page(
+            req,
+            'Operations',
+            html`
         <p>Signed in as operator. Session ends ${session.expiresAt.toISOString()}.</p>
         <ul>
           <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
@@ -64,82 +77,141 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
           <${CsrfField} token=${session.csrfToken} />
           <input type="hidden" name="everywhere" value="1" />
           <button type="submit">Sign out every operator session</button>
-        </form>`),
-    );
-  } }));
+        </form>`,
+          ),
+        );
+      },
+    }),
+  );
 
-  pages.push(definePage({ method: 'post', path: '/sign-in', auth: 'public', csrf: 'origin', limit: 'sign-in', handle: async (req, res, next) => {
-    try {
-      // No session yet, so no token to check: a sign-in must at least come from this site (login CSRF).
-      refuseCrossSite(req, deps.publicUrl, 'This sign-in comes from another site: it is refused.');
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const next_ = safeNext(body.next);
-      const key = `ip:${clientAddress(req)}`;
-      const token = typeof body.token === 'string' ? body.token.trim() : '';
-      // The right token always signs in: failures are throttled per address, but a lockout must
-      // not shut out the operators behind the same proxy as whoever is guessing.
-      if (!token || !constantTimeEqual(token, deps.adminToken)) {
-        const blocked = token ? await deps.limiter.failed(key) : await deps.limiter.blockedFor(key);
-        if (blocked > 0) {
-          res.set('Retry-After', String(blocked));
-          return signInPage(res, { next: next_, error: `Too many failed sign-ins from this address: a wrong token is refused for ${Math.ceil(blocked / 60)} more minute(s).` }, 429);
+  pages.push(
+    definePage({
+      method: 'post',
+      path: '/sign-in',
+      auth: 'public',
+      csrf: 'origin',
+      limit: 'sign-in',
+      handle: async (req, res, next) => {
+        try {
+          // No session yet, so no token to check: a sign-in must at least come from this site (login CSRF).
+          refuseCrossSite(req, deps.publicUrl, 'This sign-in comes from another site: it is refused.');
+          const body = (req.body ?? {}) as Record<string, unknown>;
+          const next_ = safeNext(body.next);
+          const key = `ip:${clientAddress(req)}`;
+          const token = typeof body.token === 'string' ? body.token.trim() : '';
+          // The right token always signs in: failures are throttled per address, but a lockout must
+          // not shut out the operators behind the same proxy as whoever is guessing.
+          if (!token || !constantTimeEqual(token, deps.adminToken)) {
+            const blocked = token ? await deps.limiter.failed(key) : await deps.limiter.blockedFor(key);
+            if (blocked > 0) {
+              res.set('Retry-After', String(blocked));
+              return signInPage(
+                res,
+                {
+                  next: next_,
+                  error: `Too many failed sign-ins from this address: a wrong token is refused for ${Math.ceil(blocked / 60)} more minute(s).`,
+                },
+                429,
+              );
+            }
+            return signInPage(
+              res,
+              { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' },
+              401,
+            );
+          }
+          await deps.limiter.succeeded(key);
+          const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
+            ttlMs: deps.cookie.ttlMs,
+            data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
+            userAgent: req.get('user-agent'),
+            ip: req.ip,
+          });
+          setSessionCookie(res, deps.cookie, sessionToken, session.expiresAt);
+          res.append('Set-Cookie', xsrfCookie(deps.cookie, session.csrfToken, session.expiresAt));
+          res.redirect(303, next_ ?? '/admin');
+        } catch (err) {
+          next(err);
         }
-        return signInPage(res, { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' }, 401);
-      }
-      await deps.limiter.succeeded(key);
-      const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
-        ttlMs: deps.cookie.ttlMs,
-        data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
-        userAgent: req.get('user-agent'),
-        ip: req.ip,
-      });
-      setSessionCookie(res, deps.cookie, sessionToken, session.expiresAt);
-      res.append('Set-Cookie', xsrfCookie(deps.cookie, session.csrfToken, session.expiresAt));
-      res.redirect(303, next_ ?? '/admin');
-    } catch (err) {
-      next(err);
-    }
-  } }));
+      },
+    }),
+  );
 
-  pages.push(definePage({ method: 'post', path: '/sign-out', auth: 'operator', csrf: 'token', guard: csrfCheck(deps.publicUrl), handle: async (req, res, next) => {
-    try {
-      const session = req.browserSession;
-      if (session) {
-        if ((req.body as Record<string, unknown> | undefined)?.everywhere === '1') await deps.sessions.revokeAll('operator', session.subject);
-        else await deps.sessions.revoke(session.id);
-      }
-      clearSessionCookie(res, deps.cookie);
-      res.append('Set-Cookie', xsrfCookie(deps.cookie, '', new Date(0)));
-      res.redirect(303, '/admin');
-    } catch (err) {
-      next(err);
-    }
-  } }));
-
-  pages.push(definePage({ method: 'get', path: '/stores', auth: 'operator', csrf: 'none', handle: async (req, res, next) => {
-    try {
-      if (!req.browserSession) return void res.redirect(303, `/admin?next=${encodeURIComponent(req.originalUrl)}`);
-      const q = req.query as Record<string, string | undefined>;
-      const filters = {
-        platform: q.platform || undefined,
-        resellerId: q.reseller || undefined,
-        status: q.state === 'connected' || q.state === 'disconnected' ? (q.state as 'connected' | 'disconnected') : undefined,
-      };
-      let list;
-      try {
-        list = await deps.health.list({ ...filters, cursor: q.cursor || undefined, limit: 50 });
-      } catch (err) {
-        if (err instanceof Refusal && err.code === 'invalid_request') {
-          return sendPage(res, page(req, 'Store health', html`<p class="error" role="alert">${err.message}</p><p><a href="/admin/stores">First page</a></p>`), 400);
+  pages.push(
+    definePage({
+      method: 'post',
+      path: '/sign-out',
+      auth: 'operator',
+      csrf: 'token',
+      guard: csrfCheck(deps.publicUrl),
+      handle: async (req, res, next) => {
+        try {
+          const session = req.browserSession;
+          if (session) {
+            if ((req.body as Record<string, unknown> | undefined)?.everywhere === '1')
+              await deps.sessions.revokeAll('operator', session.subject);
+            else await deps.sessions.revoke(session.id);
+          }
+          clearSessionCookie(res, deps.cookie);
+          res.append('Set-Cookie', xsrfCookie(deps.cookie, '', new Date(0)));
+          res.redirect(303, '/admin');
+        } catch (err) {
+          next(err);
         }
-        throw err;
-      }
-      const params = new URLSearchParams(Object.entries({ platform: filters.platform, reseller: filters.resellerId, state: filters.status }).filter((e): e is [string, string] => !!e[1]));
-      const nextHref = list.nextCursor ? `/admin/stores?${new URLSearchParams([...params, ['cursor', list.nextCursor]])}` : null;
-      const flagged = list.data.filter((s) => s.flags.length > 0).length;
-      sendPage(
-        res,
-        page(req, 'Store health', html`
+      },
+    }),
+  );
+
+  pages.push(
+    definePage({
+      method: 'get',
+      path: '/stores',
+      auth: 'operator',
+      csrf: 'none',
+      handle: async (req, res, next) => {
+        try {
+          if (!req.browserSession) return void res.redirect(303, `/admin?next=${encodeURIComponent(req.originalUrl)}`);
+          const q = req.query as Record<string, string | undefined>;
+          const filters = {
+            platform: q.platform || undefined,
+            resellerId: q.reseller || undefined,
+            status:
+              q.state === 'connected' || q.state === 'disconnected'
+                ? (q.state as 'connected' | 'disconnected')
+                : undefined,
+          };
+          let list;
+          try {
+            list = await deps.health.list({ ...filters, cursor: q.cursor || undefined, limit: 50 });
+          } catch (err) {
+            if (err instanceof Refusal && err.code === 'invalid_request') {
+              return sendPage(
+                res,
+                page(
+                  req,
+                  'Store health',
+                  html`<p class="error" role="alert">${err.message}</p><p><a href="/admin/stores">First page</a></p>`,
+                ),
+                400,
+              );
+            }
+            throw err;
+          }
+          const params = new URLSearchParams(
+            Object.entries({ platform: filters.platform, reseller: filters.resellerId, state: filters.status }).filter(
+              (e): e is [string, string] => !!e[1],
+            ),
+          );
+          const nextHref = list.nextCursor
+            ? `/admin/stores?${new URLSearchParams([...params, ['cursor', list.nextCursor]])}`
+            : null;
+          const flagged = list.data.filter((s) => s.flags.length > 0).length;
+          sendPage(
+            res,
+            page(
+              req,
+              'Store health',
+              html`
           <form method="get" action="/admin/stores" aria-label="Filter stores" style="display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end">
             <div>
               <label for="platform">Platform</label>
@@ -174,12 +246,15 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             </table>
           </div>
           ${list.data.length === 0 ? html`<p class="muted">No store matches.</p>` : null}
-          ${nextHref ? html`<p><a href=${nextHref} rel="next">Next page</a></p>` : null}`),
-      );
-    } catch (err) {
-      next(err);
-    }
-  } }));
+          ${nextHref ? html`<p><a href=${nextHref} rel="next">Next page</a></p>` : null}`,
+            ),
+          );
+        } catch (err) {
+          next(err);
+        }
+      },
+    }),
+  );
 
   mountPages(router, pages);
   return { router, pages };
@@ -228,7 +303,12 @@ function signInPage(res: Response, opts: { next?: string | undefined; error?: st
 
 /** A path inside the console to return to after signing in; anything else (another site) is ignored. */
 function safeNext(value: unknown): string | undefined {
-  return typeof value === 'string' && /^\/admin(\/|$|\?)/.test(value) && !value.startsWith('//') && !/[\\\r\n]/.test(value) ? value : undefined;
+  return typeof value === 'string' &&
+    /^\/admin(\/|$|\?)/.test(value) &&
+    !value.startsWith('//') &&
+    !/[\\\r\n]/.test(value)
+    ? value
+    : undefined;
 }
 
 /** Which admin token opened a session (a hash of a hash: nothing to recover the token from). */

@@ -9,7 +9,14 @@ import type { Mode } from '../accounts/accounts-tables.ts';
 import type { Scope } from '../accounts/scopes.ts';
 
 /** The reseller a dashboard session acts for, as the API's routes know a caller. */
-export function sessionCaller(input: { sessionId: string; resellerId: string; resellerName: string; discountBps: number; mode: Mode; scopes: ReadonlySet<Scope> | null }): AuthContext {
+export function sessionCaller(input: {
+  sessionId: string;
+  resellerId: string;
+  resellerName: string;
+  discountBps: number;
+  mode: Mode;
+  scopes: ReadonlySet<Scope> | null;
+}): AuthContext {
   return Object.freeze({
     resellerId: input.resellerId,
     resellerName: input.resellerName,
@@ -53,7 +60,10 @@ export class DashboardApi {
     const route = match.route;
     // The same refusal the API answers such a key: a session never does more than its key could.
     if (route.scope && caller.scopes && !caller.scopes.has(route.scope)) {
-      throw new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${route.scope}': this page or form is not open to it.`);
+      throw new Refusal(
+        'insufficient_scope',
+        `This session was opened with an API key without the scope '${route.scope}': this page or form is not open to it.`,
+      );
     }
     const query = Object.fromEntries(Object.entries(input.query ?? {}).filter(([, v]) => v !== undefined && v !== ''));
     const ctx: RouteContext<unknown, unknown, unknown> = {

@@ -11,7 +11,11 @@ export interface DashContext {
   caller: AuthContext;
   page: PageSession;
   /** The reseller API's route `method path`, in-process, as this reseller in this mode (DashboardApi). */
-  api<T = unknown>(method: string, path: string, input?: { query?: Record<string, string | undefined>; body?: unknown }): Promise<T>;
+  api<T = unknown>(
+    method: string,
+    path: string,
+    input?: { query?: Record<string, string | undefined>; body?: unknown },
+  ): Promise<T>;
   /** The form body's text fields. */
   form: Record<string, string>;
 }
@@ -24,7 +28,7 @@ export const NOTICES: Record<string, string> = {
   'store-disconnected': 'The store is disconnected: no more orders are taken from it.',
   'sync-requested': 'A sync was asked for: new orders appear below as they arrive.',
   'ingest-retried': 'The store order was ingested again.',
-  'listing-mapped': "The listing is mapped: its orders print as your product from now on.",
+  'listing-mapped': 'The listing is mapped: its orders print as your product from now on.',
   'listing-unmapped': 'The listing is unmapped: its next orders are skipped unless its SKU is one of your products.',
   'skipped-retried': 'The skipped store orders are being retried: they show below as they are placed.',
   'product-created': 'The product is created.',

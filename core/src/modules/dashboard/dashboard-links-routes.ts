@@ -29,8 +29,13 @@ export function dashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[]
       scope: 'dashboard',
       body: z.strictObject({}).optional(),
       bodyExample: {},
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } } },
-      handle: async ({ auth }) => ({ status: 201, body: { data: await deps.links.create({ resellerId: auth.resellerId, mode: auth.mode, keyId: auth.keyId }) } }),
+      responses: {
+        201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } },
+      },
+      handle: async ({ auth }) => ({
+        status: 201,
+        body: { data: await deps.links.create({ resellerId: auth.resellerId, mode: auth.mode, keyId: auth.keyId }) },
+      }),
     }),
   ];
 }
@@ -48,12 +53,17 @@ export function adminDashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRo
       params: z.object({ id: z.string().min(1).max(64) }),
       body: z.strictObject({ mode: z.enum(['live', 'test']).optional() }).optional(),
       bodyExample: { mode: 'test' },
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } } },
+      responses: {
+        201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: LINK_EXAMPLE } },
+      },
       errors: [
         { status: 404, code: 'not_found', description: 'Unknown reseller.' },
         { status: 403, code: 'account_not_active', description: 'The reseller is pending or suspended.' },
       ],
-      handle: async ({ params, body }) => ({ status: 201, body: { data: await deps.links.create({ resellerId: params.id, mode: body?.mode ?? 'live' }) } }),
+      handle: async ({ params, body }) => ({
+        status: 201,
+        body: { data: await deps.links.create({ resellerId: params.id, mode: body?.mode ?? 'live' }) },
+      }),
     }),
   ];
 }

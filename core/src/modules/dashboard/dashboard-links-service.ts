@@ -50,23 +50,45 @@ export class DashboardLinks {
   async create(input: { resellerId: string; mode: Mode; keyId?: string | null }): Promise<LoginLink> {
     const reseller = await this.#accounts.getReseller(input.resellerId);
     if (reseller.status !== 'approved') {
-      throw new Refusal('account_not_active', `The reseller account is ${reseller.status}; the dashboard is open to approved accounts only.`);
+      throw new Refusal(
+        'account_not_active',
+        `The reseller account is ${reseller.status}; the dashboard is open to approved accounts only.`,
+      );
     }
     const token = randomBytes(32).toString('base64url');
     const now = this.#clock();
     const expiresAt = new Date(now.getTime() + LOGIN_LINK_TTL_MS);
     await this.#db
       .insertInto('dashboard_links')
-      .values({ id: newId('dsl', now.getTime()), reseller_id: input.resellerId, mode: input.mode, key_id: input.keyId ?? null, token_hash: sha256Hex(token), expires_at: expiresAt, created_at: now })
+      .values({
+        id: newId('dsl', now.getTime()),
+        reseller_id: input.resellerId,
+        mode: input.mode,
+        key_id: input.keyId ?? null,
+        token_hash: sha256Hex(token),
+        expires_at: expiresAt,
+        created_at: now,
+      })
       .execute();
-    return { url: `${this.#publicUrl}${DASHBOARD_PATH}/login/${token}`, expiresAt: expiresAt.toISOString(), mode: input.mode };
+    return {
+      url: `${this.#publicUrl}${DASHBOARD_PATH}/login/${token}`,
+      expiresAt: expiresAt.toISOString(),
+      mode: input.mode,
+    };
   }
 
   /** Whether a link would open now, without taking it (the page a link shows before its sign-in button). */
-  async check(token: string): Promise<{ ok: true; resellerName: string; mode: Mode } | { ok: false; reason: LinkRefusal }> {
-    const row = await this.#db.selectFrom('dashboard_links').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+  async check(
+    token: string,
+  ): Promise<{ ok: true; resellerName: string; mode: Mode } | { ok: false; reason: LinkRefusal }> {
+    const row = await this.#db
+      .selectFrom('dashboard_links')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
     if (!row) return { ok: false, reason: 'unknown' };
-    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id))) return { ok: false, reason: 'key_revoked' };
+    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id)))
+      return { ok: false, reason: 'key_revoked' };
     if (row.used_at) return { ok: false, reason: 'used' };
     if (row.expires_at.getTime() <= this.#clock().getTime()) return { ok: false, reason: 'expired' };
     const reseller = await this.#accounts.getReseller(row.reseller_id);
@@ -90,7 +112,8 @@ export class DashboardLinks {
       return { ok: false, reason: seen.ok ? 'used' : seen.reason };
     }
     // Revoking a key ends its unused links first; this closes the race with a link taken meanwhile.
-    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id))) return { ok: false, reason: 'key_revoked' };
+    if (row.key_id && !(await this.#keyActive(row.key_id, row.reseller_id)))
+      return { ok: false, reason: 'key_revoked' };
     const reseller = await this.#accounts.getReseller(row.reseller_id);
     if (reseller.status !== 'approved') return { ok: false, reason: 'account_not_active' };
     return { ok: true, link: { resellerId: row.reseller_id, mode: row.mode, linkId: row.id, keyId: row.key_id } };
@@ -99,7 +122,13 @@ export class DashboardLinks {
   /** Ends the unused links an API key made (the key was revoked): they expire now. */
   async revokeForKey(keyId: string): Promise<void> {
     const now = this.#clock();
-    await this.#db.updateTable('dashboard_links').set({ expires_at: now }).where('key_id', '=', keyId).where('used_at', 'is', null).where('expires_at', '>', now).execute();
+    await this.#db
+      .updateTable('dashboard_links')
+      .set({ expires_at: now })
+      .where('key_id', '=', keyId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .execute();
   }
 
   async #keyActive(keyId: string, resellerId: string): Promise<boolean> {
@@ -109,6 +138,9 @@ export class DashboardLinks {
 
   /** Maintenance: links past their time are of no use to anyone. */
   async purgeExpired(): Promise<void> {
-    await this.#db.deleteFrom('dashboard_links').where('expires_at', '<', new Date(this.#clock().getTime() - 24 * 3600_000)).execute();
+    await this.#db
+      .deleteFrom('dashboard_links')
+      .where('expires_at', '<', new Date(this.#clock().getTime() - 24 * 3600_000))
+      .execute();
   }
 }

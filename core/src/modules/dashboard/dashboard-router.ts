@@ -3,7 +3,13 @@ import { Refusal } from '../refusal.ts';
 import { httpAnswer } from '../../http/error-catalogue.ts';
 import { definePage, mountPages, type PageRouter, type PageSpec } from '../../http/page.ts';
 import { html, sendPage } from '../../http/pages/html.ts';
-import { clearSessionCookie, readCookie, sessionCookieOptions, setSessionCookie, type SessionCookieOptions } from '../../http/sessions/session-cookies.ts';
+import {
+  clearSessionCookie,
+  readCookie,
+  sessionCookieOptions,
+  setSessionCookie,
+  type SessionCookieOptions,
+} from '../../http/sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
 import { clientAddress } from '../../http/middleware/credential-failures.ts';
 import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
@@ -51,15 +57,22 @@ const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
   unknown: { status: 404, text: 'This login link is not valid. Ask for a new one.' },
   used: { status: 410, text: 'This login link has been used already: each link signs in once. Ask for a new one.' },
   expired: { status: 410, text: 'This login link has expired: links are valid for 5 minutes. Ask for a new one.' },
-  account_not_active: { status: 403, text: 'This account is not active: the dashboard is open to approved accounts only.' },
-  key_revoked: { status: 410, text: 'The API key that made this login link has been revoked: the link no longer signs in.' },
+  account_not_active: {
+    status: 403,
+    text: 'This account is not active: the dashboard is open to approved accounts only.',
+  },
+  key_revoked: {
+    status: 410,
+    text: 'The API key that made this login link has been revoked: the link no longer signs in.',
+  },
 };
 /**
  * The pages' only script, an enhancement: every form works without it. It asks before a form
  * marked `data-confirm` (disconnect, delete, cancel) is sent.
  */
 const DASHBOARD_JS = `document.addEventListener('submit',function(e){var f=e.target;var q=f&&f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});`;
-const ASK_AGAIN = 'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
+const ASK_AGAIN =
+  'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
 
 /**
  * The reseller dashboard at `/dashboard`: server-rendered pages over the reseller API. A
@@ -82,65 +95,107 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     path: '/assets/dashboard.js',
     auth: 'public',
     csrf: 'none',
-    handle: (_req, res) => void res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' }).type('js').send(DASHBOARD_JS),
+    handle: (_req, res) =>
+      void res
+        .set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' })
+        .type('js')
+        .send(DASHBOARD_JS),
   });
 
   // Signing in: no session is read here (a link opens a new one, whatever the browser had).
-  page({ method: 'get', path: '/login/{token}', auth: 'public', csrf: 'none', handle: (req, res, next) => {
-    void (async () => {
-      const checked = await deps.links.check(String(req.params.token));
-      if (!checked.ok) return refused(res, checked.reason);
-      sendPage(
-        res,
-        html`<${PlainLayout} title="Sign in">
+  page({
+    method: 'get',
+    path: '/login/{token}',
+    auth: 'public',
+    csrf: 'none',
+    handle: (req, res, next) => {
+      void (async () => {
+        const checked = await deps.links.check(String(req.params.token));
+        if (!checked.ok) return refused(res, checked.reason);
+        sendPage(
+          res,
+          html`<${PlainLayout} title="Sign in">
           <p>Sign in to the dashboard of <strong>${checked.resellerName}</strong>, in <strong>${checked.mode}</strong> mode.</p>
           <form method="post" action=${`/dashboard/login/${encodeURIComponent(String(req.params.token))}`}>
             <button type="submit" autofocus>Sign in</button>
           </form>
           <p class="muted">The link signs in once and is valid for 5 minutes. The session lasts 12 hours.</p>
         <//>`,
-      );
-    })().catch(next);
-  } });
+        );
+      })().catch(next);
+    },
+  });
   // Failed openings are throttled per address (signInLimiter).
-  page({ method: 'post', path: '/login/{token}', auth: 'public', csrf: 'origin', limit: 'sign-in', handle: (req, res, next) => {
-    void (async () => {
-      // Login CSRF: another site's page could post a link of the attacker's and sign the
-      // reseller into the attacker's dashboard. Only a form of this site starts a session.
-      try {
-        refuseCrossSite(req, deps.publicUrl, 'This sign-in was sent by another site: it is refused.');
-      } catch {
-        return sendPage(res, html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">This sign-in was sent by another site: it is refused. Open the login link itself in your browser and press Sign in there.</p><//>`, 403);
-      }
-      const who = `dashboard-link:${clientAddress(req)}`;
-      // A link that opens always opens: failures are throttled per address, never a right link.
-      const opened = await deps.links.open(String(req.params.token));
-      if (!opened.ok) {
-        const wait = await deps.signInLimiter.failed(who);
-        if (wait > 0) {
-          res.set('Retry-After', String(wait));
-          return sendPage(res, html`<${PlainLayout} title="Too many attempts"><p role="alert">Too many links that did not open from this address. A wrong one is refused for ${wait} more seconds; a valid link still opens.</p><//>`, 429);
+  page({
+    method: 'post',
+    path: '/login/{token}',
+    auth: 'public',
+    csrf: 'origin',
+    limit: 'sign-in',
+    handle: (req, res, next) => {
+      void (async () => {
+        // Login CSRF: another site's page could post a link of the attacker's and sign the
+        // reseller into the attacker's dashboard. Only a form of this site starts a session.
+        try {
+          refuseCrossSite(req, deps.publicUrl, 'This sign-in was sent by another site: it is refused.');
+        } catch {
+          return sendPage(
+            res,
+            html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">This sign-in was sent by another site: it is refused. Open the login link itself in your browser and press Sign in there.</p><//>`,
+            403,
+          );
         }
-        return refused(res, opened.reason);
-      }
-      await deps.signInLimiter.succeeded(who);
-      // A browser signed in already (as this reseller or another) gives that session up.
-      const prior = await deps.sessions.find('reseller', readCookie(req, cookie.name));
-      if (prior) await deps.sessions.revoke(prior.id);
-      await startSession(req, res, opened.link.resellerId, { mode: opened.link.mode, keyId: opened.link.keyId }, cookie.ttlMs);
-      redirect(res, '/dashboard');
-    })().catch(next);
-  } });
-  page({ method: 'get', path: '/signed-out', auth: 'public', csrf: 'none', handle: (req, res) => {
-    const why = req.query.reason === 'inactive' ? 'The account is not active any more: you have been signed out.' : req.query.reason === 'key-revoked' ? 'The API key that opened this session has been revoked: you have been signed out.' : 'You are signed out.';
-    sendPage(
-      res,
-      html`<${PlainLayout} title="Signed out">
+        const who = `dashboard-link:${clientAddress(req)}`;
+        // A link that opens always opens: failures are throttled per address, never a right link.
+        const opened = await deps.links.open(String(req.params.token));
+        if (!opened.ok) {
+          const wait = await deps.signInLimiter.failed(who);
+          if (wait > 0) {
+            res.set('Retry-After', String(wait));
+            return sendPage(
+              res,
+              html`<${PlainLayout} title="Too many attempts"><p role="alert">Too many links that did not open from this address. A wrong one is refused for ${wait} more seconds; a valid link still opens.</p><//>`,
+              429,
+            );
+          }
+          return refused(res, opened.reason);
+        }
+        await deps.signInLimiter.succeeded(who);
+        // A browser signed in already (as this reseller or another) gives that session up.
+        const prior = await deps.sessions.find('reseller', readCookie(req, cookie.name));
+        if (prior) await deps.sessions.revoke(prior.id);
+        await startSession(
+          req,
+          res,
+          opened.link.resellerId,
+          { mode: opened.link.mode, keyId: opened.link.keyId },
+          cookie.ttlMs,
+        );
+        redirect(res, '/dashboard');
+      })().catch(next);
+    },
+  });
+  page({
+    method: 'get',
+    path: '/signed-out',
+    auth: 'public',
+    csrf: 'none',
+    handle: (req, res) => {
+      const why =
+        req.query.reason === 'inactive'
+          ? 'The account is not active any more: you have been signed out.'
+          : req.query.reason === 'key-revoked'
+            ? 'The API key that opened this session has been revoked: you have been signed out.'
+            : 'You are signed out.';
+      sendPage(
+        res,
+        html`<${PlainLayout} title="Signed out">
         <p role="status">${why}</p>
         <p class="muted">${ASK_AGAIN}</p>
       <//>`,
-    );
-  } });
+      );
+    },
+  });
 
   // The signed-in pages: a reseller session (requireReseller, which also counts the rate limit), CSRF-checked forms.
   const signedIn = { auth: 'reseller', limit: 'rate-limit' } as const;
@@ -148,29 +203,43 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
   router.use(requireReseller);
   router.use(csrfCheck(deps.publicUrl));
 
-  page({ ...signedIn, method: 'post', path: '/sign-out', csrf: 'token', handle: (req, res, next) => {
-    deps.sessions.revoke(req.browserSession!.id).then(() => {
-      clearSessionCookie(res, cookie);
-      redirect(res, '/dashboard/signed-out');
-    }, next);
-  } });
+  page({
+    ...signedIn,
+    method: 'post',
+    path: '/sign-out',
+    csrf: 'token',
+    handle: (req, res, next) => {
+      deps.sessions.revoke(req.browserSession!.id).then(() => {
+        clearSessionCookie(res, cookie);
+        redirect(res, '/dashboard/signed-out');
+      }, next);
+    },
+  });
   // The live/test switch: a new session in the other mode replaces this one (same expiry). Only
   // a back-office link's session switches: a key's acts in the key's mode, never past it.
-  page({ ...signedIn, method: 'post', path: '/mode', csrf: 'token', handle: (req, res, next) => {
-    void (async () => {
-      const session = req.browserSession!;
-      const grant = res.locals.grant as SessionGrant;
-      const asked: unknown = req.body?.mode;
-      if (asked !== 'live' && asked !== 'test') return pageError(new Refusal('invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
-      const mode: Mode = asked;
-      if (mode === grant.mode) return redirect(res, '/dashboard');
-      if (!canSwitchMode(grant)) return pageError(new Refusal('insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
-      const left = session.expiresAt.getTime() - Date.now();
-      await deps.sessions.revoke(session.id);
-      await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
-      redirect(res, '/dashboard?done=mode-switched');
-    })().catch(next);
-  } });
+  page({
+    ...signedIn,
+    method: 'post',
+    path: '/mode',
+    csrf: 'token',
+    handle: (req, res, next) => {
+      void (async () => {
+        const session = req.browserSession!;
+        const grant = res.locals.grant as SessionGrant;
+        const asked: unknown = req.body?.mode;
+        if (asked !== 'live' && asked !== 'test')
+          return pageError(new Refusal('invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
+        const mode: Mode = asked;
+        if (mode === grant.mode) return redirect(res, '/dashboard');
+        if (!canSwitchMode(grant))
+          return pageError(new Refusal('insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
+        const left = session.expiresAt.getTime() - Date.now();
+        await deps.sessions.revoke(session.id);
+        await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
+        redirect(res, '/dashboard?done=mode-switched');
+      })().catch(next);
+    },
+  });
 
   const register: Register = (method, path, handler) => {
     const scope = pageScope(method, path);
@@ -182,7 +251,14 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
       handle: (req: Request, res: Response, next: NextFunction) => {
         const d = contextOf(req, res);
         if (scope && !d.page.can(scope)) {
-          return pageError(new Refusal('insufficient_scope', `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`), d, next);
+          return pageError(
+            new Refusal(
+              'insufficient_scope',
+              `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`,
+            ),
+            d,
+            next,
+          );
         }
         handler(d).catch((err: unknown) => pageError(err, d, next));
       },
@@ -198,10 +274,21 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
   });
   return { router, pages };
 
-  async function startSession(req: Request, res: Response, resellerId: string, opened: { mode: Mode; keyId: string | null }, ttlMs: number): Promise<BrowserSession> {
+  async function startSession(
+    req: Request,
+    res: Response,
+    resellerId: string,
+    opened: { mode: Mode; keyId: string | null },
+    ttlMs: number,
+  ): Promise<BrowserSession> {
     // `keyId` ties the session to its key: the key's mode and scopes bound it, its revocation ends it.
     const data = opened.keyId ? { mode: opened.mode, keyId: opened.keyId } : { mode: opened.mode };
-    const { token, session } = await deps.sessions.create('reseller', resellerId, { ttlMs, data, userAgent: req.get('user-agent'), ip: clientAddress(req) });
+    const { token, session } = await deps.sessions.create('reseller', resellerId, {
+      ttlMs,
+      data,
+      userAgent: req.get('user-agent'),
+      ip: clientAddress(req),
+    });
     setSessionCookie(res, cookie, token, session.expiresAt);
     return session;
   }
@@ -211,7 +298,11 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     const session = req.browserSession;
     if (!session || session.kind !== 'reseller') {
       if (req.method === 'GET') {
-        sendPage(res, html`<${PlainLayout} title="Sign in"><p>Sign in with a login link to see this page.</p><p class="muted">${ASK_AGAIN}</p><//>`, 401);
+        sendPage(
+          res,
+          html`<${PlainLayout} title="Sign in"><p>Sign in with a login link to see this page.</p><p class="muted">${ASK_AGAIN}</p><//>`,
+          401,
+        );
         return;
       }
       return next(new Refusal('unauthorized', 'Sign in first: this page needs a dashboard session.'));
@@ -233,7 +324,11 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
       const decision = deps.rateLimiter ? await deps.rateLimiter.consume(`dashboard:${reseller.id}`) : undefined;
       if (decision && !decision.allowed) {
         res.set('Retry-After', String(decision.resetSeconds));
-        return sendPage(res, html`<${PlainLayout} title="Too many requests"><p role="alert">Too many pages at once: at most ${decision.limit} a minute. Try again in ${decision.resetSeconds} seconds.</p><//>`, 429);
+        return sendPage(
+          res,
+          html`<${PlainLayout} title="Too many requests"><p role="alert">Too many pages at once: at most ${decision.limit} a minute. Try again in ${decision.resetSeconds} seconds.</p><//>`,
+          429,
+        );
       }
       next();
     }, next);
@@ -254,14 +349,27 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     const reseller = res.locals.reseller as Awaited<ReturnType<AccountsService['resellerRow']>>;
     const grant = res.locals.grant as SessionGrant;
     const mode = grant.mode;
-    const caller = sessionCaller({ sessionId: session.id, resellerId: reseller.id, resellerName: reseller.name, discountBps: reseller.discount_bps, mode, scopes: grant.scopes });
+    const caller = sessionCaller({
+      sessionId: session.id,
+      resellerId: reseller.id,
+      resellerName: reseller.name,
+      discountBps: reseller.discount_bps,
+      mode,
+      scopes: grant.scopes,
+    });
     const body = (req.body ?? {}) as Record<string, unknown>;
     return {
       req,
       res,
       session,
       caller,
-      page: { resellerName: reseller.name, mode, csrfToken: session.csrfToken, switchable: canSwitchMode(grant), can: (scope) => grantAllows(grant, scope) },
+      page: {
+        resellerName: reseller.name,
+        mode,
+        csrfToken: session.csrfToken,
+        switchable: canSwitchMode(grant),
+        can: (scope) => grantAllows(grant, scope),
+      },
       api: (method, path, input) => deps.api.call(caller, { req, res }, method, path, input),
       form: Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string')),
     };
@@ -270,7 +378,11 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
 
 function refused(res: Response, reason: LinkRefusal): void {
   const r = REFUSED[reason];
-  sendPage(res, html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">${r.text}</p><p class="muted">${ASK_AGAIN}</p><//>`, r.status);
+  sendPage(
+    res,
+    html`<${PlainLayout} title="Cannot sign in"><p role="alert" class="error">${r.text}</p><p class="muted">${ASK_AGAIN}</p><//>`,
+    r.status,
+  );
 }
 
 /** A page whose API call was refused: the API's own message (a 404 for another reseller's id). */
@@ -279,5 +391,9 @@ function pageError(err: unknown, d: DashContext, next: NextFunction): void {
   const { status } = httpAnswer(err);
   if (status >= 500) return next(err);
   const title = status === 404 ? 'Not found' : 'Refused';
-  sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`, status);
+  sendPage(
+    d.res,
+    html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
+    status,
+  );
 }

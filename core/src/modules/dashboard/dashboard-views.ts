@@ -21,7 +21,11 @@ export class DashboardViews {
   readonly #publishing: Pick<StorePublishing, 'publishedOf'> | undefined;
 
   /** `publishing`: the stores' published listings (none shown without it). */
-  constructor(deps: { events: EventLog; resellerProducts: ResellerProductsService; publishing?: Pick<StorePublishing, 'publishedOf'> }) {
+  constructor(deps: {
+    events: EventLog;
+    resellerProducts: ResellerProductsService;
+    publishing?: Pick<StorePublishing, 'publishedOf'>;
+  }) {
     this.#events = deps.events;
     this.#resellerProducts = deps.resellerProducts;
     this.#publishing = deps.publishing;
@@ -30,7 +34,12 @@ export class DashboardViews {
   /** The order's events, oldest first (the caller has read the order through the API first). */
   async orderEvents(caller: AuthContext, orderId: string): Promise<OrderEventView[]> {
     const rows = await this.#events.orderEvents(caller, orderId, 200);
-    return rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.createdAt.toISOString(), detail: eventDetail(r.payload) }));
+    return rows.map((r) => ({
+      id: r.id,
+      type: r.type,
+      createdAt: r.createdAt.toISOString(),
+      detail: eventDetail(r.payload),
+    }));
   }
 
   /** The connected stores selling a product of the caller's (by a link or a listing with its SKU). */
@@ -53,6 +62,7 @@ function eventDetail(payload: Record<string, unknown>): string | null {
   const problem = data.reason ?? data.error ?? payment?.error;
   if (typeof problem === 'string') parts.push(problem);
   const tracking = (data.tracking ?? order.tracking) as Record<string, unknown> | null | undefined;
-  if (tracking && typeof tracking.trackingNumber === 'string') parts.push(`${String(tracking.carrier ?? '')} ${tracking.trackingNumber}`.trim());
+  if (tracking && typeof tracking.trackingNumber === 'string')
+    parts.push(`${String(tracking.carrier ?? '')} ${tracking.trackingNumber}`.trim());
   return parts.length ? parts.join(' · ') : null;
 }

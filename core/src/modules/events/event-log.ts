@@ -18,7 +18,11 @@ export class EventLog {
   }
 
   /** One order's events within a reseller and mode, oldest first, at most `limit`. */
-  async orderEvents(tenant: { resellerId: string; mode: Mode }, orderId: string, limit: number): Promise<LoggedEvent[]> {
+  async orderEvents(
+    tenant: { resellerId: string; mode: Mode },
+    orderId: string,
+    limit: number,
+  ): Promise<LoggedEvent[]> {
     const rows = await this.#db
       .selectFrom('events')
       .select(['id', 'type', 'created_at', 'payload'])

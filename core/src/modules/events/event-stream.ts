@@ -138,7 +138,10 @@ export class EventStreams {
         });
       }
     } catch (err) {
-      this.#logger.warn('event stream ended by an error', { error: (err as Error).message, resellerId: request.resellerId });
+      this.#logger.warn('event stream ended by an error', {
+        error: (err as Error).message,
+        resellerId: request.resellerId,
+      });
     } finally {
       clearInterval(heartbeat);
       this.#closers.delete(end);

@@ -12,14 +12,22 @@ const streamQuery = {
     .string()
     .regex(/^evt_[0-9A-Z]{10,40}$/, 'after must be an event id (evt_…)')
     .optional()
-    .meta({ description: 'Resume after this event id (the last one you received). Without it (and without Last-Event-ID) the stream starts with the next new event.' }),
+    .meta({
+      description:
+        'Resume after this event id (the last one you received). Without it (and without Last-Event-ID) the stream starts with the next new event.',
+    }),
   types: z
     .string()
     .max(1000)
     .optional()
     .transform((text, ctx) => {
-      const types = (text ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '');
-      for (const t of types) if (!EVENT_TYPES.includes(t)) ctx.addIssue({ code: 'custom', message: `'${t}' is not an event type; one of ${EVENT_TYPES.join(', ')}` });
+      const types = (text ?? '')
+        .split(',')
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
+      for (const t of types)
+        if (!EVENT_TYPES.includes(t))
+          ctx.addIssue({ code: 'custom', message: `'${t}' is not an event type; one of ${EVENT_TYPES.join(', ')}` });
       return types;
     })
     .meta({ description: `Comma-separated event types to receive (default: all): ${EVENT_TYPES.join(', ')}.` }),
@@ -33,7 +41,7 @@ const lastEventIdHeader = {
 
 const streamDescription = [
   'A Server-Sent Events stream (text/event-stream) of your events, the ones webhooks deliver, for forwarding to a local URL',
-  '(`npm run admin -- listen`, the SDK\'s `client.events.listen()`): your process delivers them, so nothing has to reach your machine.',
+  "(`npm run admin -- listen`, the SDK's `client.events.listen()`): your process delivers them, so nothing has to reach your machine.",
   'The first message is `event: ready`; each event is `id: <event id>`, `event: <type>`, `data: <the exact JSON body a webhook delivery sends>`;',
   'a comment line (`: keep-alive`) comes every 15 s. Reconnect with Last-Event-ID (or ?after=) to receive what you missed, at least once, in id order (an event committed late comes when it commits). Deduplicate on the event id.',
 ].join(' ');
@@ -42,7 +50,10 @@ const streamDescription = [
 function streamExample(mode: 'live' | 'test'): string {
   const testMode = mode === 'test';
   const order = { ...EXAMPLE_ORDER, state: 'SUBMITTED', status: 'PAID', testMode };
-  const body = { ...exampleEvent('order.created', 'evt_01M89QQT4KC3K09ZVQD6Y1C5E0', EXAMPLE_ORDER.createdAt, { order }), testMode };
+  const body = {
+    ...exampleEvent('order.created', 'evt_01M89QQT4KC3K09ZVQD6Y1C5E0', EXAMPLE_ORDER.createdAt, { order }),
+    testMode,
+  };
   return [
     'retry: 2000',
     'event: ready',
@@ -78,9 +89,23 @@ export function eventStreamRoutes(deps: { streams: EventStreams }): AnyRoute[] {
       scope: 'webhooks:read',
       query: z.object(streamQuery),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream', example: streamExample('test') } },
+      responses: {
+        200: {
+          description: 'The event stream, open until you close it',
+          contentType: 'text/event-stream',
+          example: streamExample('test'),
+        },
+      },
       handle: async ({ auth, query, headers, res }) => {
-        await deps.streams.serve({ resellerId: auth.resellerId, mode: auth.mode, after: query.after ?? lastEventId(headers), types: query.types }, res);
+        await deps.streams.serve(
+          {
+            resellerId: auth.resellerId,
+            mode: auth.mode,
+            after: query.after ?? lastEventId(headers),
+            types: query.types,
+          },
+          res,
+        );
         return { status: 200, body: undefined };
       },
     }),
@@ -99,13 +124,25 @@ export function adminEventStreamRoutes(deps: { streams: EventStreams; accounts: 
       tags: ['Back-office'],
       auth: 'admin',
       params: z.object({ id: z.string().min(1).max(64) }),
-      query: z.object({ ...streamQuery, mode: z.enum(['live', 'test']).default('test').meta({ description: 'test (default) or live events.' }) }),
+      query: z.object({
+        ...streamQuery,
+        mode: z.enum(['live', 'test']).default('test').meta({ description: 'test (default) or live events.' }),
+      }),
       headers: [lastEventIdHeader],
-      responses: { 200: { description: 'The event stream, open until you close it', contentType: 'text/event-stream', example: streamExample('test') } },
+      responses: {
+        200: {
+          description: 'The event stream, open until you close it',
+          contentType: 'text/event-stream',
+          example: streamExample('test'),
+        },
+      },
       errors: [{ status: 404, code: 'not_found', description: 'Unknown reseller.' }],
       handle: async ({ params, query, headers, res }) => {
         await deps.accounts.getReseller(params.id);
-        await deps.streams.serve({ resellerId: params.id, mode: query.mode, after: query.after ?? lastEventId(headers), types: query.types }, res);
+        await deps.streams.serve(
+          { resellerId: params.id, mode: query.mode, after: query.after ?? lastEventId(headers), types: query.types },
+          res,
+        );
         return { status: 200, body: undefined };
       },
     }),

@@ -109,9 +109,23 @@ export class Outbox {
     const envelopes: EventEnvelope[] = [];
     const rows = events.map((event) => {
       const at = event.at ?? new Date();
-      const envelope: EventEnvelope = { id: newId('evt', at.getTime()), type: event.type, createdAt: at.toISOString(), testMode: event.mode === 'test', data: event.data };
+      const envelope: EventEnvelope = {
+        id: newId('evt', at.getTime()),
+        type: event.type,
+        createdAt: at.toISOString(),
+        testMode: event.mode === 'test',
+        data: event.data,
+      };
       envelopes.push(envelope);
-      return { id: envelope.id, reseller_id: event.resellerId, mode: event.mode, type: event.type, order_id: event.orderId ?? null, payload: envelope, created_at: at };
+      return {
+        id: envelope.id,
+        reseller_id: event.resellerId,
+        mode: event.mode,
+        type: event.type,
+        order_id: event.orderId ?? null,
+        payload: envelope,
+        created_at: at,
+      };
     });
     return { insert: insertFromJson('events', rows), envelopes };
   }

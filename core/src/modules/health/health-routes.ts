@@ -32,22 +32,29 @@ async function check(work: () => Promise<unknown>, deadlineMs: number): Promise<
 export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineMs?: number }): PageRouter {
   const router = express.Router();
   const deadlineMs = deps.deadlineMs ?? READY_CHECK_DEADLINE_MS;
-  const probe = (path: string, handle: RequestHandler) => definePage({ method: 'get', path, auth: 'public', csrf: 'none', handle });
-  const pages = [probe('/healthz', (_req, res) => void res.json({ status: 'ok' })), probe('/readyz', async (_req, res) => {
-    const redis = deps.redis;
-    const [database, redisCheck] = await Promise.all([
-      check(() => sql`select 1`.execute(deps.db), deadlineMs),
-      redis
-        ? // A client that is reconnecting is not asked (its commands would fail or wait): not ready.
-          redis.status === 'ready'
-          ? check(() => redis.ping(), deadlineMs)
-          : Promise.resolve(`not connected (${redis.status})`)
-        : undefined,
-    ]);
-    const checks: Record<string, 'ok' | string> = { database, ...(redisCheck === undefined ? {} : { redis: redisCheck }) };
-    const ready = Object.values(checks).every((v) => v === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
-  })];
+  const probe = (path: string, handle: RequestHandler) =>
+    definePage({ method: 'get', path, auth: 'public', csrf: 'none', handle });
+  const pages = [
+    probe('/healthz', (_req, res) => void res.json({ status: 'ok' })),
+    probe('/readyz', async (_req, res) => {
+      const redis = deps.redis;
+      const [database, redisCheck] = await Promise.all([
+        check(() => sql`select 1`.execute(deps.db), deadlineMs),
+        redis
+          ? // A client that is reconnecting is not asked (its commands would fail or wait): not ready.
+            redis.status === 'ready'
+            ? check(() => redis.ping(), deadlineMs)
+            : Promise.resolve(`not connected (${redis.status})`)
+          : undefined,
+      ]);
+      const checks: Record<string, 'ok' | string> = {
+        database,
+        ...(redisCheck === undefined ? {} : { redis: redisCheck }),
+      };
+      const ready = Object.values(checks).every((v) => v === 'ok');
+      res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
+    }),
+  ];
   mountPages(router, pages);
   return { router, pages };
 }

@@ -7,8 +7,13 @@ const meSchema = z.object({
   resellerId: z.string(),
   resellerName: z.string(),
   keyId: z.string(),
-  mode: z.enum(['live', 'test']).meta({ description: '`live` (prk_live_: real orders) or `test` (prk_test_: the sandbox).' }),
-  scopes: z.array(scopeSchema).nullable().meta({ description: 'The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me.' }),
+  mode: z
+    .enum(['live', 'test'])
+    .meta({ description: '`live` (prk_live_: real orders) or `test` (prk_test_: the sandbox).' }),
+  scopes: z.array(scopeSchema).nullable().meta({
+    description:
+      'The scopes of the key (each operation names the one it needs in x-scope); null: every scope; []: none, only GET /me.',
+  }),
 });
 
 /** Who am I: the cheapest authenticated call, for integration checks (extension of the spec). */
@@ -22,7 +27,9 @@ export function meRoutes(): AnyRoute[] {
       description: 'Extension: lets an integration check its key without side effects. No scope needed.',
       tags: ['Account'],
       auth: 'apiKey',
-      responses: { 200: { description: 'The key', schema: z.object({ data: meSchema }), example: { data: EXAMPLE_ME } } },
+      responses: {
+        200: { description: 'The key', schema: z.object({ data: meSchema }), example: { data: EXAMPLE_ME } },
+      },
       handle: async ({ auth }) => ({
         status: 200,
         body: {

@@ -31,7 +31,14 @@ export class OrderPayments {
   readonly #logger: Logger;
   readonly #onSubmitted: (orderId: string) => void;
 
-  constructor(deps: { db: Db; wallet: WalletService; cards: CardsService; outbox: Outbox; logger: Logger; onSubmitted: (orderId: string) => void }) {
+  constructor(deps: {
+    db: Db;
+    wallet: WalletService;
+    cards: CardsService;
+    outbox: Outbox;
+    logger: Logger;
+    onSubmitted: (orderId: string) => void;
+  }) {
     this.#db = deps.db;
     this.#wallet = deps.wallet;
     this.#cards = deps.cards;
@@ -50,7 +57,10 @@ export class OrderPayments {
   }
 
   /** The wallet posting that pays an order (`id`: the ledger entry's id, known before it is written). */
-  orderDebit(order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number }, id?: string): Posting & { id?: string } {
+  orderDebit(
+    order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number },
+    id?: string,
+  ): Posting & { id?: string } {
     return {
       resellerId: order.reseller_id,
       mode: order.mode,
@@ -67,18 +77,30 @@ export class OrderPayments {
    * when the balance is short, so a concurrent top-up commits after this order and its release
    * of orders awaiting funds sees it.
    */
-  async decide(trx: Trx, order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number; state: string }, at: Date): Promise<PaymentDecision> {
+  async decide(
+    trx: Trx,
+    order: { id: string; reseller_id: string; mode: 'live' | 'test'; total_cents: number; state: string },
+    at: Date,
+  ): Promise<PaymentDecision> {
     if (this.neverCharged(order)) {
       return { transition: 'submit', patch: this.notChargedPatch(at), chargeCard: false };
     }
     const debit = await this.#wallet.post(trx, this.orderDebit(order));
     if (debit) {
-      return { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debit.id, paid_at: at }, chargeCard: false };
+      return {
+        transition: 'submit',
+        patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debit.id, paid_at: at },
+        chargeCard: false,
+      };
     }
     if (await this.#cards.chargeableCard(order.reseller_id, trx)) {
       return { transition: null, patch: { payment_method: 'card', payment_status: 'charging' }, chargeCard: true };
     }
-    return { transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds', patch: { payment_status: 'none' }, chargeCard: false };
+    return {
+      transition: order.state === 'AWAITING_FUNDS' ? null : 'await_funds',
+      patch: { payment_status: 'none' },
+      chargeCard: false,
+    };
   }
 
   /** After commit: what the decision left to do. */
@@ -110,14 +132,33 @@ export class OrderPayments {
         })
       : ({ ok: false, declineCode: 'no_card', message: 'No saved card.' } as const);
     const submitted = await this.#db.transaction().execute(async (trx) => {
-      const locked = await trx.selectFrom('orders').selectAll().where('id', '=', orderId).forUpdate().executeTakeFirstOrThrow();
+      const locked = await trx
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', orderId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
       if (locked.payment_status !== 'charging') return false;
       const at = new Date();
       if (result.ok) {
-        await writeTransition(trx, this.#outbox, locked, 'submit', { payment_status: 'paid', payment_reference: result.chargeId, paid_at: at }, at);
+        await writeTransition(
+          trx,
+          this.#outbox,
+          locked,
+          'submit',
+          { payment_status: 'paid', payment_reference: result.chargeId, paid_at: at },
+          at,
+        );
         return true;
       }
-      await writeTransition(trx, this.#outbox, locked, 'fail_payment', { payment_status: 'declined', payment_error: `${result.declineCode}: ${result.message}` }, at);
+      await writeTransition(
+        trx,
+        this.#outbox,
+        locked,
+        'fail_payment',
+        { payment_status: 'declined', payment_error: `${result.declineCode}: ${result.message}` },
+        at,
+      );
       return false;
     });
     this.#outbox.notify();
@@ -141,12 +182,22 @@ export class OrderPayments {
         .executeTakeFirst();
       if (!next) return released;
       const decision = await this.#db.transaction().execute(async (trx) => {
-        const order = await trx.selectFrom('orders').selectAll().where('id', '=', next.id).forUpdate().executeTakeFirstOrThrow();
+        const order = await trx
+          .selectFrom('orders')
+          .selectAll()
+          .where('id', '=', next.id)
+          .forUpdate()
+          .executeTakeFirstOrThrow();
         if (order.state !== 'AWAITING_FUNDS' || order.payment_status !== 'none') return undefined;
         const at = new Date();
         const d = await this.decide(trx, order, at);
         if (d.transition) await writeTransition(trx, this.#outbox, order, d.transition, d.patch, at);
-        else if (d.chargeCard) await trx.updateTable('orders').set({ ...d.patch, updated_at: at }).where('id', '=', order.id).execute();
+        else if (d.chargeCard)
+          await trx
+            .updateTable('orders')
+            .set({ ...d.patch, updated_at: at })
+            .where('id', '=', order.id)
+            .execute();
         return d;
       });
       if (decision === undefined) continue;
@@ -176,4 +227,3 @@ export class OrderPayments {
     return stuck.length;
   }
 }
-

@@ -29,7 +29,9 @@ class WalletShort extends Error {}
 type Trx = Transaction<Tables>;
 
 /** An order priced and with its files checked, ready to be written. */
-type Prepared = Awaited<ReturnType<QuotesService['price']>> & { fileStatus: Array<{ status: FileStatus; type: string | null }> };
+type Prepared = Awaited<ReturnType<QuotesService['price']>> & {
+  fileStatus: Array<{ status: FileStatus; type: string | null }>;
+};
 
 /**
  * Placing an order: idempotent per key, priced like a quote, its files checked, and paid in the
@@ -141,12 +143,21 @@ export class OrderPlacement {
     // wallet, the debit in the same single statement (`#writeOrder`); when the balance is short
     // that statement is undone and the order placed again the careful way (`decide`).
     const fresh = { ...created, state: 'NEW' as const };
-    let plan: { transition: TransitionName; patch: Partial<Pick<OrderRow, 'payment_method' | 'payment_status' | 'payment_reference' | 'paid_at'>>; debitId?: string };
+    let plan: {
+      transition: TransitionName;
+      patch: Partial<Pick<OrderRow, 'payment_method' | 'payment_status' | 'payment_reference' | 'paid_at'>>;
+      debitId?: string;
+    };
     if (fileStatus.some((f) => f.status !== 'ok')) plan = { transition: 'await_file', patch: {} };
-    else if (this.#deps.payments.neverCharged(created)) plan = { transition: 'submit', patch: this.#deps.payments.notChargedPatch(now) };
+    else if (this.#deps.payments.neverCharged(created))
+      plan = { transition: 'submit', patch: this.#deps.payments.notChargedPatch(now) };
     else {
       const debitId = this.#deps.wallet.newEntryId(now);
-      plan = { transition: 'submit', patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debitId, paid_at: now }, debitId };
+      plan = {
+        transition: 'submit',
+        patch: { payment_method: 'wallet', payment_status: 'paid', payment_reference: debitId, paid_at: now },
+        debitId,
+      };
     }
 
     let decision: PaymentDecision | undefined;
@@ -160,7 +171,8 @@ export class OrderPlacement {
         // state it was never in (order.created is not "AWAITING_FUNDS" for an order paid at once).
         const events = committedEvents(row, orderLines, moved.event, now);
         const debit = plan.debitId ? this.#deps.payments.orderDebit(row, plan.debitId) : undefined;
-        const write = (db: Db | Trx) => this.#writeOrder(db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, debit);
+        const write = (db: Db | Trx) =>
+          this.#writeOrder(db, tenant, opts.idempotencyKey, requestHash, row, orderLines, events, debit);
         // A debit takes its wallet's turn: one reseller's placements side by side commit together (WalletLanes).
         if (debit) await this.#deps.lanes.run(`${tenant.resellerId}:${tenant.mode}`, write);
         else await write(this.#deps.db);
@@ -177,7 +189,15 @@ export class OrderPlacement {
           decision = d;
           const { row, event } = d.transition
             ? await moveOrder(trx, fresh, d.transition, d.patch, now)
-            : { row: await trx.updateTable('orders').set(d.patch).where('id', '=', orderId).returningAll().executeTakeFirstOrThrow(), event: null };
+            : {
+                row: await trx
+                  .updateTable('orders')
+                  .set(d.patch)
+                  .where('id', '=', orderId)
+                  .returningAll()
+                  .executeTakeFirstOrThrow(),
+                event: null,
+              };
           await this.#deps.outbox.writeMany(trx, committedEvents(row, orderLines, event, now));
         });
       }
@@ -202,7 +222,10 @@ export class OrderPlacement {
       discountBps: reseller.discount_bps,
       knownSkus,
     });
-    const checks = await this.#deps.files.checkMany([...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))], { sandbox: tenant.mode === 'test' });
+    const checks = await this.#deps.files.checkMany(
+      [...new Set(lines.flatMap((l) => (l.fileUrl ? [l.fileUrl] : [])))],
+      { sandbox: tenant.mode === 'test' },
+    );
     const fileProblems: ErrorDetail[] = [];
     const fileStatus = lines.map((l): { status: FileStatus; type: string | null } => {
       if (!l.fileUrl) return { status: 'missing', type: null };
@@ -230,7 +253,16 @@ export class OrderPlacement {
    * once the key is claimed, so the key is always locked before the wallet), WalletShort when
    * the balance does not cover the total.
    */
-  async #writeOrder(db: Db | Trx, tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[], events: OutboxEvent[], debit: Posting | undefined): Promise<void> {
+  async #writeOrder(
+    db: Db | Trx,
+    tenant: Tenant,
+    key: string,
+    requestHash: string,
+    row: OrderRow,
+    lines: OrderLineRow[],
+    events: OutboxEvent[],
+    debit: Posting | undefined,
+  ): Promise<void> {
     const inserts = orderInserts(tenant, key, requestHash, row, lines);
     const eventRows = events.length > 0 ? sql`, event_rows as (${this.#deps.outbox.insertOf(events).insert})` : sql``;
     const debitCtes = debit ? this.#deps.wallet.debitCtes(debit, sql`exists (select 1 from claimed)`) : undefined;
@@ -249,7 +281,11 @@ export class OrderPlacement {
     }
   }
 
-  async #replay(tenant: Tenant, key: string, requestHash: string): Promise<{ order: OrderView; duplicate: true } | undefined> {
+  async #replay(
+    tenant: Tenant,
+    key: string,
+    requestHash: string,
+  ): Promise<{ order: OrderView; duplicate: true } | undefined> {
     const row = await this.#deps.db
       .selectFrom('idempotency_keys')
       .selectAll()
@@ -274,7 +310,14 @@ export class OrderPlacement {
  * builder's share of a placement's CPU.
  */
 function orderInserts(tenant: Tenant, key: string, requestHash: string, row: OrderRow, lines: OrderLineRow[]) {
-  const claim = { reseller_id: tenant.resellerId, mode: tenant.mode, key, request_hash: requestHash, order_id: row.id, created_at: row.created_at };
+  const claim = {
+    reseller_id: tenant.resellerId,
+    mode: tenant.mode,
+    key,
+    request_hash: requestHash,
+    order_id: row.id,
+    created_at: row.created_at,
+  };
   return {
     claim: sql`${insertFromJson('idempotency_keys', [claim])} on conflict (reseller_id, mode, key) do nothing returning order_id`,
     order: insertFromJson('orders', [{ ...row, tracking: null }]),

@@ -3,7 +3,16 @@ export const ORDER_STATES = ['AWAITING_FUNDS', 'AWAITING_FILE', 'PAYMENT_FAILED'
 export type OrderState = (typeof ORDER_STATES)[number];
 
 /** Production status (spec §3). */
-export const ORDER_STATUSES = ['PENDING', 'PAID', 'PROCESSING', 'PRINTING', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'REFUNDED'] as const;
+export const ORDER_STATUSES = [
+  'PENDING',
+  'PAID',
+  'PROCESSING',
+  'PRINTING',
+  'SHIPPED',
+  'DELIVERED',
+  'CANCELLED',
+  'REFUNDED',
+] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
@@ -11,7 +20,16 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
  * it lists. These stay valid whether or not their connector is loaded; every loaded connector's
  * platform is a source too (`orderSources`), so the list is open.
  */
-export const ORDER_SOURCES = ['API', 'DASHBOARD', 'SHOPIFY', 'WOOCOMMERCE', 'ETSY', 'WIX', 'TIKTOK_SHOP', 'AMAZON'] as const;
+export const ORDER_SOURCES = [
+  'API',
+  'DASHBOARD',
+  'SHOPIFY',
+  'WOOCOMMERCE',
+  'ETSY',
+  'WIX',
+  'TIKTOK_SHOP',
+  'AMAZON',
+] as const;
 /** `API`, `DASHBOARD` or a store platform (a loaded connector's `platform`). */
 export type OrderSource = string;
 

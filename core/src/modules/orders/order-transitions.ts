@@ -9,22 +9,42 @@ export const TRANSITIONS = {
   /** A line has no usable file yet, or needs the manual conversion step. */
   await_file: { from: [['NEW', 'PENDING']], to: ['AWAITING_FILE', 'PENDING'], event: 'order.file_problem' },
   /** Not enough balance and no saved card (retried after a top-up). */
-  await_funds: { from: [['NEW', 'PENDING'], ['AWAITING_FILE', 'PENDING']], to: ['AWAITING_FUNDS', 'PENDING'], event: 'order.awaiting_funds' },
+  await_funds: {
+    from: [
+      ['NEW', 'PENDING'],
+      ['AWAITING_FILE', 'PENDING'],
+    ],
+    to: ['AWAITING_FUNDS', 'PENDING'],
+    event: 'order.awaiting_funds',
+  },
   /** The saved card was declined. */
   fail_payment: {
-    from: [['NEW', 'PENDING'], ['AWAITING_FILE', 'PENDING'], ['AWAITING_FUNDS', 'PENDING']],
+    from: [
+      ['NEW', 'PENDING'],
+      ['AWAITING_FILE', 'PENDING'],
+      ['AWAITING_FUNDS', 'PENDING'],
+    ],
     to: ['PAYMENT_FAILED', 'PENDING'],
     event: 'order.payment_failed',
   },
   /** Paid (wallet, card, or a sandbox order that is never charged) and handed to production. */
   submit: {
-    from: [['NEW', 'PENDING'], ['AWAITING_FILE', 'PENDING'], ['AWAITING_FUNDS', 'PENDING'], ['PAYMENT_FAILED', 'PENDING']],
+    from: [
+      ['NEW', 'PENDING'],
+      ['AWAITING_FILE', 'PENDING'],
+      ['AWAITING_FUNDS', 'PENDING'],
+      ['PAYMENT_FAILED', 'PENDING'],
+    ],
     to: ['SUBMITTED', 'PAID'],
     event: 'order.submitted',
   },
   /** Cancelled before payment. */
   cancel_unpaid: {
-    from: [['AWAITING_FILE', 'PENDING'], ['AWAITING_FUNDS', 'PENDING'], ['PAYMENT_FAILED', 'PENDING']],
+    from: [
+      ['AWAITING_FILE', 'PENDING'],
+      ['AWAITING_FUNDS', 'PENDING'],
+      ['PAYMENT_FAILED', 'PENDING'],
+    ],
     to: ['CANCELLED', 'CANCELLED'],
     event: 'order.cancelled',
   },
@@ -32,9 +52,23 @@ export const TRANSITIONS = {
   cancel_paid: { from: [['SUBMITTED', 'PAID']], to: ['CANCELLED', 'REFUNDED'], event: 'order.cancelled' },
   start_production: { from: [['SUBMITTED', 'PAID']], to: ['SUBMITTED', 'PROCESSING'], event: 'order.in_production' },
   print: { from: [['SUBMITTED', 'PROCESSING']], to: ['SUBMITTED', 'PRINTING'], event: null },
-  ship: { from: [['SUBMITTED', 'PROCESSING'], ['SUBMITTED', 'PRINTING']], to: ['SUBMITTED', 'SHIPPED'], event: 'order.shipped' },
+  ship: {
+    from: [
+      ['SUBMITTED', 'PROCESSING'],
+      ['SUBMITTED', 'PRINTING'],
+    ],
+    to: ['SUBMITTED', 'SHIPPED'],
+    event: 'order.shipped',
+  },
   deliver: { from: [['SUBMITTED', 'SHIPPED']], to: ['SUBMITTED', 'DELIVERED'], event: 'order.delivered' },
-} as const satisfies Record<string, { from: ReadonlyArray<readonly [OrderState | 'NEW', OrderStatus]>; to: readonly [OrderState, OrderStatus]; event: EventType | null }>;
+} as const satisfies Record<
+  string,
+  {
+    from: ReadonlyArray<readonly [OrderState | 'NEW', OrderStatus]>;
+    to: readonly [OrderState, OrderStatus];
+    event: EventType | null;
+  }
+>;
 
 export type TransitionName = keyof typeof TRANSITIONS;
 
@@ -55,7 +89,10 @@ export class IllegalTransitionError extends Error {
 }
 
 /** The position after `transition`, and its event; throws IllegalTransitionError when it does not apply. */
-export function applyTransition(position: Position, transition: TransitionName): { state: OrderState; status: OrderStatus; event: EventType | null } {
+export function applyTransition(
+  position: Position,
+  transition: TransitionName,
+): { state: OrderState; status: OrderStatus; event: EventType | null } {
   const t = TRANSITIONS[transition];
   const legal = t.from.some(([state, status]) => state === position.state && status === position.status);
   if (!legal) throw new IllegalTransitionError(transition, position);

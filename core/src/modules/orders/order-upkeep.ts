@@ -25,7 +25,11 @@ export class OrderUpkeep {
    * Shipped (or delivered) store orders with tracking, updated after `updatedAfter`, in
    * (updatedAt, id) order from after `after`: one page of `limit`. Reads store_orders_shipped_idx.
    */
-  async shippedStoreOrders(query: { updatedAfter: Date; after?: { updatedAt: Date; id: string } | undefined; limit: number }): Promise<ShippedStoreOrder[]> {
+  async shippedStoreOrders(query: {
+    updatedAfter: Date;
+    after?: { updatedAt: Date; id: string } | undefined;
+    limit: number;
+  }): Promise<ShippedStoreOrder[]> {
     let q = this.#db
       .selectFrom('orders')
       .select(['id', 'store_id', 'updated_at'])
@@ -42,7 +46,10 @@ export class OrderUpkeep {
 
   /** Deletes idempotency keys older than they are kept (the maintenance task); the count deleted. */
   async purgeExpiredIdempotencyKeys(now: Date = new Date()): Promise<number> {
-    const result = await this.#db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_KEYS_KEPT_MS)).executeTakeFirst();
+    const result = await this.#db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', new Date(now.getTime() - IDEMPOTENCY_KEYS_KEPT_MS))
+      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

@@ -63,7 +63,11 @@ export function toOrderView(order: OrderRow, lines: OrderLineRow[]): OrderView {
 }
 
 /** Reads an order with its lines (inside a transaction when given one), in one round trip. */
-export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: string, opts: { forUpdate?: boolean } = {}): Promise<{ order: OrderRow; lines: OrderLineRow[] } | undefined> {
+export async function loadOrder(
+  db: Kysely<Tables> | Transaction<Tables>,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<{ order: OrderRow; lines: OrderLineRow[] } | undefined> {
   if (opts.forUpdate) {
     const order = await db.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     return order ? { order, lines: await loadLines(db, id) } : undefined;
@@ -73,7 +77,10 @@ export async function loadOrder(db: Kysely<Tables> | Transaction<Tables>, id: st
 }
 
 /** Several orders with their lines, in one query (in no particular order; unknown ids are left out). */
-export async function loadOrders(db: Kysely<Tables> | Transaction<Tables>, ids: string[]): Promise<Array<{ order: OrderRow; lines: OrderLineRow[] }>> {
+export async function loadOrders(
+  db: Kysely<Tables> | Transaction<Tables>,
+  ids: string[],
+): Promise<Array<{ order: OrderRow; lines: OrderLineRow[] }>> {
   if (ids.length === 0) return [];
   // One array parameter, not one per id: the same statement text (and prepared statement) whatever the batch's size.
   return (await withLines(db).where(sql<boolean>`orders.id = any(${ids}::text[])`).execute()).map(splitLines);
@@ -84,10 +91,17 @@ function withLines(db: Kysely<Tables> | Transaction<Tables>) {
   return db
     .selectFrom('orders')
     .selectAll('orders')
-    .select((eb) => jsonArrayFrom(eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line')).as('lines_json'));
+    .select((eb) =>
+      jsonArrayFrom(
+        eb.selectFrom('order_lines').selectAll().whereRef('order_lines.order_id', '=', 'orders.id').orderBy('line'),
+      ).as('lines_json'),
+    );
 }
 
-function splitLines<R extends OrderRow & { lines_json: unknown[] }>({ lines_json: lines, ...order }: R): { order: OrderRow; lines: OrderLineRow[] } {
+function splitLines<R extends OrderRow & { lines_json: unknown[] }>({
+  lines_json: lines,
+  ...order
+}: R): { order: OrderRow; lines: OrderLineRow[] } {
   for (const l of lines as OrderLineRow[]) for (const c of INT8_LINE_COLUMNS) checkSafe(l[c]);
   return { order, lines: lines as OrderLineRow[] };
 }
@@ -98,10 +112,18 @@ export async function loadLines(db: Kysely<Tables> | Transaction<Tables>, orderI
 }
 
 /** bigint columns of a line: through JSON they arrive as plain numbers, so the int8 parser's range check is repeated here. */
-const INT8_LINE_COLUMNS = ['unit_price_cents', 'public_net_cents', 'discount_cents', 'net_cents', 'vat_cents', 'total_cents'] as const;
+const INT8_LINE_COLUMNS = [
+  'unit_price_cents',
+  'public_net_cents',
+  'discount_cents',
+  'net_cents',
+  'vat_cents',
+  'total_cents',
+] as const;
 
 function checkSafe(value: unknown): void {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new RangeError(`int8 value ${String(value)} is outside the safe integer range`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new RangeError(`int8 value ${String(value)} is outside the safe integer range`);
 }
 
 /**

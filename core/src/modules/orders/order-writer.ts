@@ -29,7 +29,9 @@ export async function writeTransitionTold(
   lines?: OrderLineRow[],
 ): Promise<{ row: OrderRow; envelope: EventEnvelope | null }> {
   const { row, event } = await moveOrder(trx, order, transition, patch, at);
-  const envelope = event ? await writeOrderEvent(trx, outbox, row, lines ?? (await loadLines(trx, row.id)), event, at) : null;
+  const envelope = event
+    ? await writeOrderEvent(trx, outbox, row, lines ?? (await loadLines(trx, row.id)), event, at)
+    : null;
   return { row, envelope };
 }
 
@@ -63,7 +65,14 @@ export async function moveOrder(
  * Writes `type` for an order with the order as it now stands in this transaction (plus tracking
  * on order.shipped): `order` and `lines` are its rows as written, not read again.
  */
-export async function writeOrderEvent(trx: Trx, outbox: Outbox, order: OrderRow, lines: OrderLineRow[], type: string, at: Date = new Date()): Promise<EventEnvelope> {
+export async function writeOrderEvent(
+  trx: Trx,
+  outbox: Outbox,
+  order: OrderRow,
+  lines: OrderLineRow[],
+  type: string,
+  at: Date = new Date(),
+): Promise<EventEnvelope> {
   return outbox.write(trx, orderEvent(order, lines, type, at));
 }
 

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { EXAMPLE_FILE_URL, EXAMPLE_ORDER, EXAMPLE_ORDER_AWAITING_FILE, EXAMPLE_ORDER_DELIVERED, EXAMPLE_ORDER_REQUEST, examplePage } from '../../http/api-examples.ts';
+import {
+  EXAMPLE_FILE_URL,
+  EXAMPLE_ORDER,
+  EXAMPLE_ORDER_AWAITING_FILE,
+  EXAMPLE_ORDER_DELIVERED,
+  EXAMPLE_ORDER_REQUEST,
+  examplePage,
+} from '../../http/api-examples.ts';
 import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
@@ -8,7 +15,11 @@ import type { OrdersService } from './orders-service.ts';
 
 const tags = ['Orders'];
 const orderNotFound = { status: 404, code: 'not_found', description: 'Unknown order (or another account’s).' };
-const orderId = z.string().min(1).max(64).meta({ description: 'Order id (`ord_…`).', example: 'ord_01M89QQS8PF0R454XXXZVC09H9' });
+const orderId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'Order id (`ord_…`).', example: 'ord_01M89QQS8PF0R454XXXZVC09H9' });
 const idParams = z.object({ id: orderId });
 
 /** POST/GET /orders, GET /orders/{id}, POST /orders/{id}/cancel, PUT /orders/{id}/lines/{line}/file. */
@@ -18,7 +29,11 @@ export function ordersRoutes(deps: {
   sources: readonly string[];
 }): AnyRoute[] {
   const { orders } = deps;
-  const { orderView: orderViewSchema, orderResult: orderResultSchema, listQuery: listOrdersQuery } = orderSchemas(deps.sources);
+  const {
+    orderView: orderViewSchema,
+    orderResult: orderResultSchema,
+    listQuery: listOrdersQuery,
+  } = orderSchemas(deps.sources);
   return [
     defineRoute({
       method: 'post',
@@ -38,20 +53,52 @@ export function ordersRoutes(deps: {
       scope: 'orders:write',
       body: placeOrderBody,
       bodyExample: EXAMPLE_ORDER_REQUEST,
-      headers: [{ name: 'Idempotency-Key', required: true, description: 'Unique per order you mean to place (1-255 printable characters), e.g. a UUID.', example: '6f1c2a4e-8d0b-4a53-9a57-0c7e3b1f2d99' }],
+      headers: [
+        {
+          name: 'Idempotency-Key',
+          required: true,
+          description: 'Unique per order you mean to place (1-255 printable characters), e.g. a UUID.',
+          example: '6f1c2a4e-8d0b-4a53-9a57-0c7e3b1f2d99',
+        },
+      ],
       responses: {
-        201: { description: 'The new order', schema: z.object({ data: orderResultSchema }), example: { data: { ...EXAMPLE_ORDER, duplicate: false } } },
-        200: { description: 'A repeat of an earlier request with the same Idempotency-Key', schema: z.object({ data: orderResultSchema }), example: { data: { ...EXAMPLE_ORDER, duplicate: true } } },
+        201: {
+          description: 'The new order',
+          schema: z.object({ data: orderResultSchema }),
+          example: { data: { ...EXAMPLE_ORDER, duplicate: false } },
+        },
+        200: {
+          description: 'A repeat of an earlier request with the same Idempotency-Key',
+          schema: z.object({ data: orderResultSchema }),
+          example: { data: { ...EXAMPLE_ORDER, duplicate: true } },
+        },
       },
       errors: [
-        { status: 422, code: 'invalid_options', description: 'Unknown or automatic option keys (details list allowedKeys); also invalid_option_value, option_conflict, copies_mismatch, run_unavailable, quantity_out_of_range, unpriceable_configuration, unknown_product, unknown_sku, inactive_reseller_product, unsupported_country.' },
-        { status: 422, code: 'invalid_file_url', description: 'A fileUrl is not a reachable public https PDF, PNG or JPG (details name the line and the reason).' },
-        { status: 422, code: 'idempotency_key_reused', description: 'The Idempotency-Key was used for a different request.' },
+        {
+          status: 422,
+          code: 'invalid_options',
+          description:
+            'Unknown or automatic option keys (details list allowedKeys); also invalid_option_value, option_conflict, copies_mismatch, run_unavailable, quantity_out_of_range, unpriceable_configuration, unknown_product, unknown_sku, inactive_reseller_product, unsupported_country.',
+        },
+        {
+          status: 422,
+          code: 'invalid_file_url',
+          description:
+            'A fileUrl is not a reachable public https PDF, PNG or JPG (details name the line and the reason).',
+        },
+        {
+          status: 422,
+          code: 'idempotency_key_reused',
+          description: 'The Idempotency-Key was used for a different request.',
+        },
       ],
       handle: async ({ auth, body, headers }) => {
         const key = idempotencyKeyOf(headers, { required: true, what: 'placing an order' });
         const result = await orders.place(auth, body, { idempotencyKey: key, source: 'API' });
-        return { status: result.duplicate ? 200 : 201, body: { data: { ...result.order, duplicate: result.duplicate } } };
+        return {
+          status: result.duplicate ? 200 : 201,
+          body: { data: { ...result.order, duplicate: result.duplicate } },
+        };
       },
     }),
     defineRoute({
@@ -63,7 +110,13 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:read',
       query: listOrdersQuery.extend(pageQueryShape),
-      responses: { 200: { description: 'A page of orders', schema: listEnvelopeSchema(orderViewSchema), example: examplePage([EXAMPLE_ORDER_DELIVERED], null, 1) } },
+      responses: {
+        200: {
+          description: 'A page of orders',
+          schema: listEnvelopeSchema(orderViewSchema),
+          example: examplePage([EXAMPLE_ORDER_DELIVERED], null, 1),
+        },
+      },
       handle: async ({ auth, query }) => ({ status: 200, body: await orders.list(auth, query) }),
     }),
     defineRoute({
@@ -75,7 +128,13 @@ export function ordersRoutes(deps: {
       auth: 'apiKey',
       scope: 'orders:read',
       params: idParams,
-      responses: { 200: { description: 'The order', schema: z.object({ data: orderViewSchema }), example: { data: EXAMPLE_ORDER_DELIVERED } } },
+      responses: {
+        200: {
+          description: 'The order',
+          schema: z.object({ data: orderViewSchema }),
+          example: { data: EXAMPLE_ORDER_DELIVERED },
+        },
+      },
       errors: [orderNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await orders.get(auth, params.id) } }),
     }),
@@ -84,7 +143,8 @@ export function ordersRoutes(deps: {
       path: '/orders/{id}/cancel',
       operationId: 'cancelOrder',
       summary: 'Cancel an order before production',
-      description: 'Allowed while the status is PENDING or PAID. A paid order becomes REFUNDED and its amount is credited to the wallet.',
+      description:
+        'Allowed while the status is PENDING or PAID. A paid order becomes REFUNDED and its amount is credited to the wallet.',
       tags,
       auth: 'apiKey',
       scope: 'orders:write',
@@ -107,7 +167,11 @@ export function ordersRoutes(deps: {
       },
       errors: [
         orderNotFound,
-        { status: 409, code: 'order_not_cancellable', description: 'Production has started, or the order is already cancelled.' },
+        {
+          status: 409,
+          code: 'order_not_cancellable',
+          description: 'Production has started, or the order is already cancelled.',
+        },
         { status: 409, code: 'payment_in_progress', description: 'A card charge is under way; retry shortly.' },
       ],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await orders.cancel(auth, params.id) } }),
@@ -121,8 +185,20 @@ export function ordersRoutes(deps: {
       tags,
       auth: 'apiKey',
       scope: 'orders:write',
-      params: z.object({ id: orderId, line: z.string().regex(/^\d{1,3}$/, 'must be a line number').transform(Number).meta({ description: 'The 0-based line number (`line` of the order line).', example: '0' }) }),
-      body: z.strictObject({ fileUrl: z.url({ message: 'fileUrl must be a URL' }).max(2048).meta({ description: 'Public https URL of the print file, checked as at placement (a non-https URL is 422 invalid_file_url).' }) }),
+      params: z.object({
+        id: orderId,
+        line: z
+          .string()
+          .regex(/^\d{1,3}$/, 'must be a line number')
+          .transform(Number)
+          .meta({ description: 'The 0-based line number (`line` of the order line).', example: '0' }),
+      }),
+      body: z.strictObject({
+        fileUrl: z.url({ message: 'fileUrl must be a URL' }).max(2048).meta({
+          description:
+            'Public https URL of the print file, checked as at placement (a non-https URL is 422 invalid_file_url).',
+        }),
+      }),
       bodyExample: { fileUrl: EXAMPLE_FILE_URL },
       responses: {
         200: {
@@ -134,7 +210,11 @@ export function ordersRoutes(deps: {
               state: 'SUBMITTED',
               status: 'PAID',
               lines: [{ ...EXAMPLE_ORDER_AWAITING_FILE.lines[0]!, fileUrl: EXAMPLE_FILE_URL, fileStatus: 'ok' }],
-              payment: { ...EXAMPLE_ORDER_AWAITING_FILE.payment, status: 'not_charged', paidAt: '2026-11-25T10:17:52.640Z' },
+              payment: {
+                ...EXAMPLE_ORDER_AWAITING_FILE.payment,
+                status: 'not_charged',
+                paidAt: '2026-11-25T10:17:52.640Z',
+              },
               updatedAt: '2026-11-25T10:17:52.640Z',
             },
           },
@@ -145,7 +225,10 @@ export function ordersRoutes(deps: {
         { status: 409, code: 'order_not_awaiting_file', description: 'The order does not wait for a file.' },
         { status: 422, code: 'invalid_file_url', description: 'The file is not usable.' },
       ],
-      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await orders.replaceLineFile(auth, params.id, params.line, body.fileUrl) } }),
+      handle: async ({ auth, params, body }) => ({
+        status: 200,
+        body: { data: await orders.replaceLineFile(auth, params.id, params.line, body.fileUrl) },
+      }),
     }),
   ];
 }

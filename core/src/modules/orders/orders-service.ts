@@ -65,7 +65,11 @@ export class OrdersService {
     this.#payments = deps.payments;
     this.#outbox = deps.outbox;
     this.#cursors = deps.cursors;
-    this.#placement = new OrderPlacement({ ...deps, lanes: new WalletLanes(deps.db), view: (tenant, id) => this.get(tenant, id) });
+    this.#placement = new OrderPlacement({
+      ...deps,
+      lanes: new WalletLanes(deps.db),
+      view: (tenant, id) => this.get(tenant, id),
+    });
   }
 
   get payments(): OrderPayments {
@@ -82,7 +86,8 @@ export class OrdersService {
 
   async get(tenant: Tenant, id: string): Promise<OrderView> {
     const loaded = await loadOrder(this.#db, id);
-    if (!loaded || loaded.order.reseller_id !== tenant.resellerId || loaded.order.mode !== tenant.mode) throw notFound('order', id);
+    if (!loaded || loaded.order.reseller_id !== tenant.resellerId || loaded.order.mode !== tenant.mode)
+      throw notFound('order', id);
     return toOrderView(loaded.order, loaded.lines);
   }
 
@@ -90,7 +95,11 @@ export class OrdersService {
   async getById(id: string): Promise<OrderView & { resellerId: string; mode: Mode }> {
     const loaded = await loadOrder(this.#db, id);
     if (!loaded) throw notFound('order', id);
-    return { ...toOrderView(loaded.order, loaded.lines), resellerId: loaded.order.reseller_id, mode: loaded.order.mode };
+    return {
+      ...toOrderView(loaded.order, loaded.lines),
+      resellerId: loaded.order.reseller_id,
+      mode: loaded.order.mode,
+    };
   }
 
   /** Newest first, keyset-paginated on (created_at, id). */
@@ -109,7 +118,11 @@ export class OrdersService {
     },
   ): Promise<ListEnvelope<OrderView>> {
     const page = resolvePage(this.#cursors, 'orders', query);
-    let q = this.#db.selectFrom('orders').selectAll().where('reseller_id', '=', tenant.resellerId).where('mode', '=', tenant.mode);
+    let q = this.#db
+      .selectFrom('orders')
+      .selectAll()
+      .where('reseller_id', '=', tenant.resellerId)
+      .where('mode', '=', tenant.mode);
     if (query.state) q = q.where('state', '=', query.state);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.source) q = q.where('source', '=', query.source);
@@ -121,11 +134,26 @@ export class OrdersService {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     const ids = rows.slice(0, page.limit).map((r) => r.id);
-    const lines = ids.length ? await this.#db.selectFrom('order_lines').selectAll().where('order_id', 'in', ids).execute() : [];
-    return listEnvelope(this.#cursors, 'orders', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) =>
-      toOrderView(r, lines.filter((l) => l.order_id === r.id)),
+    const lines = ids.length
+      ? await this.#db.selectFrom('order_lines').selectAll().where('order_id', 'in', ids).execute()
+      : [];
+    return listEnvelope(
+      this.#cursors,
+      'orders',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      (r) =>
+        toOrderView(
+          r,
+          lines.filter((l) => l.order_id === r.id),
+        ),
     );
   }
 
@@ -138,7 +166,10 @@ export class OrdersService {
         throw wrongState('payment_in_progress', `Order ${id} is being charged right now; try again in a few seconds.`);
       }
       if (!isCancellable(order)) {
-        throw wrongState('order_not_cancellable', `Order ${id} cannot be cancelled: it is ${order.state === 'CANCELLED' ? 'already cancelled' : `in production (status ${order.status})`}.`);
+        throw wrongState(
+          'order_not_cancellable',
+          `Order ${id} cannot be cancelled: it is ${order.state === 'CANCELLED' ? 'already cancelled' : `in production (status ${order.status})`}.`,
+        );
       }
       const at = new Date();
       if (order.status === 'PENDING') {
@@ -156,7 +187,14 @@ export class OrdersService {
           reference: `Refund of cancelled order ${order.id}`,
         });
       }
-      await writeTransition(trx, this.#outbox, order, 'cancel_paid', { cancelled_at: at, ...(charged ? { payment_status: 'refunded' as const } : {}) }, at);
+      await writeTransition(
+        trx,
+        this.#outbox,
+        order,
+        'cancel_paid',
+        { cancelled_at: at, ...(charged ? { payment_status: 'refunded' as const } : {}) },
+        at,
+      );
     });
     this.#outbox.notify();
     return this.get(tenant, id);
@@ -166,14 +204,23 @@ export class OrdersService {
   async replaceLineFile(tenant: Tenant, id: string, line: number, fileUrl: string): Promise<OrderView> {
     const current = await this.get(tenant, id);
     if (current.state !== 'AWAITING_FILE') {
-      throw wrongState('order_not_awaiting_file', `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`);
+      throw wrongState(
+        'order_not_awaiting_file',
+        `Order ${id} is ${current.state}; files can be replaced only while it is AWAITING_FILE.`,
+      );
     }
     if (!current.lines.some((l) => l.line === line)) throw notFound('order line', `${id}/${line}`);
     const check = (await this.#files.checkMany([fileUrl], { sandbox: tenant.mode === 'test' })).get(fileUrl)!;
     if (!check.ok) {
-      throw rejected('invalid_file_url', `Line ${line}: ${check.reason}`, [{ line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+      throw rejected('invalid_file_url', `Line ${line}: ${check.reason}`, [
+        { line, field: 'fileUrl', code: 'invalid_file_url', message: check.reason },
+      ]);
     }
-    await this.#updateLineFile(id, line, { file_url: fileUrl, file_type: check.fileType, file_status: check.needsConversion ? 'needs_conversion' : 'ok' });
+    await this.#updateLineFile(id, line, {
+      file_url: fileUrl,
+      file_type: check.fileType,
+      file_status: check.needsConversion ? 'needs_conversion' : 'ok',
+    });
     return this.get(tenant, id);
   }
 
@@ -183,24 +230,54 @@ export class OrdersService {
     const target = loaded?.lines.find((l) => l.line === line);
     if (!loaded || !target) throw notFound('order line', `${id}/${line}`);
     if (target.file_status !== 'needs_conversion') {
-      throw wrongState('line_not_awaiting_conversion', `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`);
+      throw wrongState(
+        'line_not_awaiting_conversion',
+        `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`,
+      );
     }
-    await this.#updateLineFile(id, line, { file_url: convertedUrl ?? target.file_url, file_type: 'pdf', file_status: 'ok' });
+    await this.#updateLineFile(id, line, {
+      file_url: convertedUrl ?? target.file_url,
+      file_type: 'pdf',
+      file_status: 'ok',
+    });
     return this.get({ resellerId: loaded.order.reseller_id, mode: loaded.order.mode }, id);
   }
 
-  async #updateLineFile(id: string, line: number, patch: { file_url: string | null; file_type: string | null; file_status: FileStatus }): Promise<void> {
+  async #updateLineFile(
+    id: string,
+    line: number,
+    patch: { file_url: string | null; file_type: string | null; file_status: FileStatus },
+  ): Promise<void> {
     let decision: PaymentDecision | undefined;
     await this.#db.transaction().execute(async (trx) => {
-      const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
-      if (order.state !== 'AWAITING_FILE') throw wrongState('order_not_awaiting_file', `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`);
+      const order = await trx
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', id)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      if (order.state !== 'AWAITING_FILE')
+        throw wrongState(
+          'order_not_awaiting_file',
+          `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`,
+        );
       await trx.updateTable('order_lines').set(patch).where('order_id', '=', id).where('line', '=', line).execute();
-      const waiting = await trx.selectFrom('order_lines').select('line').where('order_id', '=', id).where('file_status', '!=', 'ok').execute();
+      const waiting = await trx
+        .selectFrom('order_lines')
+        .select('line')
+        .where('order_id', '=', id)
+        .where('file_status', '!=', 'ok')
+        .execute();
       if (waiting.length > 0) return;
       const at = new Date();
       decision = await this.#payments.decide(trx, order, at);
       if (decision.transition) await writeTransition(trx, this.#outbox, order, decision.transition, decision.patch, at);
-      else await trx.updateTable('orders').set({ ...decision.patch, updated_at: at }).where('id', '=', id).execute();
+      else
+        await trx
+          .updateTable('orders')
+          .set({ ...decision.patch, updated_at: at })
+          .where('id', '=', id)
+          .execute();
     });
     await this.#payments.afterCommit(id, decision);
   }
@@ -208,13 +285,24 @@ export class OrdersService {
   /** The print facility (or the simulator, or the back-office) reports progress. Illegal moves: 409. */
   async reportProduction(id: string, status: OrderStatus, tracking?: Tracking): Promise<OrderView> {
     const transition = PRODUCTION_TRANSITIONS[status];
-    if (!transition) throw new Refusal('invalid_production_status', `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`);
+    if (!transition)
+      throw new Refusal(
+        'invalid_production_status',
+        `Production can report PROCESSING, PRINTING, SHIPPED or DELIVERED, not ${status}.`,
+      );
     const { tenant, told } = await this.#db.transaction().execute(async (trx) => {
       const order = await trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
       if (!order) throw notFound('order', id);
       try {
         const at = new Date();
-        const { envelope } = await writeTransitionTold(trx, this.#outbox, order, transition, status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {}, at);
+        const { envelope } = await writeTransitionTold(
+          trx,
+          this.#outbox,
+          order,
+          transition,
+          status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {},
+          at,
+        );
         return { tenant: { resellerId: order.reseller_id, mode: order.mode }, told: envelope ? [envelope] : [] };
       } catch (err) {
         if (err instanceof IllegalTransitionError) throw wrongState('illegal_transition', err.message);

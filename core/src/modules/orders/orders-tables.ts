@@ -141,13 +141,33 @@ export const ordersMigration = {
       .addColumn('cancelled_at', 'timestamptz')
       .execute();
     // Keyset pages: newest first per tenant, and the same with each filter.
-    await db.schema.createIndex('orders_page_idx').on('orders').columns(['reseller_id', 'mode', 'created_at desc', 'id desc']).execute();
-    await db.schema.createIndex('orders_state_idx').on('orders').columns(['reseller_id', 'mode', 'state', 'created_at desc', 'id desc']).execute();
-    await db.schema.createIndex('orders_status_idx').on('orders').columns(['reseller_id', 'mode', 'status', 'created_at desc', 'id desc']).execute();
-    await db.schema.createIndex('orders_external_idx').on('orders').columns(['reseller_id', 'mode', 'external_order_id']).execute();
-    await sql`create index orders_awaiting_funds_idx on orders (reseller_id, mode, created_at, id) where state = 'AWAITING_FUNDS'`.execute(db);
+    await db.schema
+      .createIndex('orders_page_idx')
+      .on('orders')
+      .columns(['reseller_id', 'mode', 'created_at desc', 'id desc'])
+      .execute();
+    await db.schema
+      .createIndex('orders_state_idx')
+      .on('orders')
+      .columns(['reseller_id', 'mode', 'state', 'created_at desc', 'id desc'])
+      .execute();
+    await db.schema
+      .createIndex('orders_status_idx')
+      .on('orders')
+      .columns(['reseller_id', 'mode', 'status', 'created_at desc', 'id desc'])
+      .execute();
+    await db.schema
+      .createIndex('orders_external_idx')
+      .on('orders')
+      .columns(['reseller_id', 'mode', 'external_order_id'])
+      .execute();
+    await sql`create index orders_awaiting_funds_idx on orders (reseller_id, mode, created_at, id) where state = 'AWAITING_FUNDS'`.execute(
+      db,
+    );
     await sql`create index orders_charging_idx on orders (updated_at) where payment_status = 'charging'`.execute(db);
-    await sql`create index orders_handoff_idx on orders (updated_at) where status = 'PAID' and handed_off_at is null`.execute(db);
+    await sql`create index orders_handoff_idx on orders (updated_at) where status = 'PAID' and handed_off_at is null`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('order_lines')

@@ -36,7 +36,8 @@ export class CardsService {
     try {
       saved = await this.#gateway.saveCard({ token, resellerId, email });
     } catch (err) {
-      if (err instanceof CardRejectedError) throw rejected('card_rejected', err.message, [{ field: 'token', code: 'card_rejected' }]);
+      if (err instanceof CardRejectedError)
+        throw rejected('card_rejected', err.message, [{ field: 'token', code: 'card_rejected' }]);
       throw err;
     }
     const now = new Date();
@@ -56,8 +57,15 @@ export class CardsService {
   }
 
   /** The saved card; pass the open transaction when called inside one (PGlite has a single connection). */
-  async chargeableCard(resellerId: string, executor: Pick<Db, 'selectFrom'> = this.#db): Promise<ChargeableCard | null> {
-    const row = await executor.selectFrom('cards').select('payment_method_sealed').where('reseller_id', '=', resellerId).executeTakeFirst();
+  async chargeableCard(
+    resellerId: string,
+    executor: Pick<Db, 'selectFrom'> = this.#db,
+  ): Promise<ChargeableCard | null> {
+    const row = await executor
+      .selectFrom('cards')
+      .select('payment_method_sealed')
+      .where('reseller_id', '=', resellerId)
+      .executeTakeFirst();
     return row ? this.#box.openJson<ChargeableCard>(row.payment_method_sealed) : null;
   }
 }

@@ -10,7 +10,13 @@ export interface PaymentGateway {
   /** Turns a client-side token into a reusable payment method reference. */
   saveCard(input: { token: string; resellerId: string; email: string }): Promise<SavedCard>;
   /** Charges off-session. The idempotency key makes a retried charge a no-op at the gateway. */
-  charge(input: { paymentMethod: string; customer?: string | null; amountCents: number; idempotencyKey: string; description: string }): Promise<ChargeResult>;
+  charge(input: {
+    paymentMethod: string;
+    customer?: string | null;
+    amountCents: number;
+    idempotencyKey: string;
+    description: string;
+  }): Promise<ChargeResult>;
   /** Refunds a charge (cancelled card-paid orders). */
   refund(input: { chargeId: string; amountCents: number; idempotencyKey: string }): Promise<{ refundId: string }>;
 }

@@ -19,7 +19,12 @@ export class SandboxGateway implements PaymentGateway {
     const card = CARDS[input.token];
     // Never echoed: what was pasted as a "token" may be a card number.
     if (!card) throw new CardRejectedError(`Unknown sandbox card token: use one of ${Object.keys(CARDS).join(', ')}.`);
-    return { paymentMethod: `pm_sandbox_${input.token.slice(4)}`, customer: null, brand: card.brand, last4: card.last4 };
+    return {
+      paymentMethod: `pm_sandbox_${input.token.slice(4)}`,
+      customer: null,
+      brand: card.brand,
+      last4: card.last4,
+    };
   }
 
   async charge(input: { paymentMethod: string; amountCents: number; idempotencyKey: string }): Promise<ChargeResult> {

@@ -11,15 +11,25 @@ export class StripeGateway implements PaymentGateway {
   readonly #stripe: Stripe;
 
   constructor(opts: { secretKey: string; client?: Stripe }) {
-    this.#stripe = opts.client ?? new Stripe(opts.secretKey, { maxNetworkRetries: 2, timeout: 20_000, appInfo: { name: 'print-api' } });
+    this.#stripe =
+      opts.client ??
+      new Stripe(opts.secretKey, { maxNetworkRetries: 2, timeout: 20_000, appInfo: { name: 'print-api' } });
   }
 
   async saveCard(input: { token: string; resellerId: string; email: string }): Promise<SavedCard> {
     try {
-      const customer = await this.#stripe.customers.create({ email: input.email, metadata: { resellerId: input.resellerId } });
+      const customer = await this.#stripe.customers.create({
+        email: input.email,
+        metadata: { resellerId: input.resellerId },
+      });
       const method = await this.#stripe.paymentMethods.create({ type: 'card', card: { token: input.token } });
       await this.#stripe.paymentMethods.attach(method.id, { customer: customer.id });
-      return { paymentMethod: method.id, customer: customer.id, brand: method.card?.brand ?? null, last4: method.card?.last4 ?? null };
+      return {
+        paymentMethod: method.id,
+        customer: customer.id,
+        brand: method.card?.brand ?? null,
+        last4: method.card?.last4 ?? null,
+      };
     } catch (err) {
       if (err instanceof Stripe.errors.StripeCardError || err instanceof Stripe.errors.StripeInvalidRequestError) {
         // Stripe's message quotes the token ("No such token: '...'"), which may be a pasted card number: never echo it.
@@ -29,7 +39,13 @@ export class StripeGateway implements PaymentGateway {
     }
   }
 
-  async charge(input: { paymentMethod: string; customer?: string | null; amountCents: number; idempotencyKey: string; description: string }): Promise<ChargeResult> {
+  async charge(input: {
+    paymentMethod: string;
+    customer?: string | null;
+    amountCents: number;
+    idempotencyKey: string;
+    description: string;
+  }): Promise<ChargeResult> {
     try {
       const intent = await this.#stripe.paymentIntents.create(
         {
@@ -44,7 +60,11 @@ export class StripeGateway implements PaymentGateway {
         { idempotencyKey: input.idempotencyKey },
       );
       if (intent.status === 'succeeded') return { ok: true, chargeId: intent.id };
-      return { ok: false, declineCode: intent.status, message: `The payment needs action (${intent.status}); charge it again after the card is confirmed.` };
+      return {
+        ok: false,
+        declineCode: intent.status,
+        message: `The payment needs action (${intent.status}); charge it again after the card is confirmed.`,
+      };
     } catch (err) {
       if (err instanceof Stripe.errors.StripeCardError) {
         return { ok: false, declineCode: err.decline_code ?? err.code ?? 'card_declined', message: err.message };
@@ -53,8 +73,15 @@ export class StripeGateway implements PaymentGateway {
     }
   }
 
-  async refund(input: { chargeId: string; amountCents: number; idempotencyKey: string }): Promise<{ refundId: string }> {
-    const refund = await this.#stripe.refunds.create({ payment_intent: input.chargeId, amount: input.amountCents }, { idempotencyKey: input.idempotencyKey });
+  async refund(input: {
+    chargeId: string;
+    amountCents: number;
+    idempotencyKey: string;
+  }): Promise<{ refundId: string }> {
+    const refund = await this.#stripe.refunds.create(
+      { payment_intent: input.chargeId, amount: input.amountCents },
+      { idempotencyKey: input.idempotencyKey },
+    );
     return { refundId: refund.id };
   }
 }

@@ -39,7 +39,10 @@ export async function sniff(bytes: Buffer): Promise<Sniffed> {
   const detected = await fileTypeFromBuffer(bytes);
   // file-type calls anything starting with `<?xml ` XML; an SVG is the case that matters here.
   if (detected && !(detected.ext === 'xml' && isSvg(bytes))) {
-    return { kind: detected.ext, label: LABELS[detected.ext] ?? `a ${detected.ext.toUpperCase()} file (${detected.mime})` };
+    return {
+      kind: detected.ext,
+      label: LABELS[detected.ext] ?? `a ${detected.ext.toUpperCase()} file (${detected.mime})`,
+    };
   }
   return named(textKind(bytes));
 }
@@ -50,7 +53,9 @@ function named(kind: string): Sniffed {
 
 /** PostScript (EPS, PS, and the older PS-based Illustrator files) or a DOS EPS binary header. */
 export function isPostScript(bytes: Buffer): boolean {
-  return bytes.subarray(0, 4).toString('latin1') === '%!PS' || (bytes.length >= 4 && bytes.readUInt32BE(0) === 0xc5d0d3c6);
+  return (
+    bytes.subarray(0, 4).toString('latin1') === '%!PS' || (bytes.length >= 4 && bytes.readUInt32BE(0) === 0xc5d0d3c6)
+  );
 }
 
 /**
@@ -69,7 +74,11 @@ function textKind(bytes: Buffer): string {
   if (isSvg(bytes)) return 'svg';
   const head = bytes.subarray(0, 4096);
   if (!isText(head)) return 'unknown';
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
   if (text.startsWith('<') && /<(!doctype html|html|head|body|title|meta|script|div|p)[\s>]/.test(text)) return 'html';
   if (text.startsWith('<')) return 'xml';
   if (text.startsWith('{') || text.startsWith('[')) return 'json';

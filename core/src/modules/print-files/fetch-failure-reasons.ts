@@ -5,7 +5,11 @@ import type { SafeFetchError } from '../../infra/safe-fetch/safe-fetch.ts';
  * Turns a refused or failed fetch into the sentence a reseller reads in the 422. When a
  * redirect hop failed, the message names that hop, since the original URL looked fine.
  */
-export function fetchFailureReason(err: SafeFetchError, originalUrl: string, limits: { timeoutMs: number; maxRedirects: number }): string {
+export function fetchFailureReason(
+  err: SafeFetchError,
+  originalUrl: string,
+  limits: { timeoutMs: number; maxRedirects: number },
+): string {
   const hop = err.redirects.length > 0 ? `the file URL redirects to ${err.url}, which` : 'the file URL';
   const host = hostOf(err.url ?? originalUrl);
   switch (err.code) {
@@ -13,7 +17,9 @@ export function fetchFailureReason(err: SafeFetchError, originalUrl: string, lim
       return hop === 'the file URL' ? 'the file URL must be an https URL' : `${hop} is not https`;
     case 'invalid_url':
       if (hop !== 'the file URL') return 'the file URL redirects to an invalid URL';
-      return hasCredentials(originalUrl) ? 'the file URL must not contain a user name or password' : 'the file URL is not a valid URL';
+      return hasCredentials(originalUrl)
+        ? 'the file URL must not contain a user name or password'
+        : 'the file URL is not a valid URL';
     case 'address_blocked':
       return `${hop} points to a private or reserved network address (${host}${err.address && err.address !== host ? ` → ${err.address}` : ''}); print files must be publicly reachable`;
     case 'dns_failed':

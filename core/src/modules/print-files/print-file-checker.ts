@@ -58,19 +58,31 @@ export class PrintFileChecker {
   async #read(url: string): Promise<PrintFileCheck> {
     let response;
     try {
-      response = await this.#safeFetch.request(url, { method: 'GET', headers: { accept: '*/*' }, maxBodyBytes: SNIFF_BYTES, ...this.#limits });
+      response = await this.#safeFetch.request(url, {
+        method: 'GET',
+        headers: { accept: '*/*' },
+        maxBodyBytes: SNIFF_BYTES,
+        ...this.#limits,
+      });
     } catch (err) {
       if (err instanceof SafeFetchError) return { ok: false, url, reason: fetchFailureReason(err, url, this.#limits) };
       throw err;
     }
-    if (response.status < 200 || response.status >= 300) return { ok: false, url, reason: statusReason(response.status) };
+    if (response.status < 200 || response.status >= 300)
+      return { ok: false, url, reason: statusReason(response.status) };
     // SafeFetch accepted the URL, so it parses.
     const verdict = await judgePrintFile(response.body, new URL(url).pathname);
     return { url, ...verdict };
   }
 
   async #sample(url: string, sandbox: boolean): Promise<PrintFileCheck> {
-    if (!sandbox) return { ok: false, url, reason: 'the file URL is one of the sample files, which only test (prk_test_) keys can use; live orders need your own print file' };
+    if (!sandbox)
+      return {
+        ok: false,
+        url,
+        reason:
+          'the file URL is one of the sample files, which only test (prk_test_) keys can use; live orders need your own print file',
+      };
     const verdict = await judgePrintFile(this.#samples!.resolve(url)!, new URL(url).pathname);
     return { url, ...verdict };
   }

@@ -2,11 +2,18 @@ import { isPostScript, isSvg, sniff } from './content-sniffer.ts';
 
 export type PrintFileType = 'pdf' | 'png' | 'jpg' | 'eps' | 'ai' | 'ps' | 'svg';
 
-export type FileVerdict = { ok: true; fileType: PrintFileType; needsConversion: boolean } | { ok: false; reason: string };
+export type FileVerdict =
+  | { ok: true; fileType: PrintFileType; needsConversion: boolean }
+  | { ok: false; reason: string };
 
 type ConvertibleType = 'eps' | 'ai' | 'ps' | 'svg';
 
-const CONVERTIBLE_BY_EXTENSION: Record<string, ConvertibleType> = { '.eps': 'eps', '.ai': 'ai', '.ps': 'ps', '.svg': 'svg' };
+const CONVERTIBLE_BY_EXTENSION: Record<string, ConvertibleType> = {
+  '.eps': 'eps',
+  '.ai': 'ai',
+  '.ps': 'ps',
+  '.svg': 'svg',
+};
 
 /** How each convertible type is recognised in its bytes, and what to call it. */
 const CONVERTIBLE: Record<ConvertibleType, { plausible: (bytes: Buffer, kind: string) => boolean; label: string }> = {
@@ -31,15 +38,23 @@ export async function judgePrintFile(bytes: Buffer, urlPath: string): Promise<Fi
   const convertible = convertibleExtension(urlPath);
   if (sniffed.kind === 'empty') return { ok: false, reason: 'the file is empty' };
   if (convertible === 'ai' && sniffed.kind === 'pdf') return { ok: true, fileType: 'ai', needsConversion: true };
-  if (sniffed.kind === 'pdf' || sniffed.kind === 'png' || sniffed.kind === 'jpg') return { ok: true, fileType: sniffed.kind, needsConversion: false };
+  if (sniffed.kind === 'pdf' || sniffed.kind === 'png' || sniffed.kind === 'jpg')
+    return { ok: true, fileType: sniffed.kind, needsConversion: false };
   if (convertible) {
     const rule = CONVERTIBLE[convertible];
     if (rule.plausible(bytes, sniffed.kind)) return { ok: true, fileType: convertible, needsConversion: true };
     return { ok: false, reason: `the URL ends in .${convertible} but the file is ${sniffed.label}, not ${rule.label}` };
   }
-  if (sniffed.kind === 'svg') return { ok: false, reason: `the file is an SVG image, ${PRINT_READY}; SVG files are accepted only when the URL ends in .svg` };
+  if (sniffed.kind === 'svg')
+    return {
+      ok: false,
+      reason: `the file is an SVG image, ${PRINT_READY}; SVG files are accepted only when the URL ends in .svg`,
+    };
   if (sniffed.kind === 'eps' || sniffed.kind === 'ps') {
-    return { ok: false, reason: `the file is ${sniffed.label}, ${PRINT_READY}; EPS, PS and AI files are accepted only when the URL ends in .eps, .ps or .ai` };
+    return {
+      ok: false,
+      reason: `the file is ${sniffed.label}, ${PRINT_READY}; EPS, PS and AI files are accepted only when the URL ends in .eps, .ps or .ai`,
+    };
   }
   return { ok: false, reason: `the file is ${sniffed.label}, ${PRINT_READY}` };
 }

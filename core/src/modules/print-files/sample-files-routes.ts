@@ -12,7 +12,12 @@ export function sampleFilesHandler(samples: SampleFiles) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const bytes = samples.bytesAt(`/api/reseller/v1/sample-files${req.path}`);
     if (!bytes) {
-      return next(new Refusal('not_found', `There is no sample file ${req.path.slice(1)}; GET /products/{id} with a test key lists a product's sample files.`));
+      return next(
+        new Refusal(
+          'not_found',
+          `There is no sample file ${req.path.slice(1)}; GET /products/{id} with a test key lists a product's sample files.`,
+        ),
+      );
     }
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Length', String(bytes.length));

@@ -79,7 +79,9 @@ export class SampleFiles {
   /** The product's sample files, one per format (each value of its size option, else `standard`). */
   list(product: Product): SampleFile[] {
     const req = product.fileRequirements;
-    const formats = req.trimSizeMmByOption ? Object.entries(req.trimSizeMmByOption.values) : [['standard', req.trimSizeMm] as const];
+    const formats = req.trimSizeMmByOption
+      ? Object.entries(req.trimSizeMmByOption.values)
+      : [['standard', req.trimSizeMm] as const];
     return formats.map(([format, trim]) => ({
       format,
       trimSizeMm: { width: trim.width, height: trim.height },
@@ -98,12 +100,22 @@ export class SampleFiles {
     if (!product) return undefined;
     const req = product.fileRequirements;
     const sizes = req.trimSizeMmByOption?.values;
-    const trim = sizes ? (Object.hasOwn(sizes, format) ? sizes[format] : undefined) : format === 'standard' ? req.trimSizeMm : undefined;
+    const trim = sizes
+      ? Object.hasOwn(sizes, format)
+        ? sizes[format]
+        : undefined
+      : format === 'standard'
+        ? req.trimSizeMm
+        : undefined;
     if (!trim) return undefined;
     const key = `${productId}/${format}`;
     let bytes = this.#bytes.get(key);
     if (!bytes) {
-      bytes = samplePdf(trim, req.bleedMm, `Sample print file: ${product.names.en}, ${format}, ${trim.width} x ${trim.height} mm`);
+      bytes = samplePdf(
+        trim,
+        req.bleedMm,
+        `Sample print file: ${product.names.en}, ${format}, ${trim.width} x ${trim.height} mm`,
+      );
       this.#bytes.set(key, bytes);
     }
     return bytes;

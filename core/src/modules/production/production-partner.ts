@@ -11,7 +11,14 @@ export interface ProductionHandoff {
   recipient: Recipient;
   /** Contact data the carrier uses for delivery messages (recipient's, or the reseller's as fallback). */
   carrierContact: { email: string; phone: string };
-  lines: Array<{ line: number; productId: string; quantity: number; options: Record<string, string | number>; derivedOptions: Record<string, string | number>; fileUrl: string }>;
+  lines: Array<{
+    line: number;
+    productId: string;
+    quantity: number;
+    options: Record<string, string | number>;
+    derivedOptions: Record<string, string | number>;
+    fileUrl: string;
+  }>;
 }
 
 /**

@@ -36,7 +36,15 @@ export class ProductionService {
   readonly #steps: Queue<{ orderId: string; status: OrderStatus }>;
   readonly #simulator: ProductionPartner;
 
-  constructor(deps: { queue: JobQueue; orders: OrdersService; accounts: AccountsService; logger: Logger; simulate: boolean; stepMs: number; livePartner?: ProductionPartner }) {
+  constructor(deps: {
+    queue: JobQueue;
+    orders: OrdersService;
+    accounts: AccountsService;
+    logger: Logger;
+    simulate: boolean;
+    stepMs: number;
+    livePartner?: ProductionPartner;
+  }) {
     this.#orders = deps.orders;
     this.#accounts = deps.accounts;
     this.#logger = deps.logger;
@@ -53,7 +61,11 @@ export class ProductionService {
       windowMs: HANDOFF_WINDOW_MS,
       max: HANDOFF_BATCH,
       toJob: (orderIds) => ({ data: { orderIds }, options: { jobId: `handoff-${orderIds[0]}` } }),
-      onError: (err, orderIds) => this.#logger.warn('hand-off not queued; the sweeper will retry', { orders: orderIds.length, error: err.message }),
+      onError: (err, orderIds) =>
+        this.#logger.warn('hand-off not queued; the sweeper will retry', {
+          orders: orderIds.length,
+          error: err.message,
+        }),
     });
     this.#steps = deps.queue.define<{ orderId: string; status: OrderStatus }>('production-simulator', {
       concurrency: 20,
@@ -93,15 +105,22 @@ export class ProductionService {
    * after the others are marked, so its retry submits only what is still not handed off.
    */
   async #handOff(orderIds: string[]): Promise<void> {
-    const due = (await this.#orders.loadManyForHandoff(orderIds)).filter(({ order }) => order.status === 'PAID' && !order.handed_off_at);
+    const due = (await this.#orders.loadManyForHandoff(orderIds)).filter(
+      ({ order }) => order.status === 'PAID' && !order.handed_off_at,
+    );
     const outcomes = await Promise.allSettled(due.map(async (loaded) => this.#submit(loaded)));
     const taken = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
     await this.#orders.markHandedOff(taken);
-    const failed = outcomes.flatMap((o, i) => (o.status === 'rejected' ? [`${due[i]!.order.id}: ${(o.reason as Error).message}`] : []));
-    if (failed.length > 0) throw new Error(`${failed.length} of ${due.length} hand-offs failed (${failed.slice(0, 3).join('; ')})`);
+    const failed = outcomes.flatMap((o, i) =>
+      o.status === 'rejected' ? [`${due[i]!.order.id}: ${(o.reason as Error).message}`] : [],
+    );
+    if (failed.length > 0)
+      throw new Error(`${failed.length} of ${due.length} hand-offs failed (${failed.slice(0, 3).join('; ')})`);
   }
 
-  async #submit(loaded: NonNullable<Awaited<ReturnType<OrdersService['loadForHandoff']>>>): Promise<{ id: string; partner: string; reference: string }> {
+  async #submit(
+    loaded: NonNullable<Awaited<ReturnType<OrdersService['loadForHandoff']>>>,
+  ): Promise<{ id: string; partner: string; reference: string }> {
     const { order, lines } = loaded;
     const reseller = await this.#accounts.resellerRow(order.reseller_id);
     const handoff: ProductionHandoff = {
@@ -113,7 +132,14 @@ export class ProductionService {
         email: order.recipient.email ?? reseller.email,
         phone: order.recipient.phone ?? reseller.phone,
       },
-      lines: lines.map((l) => ({ line: l.line, productId: l.product_id, quantity: l.quantity, options: l.options, derivedOptions: l.derived_options, fileUrl: l.file_url ?? '' })),
+      lines: lines.map((l) => ({
+        line: l.line,
+        productId: l.product_id,
+        quantity: l.quantity,
+        options: l.options,
+        derivedOptions: l.derived_options,
+        fileUrl: l.file_url ?? '',
+      })),
     };
     const partner = order.mode === 'test' ? this.#simulator : this.#livePartner;
     const { reference } = await partner.submit(handoff);
@@ -121,7 +147,10 @@ export class ProductionService {
   }
 
   async #simulate(handoff: ProductionHandoff): Promise<{ reference: string }> {
-    await this.#steps.add({ orderId: handoff.orderId, status: 'PROCESSING' }, { jobId: `sim-${handoff.orderId}-PROCESSING`, delayMs: this.#stepMs });
+    await this.#steps.add(
+      { orderId: handoff.orderId, status: 'PROCESSING' },
+      { jobId: `sim-${handoff.orderId}-PROCESSING`, delayMs: this.#stepMs },
+    );
     return { reference: `sim_${handoff.orderId}` };
   }
 
@@ -138,7 +167,8 @@ export class ProductionService {
       throw err;
     }
     const next = STEPS[STEPS.indexOf(status) + 1];
-    if (next) await this.#steps.add({ orderId, status: next }, { jobId: `sim-${orderId}-${next}`, delayMs: this.#stepMs });
+    if (next)
+      await this.#steps.add({ orderId, status: next }, { jobId: `sim-${orderId}-${next}`, delayMs: this.#stepMs });
   }
 
   async #trackingFor(orderId: string): Promise<Tracking> {
@@ -146,7 +176,11 @@ export class ProductionService {
     const recipient = loaded?.order.recipient;
     const number = `3S${randomBytes(6).toString('hex').toUpperCase()}`;
     const postal = (recipient?.postalCode ?? '').replace(/\s+/g, '');
-    return { carrier: 'PostNL', trackingNumber: number, trackingUrl: `https://jouw.postnl.nl/track-and-trace/${number}-${recipient?.country ?? 'NL'}-${postal}` };
+    return {
+      carrier: 'PostNL',
+      trackingNumber: number,
+      trackingUrl: `https://jouw.postnl.nl/track-and-trace/${number}-${recipient?.country ?? 'NL'}-${postal}`,
+    };
   }
 }
 
@@ -155,7 +189,10 @@ function manualPartner(logger: Logger): ProductionPartner {
   return {
     name: 'manual',
     async submit(handoff) {
-      logger.info('order handed to production; progress is reported through the back-office', { orderId: handoff.orderId, lines: handoff.lines.length });
+      logger.info('order handed to production; progress is reported through the back-office', {
+        orderId: handoff.orderId,
+        lines: handoff.lines.length,
+      });
       return { reference: `manual_${handoff.orderId}` };
     },
   };

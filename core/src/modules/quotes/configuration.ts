@@ -1,7 +1,14 @@
 import { LRUCache } from 'lru-cache';
 import type { ErrorDetail } from '../refusal.ts';
 import type { Condition, Product } from '../catalog/catalog-schema.ts';
-import { brokenConstraints, deriveAutomaticOptions, matches, startingConfiguration, unpriceableRules, type Configuration } from '../catalog/option-rules.ts';
+import {
+  brokenConstraints,
+  deriveAutomaticOptions,
+  matches,
+  startingConfiguration,
+  unpriceableRules,
+  type Configuration,
+} from '../catalog/option-rules.ts';
 
 export { availableRuns } from '../catalog/option-rules.ts';
 
@@ -9,12 +16,17 @@ export { availableRuns } from '../catalog/option-rules.ts';
 export type OptionValues = Configuration;
 
 /** A line's configuration: complete customer options and the automatic ones, or every problem found. */
-export type ConfigurationResult = { ok: true; options: OptionValues; derivedOptions: OptionValues } | { ok: false; problems: ErrorDetail[] };
+export type ConfigurationResult =
+  | { ok: true; options: OptionValues; derivedOptions: OptionValues }
+  | { ok: false; problems: ErrorDetail[] };
 
-const mentions = (keys: Set<string>, ...conditions: Condition[]) => conditions.some((c) => Object.keys(c).some((k) => keys.has(k)));
+const mentions = (keys: Set<string>, ...conditions: Condition[]) =>
+  conditions.some((c) => Object.keys(c).some((k) => keys.has(k)));
 
 /** `options.copies` equals `quantity` when it is the same whole number, sent as a number or a digit string. */
-const sameCount = (raw: unknown, quantity: number) => (typeof raw === 'number' && raw === quantity) || (typeof raw === 'string' && /^\d+$/.test(raw) && Number(raw) === quantity);
+const sameCount = (raw: unknown, quantity: number) =>
+  (typeof raw === 'number' && raw === quantity) ||
+  (typeof raw === 'string' && /^\d+$/.test(raw) && Number(raw) === quantity);
 
 /**
  * Spec §4 option rules 1-6 and quantity rules 1-4 for one line: only customer option keys
@@ -43,7 +55,11 @@ export function resolveConfiguration(
   const result = resolve(product, input, line);
   // Only what resolved: a problem names its line, and a broken request is not worth keeping.
   if (!result.ok) return result;
-  const kept = Object.freeze({ ok: true as const, options: Object.freeze(result.options), derivedOptions: Object.freeze(result.derivedOptions) });
+  const kept = Object.freeze({
+    ok: true as const,
+    options: Object.freeze(result.options),
+    derivedOptions: Object.freeze(result.derivedOptions),
+  });
   resolutions.set(key, kept);
   return kept;
 }
@@ -60,7 +76,10 @@ const resolvedConfigurations = new WeakMap<Product, LRUCache<string, Configurati
  * length before it, so no two different inputs share a key; none for anything but strings and
  * numbers (such input is refused, and not worth keeping).
  */
-function resolutionKey(input: { quantity?: number | undefined; options?: Record<string, unknown> | undefined }): string | undefined {
+function resolutionKey(input: {
+  quantity?: number | undefined;
+  options?: Record<string, unknown> | undefined;
+}): string | undefined {
   let key = input.quantity === undefined ? 'q' : `q${input.quantity}`;
   for (const k in input.options) {
     if (!Object.hasOwn(input.options, k)) continue;
@@ -87,21 +106,41 @@ function resolve(
   for (const [key, raw] of Object.entries(input.options ?? {})) {
     if (key === 'copies') {
       if (input.quantity !== undefined && !sameCount(raw, input.quantity)) {
-        problems.push({ line, field: 'options.copies', code: 'copies_mismatch', message: `options.copies (${JSON.stringify(raw)}) must equal quantity (${input.quantity}); quantity is always the number of pieces, so leave copies out.` });
+        problems.push({
+          line,
+          field: 'options.copies',
+          code: 'copies_mismatch',
+          message: `options.copies (${JSON.stringify(raw)}) must equal quantity (${input.quantity}); quantity is always the number of pieces, so leave copies out.`,
+        });
       }
       continue;
     }
     const option = product.options.find((o) => o.key === key);
     if (!option) {
-      const why = automaticKeys.has(key) ? `'${key}' is set by the service and cannot be sent` : `'${key}' is not an option of ${product.id}`;
-      problems.push({ line, field: `options.${key}`, code: 'invalid_options', message: `${why}; allowed keys: ${customerKeys.join(', ')}.`, allowedKeys: customerKeys });
+      const why = automaticKeys.has(key)
+        ? `'${key}' is set by the service and cannot be sent`
+        : `'${key}' is not an option of ${product.id}`;
+      problems.push({
+        line,
+        field: `options.${key}`,
+        code: 'invalid_options',
+        message: `${why}; allowed keys: ${customerKeys.join(', ')}.`,
+        allowedKeys: customerKeys,
+      });
       continue;
     }
-    const value = typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
+    const value =
+      typeof raw === 'string' || (typeof raw === 'number' && Number.isFinite(raw)) ? String(raw) : undefined;
     const allowed = option.values.map((v) => v.value);
     if (value === undefined || !allowed.includes(value)) {
       refused.add(key);
-      problems.push({ line, field: `options.${key}`, code: 'invalid_option_value', message: `${JSON.stringify(raw)} is not a value of '${key}'; allowed: ${allowed.join(', ')}.`, allowedValues: allowed });
+      problems.push({
+        line,
+        field: `options.${key}`,
+        code: 'invalid_option_value',
+        message: `${JSON.stringify(raw)} is not a value of '${key}'; allowed: ${allowed.join(', ')}.`,
+        allowedValues: allowed,
+      });
       continue;
     }
     explicit[key] = value;
@@ -155,7 +194,13 @@ function resolve(
 }
 
 /** Quantity rules 1, 2 and 4 (runs) and the piece range; undefined when the quantity is fine. */
-function quantityProblem(product: Product, config: Configuration, quantity: number, refused: Set<string>, line: number): ErrorDetail | undefined {
+function quantityProblem(
+  product: Product,
+  config: Configuration,
+  quantity: number,
+  refused: Set<string>,
+  line: number,
+): ErrorDetail | undefined {
   const q = product.quantity;
   // NaN or Infinity never reach here through the HTTP layer; still, report a real number.
   const target = Number.isFinite(quantity) ? quantity : 0;
@@ -173,7 +218,8 @@ function quantityProblem(product: Product, config: Configuration, quantity: numb
   }
   // Run rules naming a refused option are left out: they would judge a value nobody chose.
   let runs = q.runs;
-  for (const rule of product.runRules) if (!mentions(refused, rule.when) && matches(rule.when, config)) runs = runs.filter((r) => rule.runs.includes(r));
+  for (const rule of product.runRules)
+    if (!mentions(refused, rule.when) && matches(rule.when, config)) runs = runs.filter((r) => rule.runs.includes(r));
   if (runs.includes(quantity)) return undefined;
   // Nearest by distance; on a tie the bigger run, so the customer is never short of pieces.
   const nearest = [...runs].sort((a, b) => Math.abs(a - target) - Math.abs(b - target) || b - a)[0];

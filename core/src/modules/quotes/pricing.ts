@@ -45,7 +45,14 @@ export interface Quote {
   currency: 'EUR';
   lines: QuoteLine[];
   shipping: { netCents: number; vatCents: number; totalCents: number; weightGrams: number; zone: string };
-  totals: { publicNetCents: number; discountCents: number; netCents: number; shippingCents: number; vatCents: number; totalCents: number };
+  totals: {
+    publicNetCents: number;
+    discountCents: number;
+    netCents: number;
+    shippingCents: number;
+    vatCents: number;
+    totalCents: number;
+  };
 }
 
 const BPS = 10_000;
@@ -98,7 +105,11 @@ export function unitPublicPrice(product: Product, options: OptionValues, quantit
 
 /** Shipping weight of a line in whole grams, rounded up (a parcel never weighs less than its contents). */
 export function lineWeightGrams(product: Product, options: OptionValues, quantity: number): number {
-  return new Exact(product.weightGramsPerPiece).times(factor(product, options, 'weightFactor')).times(quantity).ceil().toNumber();
+  return new Exact(product.weightGramsPerPiece)
+    .times(factor(product, options, 'weightFactor'))
+    .times(quantity)
+    .ceil()
+    .toNumber();
 }
 
 /** A line's money for one discount and VAT rate: what priceLine adds to the line's identity. */
@@ -126,14 +137,24 @@ function configurationCost(product: Product, options: OptionValues, quantity: nu
   for (const o of product.options) key += `\u0000${options[o.key]}`;
   let cost = costs.get(key);
   if (!cost) {
-    cost = { unitPublic: unitPublicPrice(product, options, quantity), weightGrams: lineWeightGrams(product, options, quantity), amounts: new LRUCache({ max: 64 }) };
+    cost = {
+      unitPublic: unitPublicPrice(product, options, quantity),
+      weightGrams: lineWeightGrams(product, options, quantity),
+      amounts: new LRUCache({ max: 64 }),
+    };
     costs.set(key, cost);
   }
   return cost;
 }
 
 /** `country` names the VAT rate (the catalogue gives each country one) for the cache key. */
-function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: number, country: string, vatRate: Decimal): LineAmounts {
+function lineAmounts(
+  cost: ConfigurationCost,
+  quantity: number,
+  discountBps: number,
+  country: string,
+  vatRate: Decimal,
+): LineAmounts {
   const key = `${discountBps}:${country}`;
   let amounts = cost.amounts.get(key);
   if (amounts) return amounts;
@@ -160,8 +181,21 @@ function lineAmounts(cost: ConfigurationCost, quantity: number, discountBps: num
 }
 
 function priceLine(l: ResolvedLine, discountBps: number, country: string, vatRate: Decimal): QuoteLine {
-  const amounts = lineAmounts(configurationCost(l.product, l.options, l.quantity), l.quantity, discountBps, country, vatRate);
-  return { line: l.line, productId: l.product.id, quantity: l.quantity, options: { ...l.options }, derivedOptions: { ...l.derivedOptions }, ...amounts };
+  const amounts = lineAmounts(
+    configurationCost(l.product, l.options, l.quantity),
+    l.quantity,
+    discountBps,
+    country,
+    vatRate,
+  );
+  return {
+    line: l.line,
+    productId: l.product.id,
+    quantity: l.quantity,
+    options: { ...l.options },
+    derivedOptions: { ...l.derivedOptions },
+    ...amounts,
+  };
 }
 
 /**
@@ -172,7 +206,10 @@ function priceLine(l: ResolvedLine, discountBps: number, country: string, vatRat
  * Throws a RangeError for an unsupported country (check with supportedCountries first) or a
  * discount outside 0-10000 bps.
  */
-export function priceQuote(input: { lines: ResolvedLine[]; country: string; discountBps: number }, catalog: Catalog): Quote {
+export function priceQuote(
+  input: { lines: ResolvedLine[]; country: string; discountBps: number },
+  catalog: Catalog,
+): Quote {
   if (!Number.isSafeInteger(input.discountBps) || input.discountBps < 0 || input.discountBps > BPS) {
     throw new RangeError(`discountBps must be a whole number from 0 to ${BPS}, not ${input.discountBps}`);
   }
@@ -189,7 +226,13 @@ export function priceQuote(input: { lines: ResolvedLine[]; country: string; disc
     country: input.country,
     currency: 'EUR',
     lines,
-    shipping: { netCents: ship.cents, vatCents: shippingVat, totalCents: ship.cents + shippingVat, weightGrams, zone: ship.zone },
+    shipping: {
+      netCents: ship.cents,
+      vatCents: shippingVat,
+      totalCents: ship.cents + shippingVat,
+      weightGrams,
+      zone: ship.zone,
+    },
     totals: {
       publicNetCents: sum((l) => l.publicNetCents),
       discountCents: sum((l) => l.discountCents),
@@ -211,5 +254,9 @@ export interface OrderLinePrice extends Omit<QuoteLine, 'unitPublicPrice' | 'uni
 
 /** The order-line view of a priced quote (spec §2 Order: line.unitPrice and line.unitPriceCents). */
 export function priceLinesForOrder(quote: Quote): OrderLinePrice[] {
-  return quote.lines.map(({ unitPublicPrice: _public, unitNetPrice, ...rest }) => ({ ...rest, unitPrice: unitNetPrice, unitPriceCents: roundCents(new Exact(unitNetPrice)) }));
+  return quote.lines.map(({ unitPublicPrice: _public, unitNetPrice, ...rest }) => ({
+    ...rest,
+    unitPrice: unitNetPrice,
+    unitPriceCents: roundCents(new Exact(unitNetPrice)),
+  }));
 }

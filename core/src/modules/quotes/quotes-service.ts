@@ -37,7 +37,10 @@ export class QuotesService {
   }
 
   /** Prices `lines` for `country`, or throws one 422 listing every problem. */
-  async price(owner: SkuOwner, input: { lines: LineInput[]; country: string; discountBps: number; knownSkus?: KnownSkus | undefined }): Promise<{ quote: Quote; lines: PricedLine[] }> {
+  async price(
+    owner: SkuOwner,
+    input: { lines: LineInput[]; country: string; discountBps: number; knownSkus?: KnownSkus | undefined },
+  ): Promise<{ quote: Quote; lines: PricedLine[] }> {
     const problems: ErrorDetail[] = [];
     const countries = supportedCountries(this.#catalog);
     if (!countries.includes(input.country)) {
@@ -49,9 +52,12 @@ export class QuotesService {
       });
     }
     // Every SKU of the request in one query (those the caller looked up already are not asked again).
-    const wanted = input.lines.flatMap((l) => (l.resellerSku !== undefined && !input.knownSkus?.has(l.resellerSku.toLowerCase()) ? [l.resellerSku] : []));
+    const wanted = input.lines.flatMap((l) =>
+      l.resellerSku !== undefined && !input.knownSkus?.has(l.resellerSku.toLowerCase()) ? [l.resellerSku] : [],
+    );
     const skus = new Map(input.knownSkus ?? []);
-    if (wanted.length > 0) for (const [key, product] of await this.#skus.findBySkus(owner, wanted)) skus.set(key, product);
+    if (wanted.length > 0)
+      for (const [key, product] of await this.#skus.findBySkus(owner, wanted)) skus.set(key, product);
     const resolved: PricedLine[] = [];
     for (const [index, line] of input.lines.entries()) {
       const found = this.#resolveProduct(skus, owner.mode, line, index, problems);
@@ -74,7 +80,10 @@ export class QuotesService {
       });
     }
     if (problems.length > 0) throw unprocessableLines(problems);
-    const quote = priceQuote({ lines: resolved, country: input.country, discountBps: input.discountBps }, this.#catalog);
+    const quote = priceQuote(
+      { lines: resolved, country: input.country, discountBps: input.discountBps },
+      this.#catalog,
+    );
     return { quote, lines: resolved };
   }
 
@@ -82,23 +91,43 @@ export class QuotesService {
     if (line.resellerSku !== undefined) {
       const own = skus.get(line.resellerSku.toLowerCase());
       if (!own) {
-        problems.push({ line: index, field: 'resellerSku', code: 'unknown_sku', message: `You have no ${mode} product with SKU '${line.resellerSku}' (test and live products are separate).` });
+        problems.push({
+          line: index,
+          field: 'resellerSku',
+          code: 'unknown_sku',
+          message: `You have no ${mode} product with SKU '${line.resellerSku}' (test and live products are separate).`,
+        });
         return undefined;
       }
       if (!own.active) {
-        problems.push({ line: index, field: 'resellerSku', code: 'inactive_reseller_product', message: `Your product '${own.sku}' is inactive.` });
+        problems.push({
+          line: index,
+          field: 'resellerSku',
+          code: 'inactive_reseller_product',
+          message: `Your product '${own.sku}' is inactive.`,
+        });
         return undefined;
       }
       const product = this.#catalog.find(own.productId);
       if (!product) {
-        problems.push({ line: index, field: 'resellerSku', code: 'unknown_product', message: `The product behind SKU '${own.sku}' is no longer in the catalogue.` });
+        problems.push({
+          line: index,
+          field: 'resellerSku',
+          code: 'unknown_product',
+          message: `The product behind SKU '${own.sku}' is no longer in the catalogue.`,
+        });
         return undefined;
       }
       return { product, sku: own.sku, fixedOptions: own.options, defaultFileUrl: own.fileUrl };
     }
     const product = this.#catalog.find(line.productId!);
     if (!product) {
-      problems.push({ line: index, field: 'productId', code: 'unknown_product', message: `There is no product '${line.productId}'.` });
+      problems.push({
+        line: index,
+        field: 'productId',
+        code: 'unknown_product',
+        message: `There is no product '${line.productId}'.`,
+      });
       return undefined;
     }
     return { product, sku: null, fixedOptions: {}, defaultFileUrl: null };
@@ -108,7 +137,10 @@ export class QuotesService {
 /** One 422 for all problems; its code is the first problem's (spec §7 names invalid_options and invalid_file_url). */
 export function unprocessableLines(problems: ErrorDetail[]) {
   const first = problems[0]!;
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}; see details)` : '';
+  const more =
+    problems.length > 1
+      ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}; see details)`
+      : '';
   const where = first.line !== undefined ? `Line ${first.line}: ` : '';
   return rejected(first.code, `${where}${first.message ?? first.code}${more}`, problems);
 }

@@ -9,7 +9,11 @@ const EXTRA_STEP_GRAMS = 10_000;
  * bracket of the country's zone that holds the weight, or the heaviest bracket plus a surcharge
  * per started 10 kg above it.
  */
-export function shippingNetCents(catalog: Catalog, country: string, weightGrams: number): { cents: number; zone: string } {
+export function shippingNetCents(
+  catalog: Catalog,
+  country: string,
+  weightGrams: number,
+): { cents: number; zone: string } {
   const entry = Object.hasOwn(catalog.countries.countries, country) ? catalog.countries.countries[country] : undefined;
   if (!entry) throw new RangeError(`unsupported country ${country}`);
   const table = catalog.countries.shippingZones[entry.zone]!;
@@ -17,5 +21,8 @@ export function shippingNetCents(catalog: Catalog, country: string, weightGrams:
   if (bracket) return { cents: roundCents(new Exact(bracket.cents)), zone: entry.zone };
   const heaviest = table.brackets[table.brackets.length - 1]!;
   const steps = Math.ceil((weightGrams - heaviest.upToGrams) / EXTRA_STEP_GRAMS);
-  return { cents: roundCents(new Exact(heaviest.cents).plus(new Exact(table.perExtra10kgCents).times(steps))), zone: entry.zone };
+  return {
+    cents: roundCents(new Exact(heaviest.cents).plus(new Exact(table.perExtra10kgCents).times(steps))),
+    zone: entry.zone,
+  };
 }

@@ -4,12 +4,41 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { Exact } from './money.ts';
 
 /** The 27 EU member states; the catalogue must ship to each, at its standard VAT rate. */
-export const EU_MEMBER_STATES = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'] as const;
+export const EU_MEMBER_STATES = [
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+] as const;
 
 /** Every destination country (ISO-2), sorted: the EU, plus GB, CH and NO. Rates live in `countries.json`. */
 export function supportedCountries(catalog: Catalog): string[] {
   let list = sortedCountries.get(catalog);
-  if (!list) sortedCountries.set(catalog, (list = Object.freeze(Object.keys(catalog.countries.countries).sort()) as string[]));
+  if (!list)
+    sortedCountries.set(catalog, (list = Object.freeze(Object.keys(catalog.countries.countries).sort()) as string[]));
   return list;
 }
 
@@ -21,7 +50,9 @@ export function vatRatePercent(catalog: Catalog, country: string): Decimal {
   if (!rates) parsedRates.set(catalog, (rates = new Map()));
   let rate = rates.get(country);
   if (!rate) {
-    const entry = Object.hasOwn(catalog.countries.countries, country) ? catalog.countries.countries[country] : undefined;
+    const entry = Object.hasOwn(catalog.countries.countries, country)
+      ? catalog.countries.countries[country]
+      : undefined;
     if (!entry) throw new RangeError(`unsupported country ${country}`);
     rates.set(country, (rate = new Exact(entry.vatRate)));
   }
@@ -35,7 +66,15 @@ const parsedRates = new WeakMap<Catalog, Map<string, Decimal>>();
  * The 422 detail for a destination we do not ship to; the HTTP layer lists the supported
  * countries from `allowedValues`.
  */
-export function unsupportedCountryProblem(country: string, catalog: Catalog): ErrorDetail & { code: 'unsupported_country'; allowedValues: string[] } {
+export function unsupportedCountryProblem(
+  country: string,
+  catalog: Catalog,
+): ErrorDetail & { code: 'unsupported_country'; allowedValues: string[] } {
   const allowed = supportedCountries(catalog);
-  return { field: 'country', code: 'unsupported_country', message: `We do not ship to '${country}'. Supported countries: ${allowed.join(', ')}.`, allowedValues: allowed };
+  return {
+    field: 'country',
+    code: 'unsupported_country',
+    message: `We do not ship to '${country}'. Supported countries: ${allowed.join(', ')}.`,
+    allowedValues: allowed,
+  };
 }

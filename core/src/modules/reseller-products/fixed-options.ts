@@ -7,7 +7,10 @@ import { resolveConfiguration, type OptionValues } from '../quotes/configuration
  * combinations that cannot be priced; the quantity comes with each order line) and stored
  * with the defaults added.
  */
-export function validateFixedOptions(product: Product, options: Record<string, unknown>): { ok: true; options: OptionValues } | { ok: false; problems: ErrorDetail[] } {
+export function validateFixedOptions(
+  product: Product,
+  options: Record<string, unknown>,
+): { ok: true; options: OptionValues } | { ok: false; problems: ErrorDetail[] } {
   const { copies: _copies, ...rest } = options;
   const result = resolveConfiguration(product, { options: rest }, 0);
   if (result.ok) return { ok: true, options: result.options };

@@ -49,12 +49,23 @@ export interface LinkRegistry {
    * Connected stores still linked to the product or listing its SKU, with those listings
    * (deletion and a change of SKU are refused while any remain).
    */
-  connectedStoresLinkedTo(product: LinkedProduct): Promise<Array<{ id: string; platform: string; name: string; listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }> }>>;
+  connectedStoresLinkedTo(product: LinkedProduct): Promise<
+    Array<{
+      id: string;
+      platform: string;
+      name: string;
+      listings: Array<{ externalProductId: string; externalVariantId: string | null; title: string }>;
+    }>
+  >;
   /** Forgets the product's links to disconnected stores, before the product is deleted. */
   removeLinksOf(resellerProductId: string): Promise<void>;
 }
 
-const NO_LINKS: LinkRegistry = { countLinks: async () => new Map(), connectedStoresLinkedTo: async () => [], removeLinksOf: async () => undefined };
+const NO_LINKS: LinkRegistry = {
+  countLinks: async () => new Map(),
+  connectedStoresLinkedTo: async () => [],
+  removeLinksOf: async () => undefined,
+};
 
 /**
  * The reseller's own SKUs with fixed options: the bridge from store listings to print products.
@@ -81,7 +92,13 @@ export class ResellerProductsService implements SkuResolver {
 
   /** The connected stores selling the owner's product `id` (see LinkRegistry); none when it is not the owner's. */
   async storesSelling(owner: SkuOwner, id: string) {
-    const row = await this.#db.selectFrom('reseller_products').selectAll().where('id', '=', id).where('reseller_id', '=', owner.resellerId).where('mode', '=', owner.mode).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('reseller_products')
+      .selectAll()
+      .where('id', '=', id)
+      .where('reseller_id', '=', owner.resellerId)
+      .where('mode', '=', owner.mode)
+      .executeTakeFirst();
     return row ? this.#links.connectedStoresLinkedTo(linkedProduct(row)) : [];
   }
 
@@ -95,11 +112,28 @@ export class ResellerProductsService implements SkuResolver {
       .where('mode', '=', owner.mode)
       .where('sku_key', 'in', keys)
       .execute();
-    return new Map(rows.map((row) => [row.sku_key, { id: row.id, sku: row.sku, productId: row.product_id, options: row.options, fileUrl: row.file_url, active: row.active }]));
+    return new Map(
+      rows.map((row) => [
+        row.sku_key,
+        {
+          id: row.id,
+          sku: row.sku,
+          productId: row.product_id,
+          options: row.options,
+          fileUrl: row.file_url,
+          active: row.active,
+        },
+      ]),
+    );
   }
 
   async create(owner: SkuOwner, input: ResellerProductInput): Promise<ResellerProduct> {
-    const checked = await this.#check(input.productId, input.options ?? {}, input.fileUrl ?? null, owner.mode === 'test');
+    const checked = await this.#check(
+      input.productId,
+      input.options ?? {},
+      input.fileUrl ?? null,
+      owner.mode === 'test',
+    );
     const now = new Date();
     const row = await this.#db
       .insertInto('reseller_products')
@@ -136,9 +170,15 @@ export class ResellerProductsService implements SkuResolver {
     // A new product starts from its own defaults; otherwise the patch refines the stored options.
     const options = productChanges ? (patch.options ?? {}) : { ...current.options, ...(patch.options ?? {}) };
     const fileUrl = patch.fileUrl !== undefined ? patch.fileUrl : current.file_url;
-    const checked = await this.#check(patch.productId ?? current.product_id, options, patch.fileUrl !== undefined ? fileUrl : null, owner.mode === 'test');
+    const checked = await this.#check(
+      patch.productId ?? current.product_id,
+      options,
+      patch.fileUrl !== undefined ? fileUrl : null,
+      owner.mode === 'test',
+    );
     // A store sells it under this SKU: under another, its orders would no longer find it.
-    if (patch.sku !== undefined && patch.sku.toLowerCase() !== current.sku_key) await this.#refuseWhileListed(current, 'change the SKU in the store (and sync it) or unlink it first');
+    if (patch.sku !== undefined && patch.sku.toLowerCase() !== current.sku_key)
+      await this.#refuseWhileListed(current, 'change the SKU in the store (and sync it) or unlink it first');
     try {
       const row = await this.#db
         .updateTable('reseller_products')
@@ -187,17 +227,33 @@ export class ResellerProductsService implements SkuResolver {
       `SKU '${row.sku}' is still sold by ${named.join('; ')}; ${remedy}.`,
       stores.flatMap((s) => {
         const store = { field: 'id', code: 'linked_store', storeId: s.id, platform: s.platform };
-        return s.listings.length === 0 ? [store] : s.listings.map((l) => ({ ...store, externalProductId: l.externalProductId, externalVariantId: l.externalVariantId, title: l.title }));
+        return s.listings.length === 0
+          ? [store]
+          : s.listings.map((l) => ({
+              ...store,
+              externalProductId: l.externalProductId,
+              externalVariantId: l.externalVariantId,
+              title: l.title,
+            }));
       }),
     );
   }
 
   async list(
     owner: SkuOwner,
-    query: { q?: string | undefined; active?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined },
+    query: {
+      q?: string | undefined;
+      active?: boolean | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+    },
   ): Promise<ListEnvelope<ResellerProduct>> {
     const page = resolvePage(this.#cursors, 'reseller_products', query);
-    let q = this.#db.selectFrom('reseller_products').selectAll().where('reseller_id', '=', owner.resellerId).where('mode', '=', owner.mode);
+    let q = this.#db
+      .selectFrom('reseller_products')
+      .selectAll()
+      .where('reseller_id', '=', owner.resellerId)
+      .where('mode', '=', owner.mode);
     if (query.active !== undefined) q = q.where('active', '=', query.active);
     if (query.q) {
       const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -207,9 +263,20 @@ export class ResellerProductsService implements SkuResolver {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     const counts = await this.#links.countLinks(rows.map((r) => r.id));
-    return listEnvelope(this.#cursors, 'reseller_products', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => this.#view(r, counts.get(r.id) ?? 0));
+    return listEnvelope(
+      this.#cursors,
+      'reseller_products',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      (r) => this.#view(r, counts.get(r.id) ?? 0),
+    );
   }
 
   async #find(owner: SkuOwner, idOrSku: string): Promise<Row> {
@@ -228,13 +295,18 @@ export class ResellerProductsService implements SkuResolver {
   async #check(productRef: string, options: Record<string, string | number>, fileUrl: string | null, sandbox: boolean) {
     const product = this.#catalog.find(productRef);
     if (!product) {
-      throw rejected('unknown_product', `There is no product '${productRef}'.`, [{ field: 'productId', code: 'unknown_product' }]);
+      throw rejected('unknown_product', `There is no product '${productRef}'.`, [
+        { field: 'productId', code: 'unknown_product' },
+      ]);
     }
     const result = validateFixedOptions(product, options);
     if (!result.ok) throw unprocessableLines(result.problems);
     if (fileUrl) {
       const check = (await this.#files.checkMany([fileUrl], { sandbox })).get(fileUrl)!;
-      if (!check.ok) throw rejected('invalid_file_url', check.reason, [{ field: 'fileUrl', code: 'invalid_file_url', message: check.reason }]);
+      if (!check.ok)
+        throw rejected('invalid_file_url', check.reason, [
+          { field: 'fileUrl', code: 'invalid_file_url', message: check.reason },
+        ]);
     }
     return { productId: product.id, options: result.options };
   }
@@ -256,7 +328,11 @@ export class ResellerProductsService implements SkuResolver {
 }
 
 function skuTaken(sku: string) {
-  return wrongState('sku_exists', `You already have a product with SKU '${sku}' in this mode (SKUs are unique regardless of case).`, [{ field: 'sku', code: 'sku_exists' }]);
+  return wrongState(
+    'sku_exists',
+    `You already have a product with SKU '${sku}' in this mode (SKUs are unique regardless of case).`,
+    [{ field: 'sku', code: 'sku_exists' }],
+  );
 }
 
 function isUniqueViolation(err: unknown): boolean {

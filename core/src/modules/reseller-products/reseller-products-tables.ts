@@ -41,7 +41,11 @@ export const resellerProductsMigration = {
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .addUniqueConstraint('reseller_products_sku_key', ['reseller_id', 'sku_key'])
       .execute();
-    await db.schema.createIndex('reseller_products_page_idx').on('reseller_products').columns(['reseller_id', 'created_at desc', 'id desc']).execute();
+    await db.schema
+      .createIndex('reseller_products_page_idx')
+      .on('reseller_products')
+      .columns(['reseller_id', 'created_at desc', 'id desc'])
+      .execute();
   },
 };
 
@@ -57,7 +61,9 @@ export const resellerProductsModeMigration = {
     await db.schema.alterTable('reseller_products').dropConstraint('reseller_products_sku_key').execute();
     const rows = await db.selectFrom('reseller_products').select('id').orderBy('created_at').orderBy('id').execute();
     for (let i = 0; i < rows.length; i += 500) {
-      const copies = sql.join(rows.slice(i, i + 500).map((r: { id: string }) => sql`(${r.id}::text, ${newId('rp')}::text)`));
+      const copies = sql.join(
+        rows.slice(i, i + 500).map((r: { id: string }) => sql`(${r.id}::text, ${newId('rp')}::text)`),
+      );
       await sql`
         with copy(live_id, test_id) as (values ${copies}),
         copied as (
@@ -67,11 +73,23 @@ export const resellerProductsModeMigration = {
         )
         update store_links set reseller_product_id = copy.test_id
         from copy, stores
-        where store_links.reseller_product_id = copy.live_id and stores.id = store_links.store_id and stores.mode = 'test'`.execute(db);
+        where store_links.reseller_product_id = copy.live_id and stores.id = store_links.store_id and stores.mode = 'test'`.execute(
+        db,
+      );
     }
-    await db.schema.alterTable('reseller_products').alterColumn('mode', (c) => c.setNotNull()).execute();
-    await db.schema.alterTable('reseller_products').addUniqueConstraint('reseller_products_mode_sku_key', ['reseller_id', 'mode', 'sku_key']).execute();
+    await db.schema
+      .alterTable('reseller_products')
+      .alterColumn('mode', (c) => c.setNotNull())
+      .execute();
+    await db.schema
+      .alterTable('reseller_products')
+      .addUniqueConstraint('reseller_products_mode_sku_key', ['reseller_id', 'mode', 'sku_key'])
+      .execute();
     await db.schema.dropIndex('reseller_products_page_idx').execute();
-    await db.schema.createIndex('reseller_products_page_idx').on('reseller_products').columns(['reseller_id', 'mode', 'created_at desc', 'id desc']).execute();
+    await db.schema
+      .createIndex('reseller_products_page_idx')
+      .on('reseller_products')
+      .columns(['reseller_id', 'mode', 'created_at desc', 'id desc'])
+      .execute();
   },
 };

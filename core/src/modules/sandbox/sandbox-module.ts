@@ -30,7 +30,14 @@ export class SandboxModule {
   readonly stores: SandboxStores;
   readonly #api: SandboxPlatformApi;
 
-  constructor(deps: { db: Db; box: SecretBox; logger: Logger; cursors: CursorCodec; inbox: WebhookInbox; storeRow: (tenant: Tenant, id: string) => Promise<StoreRow> }) {
+  constructor(deps: {
+    db: Db;
+    box: SecretBox;
+    logger: Logger;
+    cursors: CursorCodec;
+    inbox: WebhookInbox;
+    storeRow: (tenant: Tenant, id: string) => Promise<StoreRow>;
+  }) {
     this.platform = new SandboxPlatform({ db: deps.db, box: deps.box, logger: deps.logger, inbox: deps.inbox });
     this.stores = new SandboxStores({ platform: this.platform, cursors: deps.cursors, storeRow: deps.storeRow });
     this.#api = new SandboxPlatformApi(this.platform);

@@ -12,18 +12,33 @@ const fulfillmentBody = z.strictObject({
   carrier: z.string().min(1).max(100),
   tracking_number: z.string().min(1).max(100),
   tracking_url: z.string().max(2000),
-  lines: z.array(z.strictObject({ line_id: z.string().nullable(), sku: z.string().nullable(), quantity: z.number().int().positive() })).max(500),
+  lines: z
+    .array(
+      z.strictObject({
+        line_id: z.string().nullable(),
+        sku: z.string().nullable(),
+        quantity: z.number().int().positive(),
+      }),
+    )
+    .max(500),
 });
 const productBody = z.strictObject({
   sku: z.string().min(1).max(100).nullable(),
   title: z.string().min(1).max(255),
   description: z.string().max(10_000).nullable(),
   price_cents: z.number().int().min(0).nullable(),
-  currency: z.string().regex(/^[A-Z]{3}$/).nullable(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .nullable(),
   status: z.enum(['active', 'draft']),
 });
 const productChanges = productBody.pick({ title: true, price_cents: true, currency: true, status: true }).partial();
-const after = z.string().regex(/^[^|]+\|.+$/).transform((s) => ({ at: new Date(s.slice(0, s.indexOf('|'))), id: s.slice(s.indexOf('|') + 1) })).refine((a) => !Number.isNaN(a.at.getTime()));
+const after = z
+  .string()
+  .regex(/^[^|]+\|.+$/)
+  .transform((s) => ({ at: new Date(s.slice(0, s.indexOf('|'))), id: s.slice(s.indexOf('|') + 1) }))
+  .refine((a) => !Number.isNaN(a.at.getTime()));
 
 /**
  * The sandbox platform's API, as its connector calls it (JSON in and out, `Authorization:
@@ -53,7 +68,8 @@ export class SandboxPlatformApi {
       return answer(status, body);
     } catch (err) {
       if (err instanceof SyntaxError) return answer(400, { error: 'the body is not JSON' });
-      if (err instanceof z.ZodError) return answer(400, { error: err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+      if (err instanceof z.ZodError)
+        return answer(400, { error: err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
       if (err instanceof Refusal && err.code === 'not_found') return answer(404, { error: err.message });
       throw err;
     }
@@ -77,9 +93,19 @@ export class SandboxPlatformApi {
     }
     if (resource === 'orders') {
       if (!id && method === 'GET') {
-        const limit = Math.min(Number(url.searchParams.get('limit') ?? MAX_ORDERS_PAGE) || MAX_ORDERS_PAGE, MAX_ORDERS_PAGE);
+        const limit = Math.min(
+          Number(url.searchParams.get('limit') ?? MAX_ORDERS_PAGE) || MAX_ORDERS_PAGE,
+          MAX_ORDERS_PAGE,
+        );
         const from = url.searchParams.get('after');
-        return [200, { orders: (await this.#platform.changedOrders(shop.id, from ? after.parse(from) : null, limit)).map(orderWire) }];
+        return [
+          200,
+          {
+            orders: (await this.#platform.changedOrders(shop.id, from ? after.parse(from) : null, limit)).map(
+              orderWire,
+            ),
+          },
+        ];
       }
       if (id && !sub && method === 'GET') return [200, { order: orderWire(await this.#platform.order(shop.id, id)) }];
       if (id && sub === 'fulfillments' && method === 'POST') {
@@ -91,16 +117,34 @@ export class SandboxPlatformApi {
     return [404, { error: `no route ${method} ${url.pathname}` }];
   }
 
-  async #products(shop: ShopRow, method: string, id: string | undefined, url: URL, body: () => unknown): Promise<[number, unknown]> {
+  async #products(
+    shop: ShopRow,
+    method: string,
+    id: string | undefined,
+    url: URL,
+    body: () => unknown,
+  ): Promise<[number, unknown]> {
     if (!id && method === 'GET') {
       const page = Math.max(1, Math.floor(Number(url.searchParams.get('page') ?? '1')) || 1);
       const rows = await this.#platform.products(shop.id, (page - 1) * PRODUCTS_PAGE, PRODUCTS_PAGE + 1);
-      return [200, { products: rows.slice(0, PRODUCTS_PAGE).map(productWire), next_page: rows.length > PRODUCTS_PAGE ? page + 1 : null }];
+      return [
+        200,
+        {
+          products: rows.slice(0, PRODUCTS_PAGE).map(productWire),
+          next_page: rows.length > PRODUCTS_PAGE ? page + 1 : null,
+        },
+      ];
     }
-    if (!id && method === 'POST') return [201, { product: productWire(await this.#platform.createProduct(shop.id, productBody.parse(body()))) }];
+    if (!id && method === 'POST')
+      return [201, { product: productWire(await this.#platform.createProduct(shop.id, productBody.parse(body()))) }];
     if (id && method === 'GET') return [200, { product: productWire(await this.#platform.product(shop.id, id)) }];
-    if (id && method === 'PATCH') return [200, { product: productWire(await this.#platform.updateProduct(shop.id, id, productChanges.parse(body()))) }];
-    if (id && method === 'DELETE') return [200, { product: productWire(await this.#platform.updateProduct(shop.id, id, { status: 'archived' })) }];
+    if (id && method === 'PATCH')
+      return [
+        200,
+        { product: productWire(await this.#platform.updateProduct(shop.id, id, productChanges.parse(body()))) },
+      ];
+    if (id && method === 'DELETE')
+      return [200, { product: productWire(await this.#platform.updateProduct(shop.id, id, { status: 'archived' })) }];
     return [404, { error: `no route ${method} ${url.pathname}` }];
   }
 

@@ -7,7 +7,13 @@ import { sha256Hex } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { notFound } from '../refusal.ts';
 import type { Db } from '../tables.ts';
-import type { SandboxLine, SandboxOrdersTable, SandboxProductsTable, SandboxShipTo, SandboxShopsTable } from './sandbox-tables.ts';
+import type {
+  SandboxLine,
+  SandboxOrdersTable,
+  SandboxProductsTable,
+  SandboxShipTo,
+  SandboxShopsTable,
+} from './sandbox-tables.ts';
 
 export type ShopRow = Selectable<SandboxShopsTable>;
 export type SandboxOrderRow = Selectable<SandboxOrdersTable>;
@@ -18,7 +24,12 @@ export type WebhookInbox = (slug: string, req: InboundWebhook) => Promise<unknow
 
 /** A store order as the merchant makes it in the sandbox. */
 export interface NewSandboxOrder {
-  lines: Array<{ sku?: string | undefined; quantity: number; title?: string | undefined; externalProductId?: string | undefined }>;
+  lines: Array<{
+    sku?: string | undefined;
+    quantity: number;
+    title?: string | undefined;
+    externalProductId?: string | undefined;
+  }>;
   shipTo: SandboxShipTo;
   paid: boolean;
 }
@@ -58,14 +69,26 @@ export class SandboxPlatform {
     const token = `sbx_${randomToken(24)}`;
     const shop = await this.#deps.db
       .insertInto('sandbox_shops')
-      .values({ id: newId('sbs'), name, token_hash: sha256Hex(token), webhook_url: null, webhook_secret_sealed: null, order_seq: 1000, created_at: this.#now() })
+      .values({
+        id: newId('sbs'),
+        name,
+        token_hash: sha256Hex(token),
+        webhook_url: null,
+        webhook_secret_sealed: null,
+        order_seq: 1000,
+        created_at: this.#now(),
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { shop, token };
   }
 
   async shopByToken(token: string): Promise<ShopRow | undefined> {
-    return this.#deps.db.selectFrom('sandbox_shops').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+    return this.#deps.db
+      .selectFrom('sandbox_shops')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
   }
 
   async shop(id: string): Promise<ShopRow | undefined> {
@@ -73,7 +96,11 @@ export class SandboxPlatform {
   }
 
   async registerWebhook(shopId: string, url: string, secret: string): Promise<void> {
-    await this.#deps.db.updateTable('sandbox_shops').set({ webhook_url: url, webhook_secret_sealed: this.#deps.box.seal(secret) }).where('id', '=', shopId).execute();
+    await this.#deps.db
+      .updateTable('sandbox_shops')
+      .set({ webhook_url: url, webhook_secret_sealed: this.#deps.box.seal(secret) })
+      .where('id', '=', shopId)
+      .execute();
   }
 
   /** A new store order (numbered on from 1001), then its `orders/create` webhook. */
@@ -81,12 +108,34 @@ export class SandboxPlatform {
     const { db } = this.#deps;
     const now = this.#now();
     const order = await db.transaction().execute(async (tx) => {
-      const { order_seq } = await tx.updateTable('sandbox_shops').set({ order_seq: sql`order_seq + 1` }).where('id', '=', shopId).returning('order_seq').executeTakeFirstOrThrow();
+      const { order_seq } = await tx
+        .updateTable('sandbox_shops')
+        .set({ order_seq: sql`order_seq + 1` })
+        .where('id', '=', shopId)
+        .returning('order_seq')
+        .executeTakeFirstOrThrow();
       const id = String(order_seq + 1);
-      const lines: SandboxLine[] = input.lines.map((l, i) => ({ id: `${id}-${i + 1}`, sku: l.sku ?? null, quantity: l.quantity, title: l.title ?? null, product_id: l.externalProductId ?? null }));
+      const lines: SandboxLine[] = input.lines.map((l, i) => ({
+        id: `${id}-${i + 1}`,
+        sku: l.sku ?? null,
+        quantity: l.quantity,
+        title: l.title ?? null,
+        product_id: l.externalProductId ?? null,
+      }));
       return tx
         .insertInto('sandbox_orders')
-        .values({ shop_id: shopId, id, name: `#${id}`, paid: input.paid, cancelled: false, lines: JSON.stringify(lines), ship_to: JSON.stringify(input.shipTo), fulfillments: '[]', created_at: now, updated_at: now })
+        .values({
+          shop_id: shopId,
+          id,
+          name: `#${id}`,
+          paid: input.paid,
+          cancelled: false,
+          lines: JSON.stringify(lines),
+          ship_to: JSON.stringify(input.shipTo),
+          fulfillments: '[]',
+          created_at: now,
+          updated_at: now,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
     });
@@ -100,62 +149,121 @@ export class SandboxPlatform {
     if (current.paid) return current;
     // Every change moves updated_at forward, so the newer state always wins at the ingester.
     const at = new Date(Math.max(this.#now().getTime(), current.updated_at.getTime() + 1));
-    const order = await this.#deps.db.updateTable('sandbox_orders').set({ paid: true, updated_at: at }).where('shop_id', '=', shopId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    const order = await this.#deps.db
+      .updateTable('sandbox_orders')
+      .set({ paid: true, updated_at: at })
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await this.#deliver(shopId, 'orders/paid', { order: orderWire(order) });
     return order;
   }
 
   async order(shopId: string, id: string): Promise<SandboxOrderRow> {
-    const order = await this.#deps.db.selectFrom('sandbox_orders').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    const order = await this.#deps.db
+      .selectFrom('sandbox_orders')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!order) throw notFound('sandbox store order', id);
     return order;
   }
 
   /** The shop's orders, newest first, after the position `before` (created_at, id). */
-  async latestOrders(shopId: string, before: { at: Date; id: string } | undefined, limit: number): Promise<SandboxOrderRow[]> {
+  async latestOrders(
+    shopId: string,
+    before: { at: Date; id: string } | undefined,
+    limit: number,
+  ): Promise<SandboxOrderRow[]> {
     let q = this.#deps.db.selectFrom('sandbox_orders').selectAll().where('shop_id', '=', shopId);
     if (before) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.at, before.id)));
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   }
 
   /** Orders changed after `after` (`<updated_at ISO>|<id>`, exclusive), oldest change first. */
-  async changedOrders(shopId: string, after: { at: Date; id: string } | null, limit: number): Promise<SandboxOrderRow[]> {
+  async changedOrders(
+    shopId: string,
+    after: { at: Date; id: string } | null,
+    limit: number,
+  ): Promise<SandboxOrderRow[]> {
     let q = this.#deps.db.selectFrom('sandbox_orders').selectAll().where('shop_id', '=', shopId);
     if (after) q = q.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.at, after.id)));
     return q.orderBy('updated_at').orderBy('id').limit(limit).execute();
   }
 
   /** Tracking pushed back by the connector, kept with the order. */
-  async addFulfillment(shopId: string, id: string, fulfillment: Omit<SandboxOrderRow['fulfillments'][number], 'created_at'>): Promise<void> {
+  async addFulfillment(
+    shopId: string,
+    id: string,
+    fulfillment: Omit<SandboxOrderRow['fulfillments'][number], 'created_at'>,
+  ): Promise<void> {
     await this.order(shopId, id);
     const entry = JSON.stringify([{ ...fulfillment, created_at: this.#now().toISOString() }]);
-    await this.#deps.db.updateTable('sandbox_orders').set({ fulfillments: sql`fulfillments || ${entry}::jsonb` }).where('shop_id', '=', shopId).where('id', '=', id).execute();
+    await this.#deps.db
+      .updateTable('sandbox_orders')
+      .set({ fulfillments: sql`fulfillments || ${entry}::jsonb` })
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .execute();
   }
 
   /** A new product in the shop (the merchant's, or one the connector publishes); `products/create` tells the service. */
-  async createProduct(shopId: string, p: Pick<SandboxProductRow, 'sku' | 'title' | 'description' | 'price_cents' | 'currency' | 'status'>): Promise<SandboxProductRow> {
+  async createProduct(
+    shopId: string,
+    p: Pick<SandboxProductRow, 'sku' | 'title' | 'description' | 'price_cents' | 'currency' | 'status'>,
+  ): Promise<SandboxProductRow> {
     const now = this.#now();
-    const product = await this.#deps.db.insertInto('sandbox_products').values({ id: newId('sbp'), shop_id: shopId, ...p, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+    const product = await this.#deps.db
+      .insertInto('sandbox_products')
+      .values({ id: newId('sbp'), shop_id: shopId, ...p, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await this.#deliver(shopId, 'products/create', { product: productWire(product) });
     return product;
   }
 
-  async updateProduct(shopId: string, id: string, changes: Partial<Pick<SandboxProductRow, 'title' | 'price_cents' | 'currency' | 'status'>>): Promise<SandboxProductRow> {
+  async updateProduct(
+    shopId: string,
+    id: string,
+    changes: Partial<Pick<SandboxProductRow, 'title' | 'price_cents' | 'currency' | 'status'>>,
+  ): Promise<SandboxProductRow> {
     await this.product(shopId, id);
-    const product = await this.#deps.db.updateTable('sandbox_products').set({ ...changes, updated_at: this.#now() }).where('shop_id', '=', shopId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
-    await this.#deliver(shopId, changes.status === 'archived' ? 'products/delete' : 'products/update', { product: productWire(product) });
+    const product = await this.#deps.db
+      .updateTable('sandbox_products')
+      .set({ ...changes, updated_at: this.#now() })
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.#deliver(shopId, changes.status === 'archived' ? 'products/delete' : 'products/update', {
+      product: productWire(product),
+    });
     return product;
   }
 
   async product(shopId: string, id: string): Promise<SandboxProductRow> {
-    const product = await this.#deps.db.selectFrom('sandbox_products').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    const product = await this.#deps.db
+      .selectFrom('sandbox_products')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!product) throw notFound('sandbox product', id);
     return product;
   }
 
   /** One page of the shop's products, in the order they were made. */
   async products(shopId: string, offset: number, limit: number): Promise<SandboxProductRow[]> {
-    return this.#deps.db.selectFrom('sandbox_products').selectAll().where('shop_id', '=', shopId).orderBy('id').offset(offset).limit(limit).execute();
+    return this.#deps.db
+      .selectFrom('sandbox_products')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .orderBy('id')
+      .offset(offset)
+      .limit(limit)
+      .execute();
   }
 
   /**
@@ -169,21 +277,51 @@ export class SandboxPlatform {
     if (!shop?.webhook_secret_sealed || !target) return;
     const body = JSON.stringify(payload);
     const timestamp = String(Math.floor(this.#now().getTime() / 1000));
-    const signature = hmacSignature([`${timestamp}.`, body], this.#deps.box.open(shop.webhook_secret_sealed), { encoding: 'hex' });
-    const headers = { 'content-type': 'application/json', 'x-sandbox-topic': topic, 'x-sandbox-event-id': randomUUID(), 'x-sandbox-timestamp': timestamp, 'x-sandbox-signature': signature };
+    const signature = hmacSignature([`${timestamp}.`, body], this.#deps.box.open(shop.webhook_secret_sealed), {
+      encoding: 'hex',
+    });
+    const headers = {
+      'content-type': 'application/json',
+      'x-sandbox-topic': topic,
+      'x-sandbox-event-id': randomUUID(),
+      'x-sandbox-timestamp': timestamp,
+      'x-sandbox-signature': signature,
+    };
     try {
       await this.#deps.inbox(target[1]!, { headers, rawBody: Buffer.from(body), path: target[2] ?? '', query: {} });
     } catch (err) {
-      this.#deps.logger.warn('sandbox webhook not delivered; polling will find the change', { shopId, topic, error: (err as Error).message });
+      this.#deps.logger.warn('sandbox webhook not delivered; polling will find the change', {
+        shopId,
+        topic,
+        error: (err as Error).message,
+      });
     }
   }
 }
 
 /** An order in the sandbox platform's wire format (what its API and webhooks carry). */
 export function orderWire(o: SandboxOrderRow) {
-  return { id: o.id, name: o.name, paid: o.paid, cancelled: o.cancelled, created_at: o.created_at.toISOString(), updated_at: o.updated_at.toISOString(), lines: o.lines, ship_to: o.ship_to };
+  return {
+    id: o.id,
+    name: o.name,
+    paid: o.paid,
+    cancelled: o.cancelled,
+    created_at: o.created_at.toISOString(),
+    updated_at: o.updated_at.toISOString(),
+    lines: o.lines,
+    ship_to: o.ship_to,
+  };
 }
 
 export function productWire(p: SandboxProductRow) {
-  return { id: p.id, sku: p.sku, title: p.title, description: p.description, price_cents: p.price_cents, currency: p.currency, status: p.status, url: `${SANDBOX_ORIGIN}/shops/${p.shop_id}/products/${p.id}` };
+  return {
+    id: p.id,
+    sku: p.sku,
+    title: p.title,
+    description: p.description,
+    price_cents: p.price_cents,
+    currency: p.currency,
+    status: p.status,
+    url: `${SANDBOX_ORIGIN}/shops/${p.shop_id}/products/${p.id}`,
+  };
 }

@@ -7,26 +7,55 @@ import { recipientSchema, recipientViewSchema } from '../orders/orders-schemas.t
 import type { SandboxStores } from './sandbox-stores.ts';
 
 const tags = ['Sandbox stores'];
-const sandboxOrderSchema = openApiComponent(z.object({
-  externalOrderId: z.string().meta({ description: "The store order's id in the sandbox store: the print order's `externalOrderId`." }),
-  name: z.string(),
-  paid: z.boolean(),
-  cancelled: z.boolean(),
-  lines: z.array(z.object({ externalLineId: z.string(), sku: z.string().nullable(), quantity: z.number().int(), title: z.string().nullable(), externalProductId: z.string().nullable() })),
-  recipient: recipientViewSchema.nullable(),
-  fulfillments: z
-    .array(z.object({ carrier: z.string(), trackingNumber: z.string(), trackingUrl: z.string(), lines: z.array(z.object({ externalLineId: z.string().nullable(), sku: z.string().nullable(), quantity: z.number().int() })), createdAt: z.string() }))
-    .meta({ description: 'What the service pushed back to the store once the print order shipped: the carrier, tracking and the lines it printed.' }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}), 'SandboxStoreOrder');
-const sandboxListingSchema = openApiComponent(z.object({
-  externalProductId: z.string(),
-  sku: z.string().nullable(),
-  title: z.string(),
-  status: z.enum(['active', 'draft', 'archived']),
-  createdAt: z.string(),
-}), 'SandboxListing');
+const sandboxOrderSchema = openApiComponent(
+  z.object({
+    externalOrderId: z
+      .string()
+      .meta({ description: "The store order's id in the sandbox store: the print order's `externalOrderId`." }),
+    name: z.string(),
+    paid: z.boolean(),
+    cancelled: z.boolean(),
+    lines: z.array(
+      z.object({
+        externalLineId: z.string(),
+        sku: z.string().nullable(),
+        quantity: z.number().int(),
+        title: z.string().nullable(),
+        externalProductId: z.string().nullable(),
+      }),
+    ),
+    recipient: recipientViewSchema.nullable(),
+    fulfillments: z
+      .array(
+        z.object({
+          carrier: z.string(),
+          trackingNumber: z.string(),
+          trackingUrl: z.string(),
+          lines: z.array(
+            z.object({ externalLineId: z.string().nullable(), sku: z.string().nullable(), quantity: z.number().int() }),
+          ),
+          createdAt: z.string(),
+        }),
+      )
+      .meta({
+        description:
+          'What the service pushed back to the store once the print order shipped: the carrier, tracking and the lines it printed.',
+      }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+  'SandboxStoreOrder',
+);
+const sandboxListingSchema = openApiComponent(
+  z.object({
+    externalProductId: z.string(),
+    sku: z.string().nullable(),
+    title: z.string(),
+    status: z.enum(['active', 'draft', 'archived']),
+    createdAt: z.string(),
+  }),
+  'SandboxListing',
+);
 
 const ORDER_EXAMPLE = {
   externalOrderId: '1001',
@@ -37,7 +66,15 @@ const ORDER_EXAMPLE = {
     { externalLineId: '1001-1', sku: 'BC-CLASSIC-250', quantity: 1, title: 'Business cards', externalProductId: null },
     { externalLineId: '1001-2', sku: 'MUG-DELFT', quantity: 2, title: 'Delft blue mug', externalProductId: null },
   ],
-  recipient: { name: 'Sanne de Vries', email: 'sanne@example.nl', phone: '+31 6 12345678', address1: 'Keizersgracht 123', postalCode: '1015 CJ', city: 'Amsterdam', country: 'NL' },
+  recipient: {
+    name: 'Sanne de Vries',
+    email: 'sanne@example.nl',
+    phone: '+31 6 12345678',
+    address1: 'Keizersgracht 123',
+    postalCode: '1015 CJ',
+    city: 'Amsterdam',
+    country: 'NL',
+  },
   fulfillments: [
     {
       carrier: 'PostNL',
@@ -50,9 +87,20 @@ const ORDER_EXAMPLE = {
   createdAt: '2026-11-25T10:51:07.402Z',
   updatedAt: '2026-11-25T10:51:07.402Z',
 };
-const storeId = z.string().min(1).max(64).meta({ description: 'A sandbox store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
+const storeId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'A sandbox store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
 const idParams = z.object({ id: storeId });
-const orderParams = z.object({ id: storeId, externalOrderId: z.string().min(1).max(64).meta({ description: "The store order's id in the sandbox store.", example: '1001' }) });
+const orderParams = z.object({
+  id: storeId,
+  externalOrderId: z
+    .string()
+    .min(1)
+    .max(64)
+    .meta({ description: "The store order's id in the sandbox store.", example: '1001' }),
+});
 const errors = {
   notFound: { status: 404, code: 'not_found', description: 'Unknown store (or another account’s or mode’s).' },
   orderNotFound: { status: 404, code: 'not_found', description: 'Unknown store, or no such store order in it.' },
@@ -82,10 +130,19 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
         lines: z
           .array(
             z.strictObject({
-              sku: z.string().trim().min(1).max(100).optional().meta({ description: 'The SKU the store sells it under; none: a line that is not a print item.' }),
+              sku: z
+                .string()
+                .trim()
+                .min(1)
+                .max(100)
+                .optional()
+                .meta({ description: 'The SKU the store sells it under; none: a line that is not a print item.' }),
               quantity: z.number().int().min(1).max(100_000),
               title: z.string().trim().min(1).max(255).optional(),
-              externalProductId: z.string().trim().min(1).max(100).optional().meta({ description: 'A listing of the store (POST /stores/{id}/sandbox-listings), for a line matched by a store link instead of its SKU.' }),
+              externalProductId: z.string().trim().min(1).max(100).optional().meta({
+                description:
+                  'A listing of the store (POST /stores/{id}/sandbox-listings), for a line matched by a store link instead of its SKU.',
+              }),
             }),
           )
           .min(1)
@@ -93,10 +150,24 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
         recipient: recipientSchema.optional(),
         paid: z.boolean().default(true),
       }),
-      bodyExample: { lines: [{ sku: 'BC-CLASSIC-250', quantity: 1, title: 'Business cards' }, { sku: 'MUG-DELFT', quantity: 2, title: 'Delft blue mug' }] },
-      responses: { 201: { description: 'The store order, as the sandbox store holds it', schema: z.object({ data: sandboxOrderSchema }), example: { data: { ...ORDER_EXAMPLE, fulfillments: [] } } } },
+      bodyExample: {
+        lines: [
+          { sku: 'BC-CLASSIC-250', quantity: 1, title: 'Business cards' },
+          { sku: 'MUG-DELFT', quantity: 2, title: 'Delft blue mug' },
+        ],
+      },
+      responses: {
+        201: {
+          description: 'The store order, as the sandbox store holds it',
+          schema: z.object({ data: sandboxOrderSchema }),
+          example: { data: { ...ORDER_EXAMPLE, fulfillments: [] } },
+        },
+      },
       errors: [errors.notFound, errors.notSandbox, errors.disconnected],
-      handle: async ({ auth, params, body }) => ({ status: 201, body: { data: await sandbox.createOrder(auth, params.id, body) } }),
+      handle: async ({ auth, params, body }) => ({
+        status: 201,
+        body: { data: await sandbox.createOrder(auth, params.id, body) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -108,9 +179,18 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
       scope: 'stores:read',
       params: idParams,
       query: z.strictObject(pageQueryShape),
-      responses: { 200: { description: 'A page of store orders', schema: listEnvelopeSchema(sandboxOrderSchema), example: examplePage([ORDER_EXAMPLE]) } },
+      responses: {
+        200: {
+          description: 'A page of store orders',
+          schema: listEnvelopeSchema(sandboxOrderSchema),
+          example: examplePage([ORDER_EXAMPLE]),
+        },
+      },
       errors: [errors.notFound, errors.notSandbox],
-      handle: async ({ auth, params, query }) => ({ status: 200, body: await sandbox.listOrders(auth, params.id, query) }),
+      handle: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await sandbox.listOrders(auth, params.id, query),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -121,45 +201,79 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
       auth: 'apiKey',
       scope: 'stores:read',
       params: orderParams,
-      responses: { 200: { description: 'The store order', schema: z.object({ data: sandboxOrderSchema }), example: { data: ORDER_EXAMPLE } } },
+      responses: {
+        200: {
+          description: 'The store order',
+          schema: z.object({ data: sandboxOrderSchema }),
+          example: { data: ORDER_EXAMPLE },
+        },
+      },
       errors: [errors.orderNotFound, errors.notSandbox],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await sandbox.getOrder(auth, params.id, params.externalOrderId) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await sandbox.getOrder(auth, params.id, params.externalOrderId) },
+      }),
     }),
     defineRoute({
       method: 'post',
       path: '/stores/{id}/sandbox-orders/{externalOrderId}/pay',
       operationId: 'paySandboxStoreOrder',
       summary: 'The customer pays an unpaid sandbox store order',
-      description: "The store order becomes paid and the store sends its update (a signed webhook): the order waiting for payment is placed. An order paid already is answered as it is.",
+      description:
+        'The store order becomes paid and the store sends its update (a signed webhook): the order waiting for payment is placed. An order paid already is answered as it is.',
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
       params: orderParams,
-      responses: { 200: { description: 'The store order, paid', schema: z.object({ data: sandboxOrderSchema }), example: { data: { ...ORDER_EXAMPLE, fulfillments: [], updatedAt: '2026-11-25T10:53:12.019Z' } } } },
+      responses: {
+        200: {
+          description: 'The store order, paid',
+          schema: z.object({ data: sandboxOrderSchema }),
+          example: { data: { ...ORDER_EXAMPLE, fulfillments: [], updatedAt: '2026-11-25T10:53:12.019Z' } },
+        },
+      },
       errors: [errors.orderNotFound, errors.notSandbox, errors.disconnected],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await sandbox.payOrder(auth, params.id, params.externalOrderId) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await sandbox.payOrder(auth, params.id, params.externalOrderId) },
+      }),
     }),
     defineRoute({
       method: 'post',
       path: '/stores/{id}/sandbox-listings',
       operationId: 'createSandboxListing',
       summary: 'Make a listing (a product) in a sandbox store',
-      description: "The store's catalogue gains an active listing, and the store tells the service (a product webhook): the store's listings are synced a few seconds later (GET /stores/{id}/listings), matched to your products by SKU, or mapped with a store link.",
+      description:
+        "The store's catalogue gains an active listing, and the store tells the service (a product webhook): the store's listings are synced a few seconds later (GET /stores/{id}/listings), matched to your products by SKU, or mapped with a store link.",
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
       params: idParams,
-      body: z.strictObject({ sku: z.string().trim().min(1).max(100).optional(), title: z.string().trim().min(1).max(255) }),
+      body: z.strictObject({
+        sku: z.string().trim().min(1).max(100).optional(),
+        title: z.string().trim().min(1).max(255),
+      }),
       bodyExample: { sku: 'BC-CLASSIC-250', title: 'Business cards, 250 pieces' },
       responses: {
         201: {
           description: 'The listing',
           schema: z.object({ data: sandboxListingSchema }),
-          example: { data: { externalProductId: 'sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD', sku: 'BC-CLASSIC-250', title: 'Business cards, 250 pieces', status: 'active', createdAt: '2026-11-25T10:45:00.112Z' } },
+          example: {
+            data: {
+              externalProductId: 'sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD',
+              sku: 'BC-CLASSIC-250',
+              title: 'Business cards, 250 pieces',
+              status: 'active',
+              createdAt: '2026-11-25T10:45:00.112Z',
+            },
+          },
         },
       },
       errors: [errors.notFound, errors.notSandbox, errors.disconnected],
-      handle: async ({ auth, params, body }) => ({ status: 201, body: { data: await sandbox.createListing(auth, params.id, body) } }),
+      handle: async ({ auth, params, body }) => ({
+        status: 201,
+        body: { data: await sandbox.createListing(auth, params.id, body) },
+      }),
     }),
   ];
 }

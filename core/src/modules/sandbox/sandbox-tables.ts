@@ -111,7 +111,11 @@ export const sandboxMigration = {
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .addPrimaryKeyConstraint('sandbox_orders_pkey', ['shop_id', 'id'])
       .execute();
-    await db.schema.createIndex('sandbox_orders_changes_idx').on('sandbox_orders').columns(['shop_id', 'updated_at', 'id']).execute();
+    await db.schema
+      .createIndex('sandbox_orders_changes_idx')
+      .on('sandbox_orders')
+      .columns(['shop_id', 'updated_at', 'id'])
+      .execute();
     await db.schema
       .createTable('sandbox_products')
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -125,7 +129,11 @@ export const sandboxMigration = {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('sandbox_products_shop_idx').on('sandbox_products').columns(['shop_id', 'id']).execute();
+    await db.schema
+      .createIndex('sandbox_products_shop_idx')
+      .on('sandbox_products')
+      .columns(['shop_id', 'id'])
+      .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropTable('sandbox_products').execute();

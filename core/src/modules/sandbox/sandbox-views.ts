@@ -35,7 +35,13 @@ export function sandboxOrderView(o: SandboxOrderRow) {
     name: o.name,
     paid: o.paid,
     cancelled: o.cancelled,
-    lines: o.lines.map((l) => ({ externalLineId: l.id, sku: l.sku, quantity: l.quantity, title: l.title, externalProductId: l.product_id })),
+    lines: o.lines.map((l) => ({
+      externalLineId: l.id,
+      sku: l.sku,
+      quantity: l.quantity,
+      title: l.title,
+      externalProductId: l.product_id,
+    })),
     recipient: recipientView(o.ship_to),
     fulfillments: o.fulfillments.map((f) => ({
       carrier: f.carrier,
@@ -50,7 +56,13 @@ export function sandboxOrderView(o: SandboxOrderRow) {
 }
 
 export function sandboxListingView(p: SandboxProductRow) {
-  return { externalProductId: p.id, sku: p.sku, title: p.title, status: p.status, createdAt: p.created_at.toISOString() };
+  return {
+    externalProductId: p.id,
+    sku: p.sku,
+    title: p.title,
+    status: p.status,
+    createdAt: p.created_at.toISOString(),
+  };
 }
 
 function dropUndefined<T extends object>(o: T): T {

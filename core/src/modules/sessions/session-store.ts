@@ -54,7 +54,18 @@ export class SessionStore {
       revoked_at: null,
     };
     await this.#db.insertInto('browser_sessions').values(row).execute();
-    return { token, session: { id: row.id, kind, subject, csrfToken: row.csrf_token, data: opts.data ?? {}, createdAt: now, expiresAt: row.expires_at } };
+    return {
+      token,
+      session: {
+        id: row.id,
+        kind,
+        subject,
+        csrfToken: row.csrf_token,
+        data: opts.data ?? {},
+        createdAt: now,
+        expiresAt: row.expires_at,
+      },
+    };
   }
 
   /** The live session of `kind` whose token this is: not expired, not revoked; undefined otherwise. */
@@ -74,12 +85,25 @@ export class SessionStore {
       await this.#db.updateTable('browser_sessions').set({ last_seen_at: now }).where('id', '=', row.id).execute();
     }
     const data = typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : (row.data ?? {});
-    return { id: row.id, kind: row.kind, subject: row.subject, csrfToken: row.csrf_token, data, createdAt: new Date(row.created_at), expiresAt: new Date(row.expires_at) };
+    return {
+      id: row.id,
+      kind: row.kind,
+      subject: row.subject,
+      csrfToken: row.csrf_token,
+      data,
+      createdAt: new Date(row.created_at),
+      expiresAt: new Date(row.expires_at),
+    };
   }
 
   /** Ends one session (sign-out). */
   async revoke(id: string): Promise<void> {
-    await this.#db.updateTable('browser_sessions').set({ revoked_at: this.#clock() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.#db
+      .updateTable('browser_sessions')
+      .set({ revoked_at: this.#clock() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 
   /** Ends every session of a subject (a suspended reseller, a rotated admin token); returns how many. */

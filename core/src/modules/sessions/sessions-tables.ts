@@ -49,7 +49,11 @@ export const browserSessionsMigration = {
       .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
       .addColumn('revoked_at', 'timestamptz')
       .execute();
-    await db.schema.createIndex('browser_sessions_subject_idx').on('browser_sessions').columns(['kind', 'subject']).execute();
+    await db.schema
+      .createIndex('browser_sessions_subject_idx')
+      .on('browser_sessions')
+      .columns(['kind', 'subject'])
+      .execute();
     await db.schema.createIndex('browser_sessions_expires_idx').on('browser_sessions').column('expires_at').execute();
   },
   async down(db: Kysely<any>): Promise<void> {
@@ -64,7 +68,12 @@ export const browserSessionsMigration = {
  */
 export const unboundResellerSessionsMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    await db.updateTable('browser_sessions').set({ revoked_at: new Date() }).where('kind', '=', 'reseller').where('revoked_at', 'is', null).execute();
+    await db
+      .updateTable('browser_sessions')
+      .set({ revoked_at: new Date() })
+      .where('kind', '=', 'reseller')
+      .where('revoked_at', 'is', null)
+      .execute();
   },
   async down(): Promise<void> {},
 };

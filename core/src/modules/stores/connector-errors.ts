@@ -27,18 +27,31 @@ export type ConnectFlow = 'credentials' | 'install';
  *   logged for the operator, answered in a merchant's words (503 `store_unreachable`, or 422
  *   `store_install_rejected` in an install) without the variable and without "<platform> said".
  */
-export function connectorApiError(platformName: string, err: ConnectorError, flow: ConnectFlow = 'credentials', logger?: ConnectorLogger): ApiError {
+export function connectorApiError(
+  platformName: string,
+  err: ConnectorError,
+  flow: ConnectFlow = 'credentials',
+  logger?: ConnectorLogger,
+): ApiError {
   const privateHost = refusedPrivateHost(err);
   if (privateHost !== undefined) {
     // Refused before any connection: nothing answered, and the message says no more than that.
-    return new ApiError(422, 'store_not_connectable', `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`);
+    return new ApiError(
+      422,
+      'store_not_connectable',
+      `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`,
+    );
   }
   if (OPERATOR_SETTING.test(err.message)) {
     // About our own set-up (a setting unset or refused), not the merchant's store: the operator
     // reads the variables in the log; the merchant, in the answer and on the dashboard, only
     // what it means for them. And the platform said none of it.
     logger?.warn(`${platformName}: ${err.message}`, { kind: err.kind, flow });
-    return new ApiError(flow === 'install' ? 422 : 503, flow === 'install' ? 'store_install_rejected' : 'store_unreachable', `${platformName} stores cannot be connected here at the moment: this service's ${platformName} set-up is incomplete, and its operator has the details. Try again later.`);
+    return new ApiError(
+      flow === 'install' ? 422 : 503,
+      flow === 'install' ? 'store_install_rejected' : 'store_unreachable',
+      `${platformName} stores cannot be connected here at the moment: this service's ${platformName} set-up is incomplete, and its operator has the details. Try again later.`,
+    );
   }
   const message = `${platformName} said: ${err.message}`;
   switch (err.kind) {
@@ -48,7 +61,9 @@ export function connectorApiError(platformName: string, err: ConnectorError, flo
       return new ApiError(422, 'store_not_connectable', message);
     case 'rate_limited': {
       const seconds = Math.max(1, Math.ceil((err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS) / 1000));
-      return new ApiError(503, 'store_rate_limited', `${message}; try again in ${seconds} s.`, undefined, { 'Retry-After': String(seconds) });
+      return new ApiError(503, 'store_rate_limited', `${message}; try again in ${seconds} s.`, undefined, {
+        'Retry-After': String(seconds),
+      });
     }
     case 'upstream_unavailable':
       return new ApiError(502, 'store_unreachable', message);
@@ -56,7 +71,12 @@ export function connectorApiError(platformName: string, err: ConnectorError, flo
 }
 
 /** Runs a request's call to a platform, its typed failures answered as connectorApiError says. */
-export async function answeringFor<T>(platformName: string, flow: ConnectFlow, work: () => Promise<T>, logger?: ConnectorLogger): Promise<T> {
+export async function answeringFor<T>(
+  platformName: string,
+  flow: ConnectFlow,
+  work: () => Promise<T>,
+  logger?: ConnectorLogger,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -85,7 +105,8 @@ export function jobErrorFor(platformName: string, err: unknown): unknown {
 
 /** How long work that failed should wait before its own retry: what the platform or the call budget asked for, else a second. */
 export function retryDelayFor(err: unknown): number {
-  if (err instanceof ConnectorError && err.kind === 'rate_limited') return err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
+  if (err instanceof ConnectorError && err.kind === 'rate_limited')
+    return err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;
   if (err instanceof RetryLaterError) return err.retryAfterMs;
   return 1000;
 }

@@ -83,7 +83,11 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
       const res = await deps.safeFetch.request(req.url, {
         method: req.method,
         // Connectors may name themselves; we ask for encodings we decode, whatever they said.
-        headers: { 'user-agent': userAgent, ...withoutAcceptEncoding(req.headers), 'accept-encoding': 'gzip, deflate, br' },
+        headers: {
+          'user-agent': userAgent,
+          ...withoutAcceptEncoding(req.headers),
+          'accept-encoding': 'gzip, deflate, br',
+        },
         ...(req.body !== undefined ? { body: req.body } : {}),
         timeoutMs: budgetMs,
         maxRedirects: 0,
@@ -99,7 +103,15 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
       const ms = performance.now() - started;
       deps.metrics?.requests.inc({ platform, operation, status });
       deps.metrics?.duration.observe({ platform, operation }, ms / 1000);
-      deps.logger?.debug('connector call', { platform, operation, method: req.method, host, path: pathOf(req.url), status, durationMs: Math.round(ms) });
+      deps.logger?.debug('connector call', {
+        platform,
+        operation,
+        method: req.method,
+        host,
+        path: pathOf(req.url),
+        status,
+        durationMs: Math.round(ms),
+      });
     }
   }
 
@@ -110,18 +122,29 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
       const deadline = now() + budgetMs;
       for (let retries = 0; ; retries++) {
         const res = await exchange(req, host, Math.max(1, deadline - now()));
-        const waitMs = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after'], now()) : null;
+        const waitMs =
+          res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after'], now()) : null;
         if (waitMs === null) return res;
         if (retries < maxRetries && waitMs <= maxWaitMs && deadline - now() - waitMs >= MIN_RETRY_BUDGET_MS) {
-          deps.logger?.debug('connector call waits for Retry-After', { platform, host, path: pathOf(req.url), status: res.status, waitMs });
+          deps.logger?.debug('connector call waits for Retry-After', {
+            platform,
+            host,
+            path: pathOf(req.url),
+            status: res.status,
+            waitMs,
+          });
           await sleep(waitMs);
           continue;
         }
         const why = res.status === 429 ? 'rate limit reached' : 'unavailable';
-        throw new ConnectorError('rate_limited', `${req.method} ${host}: ${why} (${res.status}), Retry-After ${Math.ceil(waitMs / 1000)} s`, {
-          status: res.status,
-          retryAfterMs: Math.max(waitMs, MIN_RATE_LIMIT_WAIT_MS),
-        });
+        throw new ConnectorError(
+          'rate_limited',
+          `${req.method} ${host}: ${why} (${res.status}), Retry-After ${Math.ceil(waitMs / 1000)} s`,
+          {
+            status: res.status,
+            retryAfterMs: Math.max(waitMs, MIN_RATE_LIMIT_WAIT_MS),
+          },
+        );
       }
     },
   };
@@ -131,7 +154,9 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
  * One client per platform (logs and metrics name it), all on the same guard and metrics:
  * composition asks for a platform's client where it builds that platform's ConnectorContext.
  */
-export function connectorHttpClients(deps: Omit<ConnectorHttpDeps, 'platform' | 'metrics'> & { metrics?: Pick<Metrics, 'counter' | 'histogram'> }): (platform: string) => HttpClient {
+export function connectorHttpClients(
+  deps: Omit<ConnectorHttpDeps, 'platform' | 'metrics'> & { metrics?: Pick<Metrics, 'counter' | 'histogram'> },
+): (platform: string) => HttpClient {
   const { metrics, ...rest } = deps;
   const recorded = metrics ? connectorHttpMetrics(metrics) : undefined;
   const clients = new Map<string, HttpClient>();
@@ -148,12 +173,16 @@ export function connectorHttpClients(deps: Omit<ConnectorHttpDeps, 'platform' | 
 /** The `status` label of an exchange that got no answer: a small fixed set. */
 function failureStatus(err: SafeFetchError): string {
   if (err.code === 'timeout') return 'timeout';
-  if (err.code === 'address_blocked' || err.code === 'scheme_not_allowed' || err.code === 'invalid_url') return 'refused';
+  if (err.code === 'address_blocked' || err.code === 'scheme_not_allowed' || err.code === 'invalid_url')
+    return 'refused';
   return 'unreachable';
 }
 
 async function answer(req: HttpRequest, host: string, res: SafeResponse, maxBodyBytes: number): Promise<HttpResponse> {
-  const tooLarge = (): ConnectorError => new ConnectorError('invalid_payload', `${req.method} ${host}: the answer is larger than ${maxBodyBytes} bytes`, { status: res.status });
+  const tooLarge = (): ConnectorError =>
+    new ConnectorError('invalid_payload', `${req.method} ${host}: the answer is larger than ${maxBodyBytes} bytes`, {
+      status: res.status,
+    });
   if (res.body.length > maxBodyBytes) throw tooLarge();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) {
@@ -163,12 +192,21 @@ async function answer(req: HttpRequest, host: string, res: SafeResponse, maxBody
   const encoding = (headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '' && body.length > 0) {
     const decode = DECODERS[encoding];
-    if (!decode) throw new ConnectorError('invalid_payload', `${req.method} ${host}: the answer is in an encoding we did not ask for (${encoding})`, { status: res.status });
+    if (!decode)
+      throw new ConnectorError(
+        'invalid_payload',
+        `${req.method} ${host}: the answer is in an encoding we did not ask for (${encoding})`,
+        { status: res.status },
+      );
     try {
       body = await decode(body, { maxOutputLength: maxBodyBytes });
     } catch (err) {
       if (err instanceof RangeError) throw tooLarge();
-      throw new ConnectorError('invalid_payload', `${req.method} ${host}: the ${encoding} answer could not be decoded`, { status: res.status, cause: err });
+      throw new ConnectorError(
+        'invalid_payload',
+        `${req.method} ${host}: the ${encoding} answer could not be decoded`,
+        { status: res.status, cause: err },
+      );
     }
     // The body handed on is decoded: its length and coding are no longer those headers'.
     delete headers['content-encoding'];
@@ -180,22 +218,35 @@ async function answer(req: HttpRequest, host: string, res: SafeResponse, maxBody
 /** SafeFetch's failure as the connector pipeline's kind, in words safe to show a merchant. */
 function connectorError(req: HttpRequest, host: string, err: unknown): ConnectorError {
   const what = `${req.method} ${host}`;
-  if (!(err instanceof SafeFetchError)) return new ConnectorError('upstream_unavailable', `${what}: the request failed`, { cause: err });
+  if (!(err instanceof SafeFetchError))
+    return new ConnectorError('upstream_unavailable', `${what}: the request failed`, { cause: err });
   switch (err.code) {
     case 'address_blocked':
       return new ConnectorError('invalid_payload', `${what}: ${host} is not a public internet address`, { cause: err });
     case 'scheme_not_allowed':
       return new ConnectorError('invalid_payload', `${what}: only https addresses can be called`, { cause: err });
     case 'invalid_url':
-      return new ConnectorError('invalid_payload', `${what}: not a usable URL (https, without a user name or password)`, { cause: err });
+      return new ConnectorError(
+        'invalid_payload',
+        `${what}: not a usable URL (https, without a user name or password)`,
+        { cause: err },
+      );
     case 'dns_failed':
       return new ConnectorError('upstream_unavailable', `${what}: the host name could not be resolved`, { cause: err });
     case 'timeout':
       return new ConnectorError('upstream_unavailable', `${what}: timed out`, { cause: err });
     case 'tls_failed':
-      return new ConnectorError('upstream_unavailable', `${what}: the TLS connection failed (${causeCode(err) ?? 'certificate or handshake'})`, { cause: err });
+      return new ConnectorError(
+        'upstream_unavailable',
+        `${what}: the TLS connection failed (${causeCode(err) ?? 'certificate or handshake'})`,
+        { cause: err },
+      );
     default:
-      return new ConnectorError('upstream_unavailable', `${what}: the connection failed${causeCode(err) ? ` (${causeCode(err)})` : ''}`, { cause: err });
+      return new ConnectorError(
+        'upstream_unavailable',
+        `${what}: the connection failed${causeCode(err) ? ` (${causeCode(err)})` : ''}`,
+        { cause: err },
+      );
   }
 }
 

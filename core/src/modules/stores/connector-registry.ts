@@ -20,7 +20,8 @@ export class ConnectorRegistry {
   constructor(connectors: Array<Connector<any, any>>, settings: ReadonlyMap<string, unknown> = new Map()) {
     for (const c of connectors) {
       const { platform } = c.manifest;
-      if (RESERVED_PLATFORMS.has(platform)) throw new Error(`A connector cannot be named ${platform}: it is one of the API's own order sources`);
+      if (RESERVED_PLATFORMS.has(platform))
+        throw new Error(`A connector cannot be named ${platform}: it is one of the API's own order sources`);
       if (this.#byPlatform.has(platform)) throw new Error(`Two connectors are loaded for ${platform}`);
       this.#byPlatform.set(platform, c);
     }
@@ -92,11 +93,17 @@ export function configureConnectors(deps: {
     const { platform, displayName } = connector.manifest;
     const reading = readConnectorSettings(connector, deps.env(platform));
     if (reading.unknownVariables.length > 0) {
-      deps.logger.warn(`${reading.unknownVariables.join(', ')} ${reading.unknownVariables.length === 1 ? 'is' : 'are'} not a setting of the ${displayName} connector: ignored`, { platform });
+      deps.logger.warn(
+        `${reading.unknownVariables.join(', ')} ${reading.unknownVariables.length === 1 ? 'is' : 'are'} not a setting of the ${displayName} connector: ignored`,
+        { platform },
+      );
     }
     if (!reading.ok) {
       const message = `the ${displayName} connector needs ${reading.missing.join(', ')}`;
-      if (deps.named) throw new ConfigError(`Invalid configuration:\n  ${reading.missing.join(', ')} ${reading.missing.length === 1 ? 'is' : 'are'} required: ${message}`);
+      if (deps.named)
+        throw new ConfigError(
+          `Invalid configuration:\n  ${reading.missing.join(', ')} ${reading.missing.length === 1 ? 'is' : 'are'} required: ${message}`,
+        );
       notConfigured.push({ displayName, platform, missing: reading.missing });
       continue;
     }
@@ -123,17 +130,30 @@ export function configureConnectors(deps: {
  * ever loads unless named.
  */
 export async function loadConnectors(enabled: string): Promise<Array<Connector<any, any>>> {
-  const entries = enabled.trim() === 'all' ? await installedConnectorPackages() : enabled.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries =
+    enabled.trim() === 'all'
+      ? await installedConnectorPackages()
+      : enabled
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
   const loaded: Array<Connector<any, any>> = [];
   for (const entry of entries) {
     let mod: Record<string, unknown>;
     try {
       mod = (await import(await moduleSpecifier(entry))) as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError(`Invalid configuration:\n  CONNECTORS names '${entry}', which cannot be loaded: ${(err as Error).message}`);
+      throw new ConfigError(
+        `Invalid configuration:\n  CONNECTORS names '${entry}', which cannot be loaded: ${(err as Error).message}`,
+      );
     }
-    const connector = Object.values(mod).find((v): v is Connector<any, any> => typeof v === 'object' && v !== null && 'manifest' in v);
-    if (!connector) throw new ConfigError(`Invalid configuration:\n  CONNECTORS names '${entry}', which exports no Connector (defineConnector)`);
+    const connector = Object.values(mod).find(
+      (v): v is Connector<any, any> => typeof v === 'object' && v !== null && 'manifest' in v,
+    );
+    if (!connector)
+      throw new ConfigError(
+        `Invalid configuration:\n  CONNECTORS names '${entry}', which exports no Connector (defineConnector)`,
+      );
     loaded.push(connector);
   }
   return loaded;
@@ -148,9 +168,19 @@ async function moduleSpecifier(entry: string): Promise<string> {
   const target = path.resolve(entry);
   if (!(await stat(target)).isDirectory()) return pathToFileURL(target).href;
   // A package folder: its main module, as its package.json exports it.
-  const pkg = JSON.parse(await readFile(path.join(target, 'package.json'), 'utf8')) as { exports?: unknown; main?: string };
-  const exported = typeof pkg.exports === 'string' ? pkg.exports : (pkg.exports as Record<string, unknown> | undefined)?.['.'];
-  const main = typeof exported === 'string' ? exported : ((exported as Record<string, string> | undefined)?.import ?? (exported as Record<string, string> | undefined)?.default ?? pkg.main ?? 'index.js');
+  const pkg = JSON.parse(await readFile(path.join(target, 'package.json'), 'utf8')) as {
+    exports?: unknown;
+    main?: string;
+  };
+  const exported =
+    typeof pkg.exports === 'string' ? pkg.exports : (pkg.exports as Record<string, unknown> | undefined)?.['.'];
+  const main =
+    typeof exported === 'string'
+      ? exported
+      : ((exported as Record<string, string> | undefined)?.import ??
+        (exported as Record<string, string> | undefined)?.default ??
+        pkg.main ??
+        'index.js');
   return pathToFileURL(path.join(target, main)).href;
 }
 
@@ -159,7 +189,8 @@ async function installedConnectorPackages(): Promise<string[]> {
   const found = new Set<string>();
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
     const names = await readdir(path.join(dir, 'node_modules', '@print-api')).catch(() => [] as string[]);
-    for (const name of names) if (name.startsWith('connector-') && name !== 'connector-kit') found.add(name.slice('connector-'.length));
+    for (const name of names)
+      if (name.startsWith('connector-') && name !== 'connector-kit') found.add(name.slice('connector-'.length));
     if (path.dirname(dir) === dir) break;
   }
   return [...found].sort();

@@ -9,8 +9,16 @@ import type { WebhookReceiver } from './webhook-receiver.ts';
 const tags = ['Connectors'];
 const platformParam = z.string().min(1).max(40);
 const bytes = z.instanceof(Buffer);
-const receiptSchema = z.object({ received: z.literal(true), duplicate: z.boolean().optional(), ignored: z.string().optional() });
-const redirect = (location: string, status: 302 | 303, headers: Record<string, string | string[]> = {}) => ({ status, body: undefined, headers: { ...headers, Location: location } });
+const receiptSchema = z.object({
+  received: z.literal(true),
+  duplicate: z.boolean().optional(),
+  ignored: z.string().optional(),
+});
+const redirect = (location: string, status: 302 | 303, headers: Record<string, string | string[]> = {}) => ({
+  status,
+  body: undefined,
+  headers: { ...headers, Location: location },
+});
 
 /**
  * What platforms and merchants' browsers call, at `/connectors/<platform>/…` (outside the API
@@ -19,18 +27,36 @@ const redirect = (location: string, status: 302 | 303, headers: Record<string, s
  * Declared like the API's routes (validation, one error shape, response checks in tests,
  * metrics by declared path); `platform` is the connector's slug (`tiktok-shop`).
  */
-export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAuthInstalls; credentialRequests: CredentialRequests }): AnyRoute[] {
+export function connectorRoutes(deps: {
+  receiver: WebhookReceiver;
+  installs: OAuthInstalls;
+  credentialRequests: CredentialRequests;
+}): AnyRoute[] {
   const { receiver, installs, credentialRequests } = deps;
-  const receive = async ({ params, body, req }: RouteContext<{ platform: string; target?: string }, unknown, Buffer>) => ({
+  const receive = async ({
+    params,
+    body,
+    req,
+  }: RouteContext<{ platform: string; target?: string }, unknown, Buffer>) => ({
     status: 200,
-    body: await receiver.receive(params.platform, { headers: flatHeaders(req), rawBody: body, path: params.target ?? '', query: stringQuery(req) }),
+    body: await receiver.receive(params.platform, {
+      headers: flatHeaders(req),
+      rawBody: body,
+      path: params.target ?? '',
+      query: stringQuery(req),
+    }),
   });
   const webhook = {
     tags,
     auth: 'public' as const,
     rawBody: { limit: '5mb' },
     body: bytes,
-    responses: { 200: { description: 'Stored (or a duplicate, or for no store we know): the platform need not send it again', schema: receiptSchema } },
+    responses: {
+      200: {
+        description: 'Stored (or a duplicate, or for no store we know): the platform need not send it again',
+        schema: receiptSchema,
+      },
+    },
     errors: [
       { status: 401, code: 'invalid_signature', description: 'Forged, unsigned or stale: nothing stored.' },
       { status: 404, code: 'not_found', description: 'No connector of that name is enabled.' },
@@ -42,7 +68,8 @@ export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAu
       method: 'post',
       path: '/connectors/{platform}/webhooks',
       operationId: 'receiveAppWebhook',
-      summary: 'A webhook signed with the app-level secret; the connector names the store from the delivery (identifyStore)',
+      summary:
+        'A webhook signed with the app-level secret; the connector names the store from the delivery (identifyStore)',
       params: z.object({ platform: platformParam }),
       handle: receive,
     }),
@@ -51,7 +78,8 @@ export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAu
       method: 'post',
       path: '/connectors/{platform}/webhooks/{target}',
       operationId: 'receiveWebhook',
-      summary: "A store's webhook (`target` is the store id) or one at a path of the connector's own (Shopify's `compliance`)",
+      summary:
+        "A store's webhook (`target` is the store id) or one at a path of the connector's own (Shopify's `compliance`)",
       params: z.object({ platform: platformParam, target: z.string().min(1).max(200) }),
       handle: receive,
     }),
@@ -81,34 +109,65 @@ export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAu
       params: z.object({ platform: platformParam }),
       query: z.looseObject({}),
       responses: {
-        200: { description: 'Connected (no returnUrl)', schema: z.object({ connected: z.literal(true), storeId: z.string(), platform: z.string(), externalId: z.string() }) },
+        200: {
+          description: 'Connected (no returnUrl)',
+          schema: z.object({
+            connected: z.literal(true),
+            storeId: z.string(),
+            platform: z.string(),
+            externalId: z.string(),
+          }),
+        },
         303: { description: 'Connected: on to the returnUrl, with ?store=&platform=' },
       },
       errors: [
         { status: 400, code: 'install_not_started', description: 'No install in progress in this browser.' },
-        { status: 422, code: 'store_install_rejected', description: 'The platform or connector refused what came back (also store_not_connectable).' },
+        {
+          status: 422,
+          code: 'store_install_rejected',
+          description: 'The platform or connector refused what came back (also store_not_connectable).',
+        },
         { status: 502, code: 'store_unreachable', description: 'The platform could not be reached.' },
       ],
       handle: async ({ params, req }) => {
-        const done = await installs.complete(params.platform, { query: stringQuery(req), rawQuery: rawQuery(req), headers: flatHeaders(req) });
+        const done = await installs.complete(params.platform, {
+          query: stringQuery(req),
+          rawQuery: rawQuery(req),
+          headers: flatHeaders(req),
+        });
         if (done.returnUrl) return redirect(done.returnUrl, 303, { 'Set-Cookie': done.cookies });
-        return { status: 200, body: { connected: true, storeId: done.store.id, platform: done.store.platform, externalId: done.store.external_id }, headers: { 'Set-Cookie': done.cookies } };
+        return {
+          status: 200,
+          body: {
+            connected: true,
+            storeId: done.store.id,
+            platform: done.store.platform,
+            externalId: done.store.external_id,
+          },
+          headers: { 'Set-Cookie': done.cookies },
+        };
       },
     }),
     defineRoute({
       method: 'post',
       path: '/connectors/{platform}/credentials/{state}',
       operationId: 'receiveStoreCredentials',
-      summary: 'The platform hands over the credentials of a key-issuing flow (the sealed state in the path is the authority); 200 once the store is connected',
+      summary:
+        'The platform hands over the credentials of a key-issuing flow (the sealed state in the path is the authority); 200 once the store is connected',
       tags,
       auth: 'public',
       params: z.object({ platform: platformParam, state: z.string().min(1).max(4096) }),
       rawBody: { limit: '64kb' },
       body: bytes,
-      responses: { 200: { description: 'Connected', schema: z.object({ connected: z.literal(true), storeId: z.string() }) } },
+      responses: {
+        200: { description: 'Connected', schema: z.object({ connected: z.literal(true), storeId: z.string() }) },
+      },
       errors: [{ status: 404, code: 'unknown_credential_request', description: 'Unknown or expired request.' }],
       handle: async ({ params, body, req }) => {
-        const { storeId } = await credentialRequests.receive(params.platform, params.state, { headers: flatHeaders(req), rawBody: body });
+        const { storeId } = await credentialRequests.receive(params.platform, params.state, {
+          headers: flatHeaders(req),
+          rawBody: body,
+        });
         return { status: 200, body: { connected: true, storeId } };
       },
     }),
@@ -122,27 +181,41 @@ export function connectorRoutes(deps: { receiver: WebhookReceiver; installs: OAu
       params: z.object({ platform: platformParam, state: z.string().min(1).max(4096) }),
       query: z.looseObject({}),
       responses: {
-        200: { description: 'A page saying the window can be closed (no returnUrl, a flow that connected nothing, or a return already made)' },
-        303: { description: "On to the reseller's returnUrl, with the platform's query: once, at the end of the request's completed flow" },
+        200: {
+          description:
+            'A page saying the window can be closed (no returnUrl, a flow that connected nothing, or a return already made)',
+        },
+        303: {
+          description:
+            "On to the reseller's returnUrl, with the platform's query: once, at the end of the request's completed flow",
+        },
       },
       handle: async ({ params, req }) => {
         const target = await credentialRequests.returnTarget(params.platform, params.state, rawQuery(req));
         if (target) return redirect(target, 303);
-        return { status: 200, body: undefined, text: 'You can close this window: the store shows in your Print API account (GET /stores) once it is connected.\n' };
+        return {
+          status: 200,
+          body: undefined,
+          text: 'You can close this window: the store shows in your Print API account (GET /stores) once it is connected.\n',
+        };
       },
     }),
     defineRoute({
       method: 'post',
       path: '/connectors/{platform}/install-links',
       operationId: 'createInstallLinkAtOldPath',
-      summary: 'Deprecated: the old path of POST /api/reseller/v1/stores/install-links (platform in the path), kept for the clients that use it',
+      summary:
+        'Deprecated: the old path of POST /api/reseller/v1/stores/install-links (platform in the path), kept for the clients that use it',
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
       params: z.object({ platform: platformParam }),
       body: z.looseObject({}).optional(),
       responses: { 201: { description: 'Where to send the merchant', schema: installLinkSchema } },
-      handle: async ({ auth, params, body }) => ({ status: 201, body: { data: await installs.createLink(auth, params.platform, body ?? {}) } }),
+      handle: async ({ auth, params, body }) => ({
+        status: 201,
+        body: { data: await installs.createLink(auth, params.platform, body ?? {}) },
+      }),
     }),
   ];
 }

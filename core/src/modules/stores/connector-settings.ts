@@ -19,8 +19,12 @@ export type SettingsReading =
 export function readConnectorSettings(connector: Connector<any, any>, raw: Record<string, string>): SettingsReading {
   const { platform, settingsSchema } = connector.manifest;
   const prefix = `CONNECTOR_${platform}_`;
-  const keyByName = new Map(Object.keys(settingsSchema?.shape ?? {}).map((key) => [settingVariable(platform, key).slice(prefix.length), key]));
-  const unknownVariables = Object.keys(raw).filter((name) => !keyByName.has(name)).map((name) => `${prefix}${name}`);
+  const keyByName = new Map(
+    Object.keys(settingsSchema?.shape ?? {}).map((key) => [settingVariable(platform, key).slice(prefix.length), key]),
+  );
+  const unknownVariables = Object.keys(raw)
+    .filter((name) => !keyByName.has(name))
+    .map((name) => `${prefix}${name}`);
   const input: Record<string, string> = {};
   for (const [name, key] of keyByName) if (raw[name] !== undefined) input[key] = raw[name];
   if (!settingsSchema) return { ok: true, settings: {}, unknownVariables };

@@ -35,7 +35,11 @@ export const credentialRequestReturnsMigration = {
       .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('credential_request_returns_expires_idx').on('credential_request_returns').column('expires_at').execute();
+    await db.schema
+      .createIndex('credential_request_returns_expires_idx')
+      .on('credential_request_returns')
+      .column('expires_at')
+      .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropTable('credential_request_returns').execute();

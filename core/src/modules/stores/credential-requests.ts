@@ -26,7 +26,10 @@ interface RequestState {
 }
 
 /** `returnUrl` of a credential request: where the merchant goes after the platform. */
-export const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
+export const returnUrlSchema = z
+  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+  .max(2048)
+  .optional();
 
 export interface CredentialRequestsDeps extends Pick<StoresContext, 'db' | 'connectors' | 'box' | 'context'> {
   connections: StoreConnections;
@@ -47,16 +50,32 @@ export class CredentialRequests {
   }
 
   /** `POST /stores/credential-requests {platform, returnUrl?, ...input}`: where to send the merchant. */
-  async begin(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ redirectUrl: string; expiresAt: string }> {
+  async begin(
+    tenant: Tenant,
+    platform: string,
+    fields: Record<string, unknown>,
+  ): Promise<{ redirectUrl: string; expiresAt: string }> {
     const connector = this.#deps.connections.connector(platform);
     const flow = connector.credentialRequest;
-    if (!flow) throw rejected('unsupported_platform', `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    if (!flow)
+      throw rejected(
+        'unsupported_platform',
+        `${connector.manifest.displayName} stores connect with pasted credentials (POST /stores).`,
+        [{ field: 'platform', code: 'unsupported_platform' }],
+      );
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
+    if (!back.success)
+      throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [
+        { field: 'returnUrl', code: 'invalid_url' },
+      ]);
     const input = flow.inputSchema.safeParse(rest);
     if (!input.success) {
-      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
+      throw invalidRequest(
+        input.error.issues,
+        'body',
+        `The ${connector.manifest.displayName} connection fields are invalid`,
+      );
     }
     const expiresAt = Date.now() + REQUEST_TTL_MS;
     const nonce = back.data ? newId('crq') : undefined;
@@ -66,24 +85,56 @@ export class CredentialRequests {
         .values({ id: nonce, reseller_id: tenant.resellerId, expires_at: new Date(expiresAt), created_at: new Date() })
         .execute();
     }
-    const state = this.#deps.box.sealJson({ r: tenant.resellerId, m: tenant.mode, p: platform, i: input.data, u: back.data ?? null, e: expiresAt, ...(nonce ? { n: nonce } : {}) } satisfies RequestState);
+    const state = this.#deps.box.sealJson({
+      r: tenant.resellerId,
+      m: tenant.mode,
+      p: platform,
+      i: input.data,
+      u: back.data ?? null,
+      e: expiresAt,
+      ...(nonce ? { n: nonce } : {}),
+    } satisfies RequestState);
     const ctx = this.#deps.context(platform);
     const callbackUrl = `${ctx.publicUrl}/connectors/${platformSlug(platform)}/credentials/${state}`;
-    const { redirectUrl } = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }), ctx.logger);
+    const { redirectUrl } = await answeringFor(
+      connector.manifest.displayName,
+      'credentials',
+      () => flow.begin(ctx, { input: input.data, state, callbackUrl, returnUrl: `${callbackUrl}/return` }),
+      ctx.logger,
+    );
     return { redirectUrl, expiresAt: new Date(expiresAt).toISOString() };
   }
 
   /** The platform's callback: the connector checks the credentials; the store is saved and its webhooks registered. */
-  async receive(slug: string, state: string, req: { headers: Record<string, string | undefined>; rawBody: Buffer }): Promise<{ storeId: string }> {
+  async receive(
+    slug: string,
+    state: string,
+    req: { headers: Record<string, string | undefined>; rawBody: Buffer },
+  ): Promise<{ storeId: string }> {
     const connector = this.#deps.connectors.bySlug(slug);
     const request = this.#open(connector, state);
-    if (!connector?.credentialRequest || !request) throw new Refusal('unknown_credential_request', 'This connection request is unknown or has expired.');
+    if (!connector?.credentialRequest || !request)
+      throw new Refusal('unknown_credential_request', 'This connection request is unknown or has expired.');
     const flow = connector.credentialRequest;
     const ctx = this.#deps.context(request.p);
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }), ctx.logger);
-    const row = await this.#deps.connections.saveConnection({ resellerId: request.r, mode: request.m }, request.p, connection);
+    const connection = await answeringFor(
+      connector.manifest.displayName,
+      'credentials',
+      () => flow.receive(ctx, { input: request.i, state, headers: req.headers, rawBody: req.rawBody }),
+      ctx.logger,
+    );
+    const row = await this.#deps.connections.saveConnection(
+      { resellerId: request.r, mode: request.m },
+      request.p,
+      connection,
+    );
     if (request.n) {
-      await this.#deps.db.updateTable('credential_request_returns').set({ store_id: row.id, completed_at: new Date() }).where('id', '=', request.n).where('completed_at', 'is', null).execute();
+      await this.#deps.db
+        .updateTable('credential_request_returns')
+        .set({ store_id: row.id, completed_at: new Date() })
+        .where('id', '=', request.n)
+        .where('completed_at', 'is', null)
+        .execute();
     }
     return { storeId: row.id };
   }
@@ -113,7 +164,10 @@ export class CredentialRequests {
 
   /** Maintenance: requests past their hour (and a day's grace) are of no use to anyone. */
   async purgeExpired(): Promise<void> {
-    await this.#deps.db.deleteFrom('credential_request_returns').where('expires_at', '<', new Date(Date.now() - 24 * 3600_000)).execute();
+    await this.#deps.db
+      .deleteFrom('credential_request_returns')
+      .where('expires_at', '<', new Date(Date.now() - 24 * 3600_000))
+      .execute();
   }
 
   #open(connector: Connector<any> | undefined, state: string): RequestState | null {

@@ -80,7 +80,8 @@ export class DeliveryWriter {
     // Plain parameters, not the query builder's values (this runs for every delivery); the body
     // is its own binary parameter: the bytes as received, neither encoded nor wrapped in JSON.
     const values = rows.map(
-      (r) => sql`(${r.id}, ${r.platform}, ${r.storeId}, ${r.eventKey}, ${r.topic}, ${JSON.stringify(r.headers)}::jsonb, ${r.rawBody}, ${r.path}, ${r.receivedAt}::timestamptz, null)`,
+      (r) =>
+        sql`(${r.id}, ${r.platform}, ${r.storeId}, ${r.eventKey}, ${r.topic}, ${JSON.stringify(r.headers)}::jsonb, ${r.rawBody}, ${r.path}, ${r.receivedAt}::timestamptz, null)`,
     );
     const { rows: stored } = await sql<{ id: string }>`
       insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)

@@ -13,7 +13,12 @@ import type { StoresContext } from './stores-context.ts';
 type StoredEvent = Selectable<StoreWebhookEventsTable>;
 
 /** A stored delivery as the connector reads it. */
-const requestOf = (event: StoredEvent): InboundWebhook => ({ headers: event.headers, rawBody: event.raw_body, path: event.path, query: {} });
+const requestOf = (event: StoredEvent): InboundWebhook => ({
+  headers: event.headers,
+  rawBody: event.raw_body,
+  path: event.path,
+  query: {},
+});
 
 /** Events of one batch ingested side by side. */
 const EVENTS_PARALLEL = 4;
@@ -46,7 +51,10 @@ export class EventIngester {
    * and waits) while the rest go on; the batch itself fails only when that cannot be queued, and
    * its retry skips what was processed.
    */
-  async processBatch(eventIds: string[], retryAlone: (eventId: string, delayMs: number) => Promise<void>): Promise<void> {
+  async processBatch(
+    eventIds: string[],
+    retryAlone: (eventId: string, delayMs: number) => Promise<void>,
+  ): Promise<void> {
     const loaded = await this.#load(eventIds);
     const { contents, fetched } = await this.#readTogether(loaded);
     let next = 0;
@@ -58,7 +66,10 @@ export class EventIngester {
         try {
           await this.#process(found.event, found.store, contents.get(eventId), fetched.get(eventId));
         } catch (err) {
-          this.#deps.logger.warn('stored webhook not ingested; retried on its own', { eventId, error: (err as Error).message });
+          this.#deps.logger.warn('stored webhook not ingested; retried on its own', {
+            eventId,
+            error: (err as Error).message,
+          });
           await retryAlone(eventId, retryDelayFor(err));
         }
       }
@@ -74,10 +85,22 @@ export class EventIngester {
 
   /** Stored webhooks not yet processed, with their stores. */
   async #load(eventIds: string[]): Promise<Map<string, { event: StoredEvent; store: StoreRow | undefined }>> {
-    const events = await this.#deps.db.selectFrom('store_webhook_events').selectAll().where('id', 'in', eventIds).where('processed_at', 'is', null).execute();
+    const events = await this.#deps.db
+      .selectFrom('store_webhook_events')
+      .selectAll()
+      .where('id', 'in', eventIds)
+      .where('processed_at', 'is', null)
+      .execute();
     const storeIds = [...new Set(events.flatMap((e) => (e.store_id ? [e.store_id] : [])))];
-    const stores = new Map((storeIds.length ? await this.#deps.db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute() : []).map((s) => [s.id, s]));
-    return new Map(events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]));
+    const stores = new Map(
+      (storeIds.length
+        ? await this.#deps.db.selectFrom('stores').selectAll().where('id', 'in', storeIds).execute()
+        : []
+      ).map((s) => [s.id, s]),
+    );
+    return new Map(
+      events.map((event) => [event.id, { event, store: event.store_id ? stores.get(event.store_id) : undefined }]),
+    );
   }
 
   /**
@@ -88,7 +111,9 @@ export class EventIngester {
    * budget per delivery. A delivery left out (not understood, or the fetch failed) is read and
    * fetched on its own by #process.
    */
-  async #readTogether(loaded: Map<string, { event: StoredEvent; store: StoreRow | undefined }>): Promise<{ contents: Map<string, WebhookContent>; fetched: Map<string, StoreOrder[]> }> {
+  async #readTogether(
+    loaded: Map<string, { event: StoredEvent; store: StoreRow | undefined }>,
+  ): Promise<{ contents: Map<string, WebhookContent>; fetched: Map<string, StoreOrder[]> }> {
     const contents = new Map<string, WebhookContent>();
     const fetched = new Map<string, StoreOrder[]>();
     const thin = new Map<string, { store: StoreRow; events: Array<{ id: string; orderIds: string[] }> }>();
@@ -107,16 +132,29 @@ export class EventIngester {
         try {
           const orders = await this.#deps.fetches.fetch(store, [...new Set(events.flatMap((e) => e.orderIds))]);
           const byId = new Map(orders.map((o) => [o.externalId, o]));
-          for (const e of events) fetched.set(e.id, e.orderIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
+          for (const e of events)
+            fetched.set(
+              e.id,
+              e.orderIds.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])),
+            );
         } catch (err) {
-          this.#deps.logger.warn('orders of a batch not fetched together; each delivery fetches its own', { storeId: store.id, events: events.length, error: (err as Error).message });
+          this.#deps.logger.warn('orders of a batch not fetched together; each delivery fetches its own', {
+            storeId: store.id,
+            events: events.length,
+            error: (err as Error).message,
+          });
         }
       }),
     );
     return { contents, fetched };
   }
 
-  async #process(event: StoredEvent, store: StoreRow | undefined, read?: WebhookContent, fetched?: StoreOrder[]): Promise<void> {
+  async #process(
+    event: StoredEvent,
+    store: StoreRow | undefined,
+    read?: WebhookContent,
+    fetched?: StoreOrder[],
+  ): Promise<void> {
     const eventId = event.id;
     const connector = this.#deps.connectors.get(event.platform);
     // The last order of a delivery records its outcome and marks the delivery processed in one statement.
@@ -126,16 +164,26 @@ export class EventIngester {
       const content = read ?? (await this.#content(store, requestOf(event)));
       switch (content.kind) {
         case 'orders':
-          for (const [i, order] of content.orders.entries()) marked = await this.#deps.orders.ingest(store, order, i === content.orders.length - 1 ? eventId : undefined);
+          for (const [i, order] of content.orders.entries())
+            marked = await this.#deps.orders.ingest(
+              store,
+              order,
+              i === content.orders.length - 1 ? eventId : undefined,
+            );
           break;
         case 'fetch':
-          if (connector.fetchOrders) for (const order of fetched ?? (await this.#deps.fetches.fetch(store, content.externalOrderIds))) await this.#deps.orders.ingest(store, order);
+          if (connector.fetchOrders)
+            for (const order of fetched ?? (await this.#deps.fetches.fetch(store, content.externalOrderIds)))
+              await this.#deps.orders.ingest(store, order);
           break;
         case 'listings_changed':
           await this.#deps.listingsChanged(store);
           break;
         case 'uninstalled':
-          await this.#deps.connections.markDisconnected(store.id, content.reason ?? 'The app was uninstalled from the store.');
+          await this.#deps.connections.markDisconnected(
+            store.id,
+            content.reason ?? 'The app was uninstalled from the store.',
+          );
           break;
         case 'store_warning':
           await this.#deps.connections.noteProblem(store.id, content.message);
@@ -143,7 +191,11 @@ export class EventIngester {
         case 'redact':
           await this.#deps.redactor.redact(store.id, content.externalOrderIds);
           // The request itself names the customer: keep only that it happened.
-          await this.#deps.db.updateTable('store_webhook_events').set({ raw_body: ERASED_BODY, headers: '{}' }).where('id', '=', eventId).execute();
+          await this.#deps.db
+            .updateTable('store_webhook_events')
+            .set({ raw_body: ERASED_BODY, headers: '{}' })
+            .where('id', '=', eventId)
+            .execute();
           break;
         case 'ignored':
           break;
@@ -159,7 +211,10 @@ export class EventIngester {
     const connection = this.#deps.credentials.connection(store);
     if (store.status === 'connected') return connector.parseWebhook(ctx, connection, req);
     const parsed = await connector.parseWebhook(ctx, connection, req).catch((err: Error) => {
-      this.#deps.logger.warn('delivery to a disconnected store not understood', { storeId: store.id, error: err.message });
+      this.#deps.logger.warn('delivery to a disconnected store not understood', {
+        storeId: store.id,
+        error: err.message,
+      });
       return null;
     });
     return parsed?.kind === 'redact' ? parsed : { kind: 'ignored', reason: 'the store is disconnected' };

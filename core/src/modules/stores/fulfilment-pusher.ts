@@ -48,7 +48,9 @@ export class FulfilmentPusher {
   async queueShipped(events: EventEnvelope[]): Promise<number> {
     const shipped = events.flatMap((e) => {
       const order = e.data.order as { id?: unknown; storeId?: unknown } | undefined;
-      return e.data.tracking && typeof order?.id === 'string' && typeof order.storeId === 'string' ? [{ orderId: order.id, storeId: order.storeId }] : [];
+      return e.data.tracking && typeof order?.id === 'string' && typeof order.storeId === 'string'
+        ? [{ orderId: order.id, storeId: order.storeId }]
+        : [];
     });
     return this.#queue(shipped);
   }
@@ -89,11 +91,25 @@ export class FulfilmentPusher {
     const updatedAfter = new Date(Date.now() - SHIPMENTS_LOOKBACK_MS);
     let after: { updatedAt: Date; id: string } | undefined;
     for (;;) {
-      const page = await this.#deps.orders.upkeep.shippedStoreOrders({ updatedAfter, after, limit: SHIPMENTS_PER_PAGE });
+      const page = await this.#deps.orders.upkeep.shippedStoreOrders({
+        updatedAfter,
+        after,
+        limit: SHIPMENTS_PER_PAGE,
+      });
       if (page.length === 0) return queued;
-      const known = await this.#deps.db.selectFrom('store_fulfilments').select('order_id').where('order_id', 'in', page.map((o) => o.id)).execute();
+      const known = await this.#deps.db
+        .selectFrom('store_fulfilments')
+        .select('order_id')
+        .where(
+          'order_id',
+          'in',
+          page.map((o) => o.id),
+        )
+        .execute();
       const seen = new Set(known.map((k) => k.order_id));
-      queued += await this.#queue(page.filter((o) => !seen.has(o.id)).map((o) => ({ orderId: o.id, storeId: o.storeId })));
+      queued += await this.#queue(
+        page.filter((o) => !seen.has(o.id)).map((o) => ({ orderId: o.id, storeId: o.storeId })),
+      );
       if (page.length < SHIPMENTS_PER_PAGE) return queued;
       const last = page[page.length - 1]!;
       after = { updatedAt: last.updatedAt, id: last.id };
@@ -108,15 +124,33 @@ export class FulfilmentPusher {
   async #queue(shipped: Shipped[]): Promise<number> {
     shipped = [...new Map(shipped.map((s) => [s.orderId, s])).values()];
     if (shipped.length === 0) return 0;
-    const stores = await this.#deps.db.selectFrom('stores').select(['id', 'platform']).where('id', 'in', [...new Set(shipped.map((s) => s.storeId))]).execute();
+    const stores = await this.#deps.db
+      .selectFrom('stores')
+      .select(['id', 'platform'])
+      .where('id', 'in', [...new Set(shipped.map((s) => s.storeId))])
+      .execute();
     const platforms = new Map(stores.map((s) => [s.id, s.platform]));
-    const pushed = shipped.filter((s) => this.#deps.connectors.get(platforms.get(s.storeId) ?? '')?.manifest.capabilities.fulfilment);
+    const pushed = shipped.filter(
+      (s) => this.#deps.connectors.get(platforms.get(s.storeId) ?? '')?.manifest.capabilities.fulfilment,
+    );
     if (pushed.length === 0) return 0;
     const now = new Date();
     await this.#deps.db
       .insertInto('store_fulfilments')
-      .values(pushed.map((s) => ({ order_id: s.orderId, store_id: s.storeId, status: 'pending' as const, attempts: 0, last_error: null, created_at: now, updated_at: now })))
-      .onConflict((oc) => oc.column('order_id').doUpdateSet({ updated_at: now }).where('store_fulfilments.status', '=', 'pending'))
+      .values(
+        pushed.map((s) => ({
+          order_id: s.orderId,
+          store_id: s.storeId,
+          status: 'pending' as const,
+          attempts: 0,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.column('order_id').doUpdateSet({ updated_at: now }).where('store_fulfilments.status', '=', 'pending'),
+      )
       .execute();
     for (const s of pushed) await this.#deps.queuePush(platforms.get(s.storeId)!, s.orderId);
     return pushed.length;
@@ -124,7 +158,11 @@ export class FulfilmentPusher {
 
   /** Pushes one order's tracking to its store (the fulfil job); every attempt is recorded, a wait for a call slot is not one. */
   async push(orderId: string): Promise<void> {
-    const fulfilment = await this.#deps.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+    const fulfilment = await this.#deps.db
+      .selectFrom('store_fulfilments')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .executeTakeFirst();
     if (!fulfilment || fulfilment.status === 'pushed') return;
     const store = await this.#deps.connections.findById(fulfilment.store_id);
     if (!store || store.status !== 'connected') return;
@@ -139,7 +177,11 @@ export class FulfilmentPusher {
         trackingUrl: order.tracking.trackingUrl,
         lines: order.lines.map((l) => ({ externalLineId: null, sku: l.resellerSku, quantity: l.quantity })),
       });
-      await this.#deps.db.updateTable('store_fulfilments').set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() }).where('order_id', '=', orderId).execute();
+      await this.#deps.db
+        .updateTable('store_fulfilments')
+        .set({ status: 'pushed', attempts: fulfilment.attempts + 1, last_error: null, updated_at: new Date() })
+        .where('order_id', '=', orderId)
+        .execute();
     } catch (err) {
       // A wait for the store's call budget or the platform's rate limit is not an attempt: the job
       // comes back when a call is allowed, and nothing was tried.

@@ -48,16 +48,32 @@ export class IngestRetrier {
 
   async retry(tenant: Tenant, storeId: string, ingestId: string): Promise<ReturnType<typeof ingestView>> {
     const store = await this.#deps.connections.row(tenant, storeId);
-    const ingest = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
+    const ingest = await this.#deps.db
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('id', '=', ingestId)
+      .where('store_id', '=', storeId)
+      .executeTakeFirst();
     if (!ingest) throw notFound('store ingest', ingestId);
     if (store.status !== 'connected') throw disconnected(storeId);
-    if (ingest.redacted_at) throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} was erased on the customer's request.`);
+    if (ingest.redacted_at)
+      throw wrongState(
+        'ingest_not_retryable',
+        `Store order ${ingest.external_order_id} was erased on the customer's request.`,
+      );
     if (ingest.order_id || !RETRYABLE.has(ingest.status)) {
-      throw wrongState('ingest_not_retryable', `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`);
+      throw wrongState(
+        'ingest_not_retryable',
+        `Store order ${ingest.external_order_id} is ${ingest.status}${ingest.order_id ? ` (order ${ingest.order_id})` : ''}: there is nothing to retry.`,
+      );
     }
     const order = await this.#order(store, ingest.external_order_id, true);
     await this.#deps.ingester.ingest(store, order);
-    const after = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).executeTakeFirstOrThrow();
+    const after = await this.#deps.db
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('id', '=', ingestId)
+      .executeTakeFirstOrThrow();
     return ingestView(after);
   }
 
@@ -83,7 +99,13 @@ export class IngestRetrier {
       .execute();
     const queued = rows.slice(0, BULK_RETRY_MAX);
     for (const row of queued) await this.#deps.queueRetry(store, row.id, row.attempts);
-    return { storeId, status: 'skipped' as const, externalProductId: filter.externalProductId ?? null, queued: queued.length, more: rows.length > BULK_RETRY_MAX };
+    return {
+      storeId,
+      status: 'skipped' as const,
+      externalProductId: filter.externalProductId ?? null,
+      queued: queued.length,
+      more: rows.length > BULK_RETRY_MAX,
+    };
   }
 
   /**
@@ -93,14 +115,32 @@ export class IngestRetrier {
    */
   async retryQueued(storeId: string, ingestId: string): Promise<void> {
     const store = await this.#deps.connections.findById(storeId);
-    const ingest = await this.#deps.db.selectFrom('store_ingests').selectAll().where('id', '=', ingestId).where('store_id', '=', storeId).executeTakeFirst();
-    if (!store || store.status !== 'connected' || !ingest || ingest.redacted_at || ingest.order_id || !RETRYABLE.has(ingest.status)) return;
+    const ingest = await this.#deps.db
+      .selectFrom('store_ingests')
+      .selectAll()
+      .where('id', '=', ingestId)
+      .where('store_id', '=', storeId)
+      .executeTakeFirst();
+    if (
+      !store ||
+      store.status !== 'connected' ||
+      !ingest ||
+      ingest.redacted_at ||
+      ingest.order_id ||
+      !RETRYABLE.has(ingest.status)
+    )
+      return;
     let order: StoreOrder;
     try {
       order = await this.#order(store, ingest.external_order_id, false);
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
-      this.#deps.logger.warn('skipped store order not retried', { storeId, ingestId, code: err.code, error: err.message });
+      this.#deps.logger.warn('skipped store order not retried', {
+        storeId,
+        ingestId,
+        code: err.code,
+        error: err.message,
+      });
       return;
     }
     await this.#deps.ingester.ingest(store, order);
@@ -118,18 +158,31 @@ export class IngestRetrier {
       const fetched = answering
         ? await answeringFor(connector.manifest.displayName, 'credentials', async () => {
             try {
-              return await connector.fetchOrders!(ctx, await this.#deps.calls.connectionWithin(store, RETRY_WAITS_FOR_BUDGET_MS), [externalOrderId]);
+              return await connector.fetchOrders!(
+                ctx,
+                await this.#deps.calls.connectionWithin(store, RETRY_WAITS_FOR_BUDGET_MS),
+                [externalOrderId],
+              );
             } catch (err) {
               if (err instanceof RetryLaterError) {
                 const seconds = Math.max(1, Math.ceil(err.retryAfterMs / 1000));
-                throw new Refusal('store_rate_limited', `${connector.manifest.displayName} allows no more calls for this store now; try again in ${seconds} s.`, undefined, { retryAfter: seconds });
+                throw new Refusal(
+                  'store_rate_limited',
+                  `${connector.manifest.displayName} allows no more calls for this store now; try again in ${seconds} s.`,
+                  undefined,
+                  { retryAfter: seconds },
+                );
               }
               throw err;
             }
           })
         : await connector.fetchOrders(ctx, await this.#deps.calls.connection(store), [externalOrderId]);
       const order = fetched.find((o) => o.externalId === externalOrderId);
-      if (!order) throw wrongState('store_order_not_found', `${connector.manifest.displayName} no longer has order ${externalOrderId}.`);
+      if (!order)
+        throw wrongState(
+          'store_order_not_found',
+          `${connector.manifest.displayName} no longer has order ${externalOrderId}.`,
+        );
       return order;
     }
     const deliveries = await this.#deps.db
@@ -145,11 +198,16 @@ export class IngestRetrier {
       const content = await connector
         .parseWebhook(ctx, connection, { headers: d.headers, rawBody: d.raw_body, path: d.path, query: {} })
         .catch(() => null);
-      const order = content?.kind === 'orders' ? content.orders.find((o) => o.externalId === externalOrderId) : undefined;
+      const order =
+        content?.kind === 'orders' ? content.orders.find((o) => o.externalId === externalOrderId) : undefined;
       if (order) return order;
     }
-    throw wrongState('store_order_not_found', `Order ${externalOrderId} cannot be fetched from ${connector.manifest.displayName} and no stored delivery of it is left: it is ingested again when the store sends it again.`);
+    throw wrongState(
+      'store_order_not_found',
+      `Order ${externalOrderId} cannot be fetched from ${connector.manifest.displayName} and no stored delivery of it is left: it is ingested again when the store sends it again.`,
+    );
   }
 }
 
-const disconnected = (storeId: string) => wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);
+const disconnected = (storeId: string) =>
+  wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to retry its orders.`);

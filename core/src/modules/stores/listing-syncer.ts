@@ -67,13 +67,22 @@ export class ListingSyncer {
    */
   async requestSync(store: StoreRow, delayMs = 0): Promise<void> {
     if (!this.canSync(store)) return;
-    await this.#deps.db.updateTable('stores').set({ listings_requested_at: sql<Date>`now()` }).where('id', '=', store.id).execute();
+    await this.#deps.db
+      .updateTable('stores')
+      .set({ listings_requested_at: sql<Date>`now()` })
+      .where('id', '=', store.id)
+      .execute();
     await this.#deps.queueSync(store, delayMs);
   }
 
   /** `requestSync`, its failure (the queue unreachable) logged, not thrown: the hourly schedule asks again. */
   async requestSyncQuietly(store: StoreRow, delayMs = 0): Promise<void> {
-    await this.requestSync(store, delayMs).catch((err: Error) => this.#deps.logger.warn('store listings sync not queued; the schedule will ask again', { storeId: store.id, error: err.message }));
+    await this.requestSync(store, delayMs).catch((err: Error) =>
+      this.#deps.logger.warn('store listings sync not queued; the schedule will ask again', {
+        storeId: store.id,
+        error: err.message,
+      }),
+    );
   }
 
   /**
@@ -86,7 +95,8 @@ export class ListingSyncer {
     try {
       await this.#sync(storeId);
     } catch (err) {
-      if (!(err instanceof ConnectorError && err.kind === 'rate_limited')) await this.#deps.connections.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
+      if (!(err instanceof ConnectorError && err.kind === 'rate_limited'))
+        await this.#deps.connections.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
       throw err;
     }
   }
@@ -136,14 +146,21 @@ export class ListingSyncer {
    * dashboard knows the country before anything is published). A failure is only logged: the
    * next run, or the first publish, asks again.
    */
-  async #learnLocale(storeId: string, connector: Connector<unknown>, connection: StoreConnection<unknown>): Promise<void> {
+  async #learnLocale(
+    storeId: string,
+    connector: Connector<unknown>,
+    connection: StoreConnection<unknown>,
+  ): Promise<void> {
     const store = await this.#deps.connections.findById(storeId);
     if (!store || this.#deps.locales.learned(store)) return;
     try {
       await this.#deps.calls.slot(store);
       await this.#deps.locales.of(store, connector, connection);
     } catch (err) {
-      this.#deps.logger.warn('store currency and country not learned; asked again later', { storeId, error: (err as Error).message });
+      this.#deps.logger.warn('store currency and country not learned; asked again later', {
+        storeId,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -186,7 +203,11 @@ export class ListingSyncer {
 
   /** A complete run: the listings it did not see are gone; the discovered links follow the listings. */
   async #complete(store: StoreRow, startedAt: Date): Promise<void> {
-    const removed = await this.#deps.db.deleteFrom('store_listings').where('store_id', '=', store.id).where('seen_at', '<', startedAt).executeTakeFirst();
+    const removed = await this.#deps.db
+      .deleteFrom('store_listings')
+      .where('store_id', '=', store.id)
+      .where('seen_at', '<', startedAt)
+      .executeTakeFirst();
     const matched = await this.#linkMatched(store);
     // A discovered link stands for a listing that sells its product's SKU: gone with the listing.
     const kept = new Set(matched.map((m) => linkKey(m.product_id, m.external_product_id, m.external_variant_id)));
@@ -196,10 +217,17 @@ export class ListingSyncer {
       .where('store_id', '=', store.id)
       .where('discovered', '=', true)
       .execute();
-    const gone = discovered.filter((l) => !kept.has(linkKey(l.reseller_product_id, l.external_product_id ?? '', l.external_variant_id ?? ''))).map((l) => l.id);
+    const gone = discovered
+      .filter(
+        (l) => !kept.has(linkKey(l.reseller_product_id, l.external_product_id ?? '', l.external_variant_id ?? '')),
+      )
+      .map((l) => l.id);
     let unlinked = 0;
     for (let i = 0; i < gone.length; i += LINKS_BATCH) {
-      const deleted = await this.#deps.db.deleteFrom('store_links').where('id', 'in', gone.slice(i, i + LINKS_BATCH)).executeTakeFirst();
+      const deleted = await this.#deps.db
+        .deleteFrom('store_links')
+        .where('id', 'in', gone.slice(i, i + LINKS_BATCH))
+        .executeTakeFirst();
       unlinked += Number(deleted.numDeletedRows);
     }
     this.#deps.links.forgetKnownLinks();
@@ -209,25 +237,49 @@ export class ListingSyncer {
       .where('id', '=', store.id)
       .execute();
     // A failed listings run's message goes with the first run that completes.
-    await this.#deps.db.updateTable('stores').set({ last_error: null }).where('id', '=', store.id).where('last_error', 'like', `${LISTINGS_FAILED}%`).execute();
-    this.#deps.logger.info('store listings synced', { storeId: store.id, removedListings: Number(removed.numDeletedRows), removedLinks: unlinked });
+    await this.#deps.db
+      .updateTable('stores')
+      .set({ last_error: null })
+      .where('id', '=', store.id)
+      .where('last_error', 'like', `${LISTINGS_FAILED}%`)
+      .execute();
+    this.#deps.logger.info('store listings synced', {
+      storeId: store.id,
+      removedListings: Number(removed.numDeletedRows),
+      removedLinks: unlinked,
+    });
   }
 
   /**
    * Every listing whose SKU is one of the reseller's products (in the store's mode, asked of the
    * reseller products' service) becomes a discovered link; the matches, for the links to keep.
    */
-  async #linkMatched(store: StoreRow): Promise<Array<{ product_id: string; sku: string; external_product_id: string; external_variant_id: string }>> {
+  async #linkMatched(
+    store: StoreRow,
+  ): Promise<Array<{ product_id: string; sku: string; external_product_id: string; external_variant_id: string }>> {
     const listings = await this.#deps.db
       .selectFrom('store_listings')
       .select(['sku_key', 'external_product_id', 'external_variant_id'])
       .where('store_id', '=', store.id)
       .where('sku_key', 'is not', null)
       .execute();
-    const products = await productsBySkuKey(this.#deps.products, { resellerId: store.reseller_id, mode: store.mode }, listings.map((l) => l.sku_key));
+    const products = await productsBySkuKey(
+      this.#deps.products,
+      { resellerId: store.reseller_id, mode: store.mode },
+      listings.map((l) => l.sku_key),
+    );
     const matched = listings.flatMap((l) => {
       const product = products.get(l.sku_key!);
-      return product ? [{ product_id: product.id, sku: product.sku, external_product_id: l.external_product_id, external_variant_id: l.external_variant_id }] : [];
+      return product
+        ? [
+            {
+              product_id: product.id,
+              sku: product.sku,
+              external_product_id: l.external_product_id,
+              external_variant_id: l.external_variant_id,
+            },
+          ]
+        : [];
     });
     const now = new Date();
     for (let i = 0; i < matched.length; i += LINKS_BATCH) {
@@ -257,7 +309,11 @@ export class ListingSyncer {
     for (const store of await this.#deps.connections.connectedStores()) {
       if (!this.canSync(store)) continue;
       if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
-      if (store.listings_requested_at && Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)) continue;
+      if (
+        store.listings_requested_at &&
+        Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)
+      )
+        continue;
       await this.requestSync(store);
       n++;
     }

@@ -26,7 +26,10 @@ interface InstallState {
 
 type Installable = Connector<any> & { install: NonNullable<Connector['install']> };
 
-const returnUrlSchema = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional();
+const returnUrlSchema = z
+  .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+  .max(2048)
+  .optional();
 
 export interface OAuthInstallsDeps extends Pick<StoresContext, 'connectors' | 'box' | 'context'> {
   connections: StoreConnections;
@@ -55,28 +58,66 @@ export class OAuthInstalls {
   }
 
   /** The install link of step 1; `platform` is the `source` value (SHOPIFY) or the URL slug (shopify). */
-  async createLink(tenant: Tenant, platform: string, fields: Record<string, unknown>): Promise<{ installUrl: string; expiresAt: string }> {
+  async createLink(
+    tenant: Tenant,
+    platform: string,
+    fields: Record<string, unknown>,
+  ): Promise<{ installUrl: string; expiresAt: string }> {
     const connector = this.#installable(platform);
     const { returnUrl, ...rest } = fields;
     const back = returnUrlSchema.safeParse(returnUrl);
-    if (!back.success) throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [{ field: 'returnUrl', code: 'invalid_url' }]);
-    const input = connector.install.inputSchema ? connector.install.inputSchema.safeParse(rest) : { success: true as const, data: rest };
+    if (!back.success)
+      throw new Refusal('invalid_request', issueSentence('returnUrl', back.error.issues[0]!), [
+        { field: 'returnUrl', code: 'invalid_url' },
+      ]);
+    const input = connector.install.inputSchema
+      ? connector.install.inputSchema.safeParse(rest)
+      : { success: true as const, data: rest };
     if (!input.success) {
-      throw invalidRequest(input.error.issues, 'body', `The ${connector.manifest.displayName} install fields are invalid`);
+      throw invalidRequest(
+        input.error.issues,
+        'body',
+        `The ${connector.manifest.displayName} install fields are invalid`,
+      );
     }
     const expiresAt = Date.now() + INSTALL_TTL_MS;
-    const state = this.#deps.box.sealJson({ k: 'install', r: tenant.resellerId, m: tenant.mode, p: connector.manifest.platform, i: input.data as Record<string, unknown>, u: back.data ?? null, e: expiresAt } satisfies InstallState);
-    return { installUrl: `${this.#urls(connector).base}/install?state=${state}`, expiresAt: new Date(expiresAt).toISOString() };
+    const state = this.#deps.box.sealJson({
+      k: 'install',
+      r: tenant.resellerId,
+      m: tenant.mode,
+      p: connector.manifest.platform,
+      i: input.data as Record<string, unknown>,
+      u: back.data ?? null,
+      e: expiresAt,
+    } satisfies InstallState);
+    return {
+      installUrl: `${this.#urls(connector).base}/install?state=${state}`,
+      expiresAt: new Date(expiresAt).toISOString(),
+    };
   }
 
   /** Step 2: where to send the merchant's browser, and the cookies to set on the way. */
-  async begin(slug: string, state: string | undefined, query: Record<string, string | undefined>): Promise<{ redirectUrl: string; cookies: string[] }> {
+  async begin(
+    slug: string,
+    state: string | undefined,
+    query: Record<string, string | undefined>,
+  ): Promise<{ redirectUrl: string; cookies: string[] }> {
     const connector = this.#installable(slug);
     const install = this.#open(connector, state);
-    if (!install || !state) throw new Refusal('unknown_install_link', 'This install link is unknown or has expired: ask for a new one.');
+    if (!install || !state)
+      throw new Refusal('unknown_install_link', 'This install link is unknown or has expired: ask for a new one.');
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
-    const begun = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.begin(ctx, { query: { ...query, ...stringFields(install.i) }, state, callbackUrl }), ctx.logger);
-    const ours = cookie(COOKIE, state, { path: cookiePath, maxAgeSeconds: Math.ceil((install.e - Date.now()) / 1000), secure });
+    const begun = await answeringFor(
+      connector.manifest.displayName,
+      'install',
+      () => connector.install.begin(ctx, { query: { ...query, ...stringFields(install.i) }, state, callbackUrl }),
+      ctx.logger,
+    );
+    const ours = cookie(COOKIE, state, {
+      path: cookiePath,
+      maxAgeSeconds: Math.ceil((install.e - Date.now()) / 1000),
+      secure,
+    });
     return { redirectUrl: begun.redirectUrl, cookies: [ours, ...(begun.cookies ?? [])] };
   }
 
@@ -88,10 +129,30 @@ export class OAuthInstalls {
     const connector = this.#installable(slug);
     const state = readCookie(req.headers.cookie, COOKIE);
     const install = this.#open(connector, state);
-    if (!install || !state) throw new Refusal('install_not_started', 'No install is in progress in this browser (or it expired): open your install link again.');
+    if (!install || !state)
+      throw new Refusal(
+        'install_not_started',
+        'No install is in progress in this browser (or it expired): open your install link again.',
+      );
     const { ctx, callbackUrl, secure, cookiePath } = this.#urls(connector);
-    const connection = await answeringFor(connector.manifest.displayName, 'install', () => connector.install.callback(ctx, { query: req.query, rawQuery: req.rawQuery, state, headers: req.headers, callbackUrl }), ctx.logger);
-    const store = await this.#deps.connections.saveConnection({ resellerId: install.r, mode: install.m }, install.p, connection);
+    const connection = await answeringFor(
+      connector.manifest.displayName,
+      'install',
+      () =>
+        connector.install.callback(ctx, {
+          query: req.query,
+          rawQuery: req.rawQuery,
+          state,
+          headers: req.headers,
+          callbackUrl,
+        }),
+      ctx.logger,
+    );
+    const store = await this.#deps.connections.saveConnection(
+      { resellerId: install.r, mode: install.m },
+      install.p,
+      connection,
+    );
     let returnUrl: string | null = null;
     if (install.u) {
       const back = new URL(install.u);
@@ -104,12 +165,19 @@ export class OAuthInstalls {
 
   #installable(platform: string): Installable {
     const connector = this.#deps.connectors.get(platform) ?? this.#deps.connectors.bySlug(platform);
-    if (!connector?.install) throw rejected('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+    if (!connector?.install)
+      throw rejected('unsupported_platform', `No enabled connector installs through OAuth at '${platform}'.`, [
+        { field: 'platform', code: 'unsupported_platform' },
+      ]);
     if (!this.#deps.connectors.installable(connector.manifest.platform)) {
       // The operator has not set the app up (its settings are in the operator's log at start-up
       // and in the README); a merchant only needs to know what to do instead.
       const name = connector.manifest.displayName;
-      throw rejected('unsupported_platform', `${name} stores cannot be connected by installing our app here yet: connect with credentials made in your ${name} admin instead.`, [{ field: 'platform', code: 'unsupported_platform' }]);
+      throw rejected(
+        'unsupported_platform',
+        `${name} stores cannot be connected by installing our app here yet: connect with credentials made in your ${name} admin instead.`,
+        [{ field: 'platform', code: 'unsupported_platform' }],
+      );
     }
     return connector as Installable;
   }
@@ -133,7 +201,11 @@ export class OAuthInstalls {
 }
 
 function stringFields(input: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(input).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k, v]) => [k, String(v)]));
+  return Object.fromEntries(
+    Object.entries(input)
+      .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 function cookie(name: string, value: string, opts: { path: string; maxAgeSeconds: number; secure: boolean }): string {

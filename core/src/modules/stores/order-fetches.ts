@@ -18,7 +18,8 @@ interface Ask {
   reject: (err: unknown) => void;
 }
 
-const waitable = (err: unknown): boolean => err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited');
+const waitable = (err: unknown): boolean =>
+  err instanceof RetryLaterError || (err instanceof ConnectorError && err.kind === 'rate_limited');
 
 export interface OrderFetchesDeps extends Pick<StoresContext, 'connectors' | 'context'> {
   calls: StoreCalls;
@@ -69,7 +70,9 @@ export class OrderFetches {
             const connection = await this.#deps.calls.connection(queue.store);
             // Taken once the call may go: the asks that came in while it waited go with it.
             taken = take(queue.asks, max);
-            const orders = await connector.fetchOrders(this.#deps.context(queue.store.platform), connection, [...new Set(taken.flatMap((a) => a.ids))]);
+            const orders = await connector.fetchOrders(this.#deps.context(queue.store.platform), connection, [
+              ...new Set(taken.flatMap((a) => a.ids)),
+            ]);
             const byId = new Map(orders.map((o) => [o.externalId, o]));
             for (const a of taken) a.resolve(a.ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : [])));
             break;

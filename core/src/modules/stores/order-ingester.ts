@@ -27,7 +27,12 @@ const MAPPED_INACTIVE = 'your product mapped to this listing is inactive';
  * Why a line is skipped when the reseller could make it print: its SKU is not (or not now) one
  * of their active products, or its listing is mapped to none (or to an inactive one).
  */
-export const UNMATCHED_REASONS = ['not one of your SKUs: not a print item', 'your product with this SKU is inactive', NO_SKU_UNMAPPED, MAPPED_INACTIVE] as const;
+export const UNMATCHED_REASONS = [
+  'not one of your SKUs: not a print item',
+  'your product with this SKU is inactive',
+  NO_SKU_UNMAPPED,
+  MAPPED_INACTIVE,
+] as const;
 
 const isUnmatched = (reason: string) => (UNMATCHED_REASONS as readonly string[]).includes(reason);
 
@@ -82,7 +87,13 @@ export class OrderIngester {
     const updatedAt = new Date(order.updatedAt);
     const stale = ingest.store_updated_at !== null && updatedAt < ingest.store_updated_at;
     if (stale && !order.cancelled) return false;
-    const record = (patch: Outcome) => this.#record(ingest, order, patch, { stale, updatedAt, fromEvent, event: this.#skippedEvent(store, ingest, order, patch) });
+    const record = (patch: Outcome) =>
+      this.#record(ingest, order, patch, {
+        stale,
+        updatedAt,
+        fromEvent,
+        event: this.#skippedEvent(store, ingest, order, patch),
+      });
     const tenant = { resellerId: store.reseller_id, mode: store.mode };
 
     if (order.cancelled) {
@@ -92,23 +103,41 @@ export class OrderIngester {
         return await record({ status: 'cancelled' });
       } catch (err) {
         if (!(err instanceof Refusal) || !NOT_CANCELLABLE.has(err.code)) throw err;
-        return record({ status: ingest.status, error: `The store cancelled the order, but ours could not be: ${err.message}` });
+        return record({
+          status: ingest.status,
+          error: `The store cancelled the order, but ours could not be: ${err.message}`,
+        });
       }
     }
     if (ingest.order_id) return false; // placed already: nothing an update can change
-    if (order.notForPrint) return record({ status: 'no_print_lines', skipped: order.lines.map((l) => ({ sku: l.sku?.trim() || null, quantity: l.quantity, reason: order.notForPrint! })) });
+    if (order.notForPrint)
+      return record({
+        status: 'no_print_lines',
+        skipped: order.lines.map((l) => ({
+          sku: l.sku?.trim() || null,
+          quantity: l.quantity,
+          reason: order.notForPrint!,
+        })),
+      });
 
     const { lines, skipped, skippedProductIds, products } = await this.#printLines(store, order);
     if (lines.length === 0) return record({ status: 'no_print_lines', skipped, skippedProductIds });
     if (!order.paid) return record({ status: 'waiting_payment', skipped });
     // The platform withheld the address (it says why): the order waits, visibly, and is placed once an update or a retry brings it.
-    if (!order.recipient && order.recipientMissing) return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
-    if (!order.recipient) return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
+    if (!order.recipient && order.recipientMissing)
+      return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
+    if (!order.recipient)
+      return record({ status: 'failed', skipped, error: 'The store order has no shipping address.' });
     try {
       const result = await this.#deps.orders.place(
         tenant,
         { externalOrderId: order.externalId, lines, recipient: orderRecipient(order.recipient) },
-        { idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`, source: store.platform, storeId: store.id, knownSkus: products },
+        {
+          idempotencyKey: `${store.platform.toLowerCase()}:${store.id}:${order.externalId}`,
+          source: store.platform,
+          storeId: store.id,
+          knownSkus: products,
+        },
       );
       if (!result.duplicate) this.#onPlaced(store.platform, order.createdAt);
       return await record({ status: 'placed', order_id: result.order.id, skipped });
@@ -158,7 +187,12 @@ export class OrderIngester {
    * (placed again, or cancelled). Else the older copy's "waiting for payment" would overwrite
    * "placed" (seen under load: Shopify's orders/create arriving after orders/paid).
    */
-  async #record(ingest: StoreIngest, order: StoreOrder, patch: Outcome, at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined; event: OutboxEvent | null }): Promise<boolean> {
+  async #record(
+    ingest: StoreIngest,
+    order: StoreOrder,
+    patch: Outcome,
+    at: { stale: boolean; updatedAt: Date; fromEvent: string | undefined; event: OutboxEvent | null },
+  ): Promise<boolean> {
     const unlessRedacted = <T>(value: T) => sql<T>`case when redacted_at is null then ${value} else null end`;
     const update = this.#deps.db
       .updateTable('store_ingests')
@@ -178,7 +212,9 @@ export class OrderIngester {
         updated_at: new Date(),
       })
       .where('id', '=', ingest.id)
-      .$if(!at.stale, (qb) => qb.where((eb) => eb.or([eb('store_updated_at', 'is', null), eb('store_updated_at', '<=', at.updatedAt)])))
+      .$if(!at.stale, (qb) =>
+        qb.where((eb) => eb.or([eb('store_updated_at', 'is', null), eb('store_updated_at', '<=', at.updatedAt)])),
+      )
       .$if(patch.status !== 'placed' && patch.status !== 'cancelled', (qb) => qb.where('order_id', 'is', null))
       .returning('id');
     // Relaxed (RELAXED_COMMIT): the print order is committed as usual; losing this record and
@@ -187,7 +223,9 @@ export class OrderIngester {
     // The skipped event is written by the statement that records the outcome: never one without the other.
     const run = (db: Db, event: RawBuilder<unknown>) =>
       at.fromEvent
-        ? sql`with processed as (${markProcessed(this.#deps.db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db)
+        ? sql`with processed as (${markProcessed(this.#deps.db, at.fromEvent)}), recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(
+            db,
+          )
         : sql`with recorded as (${update})${event} select ${RELAXED_COMMIT} as relaxed`.execute(db);
     const outbox = this.#deps.outbox;
     const skippedEvent = at.event;
@@ -199,7 +237,12 @@ export class OrderIngester {
     // read the ingest before any outcome was recorded. Under the row's lock, only the copy that
     // finds it not skipped yet writes the event.
     await this.#deps.db.transaction().execute(async (trx) => {
-      const now = await trx.selectFrom('store_ingests').select(['status', 'skipped_lines']).where('id', '=', ingest.id).forUpdate().executeTakeFirst();
+      const now = await trx
+        .selectFrom('store_ingests')
+        .select(['status', 'skipped_lines'])
+        .where('id', '=', ingest.id)
+        .forUpdate()
+        .executeTakeFirst();
       const tell = now !== undefined && !isSkippedOrder(now.status, now.skipped_lines);
       await run(trx, tell ? sql`, told as (${outbox.insertOf([skippedEvent]).insert})` : sql``);
     });
@@ -242,27 +285,54 @@ export class OrderIngester {
     const lines: Array<{ resellerSku: string; quantity: number }> = [];
     const owner = { resellerId: store.reseller_id, mode: store.mode };
     // The order placement uses the same lookups: the lines' SKUs and the mapped products'.
-    const products = new Map(await this.#deps.resellerProducts.findBySkus(owner, order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : []))));
+    const products = new Map(
+      await this.#deps.resellerProducts.findBySkus(
+        owner,
+        order.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim()] : [])),
+      ),
+    );
     // Mappings only for the lines no SKU matched (most orders: none, and no query).
     const unmatched = order.lines.filter((l) => !(l.sku?.trim() && products.has(l.sku.trim().toLowerCase())));
-    const mappings = await this.#deps.links.mappings(store.id, unmatched.map((l) => l.externalProductId));
+    const mappings = await this.#deps.links.mappings(
+      store.id,
+      unmatched.map((l) => l.externalProductId),
+    );
     const mappedSkus = mappings.map((m) => m.sku).filter((sku) => !products.has(sku.toLowerCase()));
-    if (mappedSkus.length > 0) for (const [key, product] of await this.#deps.resellerProducts.findBySkus(owner, mappedSkus)) products.set(key, product);
+    if (mappedSkus.length > 0)
+      for (const [key, product] of await this.#deps.resellerProducts.findBySkus(owner, mappedSkus))
+        products.set(key, product);
     for (const line of order.lines) {
       const sku = line.sku?.trim() || null;
       const bySku = sku ? products.get(sku.toLowerCase()) : undefined;
       if (bySku?.active) {
         lines.push({ resellerSku: bySku.sku, quantity: line.quantity });
-        if (line.externalProductId || line.externalVariantId) await this.#deps.links.discoverLink(store, bySku.id, bySku.sku, line.externalProductId ?? null, line.externalVariantId ?? null);
+        if (line.externalProductId || line.externalVariantId)
+          await this.#deps.links.discoverLink(
+            store,
+            bySku.id,
+            bySku.sku,
+            line.externalProductId ?? null,
+            line.externalVariantId ?? null,
+          );
         continue;
       }
       // The SKU decides when it is one of the reseller's products, active or not (as the listings show it).
-      const mapped = bySku ? undefined : mappedProduct(mappings, products, line.externalProductId, line.externalVariantId);
+      const mapped = bySku
+        ? undefined
+        : mappedProduct(mappings, products, line.externalProductId, line.externalVariantId);
       if (mapped?.product.active) {
         lines.push({ resellerSku: mapped.product.sku, quantity: line.quantity });
         continue;
       }
-      const reason = mapped ? MAPPED_INACTIVE : bySku ? UNMATCHED_REASONS[1] : sku ? UNMATCHED_REASONS[0] : line.externalProductId ? NO_SKU_UNMAPPED : 'no SKU: not a print item';
+      const reason = mapped
+        ? MAPPED_INACTIVE
+        : bySku
+          ? UNMATCHED_REASONS[1]
+          : sku
+            ? UNMATCHED_REASONS[0]
+            : line.externalProductId
+              ? NO_SKU_UNMAPPED
+              : 'no SKU: not a print item';
       skipped.push({ sku, quantity: line.quantity, reason });
       if (line.externalProductId && isUnmatched(reason)) skippedProductIds.add(line.externalProductId);
     }

@@ -22,14 +22,26 @@ export function platformBody(
   name?: string,
 ): { body: z.ZodType<Record<string, unknown>>; examples: Record<string, { summary: string; value: unknown }> } {
   const options = branches.map((b) => {
-    const branch = b.fields.safeExtend({ ...common, platform: z.literal(b.platform) }).meta({ title: b.platform, description: b.displayName });
-    return name ? openApiComponent(branch, `${name}${b.platform.charAt(0)}${b.platform.slice(1).toLowerCase().replace(/[^a-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`) : branch;
+    const branch = b.fields
+      .safeExtend({ ...common, platform: z.literal(b.platform) })
+      .meta({ title: b.platform, description: b.displayName });
+    return name
+      ? openApiComponent(
+          branch,
+          `${name}${b.platform.charAt(0)}${b.platform
+            .slice(1)
+            .toLowerCase()
+            .replace(/[^a-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+        )
+      : branch;
   });
   const [first, ...rest] = options;
   // With no connector taking this body, every request is refused with the same 400 as an unknown platform.
   const body = first
     ? z.discriminatedUnion('platform', [first, ...rest]).meta({ discriminator: { propertyName: 'platform' } })
     : z.object({ platform: z.never() });
-  const examples = Object.fromEntries(branches.map((b) => [b.platform, { summary: b.displayName, value: { platform: b.platform, ...b.example } }]));
+  const examples = Object.fromEntries(
+    branches.map((b) => [b.platform, { summary: b.displayName, value: { platform: b.platform, ...b.example } }]),
+  );
   return { body, examples };
 }

@@ -54,7 +54,11 @@ export class StoreCalls {
    */
   async pollSlot(store: StoreRow): Promise<void> {
     const decision = await this.#pollBudgets.get(store.platform)?.take(store.id);
-    if (decision && !decision.allowed) throw new PollBudgetWait(`${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`, Math.max(50, decision.msBeforeNext));
+    if (decision && !decision.allowed)
+      throw new PollBudgetWait(
+        `${store.platform} meters the order search of a store: the next call is allowed in ${Math.ceil(decision.msBeforeNext / 1000)} s`,
+        Math.max(50, decision.msBeforeNext),
+      );
   }
 
   /** Whether the platform meters its order search on its own (pollBudget): its listOrders calls then take from that budget only. */
@@ -83,8 +87,13 @@ export class StoreCalls {
   async slot(store: StoreRow): Promise<void> {
     const decision = await this.#limiters.get(store.platform)?.consume(store.id);
     if (decision && !decision.allowed) {
-      const later = decision.over ? Math.floor((decision.over.rank - 1) / Math.max(1, decision.limit)) * decision.over.windowMs : 0;
-      throw new RetryLaterError(`${store.platform} allows ${decision.limit} calls per window for a store`, Math.max(50, decision.msBeforeNext + later));
+      const later = decision.over
+        ? Math.floor((decision.over.rank - 1) / Math.max(1, decision.limit)) * decision.over.windowMs
+        : 0;
+      throw new RetryLaterError(
+        `${store.platform} allows ${decision.limit} calls per window for a store`,
+        Math.max(50, decision.msBeforeNext + later),
+      );
     }
   }
 
@@ -117,12 +126,15 @@ export class StoreCalls {
     const connector = this.#deps.connectors.get(store.platform);
     if (!connector?.refreshCredentials) return connection;
     // Most calls: nothing to renew, so no lock to take (the renewal's lock is a transaction).
-    if (connector.credentialsDue && !connector.credentialsDue(connection, this.#deps.context(store.platform).clock())) return connection;
+    if (connector.credentialsDue && !connector.credentialsDue(connection, this.#deps.context(store.platform).clock()))
+      return connection;
     let renewal = this.#renewals.get(store.id);
     if (!renewal) {
       // Under a lock every process shares, on the credentials as stored then (see renewCredentials).
       renewal = this.#deps.credentials
-        .renewCredentials(store.id, (current) => connector.refreshCredentials!(this.#deps.context(store.platform), current))
+        .renewCredentials(store.id, (current) =>
+          connector.refreshCredentials!(this.#deps.context(store.platform), current),
+        )
         .catch(async (err: unknown) => {
           // The platform refused to renew because the merchant's grant is gone (revoked, expired
           // refresh token): nothing works until the merchant connects again, and GET /stores/{id}
@@ -132,7 +144,11 @@ export class StoreCalls {
             const message = `${connector.manifest.displayName} refused to renew the store's access, so it was disconnected: ${reason}${/connect the store again/i.test(reason) ? '.' : '. Connect the store again.'}`;
             await this.#deps.connections.markDisconnected(store.id, message);
             // The job that asked fails with the same reason (a poll records it as is, not a second wording).
-            throw new ConnectorError('auth', message, { revoked: true, cause: err, ...(err.status !== undefined ? { status: err.status } : {}) });
+            throw new ConnectorError('auth', message, {
+              revoked: true,
+              cause: err,
+              ...(err.status !== undefined ? { status: err.status } : {}),
+            });
           }
           throw err;
         })

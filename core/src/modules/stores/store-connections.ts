@@ -50,7 +50,14 @@ export class StoreConnections {
   connector(platform: string): Connector<any> {
     const { connectors } = this.#deps;
     const c = connectors.get(platform);
-    if (!c) throw rejected('unsupported_platform', `No connector for ${platform} is enabled.`, [{ field: 'platform', code: 'unsupported_platform', allowedValues: connectors.all().map((x) => x.manifest.platform) }]);
+    if (!c)
+      throw rejected('unsupported_platform', `No connector for ${platform} is enabled.`, [
+        {
+          field: 'platform',
+          code: 'unsupported_platform',
+          allowedValues: connectors.all().map((x) => x.manifest.platform),
+        },
+      ]);
     return c;
   }
 
@@ -59,9 +66,19 @@ export class StoreConnections {
     const { context } = this.#deps;
     const connector = this.connector(platform);
     const parsed = connector.manifest.connectSchema.safeParse(input);
-    if (!parsed.success) throw invalidRequest(parsed.error.issues, 'body', `The ${connector.manifest.displayName} connection fields are invalid`);
+    if (!parsed.success)
+      throw invalidRequest(
+        parsed.error.issues,
+        'body',
+        `The ${connector.manifest.displayName} connection fields are invalid`,
+      );
     refuseLiveIfTestOnly(tenant, connector);
-    const connection = await answeringFor(connector.manifest.displayName, 'credentials', () => connector.connect(context(platform), parsed.data), context(platform).logger);
+    const connection = await answeringFor(
+      connector.manifest.displayName,
+      'credentials',
+      () => connector.connect(context(platform), parsed.data),
+      context(platform).logger,
+    );
     return this.view(await this.saveConnection(tenant, platform, connection));
   }
 
@@ -70,22 +87,50 @@ export class StoreConnections {
     const { db, box } = this.#deps;
     refuseLiveIfTestOnly(tenant, this.connector(platform));
     const now = new Date();
-    const existing = await db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', connection.externalId).where('status', '=', 'connected').executeTakeFirst();
+    const existing = await db
+      .selectFrom('stores')
+      .selectAll()
+      .where('platform', '=', platform)
+      .where('external_id', '=', connection.externalId)
+      .where('status', '=', 'connected')
+      .executeTakeFirst();
     if (existing && (existing.reseller_id !== tenant.resellerId || existing.mode !== tenant.mode)) {
-      throw wrongState('store_connected_elsewhere', `The ${platform} store ${connection.externalId} is already connected to another account.`);
+      throw wrongState(
+        'store_connected_elsewhere',
+        `The ${platform} store ${connection.externalId} is already connected to another account.`,
+      );
     }
     const values = {
       name: connection.name,
       credentials_sealed: box.sealJson(connection.credentials),
-      webhook_secret_sealed: connection.webhookSecret ? box.seal(connection.webhookSecret) : (existing?.webhook_secret_sealed ?? null),
+      webhook_secret_sealed: connection.webhookSecret
+        ? box.seal(connection.webhookSecret)
+        : (existing?.webhook_secret_sealed ?? null),
       updated_at: now,
       last_error: null,
     };
     const row = existing
-      ? await db.updateTable('stores').set(values).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow()
+      ? await db
+          .updateTable('stores')
+          .set(values)
+          .where('id', '=', existing.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
       : await db
           .insertInto('stores')
-          .values({ id: newId('sto', now.getTime()), reseller_id: tenant.resellerId, mode: tenant.mode, platform, external_id: connection.externalId, status: 'connected', poll_cursor: null, last_polled_at: null, created_at: now, disconnected_at: null, ...values })
+          .values({
+            id: newId('sto', now.getTime()),
+            reseller_id: tenant.resellerId,
+            mode: tenant.mode,
+            platform,
+            external_id: connection.externalId,
+            status: 'connected',
+            poll_cursor: null,
+            last_polled_at: null,
+            created_at: now,
+            disconnected_at: null,
+            ...values,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
     try {
@@ -93,21 +138,44 @@ export class StoreConnections {
     } catch (err) {
       // The store is connected; webhooks could not be registered. Polling catches orders up, and the merchant sees why.
       const reason = `Webhooks could not be registered: ${(err as Error).message}`;
-      return db.updateTable('stores').set({ last_error: reason, updated_at: new Date() }).where('id', '=', row.id).returningAll().executeTakeFirstOrThrow();
+      return db
+        .updateTable('stores')
+        .set({ last_error: reason, updated_at: new Date() })
+        .where('id', '=', row.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
     }
     return row;
   }
 
-  async list(tenant: Tenant, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<ListEnvelope<StoreView>> {
+  async list(
+    tenant: Tenant,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<ListEnvelope<StoreView>> {
     const { db, cursors } = this.#deps;
     const page = resolvePage(cursors, 'stores', query);
-    let q = db.selectFrom('stores').selectAll().where('reseller_id', '=', tenant.resellerId).where('mode', '=', tenant.mode);
+    let q = db
+      .selectFrom('stores')
+      .selectAll()
+      .where('reseller_id', '=', tenant.resellerId)
+      .where('mode', '=', tenant.mode);
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    return listEnvelope(cursors, 'stores', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => this.view(r));
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    return listEnvelope(
+      cursors,
+      'stores',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      (r) => this.view(r),
+    );
   }
 
   async get(tenant: Tenant, id: string): Promise<StoreView> {
@@ -138,11 +206,22 @@ export class StoreConnections {
 
   /** Shows something the merchant must act on as the store's `lastError` (cleared when it reconnects). */
   async noteProblem(id: string, message: string): Promise<void> {
-    await this.#deps.db.updateTable('stores').set({ last_error: message, updated_at: new Date() }).where('id', '=', id).where('status', '=', 'connected').execute();
+    await this.#deps.db
+      .updateTable('stores')
+      .set({ last_error: message, updated_at: new Date() })
+      .where('id', '=', id)
+      .where('status', '=', 'connected')
+      .execute();
   }
 
   async findConnected(platform: string, externalId: string): Promise<StoreRow | undefined> {
-    return this.#deps.db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).where('status', '=', 'connected').executeTakeFirst();
+    return this.#deps.db
+      .selectFrom('stores')
+      .selectAll()
+      .where('platform', '=', platform)
+      .where('external_id', '=', externalId)
+      .where('status', '=', 'connected')
+      .executeTakeFirst();
   }
 
   async findById(id: string): Promise<StoreRow | undefined> {
@@ -177,6 +256,9 @@ export class StoreConnections {
 /** A connector whose stores are for test keys only (a sandbox) is refused to a live key, before anything is asked of it. */
 function refuseLiveIfTestOnly(tenant: Tenant, connector: Connector<any>): void {
   if (connector.manifest.testModeOnly && tenant.mode !== 'test') {
-    throw rejected('store_not_connectable', `${connector.manifest.displayName} stores are for test keys: connect one with a prk_test_ key (a live key's stores take real orders).`);
+    throw rejected(
+      'store_not_connectable',
+      `${connector.manifest.displayName} stores are for test keys: connect one with a prk_test_ key (a live key's stores take real orders).`,
+    );
   }
 }

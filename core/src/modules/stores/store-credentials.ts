@@ -38,19 +38,33 @@ export class StoreCredentials {
   async renewCredentials(id: string, renew: (current: StoreConnection<unknown>) => Promise<unknown>): Promise<unknown> {
     return this.#ctx.db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtext(${`store-credentials:${id}`}))`.execute(trx);
-      const current = this.connection(await trx.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+      const current = this.connection(
+        await trx.selectFrom('stores').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+      );
       const renewed = await renew(current);
       if (renewed === null || renewed === undefined) return current.credentials;
-      await trx.updateTable('stores').set({ credentials_sealed: this.#ctx.box.sealJson(renewed), updated_at: new Date() }).where('id', '=', id).execute();
+      await trx
+        .updateTable('stores')
+        .set({ credentials_sealed: this.#ctx.box.sealJson(renewed), updated_at: new Date() })
+        .where('id', '=', id)
+        .execute();
       return renewed;
     });
   }
 
   async updateCredentials(id: string, credentials: unknown): Promise<void> {
-    await this.#ctx.db.updateTable('stores').set({ credentials_sealed: this.#ctx.box.sealJson(credentials), updated_at: new Date() }).where('id', '=', id).execute();
+    await this.#ctx.db
+      .updateTable('stores')
+      .set({ credentials_sealed: this.#ctx.box.sealJson(credentials), updated_at: new Date() })
+      .where('id', '=', id)
+      .execute();
   }
 
   async setWebhookSecret(id: string, secret: string): Promise<void> {
-    await this.#ctx.db.updateTable('stores').set({ webhook_secret_sealed: this.#ctx.box.seal(secret), updated_at: new Date() }).where('id', '=', id).execute();
+    await this.#ctx.db
+      .updateTable('stores')
+      .set({ webhook_secret_sealed: this.#ctx.box.seal(secret), updated_at: new Date() })
+      .where('id', '=', id)
+      .execute();
   }
 }

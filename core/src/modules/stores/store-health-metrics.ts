@@ -32,34 +32,72 @@ export function registerStoreHealthMetrics(metrics: Metrics, deps: HealthDeps): 
     }
     return cached.value;
   };
-  const gauge = (name: string, help: string, labelNames: string[], fill: (g: { set(labels: Record<string, string>, v: number): void }, r: Reading) => void) =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (g: { set(labels: Record<string, string>, v: number): void }, r: Reading) => void,
+  ) =>
     metrics.gauge(name, help, labelNames, async function () {
       const r = await read().catch(() => undefined);
       this.reset();
       if (r) fill(this, r);
     });
 
-  gauge('stores_connected', 'Connected stores per platform', ['platform'], (g, r) => r.platforms.forEach((p) => g.set({ platform: p.platform }, p.connected)));
-  gauge('store_ingest_lag_seconds', 'Age of the oldest received store webhook not yet processed, worst store per platform (0: none waits)', ['platform'], (g, r) =>
-    r.platforms.forEach((p) => g.set({ platform: p.platform }, p.maxIngestLagSeconds)),
+  gauge('stores_connected', 'Connected stores per platform', ['platform'], (g, r) =>
+    r.platforms.forEach((p) => g.set({ platform: p.platform }, p.connected)),
   );
-  gauge('store_token_expiry_seconds', 'Seconds until the soonest expiring store credentials that cannot renew themselves, per platform (negative: expired)', ['platform'], (g, r) =>
-    r.platforms.forEach((p) => (p.minTokenExpirySeconds === null ? undefined : g.set({ platform: p.platform }, p.minTokenExpirySeconds))),
+  gauge(
+    'store_ingest_lag_seconds',
+    'Age of the oldest received store webhook not yet processed, worst store per platform (0: none waits)',
+    ['platform'],
+    (g, r) => r.platforms.forEach((p) => g.set({ platform: p.platform }, p.maxIngestLagSeconds)),
   );
-  gauge('stores_flagged', 'Connected stores flagged on the store health page, per platform and reason', ['platform', 'flag'], (g, r) =>
-    r.platforms.forEach((p) => STORE_FLAGS.forEach((flag) => g.set({ platform: p.platform, flag }, p.flagged[flag]))),
+  gauge(
+    'store_token_expiry_seconds',
+    'Seconds until the soonest expiring store credentials that cannot renew themselves, per platform (negative: expired)',
+    ['platform'],
+    (g, r) =>
+      r.platforms.forEach((p) =>
+        p.minTokenExpirySeconds === null ? undefined : g.set({ platform: p.platform }, p.minTokenExpirySeconds),
+      ),
   );
-  gauge('store_orders_24h', 'Store orders received in the last 24 h per platform and outcome (placed, skipped, failed)', ['platform', 'outcome'], (g, r) =>
-    r.platforms.forEach((p) => (['placed', 'skipped', 'failed'] as const).forEach((outcome) => g.set({ platform: p.platform, outcome }, p.last24h[outcome]))),
+  gauge(
+    'stores_flagged',
+    'Connected stores flagged on the store health page, per platform and reason',
+    ['platform', 'flag'],
+    (g, r) =>
+      r.platforms.forEach((p) => STORE_FLAGS.forEach((flag) => g.set({ platform: p.platform, flag }, p.flagged[flag]))),
   );
-  gauge('webhook_deliveries', 'Webhook deliveries to resellers not delivered, by status (pending, failed)', ['status'], (g, r) => {
-    g.set({ status: 'pending' }, r.deliveries.pending);
-    g.set({ status: 'failed' }, r.deliveries.failed);
-  });
-  gauge('webhook_delivery_attempts_1h', 'Webhook delivery attempts of the last hour by outcome (succeeded, failed)', ['outcome'], (g, r) => {
-    g.set({ outcome: 'succeeded' }, r.attempts.succeeded);
-    g.set({ outcome: 'failed' }, r.attempts.failed);
-  });
+  gauge(
+    'store_orders_24h',
+    'Store orders received in the last 24 h per platform and outcome (placed, skipped, failed)',
+    ['platform', 'outcome'],
+    (g, r) =>
+      r.platforms.forEach((p) =>
+        (['placed', 'skipped', 'failed'] as const).forEach((outcome) =>
+          g.set({ platform: p.platform, outcome }, p.last24h[outcome]),
+        ),
+      ),
+  );
+  gauge(
+    'webhook_deliveries',
+    'Webhook deliveries to resellers not delivered, by status (pending, failed)',
+    ['status'],
+    (g, r) => {
+      g.set({ status: 'pending' }, r.deliveries.pending);
+      g.set({ status: 'failed' }, r.deliveries.failed);
+    },
+  );
+  gauge(
+    'webhook_delivery_attempts_1h',
+    'Webhook delivery attempts of the last hour by outcome (succeeded, failed)',
+    ['outcome'],
+    (g, r) => {
+      g.set({ outcome: 'succeeded' }, r.attempts.succeeded);
+      g.set({ outcome: 'failed' }, r.attempts.failed);
+    },
+  );
   gauge('store_fulfilments', 'Tracking pushes to stores by status (pending, failed)', ['status'], (g, r) => {
     g.set({ status: 'pending' }, r.fulfilments.pending);
     g.set({ status: 'failed' }, r.fulfilments.failed);
@@ -80,7 +118,10 @@ async function reading(deps: HealthDeps): Promise<Reading> {
     deps.webhooks.health(hourAgo),
     deps.db
       .selectFrom('store_fulfilments')
-      .select((eb) => [eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
+      .select((eb) => [
+        eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'),
+        eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+      ])
       .where('status', 'in', ['pending', 'failed'])
       .executeTakeFirstOrThrow(),
   ]);

@@ -6,7 +6,13 @@ import type { ConnectorRegistry } from './connector-registry.ts';
 
 /** Why a store is flagged on the health page (and counted in `stores_flagged`). */
 export type StoreFlag = 'ingest_lag' | 'error_rate' | 'webhooks_stopped' | 'platform_error' | 'token_expiring';
-export const STORE_FLAGS: readonly StoreFlag[] = ['ingest_lag', 'error_rate', 'webhooks_stopped', 'platform_error', 'token_expiring'];
+export const STORE_FLAGS: readonly StoreFlag[] = [
+  'ingest_lag',
+  'error_rate',
+  'webhooks_stopped',
+  'platform_error',
+  'token_expiring',
+];
 
 /** Where a store is flagged. */
 export interface StoreHealthThresholds {
@@ -123,7 +129,19 @@ export class StoreHealth {
     const page = resolvePage(this.#cursors, 'store_health', query);
     let q = this.#db
       .selectFrom('stores')
-      .select(['id', 'reseller_id', 'name', 'platform', 'external_id', 'status', 'mode', 'last_polled_at', 'last_error', 'credentials_sealed', 'created_at']);
+      .select([
+        'id',
+        'reseller_id',
+        'name',
+        'platform',
+        'external_id',
+        'status',
+        'mode',
+        'last_polled_at',
+        'last_error',
+        'credentials_sealed',
+        'created_at',
+      ]);
     // The platform as connectors name it (`SHOPIFY`) or as in paths (`shopify`).
     if (query.platform) q = q.where(sql<string>`lower(platform)`, '=', query.platform.toLowerCase());
     if (query.resellerId) q = q.where('reseller_id', '=', query.resellerId);
@@ -132,17 +150,40 @@ export class StoreHealth {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute()) as StoreRow[];
+    const rows = (await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute()) as StoreRow[];
     const views = await this.#views(rows.slice(0, page.limit));
     const byId = new Map(views.map((v) => [v.id, v]));
-    return listEnvelope(this.#cursors, 'store_health', page, rows, (r) => [r.created_at.toISOString(), r.id], (r) => byId.get(r.id)!);
+    return listEnvelope(
+      this.#cursors,
+      'store_health',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      (r) => byId.get(r.id)!,
+    );
   }
 
   /** Every connected store's health summed per platform (for the metrics). */
   async perPlatform(): Promise<PlatformHealth[]> {
     const rows = (await this.#db
       .selectFrom('stores')
-      .select(['id', 'reseller_id', 'name', 'platform', 'external_id', 'status', 'mode', 'last_polled_at', 'last_error', 'credentials_sealed', 'created_at'])
+      .select([
+        'id',
+        'reseller_id',
+        'name',
+        'platform',
+        'external_id',
+        'status',
+        'mode',
+        'last_polled_at',
+        'last_error',
+        'credentials_sealed',
+        'created_at',
+      ])
       .where('status', '=', 'connected')
       .execute()) as StoreRow[];
     const views = await this.#views(rows);
@@ -184,7 +225,11 @@ export class StoreHealth {
       this.#db
         .selectFrom('store_webhook_events')
         .where('store_id', 'in', ids)
-        .select((eb) => ['store_id', eb.fn.max('received_at').as('last_received'), eb.fn.min('received_at').filterWhere('processed_at', 'is', null).as('oldest_unprocessed')])
+        .select((eb) => [
+          'store_id',
+          eb.fn.max('received_at').as('last_received'),
+          eb.fn.min('received_at').filterWhere('processed_at', 'is', null).as('oldest_unprocessed'),
+        ])
         .groupBy('store_id')
         .execute(),
       this.#db
@@ -218,7 +263,11 @@ export class StoreHealth {
       const oldest = hook?.oldest_unprocessed ? new Date(hook.oldest_unprocessed as unknown as string) : null;
       const lag = oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 1000)) : 0;
       const c = counts.get(row.id);
-      const last24h = { placed: Number(c?.placed ?? 0), skipped: Number(c?.skipped ?? 0), failed: Number(c?.failed ?? 0) };
+      const last24h = {
+        placed: Number(c?.placed ?? 0),
+        skipped: Number(c?.skipped ?? 0),
+        failed: Number(c?.failed ?? 0),
+      };
       const tokenExpiresAt = this.#tokenExpiry(row.credentials_sealed);
       const newestOrder = newest.get(row.id) ? new Date(newest.get(row.id) as unknown as string) : null;
       const flags: StoreFlag[] = [];
@@ -226,9 +275,15 @@ export class StoreHealth {
         if (lag > t.ingestLagSeconds) flags.push('ingest_lag');
         const total = last24h.placed + last24h.skipped + last24h.failed;
         if (last24h.failed >= t.errorRateMinFailed && last24h.failed / total >= t.errorRate) flags.push('error_rate');
-        if (lastWebhook && newestOrder && newestOrder.getTime() - lastWebhook.getTime() > t.webhooksSilentSeconds * 1000) flags.push('webhooks_stopped');
+        if (
+          lastWebhook &&
+          newestOrder &&
+          newestOrder.getTime() - lastWebhook.getTime() > t.webhooksSilentSeconds * 1000
+        )
+          flags.push('webhooks_stopped');
         if (row.last_error) flags.push('platform_error');
-        if (tokenExpiresAt && Date.parse(tokenExpiresAt) - now.getTime() < t.tokenExpirySeconds * 1000) flags.push('token_expiring');
+        if (tokenExpiresAt && Date.parse(tokenExpiresAt) - now.getTime() < t.tokenExpirySeconds * 1000)
+          flags.push('token_expiring');
       }
       return {
         id: row.id,
@@ -255,7 +310,10 @@ export class StoreHealth {
     const connector = this.#connectors?.get(row.platform);
     if (!connector?.storeNotices || row.status !== 'connected') return [];
     try {
-      return connector.storeNotices({ externalId: row.external_id, name: row.name, credentials: this.#box.openJson(row.credentials_sealed) }, new Date());
+      return connector.storeNotices(
+        { externalId: row.external_id, name: row.name, credentials: this.#box.openJson(row.credentials_sealed) },
+        new Date(),
+      );
     } catch {
       return [];
     }
@@ -264,7 +322,12 @@ export class StoreHealth {
   #tokenExpiry(sealed: string): string | null {
     try {
       const credentials = JSON.parse(this.#box.openRemembered(sealed)) as Record<string, unknown>;
-      const at = typeof credentials.refreshTokenExpiresAt === 'string' ? credentials.refreshTokenExpiresAt : !credentials.refreshToken && typeof credentials.expiresAt === 'string' ? credentials.expiresAt : null;
+      const at =
+        typeof credentials.refreshTokenExpiresAt === 'string'
+          ? credentials.refreshTokenExpiresAt
+          : !credentials.refreshToken && typeof credentials.expiresAt === 'string'
+            ? credentials.expiresAt
+            : null;
       return at && !Number.isNaN(Date.parse(at)) ? new Date(at).toISOString() : null;
     } catch {
       return null;

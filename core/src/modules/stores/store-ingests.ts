@@ -17,7 +17,12 @@ export class StoreIngests {
   async listIngests(
     tenant: Tenant,
     storeId: string,
-    query: { status?: StoreIngestsTable['status'] | 'skipped' | undefined; externalProductId?: string | undefined; limit?: number | undefined; cursor?: string | undefined },
+    query: {
+      status?: StoreIngestsTable['status'] | 'skipped' | undefined;
+      externalProductId?: string | undefined;
+      limit?: number | undefined;
+      cursor?: string | undefined;
+    },
   ) {
     const { db, cursors, connections } = this.#deps;
     await connections.row(tenant, storeId);
@@ -30,7 +35,11 @@ export class StoreIngests {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     return listEnvelope(cursors, 'store_ingests', page, rows, (r) => [r.created_at.toISOString(), r.id], ingestView);
   }
 }

@@ -31,10 +31,17 @@ export interface StoreMapping {
  * links the merchant made count: a discovered link only says which SKU the listing sold once,
  * and must not print the listing as that product after its SKU changed.
  */
-export function mappingOf(mappings: readonly StoreMapping[], externalProductId: string | null | undefined, externalVariantId: string | null | undefined): StoreMapping | undefined {
+export function mappingOf(
+  mappings: readonly StoreMapping[],
+  externalProductId: string | null | undefined,
+  externalVariantId: string | null | undefined,
+): StoreMapping | undefined {
   if (!externalProductId) return undefined;
   const ofProduct = mappings.filter((m) => m.external_product_id === externalProductId);
-  return (externalVariantId ? ofProduct.find((m) => m.external_variant_id === externalVariantId) : undefined) ?? ofProduct.find((m) => m.external_variant_id === null);
+  return (
+    (externalVariantId ? ofProduct.find((m) => m.external_variant_id === externalVariantId) : undefined) ??
+    ofProduct.find((m) => m.external_variant_id === null)
+  );
 }
 
 /**
@@ -73,7 +80,13 @@ export class StoreLinks {
    * Records a link seen on a store order (its listing sells this SKU) unless it is known: one
    * statement the first time, none after (the links recorded lately are remembered).
    */
-  async discoverLink(store: StoreRow, resellerProductId: string, sku: string, externalProductId: string | null, externalVariantId: string | null): Promise<void> {
+  async discoverLink(
+    store: StoreRow,
+    resellerProductId: string,
+    sku: string,
+    externalProductId: string | null,
+    externalVariantId: string | null,
+  ): Promise<void> {
     const key = [store.id, resellerProductId, externalProductId ?? '', externalVariantId ?? ''].join('\u0000');
     if (this.#knownLinks.has(key)) return;
     const now = new Date();
@@ -102,7 +115,12 @@ export class StoreLinks {
 
   async listLinks(tenant: Tenant, storeId: string): Promise<Array<ReturnType<typeof linkView>>> {
     await this.#deps.connections.row(tenant, storeId);
-    const rows = await this.#deps.db.selectFrom('store_links').selectAll().where('store_id', '=', storeId).orderBy('created_at').execute();
+    const rows = await this.#deps.db
+      .selectFrom('store_links')
+      .selectAll()
+      .where('store_id', '=', storeId)
+      .orderBy('created_at')
+      .execute();
     return rows.map(linkView);
   }
 
@@ -117,14 +135,20 @@ export class StoreLinks {
   async addLink(
     tenant: Tenant,
     storeId: string,
-    input: { resellerProductId: string; sku: string; externalProductId?: string | null | undefined; externalVariantId?: string | null | undefined },
+    input: {
+      resellerProductId: string;
+      sku: string;
+      externalProductId?: string | null | undefined;
+      externalVariantId?: string | null | undefined;
+    },
     discovered = false,
   ): Promise<ReturnType<typeof linkView>> {
     const { db, connections } = this.#deps;
     const store = await connections.row(tenant, storeId);
     const productId = input.externalProductId ?? null;
     const variantId = input.externalVariantId ?? null;
-    if (productId !== null && store.listings_synced_at !== null) await this.#refuseUnlisted(storeId, productId, variantId);
+    if (productId !== null && store.listings_synced_at !== null)
+      await this.#refuseUnlisted(storeId, productId, variantId);
     const row = await db.transaction().execute(async (trx) => {
       await trx.selectFrom('stores').select('id').where('id', '=', storeId).forUpdate().executeTakeFirstOrThrow();
       if (productId !== null && !discovered) {
@@ -139,15 +163,33 @@ export class StoreLinks {
           .executeTakeFirst();
         if (other) {
           const named = `listing ${productId}${variantId ? ` (variant ${variantId})` : ''}`;
-          throw wrongState('listing_already_mapped', `The store's ${named} is mapped to your product ${other.sku} already (link ${other.id}): remove that link first to map it to another product.`, [
-            { field: 'externalProductId', code: 'listing_already_mapped', linkId: other.id, resellerProductId: other.reseller_product_id },
-          ]);
+          throw wrongState(
+            'listing_already_mapped',
+            `The store's ${named} is mapped to your product ${other.sku} already (link ${other.id}): remove that link first to map it to another product.`,
+            [
+              {
+                field: 'externalProductId',
+                code: 'listing_already_mapped',
+                linkId: other.id,
+                resellerProductId: other.reseller_product_id,
+              },
+            ],
+          );
         }
       }
       const now = new Date();
       await trx
         .insertInto('store_links')
-        .values({ id: newId('lnk', now.getTime()), store_id: storeId, reseller_product_id: input.resellerProductId, sku: input.sku, external_product_id: productId, external_variant_id: variantId, discovered, created_at: now })
+        .values({
+          id: newId('lnk', now.getTime()),
+          store_id: storeId,
+          reseller_product_id: input.resellerProductId,
+          sku: input.sku,
+          external_product_id: productId,
+          external_variant_id: variantId,
+          discovered,
+          created_at: now,
+        })
         .onConflict((oc) => oc.doNothing())
         .execute();
       // Made by hand now: the merchant's own, whoever found it first (a discovered one stays as found).
@@ -176,9 +218,11 @@ export class StoreLinks {
       .executeTakeFirst();
     if (listed) return;
     const named = `product ${productId}${variantId ? ` with variant ${variantId}` : ''}`;
-    throw rejected('unknown_listing', `The store's catalogue has no ${named} (as last synced): use an externalProductId (and externalVariantId) from GET /stores/${storeId}/listings, or POST /stores/${storeId}/sync first if you added it just now.`, [
-      { field: variantId ? 'externalVariantId' : 'externalProductId', code: 'unknown_listing' },
-    ]);
+    throw rejected(
+      'unknown_listing',
+      `The store's catalogue has no ${named} (as last synced): use an externalProductId (and externalVariantId) from GET /stores/${storeId}/listings, or POST /stores/${storeId}/sync first if you added it just now.`,
+      [{ field: variantId ? 'externalVariantId' : 'externalProductId', code: 'unknown_listing' }],
+    );
   }
 
   /** The store's explicit links (made by hand, never discovered) to any of these store products: its mappings. */
@@ -193,12 +237,18 @@ export class StoreLinks {
       .where('external_product_id', 'in', ids)
       .orderBy('created_at')
       .execute();
-    return rows.flatMap(({ external_product_id, ...r }) => (external_product_id === null ? [] : [{ ...r, external_product_id }]));
+    return rows.flatMap(({ external_product_id, ...r }) =>
+      external_product_id === null ? [] : [{ ...r, external_product_id }],
+    );
   }
 
   async removeLink(tenant: Tenant, storeId: string, linkId: string): Promise<{ id: string; deleted: true }> {
     await this.#deps.connections.row(tenant, storeId);
-    const deleted = await this.#deps.db.deleteFrom('store_links').where('id', '=', linkId).where('store_id', '=', storeId).executeTakeFirst();
+    const deleted = await this.#deps.db
+      .deleteFrom('store_links')
+      .where('id', '=', linkId)
+      .where('store_id', '=', storeId)
+      .executeTakeFirst();
     this.#knownLinks.clear();
     if (Number(deleted.numDeletedRows) === 0) throw notFound('store link', linkId);
     return { id: linkId, deleted: true };
@@ -232,7 +282,14 @@ export class StoreLinks {
     const listings = await db
       .selectFrom('store_listings')
       .innerJoin('stores', 'stores.id', 'store_listings.store_id')
-      .select(['stores.id', 'stores.platform', 'stores.name', 'store_listings.external_product_id', 'store_listings.external_variant_id', 'store_listings.title'])
+      .select([
+        'stores.id',
+        'stores.platform',
+        'stores.name',
+        'store_listings.external_product_id',
+        'store_listings.external_variant_id',
+        'store_listings.title',
+      ])
       .where('store_listings.sku_key', '=', product.skuKey)
       .where('stores.reseller_id', '=', product.resellerId)
       .where('stores.mode', '=', product.mode)
@@ -243,7 +300,11 @@ export class StoreLinks {
     const stores = new Map<string, LinkedStore>(linked.map((s) => [s.id, { ...s, listings: [] }]));
     for (const l of listings) {
       const store = stores.get(l.id) ?? { id: l.id, platform: l.platform, name: l.name, listings: [] };
-      store.listings.push({ externalProductId: l.external_product_id, externalVariantId: l.external_variant_id || null, title: l.title });
+      store.listings.push({
+        externalProductId: l.external_product_id,
+        externalVariantId: l.external_variant_id || null,
+        title: l.title,
+      });
       stores.set(l.id, store);
     }
     return [...stores.values()];

@@ -20,11 +20,18 @@ export class StoreListings {
    * (in the store's mode), else as the product it is mapped to (a variant's link before its
    * product's; mappedProduct), else not at all.
    */
-  async listListings(tenant: Tenant, storeId: string, query: { matched?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined }) {
+  async listListings(
+    tenant: Tenant,
+    storeId: string,
+    query: { matched?: boolean | undefined; limit?: number | undefined; cursor?: string | undefined },
+  ) {
     const { db, cursors, connections, products: bySku, links } = this.#deps;
     const store = await connections.row(tenant, storeId);
     const page = resolvePage(cursors, 'store_listings', query);
-    let q = db.selectFrom('store_listings').select(['id', 'external_product_id', 'external_variant_id', 'sku', 'sku_key', 'title', 'active', 'seen_at']).where('store_id', '=', storeId);
+    let q = db
+      .selectFrom('store_listings')
+      .select(['id', 'external_product_id', 'external_variant_id', 'sku', 'sku_key', 'title', 'active', 'seen_at'])
+      .where('store_id', '=', storeId);
     if (query.matched !== undefined) {
       // Matched: the listing's SKU is a product of the store's reseller and mode (asked of the reseller products), or the merchant mapped it.
       const keys = await matchedSkuKeys(db, bySku, store);
@@ -33,27 +40,49 @@ export class StoreListings {
       q = q.where(query.matched ? matched : sql<boolean>`not ${matched}`);
     }
     if (page.after) q = q.where('id', '>', String(page.after[0]));
-    const rows = await q.orderBy('id').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('id')
+      .limit(page.limit + 1)
+      .execute();
     const shown = rows.slice(0, page.limit);
-    const mappings = await links.mappings(storeId, shown.map((r) => r.external_product_id));
+    const mappings = await links.mappings(
+      storeId,
+      shown.map((r) => r.external_product_id),
+    );
     const owner = { resellerId: store.reseller_id, mode: store.mode };
-    const products = await productsBySkuKey(bySku, owner, [...shown.map((r) => r.sku_key), ...mappings.map((m) => m.sku.toLowerCase())]);
-    return listEnvelope(cursors, 'store_listings', page, rows, (r) => [r.id], (r) => {
-      const bySkuKey = r.sku_key ? products.get(r.sku_key) : undefined;
-      const mapped = bySkuKey ? undefined : mappedProduct(mappings, products, r.external_product_id, r.external_variant_id || null);
-      const product = bySkuKey ?? mapped?.product;
-      const resellerProduct = product ? { id: product.id, sku: product.sku } : null;
-      return {
-        id: r.id,
-        externalProductId: r.external_product_id,
-        externalVariantId: r.external_variant_id || null,
-        sku: r.sku,
-        title: r.title,
-        active: r.active,
-        resellerProduct,
-        match: { by: bySkuKey ? ('sku' as const) : mapped ? ('link' as const) : null, resellerProduct, linkId: mapped?.mapping.id ?? null },
-        seenAt: r.seen_at.toISOString(),
-      };
-    });
+    const products = await productsBySkuKey(bySku, owner, [
+      ...shown.map((r) => r.sku_key),
+      ...mappings.map((m) => m.sku.toLowerCase()),
+    ]);
+    return listEnvelope(
+      cursors,
+      'store_listings',
+      page,
+      rows,
+      (r) => [r.id],
+      (r) => {
+        const bySkuKey = r.sku_key ? products.get(r.sku_key) : undefined;
+        const mapped = bySkuKey
+          ? undefined
+          : mappedProduct(mappings, products, r.external_product_id, r.external_variant_id || null);
+        const product = bySkuKey ?? mapped?.product;
+        const resellerProduct = product ? { id: product.id, sku: product.sku } : null;
+        return {
+          id: r.id,
+          externalProductId: r.external_product_id,
+          externalVariantId: r.external_variant_id || null,
+          sku: r.sku,
+          title: r.title,
+          active: r.active,
+          resellerProduct,
+          match: {
+            by: bySkuKey ? ('sku' as const) : mapped ? ('link' as const) : null,
+            resellerProduct,
+            linkId: mapped?.mapping.id ?? null,
+          },
+          seenAt: r.seen_at.toISOString(),
+        };
+      },
+    );
   }
 }

@@ -35,17 +35,28 @@ export class StoreLocales {
   async of(store: StoreRow, connector: Connector<unknown>, connection: StoreConnection<unknown>): Promise<StoreLocale> {
     if (this.learned(store)) return { currency: store.currency, country: store.country };
     const ctx = this.#deps.context(store.platform);
-    const currency = connector.storeCurrency ? (await connector.storeCurrency(ctx, connection)).toUpperCase() : (store.currency ?? 'EUR');
+    const currency = connector.storeCurrency
+      ? (await connector.storeCurrency(ctx, connection)).toUpperCase()
+      : (store.currency ?? 'EUR');
     let country = store.country;
     let learnedAt: Date | null = null;
     try {
-      const said = connector.storeCountry ? (await connector.storeCountry(ctx, connection))?.trim().toUpperCase() : null;
+      const said = connector.storeCountry
+        ? (await connector.storeCountry(ctx, connection))?.trim().toUpperCase()
+        : null;
       country = said && COUNTRY.test(said) ? said : null;
       learnedAt = new Date();
     } catch (err) {
-      this.#deps.logger.warn("store's country not given by its platform; asked again later", { storeId: store.id, error: (err as Error).message });
+      this.#deps.logger.warn("store's country not given by its platform; asked again later", {
+        storeId: store.id,
+        error: (err as Error).message,
+      });
     }
-    await this.#deps.db.updateTable('stores').set({ currency, country, locale_learned_at: learnedAt }).where('id', '=', store.id).execute();
+    await this.#deps.db
+      .updateTable('stores')
+      .set({ currency, country, locale_learned_at: learnedAt })
+      .where('id', '=', store.id)
+      .execute();
     return { currency, country };
   }
 }
@@ -61,6 +72,7 @@ export const storeCountryMigration = {
     await db.schema.alterTable('stores').addColumn('locale_learned_at', 'timestamptz').execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    for (const column of ['locale_learned_at', 'country']) await db.schema.alterTable('stores').dropColumn(column).execute();
+    for (const column of ['locale_learned_at', 'country'])
+      await db.schema.alterTable('stores').dropColumn(column).execute();
   },
 };

@@ -72,8 +72,13 @@ export class StorePoller {
    */
   async requestSync(tenant: Tenant, storeId: string): Promise<SyncRequest> {
     const store = await this.#deps.connections.row(tenant, storeId);
-    if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
-    if (!this.canPoll(store)) throw rejected('sync_not_supported', `${this.#deps.connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`);
+    if (store.status !== 'connected')
+      throw wrongState('store_disconnected', `Store ${storeId} is disconnected: connect it again to sync it.`);
+    if (!this.canPoll(store))
+      throw rejected(
+        'sync_not_supported',
+        `${this.#deps.connectors.get(store.platform)?.manifest.displayName ?? store.platform} stores cannot be asked for their orders.`,
+      );
     const taken = await this.#deps.db
       .updateTable('stores')
       .set({ poll_lease_until: this.#leaseEnd() })
@@ -81,7 +86,11 @@ export class StorePoller {
       .where((eb) => eb.or([eb('poll_lease_until', 'is', null), eb('poll_lease_until', '<', sql<Date>`now()`)]))
       .returning(sql<Date>`now()`.as('now'))
       .executeTakeFirst();
-    if (!taken) throw wrongState('sync_in_progress', `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`);
+    if (!taken)
+      throw wrongState(
+        'sync_in_progress',
+        `A sync of store ${storeId} is under way: its orders show in GET /stores/${storeId}/ingests as they come, and lastPolledAt says when it ended.`,
+      );
     try {
       // A job of its own: the poll that just released the store may still be finishing as a
       // job, and a job of the same id still running is not added again (the sync would be lost).
@@ -93,7 +102,11 @@ export class StorePoller {
     await this.#deps.listings?.requestSyncQuietly(store);
     const waitMs = await this.#deps.calls.pollWaitMs(store);
     if (waitMs > 0) await this.#release(storeId);
-    return { storeId, requestedAt: new Date(taken.now).toISOString(), pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString() };
+    return {
+      storeId,
+      requestedAt: new Date(taken.now).toISOString(),
+      pollsAt: new Date(new Date(taken.now).getTime() + waitMs).toISOString(),
+    };
   }
 
   /** Polls one store for orders changed since its cursor (the poll job). */
@@ -103,14 +116,22 @@ export class StorePoller {
       if (store?.poll_lease_until) await this.#release(storeId);
       return;
     }
-    await this.#deps.db.updateTable('stores').set({ poll_lease_until: this.#leaseEnd() }).where('id', '=', storeId).execute();
+    await this.#deps.db
+      .updateTable('stores')
+      .set({ poll_lease_until: this.#leaseEnd() })
+      .where('id', '=', storeId)
+      .execute();
     try {
       await this.#pages(store);
     } catch (err) {
       // A poll that waits for the platform's budget comes back without spending an attempt: it
       // keeps the lease, but for the order-search budget (it runs nothing until then: a sync
       // asked for meanwhile answers when it will).
-      if (err instanceof PollBudgetWait || (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited'))) await this.#release(storeId);
+      if (
+        err instanceof PollBudgetWait ||
+        (!(err instanceof RetryLaterError) && !(err instanceof ConnectorError && err.kind === 'rate_limited'))
+      )
+        await this.#release(storeId);
       await this.#deps.calls.disconnectIfRevoked(storeId, err);
       throw err;
     }
@@ -135,9 +156,18 @@ export class StorePoller {
       const asked = cursor;
       const result = await connector.listOrders!(ctx, connection, asked);
       await this.#ingestPage(store, result.orders);
-      if (result.notice) await this.#deps.db.updateTable('stores').set({ poll_notice: result.notice, poll_notice_at: new Date() }).where('id', '=', store.id).execute();
+      if (result.notice)
+        await this.#deps.db
+          .updateTable('stores')
+          .set({ poll_notice: result.notice, poll_notice_at: new Date() })
+          .where('id', '=', store.id)
+          .execute();
       if (result.nextCursor) cursor = result.nextCursor;
-      await this.#deps.db.updateTable('stores').set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() }).where('id', '=', store.id).execute();
+      await this.#deps.db
+        .updateTable('stores')
+        .set({ poll_cursor: cursor, last_polled_at: new Date(), poll_lease_until: this.#leaseEnd() })
+        .where('id', '=', store.id)
+        .execute();
       // Done when a page is empty or the cursor stops moving: a cursor with an overlap window
       // hands back the page it was given while nothing newer came (reading it again finds no more).
       if (result.done || result.orders.length === 0 || !result.nextCursor || result.nextCursor === asked) break;

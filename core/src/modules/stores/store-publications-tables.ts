@@ -60,8 +60,14 @@ export const storePublicationsMigration = {
       // A reseller product is published once per store: a second request finds the first.
       .addUniqueConstraint('store_publications_product_key', ['store_id', 'reseller_product_id'])
       .execute();
-    await sql`create unique index store_publications_idempotency_idx on store_publications (store_id, idempotency_key) where idempotency_key is not null`.execute(db);
-    await db.schema.createIndex('store_publications_product_idx').on('store_publications').column('reseller_product_id').execute();
+    await sql`create unique index store_publications_idempotency_idx on store_publications (store_id, idempotency_key) where idempotency_key is not null`.execute(
+      db,
+    );
+    await db.schema
+      .createIndex('store_publications_product_idx')
+      .on('store_publications')
+      .column('reseller_product_id')
+      .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropTable('store_publications').execute();

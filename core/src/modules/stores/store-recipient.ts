@@ -11,7 +11,12 @@ const MAX_OPTIONAL_TEXT = 100;
  */
 export function orderRecipient(r: StoreRecipient): Recipient {
   const { company, state, ...address } = r;
-  return { ...address, ...optionalText('company', company), ...optionalText('state', state), country: r.country.toUpperCase() };
+  return {
+    ...address,
+    ...optionalText('company', company),
+    ...optionalText('state', state),
+    country: r.country.toUpperCase(),
+  };
 }
 
 function optionalText<K extends 'company' | 'state'>(key: K, value: string | undefined): Partial<Record<K, string>> {

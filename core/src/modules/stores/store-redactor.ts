@@ -29,10 +29,23 @@ export class StoreRedactor {
   /** Erases the personal data we hold for these store orders (or the whole store), and the store's deliveries. */
   async redact(storeId: string, externalOrderIds: string[] | 'all'): Promise<void> {
     const store = await this.#deps.connections.findById(storeId);
-    const storeIds = store ? (await this.#deps.db.selectFrom('stores').select('id').where('platform', '=', store.platform).where('external_id', '=', store.external_id).execute()).map((r) => r.id) : [storeId];
+    const storeIds = store
+      ? (
+          await this.#deps.db
+            .selectFrom('stores')
+            .select('id')
+            .where('platform', '=', store.platform)
+            .where('external_id', '=', store.external_id)
+            .execute()
+        ).map((r) => r.id)
+      : [storeId];
     const now = new Date();
-    let ingests = this.#deps.db.updateTable('store_ingests').set({ external_name: null, skipped_lines: '[]', error: null, redacted_at: now, updated_at: now }).where('store_id', 'in', storeIds);
-    if (externalOrderIds !== 'all') ingests = ingests.where('external_order_id', 'in', externalOrderIds.length ? externalOrderIds : ['']);
+    let ingests = this.#deps.db
+      .updateTable('store_ingests')
+      .set({ external_name: null, skipped_lines: '[]', error: null, redacted_at: now, updated_at: now })
+      .where('store_id', 'in', storeIds);
+    if (externalOrderIds !== 'all')
+      ingests = ingests.where('external_order_id', 'in', externalOrderIds.length ? externalOrderIds : ['']);
     await ingests.execute();
     // One statement for both, decided on each row as it is when updated: a delivery whose
     // processed mark commits first is erased now, one still waiting is erased by its mark.
@@ -46,6 +59,9 @@ export class StoreRedactor {
       .where('store_id', 'in', storeIds)
       .where((eb) => eb.or([eb('processed_at', 'is', null), eb('raw_body', '!=', ERASED_BODY)]))
       .execute();
-    this.#deps.logger.info('store data redacted', { storeId, orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length });
+    this.#deps.logger.info('store data redacted', {
+      storeId,
+      orders: externalOrderIds === 'all' ? 'all' : externalOrderIds.length,
+    });
   }
 }

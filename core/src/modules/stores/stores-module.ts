@@ -35,7 +35,11 @@ import { StoresService, type StoreRow } from './stores-service.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 
 /** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), a store to poll, or a skipped store order to retry (`retry`: POST /stores/{id}/ingests/retry). */
-export type IngestJob = { kind: 'events'; eventIds: string[] } | { kind: 'event'; eventId: string } | { kind: 'poll'; storeId: string } | { kind: 'retry'; storeId: string; ingestId: string };
+export type IngestJob =
+  | { kind: 'events'; eventIds: string[] }
+  | { kind: 'event'; eventId: string }
+  | { kind: 'poll'; storeId: string }
+  | { kind: 'retry'; storeId: string; ingestId: string };
 
 /** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
 /**
@@ -120,9 +124,20 @@ export class StoresModule {
 
   constructor(deps: StoresDeps) {
     // What the stores' classes share, built once and handed to each with what it adds of its own.
-    const ctx: StoresContext = { db: deps.db, box: deps.box, cursors: deps.cursors, logger: deps.logger, connectors: deps.connectors, context: deps.context };
+    const ctx: StoresContext = {
+      db: deps.db,
+      box: deps.box,
+      cursors: deps.cursors,
+      logger: deps.logger,
+      connectors: deps.connectors,
+      context: deps.context,
+    };
     this.#ctx = ctx;
-    this.stores = new StoresService({ ...ctx, products: deps.resellerProducts, onConnected: (store) => this.#onConnected(store) });
+    this.stores = new StoresService({
+      ...ctx,
+      products: deps.resellerProducts,
+      onConnected: (store) => this.#onConnected(store),
+    });
     // The pipeline's classes take the services split by job that they call, not the facade.
     const { connections, credentials, links } = this.stores;
     const locales = new StoreLocales(ctx);
@@ -133,7 +148,10 @@ export class StoresModule {
       connections,
       credentials,
       callLimiter: deps.callLimiter,
-      pollBudget: deps.pollBudget ?? ((platform, budget) => createTokenBucket({ ...budget, keyPrefix: `poll-budget:${platform}`, name: `poll-budget:${platform}` })),
+      pollBudget:
+        deps.pollBudget ??
+        ((platform, budget) =>
+          createTokenBucket({ ...budget, keyPrefix: `poll-budget:${platform}`, name: `poll-budget:${platform}` })),
     });
     this.ingester = new OrderIngester({
       ...ctx,
@@ -150,7 +168,10 @@ export class StoresModule {
       calls: this.calls,
       ingester: this.ingester,
       // One job per ingest and attempt: asked twice before it runs, it runs once; asked again after, it runs again.
-      queueRetry: (store, ingestId, attempts) => this.#ingest.get(store.platform)!.add({ kind: 'retry', storeId: store.id, ingestId }, { jobId: `retry-${ingestId}-${attempts}` }),
+      queueRetry: (store, ingestId, attempts) =>
+        this.#ingest
+          .get(store.platform)!
+          .add({ kind: 'retry', storeId: store.id, ingestId }, { jobId: `retry-${ingestId}-${attempts}` }),
     });
     this.redactor = new StoreRedactor({ ...ctx, connections });
     this.listings = new ListingSyncer({
@@ -160,7 +181,8 @@ export class StoresModule {
       calls: this.calls,
       locales,
       products: deps.resellerProducts,
-      queueSync: (store, delayMs) => this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
+      queueSync: (store, delayMs) =>
+        this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
     });
     this.events = new EventIngester({
       ...ctx,
@@ -191,10 +213,18 @@ export class StoresModule {
       connections,
       calls: this.calls,
       locales,
-      checkImageUrl: deps.checkUrl ?? (async (url) => Promise.reject(new SafeFetchError('address_blocked', `no outbound address is allowed here: ${url}`))),
+      checkImageUrl:
+        deps.checkUrl ??
+        (async (url) =>
+          Promise.reject(new SafeFetchError('address_blocked', `no outbound address is allowed here: ${url}`))),
       listingsChanged: (store) => this.listings.requestSyncQuietly(store, LISTINGS_SOON_MS),
     });
-    this.receiver = new WebhookReceiver({ ...ctx, connections, credentials, stored: (platform, eventId) => this.#received.get(platform)!.add(eventId) });
+    this.receiver = new WebhookReceiver({
+      ...ctx,
+      connections,
+      credentials,
+      stored: (platform, eventId) => this.#received.get(platform)!.add(eventId),
+    });
     for (const connector of ctx.connectors.all()) this.#defineQueues(deps.queue, connector);
   }
 
@@ -216,9 +246,14 @@ export class StoresModule {
       backoff: { type: 'exponential', delayMs: 2000 },
       process: (job): Promise<void> => {
         const data = job.data;
-        if (data.kind === 'events') return this.events.processBatch(data.eventIds, (eventId, delayMs) => ingest.add({ kind: 'event', eventId }, { jobId: `event-${eventId}`, delayMs }));
+        if (data.kind === 'events')
+          return this.events.processBatch(data.eventIds, (eventId, delayMs) =>
+            ingest.add({ kind: 'event', eventId }, { jobId: `event-${eventId}`, delayMs }),
+          );
         if (data.kind === 'retry') return guarded(() => this.retrier.retryQueued(data.storeId, data.ingestId));
-        return guarded(() => (data.kind === 'event' ? this.events.process(data.eventId) : this.poller.poll(data.storeId)));
+        return guarded(() =>
+          data.kind === 'event' ? this.events.process(data.eventId) : this.poller.poll(data.storeId),
+        );
       },
     });
     this.#ingest.set(platform, ingest);
@@ -228,7 +263,12 @@ export class StoresModule {
         windowMs: EVENTS_WINDOW_MS,
         max: EVENTS_BATCH,
         toJob: (eventIds) => ({ data: { kind: 'events', eventIds }, options: { jobId: `events-${eventIds[0]}` } }),
-        onError: (err, eventIds) => this.#ctx.logger.warn('stored webhooks not queued; the sweeper will queue them', { platform, events: eventIds.length, error: err.message }),
+        onError: (err, eventIds) =>
+          this.#ctx.logger.warn('stored webhooks not queued; the sweeper will queue them', {
+            platform,
+            events: eventIds.length,
+            error: err.message,
+          }),
       }),
     );
     this.#fulfil.set(
@@ -259,20 +299,29 @@ export class StoresModule {
     if (!connector) return;
     if (connector.registerWebhooks) {
       const ctx = this.#ctx.context(store.platform);
-      const { webhookSecret } = await connector.registerWebhooks(ctx, await this.calls.connection(store), ctx.webhookUrl(store.id));
+      const { webhookSecret } = await connector.registerWebhooks(
+        ctx,
+        await this.calls.connection(store),
+        ctx.webhookUrl(store.id),
+      );
       if (webhookSecret) await this.stores.credentials.setWebhookSecret(store.id, webhookSecret);
     }
     if (connector.listOrders) {
       // Not a failure of the connection: a store never polled is queued by the polling sweep (schedulePolls).
       await this.#queuePoll(store).catch((err: Error) =>
-        this.#ctx.logger.warn('first poll of a store not queued; the polling sweep will queue it', { storeId: store.id, error: err.message }),
+        this.#ctx.logger.warn('first poll of a store not queued; the polling sweep will queue it', {
+          storeId: store.id,
+          error: err.message,
+        }),
       );
     }
     await this.listings.requestSyncQuietly(store);
   }
 
   #queuePoll(store: StoreRow, suffix?: string): Promise<void> {
-    return this.#ingest.get(store.platform)!.add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}${suffix ? `-${suffix}` : ''}` });
+    return this.#ingest
+      .get(store.platform)!
+      .add({ kind: 'poll', storeId: store.id }, { jobId: `poll-${store.id}${suffix ? `-${suffix}` : ''}` });
   }
 
   /** Re-queues stored webhooks that were never processed (a crash between store and queue), the oldest first. */
@@ -309,8 +358,13 @@ export class StoresModule {
     }
     this.#requeue = this.requeueUnprocessed()
       .then(
-        (n) => void (n > 0 && this.#ctx.logger.info('stored webhooks queued again after a queue outage', { events: n })),
-        (err: Error) => void this.#ctx.logger.warn('stored webhooks not queued again after a queue outage; the sweeper will queue them', { error: err.message }),
+        (n) =>
+          void (n > 0 && this.#ctx.logger.info('stored webhooks queued again after a queue outage', { events: n })),
+        (err: Error) =>
+          void this.#ctx.logger.warn(
+            'stored webhooks not queued again after a queue outage; the sweeper will queue them',
+            { error: err.message },
+          ),
       )
       .finally(() => {
         this.#requeue = undefined;
@@ -323,9 +377,15 @@ export class StoresModule {
 
   /** One page of stored webhooks not yet processed (received before `before`; after `after` in received order), queued in batches. */
   async #queueUnprocessed(before: Date | undefined, after: { at: Date; id: string } | undefined) {
-    let pending = this.#ctx.db.selectFrom('store_webhook_events').select(['id', 'platform', 'received_at']).where('processed_at', 'is', null);
+    let pending = this.#ctx.db
+      .selectFrom('store_webhook_events')
+      .select(['id', 'platform', 'received_at'])
+      .where('processed_at', 'is', null);
     if (before) pending = pending.where('received_at', '<', before);
-    if (after) pending = pending.where((eb) => eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]));
+    if (after)
+      pending = pending.where((eb) =>
+        eb.or([eb('received_at', '>', after.at), eb.and([eb('received_at', '=', after.at), eb('id', '>', after.id)])]),
+      );
     const rows = await pending.orderBy('received_at').orderBy('id').limit(SWEEP_PAGE).execute();
     for (const [platform, events] of Map.groupBy(rows, (r) => r.platform)) {
       for (let i = 0; i < events.length; i += EVENTS_BATCH) {
@@ -348,7 +408,11 @@ export class StoresModule {
 
   /** order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed. */
   onOrdersShipped(events: EventEnvelope[]): void {
-    this.fulfilments.queueShipped(events).catch((err: Error) => this.#ctx.logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }));
+    this.fulfilments
+      .queueShipped(events)
+      .catch((err: Error) =>
+        this.#ctx.logger.warn('shipment push not queued; the sweeper will retry', { error: err.message }),
+      );
   }
 
   /** Queues the stored webhooks still waiting for their batch (at shutdown). */
@@ -359,13 +423,25 @@ export class StoresModule {
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */
   routes(resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>): AnyRoute[] {
     return [
-      ...storesRoutes({ stores: this.stores, connectors: this.#ctx.connectors, credentialRequests: this.credentialRequests, installs: this.installs, poller: this.poller, retrier: this.retrier, resolveProduct }),
+      ...storesRoutes({
+        stores: this.stores,
+        connectors: this.#ctx.connectors,
+        credentialRequests: this.credentialRequests,
+        installs: this.installs,
+        poller: this.poller,
+        retrier: this.retrier,
+        resolveProduct,
+      }),
       ...publishingRoutes({ publishing: this.publishing, resolveProduct }),
     ];
   }
 
   /** What platforms and merchants' browsers call at `/connectors/...`. */
   connectorRoutes(): AnyRoute[] {
-    return connectorRoutes({ receiver: this.receiver, installs: this.installs, credentialRequests: this.credentialRequests });
+    return connectorRoutes({
+      receiver: this.receiver,
+      installs: this.installs,
+      credentialRequests: this.credentialRequests,
+    });
   }
 }

@@ -14,68 +14,112 @@ import { INGEST_EXAMPLE, LINK_EXAMPLE, LISTING_EXAMPLE, STORE_EXAMPLE } from './
 import type { StoresService } from './stores-service.ts';
 
 const tags = ['Stores'];
-export const storeSchema = openApiComponent(z.object({
-  id: z.string(),
-  platform: z.string(),
-  externalId: z.string(),
-  name: z.string(),
-  status: z.enum(['connected', 'disconnected']).meta({ description: '`connected`: its orders are ingested; `disconnected`: ingestion stopped (history kept).' }),
-  testMode: z.boolean(),
-  lastPolledAt: z.string().nullable(),
-  lastError: z.string().nullable(),
-  createdAt: z.string(),
-  disconnectedAt: z.string().nullable(),
-  country: z.string().nullable().meta({ description: "The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say." }),
-  notices: z.array(z.string()).meta({ description: "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none." }),
-}), 'Store');
-const linkSchema = openApiComponent(z.object({
-  id: z.string(),
-  resellerProductId: z.string(),
-  sku: z.string(),
-  externalProductId: z.string().nullable(),
-  externalVariantId: z.string().nullable(),
-  discovered: z.boolean().meta({ description: 'Found by a listing sync or an order (the SKUs matched), not made by POST /stores/{id}/links. Only links you made map a listing: a discovered one guards the product but never makes a listing print as it.' }),
-  createdAt: z.string(),
-}), 'StoreLink');
-const INGEST_STATUSES = ['received', 'placed', 'waiting_payment', 'waiting_address', 'no_print_lines', 'cancelled', 'failed', 'redacted'] as const;
+export const storeSchema = openApiComponent(
+  z.object({
+    id: z.string(),
+    platform: z.string(),
+    externalId: z.string(),
+    name: z.string(),
+    status: z
+      .enum(['connected', 'disconnected'])
+      .meta({ description: '`connected`: its orders are ingested; `disconnected`: ingestion stopped (history kept).' }),
+    testMode: z.boolean(),
+    lastPolledAt: z.string().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: z.string(),
+    disconnectedAt: z.string().nullable(),
+    country: z.string().nullable().meta({
+      description:
+        "The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say.",
+    }),
+    notices: z.array(z.string()).meta({
+      description:
+        "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none.",
+    }),
+  }),
+  'Store',
+);
+const linkSchema = openApiComponent(
+  z.object({
+    id: z.string(),
+    resellerProductId: z.string(),
+    sku: z.string(),
+    externalProductId: z.string().nullable(),
+    externalVariantId: z.string().nullable(),
+    discovered: z.boolean().meta({
+      description:
+        'Found by a listing sync or an order (the SKUs matched), not made by POST /stores/{id}/links. Only links you made map a listing: a discovered one guards the product but never makes a listing print as it.',
+    }),
+    createdAt: z.string(),
+  }),
+  'StoreLink',
+);
+const INGEST_STATUSES = [
+  'received',
+  'placed',
+  'waiting_payment',
+  'waiting_address',
+  'no_print_lines',
+  'cancelled',
+  'failed',
+  'redacted',
+] as const;
 const INGEST_STATUS_DESCRIPTION =
   '`received`: stored, not handled yet; `placed`: a print order was placed (`orderId`); `waiting_payment`: the store order is not paid yet; `waiting_address`: paid, but the platform withheld the shipping address (`error` says why), placed once an update or a retry brings it; `no_print_lines`: none of its lines is one of your products (`skippedLines` says why); `cancelled`: cancelled in the store; `failed`: placing failed (`error`), retried; `redacted`: erased on the customer’s request.';
-export const ingestSchema = openApiComponent(z.object({
-  id: z.string(),
-  externalOrderId: z.string(),
-  externalName: z.string().nullable(),
-  status: z.enum(INGEST_STATUSES).meta({ description: INGEST_STATUS_DESCRIPTION }),
-  orderId: z.string().nullable(),
-  skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
-  error: z.string().nullable(),
-  attempts: z.number().int(),
-  storeUpdatedAt: z.string().nullable(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-}), 'StoreIngest');
-const listingSchema = openApiComponent(z.object({
-  id: z.string(),
-  externalProductId: z.string(),
-  externalVariantId: z.string().nullable().meta({ description: 'Null for a product sold without variants.' }),
-  sku: z.string().nullable(),
-  title: z.string(),
-  active: z.boolean().meta({ description: 'Whether the store sells it now (published, not a draft or archived).' }),
-  resellerProduct: z
-    .object({ id: z.string(), sku: z.string() })
-    .nullable()
-    .meta({ description: "The product of yours its orders print as (`match` says how it was found), or null: orders for it are skipped until you create a product with its SKU or map it (POST /stores/{id}/links)." }),
-  match: z
-    .object({
-      by: z.enum(['sku', 'link']).nullable().meta({ description: "`sku`: your product with the listing's SKU (case-insensitive, in the store's mode; it always wins); `link`: the listing is mapped to your product (POST /stores/{id}/links: a link to its variant before a link to its product); null: not matched." }),
-      resellerProduct: z.object({ id: z.string(), sku: z.string() }).nullable(),
-      linkId: z.string().nullable().meta({ description: 'The link that maps it (`by: link`): DELETE /stores/{id}/links/{linkId} unmaps it.' }),
-    })
-    .meta({ description: 'How the listing is matched to one of your products.' }),
-  seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
-}), 'StoreListing');
+export const ingestSchema = openApiComponent(
+  z.object({
+    id: z.string(),
+    externalOrderId: z.string(),
+    externalName: z.string().nullable(),
+    status: z.enum(INGEST_STATUSES).meta({ description: INGEST_STATUS_DESCRIPTION }),
+    orderId: z.string().nullable(),
+    skippedLines: z.array(z.object({ sku: z.string().nullable(), quantity: z.number(), reason: z.string() })),
+    error: z.string().nullable(),
+    attempts: z.number().int(),
+    storeUpdatedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+  'StoreIngest',
+);
+const listingSchema = openApiComponent(
+  z.object({
+    id: z.string(),
+    externalProductId: z.string(),
+    externalVariantId: z.string().nullable().meta({ description: 'Null for a product sold without variants.' }),
+    sku: z.string().nullable(),
+    title: z.string(),
+    active: z.boolean().meta({ description: 'Whether the store sells it now (published, not a draft or archived).' }),
+    resellerProduct: z.object({ id: z.string(), sku: z.string() }).nullable().meta({
+      description:
+        'The product of yours its orders print as (`match` says how it was found), or null: orders for it are skipped until you create a product with its SKU or map it (POST /stores/{id}/links).',
+    }),
+    match: z
+      .object({
+        by: z.enum(['sku', 'link']).nullable().meta({
+          description:
+            "`sku`: your product with the listing's SKU (case-insensitive, in the store's mode; it always wins); `link`: the listing is mapped to your product (POST /stores/{id}/links: a link to its variant before a link to its product); null: not matched.",
+        }),
+        resellerProduct: z.object({ id: z.string(), sku: z.string() }).nullable(),
+        linkId: z
+          .string()
+          .nullable()
+          .meta({ description: 'The link that maps it (`by: link`): DELETE /stores/{id}/links/{linkId} unmaps it.' }),
+      })
+      .meta({ description: 'How the listing is matched to one of your products.' }),
+    seenAt: z.string().meta({ description: 'When the sync that last saw it began.' }),
+  }),
+  'StoreListing',
+);
 
-export const installLinkSchema = z.object({ data: openApiComponent(z.object({ installUrl: z.string(), expiresAt: z.string() }), 'InstallLink') });
-const storeId = z.string().min(1).max(64).meta({ description: 'Store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
+export const installLinkSchema = z.object({
+  data: openApiComponent(z.object({ installUrl: z.string(), expiresAt: z.string() }), 'InstallLink'),
+});
+const storeId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'Store id (`sto_…`).', example: 'sto_01M89R2K4H7Q5N3B8VDX0C6TYE' });
 const idParams = z.object({ id: storeId });
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store.' };
 
@@ -94,7 +138,12 @@ export function storesRoutes(deps: {
 }): AnyRoute[] {
   const { stores, credentialRequests, installs, poller, retrier } = deps;
   const connect = platformBody(
-    deps.connectors.all().map((c) => ({ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.manifest.connectSchema, example: c.manifest.examples.connect })),
+    deps.connectors.all().map((c) => ({
+      platform: c.manifest.platform,
+      displayName: c.manifest.displayName,
+      fields: c.manifest.connectSchema,
+      example: c.manifest.examples.connect,
+    })),
     {},
     'ConnectStore',
   );
@@ -112,7 +161,13 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       query: z.strictObject(pageQueryShape),
-      responses: { 200: { description: 'A page of stores', schema: listEnvelopeSchema(storeSchema), example: examplePage([STORE_EXAMPLE]) } },
+      responses: {
+        200: {
+          description: 'A page of stores',
+          schema: listEnvelopeSchema(storeSchema),
+          example: examplePage([STORE_EXAMPLE]),
+        },
+      },
       handle: async ({ auth, query }) => ({ status: 200, body: await stores.connections.list(auth, query) }),
     }),
     defineRoute({
@@ -120,16 +175,28 @@ export function storesRoutes(deps: {
       path: '/stores',
       operationId: 'connectStore',
       summary: 'Connect a store with pasted credentials',
-      description: "`{platform, ...connection fields}`: the fields depend on the platform (one branch per enabled connector); the platform's connector verifies them with the platform. OAuth platforms connect through /connectors/<platform>/install.",
+      description:
+        "`{platform, ...connection fields}`: the fields depend on the platform (one branch per enabled connector); the platform's connector verifies them with the platform. OAuth platforms connect through /connectors/<platform>/install.",
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
       body: connect.body,
       bodyExamples: connect.examples,
-      responses: { 201: { description: 'Connected', schema: z.object({ data: storeSchema }), example: { data: { ...STORE_EXAMPLE, lastPolledAt: null } } } },
+      responses: {
+        201: {
+          description: 'Connected',
+          schema: z.object({ data: storeSchema }),
+          example: { data: { ...STORE_EXAMPLE, lastPolledAt: null } },
+        },
+      },
       errors: [
         { status: 422, code: 'store_credentials_rejected', description: 'The platform refused the credentials.' },
-        { status: 422, code: 'store_not_connectable', description: 'The store cannot be connected as given (not a store of the platform, an address that is not public, or set up in a way the connection cannot use); the message says what to change.' },
+        {
+          status: 422,
+          code: 'store_not_connectable',
+          description:
+            'The store cannot be connected as given (not a store of the platform, an address that is not public, or set up in a way the connection cannot use); the message says what to change.',
+        },
         { status: 409, code: 'store_connected_elsewhere', description: 'The store is connected to another account.' },
         { status: 502, code: 'store_unreachable', description: 'The platform could not be reached.' },
       ],
@@ -147,9 +214,14 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      responses: { 200: { description: 'The store', schema: z.object({ data: storeSchema }), example: { data: STORE_EXAMPLE } } },
+      responses: {
+        200: { description: 'The store', schema: z.object({ data: storeSchema }), example: { data: STORE_EXAMPLE } },
+      },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.connections.get(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await stores.connections.get(auth, params.id) },
+      }),
     }),
     defineRoute({
       method: 'delete',
@@ -160,9 +232,18 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:write',
       params: idParams,
-      responses: { 200: { description: 'The disconnected store', schema: z.object({ data: storeSchema }), example: { data: { ...STORE_EXAMPLE, status: 'disconnected', disconnectedAt: '2026-11-26T09:02:13.550Z' } } } },
+      responses: {
+        200: {
+          description: 'The disconnected store',
+          schema: z.object({ data: storeSchema }),
+          example: { data: { ...STORE_EXAMPLE, status: 'disconnected', disconnectedAt: '2026-11-26T09:02:13.550Z' } },
+        },
+      },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.connections.disconnect(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await stores.connections.disconnect(auth, params.id) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -173,9 +254,18 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      responses: { 200: { description: 'Links', schema: z.object({ data: z.array(linkSchema) }), example: { data: [LINK_EXAMPLE] } } },
+      responses: {
+        200: {
+          description: 'Links',
+          schema: z.object({ data: z.array(linkSchema) }),
+          example: { data: [LINK_EXAMPLE] },
+        },
+      },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.links.listLinks(auth, params.id) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await stores.links.listLinks(auth, params.id) },
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -183,7 +273,7 @@ export function storesRoutes(deps: {
       operationId: 'createStoreLink',
       summary: 'Map a store listing to one of your products',
       description:
-        "Maps an existing listing to your product without touching the store: its orders' lines print as that product whatever SKU the store sends (or none). Ingestion matches each line by SKU first (your product with that SKU, in the store's mode), then by a link to its variant (`externalProductId` and `externalVariantId`), then by a link to its product (`externalProductId` only: every variant of it). Links found by ingestion or a listing sync (`discovered`) never map: only links made here do. A listing maps to one product: to map it to another, delete its link first. The product cannot be deleted (nor its SKU changed) while the link exists. Then retry the store orders skipped before: POST /stores/{id}/ingests/retry `{status: \"skipped\", externalProductId}`. Without `externalProductId`, the link only says the store sells the product.",
+        'Maps an existing listing to your product without touching the store: its orders\' lines print as that product whatever SKU the store sends (or none). Ingestion matches each line by SKU first (your product with that SKU, in the store\'s mode), then by a link to its variant (`externalProductId` and `externalVariantId`), then by a link to its product (`externalProductId` only: every variant of it). Links found by ingestion or a listing sync (`discovered`) never map: only links made here do. A listing maps to one product: to map it to another, delete its link first. The product cannot be deleted (nor its SKU changed) while the link exists. Then retry the store orders skipped before: POST /stores/{id}/ingests/retry `{status: "skipped", externalProductId}`. Without `externalProductId`, the link only says the store sells the product.',
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
@@ -191,20 +281,53 @@ export function storesRoutes(deps: {
       body: z
         .strictObject({
           resellerProduct: z.string().min(1).max(64).meta({ description: 'Reseller product id or SKU.' }),
-          externalProductId: z.string().min(1).max(100).optional().meta({ description: "The listing's product id on the platform (`externalProductId` of GET /stores/{id}/listings)." }),
-          externalVariantId: z.string().min(1).max(100).optional().meta({ description: 'One variant of it only (`externalVariantId` of GET /stores/{id}/listings); needs `externalProductId`.' }),
+          externalProductId: z.string().min(1).max(100).optional().meta({
+            description: "The listing's product id on the platform (`externalProductId` of GET /stores/{id}/listings).",
+          }),
+          externalVariantId: z.string().min(1).max(100).optional().meta({
+            description:
+              'One variant of it only (`externalVariantId` of GET /stores/{id}/listings); needs `externalProductId`.',
+          }),
         })
-        .refine((b) => b.externalVariantId === undefined || b.externalProductId !== undefined, { path: ['externalProductId'], message: 'externalProductId is required with externalVariantId' }),
+        .refine((b) => b.externalVariantId === undefined || b.externalProductId !== undefined, {
+          path: ['externalProductId'],
+          message: 'externalProductId is required with externalVariantId',
+        }),
       bodyExample: { resellerProduct: 'BC-CLASSIC-250', externalProductId: '412' },
-      responses: { 201: { description: 'The link', schema: z.object({ data: linkSchema }), example: { data: { ...LINK_EXAMPLE, discovered: false } } } },
+      responses: {
+        201: {
+          description: 'The link',
+          schema: z.object({ data: linkSchema }),
+          example: { data: { ...LINK_EXAMPLE, discovered: false } },
+        },
+      },
       errors: [
-        { status: 404, code: 'not_found', description: 'Unknown store, or no product of yours (in the key\'s mode) has this id or SKU.' },
-        { status: 409, code: 'listing_already_mapped', description: 'The listing is mapped to another of your products (the link is named in `details`): delete that link first.' },
-        { status: 422, code: 'unknown_listing', description: "The store's synced catalogue has no such listing (or variant): use ids from GET /stores/{id}/listings, or sync first." },
+        {
+          status: 404,
+          code: 'not_found',
+          description: "Unknown store, or no product of yours (in the key's mode) has this id or SKU.",
+        },
+        {
+          status: 409,
+          code: 'listing_already_mapped',
+          description:
+            'The listing is mapped to another of your products (the link is named in `details`): delete that link first.',
+        },
+        {
+          status: 422,
+          code: 'unknown_listing',
+          description:
+            "The store's synced catalogue has no such listing (or variant): use ids from GET /stores/{id}/listings, or sync first.",
+        },
       ],
       handle: async ({ auth, params, body }) => {
         const product = await deps.resolveProduct(auth, body.resellerProduct);
-        const link = await stores.links.addLink(auth, params.id, { resellerProductId: product.id, sku: product.sku, externalProductId: body.externalProductId, externalVariantId: body.externalVariantId });
+        const link = await stores.links.addLink(auth, params.id, {
+          resellerProductId: product.id,
+          sku: product.sku,
+          externalProductId: body.externalProductId,
+          externalVariantId: body.externalVariantId,
+        });
         return { status: 201, body: { data: link } };
       },
     }),
@@ -213,14 +336,31 @@ export function storesRoutes(deps: {
       path: '/stores/{id}/links/{linkId}',
       operationId: 'deleteStoreLink',
       summary: 'Remove a link (unmaps its listing)',
-      description: "A listing the link mapped is matched by its SKU again, or not at all: its next orders are skipped unless the SKU is one of your products. Orders placed already stay placed.",
+      description:
+        'A listing the link mapped is matched by its SKU again, or not at all: its next orders are skipped unless the SKU is one of your products. Orders placed already stay placed.',
       tags,
       auth: 'apiKey',
       scope: 'stores:write',
-      params: z.object({ id: storeId, linkId: z.string().min(1).max(64).meta({ description: 'Link id (`lnk_…`).', example: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB' }) }),
-      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }), example: { data: { id: LINK_EXAMPLE.id, deleted: true } } } },
+      params: z.object({
+        id: storeId,
+        linkId: z
+          .string()
+          .min(1)
+          .max(64)
+          .meta({ description: 'Link id (`lnk_…`).', example: 'lnk_01M89R3A1Y8G2ZK6W4QJ5N7PXB' }),
+      }),
+      responses: {
+        200: {
+          description: 'Deleted',
+          schema: z.object({ data: z.object({ id: z.string(), deleted: z.boolean() }) }),
+          example: { data: { id: LINK_EXAMPLE.id, deleted: true } },
+        },
+      },
       errors: [notFound],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await stores.links.removeLink(auth, params.id, params.linkId) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await stores.links.removeLink(auth, params.id, params.linkId) },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -233,10 +373,28 @@ export function storesRoutes(deps: {
       auth: 'apiKey',
       scope: 'stores:read',
       params: idParams,
-      query: z.strictObject({ ...pageQueryShape, matched: z.enum(['true', 'false']).transform((v) => v === 'true').optional().meta({ description: 'Only listings that match one of your products, by SKU or by link (true), or none (false).' }) }),
-      responses: { 200: { description: 'A page of listings', schema: listEnvelopeSchema(listingSchema), example: examplePage([LISTING_EXAMPLE]) } },
+      query: z.strictObject({
+        ...pageQueryShape,
+        matched: z
+          .enum(['true', 'false'])
+          .transform((v) => v === 'true')
+          .optional()
+          .meta({
+            description: 'Only listings that match one of your products, by SKU or by link (true), or none (false).',
+          }),
+      }),
+      responses: {
+        200: {
+          description: 'A page of listings',
+          schema: listEnvelopeSchema(listingSchema),
+          example: examplePage([LISTING_EXAMPLE]),
+        },
+      },
       errors: [notFound],
-      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.listings.listListings(auth, params.id, query) }),
+      handle: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await stores.listings.listListings(auth, params.id, query),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -254,13 +412,24 @@ export function storesRoutes(deps: {
           .optional()
           .meta({
             description:
-              "Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products (or, without a matching SKU, its listing is mapped to none); create (or activate) the product or map the listing, then POST /stores/{id}/ingests/{ingestId}/retry (or POST /stores/{id}/ingests/retry for all). `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.",
+              'Only ingests with this outcome. `skipped`: store orders of which nothing was placed (`no_print_lines`) and at least one line was skipped because its SKU is none of your active products (or, without a matching SKU, its listing is mapped to none); create (or activate) the product or map the listing, then POST /stores/{id}/ingests/{ingestId}/retry (or POST /stores/{id}/ingests/retry for all). `waiting_address`: paid, but the platform withheld the shipping address (the error says why): placed once an update or a retry brings it, never without one.',
           }),
-        externalProductId: z.string().min(1).max(100).optional().meta({ description: 'Only store orders with a line of this listing (store product id) skipped as unmatched.' }),
+        externalProductId: z.string().min(1).max(100).optional().meta({
+          description: 'Only store orders with a line of this listing (store product id) skipped as unmatched.',
+        }),
       }),
-      responses: { 200: { description: 'A page of ingests', schema: listEnvelopeSchema(ingestSchema), example: examplePage([INGEST_EXAMPLE]) } },
+      responses: {
+        200: {
+          description: 'A page of ingests',
+          schema: listEnvelopeSchema(ingestSchema),
+          example: examplePage([INGEST_EXAMPLE]),
+        },
+      },
       errors: [notFound],
-      handle: async ({ auth, params, query }) => ({ status: 200, body: await stores.ingests.listIngests(auth, params.id, query) }),
+      handle: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await stores.ingests.listIngests(auth, params.id, query),
+      }),
     }),
   ];
 }
@@ -277,16 +446,45 @@ function retryRoute(retrier: IngestRetrier): AnyRoute {
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
-    params: z.object({ id: storeId, ingestId: z.string().min(1).max(64).meta({ description: 'Ingest id (`ing_…`), from GET /stores/{id}/ingests.', example: 'ing_01M89R4D2F6X8P3K7T5Q9W1NCM' }) }),
-    responses: { 200: { description: 'The ingest after the retry', schema: z.object({ data: ingestSchema }), example: { data: { ...INGEST_EXAMPLE, attempts: 2 } } } },
+    params: z.object({
+      id: storeId,
+      ingestId: z.string().min(1).max(64).meta({
+        description: 'Ingest id (`ing_…`), from GET /stores/{id}/ingests.',
+        example: 'ing_01M89R4D2F6X8P3K7T5Q9W1NCM',
+      }),
+    }),
+    responses: {
+      200: {
+        description: 'The ingest after the retry',
+        schema: z.object({ data: ingestSchema }),
+        example: { data: { ...INGEST_EXAMPLE, attempts: 2 } },
+      },
+    },
     errors: [
       { status: 404, code: 'not_found', description: 'Unknown store or ingest.' },
-      { status: 409, code: 'ingest_not_retryable', description: 'The store order was placed already, cancelled, is waiting for payment or was erased.' },
-      { status: 409, code: 'store_order_not_found', description: 'The platform no longer has the order (or, for a platform that cannot be asked, no delivery of it is stored).' },
+      {
+        status: 409,
+        code: 'ingest_not_retryable',
+        description: 'The store order was placed already, cancelled, is waiting for payment or was erased.',
+      },
+      {
+        status: 409,
+        code: 'store_order_not_found',
+        description:
+          'The platform no longer has the order (or, for a platform that cannot be asked, no delivery of it is stored).',
+      },
       { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' },
-      { status: 503, code: 'store_rate_limited', description: "The platform's request budget for this store is spent for now; Retry-After says when to try again." },
+      {
+        status: 503,
+        code: 'store_rate_limited',
+        description:
+          "The platform's request budget for this store is spent for now; Retry-After says when to try again.",
+      },
     ],
-    handle: async ({ auth, params }) => ({ status: 200, body: { data: await retrier.retry(auth, params.id, params.ingestId) } }),
+    handle: async ({ auth, params }) => ({
+      status: 200,
+      body: { data: await retrier.retry(auth, params.id, params.ingestId) },
+    }),
   });
 }
 
@@ -303,19 +501,39 @@ function bulkRetryRoute(retrier: IngestRetrier): AnyRoute {
     scope: 'stores:write',
     params: idParams,
     body: z.strictObject({
-      status: z.enum(['skipped']).meta({ description: 'Which store orders: `skipped` (nothing placed, a line unmatched).' }),
-      externalProductId: z.string().min(1).max(100).optional().meta({ description: 'Only the store orders with a line of this listing (store product id) skipped.' }),
+      status: z
+        .enum(['skipped'])
+        .meta({ description: 'Which store orders: `skipped` (nothing placed, a line unmatched).' }),
+      externalProductId: z
+        .string()
+        .min(1)
+        .max(100)
+        .optional()
+        .meta({ description: 'Only the store orders with a line of this listing (store product id) skipped.' }),
     }),
     bodyExample: { status: 'skipped', externalProductId: '412' },
     responses: {
       202: {
         description: 'Queued',
-        schema: z.object({ data: z.object({ storeId: z.string(), status: z.enum(['skipped']), externalProductId: z.string().nullable(), queued: z.number().int().meta({ description: 'How many store orders were queued for a retry.' }), more: z.boolean().meta({ description: 'More skipped orders are left: call again once these are retried.' }) }) }),
-        example: { data: { storeId: STORE_EXAMPLE.id, status: 'skipped', externalProductId: '412', queued: 3, more: false } },
+        schema: z.object({
+          data: z.object({
+            storeId: z.string(),
+            status: z.enum(['skipped']),
+            externalProductId: z.string().nullable(),
+            queued: z.number().int().meta({ description: 'How many store orders were queued for a retry.' }),
+            more: z.boolean().meta({ description: 'More skipped orders are left: call again once these are retried.' }),
+          }),
+        }),
+        example: {
+          data: { storeId: STORE_EXAMPLE.id, status: 'skipped', externalProductId: '412', queued: 3, more: false },
+        },
       },
     },
     errors: [notFound, { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' }],
-    handle: async ({ auth, params, body }) => ({ status: 202, body: { data: await retrier.retrySkipped(auth, params.id, { externalProductId: body.externalProductId }) } }),
+    handle: async ({ auth, params, body }) => ({
+      status: 202,
+      body: { data: await retrier.retrySkipped(auth, params.id, { externalProductId: body.externalProductId }) },
+    }),
   });
 }
 
@@ -331,16 +549,37 @@ function installLinkRoute(installs: OAuthInstalls): AnyRoute {
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
-    body: z.looseObject({ platform: z.string().min(1).max(40).meta({ description: 'A platform with an OAuth install (SHOPIFY).' }), returnUrl: z.string().optional().meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }) }),
-    bodyExample: { platform: 'SHOPIFY', shop: 'tulip-prints.myshopify.com', returnUrl: 'https://reseller.example.com/stores/connected' },
+    body: z.looseObject({
+      platform: z.string().min(1).max(40).meta({ description: 'A platform with an OAuth install (SHOPIFY).' }),
+      returnUrl: z
+        .string()
+        .optional()
+        .meta({ description: 'http(s) URL the merchant is sent to once the store is connected.' }),
+    }),
+    bodyExample: {
+      platform: 'SHOPIFY',
+      shop: 'tulip-prints.myshopify.com',
+      returnUrl: 'https://reseller.example.com/stores/connected',
+    },
     responses: {
       201: {
         description: 'Where to send the merchant',
         schema: installLinkSchema,
-        example: { data: { installUrl: 'https://print-api.example/connectors/shopify/install/v1.Q2hKc3dHb0.4kXz9T', expiresAt: '2026-11-25T10:50:41.730Z' } },
+        example: {
+          data: {
+            installUrl: 'https://print-api.example/connectors/shopify/install/v1.Q2hKc3dHb0.4kXz9T',
+            expiresAt: '2026-11-25T10:50:41.730Z',
+          },
+        },
       },
     },
-    errors: [{ status: 422, code: 'unsupported_platform', description: 'No enabled connector installs through OAuth on this platform.' }],
+    errors: [
+      {
+        status: 422,
+        code: 'unsupported_platform',
+        description: 'No enabled connector installs through OAuth on this platform.',
+      },
+    ],
     handle: async ({ auth, body }) => {
       const { platform, ...fields } = body;
       return { status: 201, body: { data: await installs.createLink(auth, platform, fields) } };
@@ -354,16 +593,41 @@ function syncRoute(poller: StorePoller): AnyRoute {
     method: 'post',
     path: '/stores/{id}/sync',
     operationId: 'syncStore',
-    summary: "Ask the store for its orders now, instead of at the next poll",
+    summary: 'Ask the store for its orders now, instead of at the next poll',
     description: `Queues a poll of the store's orders changed since the last one (every platform that lists orders; on a platform without webhooks, this is how a new order shows at once). The orders appear in GET /stores/{id}/ingests as they are ingested; \`lastPolledAt\` on the store says when the poll ended. One sync at a time per store: another asked for while one runs is answered 409 (a poll that stops answering frees the store after ${SYNC_LEASE_MS / 60_000} minutes).`,
     tags,
     auth: 'apiKey',
     scope: 'stores:write',
     params: idParams,
-    responses: { 202: { description: 'Queued', schema: z.object({ data: z.object({ storeId: z.string(), requestedAt: z.string(), pollsAt: z.string().meta({ description: "When the poll calls the platform: now, or, where the platform allows only so many order searches (Amazon: one every 3 minutes, a burst of 20) and the store's are spent, when the next one is allowed (the poll is queued and waits till then)." }) }) }), example: { data: { storeId: STORE_EXAMPLE.id, requestedAt: '2026-11-25T10:46:30.018Z', pollsAt: '2026-11-25T10:46:30.018Z' } } } },
+    responses: {
+      202: {
+        description: 'Queued',
+        schema: z.object({
+          data: z.object({
+            storeId: z.string(),
+            requestedAt: z.string(),
+            pollsAt: z.string().meta({
+              description:
+                "When the poll calls the platform: now, or, where the platform allows only so many order searches (Amazon: one every 3 minutes, a burst of 20) and the store's are spent, when the next one is allowed (the poll is queued and waits till then).",
+            }),
+          }),
+        }),
+        example: {
+          data: {
+            storeId: STORE_EXAMPLE.id,
+            requestedAt: '2026-11-25T10:46:30.018Z',
+            pollsAt: '2026-11-25T10:46:30.018Z',
+          },
+        },
+      },
+    },
     errors: [
       notFound,
-      { status: 409, code: 'sync_in_progress', description: 'A sync (or scheduled poll) of this store runs: try again once it ends.' },
+      {
+        status: 409,
+        code: 'sync_in_progress',
+        description: 'A sync (or scheduled poll) of this store runs: try again once it ends.',
+      },
       { status: 409, code: 'store_disconnected', description: 'The store is disconnected.' },
       { status: 422, code: 'sync_not_supported', description: "The store's platform cannot be asked for its orders." },
     ],
@@ -376,10 +640,21 @@ function credentialRequestRoute(credentialRequests: CredentialRequests, connecto
   const request = platformBody(
     connectors.all().flatMap((c) =>
       c.credentialRequest
-        ? [{ platform: c.manifest.platform, displayName: c.manifest.displayName, fields: c.credentialRequest.inputSchema, example: c.manifest.examples.credentialRequest ?? {} }]
+        ? [
+            {
+              platform: c.manifest.platform,
+              displayName: c.manifest.displayName,
+              fields: c.credentialRequest.inputSchema,
+              example: c.manifest.examples.credentialRequest ?? {},
+            },
+          ]
         : [],
     ),
-    { returnUrl: returnUrlSchema.meta({ description: 'Where the merchant goes once the platform is done (with its query).' }) },
+    {
+      returnUrl: returnUrlSchema.meta({
+        description: 'Where the merchant goes once the platform is done (with its query).',
+      }),
+    },
     'StoreCredentialRequest',
   );
   return defineRoute({

@@ -80,7 +80,15 @@ export interface StoreIngestsTable {
   store_id: string;
   external_order_id: string;
   external_name: string | null;
-  status: 'received' | 'placed' | 'waiting_payment' | 'waiting_address' | 'no_print_lines' | 'cancelled' | 'failed' | 'redacted';
+  status:
+    | 'received'
+    | 'placed'
+    | 'waiting_payment'
+    | 'waiting_address'
+    | 'no_print_lines'
+    | 'cancelled'
+    | 'failed'
+    | 'redacted';
   order_id: string | null;
   skipped_lines: Json<Array<{ sku: string | null; quantity: number; reason: string }>>;
   error: string | null;
@@ -153,8 +161,14 @@ export const storesMigration = {
       .addColumn('disconnected_at', 'timestamptz')
       .execute();
     // A store is connected to one account at a time.
-    await sql`create unique index stores_connected_idx on stores (platform, external_id) where status = 'connected'`.execute(db);
-    await db.schema.createIndex('stores_reseller_idx').on('stores').columns(['reseller_id', 'created_at desc', 'id desc']).execute();
+    await sql`create unique index stores_connected_idx on stores (platform, external_id) where status = 'connected'`.execute(
+      db,
+    );
+    await db.schema
+      .createIndex('stores_reseller_idx')
+      .on('stores')
+      .columns(['reseller_id', 'created_at desc', 'id desc'])
+      .execute();
 
     await db.schema
       .createTable('store_links')
@@ -167,7 +181,9 @@ export const storesMigration = {
       .addColumn('discovered', 'boolean', (c) => c.notNull().defaultTo(false))
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .execute();
-    await sql`create unique index store_links_listing_idx on store_links (store_id, reseller_product_id, coalesce(external_product_id, ''), coalesce(external_variant_id, ''))`.execute(db);
+    await sql`create unique index store_links_listing_idx on store_links (store_id, reseller_product_id, coalesce(external_product_id, ''), coalesce(external_variant_id, ''))`.execute(
+      db,
+    );
     await db.schema.createIndex('store_links_product_idx').on('store_links').column('reseller_product_id').execute();
 
     await db.schema
@@ -187,7 +203,11 @@ export const storesMigration = {
       .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
       .addUniqueConstraint('store_ingests_order_key', ['store_id', 'external_order_id'])
       .execute();
-    await db.schema.createIndex('store_ingests_page_idx').on('store_ingests').columns(['store_id', 'created_at desc', 'id desc']).execute();
+    await db.schema
+      .createIndex('store_ingests_page_idx')
+      .on('store_ingests')
+      .columns(['store_id', 'created_at desc', 'id desc'])
+      .execute();
 
     await db.schema
       .createTable('store_webhook_events')
@@ -203,7 +223,9 @@ export const storesMigration = {
       .addColumn('processed_at', 'timestamptz')
       .addUniqueConstraint('store_webhook_events_key', ['platform', 'event_key'])
       .execute();
-    await sql`create index store_webhook_events_pending_idx on store_webhook_events (received_at) where processed_at is null`.execute(db);
+    await sql`create index store_webhook_events_pending_idx on store_webhook_events (received_at) where processed_at is null`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('store_fulfilments')
@@ -225,7 +247,9 @@ export const storesMigration = {
  */
 export const storeShipmentsIndexMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`create index store_orders_shipped_idx on orders (updated_at) where store_id is not null and tracking is not null and status in ('SHIPPED', 'DELIVERED')`.execute(db);
+    await sql`create index store_orders_shipped_idx on orders (updated_at) where store_id is not null and tracking is not null and status in ('SHIPPED', 'DELIVERED')`.execute(
+      db,
+    );
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.dropIndex('store_orders_shipped_idx').execute();
@@ -241,7 +265,10 @@ export const storeSyncAndRedactionMigration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('stores').addColumn('poll_lease_until', 'timestamptz').execute();
     await db.schema.alterTable('store_ingests').addColumn('redacted_at', 'timestamptz').execute();
-    await db.schema.alterTable('store_webhook_events').addColumn('erase_when_processed', 'boolean', (c) => c.notNull().defaultTo(false)).execute();
+    await db.schema
+      .alterTable('store_webhook_events')
+      .addColumn('erase_when_processed', 'boolean', (c) => c.notNull().defaultTo(false))
+      .execute();
   },
   async down(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('store_webhook_events').dropColumn('erase_when_processed').execute();
@@ -271,7 +298,11 @@ export const storeListingsMigration = {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull())
       .addUniqueConstraint('store_listings_variant_key', ['store_id', 'external_product_id', 'external_variant_id'])
       .execute();
-    await db.schema.createIndex('store_listings_sku_idx').on('store_listings').columns(['store_id', 'sku_key']).execute();
+    await db.schema
+      .createIndex('store_listings_sku_idx')
+      .on('store_listings')
+      .columns(['store_id', 'sku_key'])
+      .execute();
     // The deletion guard looks listings up by SKU across the reseller's stores.
     await db.schema.createIndex('store_listings_sku_key_idx').on('store_listings').column('sku_key').execute();
     await db.schema.alterTable('stores').addColumn('listings_cursor', 'text').execute();
@@ -280,7 +311,8 @@ export const storeListingsMigration = {
     await db.schema.alterTable('stores').addColumn('listings_requested_at', 'timestamptz').execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    for (const column of ['listings_requested_at', 'listings_synced_at', 'listings_run_started_at', 'listings_cursor']) await db.schema.alterTable('stores').dropColumn(column).execute();
+    for (const column of ['listings_requested_at', 'listings_synced_at', 'listings_run_started_at', 'listings_cursor'])
+      await db.schema.alterTable('stores').dropColumn(column).execute();
     await db.schema.dropTable('store_listings').execute();
   },
 };
@@ -292,7 +324,8 @@ export const storePollNoticeMigration = {
     await db.schema.alterTable('stores').addColumn('poll_notice_at', 'timestamptz').execute();
   },
   async down(db: Kysely<any>): Promise<void> {
-    for (const column of ['poll_notice_at', 'poll_notice']) await db.schema.alterTable('stores').dropColumn(column).execute();
+    for (const column of ['poll_notice_at', 'poll_notice'])
+      await db.schema.alterTable('stores').dropColumn(column).execute();
   },
 };
 
@@ -317,9 +350,13 @@ export const storeIngestSkippedProductsMigration = {
  */
 export const storeWebhookBodiesBinaryMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`alter table store_webhook_events alter column raw_body type bytea using decode(raw_body, 'base64')`.execute(db);
+    await sql`alter table store_webhook_events alter column raw_body type bytea using decode(raw_body, 'base64')`.execute(
+      db,
+    );
   },
   async down(db: Kysely<any>): Promise<void> {
-    await sql`alter table store_webhook_events alter column raw_body type text using replace(encode(raw_body, 'base64'), chr(10), '')`.execute(db);
+    await sql`alter table store_webhook_events alter column raw_body type text using replace(encode(raw_body, 'base64'), chr(10), '')`.execute(
+      db,
+    );
   },
 };

@@ -15,7 +15,8 @@ const STORE_FOR_WEBHOOK_MS = 10_000;
 type Verified = Extract<WebhookVerdict, { ok: true }>;
 
 /** The delivery's key for duplicates: the platform's event id, else a hash of the body. */
-const eventKey = (verdict: Verified, req: InboundWebhook): string => verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1'));
+const eventKey = (verdict: Verified, req: InboundWebhook): string =>
+  verdict.eventId ?? sha256Hex(req.rawBody.toString('latin1'));
 
 /** What the platform is told about a delivery it may keep. */
 export interface Receipt {
@@ -44,7 +45,11 @@ export interface WebhookReceiverDeps extends Pick<StoresContext, 'db' | 'connect
 export class WebhookReceiver {
   readonly #deps: WebhookReceiverDeps;
   // ttlResolution 0: the age is read from the clock on each look-up, without a timer per look-up.
-  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({ max: 10_000, ttl: STORE_FOR_WEBHOOK_MS, ttlResolution: 0 });
+  readonly #storesForWebhooks = new LRUCache<string, StoreRow>({
+    max: 10_000,
+    ttl: STORE_FOR_WEBHOOK_MS,
+    ttlResolution: 0,
+  });
   readonly #writer: DeliveryWriter;
 
   constructor(deps: WebhookReceiverDeps) {
@@ -68,7 +73,11 @@ export class WebhookReceiver {
       reused = store !== undefined;
       store ??= await this.#storeById(pathStoreId);
     }
-    const verify = (row: StoreRow | undefined) => connector.verifyWebhook(req, { storeSecret: row ? this.#deps.credentials.webhookSecret(row) : undefined, settings: this.#deps.connectors.settings(platform) });
+    const verify = (row: StoreRow | undefined) =>
+      connector.verifyWebhook(req, {
+        storeSecret: row ? this.#deps.credentials.webhookSecret(row) : undefined,
+        settings: this.#deps.connectors.settings(platform),
+      });
     if (!pathStoreId) {
       const external = connector.identifyStore?.(req);
       if (external) {
@@ -85,7 +94,9 @@ export class WebhookReceiver {
           }
         }
         // A disconnected store still receives privacy requests (Shopify's shop/redact comes 48 h after uninstall).
-        store = (await this.#deps.connections.findConnected(platform, external)) ?? (await this.#latestStore(platform, external));
+        store =
+          (await this.#deps.connections.findConnected(platform, external)) ??
+          (await this.#latestStore(platform, external));
       }
     }
     let verdict = await verify(store);
@@ -95,13 +106,28 @@ export class WebhookReceiver {
     if (verdict.acknowledgeOnly) return { received: true };
     if (!store || store.platform !== platform) return { received: true, ignored: 'unknown store' };
     const id = newId('whe');
-    const inserted = await this.#writer.store({ id, platform, storeId: store.id, eventKey: eventKey(verdict, req), topic: verdict.topic, headers: req.headers, rawBody: req.rawBody, path: req.path, receivedAt: new Date() });
+    const inserted = await this.#writer.store({
+      id,
+      platform,
+      storeId: store.id,
+      eventKey: eventKey(verdict, req),
+      topic: verdict.topic,
+      headers: req.headers,
+      rawBody: req.rawBody,
+      path: req.path,
+      receivedAt: new Date(),
+    });
     if (inserted) this.#deps.stored(platform, id);
     return { received: true, duplicate: !inserted };
   }
 
   /** Stores the delivery for the connected store `externalId` names, in one statement; answers its id, or null when nothing was stored. */
-  async #storeForConnected(platform: string, externalId: string, verdict: Verified, req: InboundWebhook): Promise<string | null> {
+  async #storeForConnected(
+    platform: string,
+    externalId: string,
+    verdict: Verified,
+    req: InboundWebhook,
+  ): Promise<string | null> {
     const id = newId('whe');
     const { rows } = await sql<{ id: string }>`
       insert into store_webhook_events (id, platform, store_id, event_key, topic, headers, raw_body, path, received_at, processed_at)
@@ -121,6 +147,13 @@ export class WebhookReceiver {
   }
 
   async #latestStore(platform: string, externalId: string): Promise<StoreRow | undefined> {
-    return this.#deps.db.selectFrom('stores').selectAll().where('platform', '=', platform).where('external_id', '=', externalId).orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return this.#deps.db
+      .selectFrom('stores')
+      .selectAll()
+      .where('platform', '=', platform)
+      .where('external_id', '=', externalId)
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 }

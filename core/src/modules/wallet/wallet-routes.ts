@@ -24,12 +24,22 @@ export function walletRoutes(deps: { wallet: WalletService }): AnyRoute[] {
         200: {
           description: 'The wallet',
           schema: z.object({
-            data: openApiComponent(z.object({ balanceCents: z.number().int(), currency: z.literal('EUR'), entries: listEnvelopeSchema(openApiComponent(ledgerEntrySchema, 'LedgerEntry')) }), 'Wallet'),
+            data: openApiComponent(
+              z.object({
+                balanceCents: z.number().int(),
+                currency: z.literal('EUR'),
+                entries: listEnvelopeSchema(openApiComponent(ledgerEntrySchema, 'LedgerEntry')),
+              }),
+              'Wallet',
+            ),
           }),
           example: { data: EXAMPLE_WALLET },
         },
       },
-      handle: async ({ auth, query }) => ({ status: 200, body: { data: await deps.wallet.statement(auth.resellerId, auth.mode, query) } }),
+      handle: async ({ auth, query }) => ({
+        status: 200,
+        body: { data: await deps.wallet.statement(auth.resellerId, auth.mode, query) },
+      }),
     }),
   ];
 }

@@ -50,9 +50,20 @@ export class WalletService {
     this.#fundsListeners.push(listener);
   }
 
-  async topUp(input: { resellerId: string; mode: Mode; amountCents: number; reference?: string | undefined }): Promise<LedgerEntry> {
+  async topUp(input: {
+    resellerId: string;
+    mode: Mode;
+    amountCents: number;
+    reference?: string | undefined;
+  }): Promise<LedgerEntry> {
     const entry = await this.#db.transaction().execute((trx) =>
-      this.post(trx, { resellerId: input.resellerId, mode: input.mode, kind: 'top_up', amountCents: input.amountCents, reference: input.reference ?? null }),
+      this.post(trx, {
+        resellerId: input.resellerId,
+        mode: input.mode,
+        kind: 'top_up',
+        amountCents: input.amountCents,
+        reference: input.reference ?? null,
+      }),
     );
     for (const listener of this.#fundsListeners) await listener(input.resellerId, input.mode);
     return entry!;
@@ -106,7 +117,9 @@ export class WalletService {
    * `post`, which locks the row first.
    */
   async debit(trx: Trx, posting: Posting & { id?: string }): Promise<LedgerEntry | null> {
-    const { rows } = await sql<Selectable<WalletLedgerTable>>`with ${this.debitCtes(posting)} select * from debit_entry`.execute(trx);
+    const { rows } = await sql<
+      Selectable<WalletLedgerTable>
+    >`with ${this.debitCtes(posting)} select * from debit_entry`.execute(trx);
     return rows[0] ? toEntry(rows[0]) : null;
   }
 
@@ -172,8 +185,19 @@ export class WalletService {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    const entries = listEnvelope(this.#cursors, 'wallet_ledger', page, rows, (r) => [r.created_at.toISOString(), r.id], toEntry);
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    const entries = listEnvelope(
+      this.#cursors,
+      'wallet_ledger',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      toEntry,
+    );
     return { balanceCents: await this.balance(resellerId, mode), currency: 'EUR', entries };
   }
 

@@ -45,7 +45,9 @@ export const walletMigration = {
       .addColumn('id', 'text', (c) => c.primaryKey())
       .addColumn('reseller_id', 'text', (c) => c.notNull().references('resellers.id'))
       .addColumn('mode', 'text', (c) => c.notNull())
-      .addColumn('kind', 'text', (c) => c.notNull().check(sql`kind in ('top_up', 'order_payment', 'order_refund', 'adjustment')`))
+      .addColumn('kind', 'text', (c) =>
+        c.notNull().check(sql`kind in ('top_up', 'order_payment', 'order_refund', 'adjustment')`),
+      )
       .addColumn('amount_cents', 'bigint', (c) => c.notNull().check(sql`amount_cents <> 0`))
       .addColumn('balance_after_cents', 'bigint', (c) => c.notNull().check(sql`balance_after_cents >= 0`))
       .addColumn('order_id', 'text')
@@ -58,6 +60,8 @@ export const walletMigration = {
       .columns(['reseller_id', 'mode', 'created_at desc', 'id desc'])
       .execute();
     // One payment and one refund per order at most: a retried placement can never charge twice.
-    await sql`create unique index wallet_ledger_order_kind_idx on wallet_ledger (order_id, kind) where order_id is not null`.execute(db);
+    await sql`create unique index wallet_ledger_order_kind_idx on wallet_ledger (order_id, kind) where order_id is not null`.execute(
+      db,
+    );
   },
 };

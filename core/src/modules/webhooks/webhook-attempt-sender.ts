@@ -20,9 +20,22 @@ export async function sendAttempt(
   const t0 = performance.now();
   const latency = (): number => Math.round(performance.now() - t0);
   try {
-    const res = await deps.safeFetch.request(url, { method: 'POST', headers, body, timeoutMs: deps.timeoutMs, maxRedirects: 0, maxBodyBytes: 512 });
+    const res = await deps.safeFetch.request(url, {
+      method: 'POST',
+      headers,
+      body,
+      timeoutMs: deps.timeoutMs,
+      maxRedirects: 0,
+      maxBodyBytes: 512,
+    });
     const succeeded = res.status >= 200 && res.status < 300;
-    return { startedAt, statusCode: res.status, latencyMs: latency(), succeeded, error: succeeded ? null : describeStatus(res.status, res.headers.location, res.body) };
+    return {
+      startedAt,
+      statusCode: res.status,
+      latencyMs: latency(),
+      succeeded,
+      error: succeeded ? null : describeStatus(res.status, res.headers.location, res.body),
+    };
   } catch (err) {
     const error =
       err instanceof SafeFetchError
@@ -36,7 +49,12 @@ export async function sendAttempt(
 
 /** A non-2xx answer in a line: the status, where a redirect pointed (not followed), the start of the body. */
 function describeStatus(status: number, location: string | string[] | undefined, body: Buffer): string {
-  if (status >= 300 && status < 400) return `HTTP ${status}: redirects are not followed${typeof location === 'string' ? ` (Location: ${location.slice(0, 200)})` : ''}`;
-  const text = body.toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim().slice(0, 200);
+  if (status >= 300 && status < 400)
+    return `HTTP ${status}: redirects are not followed${typeof location === 'string' ? ` (Location: ${location.slice(0, 200)})` : ''}`;
+  const text = body
+    .toString('utf8')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim()
+    .slice(0, 200);
   return `HTTP ${status}${text ? `: ${text}` : ''}`;
 }

@@ -97,16 +97,31 @@ export async function claimScheduled(
     from (select coalesce(jsonb_agg(jsonb_build_array(id, endpoint_id, next_attempt_at)), '[]'::jsonb) as deferred from put_off) as p
     left join claimed as c on true`;
   const { rows } = await deps.lane.run((db) => claim.execute(db));
-  const deferred = (rows[0]?.deferred ?? []).map(([id, endpointId, until]) => ({ id, endpointId, attempt, until: new Date(until) }));
+  const deferred = (rows[0]?.deferred ?? []).map(([id, endpointId, until]) => ({
+    id,
+    endpointId,
+    attempt,
+    until: new Date(until),
+  }));
   return { claimed: rows.filter((r) => r.id !== null), deferred };
 }
 
 /** Manual: the next attempt at once, whatever the schedule; a pending job for an earlier number then finds nothing. */
-export async function claimManual(deps: { db: Db; leaseMs: number }, deliveryId: string, now: Date): Promise<Claimed | undefined> {
+export async function claimManual(
+  deps: { db: Db; leaseMs: number },
+  deliveryId: string,
+  now: Date,
+): Promise<Claimed | undefined> {
   return deps.db
     .updateTable('webhook_deliveries as d')
     .from(['webhook_endpoints as e', 'events as ev'])
-    .set({ next_attempt_at: new Date(now.getTime() + deps.leaseMs), last_attempt_at: now, status: 'pending', attempts: sql<number>`d.attempts + 1`, delivered_at: null })
+    .set({
+      next_attempt_at: new Date(now.getTime() + deps.leaseMs),
+      last_attempt_at: now,
+      status: 'pending',
+      attempts: sql<number>`d.attempts + 1`,
+      delivered_at: null,
+    })
     .whereRef('e.id', '=', 'd.endpoint_id')
     .whereRef('ev.id', '=', 'd.event_id')
     .where('d.id', '=', deliveryId)

@@ -59,7 +59,15 @@ export class WebhookDeliverer {
   readonly #late = new Set<Promise<void>>();
   #queue: Queue<DeliveryJob> | undefined;
 
-  constructor(deps: { db: Db; lane?: WebhookDbLane; box: SecretBox; safeFetch: SafeFetch; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+  constructor(deps: {
+    db: Db;
+    lane?: WebhookDbLane;
+    box: SecretBox;
+    safeFetch: SafeFetch;
+    logger: Logger;
+    options: WebhooksOptions;
+    clock?: () => Date;
+  }) {
     this.#db = deps.db;
     this.#lane = deps.lane ?? new WebhookDbLane(deps.db, { pooled: false });
     this.#box = deps.box;
@@ -77,7 +85,11 @@ export class WebhookDeliverer {
       breakerHoldMs: o.breakerHoldMs,
       breakerMaxHoldMs: o.breakerMaxHoldMs,
       onHold: (endpointId, hold) =>
-        this.#logger.warn('webhook endpoint failing: its deliveries are held, then one is tried', { endpointId, consecutiveFailures: hold.failures, holdMs: hold.holdMs }),
+        this.#logger.warn('webhook endpoint failing: its deliveries are held, then one is tried', {
+          endpointId,
+          consecutiveFailures: hold.failures,
+          holdMs: hold.holdMs,
+        }),
     });
   }
 
@@ -89,7 +101,10 @@ export class WebhookDeliverer {
   /** Queues attempt `attempt` of one delivery after `delayMs`. */
   async enqueue(deliveryId: string, attempt: number, delayMs = 0): Promise<void> {
     if (!this.#queue) throw new Error('the webhook queue is not defined');
-    await this.#queue.add({ deliveryId, attempt }, { jobId: deliveryJobId(deliveryId, attempt), ...(delayMs > 0 ? { delayMs } : {}) });
+    await this.#queue.add(
+      { deliveryId, attempt },
+      { jobId: deliveryJobId(deliveryId, attempt), ...(delayMs > 0 ? { delayMs } : {}) },
+    );
   }
 
   /**
@@ -106,7 +121,9 @@ export class WebhookDeliverer {
     const size = Math.max(1, this.#options.batchSize);
     const adds: Array<Promise<void>> = [];
     for (let i = 0; i < deliveryIds.length; i += size) {
-      adds.push(this.#queue.add({ deliveryIds: deliveryIds.slice(i, i + size), attempt }, delayMs > 0 ? { delayMs } : {}));
+      adds.push(
+        this.#queue.add({ deliveryIds: deliveryIds.slice(i, i + size), attempt }, delayMs > 0 ? { delayMs } : {}),
+      );
     }
     const failed = (await Promise.allSettled(adds)).find((r) => r.status === 'rejected');
     if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -144,7 +161,12 @@ export class WebhookDeliverer {
       if (claimed.length > 0) await this.#attempt(claimed, 'scheduled', options.release === true);
     } catch (err) {
       // The rows are unchanged or hold a lease: the sweeper brings the deliveries back.
-      this.#logger.warn('webhook attempt aborted', { deliveryIds: ids.slice(0, 10), deliveries: ids.length, attempt: job.attempt, error: (err as Error).message });
+      this.#logger.warn('webhook attempt aborted', {
+        deliveryIds: ids.slice(0, 10),
+        deliveries: ids.length,
+        attempt: job.attempt,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -158,8 +180,6 @@ export class WebhookDeliverer {
   async drain(): Promise<void> {
     while (this.#late.size > 0) await Promise.all(this.#late);
   }
-
-
 
   /**
    * Queues again deliveries put off or returned unsent, for the attempt they were waiting for:
@@ -179,7 +199,10 @@ export class WebhookDeliverer {
     await Promise.all(
       [...groups.values()].map(({ attempt, at, ids }) =>
         this.#enqueueBatches(ids, attempt, Math.max(0, at - now)).catch((err: Error) =>
-          this.#logger.warn('webhook deliveries put off but not queued; the sweeper will queue them', { deliveries: ids.length, error: err.message }),
+          this.#logger.warn('webhook deliveries put off but not queued; the sweeper will queue them', {
+            deliveries: ids.length,
+            error: err.message,
+          }),
         ),
       ),
     );
@@ -212,7 +235,13 @@ export class WebhookDeliverer {
     if (running.length > 0) {
       const late: Promise<void> = Promise.all(running)
         .then((results) => this.#record(results, trigger))
-        .catch((err: Error) => void this.#logger.warn('webhook outcomes not recorded; the sweeper will retry the attempts', { deliveries: running.length, error: err.message }))
+        .catch(
+          (err: Error) =>
+            void this.#logger.warn('webhook outcomes not recorded; the sweeper will retry the attempts', {
+              deliveries: running.length,
+              error: err.message,
+            }),
+        )
         .finally(() => this.#late.delete(late));
       this.#late.add(late);
     }
@@ -224,9 +253,15 @@ export class WebhookDeliverer {
    * when its job need not wait for it: it waits for a turn at an endpoint not known to be
    * fast, or its send has run for `slowAfterMs`.
    */
-  async #sendOne(c: Claimed, trigger: AttemptTrigger, bodies: Map<string, { event: EventEnvelope; body: string }>, letGo?: () => void): Promise<Result> {
+  async #sendOne(
+    c: Claimed,
+    trigger: AttemptTrigger,
+    bodies: Map<string, { event: EventEnvelope; body: string }>,
+    letGo?: () => void,
+  ): Promise<Result> {
     if (c.deleted_at) return { claimed: c, close: { status: 'cancelled', reason: 'endpoint deleted' } };
-    if (c.disabled_at && trigger === 'scheduled') return { claimed: c, close: { status: 'failed', reason: 'endpoint disabled' } };
+    if (c.disabled_at && trigger === 'scheduled')
+      return { claimed: c, close: { status: 'failed', reason: 'endpoint disabled' } };
     // Waiting for a turn happens here, off the clock of the receiver's timeout.
     const turn = await this.#scheduler.acquire(c.endpoint_id, hostOf(c.url), {
       manual: trigger === 'manual',
@@ -250,13 +285,25 @@ export class WebhookDeliverer {
         this.#options.userAgent,
         startedAt,
       );
-      const outcome = await sendAttempt({ safeFetch: this.#safeFetch, timeoutMs: this.#options.timeoutMs }, { url: c.url, headers, body, startedAt });
+      const outcome = await sendAttempt(
+        { safeFetch: this.#safeFetch, timeoutMs: this.#options.timeoutMs },
+        { url: c.url, headers, body, startedAt },
+      );
       report = { succeeded: outcome.succeeded, latencyMs: outcome.latencyMs };
       return { claimed: c, outcome };
     } catch (err) {
       // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
       report = { succeeded: false, latencyMs: 0, internal: true };
-      return { claimed: c, outcome: { startedAt, statusCode: null, latencyMs: 0, succeeded: false, error: `internal: ${(err as Error).message}` } };
+      return {
+        claimed: c,
+        outcome: {
+          startedAt,
+          statusCode: null,
+          latencyMs: 0,
+          succeeded: false,
+          error: `internal: ${(err as Error).message}`,
+        },
+      };
     } finally {
       clearTimeout(slowTimer);
       turn.release(report);
@@ -277,14 +324,21 @@ export class WebhookDeliverer {
     );
     await trackFailureStreaks(
       this.#db,
-      results.flatMap((r) => (r.outcome ? [{ endpointId: r.claimed.endpoint_id, failingSince: r.claimed.failing_since, outcome: r.outcome }] : [])),
+      results.flatMap((r) =>
+        r.outcome
+          ? [{ endpointId: r.claimed.endpoint_id, failingSince: r.claimed.failing_since, outcome: r.outcome }]
+          : [],
+      ),
     );
     await Promise.all([
       // A returned attempt keeps its number: its job asks for it again.
       this.#requeue(returned),
       ...retries.map((r) =>
         this.enqueue(r.id, r.attempt, r.delay).catch((err: Error) =>
-          this.#logger.warn('webhook retry not queued; the sweeper will queue it', { deliveryId: r.id, error: err.message }),
+          this.#logger.warn('webhook retry not queued; the sweeper will queue it', {
+            deliveryId: r.id,
+            error: err.message,
+          }),
         ),
       ),
     ]);

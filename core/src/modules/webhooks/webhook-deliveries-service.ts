@@ -31,7 +31,14 @@ export class WebhookDeliveriesService {
   readonly #cursors: CursorCodec;
   readonly #clock: () => Date;
 
-  constructor(deps: { db: Db; endpoints: WebhookEndpointsService; deliverer: WebhookDeliverer; outbox: Outbox; cursors: CursorCodec; clock?: () => Date }) {
+  constructor(deps: {
+    db: Db;
+    endpoints: WebhookEndpointsService;
+    deliverer: WebhookDeliverer;
+    outbox: Outbox;
+    cursors: CursorCodec;
+    clock?: () => Date;
+  }) {
     this.#db = deps.db;
     this.#endpoints = deps.endpoints;
     this.#deliverer = deps.deliverer;
@@ -48,12 +55,18 @@ export class WebhookDeliveriesService {
     const [deliveries, attempts] = await Promise.all([
       this.#db
         .selectFrom('webhook_deliveries')
-        .select((eb) => [eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'), eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed')])
+        .select((eb) => [
+          eb.fn.countAll<number>().filterWhere('status', '=', 'pending').as('pending'),
+          eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+        ])
         .where('status', 'in', ['pending', 'failed'])
         .executeTakeFirstOrThrow(),
       this.#db
         .selectFrom('webhook_attempts')
-        .select((eb) => [eb.fn.countAll<number>().filterWhere('succeeded', '=', true).as('succeeded'), eb.fn.countAll<number>().filterWhere('succeeded', '=', false).as('failed')])
+        .select((eb) => [
+          eb.fn.countAll<number>().filterWhere('succeeded', '=', true).as('succeeded'),
+          eb.fn.countAll<number>().filterWhere('succeeded', '=', false).as('failed'),
+        ])
         .where('started_at', '>=', since)
         .where('latency_ms', 'is not', null)
         .executeTakeFirstOrThrow(),
@@ -78,17 +91,31 @@ export class WebhookDeliveriesService {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
     const attempts = await this.#attemptsOf(rows.slice(0, page.limit).map((r) => r.id));
-    return listEnvelope(this.#cursors, `webhook_deliveries:${endpointId}`, page, rows, (r) => [r.created_at.toISOString(), r.id], (r) =>
-      toDeliveryView(r, attempts.get(r.id) ?? []),
+    return listEnvelope(
+      this.#cursors,
+      `webhook_deliveries:${endpointId}`,
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      (r) => toDeliveryView(r, attempts.get(r.id) ?? []),
     );
   }
 
   /** Sends the delivery again now and answers with the outcome. */
   async retry(caller: Caller, endpointId: string, deliveryId: string): Promise<WebhookDeliveryView> {
     await this.#endpoints.load(caller, endpointId);
-    const row = await this.#db.selectFrom('webhook_deliveries').select('id').where('id', '=', deliveryId).where('endpoint_id', '=', endpointId).executeTakeFirst();
+    const row = await this.#db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('id', '=', deliveryId)
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirst();
     if (!row) throw notFound('webhook delivery', deliveryId);
     await this.#deliverer.sendNow(deliveryId);
     return this.#view(deliveryId);
@@ -103,12 +130,27 @@ export class WebhookDeliveriesService {
     const now = this.#clock();
     const deliveryId = newId('whd', now.getTime());
     await this.#db.transaction().execute(async (trx) => {
-      const event = await this.#outbox.write(trx, { resellerId: endpoint.reseller_id, mode: endpoint.mode, type: PING_EVENT, data: { webhookId: endpoint.id }, at: now });
+      const event = await this.#outbox.write(trx, {
+        resellerId: endpoint.reseller_id,
+        mode: endpoint.mode,
+        type: PING_EVENT,
+        data: { webhookId: endpoint.id },
+        at: now,
+      });
       // Dispatched already: the ping goes to this endpoint only, never through the fan-out.
       await trx.updateTable('events').set({ dispatched_at: now }).where('id', '=', event.id).execute();
       await trx
         .insertInto('webhook_deliveries')
-        .values({ id: deliveryId, endpoint_id: endpoint.id, event_id: event.id, event_type: PING_EVENT, status: 'pending', attempts: 0, next_attempt_at: null, created_at: now })
+        .values({
+          id: deliveryId,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_type: PING_EVENT,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: null,
+          created_at: now,
+        })
         .execute();
     });
     await this.#deliverer.sendNow(deliveryId);
@@ -116,14 +158,23 @@ export class WebhookDeliveriesService {
   }
 
   async #view(deliveryId: string): Promise<WebhookDeliveryView> {
-    const row = await this.#db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow();
+    const row = await this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', deliveryId)
+      .executeTakeFirstOrThrow();
     return toDeliveryView(row, (await this.#attemptsOf([deliveryId])).get(deliveryId) ?? []);
   }
 
   async #attemptsOf(deliveryIds: string[]): Promise<Map<string, Array<Selectable<WebhookAttemptsTable>>>> {
     const byDelivery = new Map<string, Array<Selectable<WebhookAttemptsTable>>>();
     if (deliveryIds.length === 0) return byDelivery;
-    const rows = await this.#db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('attempt').execute();
+    const rows = await this.#db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', 'in', deliveryIds)
+      .orderBy('attempt')
+      .execute();
     for (const r of rows) {
       const list = byDelivery.get(r.delivery_id) ?? [];
       list.push(r);

@@ -35,7 +35,14 @@ export class WebhookDispatcher {
   #running: Promise<number> | undefined;
   #again = false;
 
-  constructor(deps: { db: Db; lane?: WebhookDbLane; deliverer: WebhookDeliverer; logger: Logger; options: WebhooksOptions; clock?: () => Date }) {
+  constructor(deps: {
+    db: Db;
+    lane?: WebhookDbLane;
+    deliverer: WebhookDeliverer;
+    logger: Logger;
+    options: WebhooksOptions;
+    clock?: () => Date;
+  }) {
     this.#db = deps.db;
     this.#lane = deps.lane ?? new WebhookDbLane(deps.db, { pooled: false });
     this.#deliverer = deps.deliverer;
@@ -106,13 +113,18 @@ export class WebhookDispatcher {
           on conflict (event_id, endpoint_id) do nothing
           returning id
         )
-        select (select count(*) from ev)::int as events, coalesce((select array_agg(id order by id) from created), '{}') as created`.execute(db),
+        select (select count(*) from ev)::int as events, coalesce((select array_agg(id order by id) from created), '{}') as created`.execute(
+        db,
+      ),
     );
     const { events, created } = rows[0]!;
     if (created.length > 0) {
-      await this.#deliverer
-        .enqueueFirst(created)
-        .catch((err: Error) => this.#logger.warn('webhook deliveries not queued; the sweeper will queue them', { deliveries: created.length, error: err.message }));
+      await this.#deliverer.enqueueFirst(created).catch((err: Error) =>
+        this.#logger.warn('webhook deliveries not queued; the sweeper will queue them', {
+          deliveries: created.length,
+          error: err.message,
+        }),
+      );
     }
     return events;
   }
@@ -129,7 +141,12 @@ export class WebhookDispatcher {
     const now = this.#clock();
     const busy = (await this.#deliverer.waitingJobs()) > 0;
     const dueBefore = busy ? new Date(now.getTime() - this.#options.requeueStaleAfterMs) : now;
-    const { rows: due } = await sql<{ id: string; attempts: number; last_attempt_at: Date | null; recorded: number | null }>`
+    const { rows: due } = await sql<{
+      id: string;
+      attempts: number;
+      last_attempt_at: Date | null;
+      recorded: number | null;
+    }>`
       with turns as (
         select id, attempts, last_attempt_at, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as turn
         from webhook_deliveries
@@ -194,7 +211,12 @@ export class WebhookDispatcher {
     const purged = await this.#db
       .deleteFrom('webhook_deliveries')
       .where('id', 'in', (eb) =>
-        eb.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).where('status', '<>', 'pending').limit(SWEEP_BATCH),
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('created_at', '<', cutoff)
+          .where('status', '<>', 'pending')
+          .limit(SWEEP_BATCH),
       )
       .executeTakeFirst();
     return Number(purged.numDeletedRows);

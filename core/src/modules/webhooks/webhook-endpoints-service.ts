@@ -49,14 +49,20 @@ export class WebhookEndpointsService {
     this.#clock = deps.clock ?? (() => new Date());
   }
 
-  async create(caller: Caller, input: { url: string; events: string[] }): Promise<WebhookEndpointView & { secret: string }> {
+  async create(
+    caller: Caller,
+    input: { url: string; events: string[] },
+  ): Promise<WebhookEndpointView & { secret: string }> {
     const subscription = normaliseSubscription(input.events);
-    if ('problems' in subscription) throw rejected('invalid_events', 'Unknown event kinds; see allowedValues.', subscription.problems);
+    if ('problems' in subscription)
+      throw rejected('invalid_events', 'Unknown event kinds; see allowedValues.', subscription.problems);
     const url = await this.#checkUrl(input.url);
     const secret = newWebhookSecret();
     const row = await this.#db.transaction().execute(async (trx) => {
       // Serialises creations per (reseller, mode), so two at once cannot both pass the limit.
-      await sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${caller.resellerId}:${caller.mode}`}))`.execute(trx);
+      await sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${caller.resellerId}:${caller.mode}`}))`.execute(
+        trx,
+      );
       const { n } = await trx
         .selectFrom('webhook_endpoints')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -65,9 +71,11 @@ export class WebhookEndpointsService {
         .where('deleted_at', 'is', null)
         .executeTakeFirstOrThrow();
       if (Number(n) >= this.#maxEndpoints) {
-        throw rejected('webhook_limit_reached', `At most ${this.#maxEndpoints} webhook endpoints per account and mode; delete one first.`, [
-          { field: 'url', code: 'webhook_limit_reached', limit: this.#maxEndpoints },
-        ]);
+        throw rejected(
+          'webhook_limit_reached',
+          `At most ${this.#maxEndpoints} webhook endpoints per account and mode; delete one first.`,
+          [{ field: 'url', code: 'webhook_limit_reached', limit: this.#maxEndpoints }],
+        );
       }
       const now = this.#clock();
       return trx
@@ -91,15 +99,29 @@ export class WebhookEndpointsService {
     return { ...toEndpointView(row), secret };
   }
 
-  async list(caller: Caller, query: { limit?: number | undefined; cursor?: string | undefined }): Promise<ListEnvelope<WebhookEndpointView>> {
+  async list(
+    caller: Caller,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<ListEnvelope<WebhookEndpointView>> {
     const page = resolvePage(this.#cursors, 'webhook_endpoints', query);
     let q = this.#owned(caller);
     if (page.after) {
       const [createdAt, id] = page.after;
       q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
     }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit + 1).execute();
-    return listEnvelope(this.#cursors, 'webhook_endpoints', page, rows, (r) => [r.created_at.toISOString(), r.id], toEndpointView);
+    const rows = await q
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    return listEnvelope(
+      this.#cursors,
+      'webhook_endpoints',
+      page,
+      rows,
+      (r) => [r.created_at.toISOString(), r.id],
+      toEndpointView,
+    );
   }
 
   async get(caller: Caller, id: string): Promise<WebhookEndpointView> {
@@ -132,13 +154,21 @@ export class WebhookEndpointsService {
         .updateTable('webhook_deliveries')
         .set({ status: 'cancelled', next_attempt_at: null, last_error: 'endpoint deleted' })
         .where('id', 'in', (eb) =>
-          eb.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', id).where('status', '=', 'pending').orderBy('id').forUpdate(),
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('endpoint_id', '=', id)
+            .where('status', '=', 'pending')
+            .orderBy('id')
+            .forUpdate(),
         )
         .where('status', '=', 'pending')
         .returning(['id', 'attempts'])
         .execute();
     });
-    await this.#onDeleted(pending).catch((err: Error) => this.#logger.warn('webhook jobs not removed; they will find their delivery cancelled', { error: err.message }));
+    await this.#onDeleted(pending).catch((err: Error) =>
+      this.#logger.warn('webhook jobs not removed; they will find their delivery cancelled', { error: err.message }),
+    );
     return { id, deleted: true };
   }
 
@@ -148,7 +178,11 @@ export class WebhookEndpointsService {
    * so receivers can switch without losing a delivery; 0 retires it at once. A rotation during
    * an overlap retires the older secret: at most two sign at any time.
    */
-  async rotateSecret(caller: Caller, id: string, input: { expiresInHours: number }): Promise<WebhookEndpointView & { secret: string }> {
+  async rotateSecret(
+    caller: Caller,
+    id: string,
+    input: { expiresInHours: number },
+  ): Promise<WebhookEndpointView & { secret: string }> {
     const secret = newWebhookSecret();
     // Rotations of one endpoint take turns on its row: a second one sees the first one's secret as
     // current, so it retires the secret the first one kept, and never more than two sign.

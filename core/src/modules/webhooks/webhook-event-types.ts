@@ -21,7 +21,12 @@ export function normaliseSubscription(events: string[]): { events: string[] } | 
   const problems: ErrorDetail[] = [];
   events.forEach((name, i) => {
     if (!SUBSCRIBABLE_EVENTS.includes(name)) {
-      problems.push({ field: `events[${i}]`, code: 'unknown_event', message: `'${name}' is not an event kind`, allowedValues: [...SUBSCRIBABLE_EVENTS] });
+      problems.push({
+        field: `events[${i}]`,
+        code: 'unknown_event',
+        message: `'${name}' is not an event kind`,
+        allowedValues: [...SUBSCRIBABLE_EVENTS],
+      });
     }
   });
   if (problems.length > 0) return { problems };

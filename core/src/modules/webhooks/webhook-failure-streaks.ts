@@ -27,7 +27,9 @@ export async function trackFailureStreaks(db: Db, attempts: StreakInput[]): Prom
   const writes: Array<Promise<unknown>> = [];
   for (const [endpointId, { known, outcomes }] of byEndpoint) {
     // In the order the attempts ended: the last success, and the first failure after it.
-    const ended = outcomes.slice().sort((a, b) => a.startedAt.getTime() + a.latencyMs - (b.startedAt.getTime() + b.latencyMs));
+    const ended = outcomes
+      .slice()
+      .sort((a, b) => a.startedAt.getTime() + a.latencyMs - (b.startedAt.getTime() + b.latencyMs));
     let lastSuccess = -1;
     ended.forEach((o, i) => (o.succeeded ? (lastSuccess = i) : undefined));
     const firstFailureAfter = ended[lastSuccess + 1];
@@ -38,7 +40,9 @@ export async function trackFailureStreaks(db: Db, attempts: StreakInput[]): Prom
       // A success then failures: a new streak from the first of those failures.
       writes.push(update.set({ failing_since: firstFailureAfter.startedAt }).execute());
     } else if (known === null) {
-      writes.push(update.set({ failing_since: firstFailureAfter.startedAt }).where('failing_since', 'is', null).execute());
+      writes.push(
+        update.set({ failing_since: firstFailureAfter.startedAt }).where('failing_since', 'is', null).execute(),
+      );
     }
   }
   await Promise.all(writes);

@@ -13,7 +13,12 @@ import type { AttemptTrigger } from './webhooks-tables.ts';
  */
 export type Result =
   | { claimed: Claimed; outcome: Outcome; close?: undefined; returned?: undefined }
-  | { claimed: Claimed; close: { status: 'cancelled' | 'failed'; reason: string }; outcome?: undefined; returned?: undefined }
+  | {
+      claimed: Claimed;
+      close: { status: 'cancelled' | 'failed'; reason: string };
+      outcome?: undefined;
+      returned?: undefined;
+    }
   | { claimed: Claimed; returned: { at: Date }; outcome?: undefined; close?: undefined };
 
 /** What recording leaves to be queued: the retries, and the attempts returned unsent, of the deliveries still pending. */
@@ -35,16 +40,47 @@ export async function recordOutcomes(
 ): Promise<Recorded> {
   const retries: Array<{ id: string; attempt: number; delay: number }> = [];
   const returned: PutOff[] = [];
-  const none = { closed: false, returned: false, previous_attempt_at: null, delivered_at: null, status_code: null, latency_ms: null, error: null, trigger, started_at: null, succeeded: false };
+  const none = {
+    closed: false,
+    returned: false,
+    previous_attempt_at: null,
+    delivered_at: null,
+    status_code: null,
+    latency_ms: null,
+    error: null,
+    trigger,
+    started_at: null,
+    succeeded: false,
+  };
   const rows = results.map((r) => {
     const n = r.claimed.attempts;
-    if (r.close) return { ...none, id: r.claimed.id, attempt: n, closed: true, status: r.close.status, next_attempt_at: null, error: r.close.reason };
+    if (r.close)
+      return {
+        ...none,
+        id: r.claimed.id,
+        attempt: n,
+        closed: true,
+        status: r.close.status,
+        next_attempt_at: null,
+        error: r.close.reason,
+      };
     if (r.returned) {
       returned.push({ id: r.claimed.id, endpointId: r.claimed.endpoint_id, attempt: n, until: r.returned.at });
-      return { ...none, id: r.claimed.id, attempt: n, returned: true, status: 'pending', next_attempt_at: r.returned.at.toISOString(), previous_attempt_at: r.claimed.previous_attempt_at?.toISOString() ?? null };
+      return {
+        ...none,
+        id: r.claimed.id,
+        attempt: n,
+        returned: true,
+        status: 'pending',
+        next_attempt_at: r.returned.at.toISOString(),
+        previous_attempt_at: r.claimed.previous_attempt_at?.toISOString() ?? null,
+      };
     }
     const { outcome } = r;
-    const delay = outcome.succeeded || r.claimed.event_type === PING_EVENT ? null : nextRetryDelay(deps.retryScheduleMs, n, deps.jitterRatio);
+    const delay =
+      outcome.succeeded || r.claimed.event_type === PING_EVENT
+        ? null
+        : nextRetryDelay(deps.retryScheduleMs, n, deps.jitterRatio);
     if (delay !== null) retries.push({ id: r.claimed.id, attempt: n + 1, delay });
     return {
       ...none,

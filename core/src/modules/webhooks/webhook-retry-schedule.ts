@@ -22,7 +22,12 @@ export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [
  * spent and the delivery has failed. Jitter spreads a burst of failures (a receiver that was
  * down for everyone) so the retries do not arrive as one wave.
  */
-export function nextRetryDelay(schedule: readonly number[], attempt: number, jitterRatio: number, random: () => number = Math.random): number | null {
+export function nextRetryDelay(
+  schedule: readonly number[],
+  attempt: number,
+  jitterRatio: number,
+  random: () => number = Math.random,
+): number | null {
   const base = schedule[attempt - 1];
   if (base === undefined) return null;
   const spread = base * jitterRatio * (2 * random() - 1);

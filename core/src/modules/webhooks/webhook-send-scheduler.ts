@@ -130,7 +130,11 @@ export class SendScheduler {
    * ignores the circuit and the endpoint's limit (not the host's) and is never given back.
    * `onWait` is called if the turn is not given at once.
    */
-  acquire(endpointId: string, host: string, options: { manual?: boolean; onWait?: () => void } = {}): Promise<SendTurn | null> {
+  acquire(
+    endpointId: string,
+    host: string,
+    options: { manual?: boolean; onWait?: () => void } = {},
+  ): Promise<SendTurn | null> {
     const manual = options.manual === true;
     const e = this.#endpoint(endpointId);
     if (!manual && this.#isOpen(e)) return Promise.resolve(null);
@@ -184,7 +188,10 @@ export class SendScheduler {
       if (estimate === 0) continue;
       // Its free places, or as many as start within about `slowAfterMs` at its known pace if more; less what already waits.
       const limit = this.#limit(e, now);
-      const pace = e.openUntil !== null || e.latencyMs === null ? limit : Math.max(limit, Math.floor((limit * this.#o.slowAfterMs) / estimate));
+      const pace =
+        e.openUntil !== null || e.latencyMs === null
+          ? limit
+          : Math.max(limit, Math.floor((limit * this.#o.slowAfterMs) / estimate));
       caps.set(id, { cap: Math.max(0, pace - e.active - e.waiting), until: new Date(now + this.#deferMs(e, now)) });
     }
     return caps;
@@ -199,7 +206,17 @@ export class SendScheduler {
   #endpoint(id: string): EndpointState {
     let e = this.#endpoints.get(id);
     if (!e) {
-      e = { active: 0, starts: [], waiting: 0, failures: 0, openUntil: null, holdMs: 0, latencyMs: null, fast: false, seenAt: this.#now() };
+      e = {
+        active: 0,
+        starts: [],
+        waiting: 0,
+        failures: 0,
+        openUntil: null,
+        holdMs: 0,
+        latencyMs: null,
+        fast: false,
+        seenAt: this.#now(),
+      };
       this.#endpoints.set(id, e);
     }
     return e;
@@ -278,7 +295,10 @@ export class SendScheduler {
   #learn(endpointId: string, e: EndpointState, report: SendReport, probe: boolean): void {
     const now = this.#now();
     e.seenAt = now;
-    e.latencyMs = e.latencyMs === null ? report.latencyMs : Math.round(e.latencyMs * (1 - LATENCY_WEIGHT) + report.latencyMs * LATENCY_WEIGHT);
+    e.latencyMs =
+      e.latencyMs === null
+        ? report.latencyMs
+        : Math.round(e.latencyMs * (1 - LATENCY_WEIGHT) + report.latencyMs * LATENCY_WEIGHT);
     if (report.internal) return;
     if (report.succeeded) {
       e.failures = 0;

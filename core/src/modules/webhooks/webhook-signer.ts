@@ -19,6 +19,19 @@ export interface WebhookMessage {
  * endpoint's secret, or the current and the previous one during a rotation's overlap (one `v1=`
  * each, current first).
  */
-export function signedHeaders(secrets: string | readonly string[], message: WebhookMessage, userAgent: string, now: Date = new Date()): Record<string, string> {
-  return { ...signWebhook(message.body, secrets, { eventType: message.eventType, deliveryId: message.deliveryId, attempt: message.attempt, now }), 'user-agent': userAgent };
+export function signedHeaders(
+  secrets: string | readonly string[],
+  message: WebhookMessage,
+  userAgent: string,
+  now: Date = new Date(),
+): Record<string, string> {
+  return {
+    ...signWebhook(message.body, secrets, {
+      eventType: message.eventType,
+      deliveryId: message.deliveryId,
+      attempt: message.attempt,
+      now,
+    }),
+    'user-agent': userAgent,
+  };
 }

@@ -1,6 +1,11 @@
 import type { Selectable } from 'kysely';
 import type { z } from 'zod';
-import { previousSecretSigns, type WebhookAttemptsTable, type WebhookDeliveriesTable, type WebhookEndpointsTable } from './webhooks-tables.ts';
+import {
+  previousSecretSigns,
+  type WebhookAttemptsTable,
+  type WebhookDeliveriesTable,
+  type WebhookEndpointsTable,
+} from './webhooks-tables.ts';
 import type { webhookAttemptSchema, webhookDeliverySchema, webhookEndpointSchema } from './webhooks-schemas.ts';
 
 export type WebhookEndpointView = z.infer<typeof webhookEndpointSchema>;
@@ -37,7 +42,10 @@ export function toAttemptView(row: Selectable<WebhookAttemptsTable>): WebhookAtt
   };
 }
 
-export function toDeliveryView(row: Selectable<WebhookDeliveriesTable>, attempts: Array<Selectable<WebhookAttemptsTable>>): WebhookDeliveryView {
+export function toDeliveryView(
+  row: Selectable<WebhookDeliveriesTable>,
+  attempts: Array<Selectable<WebhookAttemptsTable>>,
+): WebhookDeliveryView {
   return {
     id: row.id,
     eventId: row.event_id,

@@ -57,12 +57,33 @@ export class WebhooksModule {
     this.#logger = logger;
     // Batch claims and outcome writes on up to three connections while busy, the fan-out on another.
     const pooled = deps.databaseKind === 'postgres';
-    this.deliverer = new WebhookDeliverer({ db: deps.db, lane: new WebhookDbLane(deps.db, { pooled, connections: 3 }), box: deps.box, safeFetch: deps.safeFetch, logger, options, clock });
+    this.deliverer = new WebhookDeliverer({
+      db: deps.db,
+      lane: new WebhookDbLane(deps.db, { pooled, connections: 3 }),
+      box: deps.box,
+      safeFetch: deps.safeFetch,
+      logger,
+      options,
+      clock,
+    });
     const deliverer = this.deliverer;
     // One attempt of a batch per job; the retry schedule is in the delivery rows, so the queue never retries by itself.
     const jobs = Math.max(1, Math.ceil(options.concurrency / Math.max(1, options.batchSize)));
-    deliverer.useQueue(deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, { concurrency: jobs, attempts: 1, process: (job) => deliverer.process(job.data, { release: true }) }));
-    this.dispatcher = new WebhookDispatcher({ db: deps.db, lane: new WebhookDbLane(deps.db, { pooled }), deliverer, logger, options, clock });
+    deliverer.useQueue(
+      deps.queue.define<DeliveryJob>(WEBHOOKS_QUEUE, {
+        concurrency: jobs,
+        attempts: 1,
+        process: (job) => deliverer.process(job.data, { release: true }),
+      }),
+    );
+    this.dispatcher = new WebhookDispatcher({
+      db: deps.db,
+      lane: new WebhookDbLane(deps.db, { pooled }),
+      deliverer,
+      logger,
+      options,
+      clock,
+    });
     this.endpoints = new WebhookEndpointsService({
       db: deps.db,
       box: deps.box,
@@ -75,7 +96,14 @@ export class WebhooksModule {
         for (const d of pending) await deliverer.removeJob(d.id, d.attempts + 1);
       },
     });
-    this.deliveries = new WebhookDeliveriesService({ db: deps.db, endpoints: this.endpoints, deliverer, outbox: deps.outbox, cursors: deps.cursors, clock });
+    this.deliveries = new WebhookDeliveriesService({
+      db: deps.db,
+      endpoints: this.endpoints,
+      deliverer,
+      outbox: deps.outbox,
+      cursors: deps.cursors,
+      clock,
+    });
     // Best effort and at once; the sweep is the guarantee.
     deps.outbox.onWritten(() => void this.dispatch());
   }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { EXAMPLE_DELIVERY, EXAMPLE_PING_DELIVERY, EXAMPLE_WEBHOOK, EXAMPLE_WEBHOOK_ROTATED, EXAMPLE_WEBHOOK_WITH_SECRET, examplePage } from '../../http/api-examples.ts';
+import {
+  EXAMPLE_DELIVERY,
+  EXAMPLE_PING_DELIVERY,
+  EXAMPLE_WEBHOOK,
+  EXAMPLE_WEBHOOK_ROTATED,
+  EXAMPLE_WEBHOOK_WITH_SECRET,
+  examplePage,
+} from '../../http/api-examples.ts';
 import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../http/route.ts';
 import type { WebhookDeliveriesService } from './webhook-deliveries-service.ts';
@@ -15,9 +22,17 @@ import {
 } from './webhooks-schemas.ts';
 
 const tags = ['Webhooks'];
-const endpointId = z.string().min(1).max(64).meta({ description: 'Webhook endpoint id (`whe_…`).', example: 'whe_01M89QQS7S8BTVEGQNW40W9DB9' });
+const endpointId = z
+  .string()
+  .min(1)
+  .max(64)
+  .meta({ description: 'Webhook endpoint id (`whe_…`).', example: 'whe_01M89QQS7S8BTVEGQNW40W9DB9' });
 const idParams = z.object({ id: endpointId });
-const endpointNotFound = { status: 404, code: 'not_found', description: 'Unknown webhook endpoint (or another account’s, or another mode’s).' };
+const endpointNotFound = {
+  status: 404,
+  code: 'not_found',
+  description: 'Unknown webhook endpoint (or another account’s, or another mode’s).',
+};
 const endpointBody = z.object({ data: webhookEndpointSchema });
 const deliveryBody = z.object({ data: webhookDeliverySchema });
 
@@ -36,7 +51,11 @@ function deliveryContract(o: WebhooksOptions): string {
 }
 
 /** GET/POST /webhooks, GET/DELETE /webhooks/{id}, and the extensions: enable, secret rotation, test ping, delivery log, redelivery. */
-export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliveries: WebhookDeliveriesService; options: WebhooksOptions }): AnyRoute[] {
+export function webhooksRoutes(deps: {
+  endpoints: WebhookEndpointsService;
+  deliveries: WebhookDeliveriesService;
+  options: WebhooksOptions;
+}): AnyRoute[] {
   const { endpoints, deliveries } = deps;
   return [
     defineRoute({
@@ -49,7 +68,13 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:read',
       query: z.strictObject(pageQueryShape),
-      responses: { 200: { description: 'A page of endpoints', schema: listEnvelopeSchema(webhookEndpointSchema), example: examplePage([EXAMPLE_WEBHOOK]) } },
+      responses: {
+        200: {
+          description: 'A page of endpoints',
+          schema: listEnvelopeSchema(webhookEndpointSchema),
+          example: examplePage([EXAMPLE_WEBHOOK]),
+        },
+      },
       handle: async ({ auth, query }) => ({ status: 200, body: await endpoints.list(auth, query) }),
     }),
     defineRoute({
@@ -68,11 +93,26 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       scope: 'webhooks:write',
       body: createWebhookBody,
       bodyExample: { url: EXAMPLE_WEBHOOK.url, events: ['*'] },
-      responses: { 201: { description: 'The new endpoint, with its secret', schema: z.object({ data: createdWebhookEndpointSchema }), example: { data: EXAMPLE_WEBHOOK_WITH_SECRET } } },
+      responses: {
+        201: {
+          description: 'The new endpoint, with its secret',
+          schema: z.object({ data: createdWebhookEndpointSchema }),
+          example: { data: EXAMPLE_WEBHOOK_WITH_SECRET },
+        },
+      },
       errors: [
         { status: 422, code: 'invalid_events', description: 'Unknown event kinds; details carry allowedValues.' },
-        { status: 422, code: 'invalid_webhook_url', description: 'Not https, not a valid URL, or the host does not resolve to a public address (details name the reason).' },
-        { status: 422, code: 'webhook_limit_reached', description: 'The account already has the maximum number of endpoints in this mode.' },
+        {
+          status: 422,
+          code: 'invalid_webhook_url',
+          description:
+            'Not https, not a valid URL, or the host does not resolve to a public address (details name the reason).',
+        },
+        {
+          status: 422,
+          code: 'webhook_limit_reached',
+          description: 'The account already has the maximum number of endpoints in this mode.',
+        },
       ],
       handle: async ({ auth, body }) => ({ status: 201, body: { data: await endpoints.create(auth, body) } }),
     }),
@@ -85,7 +125,13 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:read',
       params: idParams,
-      responses: { 200: { description: 'The endpoint (without its secret)', schema: endpointBody, example: { data: EXAMPLE_WEBHOOK } } },
+      responses: {
+        200: {
+          description: 'The endpoint (without its secret)',
+          schema: endpointBody,
+          example: { data: EXAMPLE_WEBHOOK },
+        },
+      },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.get(auth, params.id) } }),
     }),
@@ -99,7 +145,13 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       params: idParams,
-      responses: { 200: { description: 'Deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }), example: { data: { id: EXAMPLE_WEBHOOK.id, deleted: true } } } },
+      responses: {
+        200: {
+          description: 'Deleted',
+          schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }),
+          example: { data: { id: EXAMPLE_WEBHOOK.id, deleted: true } },
+        },
+      },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await endpoints.delete(auth, params.id) } }),
     }),
@@ -130,9 +182,18 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       params: idParams,
       body: rotateSecretBody,
       bodyExample: { expiresInHours: 24 },
-      responses: { 200: { description: 'The endpoint with its new secret', schema: z.object({ data: createdWebhookEndpointSchema }), example: { data: EXAMPLE_WEBHOOK_ROTATED } } },
+      responses: {
+        200: {
+          description: 'The endpoint with its new secret',
+          schema: z.object({ data: createdWebhookEndpointSchema }),
+          example: { data: EXAMPLE_WEBHOOK_ROTATED },
+        },
+      },
       errors: [endpointNotFound],
-      handle: async ({ auth, params, body }) => ({ status: 200, body: { data: await endpoints.rotateSecret(auth, params.id, body) } }),
+      handle: async ({ auth, params, body }) => ({
+        status: 200,
+        body: { data: await endpoints.rotateSecret(auth, params.id, body) },
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -145,7 +206,13 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       auth: 'apiKey',
       scope: 'webhooks:write',
       params: idParams,
-      responses: { 200: { description: 'The ping delivery with its attempt (whatever the receiver answered)', schema: deliveryBody, example: { data: EXAMPLE_PING_DELIVERY } } },
+      responses: {
+        200: {
+          description: 'The ping delivery with its attempt (whatever the receiver answered)',
+          schema: deliveryBody,
+          example: { data: EXAMPLE_PING_DELIVERY },
+        },
+      },
       errors: [endpointNotFound],
       handle: async ({ auth, params }) => ({ status: 200, body: { data: await deliveries.ping(auth, params.id) } }),
     }),
@@ -154,13 +221,20 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       path: '/webhooks/{id}/deliveries',
       operationId: 'listWebhookDeliveries',
       summary: 'Delivery log of an endpoint',
-      description: 'Newest first: each delivery with its status, attempts (status codes, latency, errors) and next attempt. Kept 30 days.',
+      description:
+        'Newest first: each delivery with its status, attempts (status codes, latency, errors) and next attempt. Kept 30 days.',
       tags,
       auth: 'apiKey',
       scope: 'webhooks:read',
       params: idParams,
       query: z.strictObject({ ...pageQueryShape, ...deliveriesQueryShape }),
-      responses: { 200: { description: 'A page of deliveries', schema: listEnvelopeSchema(webhookDeliverySchema), example: examplePage([EXAMPLE_DELIVERY], null, 1) } },
+      responses: {
+        200: {
+          description: 'A page of deliveries',
+          schema: listEnvelopeSchema(webhookDeliverySchema),
+          example: examplePage([EXAMPLE_DELIVERY], null, 1),
+        },
+      },
       errors: [endpointNotFound],
       handle: async ({ auth, params, query }) => ({ status: 200, body: await deliveries.list(auth, params.id, query) }),
     }),
@@ -174,7 +248,13 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
       tags,
       auth: 'apiKey',
       scope: 'webhooks:write',
-      params: z.object({ id: endpointId, deliveryId: z.string().min(1).max(64).meta({ description: 'Delivery id (`whd_…`), as sent in X-Service-Delivery.', example: 'whd_01M89QQV7J224B1D14B91D2C4B' }) }),
+      params: z.object({
+        id: endpointId,
+        deliveryId: z.string().min(1).max(64).meta({
+          description: 'Delivery id (`whd_…`), as sent in X-Service-Delivery.',
+          example: 'whd_01M89QQV7J224B1D14B91D2C4B',
+        }),
+      }),
       responses: {
         200: {
           description: 'The delivery with the new attempt',
@@ -186,13 +266,27 @@ export function webhooksRoutes(deps: { endpoints: WebhookEndpointsService; deliv
               lastAttemptAt: '2026-11-25T10:40:02.311Z',
               lastLatencyMs: 41,
               deliveredAt: '2026-11-25T10:40:02.352Z',
-              attempts: [...EXAMPLE_DELIVERY.attempts, { attempt: 2, trigger: 'manual', startedAt: '2026-11-25T10:40:02.311Z', statusCode: 200, latencyMs: 41, error: null, succeeded: true }],
+              attempts: [
+                ...EXAMPLE_DELIVERY.attempts,
+                {
+                  attempt: 2,
+                  trigger: 'manual',
+                  startedAt: '2026-11-25T10:40:02.311Z',
+                  statusCode: 200,
+                  latencyMs: 41,
+                  error: null,
+                  succeeded: true,
+                },
+              ],
             },
           },
         },
       },
       errors: [endpointNotFound, { status: 404, code: 'not_found', description: 'Unknown delivery of this endpoint.' }],
-      handle: async ({ auth, params }) => ({ status: 200, body: { data: await deliveries.retry(auth, params.id, params.deliveryId) } }),
+      handle: async ({ auth, params }) => ({
+        status: 200,
+        body: { data: await deliveries.retry(auth, params.id, params.deliveryId) },
+      }),
     }),
   ];
 }

@@ -24,11 +24,14 @@ export interface WebhookEndpointsTable {
 }
 
 /** Whether an endpoint's previous secret still signs at `at` (after a rotation, until it expires). */
-export function previousSecretSigns<T extends { previous_secret_sealed: string | null; previous_secret_expires_at: Date | null }>(
-  endpoint: T,
-  at: Date,
-): endpoint is T & { previous_secret_sealed: string; previous_secret_expires_at: Date } {
-  return endpoint.previous_secret_sealed !== null && endpoint.previous_secret_expires_at !== null && endpoint.previous_secret_expires_at > at;
+export function previousSecretSigns<
+  T extends { previous_secret_sealed: string | null; previous_secret_expires_at: Date | null },
+>(endpoint: T, at: Date): endpoint is T & { previous_secret_sealed: string; previous_secret_expires_at: Date } {
+  return (
+    endpoint.previous_secret_sealed !== null &&
+    endpoint.previous_secret_expires_at !== null &&
+    endpoint.previous_secret_expires_at > at
+  );
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
@@ -92,7 +95,9 @@ export const webhooksMigration = {
       .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addColumn('deleted_at', 'timestamptz')
       .execute();
-    await sql`create index webhook_endpoints_owner_idx on webhook_endpoints (reseller_id, mode, created_at desc, id desc) where deleted_at is null`.execute(db);
+    await sql`create index webhook_endpoints_owner_idx on webhook_endpoints (reseller_id, mode, created_at desc, id desc) where deleted_at is null`.execute(
+      db,
+    );
 
     await db.schema
       .createTable('webhook_deliveries')
@@ -100,7 +105,9 @@ export const webhooksMigration = {
       .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id'))
       .addColumn('event_id', 'text', (c) => c.notNull().references('events.id'))
       .addColumn('event_type', 'text', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'delivered', 'failed', 'cancelled')`))
+      .addColumn('status', 'text', (c) =>
+        c.notNull().check(sql`status in ('pending', 'delivered', 'failed', 'cancelled')`),
+      )
       .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
       .addColumn('next_attempt_at', 'timestamptz')
       .addColumn('last_attempt_at', 'timestamptz')
@@ -112,7 +119,9 @@ export const webhooksMigration = {
       // Fan-out may run twice (two processes, a sweep after a crash): one delivery per pair all the same.
       .addUniqueConstraint('webhook_deliveries_event_endpoint_uq', ['event_id', 'endpoint_id'])
       .execute();
-    await sql`create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending'`.execute(db);
+    await sql`create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at) where status = 'pending'`.execute(
+      db,
+    );
     await db.schema
       .createIndex('webhook_deliveries_page_idx')
       .on('webhook_deliveries')

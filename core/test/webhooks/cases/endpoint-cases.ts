@@ -15,7 +15,10 @@ export function endpointCases(get: () => TestService): void {
   it('creates an endpoint and shows its whsec_ secret once, stored encrypted', async () => {
     const t = get();
     const { key } = await t.reseller();
-    const created = await t.api(key, 'POST', '/webhooks', { url, events: ['order.shipped', 'order.created', 'order.shipped'] });
+    const created = await t.api(key, 'POST', '/webhooks', {
+      url,
+      events: ['order.shipped', 'order.created', 'order.shipped'],
+    });
     expect(created.status).to.equal(201);
     const secret: string = created.body.data.secret;
     expect(secret).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
@@ -31,7 +34,11 @@ export function endpointCases(get: () => TestService): void {
     expect(read.body.data).to.not.have.property('secret');
     expect(JSON.stringify([listed.body, read.body])).to.not.include(secret.slice(6));
 
-    const row = await t.service.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.body.data.id).executeTakeFirstOrThrow();
+    const row = await t.service.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', created.body.data.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret_sealed).to.not.include(secret.slice(6));
     expect(row.secret_sealed.startsWith('v1.')).to.equal(true);
   });
@@ -51,7 +58,12 @@ export function endpointCases(get: () => TestService): void {
     expect(res.status).to.equal(422);
     expect(res.body.error.code).to.equal('invalid_events');
     expect(res.body.error.details.map((d: any) => d.field)).to.deep.equal(['events[1]', 'events[2]']);
-    expect(res.body.error.details[0].allowedValues).to.include.members(['order.created', 'order.shipped', 'order.file_problem', '*']);
+    expect(res.body.error.details[0].allowedValues).to.include.members([
+      'order.created',
+      'order.shipped',
+      'order.file_problem',
+      '*',
+    ]);
   });
 
   it('refuses a missing or malformed body with 400', async () => {
@@ -91,7 +103,8 @@ export function endpointCases(get: () => TestService): void {
   it('allows at most 20 endpoints per account and mode', async () => {
     const t = get();
     const { id, key } = await t.reseller();
-    for (let i = 0; i < 20; i++) expect((await t.api(key, 'POST', '/webhooks', { url: `${url}?n=${i}`, events: ['*'] })).status).to.equal(201);
+    for (let i = 0; i < 20; i++)
+      expect((await t.api(key, 'POST', '/webhooks', { url: `${url}?n=${i}`, events: ['*'] })).status).to.equal(201);
     const over = await t.api(key, 'POST', '/webhooks', { url, events: ['*'] });
     expect(over.status).to.equal(422);
     expect(over.body.error.code).to.equal('webhook_limit_reached');
@@ -112,7 +125,9 @@ export function endpointCases(get: () => TestService): void {
   it('holds the limit under concurrent creations', async () => {
     const t = get();
     const { key } = await t.reseller();
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => t.api(key, 'POST', '/webhooks', { url: `${url}?c=${i}`, events: ['*'] })));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => t.api(key, 'POST', '/webhooks', { url: `${url}?c=${i}`, events: ['*'] })),
+    );
     expect(results.filter((r) => r.status === 201)).to.have.length(20);
     expect(results.filter((r) => r.status === 422)).to.have.length(5);
   });

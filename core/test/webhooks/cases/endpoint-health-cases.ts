@@ -16,17 +16,32 @@ export function endpointHealthCases(get: () => TestService, logLines: Array<Reco
     const t = get();
     const { id: resellerId, key } = await t.reseller();
     let up = false;
-    const endpoint = await createEndpoint(t, key, receiver.hook(`/failing-${resellerId}`, () => (up ? 200 : 500)));
+    const endpoint = await createEndpoint(
+      t,
+      key,
+      receiver.hook(`/failing-${resellerId}`, () => (up ? 200 : 500)),
+    );
     await writeEvents(t, { resellerId });
-    const failingSince = await waitFor('the failure streak', async () => (await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data.failingSince);
+    const failingSince = await waitFor(
+      'the failure streak',
+      async () => (await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data.failingSince,
+    );
 
     // Four days and a half of failures is not yet enough.
     const { webhooks } = t.service.services;
-    await t.service.db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 4.5 * DAY) }).where('id', '=', endpoint.id).execute();
+    await t.service.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - 4.5 * DAY) })
+      .where('id', '=', endpoint.id)
+      .execute();
     await webhooks.sweep();
     expect((await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data.enabled).to.equal(true);
 
-    await t.service.db.updateTable('webhook_endpoints').set({ failing_since: new Date(Date.now() - 5 * DAY - 60_000) }).where('id', '=', endpoint.id).execute();
+    await t.service.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: new Date(Date.now() - 5 * DAY - 60_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
     expect((await webhooks.sweep()).disabled).to.equal(1);
     const disabled = (await t.api(key, 'GET', `/webhooks/${endpoint.id}`)).body.data;
     expect(disabled).to.include({ enabled: false, disabledReason: 'failing_continuously' });
@@ -39,7 +54,10 @@ export function endpointHealthCases(get: () => TestService, logLines: Array<Reco
     const before = receiver.requests(`/failing-${resellerId}`).length;
     await writeEvents(t, { resellerId });
     await sleep(1200);
-    expect(receiver.requests(`/failing-${resellerId}`).length - before, 'neither new events nor pending retries').to.equal(0);
+    expect(
+      receiver.requests(`/failing-${resellerId}`).length - before,
+      'neither new events nor pending retries',
+    ).to.equal(0);
     const log = await deliveries(t, key, endpoint.id);
     expect(log.map((d) => [d.status, d.lastError])).to.deep.equal([['failed', 'endpoint disabled']]);
 
@@ -47,6 +65,8 @@ export function endpointHealthCases(get: () => TestService, logLines: Array<Reco
     expect(enabled.status).to.equal(200);
     expect(enabled.body.data).to.include({ enabled: true, disabledAt: null, disabledReason: null, failingSince: null });
     const [eventId] = await writeEvents(t, { resellerId });
-    await waitFor('delivery after enabling', () => receiver.requests(`/failing-${resellerId}`).some((r) => r.event.id === eventId));
+    await waitFor('delivery after enabling', () =>
+      receiver.requests(`/failing-${resellerId}`).some((r) => r.event.id === eventId),
+    );
   });
 }

@@ -25,14 +25,25 @@ export function orderEventsCases(get: () => TestService): void {
     const placed = await placeOrder(t, key, orderBody(files));
     expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
     const orderId: string = placed.body.data.id;
-    const tracking = { carrier: 'PostNL', trackingNumber: '3SPRINT0001', trackingUrl: 'https://postnl.example/track/3SPRINT0001' };
+    const tracking = {
+      carrier: 'PostNL',
+      trackingNumber: '3SPRINT0001',
+      trackingUrl: 'https://postnl.example/track/3SPRINT0001',
+    };
     expect((await t.admin('POST', `/orders/${orderId}/production`, { status: 'PROCESSING' })).status).to.equal(200);
-    expect((await t.admin('POST', `/orders/${orderId}/production`, { status: 'SHIPPED', tracking })).status).to.equal(200);
+    expect((await t.admin('POST', `/orders/${orderId}/production`, { status: 'SHIPPED', tracking })).status).to.equal(
+      200,
+    );
 
     await waitFor('four order events', () => receiver.requests('/orders').length === 4);
     const seen = receiver.requests('/orders');
     // Deliveries are not ordered: compare as a set.
-    expect(seen.map((r) => r.event.type).sort()).to.deep.equal(['order.created', 'order.in_production', 'order.shipped', 'order.submitted']);
+    expect(seen.map((r) => r.event.type).sort()).to.deep.equal([
+      'order.created',
+      'order.in_production',
+      'order.shipped',
+      'order.submitted',
+    ]);
     for (const r of seen) {
       expect(signatureIsValid(endpoint.secret, r.headers, r.raw)).to.equal(true);
       expect(r.event.data.order.id).to.equal(orderId);

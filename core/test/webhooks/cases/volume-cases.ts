@@ -24,21 +24,39 @@ export function volumeCases(get: () => TestService, backend: Backend): void {
     for (const p of paths) endpoints.push(await createEndpoint(t, key, receiver.hook(p)));
     const written: string[] = [];
     // Ten commits of a hundred, as a busy order flow would write them.
-    for (let i = 0; i < EVENTS; i += 100) written.push(...(await writeEvents(t, { resellerId, count: Math.min(100, EVENTS - i) })));
+    for (let i = 0; i < EVENTS; i += 100)
+      written.push(...(await writeEvents(t, { resellerId, count: Math.min(100, EVENTS - i) })));
 
     // Counting hits is cheap; the bodies are parsed once everything is in.
-    await waitFor('every event at every endpoint', () => paths.every((p) => receiver.server.hits(p) >= EVENTS), EVENTS * 90, 200);
-    await waitFor('distinct ids', () => paths.every((p) => new Set(receiver.requests(p).map((r) => r.event.id)).size === EVENTS), 10_000, 500);
+    await waitFor(
+      'every event at every endpoint',
+      () => paths.every((p) => receiver.server.hits(p) >= EVENTS),
+      EVENTS * 90,
+      200,
+    );
+    await waitFor(
+      'distinct ids',
+      () => paths.every((p) => new Set(receiver.requests(p).map((r) => r.event.id)).size === EVENTS),
+      10_000,
+      500,
+    );
     paths.forEach((p, i) => {
       const seen = receiver.requests(p);
       expect(new Set(seen.map((r) => r.event.id))).to.deep.equal(new Set(written));
-      expect(seen.every((r) => signatureIsValid(endpoints[i]!.secret, r.headers, r.raw)), `signatures at ${p}`).to.equal(true);
+      expect(
+        seen.every((r) => signatureIsValid(endpoints[i]!.secret, r.headers, r.raw)),
+        `signatures at ${p}`,
+      ).to.equal(true);
     });
     await waitFor('all recorded as delivered', async () => {
       const rows = await t.service.db
         .selectFrom('webhook_deliveries')
         .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-        .where('endpoint_id', 'in', endpoints.map((e) => e.id))
+        .where(
+          'endpoint_id',
+          'in',
+          endpoints.map((e) => e.id),
+        )
         .groupBy('status')
         .execute();
       return rows.length === 1 && rows[0]!.status === 'delivered' && Number(rows[0]!.n) === EVENTS * 3;

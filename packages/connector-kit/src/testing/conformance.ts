@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import type { Connector } from '../connector.ts';
 import { publishingScenarios } from './publishing-conformance.ts';
-import type { ConformanceService, FakeHttpsServer, FakePlatform, FakeRequestHandler, FakeStore, OrderSpec } from './fake-platform.ts';
+import type {
+  ConformanceService,
+  FakeHttpsServer,
+  FakePlatform,
+  FakeRequestHandler,
+  FakeStore,
+  OrderSpec,
+} from './fake-platform.ts';
 
 /** The service under test, as `@print-api/core/testing` starts it. */
 export interface ConformanceHarness extends ConformanceService {
@@ -17,7 +24,10 @@ export interface ConformanceHarness extends ConformanceService {
 /** What `@print-api/core/testing` exports, loaded at run time (core depends on the kit, not the reverse). */
 export interface CoreTestingModule {
   startHttpsServer(fallback?: FakeRequestHandler): Promise<Omit<FakeHttpsServer, 'fallback'>>;
-  startConnectorService(ctx: Mocha.Context, opts: { connectors: Connector[]; env: Record<string, string>; publicUrl: string }): Promise<ConformanceHarness>;
+  startConnectorService(
+    ctx: Mocha.Context,
+    opts: { connectors: Connector[]; env: Record<string, string>; publicUrl: string },
+  ): Promise<ConformanceHarness>;
 }
 
 export interface ConformanceOptions {
@@ -44,7 +54,11 @@ const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
 
 /** Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -98,10 +112,16 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const coreTesting = '@print-api/core/testing';
       const core = (await import(coreTesting)) as CoreTestingModule;
       let fallback: FakeRequestHandler | undefined;
-      const started = await core.startHttpsServer((req, res, body) => (fallback ? fallback(req, res, body) : void res.writeHead(404).end()));
+      const started = await core.startHttpsServer((req, res, body) =>
+        fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
+      );
       server = { ...started, fallback: (handler) => void (fallback = handler) };
       const settings = await fake.start(server);
-      h = await core.startConnectorService(this, { connectors: [opts.connector], env: { ...settings, ...opts.env }, publicUrl: PUBLIC_URL });
+      h = await core.startConnectorService(this, {
+        connectors: [opts.connector],
+        env: { ...settings, ...opts.env },
+        publicUrl: PUBLIC_URL,
+      });
     });
     after(async () => {
       await h?.close();
@@ -114,13 +134,15 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       return res.body.data;
     };
-    const ingest = async (key: string, storeId: string, orderId: string) => (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId);
+    const ingest = async (key: string, storeId: string, orderId: string) =>
+      (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId);
     const ingestIn = (key: string, storeId: string, orderId: string, status: string) =>
       eventually(async () => {
         const i = await ingest(key, storeId, orderId);
         return i?.status === status && i;
       }, `ingest ${orderId} ${status}`);
-    const orders = async (key: string) => (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
+    const orders = async (key: string) =>
+      (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
     const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
     /** A paid order of two posters: the id given, or none yet (the store picks it when saved). */
     function printOrder(id: string, over?: Partial<OrderSpec>): OrderSpec & { id: string };
@@ -136,14 +158,21 @@ export function connectorConformance(opts: ConformanceOptions): void {
      * The order's change reaches us: its webhook for `event` (our HTTP status), or on a platform
      * without webhooks a sync that polls it from the store (200 once the poll read it).
      */
-    async function arrive(key: string, store: FakeStore, spec: OrderSpec & { id: string }, event: Parameters<FakeStore['deliver']>[1]): Promise<number> {
+    async function arrive(
+      key: string,
+      store: FakeStore,
+      spec: OrderSpec & { id: string },
+      event: Parameters<FakeStore['deliver']>[1],
+    ): Promise<number> {
       if (webhooks) return store.deliver(spec, event);
       await syncRead(key, store.storeId);
       return 200;
     }
 
     /** A fresh reseller with a store on the fake platform (its connect-time poll done). */
-    async function connected(mode: 'live' | 'test' = 'live'): Promise<{ key: string; store: FakeStore; walletCents: number }> {
+    async function connected(
+      mode: 'live' | 'test' = 'live',
+    ): Promise<{ key: string; store: FakeStore; walletCents: number }> {
       const r = await h.reseller(mode);
       return { key: r.key, walletCents: r.walletCents, store: await fake.connect(h, r.key) };
     }
@@ -161,11 +190,22 @@ export function connectorConformance(opts: ConformanceOptions): void {
     /** A sync, and its poll's page read (lastPolledAt at or after the request). */
     async function syncRead(key: string, storeId: string): Promise<void> {
       const requestedAt = Date.parse(await sync(key, storeId));
-      await eventually(async () => Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt, 'the sync read');
+      await eventually(
+        async () =>
+          Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt,
+        'the sync read',
+      );
     }
 
     // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they made.
-    if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts) describe('publishing', () => publishingScenarios({ service: () => h, connected, eventually, publishYields: fake.publishYields ?? 'active' }));
+    if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts)
+      describe('publishing', () =>
+        publishingScenarios({
+          service: () => h,
+          connected,
+          eventually,
+          publishYields: fake.publishYields ?? 'active',
+        }));
 
     it('connects: the store is listed connected under its platform', async () => {
       const { key, store } = await connected();
@@ -177,20 +217,41 @@ export function connectorConformance(opts: ConformanceOptions): void {
 
     it('places a paid order once, with the platform as source and only the SKU-matched lines', async () => {
       const { key, store } = await connected();
-      const spec = printOrder(undefined, { lines: [{ sku: h.sku, quantity: 2 }, { sku: OTHER_SKU, quantity: 1 }, { sku: '', quantity: 1 }, { sku: null, quantity: 3 }] });
+      const spec = printOrder(undefined, {
+        lines: [
+          { sku: h.sku, quantity: 2 },
+          { sku: OTHER_SKU, quantity: 1 },
+          { sku: '', quantity: 1 },
+          { sku: null, quantity: 3 },
+        ],
+      });
       const id = store.saveOrder(spec);
       assert.equal(await arrive(key, store, { ...spec, id }, 'created'), 200);
       const placed = await ingestIn(key, store.storeId, id, 'placed');
-      assert.deepEqual(placed.skippedLines.map((s) => [s.sku, s.quantity]), [[OTHER_SKU, 1], [null, 1], [null, 3]]);
+      assert.deepEqual(
+        placed.skippedLines.map((s) => [s.sku, s.quantity]),
+        [
+          [OTHER_SKU, 1],
+          [null, 1],
+          [null, 3],
+        ],
+      );
       const view = await order(key, placed.orderId!);
       assert.equal(view.source, platform);
       assert.equal(view.externalOrderId, id);
       assert.equal(view.storeId, store.storeId);
-      assert.deepEqual(view.lines.map((l: { resellerSku: string; quantity: number }) => [l.resellerSku, l.quantity]), [[h.sku, 2]]);
-      for (const [field, value] of Object.entries(fake.shipsTo)) assert.equal(view.recipient[field], value, `recipient.${field}`);
+      assert.deepEqual(
+        view.lines.map((l: { resellerSku: string; quantity: number }) => [l.resellerSku, l.quantity]),
+        [[h.sku, 2]],
+      );
+      for (const [field, value] of Object.entries(fake.shipsTo))
+        assert.equal(view.recipient[field], value, `recipient.${field}`);
       assert.equal(await arrive(key, store, { ...spec, id }, 'updated'), 200);
       if (!webhooks) await syncRead(key, store.storeId);
-      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
+      assert.deepEqual(
+        (await orders(key)).map((o) => o.id),
+        [placed.orderId],
+      );
     });
 
     it('records an order without print lines and places nothing', async () => {
@@ -208,7 +269,11 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.equal(await arrive(key, store, printOrder(id, { paid: false, updatedAt: past(10) }), 'created'), 200);
       // A polled platform whose order search leaves unpaid orders out (Amazon's PENDING) records nothing yet.
       if (webhooks) await ingestIn(key, store.storeId, id, 'waiting_payment');
-      else assert.ok([undefined, 'waiting_payment'].includes((await ingest(key, store.storeId, id))?.status), 'unpaid: waiting, or not listed');
+      else
+        assert.ok(
+          [undefined, 'waiting_payment'].includes((await ingest(key, store.storeId, id))?.status),
+          'unpaid: waiting, or not listed',
+        );
       assert.deepEqual(await orders(key), []);
       store.saveOrder(printOrder(id, { updatedAt: past(5) }));
       assert.equal(await arrive(key, store, printOrder(id, { updatedAt: past(5) }), 'paid'), 200);
@@ -216,45 +281,57 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.equal((await orders(key)).length, 1);
     });
 
-    if (!webhooks) it('places an order once when polls read it again (a sync after a sync, the next run overlapping the last)', async () => {
-      const { key, store } = await connected();
-      const id = store.saveOrder(printOrder());
-      await sync(key, store.storeId);
-      const placed = await ingestIn(key, store.storeId, id, 'placed');
-      await syncRead(key, store.storeId);
-      await syncRead(key, store.storeId);
-      assert.equal(Date.parse((await ingest(key, store.storeId, id))!.storeUpdatedAt!), Date.parse(placed.storeUpdatedAt!));
-      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
-    });
+    if (!webhooks)
+      it('places an order once when polls read it again (a sync after a sync, the next run overlapping the last)', async () => {
+        const { key, store } = await connected();
+        const id = store.saveOrder(printOrder());
+        await sync(key, store.storeId);
+        const placed = await ingestIn(key, store.storeId, id, 'placed');
+        await syncRead(key, store.storeId);
+        await syncRead(key, store.storeId);
+        assert.equal(
+          Date.parse((await ingest(key, store.storeId, id))!.storeUpdatedAt!),
+          Date.parse(placed.storeUpdatedAt!),
+        );
+        assert.deepEqual(
+          (await orders(key)).map((o) => o.id),
+          [placed.orderId],
+        );
+      });
 
-    if (webhooks) it('places an order once when deliveries repeat and arrive out of order (the paid update before the creation)', async () => {
-      const { key, store } = await connected();
-      const paidAt = minutesAgo(5);
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: paidAt }));
-      const created = printOrder(id, { paid: false, updatedAt: minutesAgo(10) });
-      const paid = printOrder(id, { updatedAt: paidAt });
-      assert.equal(await store.deliver(paid, 'updated', { deliveryId: 'd-3' }), 200);
-      assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
-      assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
-      assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
-      assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
-      const placed = await ingestIn(key, store.storeId, id, 'placed');
-      // The older state, delivered last, changed nothing.
-      assert.equal(Date.parse(placed.storeUpdatedAt!), Date.parse(paidAt));
-      assert.deepEqual((await orders(key)).map((o) => o.id), [placed.orderId]);
-    });
+    if (webhooks)
+      it('places an order once when deliveries repeat and arrive out of order (the paid update before the creation)', async () => {
+        const { key, store } = await connected();
+        const paidAt = minutesAgo(5);
+        const id = store.saveOrder(printOrder(undefined, { updatedAt: paidAt }));
+        const created = printOrder(id, { paid: false, updatedAt: minutesAgo(10) });
+        const paid = printOrder(id, { updatedAt: paidAt });
+        assert.equal(await store.deliver(paid, 'updated', { deliveryId: 'd-3' }), 200);
+        assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
+        assert.equal(await store.deliver(created, 'created', { deliveryId: 'd-1' }), 200);
+        assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
+        assert.equal(await store.deliver(paid, 'paid', { deliveryId: 'd-2' }), 200);
+        const placed = await ingestIn(key, store.storeId, id, 'placed');
+        // The older state, delivered last, changed nothing.
+        assert.equal(Date.parse(placed.storeUpdatedAt!), Date.parse(paidAt));
+        assert.deepEqual(
+          (await orders(key)).map((o) => o.id),
+          [placed.orderId],
+        );
+      });
 
-    if (webhooks) it('answers 401 to forged and stale deliveries and ingests nothing; the genuine one is taken', async () => {
-      const { key, store } = await connected();
-      // Not in the store yet: a poll cannot ingest it while the refused deliveries are checked.
-      const id = store.nextOrderId();
-      assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'forged' }), 401);
-      assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'stale' }), 401);
-      assert.deepEqual(await ingests(key, store.storeId), []);
-      store.saveOrder(printOrder(id));
-      assert.equal(await store.deliver(printOrder(id), 'created'), 200);
-      await ingestIn(key, store.storeId, id, 'placed');
-    });
+    if (webhooks)
+      it('answers 401 to forged and stale deliveries and ingests nothing; the genuine one is taken', async () => {
+        const { key, store } = await connected();
+        // Not in the store yet: a poll cannot ingest it while the refused deliveries are checked.
+        const id = store.nextOrderId();
+        assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'forged' }), 401);
+        assert.equal(await store.deliver(printOrder(id), 'created', { tamper: 'stale' }), 401);
+        assert.deepEqual(await ingests(key, store.storeId), []);
+        store.saveOrder(printOrder(id));
+        assert.equal(await store.deliver(printOrder(id), 'created'), 200);
+        await ingestIn(key, store.storeId, id, 'placed');
+      });
 
     it('cancels our order when the store cancels it before production, and refunds the wallet', async () => {
       const { key, store, walletCents } = await connected();
@@ -279,7 +356,10 @@ export function connectorConformance(opts: ConformanceOptions): void {
       const cancelled = printOrder(id, { cancelled: true, updatedAt: past(1) });
       store.saveOrder(cancelled);
       await arrive(key, store, cancelled, 'cancelled');
-      const refused = await eventually(async () => (await ingest(key, store.storeId, id))?.error, 'the recorded refusal');
+      const refused = await eventually(
+        async () => (await ingest(key, store.storeId, id))?.error,
+        'the recorded refusal',
+      );
       assert.match(refused, /could not be/);
       assert.equal((await order(key, placed.orderId!)).status, 'PROCESSING');
     });
@@ -292,22 +372,26 @@ export function connectorConformance(opts: ConformanceOptions): void {
       assert.equal((await orders(key)).length, 1);
     });
 
-    if (fake.expiringTokens) it('refreshes an expired access token before calling the platform', async () => {
-      const { key, store } = await connected();
-      const before = store.tokenRefreshes!();
-      store.expireTokens!();
-      const id = store.saveOrder(printOrder(undefined, { updatedAt: past(1) }));
-      await sync(key, store.storeId);
-      await ingestIn(key, store.storeId, id, 'placed');
-      assert.ok(store.tokenRefreshes!() > before, 'a refresh-token grant');
-    });
+    if (fake.expiringTokens)
+      it('refreshes an expired access token before calling the platform', async () => {
+        const { key, store } = await connected();
+        const before = store.tokenRefreshes!();
+        store.expireTokens!();
+        const id = store.saveOrder(printOrder(undefined, { updatedAt: past(1) }));
+        await sync(key, store.storeId);
+        await ingestIn(key, store.storeId, id, 'placed');
+        assert.ok(store.tokenRefreshes!() > before, 'a refresh-token grant');
+      });
 
     it('pushes the tracking back to the store when production ships', async () => {
       const { key, store } = await connected('test');
       const id = store.saveOrder(printOrder());
       await arrive(key, store, printOrder(id), 'created');
       const placed = await ingestIn(key, store.storeId, id, 'placed');
-      const [pushed] = await eventually(async () => store.pushedTracking(id).length > 0 && store.pushedTracking(id), 'the tracking pushed');
+      const [pushed] = await eventually(
+        async () => store.pushedTracking(id).length > 0 && store.pushedTracking(id),
+        'the tracking pushed',
+      );
       const tracking = (await order(key, placed.orderId!)).tracking;
       assert.equal(pushed!.trackingNumber, tracking.trackingNumber);
       if (pushed!.trackingUrl !== undefined) assert.equal(pushed!.trackingUrl, tracking.trackingUrl);
@@ -334,9 +418,20 @@ export function connectorConformance(opts: ConformanceOptions): void {
       if (store.uninstall) assert.equal(await store.uninstall(), 200);
       else assert.equal((await h.api(key, 'DELETE', `/stores/${store.storeId}`)).status, 200);
       // Without webhooks, the platform says nothing: our next call to it finds the access withdrawn.
-      if (!webhooks && store.uninstall) await eventually(async () => [202, 409].includes((await h.api(key, 'POST', `/stores/${store.storeId}/sync`)).status), 'a sync asked for');
-      await eventually(async () => (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.status === 'disconnected', 'disconnection');
-      if (!webhooks && store.uninstall) assert.ok((await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.lastError, 'the reason of the disconnection');
+      if (!webhooks && store.uninstall)
+        await eventually(
+          async () => [202, 409].includes((await h.api(key, 'POST', `/stores/${store.storeId}/sync`)).status),
+          'a sync asked for',
+        );
+      await eventually(
+        async () => (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.status === 'disconnected',
+        'disconnection',
+      );
+      if (!webhooks && store.uninstall)
+        assert.ok(
+          (await h.api(key, 'GET', `/stores/${store.storeId}`)).body.data.lastError,
+          'the reason of the disconnection',
+        );
       const sync = await h.api(key, 'POST', `/stores/${store.storeId}/sync`);
       assert.equal(sync.status, 409);
       assert.equal(sync.body.error.code, 'store_disconnected');

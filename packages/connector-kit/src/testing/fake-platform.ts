@@ -25,7 +25,12 @@ export interface ConformanceService {
   /** A URL the connector registered (under PUBLIC_URL) rewritten to where the service listens. */
   toService(url: string): string;
   /** Calls the reseller API (`/api/reseller/v1` + path) with a key; JSON in, JSON out. */
-  api<T = any>(key: string | undefined, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  api<T = any>(
+    key: string | undefined,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T }>;
 }
 
 /**
@@ -70,7 +75,11 @@ export interface FakeStore {
    * Never called for a platform without webhooks (`capabilities.webhooks` false): the suite
    * saves the order and syncs the store instead (its fake may throw here).
    */
-  deliver(order: OrderSpec & { id: string }, event: OrderEvent, opts?: { tamper?: DeliveryTamper; deliveryId?: string }): Promise<number>;
+  deliver(
+    order: OrderSpec & { id: string },
+    event: OrderEvent,
+    opts?: { tamper?: DeliveryTamper; deliveryId?: string },
+  ): Promise<number>;
   /** The tracking the connector pushed back for the order, in the order it arrived. */
   pushedTracking(orderId: string): PushedTracking[];
   /**
@@ -95,7 +104,9 @@ export interface FakeStore {
    * writes it (a decimal string in the store's currency) and whether it is on sale; undefined
    * when the store has no such product.
    */
-  product?(externalProductId: string): { sku: string | null; title: string; price: string; active: boolean } | undefined;
+  product?(
+    externalProductId: string,
+  ): { sku: string | null; title: string; price: string; active: boolean } | undefined;
   /**
    * The `platformOptions` a merchant of this store gives a publish (Etsy: the shop's taxonomy,
    * shipping profile, processing profile and return policy); absent where the platform needs none.

@@ -13,7 +13,10 @@ export type FakeReply = [status: number, body: unknown, headers?: Record<string,
  * server.route('/api/orders', answerWith(async (req) => [200, [...orders.values()]]));
  * ```
  */
-export function answerWith(answer: (req: Request) => Promise<FakeReply> | FakeReply, rewrite: (path: string) => string = (p) => p): FakeRequestHandler {
+export function answerWith(
+  answer: (req: Request) => Promise<FakeReply> | FakeReply,
+  rewrite: (path: string) => string = (p) => p,
+): FakeRequestHandler {
   return async (req, res, rawBody) => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -28,7 +31,11 @@ export function answerWith(answer: (req: Request) => Promise<FakeReply> | FakeRe
     const [status, body, replyHeaders = {}] = await answer(request);
     const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body);
     const lower = Object.fromEntries(Object.entries(replyHeaders).map(([k, v]) => [k.toLowerCase(), v]));
-    res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', ...lower, 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, {
+      'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
+      ...lower,
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
   };
 }

@@ -10,10 +10,15 @@ import { dirname } from 'node:path';
 export function assertGolden(path: string, actual: unknown): void {
   const text = `${JSON.stringify(actual, null, 2)}\n`;
   if (process.env.UPDATE_GOLDEN === '1' || !existsSync(path)) {
-    if (process.env.UPDATE_GOLDEN !== '1') assert.fail(`no golden snapshot at ${path}: run with UPDATE_GOLDEN=1 and review it`);
+    if (process.env.UPDATE_GOLDEN !== '1')
+      assert.fail(`no golden snapshot at ${path}: run with UPDATE_GOLDEN=1 and review it`);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
     return;
   }
-  assert.deepEqual(JSON.parse(text), JSON.parse(readFileSync(path, 'utf8')), `golden snapshot ${path} (UPDATE_GOLDEN=1 rewrites it; review the diff)`);
+  assert.deepEqual(
+    JSON.parse(text),
+    JSON.parse(readFileSync(path, 'utf8')),
+    `golden snapshot ${path} (UPDATE_GOLDEN=1 rewrites it; review the diff)`,
+  );
 }

@@ -54,12 +54,23 @@ export class OpenApiContract {
     this.#doc = doc as Json;
     this.#name = name;
     this.#swagger2 = typeof this.#doc.swagger === 'string';
-    const base = this.#swagger2 && typeof this.#doc.basePath === 'string' && this.#doc.basePath !== '/' ? this.#doc.basePath : '';
+    const base =
+      this.#swagger2 && typeof this.#doc.basePath === 'string' && this.#doc.basePath !== '/' ? this.#doc.basePath : '';
     for (const [template, item] of Object.entries<Json>(this.#doc.paths ?? {})) {
       const names: string[] = [];
-      const pattern = new RegExp(`^${(base + template).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`);
+      const pattern = new RegExp(
+        `^${(base + template).replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_m, n: string) => (names.push(n), '([^/]+)'))}$`,
+      );
       for (const [method, op] of Object.entries<Json>(item)) {
-        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) this.#operations.push({ method: method.toUpperCase(), template, pattern, names, op, pathParams: item.parameters ?? [] });
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          this.#operations.push({
+            method: method.toUpperCase(),
+            template,
+            pattern,
+            names,
+            op,
+            pathParams: item.parameters ?? [],
+          });
       }
     }
   }
@@ -82,14 +93,16 @@ export class OpenApiContract {
     const v: string[] = [];
     const at = (msg: string) => v.push(`${this.#name} ${id}: ${msg}`);
     const params = this.#parameters(operation);
-    for (const p of params.filter((p) => p.in === 'path')) this.#value(pathValues[p.name] ?? '', p, `path ${p.name}`, at);
+    for (const p of params.filter((p) => p.in === 'path'))
+      this.#value(pathValues[p.name] ?? '', p, `path ${p.name}`, at);
     const query = params.filter((p) => p.in === 'query');
     for (const name of new Set(req.query.keys())) {
       const p = query.find((q) => q.name === name);
       if (!p) at(`query parameter ${name} is not in the contract`);
       else this.#queryValue(req.query.getAll(name), p, at);
     }
-    for (const p of query) if (p.required && !req.query.has(p.name)) at(`required query parameter ${p.name} is missing`);
+    for (const p of query)
+      if (p.required && !req.query.has(p.name)) at(`required query parameter ${p.name} is missing`);
     this.#body(operation, params, req, at);
     if (req.scopes) this.#scopes(operation, req.scopes, at);
     return { operationId: id, violations: v };
@@ -100,14 +113,19 @@ export class OpenApiContract {
       if (operation.method !== method.toUpperCase()) continue;
       const m = operation.pattern.exec(path);
       if (!m) continue;
-      return { operation, pathValues: Object.fromEntries(operation.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+      return {
+        operation,
+        pathValues: Object.fromEntries(operation.names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])),
+      };
     }
     return null;
   }
 
   #parameters(operation: Operation): Json[] {
     const own = (operation.op.parameters ?? []).map((p: Json) => this.#deref(p));
-    const inherited = operation.pathParams.map((p) => this.#deref(p)).filter((p) => !own.some((o: Json) => o.name === p.name && o.in === p.in));
+    const inherited = operation.pathParams
+      .map((p) => this.#deref(p))
+      .filter((p) => !own.some((o: Json) => o.name === p.name && o.in === p.in));
     return [...own, ...inherited];
   }
 
@@ -125,9 +143,21 @@ export class OpenApiContract {
     }
     // Swagger 2: collectionFormat (csv by default; multi repeats the name); OpenAPI 3: style form, explode true by default.
     const multi = this.#swagger2 ? p.collectionFormat === 'multi' : p.explode !== false;
-    const sep = p.collectionFormat === 'pipes' ? '|' : p.collectionFormat === 'ssv' ? ' ' : p.collectionFormat === 'tsv' ? '\t' : ',';
+    const sep =
+      p.collectionFormat === 'pipes'
+        ? '|'
+        : p.collectionFormat === 'ssv'
+          ? ' '
+          : p.collectionFormat === 'tsv'
+            ? '\t'
+            : ',';
     const items = multi && values.length > 1 ? values : values.flatMap((s) => s.split(sep));
-    this.#check(items.map((s) => coerce(s, this.#deref(schema.items ?? {}))), schema, `query ${p.name}`, at);
+    this.#check(
+      items.map((s) => coerce(s, this.#deref(schema.items ?? {}))),
+      schema,
+      `query ${p.name}`,
+      at,
+    );
   }
 
   #value(raw: string, p: Json, where: string, at: (m: string) => void): void {
@@ -145,8 +175,14 @@ export class OpenApiContract {
       const bodyParam = params.find((p) => p.in === 'body');
       const formParams = params.filter((p) => p.in === 'formData');
       types = operation.op.consumes ?? this.#doc.consumes ?? ['application/json'];
-      if (bodyParam) ((schema = this.#deref(bodyParam.schema ?? {})), (required = !!bodyParam.required));
-      else if (formParams.length > 0) schema = { type: 'object', required: formParams.filter((p) => p.required).map((p) => p.name), properties: Object.fromEntries(formParams.map((p) => [p.name, p])), additionalProperties: false };
+      if (bodyParam) (schema = this.#deref(bodyParam.schema ?? {})), (required = !!bodyParam.required);
+      else if (formParams.length > 0)
+        schema = {
+          type: 'object',
+          required: formParams.filter((p) => p.required).map((p) => p.name),
+          properties: Object.fromEntries(formParams.map((p) => [p.name, p])),
+          additionalProperties: false,
+        };
     } else {
       const rb = operation.op.requestBody ? this.#deref(operation.op.requestBody) : undefined;
       types = Object.keys(rb?.content ?? {});
@@ -163,7 +199,9 @@ export class OpenApiContract {
     let value: unknown;
     if (type === 'application/x-www-form-urlencoded') {
       const form = new URLSearchParams(req.body);
-      value = Object.fromEntries([...form.keys()].map((k) => [k, coerce(form.get(k)!, this.#deref(schema.properties?.[k] ?? {}))]));
+      value = Object.fromEntries(
+        [...form.keys()].map((k) => [k, coerce(form.get(k)!, this.#deref(schema.properties?.[k] ?? {}))]),
+      );
     } else {
       try {
         value = JSON.parse(req.body!);
@@ -176,10 +214,14 @@ export class OpenApiContract {
 
   #scopes(operation: Operation, granted: readonly string[], at: (m: string) => void): void {
     const security: Json[] = operation.op.security ?? this.#doc.security ?? [];
-    const oauth = Object.entries<Json>(this.#doc.components?.securitySchemes ?? this.#doc.securityDefinitions ?? {}).filter(([, s]) => s.type === 'oauth2').map(([n]) => n);
+    const oauth = Object.entries<Json>(this.#doc.components?.securitySchemes ?? this.#doc.securityDefinitions ?? {})
+      .filter(([, s]) => s.type === 'oauth2')
+      .map(([n]) => n);
     const needs = security.map((req) => oauth.flatMap((n) => (req[n] as string[] | undefined) ?? []));
     if (needs.length === 0 || needs.some((scopes) => scopes.every((s) => granted.includes(s)))) return;
-    at(`the token lacks the OAuth scope ${needs.map((s) => s.filter((x) => !granted.includes(x)).join(' ')).join(' or ')} (granted: ${granted.join(' ') || 'none'})`);
+    at(
+      `the token lacks the OAuth scope ${needs.map((s) => s.filter((x) => !granted.includes(x)).join(' ')).join(' or ')} (granted: ${granted.join(' ') || 'none'})`,
+    );
   }
 
   #deref(node: Json): Json {
@@ -198,7 +240,8 @@ export class OpenApiContract {
   #check(value: unknown, raw: Json, where: string, at: (m: string) => void): void {
     const s = this.#deref(raw);
     if (value === null) {
-      if (!(s.nullable || (Array.isArray(s.type) && s.type.includes('null')) || s['x-nullable'])) at(`${where} must not be null`);
+      if (!(s.nullable || (Array.isArray(s.type) && s.type.includes('null')) || s['x-nullable']))
+        at(`${where} must not be null`);
       return;
     }
     for (const part of s.allOf ?? []) this.#check(value, part, where, at);
@@ -209,11 +252,16 @@ export class OpenApiContract {
         this.#check(value, alt, where, (m) => inner.push(m));
         return inner.length === 0;
       });
-      if (fits.length === 0 || (key === 'oneOf' && fits.length > 1)) at(`${where} matches ${fits.length} of the ${key} alternatives`);
+      if (fits.length === 0 || (key === 'oneOf' && fits.length > 1))
+        at(`${where} matches ${fits.length} of the ${key} alternatives`);
     }
-    const types: string[] = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []).filter((t: string) => t !== 'null');
-    if (types.length > 0 && !types.some((t) => isType(value, t))) return void at(`${where} must be ${types.join(' or ')}, got ${JSON.stringify(value)}`);
-    if (s.enum && !s.enum.includes(value)) at(`${where} value ${JSON.stringify(value)} is not one of ${s.enum.join(', ')}`);
+    const types: string[] = (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []).filter(
+      (t: string) => t !== 'null',
+    );
+    if (types.length > 0 && !types.some((t) => isType(value, t)))
+      return void at(`${where} must be ${types.join(' or ')}, got ${JSON.stringify(value)}`);
+    if (s.enum && !s.enum.includes(value))
+      at(`${where} value ${JSON.stringify(value)} is not one of ${s.enum.join(', ')}`);
     if (typeof value === 'number') {
       if (typeof s.minimum === 'number' && value < s.minimum) at(`${where} ${value} is below ${s.minimum}`);
       if (typeof s.maximum === 'number' && value > s.maximum) at(`${where} ${value} is above ${s.maximum}`);
@@ -221,22 +269,35 @@ export class OpenApiContract {
     if (typeof value === 'string') {
       if (typeof s.minLength === 'number' && value.length < s.minLength) at(`${where} is shorter than ${s.minLength}`);
       if (typeof s.maxLength === 'number' && value.length > s.maxLength) at(`${where} is longer than ${s.maxLength}`);
-      if (s.pattern && !new RegExp(s.pattern, 'u').test(value)) at(`${where} ${JSON.stringify(value)} does not match ${s.pattern}`);
-      if (s.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value)) at(`${where} ${JSON.stringify(value)} is not an RFC 3339 date-time`);
+      if (s.pattern && !new RegExp(s.pattern, 'u').test(value))
+        at(`${where} ${JSON.stringify(value)} does not match ${s.pattern}`);
+      if (s.format === 'date-time' && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(value))
+        at(`${where} ${JSON.stringify(value)} is not an RFC 3339 date-time`);
     }
     if (Array.isArray(value)) {
-      if (typeof s.minItems === 'number' && value.length < s.minItems) at(`${where} has fewer than ${s.minItems} items`);
+      if (typeof s.minItems === 'number' && value.length < s.minItems)
+        at(`${where} has fewer than ${s.minItems} items`);
       if (typeof s.maxItems === 'number' && value.length > s.maxItems) at(`${where} has more than ${s.maxItems} items`);
       if (s.items) value.forEach((item, i) => this.#check(item, s.items, `${where}[${i}]`, at));
     }
-    if (value && typeof value === 'object' && !Array.isArray(value) && (s.properties || s.required || s.additionalProperties !== undefined)) {
+    if (
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      (s.properties || s.required || s.additionalProperties !== undefined)
+    ) {
       const props: Json = s.properties ?? {};
-      const declared = new Set([...Object.keys(props), ...(s.allOf ?? []).flatMap((p: Json) => Object.keys(this.#deref(p).properties ?? {}))]);
+      const declared = new Set([
+        ...Object.keys(props),
+        ...(s.allOf ?? []).flatMap((p: Json) => Object.keys(this.#deref(p).properties ?? {})),
+      ]);
       for (const name of s.required ?? []) if (!(name in value)) at(`${where}.${name} is required`);
       for (const [name, v] of Object.entries(value)) {
         if (props[name]) this.#check(v, props[name], `${where}.${name}`, at);
-        else if (typeof s.additionalProperties === 'object') this.#check(v, s.additionalProperties, `${where}.${name}`, at);
-        else if (s.additionalProperties !== true && !declared.has(name)) at(`${where}.${name} is not a field the contract declares`);
+        else if (typeof s.additionalProperties === 'object')
+          this.#check(v, s.additionalProperties, `${where}.${name}`, at);
+        else if (s.additionalProperties !== true && !declared.has(name))
+          at(`${where}.${name} is not a field the contract declares`);
       }
     }
   }

@@ -42,7 +42,8 @@ export interface PublishingScenarioDeps {
  * assertions follow. Unpublishing takes a listing on sale off sale on every platform.
  */
 export function publishingScenarios(deps: PublishingScenarioDeps): void {
-  const api = <T = any>(key: string, method: string, path: string, body?: unknown) => deps.service().api<T>(key, method, path, body);
+  const api = <T = any>(key: string, method: string, path: string, body?: unknown) =>
+    deps.service().api<T>(key, method, path, body);
   const product = (store: FakeStore, id: string) => {
     assert.ok(store.product, 'a fake store of a publishing platform implements product(externalProductId)');
     return store.product(id);
@@ -51,11 +52,15 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
   /** Published, read again while the platform is still creating it (202, `pending`). */
   async function publish(key: string, store: FakeStore, body: Record<string, unknown>): Promise<Published> {
     const options = store.publishOptions ? { platformOptions: store.publishOptions } : {};
-    const res = await api<{ data: Published }>(key, 'POST', `/stores/${store.storeId}/listings`, { ...body, ...options });
+    const res = await api<{ data: Published }>(key, 'POST', `/stores/${store.storeId}/listings`, {
+      ...body,
+      ...options,
+    });
     assert.ok(res.status === 201 || res.status === 202, `publish: ${res.status} ${JSON.stringify(res.body)}`);
     if (res.status === 201) return res.body.data;
     return deps.eventually(async () => {
-      const now = (await api<{ data: Published }>(key, 'GET', `/stores/${store.storeId}/listings/${res.body.data.id}`)).body.data;
+      const now = (await api<{ data: Published }>(key, 'GET', `/stores/${store.storeId}/listings/${res.body.data.id}`))
+        .body.data;
       return now.status !== 'pending' && now;
     }, 'the pending listing created');
   }
@@ -64,15 +69,21 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
   async function onSale(key: string, store: FakeStore, listing: Published): Promise<Published> {
     assert.equal(listing.status, deps.publishYields, 'what a publish yields on this platform');
     if (listing.status === 'active') return listing;
-    assert.ok(store.completeListing, 'a fake store of a platform publishing drafts implements completeListing(externalProductId)');
+    assert.ok(
+      store.completeListing,
+      'a fake store of a platform publishing drafts implements completeListing(externalProductId)',
+    );
     store.completeListing(listing.externalProductId);
-    const res = await api<{ data: Published }>(key, 'PATCH', `/stores/${store.storeId}/listings/${listing.id}`, { published: true });
+    const res = await api<{ data: Published }>(key, 'PATCH', `/stores/${store.storeId}/listings/${listing.id}`, {
+      published: true,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.data.status, 'active');
     return res.body.data;
   }
 
-  const listings = async (key: string, storeId: string) => (await api<{ data: Listing[] }>(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data;
+  const listings = async (key: string, storeId: string) =>
+    (await api<{ data: Listing[] }>(key, 'GET', `/stores/${storeId}/listings?limit=100`)).body.data;
 
   it('publishes a product: in the store with the SKU and the price (a draft first where the platform makes drafts), on sale, and among its listings, matched', async () => {
     const { key, store } = await deps.connected();
@@ -89,28 +100,54 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
     }
     const listing = await onSale(key, store, published);
     assert.deepEqual(held(), { ...expected, active: true });
-    const listed = await deps.eventually(async () => (await listings(key, store.storeId)).find((l) => l.externalProductId === listing.externalProductId && l.resellerProduct), 'the published listing synced and matched');
+    const listed = await deps.eventually(
+      async () =>
+        (await listings(key, store.storeId)).find(
+          (l) => l.externalProductId === listing.externalProductId && l.resellerProduct,
+        ),
+      'the published listing synced and matched',
+    );
     assert.equal(listed.sku, sku);
     assert.equal(listed.active, true);
   });
 
   it('pushes a change of title and price to the store', async () => {
     const { key, store } = await deps.connected();
-    const listing = await publish(key, store, { resellerProduct: deps.service().sku, title: 'Tulip poster', priceCents: 1995 });
-    const res = await api(key, 'PATCH', `/stores/${store.storeId}/listings/${listing.id}`, { title: 'Tulip poster, A2', priceCents: 2195 });
+    const listing = await publish(key, store, {
+      resellerProduct: deps.service().sku,
+      title: 'Tulip poster',
+      priceCents: 1995,
+    });
+    const res = await api(key, 'PATCH', `/stores/${store.storeId}/listings/${listing.id}`, {
+      title: 'Tulip poster, A2',
+      priceCents: 2195,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const held = product(store, listing.externalProductId);
-    assert.deepEqual(held && { title: held.title, price: held.price }, { title: 'Tulip poster, A2', price: minorUnitsToDecimal(2195, listing.currency) });
+    assert.deepEqual(held && { title: held.title, price: held.price }, {
+      title: 'Tulip poster, A2',
+      price: minorUnitsToDecimal(2195, listing.currency),
+    });
   });
 
   it('unpublishes: off sale in the store, our link removed', async () => {
     const { key, store } = await deps.connected();
-    const listing = await onSale(key, store, await publish(key, store, { resellerProduct: deps.service().sku, title: 'Tulip poster', priceCents: 1995 }));
+    const listing = await onSale(
+      key,
+      store,
+      await publish(key, store, { resellerProduct: deps.service().sku, title: 'Tulip poster', priceCents: 1995 }),
+    );
     const res = await api(key, 'DELETE', `/stores/${store.storeId}/listings/${listing.id}`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.notEqual(product(store, listing.externalProductId)?.active, true);
     const links = (await api<{ data: Array<{ id: string }> }>(key, 'GET', `/stores/${store.storeId}/links`)).body.data;
     assert.ok(!links.some((l) => l.id === listing.linkId), 'the link made by publishing is removed');
-    await deps.eventually(async () => (await listings(key, store.storeId)).every((l) => l.externalProductId !== listing.externalProductId || !l.active), 'the listing synced off sale');
+    await deps.eventually(
+      async () =>
+        (await listings(key, store.storeId)).every(
+          (l) => l.externalProductId !== listing.externalProductId || !l.active,
+        ),
+      'the listing synced off sale',
+    );
   });
 }

@@ -12,4 +12,5 @@ export interface SignedWebhook {
  * @example
  * const body = webhookBody({ id: 1 }); // '{"id":1}'
  */
-export const webhookBody = (payload: unknown): string => (typeof payload === 'string' ? payload : JSON.stringify(payload));
+export const webhookBody = (payload: unknown): string =>
+  typeof payload === 'string' ? payload : JSON.stringify(payload);

@@ -14,13 +14,33 @@ const ATTENTION = [
 export function homePage(register: Register): void {
   register('get', '/', async (d) => {
     // Home shows what the session's scopes let it read, and leaves out the rest.
-    const wallet = d.page.can('wallet:read') ? (await d.api<Data<Api['Wallet']>>('GET', '/wallet', { query: { limit: '10' } })).data : { balanceCents: null, entries: { data: [] as Api['Wallet']['entries']['data'] } };
+    const wallet = d.page.can('wallet:read')
+      ? (await d.api<Data<Api['Wallet']>>('GET', '/wallet', { query: { limit: '10' } })).data
+      : { balanceCents: null, entries: { data: [] as Api['Wallet']['entries']['data'] } };
     const attention = d.page.can('orders:read')
-      ? await Promise.all(ATTENTION.map(async (a) => ({ ...a, orders: (await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { state: a.state, limit: '20' } })).data })))
+      ? await Promise.all(
+          ATTENTION.map(async (a) => ({
+            ...a,
+            orders: (await d.api<ListPage<Api['Order']>>('GET', '/orders', { query: { state: a.state, limit: '20' } }))
+              .data,
+          })),
+        )
       : [];
-    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter((s) => s.status === 'connected') : [];
+    const stores = d.page.can('stores:read')
+      ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter(
+          (s) => s.status === 'connected',
+        )
+      : [];
     const skipped = (
-      await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { status: 'skipped', limit: '20' } })).data.map((i) => ({ ...i, store: s }))))
+      await Promise.all(
+        stores.map(async (s) =>
+          (
+            await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, {
+              query: { status: 'skipped', limit: '20' },
+            })
+          ).data.map((i) => ({ ...i, store: s })),
+        ),
+      )
     ).flat();
     const needing = attention.flatMap((a) => a.orders.map((o) => ({ ...o, why: a.why })));
     sendPage(
@@ -38,18 +58,21 @@ export function homePage(register: Register): void {
         </div>
         <section aria-labelledby="orders-h">
           <h2 id="orders-h">Orders needing attention</h2>
-          ${needing.length === 0
-            ? html`<p class="muted">Nothing waits for you.</p>`
-            : html`<div class="table"><table>
+          ${
+            needing.length === 0
+              ? html`<p class="muted">Nothing waits for you.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Order</th><th scope="col">State</th><th scope="col">Why</th><th scope="col">Created</th></tr></thead>
                 <tbody>${needing.map((o) => html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.externalOrderId ?? o.id}</a></td><td>${o.state}</td><td>${o.why}</td><td>${when(o.createdAt)}</td></tr>`)}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
         <section aria-labelledby="skipped-h">
           <h2 id="skipped-h">Skipped store orders</h2>
-          ${skipped.length === 0
-            ? html`<p class="muted">No store order was skipped.</p>`
-            : html`<div class="table"><table>
+          ${
+            skipped.length === 0
+              ? html`<p class="muted">No store order was skipped.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Store</th><th scope="col">Store order</th><th scope="col">Skipped lines</th><th scope="col">Seen</th></tr></thead>
                 <tbody>${skipped.map(
                   (i) => html`<tr>
@@ -59,18 +82,22 @@ export function homePage(register: Register): void {
                     <td>${when(i.createdAt)}</td>
                   </tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
         <section aria-labelledby="ledger-h">
           <h2 id="ledger-h">Recent ledger entries</h2>
-          ${wallet.entries.data.length === 0
-            ? html`<p class="muted">No entries yet.</p>`
-            : html`<div class="table"><table>
+          ${
+            wallet.entries.data.length === 0
+              ? html`<p class="muted">No entries yet.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Order / reference</th></tr></thead>
                 <tbody>${wallet.entries.data.map(
-                  (e) => html`<tr><td>${when(e.createdAt)}</td><td>${e.kind}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
+                  (e) =>
+                    html`<tr><td>${when(e.createdAt)}</td><td>${e.kind}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
       <//>`,
     );

@@ -11,10 +11,17 @@ const FILTERS = ['state', 'source', 'storeId', 'externalOrderId'] as const;
 /** Orders: the list with its filters and pages, and an order's detail with what can be done to it. */
 export function ordersPages(register: Register, deps: { views: DashboardViews; sources: string[] }): void {
   register('get', '/orders', async (d) => {
-    const filters = Object.fromEntries(FILTERS.map((f) => [f, typeof d.req.query[f] === 'string' && d.req.query[f] ? (d.req.query[f] as string) : undefined])) as Record<(typeof FILTERS)[number], string | undefined>;
+    const filters = Object.fromEntries(
+      FILTERS.map((f) => [
+        f,
+        typeof d.req.query[f] === 'string' && d.req.query[f] ? (d.req.query[f] as string) : undefined,
+      ]),
+    ) as Record<(typeof FILTERS)[number], string | undefined>;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
     // The store filter only for a session that may read stores.
-    const stores = d.page.can('stores:read') ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data : [];
+    const stores = d.page.can('stores:read')
+      ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data
+      : [];
     let page: ListPage<Api['Order']> = { data: [], nextCursor: null };
     let error: string | undefined;
     try {
@@ -32,14 +39,17 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <div><label for="f-ext">External order id</label><input id="f-ext" name="externalOrderId" value=${filters.externalOrderId ?? ''} /></div>
           <button type="submit">Filter</button>
         </form>
-        ${page.data.length === 0
-          ? html`<p class="muted">No orders${Object.values(filters).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
-          : html`<div class="table"><table>
+        ${
+          page.data.length === 0
+            ? html`<p class="muted">No orders${Object.values(filters).some(Boolean) ? ' match these filters' : ' yet'}.</p>`
+            : html`<div class="table"><table>
               <thead><tr><th scope="col">Order</th><th scope="col">External id</th><th scope="col">Source</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Total</th><th scope="col">Created</th></tr></thead>
               <tbody>${page.data.map(
-                (o) => html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td>${o.source}</td><td>${o.state}</td><td data-testid="order-status">${o.status}</td><td>${money(o.totals.totalCents)}</td><td>${when(o.createdAt)}</td></tr>`,
+                (o) =>
+                  html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td>${o.source}</td><td>${o.state}</td><td data-testid="order-status">${o.status}</td><td>${money(o.totals.totalCents)}</td><td>${when(o.createdAt)}</td></tr>`,
               )}</tbody>
-            </table></div>`}
+            </table></div>`
+        }
         <${NextPage} base="/dashboard/orders" query=${filters} cursor=${page.nextCursor} />
       <//>`,
       error ? 400 : 200,
@@ -62,7 +72,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     const id = encodeURIComponent(String(d.req.params.id));
     const line = String(d.req.params.line);
     try {
-      await d.api('PUT', `/orders/${id}/lines/${encodeURIComponent(line)}/file`, { body: { fileUrl: d.form.fileUrl ?? '' } });
+      await d.api('PUT', `/orders/${id}/lines/${encodeURIComponent(line)}/file`, {
+        body: { fileUrl: d.form.fileUrl ?? '' },
+      });
       redirect(d.res, `/dashboard/orders/${id}?done=file-supplied`);
     } catch (err) {
       const r = refusal(err);
@@ -70,7 +82,10 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
     }
   });
 
-  async function orderPage(d: DashContext, problem?: { message: string; line?: number; field?: string }): Promise<void> {
+  async function orderPage(
+    d: DashContext,
+    problem?: { message: string; line?: number; field?: string },
+  ): Promise<void> {
     const o = (await d.api<Data<Api['Order']>>('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
     const events = await deps.views.orderEvents(d.caller, o.id);
     const cancellable = o.state !== 'CANCELLED' && (o.status === 'PENDING' || o.status === 'PAID');
@@ -95,19 +110,23 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
             <tbody>${o.lines.map(
               (l) => html`<tr>
                 <td>${l.line}</td><td>${l.resellerSku ?? l.productId}</td><td>${l.quantity}</td>
-                <td>${Object.entries({ ...l.options, ...l.derivedOptions }).map(([k, v]) => `${k}: ${String(v)}`).join(', ')}</td>
+                <td>${Object.entries({ ...l.options, ...l.derivedOptions })
+                  .map(([k, v]) => `${k}: ${String(v)}`)
+                  .join(', ')}</td>
                 <td>
                   <span class=${`badge ${l.fileStatus === 'ok' ? 'good' : 'bad'}`}>${l.fileStatus === 'ok' ? 'checked' : l.fileStatus === 'missing' ? 'missing' : 'needs conversion'}</span>
                   ${l.fileUrl ? html` <a href=${l.fileUrl}>file</a>` : null}
-                  ${o.state === 'AWAITING_FILE' && l.fileStatus === 'missing' && d.page.can('orders:write')
-                    ? html`<form method="post" action=${`/dashboard/orders/${o.id}/lines/${l.line}/file`} aria-label=${`Supply the file of line ${l.line}`}>
+                  ${
+                    o.state === 'AWAITING_FILE' && l.fileStatus === 'missing' && d.page.can('orders:write')
+                      ? html`<form method="post" action=${`/dashboard/orders/${o.id}/lines/${l.line}/file`} aria-label=${`Supply the file of line ${l.line}`}>
                         <${CsrfField} token=${d.page.csrfToken} />
                         <label for=${`file-${l.line}`}>File URL for line ${l.line} (https PDF, PNG or JPG)</label>
                         <input id=${`file-${l.line}`} name="fileUrl" type="url" required aria-invalid=${problem?.line === l.line ? 'true' : undefined} aria-describedby=${problem?.line === l.line ? `file-${l.line}-error` : undefined} />
                         ${problem?.line === l.line ? html`<p id=${`file-${l.line}-error`} class="error" role="alert">${problem?.field}</p>` : null}
                         <button type="submit">Supply file</button>
                       </form>`
-                    : null}
+                      : null
+                  }
                 </td>
                 <td>${money(l.netCents)}</td>
               </tr>`,
@@ -127,9 +146,11 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
         </section>
         <section aria-labelledby="events-h">
           <h2 id="events-h">Events</h2>
-          ${events.length === 0
-            ? html`<p class="muted">No events yet.</p>`
-            : html`<ol data-testid="events">${events.map((e) => html`<li><time datetime=${e.createdAt}>${when(e.createdAt)}</time> <strong>${e.type}</strong>${e.detail ? ` · ${e.detail}` : ''}</li>`)}</ol>`}
+          ${
+            events.length === 0
+              ? html`<p class="muted">No events yet.</p>`
+              : html`<ol data-testid="events">${events.map((e) => html`<li><time datetime=${e.createdAt}>${when(e.createdAt)}</time> <strong>${e.type}</strong>${e.detail ? ` · ${e.detail}` : ''}</li>`)}</ol>`
+          }
         </section>
       <//>`,
       problem ? 422 : 200,
@@ -138,6 +159,24 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
 }
 
 /** One line of the address as a carrier prints it: the province after the city (`20121 Milano MI`). */
-function shipTo(r: { name: string; company?: string; address1: string; address2?: string; postalCode: string; city: string; state?: string; country: string }): string {
-  return [r.name, r.company, r.address1, r.address2, `${r.postalCode} ${r.city}${r.state ? ` ${r.state}` : ''}`, r.country].filter(Boolean).join(', ');
+function shipTo(r: {
+  name: string;
+  company?: string;
+  address1: string;
+  address2?: string;
+  postalCode: string;
+  city: string;
+  state?: string;
+  country: string;
+}): string {
+  return [
+    r.name,
+    r.company,
+    r.address1,
+    r.address2,
+    `${r.postalCode} ${r.city}${r.state ? ` ${r.state}` : ''}`,
+    r.country,
+  ]
+    .filter(Boolean)
+    .join(', ');
 }

@@ -37,7 +37,13 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.fa
 `;
 
 /** A dashboard page: navigation, the mode (with its switch) and the sign-out form. */
-export function DashLayout(props: { title: string; session: PageSession; notice?: string | undefined; error?: string | undefined; children?: Children }): VNode {
+export function DashLayout(props: {
+  title: string;
+  session: PageSession;
+  notice?: string | undefined;
+  error?: string | undefined;
+  children?: Children;
+}): VNode {
   const other: Mode = props.session.mode === 'live' ? 'test' : 'live';
   const nav = NAV.filter((n) => {
     const scope = navScope(n.href);
@@ -47,13 +53,15 @@ export function DashLayout(props: { title: string; session: PageSession; notice?
     <style>${EXTRA_CSS}</style>
     <div class="mode">
       <span>Mode: <span class=${`badge ${props.session.mode === 'test' ? 'test' : 'good'}`} data-testid="mode">${props.session.mode}</span></span>
-      ${props.session.switchable
-        ? html`<form class="inline" method="post" action="/dashboard/mode">
+      ${
+        props.session.switchable
+          ? html`<form class="inline" method="post" action="/dashboard/mode">
             <${CsrfField} token=${props.session.csrfToken} />
             <input type="hidden" name="mode" value=${other} />
             <button class="link" type="submit">Switch to ${other}</button>
           </form>`
-        : html`<span class="muted" data-testid="mode-hint">${otherModeHint(props.session.mode)}</span>`}
+          : html`<span class="muted" data-testid="mode-hint">${otherModeHint(props.session.mode)}</span>`
+      }
     </div>
     ${props.notice ? html`<p class="notice" role="status">${props.notice}</p>` : null}
     ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : null}
@@ -68,7 +76,14 @@ export function PlainLayout(props: { title: string; children?: Children }): VNod
 }
 
 /** A one-button form (sync, retry, cancel…), CSRF-protected; `confirm` asks first where script runs. */
-export function PostButton(props: { action: string; csrf: string; label: string; fields?: Record<string, string>; confirm?: string; name?: string }): VNode {
+export function PostButton(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  fields?: Record<string, string>;
+  confirm?: string;
+  name?: string;
+}): VNode {
   return html`<form class="inline" method="post" action=${props.action} data-confirm=${props.confirm}>
     <${CsrfField} token=${props.csrf} />
     ${Object.entries(props.fields ?? {}).map(([k, v]) => html`<input type="hidden" name=${k} value=${v} />`)}
@@ -84,7 +99,10 @@ export function money(cents: number | null | undefined): string {
 
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return iso.replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
+  return iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')
+    .replace(/Z$/, ' UTC');
 }
 
 /** The error a refusal shows next to its form: the API's message, and per field where it names one. */
@@ -93,20 +111,37 @@ export function refusal(err: unknown): { message: string; fields: Record<string,
   const fields: Record<string, string> = {};
   for (const d of err.details ?? []) {
     // Shown next to its field, a detail does not repeat the field's name ("recipient.postalCode is required").
-    if (d.field && d.field !== 'body' && !fields[d.field]) fields[d.field] = d.message?.startsWith(`${d.field} `) ? d.message.slice(d.field.length + 1) : (d.message ?? d.code);
+    if (d.field && d.field !== 'body' && !fields[d.field])
+      fields[d.field] = d.message?.startsWith(`${d.field} `)
+        ? d.message.slice(d.field.length + 1)
+        : (d.message ?? d.code);
   }
   return { message: err.message, fields };
 }
 
 /** The link to a list's next page: the same filters, the API's cursor. */
-export function NextPage(props: { base: string; query: Record<string, string | undefined>; cursor: string | null }): VNode | null {
+export function NextPage(props: {
+  base: string;
+  query: Record<string, string | undefined>;
+  cursor: string | null;
+}): VNode | null {
   if (!props.cursor) return null;
-  const q = new URLSearchParams(Object.entries({ ...props.query, cursor: props.cursor }).filter((e): e is [string, string] => !!e[1]));
+  const q = new URLSearchParams(
+    Object.entries({ ...props.query, cursor: props.cursor }).filter((e): e is [string, string] => !!e[1]),
+  );
   return html`<p><a href=${`${props.base}?${q}`} rel="next">Next page →</a></p>`;
 }
 
 /** A select with its label and error. */
-export function Select(props: { name: string; label: string; options: Array<{ value: string; label: string }>; value?: string | undefined; error?: string | undefined; required?: boolean; idPrefix?: string }): VNode {
+export function Select(props: {
+  name: string;
+  label: string;
+  options: Array<{ value: string; label: string }>;
+  value?: string | undefined;
+  error?: string | undefined;
+  required?: boolean;
+  idPrefix?: string;
+}): VNode {
   const id = `${props.idPrefix ?? 'f'}-${props.name}`;
   return html`<div>
     <label for=${id}>${props.label}</label>
@@ -121,7 +156,17 @@ export function Select(props: { name: string; label: string; options: Array<{ va
  * A labelled input with its error next to it, whose id is unique on a page with several forms of
  * the same fields (`idPrefix`); a `hint` (what an optional field defaults to) is read with it.
  */
-export function Input(props: { idPrefix: string; name: string; label: string; type?: string; value?: string; error?: string | undefined; required?: boolean; autocomplete?: string; hint?: string | undefined }): VNode {
+export function Input(props: {
+  idPrefix: string;
+  name: string;
+  label: string;
+  type?: string;
+  value?: string;
+  error?: string | undefined;
+  required?: boolean;
+  autocomplete?: string;
+  hint?: string | undefined;
+}): VNode {
   if (!props.hint) return Field(props);
   const id = `${props.idPrefix}-${props.name}`;
   const describedBy = [`${id}-hint`, ...(props.error ? [`${id}-error`] : [])].join(' ');

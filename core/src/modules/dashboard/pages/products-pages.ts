@@ -12,7 +12,9 @@ interface Errors {
 }
 
 /** A product's fields as the form shows them: the API's, or what was sent (options as typed). */
-type ProductForm = Partial<Omit<Api['ResellerProduct'], 'options'>> & { options?: Api['ResellerProduct']['options'] | string };
+type ProductForm = Partial<Omit<Api['ResellerProduct'], 'options'>> & {
+  options?: Api['ResellerProduct']['options'] | string;
+};
 
 /** `key=value` per line: a product's fixed options as a form edits them (numbers stay numbers). */
 function parseOptions(text: string): Record<string, string | number> {
@@ -35,7 +37,9 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('get', '/products', async (d) => {
     const q = typeof d.req.query.q === 'string' && d.req.query.q.trim() ? d.req.query.q.trim() : undefined;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
-    const page = await d.api<ListPage<Api['ResellerProduct']>>('GET', '/reseller-products', { query: { q, cursor, limit: '50' } });
+    const page = await d.api<ListPage<Api['ResellerProduct']>>('GET', '/reseller-products', {
+      query: { q, cursor, limit: '50' },
+    });
     sendPage(
       d.res,
       html`<${DashLayout} title="Products" session=${d.page} notice=${noticeOf(d.req)}>
@@ -44,14 +48,17 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
           <div><label for="q">Search SKU or title</label><input id="q" name="q" value=${q ?? ''} /></div>
           <button type="submit">Search</button>
         </form>
-        ${page.data.length === 0
-          ? html`<p class="muted">No products${q ? ' match' : ' yet'}.</p>`
-          : html`<div class="table"><table>
+        ${
+          page.data.length === 0
+            ? html`<p class="muted">No products${q ? ' match' : ' yet'}.</p>`
+            : html`<div class="table"><table>
               <thead><tr><th scope="col">SKU</th><th scope="col">Title</th><th scope="col">Print product</th><th scope="col">Active</th><th scope="col">Store listings</th><th scope="col">Updated</th></tr></thead>
               <tbody>${page.data.map(
-                (p) => html`<tr><td><a href=${`/dashboard/products/${p.id}`}>${p.sku}</a></td><td>${p.title}</td><td>${p.productId}</td><td>${p.active ? 'yes' : 'no'}</td><td>${p.links}</td><td>${when(p.updatedAt)}</td></tr>`,
+                (p) =>
+                  html`<tr><td><a href=${`/dashboard/products/${p.id}`}>${p.sku}</a></td><td>${p.title}</td><td>${p.productId}</td><td>${p.active ? 'yes' : 'no'}</td><td>${p.links}</td><td>${when(p.updatedAt)}</td></tr>`,
               )}</tbody>
-            </table></div>`}
+            </table></div>`
+        }
         <${NextPage} base="/dashboard/products" query=${{ q }} cursor=${page.nextCursor} />
       <//>`,
     );
@@ -60,23 +67,49 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   register('get', '/products/new', (d) => formPage(d, 'New product', '/dashboard/products', {}, undefined, []));
 
   register('post', '/products', async (d) => {
-    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
+    const body = {
+      sku: d.form.sku ?? '',
+      title: d.form.title ?? '',
+      productId: d.form.productId ?? '',
+      options: parseOptions(d.form.options ?? ''),
+      fileUrl: d.form.fileUrl ? d.form.fileUrl : null,
+      active: d.form.active === 'on',
+    };
     try {
       const created = (await d.api<Data<Api['ResellerProduct']>>('POST', '/reseller-products', { body })).data;
       redirect(d.res, `/dashboard/products/${created.id}?done=product-created`);
     } catch (err) {
-      await formPage(d, 'New product', '/dashboard/products', { ...body, options: d.form.options ?? '' }, refusal(err), []);
+      await formPage(
+        d,
+        'New product',
+        '/dashboard/products',
+        { ...body, options: d.form.options ?? '' },
+        refusal(err),
+        [],
+      );
     }
   });
 
   register('get', '/products/{id}', async (d) => {
-    const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const product = (
+      await d.api<Data<Api['ResellerProduct']>>(
+        'GET',
+        `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`,
+      )
+    ).data;
     await productPage(d, product);
   });
 
   register('post', '/products/{id}', async (d) => {
     const id = encodeURIComponent(String(d.req.params.id));
-    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', options: parseOptions(d.form.options ?? ''), fileUrl: d.form.fileUrl ? d.form.fileUrl : null, active: d.form.active === 'on' };
+    const body = {
+      sku: d.form.sku ?? '',
+      title: d.form.title ?? '',
+      productId: d.form.productId ?? '',
+      options: parseOptions(d.form.options ?? ''),
+      fileUrl: d.form.fileUrl ? d.form.fileUrl : null,
+      active: d.form.active === 'on',
+    };
     try {
       const saved = (await d.api<Data<Api['ResellerProduct']>>('PATCH', `/reseller-products/${id}`, { body })).data;
       redirect(d.res, `/dashboard/products/${saved.id}?done=product-saved`);
@@ -99,20 +132,52 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   });
 
   register('post', '/products/{id}/publish', async (d) => {
-    const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`)).data;
+    const product = (
+      await d.api<Data<Api['ResellerProduct']>>(
+        'GET',
+        `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`,
+      )
+    ).data;
     const state = await submitPublish(d, product);
     if (state) await productPage(d, product, undefined, state);
   });
 
-  async function productPage(d: DashContext, product: ProductForm & { id: string }, errors?: Errors, publish?: PublishState): Promise<void> {
+  async function productPage(
+    d: DashContext,
+    product: ProductForm & { id: string },
+    errors?: Errors,
+    publish?: PublishState,
+  ): Promise<void> {
     const selling = await deps.views.storesSelling(d.caller, product.id);
     const published = await publishSection(d, deps.views, product, publish);
-    await formPage(d, `Product ${product.sku}`, `/dashboard/products/${product.id}`, product, errors ?? publish?.error, selling, product.id, published);
+    await formPage(
+      d,
+      `Product ${product.sku}`,
+      `/dashboard/products/${product.id}`,
+      product,
+      errors ?? publish?.error,
+      selling,
+      product.id,
+      published,
+    );
   }
 
-  async function formPage(d: DashContext, title: string, action: string, values: ProductForm, errors: Errors | undefined, selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>, id?: string, published?: VNode): Promise<void> {
-    const catalogue = d.page.can('catalog:read') ? (await d.api<ListPage<Api['Product']>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data : [];
-    const optionErrors = Object.entries(errors?.fields ?? {}).filter(([k]) => k.startsWith('options')).map(([k, v]) => `${k}: ${v}`);
+  async function formPage(
+    d: DashContext,
+    title: string,
+    action: string,
+    values: ProductForm,
+    errors: Errors | undefined,
+    selling: Array<{ id: string; name: string; platform: string; listings: Array<{ title: string }> }>,
+    id?: string,
+    published?: VNode,
+  ): Promise<void> {
+    const catalogue = d.page.can('catalog:read')
+      ? (await d.api<ListPage<Api['Product']>>('GET', '/products', { query: { limit: '100', lang: 'en' } })).data
+      : [];
+    const optionErrors = Object.entries(errors?.fields ?? {})
+      .filter(([k]) => k.startsWith('options'))
+      .map(([k, v]) => `${k}: ${v}`);
     const options = typeof values.options === 'string' ? values.options : optionsText(values.options);
     const isNew = id === undefined;
     // A session that may only read products sees the product, not a form it could not send.
@@ -138,18 +203,24 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
       html`<${DashLayout} title=${title} session=${d.page} notice=${noticeOf(d.req)}>
         <p><a href="/dashboard/products">← Products</a></p>
         ${form}
-        ${isNew
-          ? null
-          : html`<section aria-labelledby="sold-h">
+        ${
+          isNew
+            ? null
+            : html`<section aria-labelledby="sold-h">
               <h2 id="sold-h">Sold in</h2>
-              ${selling.length === 0
-                ? html`<p class="muted">No connected store sells it.</p>`
-                : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`}
-              ${selling.length
-                ? html`<p class="muted" data-testid="delete-blocked">It cannot be deleted while a store sells it (the API answers 409 reseller_product_linked): that store's orders for it would be skipped. Remove or change the listing in the store, or disconnect the store, then delete it; or make it inactive.</p>`
-                : null}
+              ${
+                selling.length === 0
+                  ? html`<p class="muted">No connected store sells it.</p>`
+                  : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`
+              }
+              ${
+                selling.length
+                  ? html`<p class="muted" data-testid="delete-blocked">It cannot be deleted while a store sells it (the API answers 409 reseller_product_linked): that store's orders for it would be skipped. Remove or change the listing in the store, or disconnect the store, then delete it; or make it inactive.</p>`
+                  : null
+              }
               ${d.page.can('reseller-products:write') ? html`<${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />` : null}
-            </section>`}
+            </section>`
+        }
         ${published ?? null}
       <//>`,
       errors ? 422 : 200,

@@ -26,12 +26,20 @@ export function sandboxFormFields(fields: Record<string, string>): Record<string
  * quantity, paid), which arrives as a real store order would, and the store orders as the
  * sandbox store holds them, with the tracking pushed back once they ship.
  */
-export async function sandboxSection(d: DashContext, storeId: string, canWrite: boolean, errors?: SandboxOrderErrors): Promise<VNode> {
-  const orders = await d.api<ListPage<Api['SandboxStoreOrder']>>('GET', `/stores/${storeId}/sandbox-orders`, { query: { limit: '25' } });
+export async function sandboxSection(
+  d: DashContext,
+  storeId: string,
+  canWrite: boolean,
+  errors?: SandboxOrderErrors,
+): Promise<VNode> {
+  const orders = await d.api<ListPage<Api['SandboxStoreOrder']>>('GET', `/stores/${storeId}/sandbox-orders`, {
+    query: { limit: '25' },
+  });
   return html`<section aria-labelledby="sandbox-h">
     <h2 id="sandbox-h">Sandbox store orders</h2>
-    ${canWrite
-      ? html`<form class="stack" method="post" action=${`/dashboard/stores/${storeId}/sandbox-orders`} aria-label="Make a store order">
+    ${
+      canWrite
+        ? html`<form class="stack" method="post" action=${`/dashboard/stores/${storeId}/sandbox-orders`} aria-label="Make a store order">
           <${CsrfField} token=${d.page.csrfToken} />
           <p class="muted">A customer orders in this sandbox store: the order comes in as a real store's would, signed, and its lines with one of your SKUs are printed (test mode: never charged).</p>
           ${errors ? html`<p class="alert" role="alert">${errors.message}</p>` : null}
@@ -40,10 +48,12 @@ export async function sandboxSection(d: DashContext, storeId: string, canWrite: 
           <div><input id="sandbox-paid" name="paid" type="checkbox" checked=${errors ? errors.values.paid === 'on' : true} /> <label for="sandbox-paid">Paid</label></div>
           <button type="submit">Make the store order</button>
         </form>`
-      : null}
-    ${orders.data.length === 0
-      ? html`<p class="muted">No sandbox store order yet.</p>`
-      : html`<div class="table"><table>
+        : null
+    }
+    ${
+      orders.data.length === 0
+        ? html`<p class="muted">No sandbox store order yet.</p>`
+        : html`<div class="table"><table>
           <thead><tr><th scope="col">Store order</th><th scope="col">Lines</th><th scope="col">Paid</th><th scope="col">Tracking pushed back</th><th scope="col">Made</th></tr></thead>
           <tbody>${orders.data.map(
             (o) => html`<tr data-sandbox-order=${o.externalOrderId}>
@@ -54,6 +64,7 @@ export async function sandboxSection(d: DashContext, storeId: string, canWrite: 
               <td>${when(o.createdAt)}</td>
             </tr>`,
           )}</tbody>
-        </table></div>`}
+        </table></div>`
+    }
   </section>`;
 }

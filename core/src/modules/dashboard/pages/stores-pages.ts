@@ -27,10 +27,16 @@ export interface PlatformForms {
 }
 
 /** A listing's key in a page (ids and form errors): its product and variant. */
-const listingKey = (productId: string, variantId: string | null) => `${productId}-${variantId ?? 'p'}`.replace(/[^A-Za-z0-9_-]/g, '_');
+const listingKey = (productId: string, variantId: string | null) =>
+  `${productId}-${variantId ?? 'p'}`.replace(/[^A-Za-z0-9_-]/g, '_');
 
 /** A connect form's field as a person reads it: `consumerSecret` → 'Consumer secret'. */
-const labelOf = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()).replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`).replace(/\burl\b/i, 'URL');
+const labelOf = (name: string) =>
+  name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/^./, (c) => c.toUpperCase())
+    .replace(/ ([A-Z])/g, (_, c: string) => ` ${c.toLowerCase()}`)
+    .replace(/\burl\b/i, 'URL');
 const isSecret = (name: string) => /secret|token|password|key/i.test(name);
 
 interface FormErrors {
@@ -55,20 +61,44 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     if (!platform) return listPage(d, { form: 'connect', message: 'Choose a platform.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.connectFields);
     try {
-      const store = (await d.api<Data<Api['Store']>>('POST', '/stores', { body: { platform: platform.platform, ...fields } })).data;
+      const store = (
+        await d.api<Data<Api['Store']>>('POST', '/stores', { body: { platform: platform.platform, ...fields } })
+      ).data;
       redirect(d.res, `/dashboard/stores/${store.id}?done=store-connected`);
     } catch (err) {
       const r = refusal(err);
-      await listPage(d, { form: `connect:${platform.platform}`, message: r.message, fields: r.fields, values: { ...fields, ...Object.fromEntries(platform.connectFields.filter((f) => isSecret(f.name)).map((f) => [f.name, ''])) } });
+      await listPage(d, {
+        form: `connect:${platform.platform}`,
+        message: r.message,
+        fields: r.fields,
+        values: {
+          ...fields,
+          ...Object.fromEntries(platform.connectFields.filter((f) => isSecret(f.name)).map((f) => [f.name, ''])),
+        },
+      });
     }
   });
 
   register('post', '/stores/request', async (d) => {
     const platform = byPlatform.get(d.form.platform ?? '');
-    if (!platform?.requestFields) return listPage(d, { form: 'request', message: 'This platform does not issue keys to us.', fields: {}, values: {} });
+    if (!platform?.requestFields)
+      return listPage(d, {
+        form: 'request',
+        message: 'This platform does not issue keys to us.',
+        fields: {},
+        values: {},
+      });
     const fields = fieldsOf(d.form, platform.requestFields);
     try {
-      const { redirectUrl } = (await d.api<Data<{ redirectUrl: string }>>('POST', '/stores/credential-requests', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      const { redirectUrl } = (
+        await d.api<Data<{ redirectUrl: string }>>('POST', '/stores/credential-requests', {
+          body: {
+            platform: platform.platform,
+            returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`,
+            ...fields,
+          },
+        })
+      ).data;
       leaveFor(d, redirectUrl, `${platform.displayName}: approve our app in your store`);
     } catch (err) {
       const r = refusal(err);
@@ -78,10 +108,19 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   register('post', '/stores/install', async (d) => {
     const platform = byPlatform.get(d.form.platform ?? '');
-    if (!platform?.installFields) return listPage(d, { form: 'install', message: 'This platform has no app to install.', fields: {}, values: {} });
+    if (!platform?.installFields)
+      return listPage(d, { form: 'install', message: 'This platform has no app to install.', fields: {}, values: {} });
     const fields = fieldsOf(d.form, platform.installFields);
     try {
-      const { installUrl } = (await d.api<Data<Api['InstallLink']>>('POST', '/stores/install-links', { body: { platform: platform.platform, returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`, ...fields } })).data;
+      const { installUrl } = (
+        await d.api<Data<Api['InstallLink']>>('POST', '/stores/install-links', {
+          body: {
+            platform: platform.platform,
+            returnUrl: `${deps.publicUrl}/dashboard/stores?done=store-connected`,
+            ...fields,
+          },
+        })
+      ).data;
       leaveFor(d, installUrl, `${platform.displayName}: install our app`);
     } catch (err) {
       const r = refusal(err);
@@ -98,7 +137,11 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=sandbox-order-made`);
     } catch (err) {
       const r = refusal(err);
-      await storePage(d, undefined, undefined, { message: r.message, fields: sandboxFormFields(r.fields), values: d.form });
+      await storePage(d, undefined, undefined, {
+        message: r.message,
+        fields: sandboxFormFields(r.fields),
+        values: d.form,
+      });
     }
   });
 
@@ -121,7 +164,10 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   register('post', '/stores/{id}/ingests/{ingestId}/retry', async (d) => {
     const id = String(d.req.params.id);
     try {
-      await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`);
+      await d.api(
+        'POST',
+        `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`,
+      );
       redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=ingest-retried`);
     } catch (err) {
       await storePage(d, refusal(err).message);
@@ -132,13 +178,23 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   register('post', '/stores/{id}/listings/map', async (d) => {
     const id = String(d.req.params.id);
     const externalProductId = d.form.externalProductId ?? '';
-    const body = { resellerProduct: d.form.resellerProduct ?? '', externalProductId, ...(d.form.externalVariantId ? { externalVariantId: d.form.externalVariantId } : {}) };
+    const body = {
+      resellerProduct: d.form.resellerProduct ?? '',
+      externalProductId,
+      ...(d.form.externalVariantId ? { externalVariantId: d.form.externalVariantId } : {}),
+    };
     try {
       await d.api('POST', `/stores/${encodeURIComponent(id)}/links`, { body });
-      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=listing-mapped&mapped=${encodeURIComponent(externalProductId)}`);
+      redirect(
+        d.res,
+        `/dashboard/stores/${encodeURIComponent(id)}?done=listing-mapped&mapped=${encodeURIComponent(externalProductId)}`,
+      );
     } catch (err) {
       const r = refusal(err);
-      await storePage(d, undefined, undefined, undefined, { key: listingKey(externalProductId, d.form.externalVariantId || null), message: r.fields.resellerProduct ?? r.message });
+      await storePage(d, undefined, undefined, undefined, {
+        key: listingKey(externalProductId, d.form.externalVariantId || null),
+        message: r.fields.resellerProduct ?? r.message,
+      });
     }
   });
 
@@ -151,7 +207,10 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   register('post', '/stores/{id}/ingests/retry-skipped', async (d) => {
     const id = String(d.req.params.id);
     try {
-      const body = { status: 'skipped', ...(d.form.externalProductId ? { externalProductId: d.form.externalProductId } : {}) };
+      const body = {
+        status: 'skipped',
+        ...(d.form.externalProductId ? { externalProductId: d.form.externalProductId } : {}),
+      };
       await d.api('POST', `/stores/${encodeURIComponent(id)}/ingests/retry`, { body });
       redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=skipped-retried`);
     } catch (err) {
@@ -162,7 +221,12 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   // One step from an unmatched listing to the product that matches it: its SKU and title, a catalogue product.
   register('post', '/stores/{id}/listings/product', async (d) => {
     const id = String(d.req.params.id);
-    const body = { sku: d.form.sku ?? '', title: d.form.title ?? '', productId: d.form.productId ?? '', ...(d.form.fileUrl ? { fileUrl: d.form.fileUrl } : {}) };
+    const body = {
+      sku: d.form.sku ?? '',
+      title: d.form.title ?? '',
+      productId: d.form.productId ?? '',
+      ...(d.form.fileUrl ? { fileUrl: d.form.fileUrl } : {}),
+    };
     try {
       await d.api('POST', '/reseller-products', { body });
       redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=product-created`);
@@ -179,7 +243,10 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
    */
   function leaveFor(d: DashContext, url: string, title: string): void {
     d.res.set('Refresh', `0;url=${url}`);
-    sendPage(d.res, html`<${DashLayout} title=${title} session=${d.page}><p>Continue to <a href=${url} rel="noreferrer">${new URL(url).host}</a>; you come back here once it is done.</p><//>`);
+    sendPage(
+      d.res,
+      html`<${DashLayout} title=${title} session=${d.page}><p>Continue to <a href=${url} rel="noreferrer">${new URL(url).host}</a>; you come back here once it is done.</p><//>`,
+    );
   }
 
   async function listPage(d: DashContext, errors?: FormErrors): Promise<void> {
@@ -188,8 +255,21 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const stores = page.data;
     // A test-only platform (the sandbox) is for test mode: there it connects in one click.
     const platforms = deps.platforms.filter((p) => !p.testModeOnly || d.page.mode === 'test');
-    const lastOrders = await Promise.all(stores.map(async (s) => (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } })).data[0]?.createdAt));
-    const form = (kind: string, p: PlatformForms, fields: FormField[], action: string, button: string, intro: string): VNode => {
+    const lastOrders = await Promise.all(
+      stores.map(
+        async (s) =>
+          (await d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${s.id}/ingests`, { query: { limit: '1' } }))
+            .data[0]?.createdAt,
+      ),
+    );
+    const form = (
+      kind: string,
+      p: PlatformForms,
+      fields: FormField[],
+      action: string,
+      button: string,
+      intro: string,
+    ): VNode => {
       const e = errors?.form === `${kind}:${p.platform}` ? errors : undefined;
       return html`<form class="stack" method="post" action=${action} aria-label=${`${button} (${p.displayName})`}>
         <${CsrfField} token=${d.page.csrfToken} />
@@ -208,9 +288,10 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       html`<${DashLayout} title="Stores" session=${d.page} notice=${noticeOf(d.req)} error=${errors && !errors.form.includes(':') ? errors.message : undefined}>
         <section aria-labelledby="stores-h">
           <h2 id="stores-h">Your stores</h2>
-          ${stores.length === 0
-            ? html`<p class="muted">No store connected yet: connect one below.</p>`
-            : html`<div class="table"><table>
+          ${
+            stores.length === 0
+              ? html`<p class="muted">No store connected yet: connect one below.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Store</th><th scope="col">Platform</th><th scope="col">State</th><th scope="col">Last order received</th><th scope="col">Last error</th></tr></thead>
                 <tbody>${stores.map(
                   (s, i) => html`<tr>
@@ -219,16 +300,22 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                     <td>${when(lastOrders[i])}</td><td>${s.lastError ? html`<span class="error">${s.lastError}</span>` : '—'}</td>
                   </tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
           <${NextPage} base="/dashboard/stores" query=${{}} cursor=${page.nextCursor} />
         </section>
-        ${d.page.can('stores:write')
-          ? html`<section aria-labelledby="connect-h">
+        ${
+          d.page.can('stores:write')
+            ? html`<section aria-labelledby="connect-h">
           <h2 id="connect-h">Connect a store</h2>
-          ${platforms.filter((p) => p.testModeOnly).map(
-            (p) => html`<div class="card"><p class="muted">No store at hand? A ${p.displayName.toLowerCase()} store takes store orders you make yourself, and shows what we send back.</p>
+          ${platforms
+            .filter((p) => p.testModeOnly)
+            .map(
+              (
+                p,
+              ) => html`<div class="card"><p class="muted">No store at hand? A ${p.displayName.toLowerCase()} store takes store orders you make yourself, and shows what we send back.</p>
               <${PostButton} action="/dashboard/stores/connect" csrf=${d.page.csrfToken} fields=${{ platform: p.platform }} label=${`Try a ${p.displayName.toLowerCase()} store`} /></div>`,
-          )}
+            )}
           ${platforms.map(
             (p) => html`<details class="card" open=${errors?.form.endsWith(`:${p.platform}`) ?? false}>
               <summary><strong>${p.displayName}</strong></summary>
@@ -238,31 +325,63 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
             </details>`,
           )}
         </section>`
-          : null}
+            : null
+        }
       <//>`,
       errors ? 422 : 200,
     );
   }
 
-  async function storePage(d: DashContext, error?: string, productError?: { sku: string; message: string; fields: Record<string, string> }, sandboxError?: SandboxOrderErrors, mapError?: { key: string; message: string }): Promise<void> {
+  async function storePage(
+    d: DashContext,
+    error?: string,
+    productError?: { sku: string; message: string; fields: Record<string, string> },
+    sandboxError?: SandboxOrderErrors,
+    mapError?: { key: string; message: string },
+  ): Promise<void> {
     const id = encodeURIComponent(String(d.req.params.id));
     const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${id}`)).data;
     const unmatchedCursor = typeof d.req.query.unmatched === 'string' ? d.req.query.unmatched : undefined;
     // The listing just mapped (`?mapped=`): its skipped orders are offered a retry. Not an id the API could take: none.
-    const mapped = typeof d.req.query.mapped === 'string' && d.req.query.mapped.length > 0 && d.req.query.mapped.length <= 100 ? d.req.query.mapped : undefined;
+    const mapped =
+      typeof d.req.query.mapped === 'string' && d.req.query.mapped.length > 0 && d.req.query.mapped.length <= 100
+        ? d.req.query.mapped
+        : undefined;
     const canMap = d.page.can('stores:write') && d.page.can('reseller-products:read');
     const [unmatched, matched, ingests, catalogue, own, skipped] = await Promise.all([
-      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'false', limit: '50', cursor: unmatchedCursor } }),
-      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, { query: { matched: 'true', limit: '50' } }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, {
+        query: { matched: 'false', limit: '50', cursor: unmatchedCursor },
+      }),
+      d.api<ListPage<Api['StoreListing']>>('GET', `/stores/${id}/listings`, {
+        query: { matched: 'true', limit: '50' },
+      }),
       d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { limit: '25' } }),
-      d.page.can('catalog:read') ? d.api<Pick<ListPage<Api['Product']>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } }) : Promise.resolve({ data: [] }),
-      canMap ? d.api<Pick<ListPage<Api['ResellerProduct']>, 'data'>>('GET', '/reseller-products', { query: { active: 'true', limit: '100' } }) : Promise.resolve({ data: [] }),
-      mapped && d.page.can('stores:write') ? d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, { query: { status: 'skipped', externalProductId: mapped, limit: '100' } }) : Promise.resolve(undefined),
+      d.page.can('catalog:read')
+        ? d.api<Pick<ListPage<Api['Product']>, 'data'>>('GET', '/products', { query: { limit: '100', lang: 'en' } })
+        : Promise.resolve({ data: [] }),
+      canMap
+        ? d.api<Pick<ListPage<Api['ResellerProduct']>, 'data'>>('GET', '/reseller-products', {
+            query: { active: 'true', limit: '100' },
+          })
+        : Promise.resolve({ data: [] }),
+      mapped && d.page.can('stores:write')
+        ? d.api<ListPage<Api['StoreIngest']>>('GET', `/stores/${id}/ingests`, {
+            query: { status: 'skipped', externalProductId: mapped, limit: '100' },
+          })
+        : Promise.resolve(undefined),
     ]);
-    const products = [{ value: '', label: 'Choose a print product…' }, ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id }))];
-    const resellerProducts = [{ value: '', label: 'Choose one of your products…' }, ...own.data.map((p) => ({ value: p.id, label: `${p.sku} (${p.title})` }))];
+    const products = [
+      { value: '', label: 'Choose a print product…' },
+      ...catalogue.data.map((p) => ({ value: p.id, label: p.name ?? p.id })),
+    ];
+    const resellerProducts = [
+      { value: '', label: 'Choose one of your products…' },
+      ...own.data.map((p) => ({ value: p.id, label: `${p.sku} (${p.title})` })),
+    ];
     const connected = store.status === 'connected';
-    const sandbox = byPlatform.get(store.platform)?.testModeOnly ? await sandboxSection(d, id, connected && d.page.can('stores:write'), sandboxError) : null;
+    const sandbox = byPlatform.get(store.platform)?.testModeOnly
+      ? await sandboxSection(d, id, connected && d.page.can('stores:write'), sandboxError)
+      : null;
     const retryCount = skipped ? `${skipped.data.length}${skipped.nextCursor ? '+' : ''}` : '0';
     sendPage(
       d.res,
@@ -276,26 +395,31 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
           ${(store.notices as string[]).length > 0 ? html`<dt>Notices</dt><dd><ul data-testid="store-notices">${(store.notices as string[]).map((n) => html`<li>${n}</li>`)}</ul></dd>` : null}
         </dl>
-        ${connected && d.page.can('stores:write')
-          ? html`<p>
+        ${
+          connected && d.page.can('stores:write')
+            ? html`<p>
               <${PostButton} action=${`/dashboard/stores/${id}/sync`} csrf=${d.page.csrfToken} label="Sync now" />
               ${' '}<${PostButton} action=${`/dashboard/stores/${id}/disconnect`} csrf=${d.page.csrfToken} label="Disconnect" confirm="Disconnect this store? No more orders are taken from it." />
             </p>`
-          : null}
+            : null
+        }
         ${sandbox}
-        ${skipped && skipped.data.length > 0 && connected
-          ? html`<section class="card" aria-labelledby="retry-h" data-testid="retry-skipped">
+        ${
+          skipped && skipped.data.length > 0 && connected
+            ? html`<section class="card" aria-labelledby="retry-h" data-testid="retry-skipped">
               <h2 id="retry-h">Skipped orders of the listing</h2>
               <p>${retryCount} store order${skipped.data.length === 1 ? ' was' : 's were'} skipped before the listing was mapped: retry ${skipped.data.length === 1 ? 'it' : 'them'} now to print ${skipped.data.length === 1 ? 'it' : 'them'} as the product.</p>
               <${PostButton} action=${`/dashboard/stores/${id}/ingests/retry-skipped`} csrf=${d.page.csrfToken} fields=${{ externalProductId: mapped! }} label=${`Retry ${retryCount} skipped order${skipped.data.length === 1 ? '' : 's'}`} />
             </section>`
-          : null}
+            : null
+        }
         <section aria-labelledby="unmatched-h">
           <h2 id="unmatched-h">Unmatched listings</h2>
           <p class="muted">Their SKU is none of your products: orders for them are skipped until you create the product, or map the listing to one of your products as it is.</p>
-          ${unmatched.data.length === 0
-            ? html`<p class="muted">Every listing matches one of your products.</p>`
-            : html`<div class="table"><table>
+          ${
+            unmatched.data.length === 0
+              ? html`<p class="muted">Every listing matches one of your products.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Create the product</th>${canMap ? html`<th scope="col">Map to product</th>` : null}</tr></thead>
                 <tbody>${unmatched.data.map((l) => {
                   const e = productError && productError.sku === l.sku ? productError : undefined;
@@ -303,8 +427,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                   return html`<tr data-listing=${l.sku ?? ''}>
                     <td>${l.title}${l.active ? null : html` <span class="badge">inactive</span>`}</td>
                     <td>${l.sku ?? html`<span class="muted">no SKU: give it one in your store</span>`}</td>
-                    <td>${l.sku && d.page.can('reseller-products:write')
-                      ? html`<form method="post" action=${`/dashboard/stores/${id}/listings/product`} aria-label=${`Create the product for ${l.sku}`}>
+                    <td>${
+                      l.sku && d.page.can('reseller-products:write')
+                        ? html`<form method="post" action=${`/dashboard/stores/${id}/listings/product`} aria-label=${`Create the product for ${l.sku}`}>
                           <${CsrfField} token=${d.page.csrfToken} />
                           <input type="hidden" name="sku" value=${l.sku} />
                           <input type="hidden" name="title" value=${l.title} />
@@ -315,35 +440,42 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                           ${e && !e.fields.productId && !e.fields.fileUrl ? html`<p class="error" role="alert">${e.message}</p>` : null}
                           <button type="submit">Create product ${l.sku}</button>
                         </form>`
-                      : null}</td>
+                        : null
+                    }</td>
                     ${canMap ? html`<td>${mapForm(l, mapError?.key === listingKey(l.externalProductId, l.externalVariantId) ? mapError.message : undefined)}</td>` : null}
                   </tr>`;
                 })}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
           ${unmatched.nextCursor ? html`<p><a href=${`/dashboard/stores/${id}?unmatched=${encodeURIComponent(unmatched.nextCursor)}`}>More unmatched listings →</a></p>` : null}
         </section>
         <section aria-labelledby="matched-h">
           <h2 id="matched-h">Matched listings</h2>
-          ${matched.data.length === 0
-            ? html`<p class="muted">None yet.</p>`
-            : html`<div class="table"><table>
+          ${
+            matched.data.length === 0
+              ? html`<p class="muted">None yet.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">Your product</th><th scope="col">Matched by</th></tr></thead>
                 <tbody>${matched.data.map(
                   (l) => html`<tr>
                     <td>${l.title}</td><td>${l.sku ?? '—'}</td>
                     <td>${l.resellerProduct ? html`<a href=${`/dashboard/products/${l.resellerProduct.id}`}>${l.resellerProduct.sku}</a>` : null}</td>
-                    <td>${l.match.by === 'link' ? 'mapped' : 'SKU'}${l.match.linkId && d.page.can('stores:write')
-                      ? html` <${PostButton} action=${`/dashboard/stores/${id}/links/${l.match.linkId}/delete`} csrf=${d.page.csrfToken} label="Unmap" name=${`Unmap ${l.title}`} confirm="Unmap this listing? Its next orders are skipped unless its SKU is one of your products." />`
-                      : null}</td>
+                    <td>${l.match.by === 'link' ? 'mapped' : 'SKU'}${
+                      l.match.linkId && d.page.can('stores:write')
+                        ? html` <${PostButton} action=${`/dashboard/stores/${id}/links/${l.match.linkId}/delete`} csrf=${d.page.csrfToken} label="Unmap" name=${`Unmap ${l.title}`} confirm="Unmap this listing? Its next orders are skipped unless its SKU is one of your products." />`
+                        : null
+                    }</td>
                   </tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
         <section aria-labelledby="ingests-h">
           <h2 id="ingests-h">Store orders received</h2>
-          ${ingests.data.length === 0
-            ? html`<p class="muted">No store order yet.</p>`
-            : html`<div class="table"><table>
+          ${
+            ingests.data.length === 0
+              ? html`<p class="muted">No store order yet.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Store order</th><th scope="col">Outcome</th><th scope="col">Print order</th><th scope="col">Skipped / error</th><th scope="col">Seen</th><th scope="col"></th></tr></thead>
                 <tbody>${ingests.data.map(
                   (i) => html`<tr>
@@ -352,12 +484,17 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
                     <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
-                    <td>${connected && d.page.can('stores:write') && (i.status === 'no_print_lines' || i.status === 'failed')
-                      ? html`<${PostButton} action=${`/dashboard/stores/${id}/ingests/${i.id}/retry`} csrf=${d.page.csrfToken} label="Retry" name=${`Retry ${i.externalName ?? i.externalOrderId}`} />`
-                      : null}</td>
+                    <td>${
+                      connected &&
+                      d.page.can('stores:write') &&
+                      (i.status === 'no_print_lines' || i.status === 'failed')
+                        ? html`<${PostButton} action=${`/dashboard/stores/${id}/ingests/${i.id}/retry`} csrf=${d.page.csrfToken} label="Retry" name=${`Retry ${i.externalName ?? i.externalOrderId}`} />`
+                        : null
+                    }</td>
                   </tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
         </section>
       <//>`,
       productError || sandboxError || mapError ? 422 : 200,

@@ -19,10 +19,19 @@ export function webhooksPages(register: Register): void {
 
   register('post', '/webhooks', async (d) => {
     const events = d.form.events ? [d.form.events] : [];
-    const all = Array.isArray(d.req.body?.events) ? (d.req.body.events as unknown[]).filter((e): e is string => typeof e === 'string') : events;
+    const all = Array.isArray(d.req.body?.events)
+      ? (d.req.body.events as unknown[]).filter((e): e is string => typeof e === 'string')
+      : events;
     try {
-      const created = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', '/webhooks', { body: { url: d.form.url ?? '', events: all.length ? all : ['*'] } })).data;
-      await endpointPage(d, created.id, { secret: created.secret, what: 'The endpoint is created. Its signing secret:' });
+      const created = (
+        await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', '/webhooks', {
+          body: { url: d.form.url ?? '', events: all.length ? all : ['*'] },
+        })
+      ).data;
+      await endpointPage(d, created.id, {
+        secret: created.secret,
+        what: 'The endpoint is created. Its signing secret:',
+      });
     } catch (err) {
       const r = refusal(err);
       await listPage(d, { message: r.message, fields: r.fields, url: d.form.url ?? '' });
@@ -41,8 +50,17 @@ export function webhooksPages(register: Register): void {
     const id = String(d.req.params.id);
     const hours = Number(d.form.expiresInHours ?? '24');
     try {
-      const rotated = (await d.api<Data<Api['WebhookEndpointWithSecret']>>('POST', `/webhooks/${encodeURIComponent(id)}/rotate-secret`, { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } })).data;
-      await endpointPage(d, id, { secret: rotated.secret, what: `The secret is rotated${hours > 0 ? `; the old one keeps signing for ${hours} hours` : ''}. The new secret:` });
+      const rotated = (
+        await d.api<Data<Api['WebhookEndpointWithSecret']>>(
+          'POST',
+          `/webhooks/${encodeURIComponent(id)}/rotate-secret`,
+          { body: { expiresInHours: Number.isInteger(hours) ? hours : 24 } },
+        )
+      ).data;
+      await endpointPage(d, id, {
+        secret: rotated.secret,
+        what: `The secret is rotated${hours > 0 ? `; the old one keeps signing for ${hours} hours` : ''}. The new secret:`,
+      });
     } catch (err) {
       await endpointPage(d, id, undefined, refusal(err).message);
     }
@@ -69,23 +87,30 @@ export function webhooksPages(register: Register): void {
     }
   });
 
-  async function listPage(d: DashContext, errors?: { message: string; fields: Record<string, string>; url: string }): Promise<void> {
+  async function listPage(
+    d: DashContext,
+    errors?: { message: string; fields: Record<string, string>; url: string },
+  ): Promise<void> {
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
     const page = await d.api<ListPage<Api['WebhookEndpoint']>>('GET', '/webhooks', { query: { cursor, limit: '50' } });
     sendPage(
       d.res,
       html`<${DashLayout} title="Webhooks" session=${d.page} notice=${noticeOf(d.req)}>
-        ${page.data.length === 0
-          ? html`<p class="muted">No endpoint yet.</p>`
-          : html`<div class="table"><table>
+        ${
+          page.data.length === 0
+            ? html`<p class="muted">No endpoint yet.</p>`
+            : html`<div class="table"><table>
               <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Failing since</th></tr></thead>
               <tbody>${page.data.map(
-                (w) => html`<tr><td><a href=${`/dashboard/webhooks/${w.id}`}>${w.url}</a></td><td>${w.events.join(', ')}</td><td>${w.enabled ? 'enabled' : html`<span class="error">disabled</span>`}</td><td>${when(w.failingSince)}</td></tr>`,
+                (w) =>
+                  html`<tr><td><a href=${`/dashboard/webhooks/${w.id}`}>${w.url}</a></td><td>${w.events.join(', ')}</td><td>${w.enabled ? 'enabled' : html`<span class="error">disabled</span>`}</td><td>${when(w.failingSince)}</td></tr>`,
               )}</tbody>
-            </table></div>`}
+            </table></div>`
+        }
         <${NextPage} base="/dashboard/webhooks" query=${{}} cursor=${page.nextCursor} />
-        ${d.page.can('webhooks:write')
-          ? html`<section aria-labelledby="new-h">
+        ${
+          d.page.can('webhooks:write')
+            ? html`<section aria-labelledby="new-h">
           <h2 id="new-h">Add an endpoint</h2>
           <p class="muted" data-testid="listen-hint">
             An endpoint is a public https URL. For a receiver on your own machine (such as http://localhost:4000/hooks),
@@ -104,16 +129,24 @@ export function webhooksPages(register: Register): void {
             <button type="submit">Add endpoint</button>
           </form>
         </section>`
-          : null}
+            : null
+        }
       <//>`,
       errors ? 422 : 200,
     );
   }
 
-  async function endpointPage(d: DashContext, id: string, secret?: { secret: string; what: string }, error?: string): Promise<void> {
+  async function endpointPage(
+    d: DashContext,
+    id: string,
+    secret?: { secret: string; what: string },
+    error?: string,
+  ): Promise<void> {
     const e = encodeURIComponent(id);
     const endpoint = (await d.api<Data<Api['WebhookEndpoint']>>('GET', `/webhooks/${e}`)).data;
-    const deliveries = await d.api<ListPage<Api['WebhookDelivery']>>('GET', `/webhooks/${e}/deliveries`, { query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined } });
+    const deliveries = await d.api<ListPage<Api['WebhookDelivery']>>('GET', `/webhooks/${e}/deliveries`, {
+      query: { limit: '25', cursor: typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined },
+    });
     sendPage(
       d.res,
       html`<${DashLayout} title=${`Webhook ${endpoint.url}`} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
@@ -125,8 +158,9 @@ export function webhooksPages(register: Register): void {
           <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : html`<span class="error">disabled: ${endpoint.disabledReason ?? ''}</span>`}</dd>
           <dt>Failing since</dt><dd>${when(endpoint.failingSince)}</dd>
         </dl>
-        ${d.page.can('webhooks:write')
-          ? html`<p>
+        ${
+          d.page.can('webhooks:write')
+            ? html`<p>
           <${PostButton} action=${`/dashboard/webhooks/${e}/test`} csrf=${d.page.csrfToken} label="Send a test event" />
           ${' '}${endpoint.enabled ? null : html`<${PostButton} action=${`/dashboard/webhooks/${e}/enable`} csrf=${d.page.csrfToken} label="Enable" />`}
           ${' '}<${PostButton} action=${`/dashboard/webhooks/${e}/delete`} csrf=${d.page.csrfToken} label="Delete endpoint" confirm="Delete this endpoint?" />
@@ -136,12 +170,14 @@ export function webhooksPages(register: Register): void {
           <${Field} name="expiresInHours" label="Keep the old secret signing for (hours, 0 = stop now)" type="number" value="24" />
           <button type="submit">Rotate secret</button>
         </form>`
-          : null}
+            : null
+        }
         <section aria-labelledby="deliveries-h">
           <h2 id="deliveries-h">Recent deliveries</h2>
-          ${deliveries.data.length === 0
-            ? html`<p class="muted">Nothing delivered yet.</p>`
-            : html`<div class="table"><table>
+          ${
+            deliveries.data.length === 0
+              ? html`<p class="muted">Nothing delivered yet.</p>`
+              : html`<div class="table"><table>
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Attempts</th><th scope="col">Last attempt</th><th scope="col"></th></tr></thead>
                 <tbody>${deliveries.data.map(
                   (x) => html`<tr>
@@ -152,7 +188,8 @@ export function webhooksPages(register: Register): void {
                     <td>${d.page.can('webhooks:write') ? html`<${PostButton} action=${`/dashboard/webhooks/${e}/deliveries/${x.id}/retry`} csrf=${d.page.csrfToken} label="Redeliver" name=${`Redeliver ${x.eventType}`} />` : null}</td>
                   </tr>`,
                 )}</tbody>
-              </table></div>`}
+              </table></div>`
+          }
           <${NextPage} base=${`/dashboard/webhooks/${e}`} query=${{}} cursor=${deliveries.nextCursor} />
         </section>
       <//>`,
