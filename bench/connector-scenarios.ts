@@ -22,7 +22,10 @@ const STORE_ORDERS = Number(process.env.BENCH_STORE_ORDERS ?? 2000);
 const ACK_RATE = Number(process.env.BENCH_ACK_RATE ?? 200);
 const SKU = 'POSTER-TULIPS';
 
-/** A platform measured otherwise than by webhooks (a polled one, through sync pages): its own measurement of the seeded store. */
+/**
+ * A platform measured otherwise than by webhooks (a polled one, through sync pages): its own measurement of the seeded
+ * store.
+ */
 export interface MeasuredPlatform {
   name: string;
   slug: string;
@@ -32,7 +35,10 @@ export interface MeasuredPlatform {
   measure: (ctx: BenchContext, store: { id: string; key: string }) => Promise<Measured[]>;
 }
 
-/** A connector in the bench: its seeded store and its signed deliveries (new platforms: a descriptor in bench/connectors/<slug>.ts). */
+/**
+ * A connector in the bench: its seeded store and its signed deliveries (new platforms: a descriptor in
+ * bench/connectors/<slug>.ts).
+ */
 export interface Platform {
   name: string;
   slug: string;
@@ -44,9 +50,15 @@ export interface Platform {
   /** The secret deliveries are signed with: the app's (Shopify) or the store's (WooCommerce). */
   secret: (ctx: BenchContext) => string;
   storeSecret: boolean;
-  /** Deliveries go to the app-level URL (`/connectors/<slug>/webhooks`, the store named by the delivery) instead of the store's. */
+  /**
+   * Deliveries go to the app-level URL (`/connectors/<slug>/webhooks`, the store named by the delivery) instead of the
+   * store's.
+   */
   appLevelWebhooks?: boolean;
-  /** Runs before the measurements, told how many deliveries they will take (e.g. to sign costly signatures ahead, off the clock). */
+  /**
+   * Runs before the measurements, told how many deliveries they will take (e.g. to sign costly signatures ahead, off
+   * the clock).
+   */
   prepare?: (ctx: BenchContext, deliveries: number) => void | Promise<void>;
 }
 
@@ -314,7 +326,8 @@ export const listingsScenario: Scenario = {
     const client = new pg.Client({ connectionString: databaseUrl });
     await client.connect();
     try {
-      // The connectors scenario's WooCommerce store has the same address (the file server): one connected store per address.
+      // The connectors scenario's WooCommerce store has the same address (the file server): one connected store per
+      // address.
       await client.query(
         `update stores set status = 'disconnected', disconnected_at = now() where platform = $1 and external_id = $2 and status = 'connected'`,
         [woo.platform, woo.externalId(ctx)],

@@ -31,10 +31,12 @@ const scenarios: Scenario[] = [
  * prints each scenario next to the baseline as a ratio.
  *
  * BENCH_TOPOLOGY (split: ROLE=api + ROLE=worker processes, the default with PostgreSQL + Redis;
- * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds before the
+ * single: one ROLE=all process), BENCH_DURATION (seconds per scenario, default 10), BENCH_WARMUP (unmeasured seconds
+ * before the
  * baseline, auth, catalogue and order runs, default 2), BENCH_CONNECTIONS (default 50),
  * BENCH_ONLY (comma-separated scenario names: auth, catalog, orders, order-pages, webhooks,
- * connectors, listings), BENCH_LISTINGS (the bench store's catalogue, default 10000), BENCH_WEBHOOK_ENDPOINTS (default 10), BENCH_STORE_ORDERS (per connector, default 2000),
+ * connectors, listings), BENCH_LISTINGS (the bench store's catalogue, default 10000), BENCH_WEBHOOK_ENDPOINTS (default
+ * 10), BENCH_STORE_ORDERS (per connector, default 2000),
  * BENCH_RESELLERS (default 10), BENCH_ORDER_RATE (default 400). BENCH_KEEP_DB=1 keeps the bench database.
  */
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);

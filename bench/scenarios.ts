@@ -4,7 +4,10 @@ import type { PacedRequest } from './paced.ts';
 
 export interface BenchContext {
   baseUrl: string;
-  /** A local HTTPS server with print files and the webhook receiver (bench/file-server.ts; the service trusts it through NODE_EXTRA_CA_CERTS). */
+  /**
+   * A local HTTPS server with print files and the webhook receiver (bench/file-server.ts; the service trusts it through
+   * NODE_EXTRA_CA_CERTS).
+   */
   fileServerUrl: string;
   /** The CA of that server's certificate. */
   fileServerCa: string;
@@ -14,7 +17,10 @@ export interface BenchContext {
   connections: number;
   duration: number;
   measure(name: string, opts: autocannon.Options & { warmUp?: boolean }): Promise<Measured>;
-  /** A reading of the CPU time the service's processes have spent; `perUnit` turns two readings into a row's CPU figures, per unit of work done between them. */
+  /**
+   * A reading of the CPU time the service's processes have spent; `perUnit` turns two readings into a row's CPU
+   * figures, per unit of work done between them.
+   */
   cpu(): CpuReading | undefined;
   perUnit(
     before: CpuReading | undefined,

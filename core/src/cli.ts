@@ -165,7 +165,8 @@ async function main(argv: string[]): Promise<number> {
       fetchJson: (method, p, body) => adminCall(target, method, p, body),
       call: async (method, p, body) => {
         const res = await adminCall(target, method, p, body);
-        // A refusal is not the answer a pipe wants: a person reads it on stderr (--json keeps it on stdout, as it came).
+        // A refusal is not the answer a pipe wants: a person reads it on stderr (--json keeps it on stdout, as it
+        // came).
         if (res.status >= 300 && !values.json) process.stderr.write(`${readable(res.body)}\n`);
         else print(res.body);
         return res.status < 300 ? 0 : 1;

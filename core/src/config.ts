@@ -62,7 +62,10 @@ export const configSchema = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     HOST: z.string().min(1).default('127.0.0.1'),
     DATABASE_URL: url(['postgres', 'postgresql']).optional(),
-    /** Named prepared statements on PostgreSQL; off behind a pooler that cannot keep them (PgBouncer before 1.21 in transaction mode). */
+    /**
+     * Named prepared statements on PostgreSQL; off behind a pooler that cannot keep them (PgBouncer before 1.21 in
+     * transaction mode).
+     */
     DATABASE_PREPARED_STATEMENTS: booleanFlag.default(true),
     DATA_DIR: z.string().min(1).default('./.data'),
     REDIS_URL: url(['redis', 'rediss']).optional(),
@@ -81,7 +84,10 @@ export const configSchema = z
     BLOCKED_USER_AGENTS: list.default([]),
     PUBLIC_URL: url(['http', 'https']).optional(),
     TRUST_PROXY: trustProxy.optional(),
-    /** `all` (every installed @print-api/connector-* package), or a comma-separated list of slugs, package names and paths. */
+    /**
+     * `all` (every installed @print-api/connector-* package), or a comma-separated list of slugs, package names and
+     * paths.
+     */
     CONNECTORS: z.string().default('all'),
     PRODUCTION_SIMULATOR: booleanFlag.default(true),
     PRODUCTION_SIMULATOR_STEP_MS: z.coerce.number().int().min(0).default(60_000),

@@ -82,7 +82,8 @@ describe('the README first-order walkthrough', function () {
     expect(script).to.include('node core/src/cli.ts listen');
     const port = new URL(t.baseUrl).port;
     const hookPort = await freePort();
-    // Its own process group (execFile does not take `detached`), so that what it left running can be stopped whatever happened.
+    // Its own process group (execFile does not take `detached`), so that what it left running can be stopped whatever
+    // happened.
     shell = spawn('bash', ['-c', `set -eo pipefail\n${script}\necho "RESULT $ORDER $SECRET"`], {
       cwd: dir,
       env: {
@@ -134,7 +135,8 @@ describe('the README first-order walkthrough', function () {
     expect(read).to.include({ state: 'SUBMITTED', status: 'DELIVERED', testMode: true, externalOrderId: '1001' });
     expect(read.lines[0].fileUrl).to.equal(`${t.baseUrl}/api/reseller/v1/sample-files/business-cards/standard.pdf`);
 
-    // Every event of the order reached the README's receiver, whose HMAC check with the secret listen signed with passed.
+    // Every event of the order reached the README's receiver, whose HMAC check with the secret listen signed with
+    // passed.
     const listenLog = readFileSync(path.join(dir, '.data/listen.log'), 'utf8');
     expect(listenLog).to.include(`Your webhook signing secret is ${secret} `);
     const wanted = ['order.created', 'order.submitted', 'order.in_production', 'order.shipped', 'order.delivered'];

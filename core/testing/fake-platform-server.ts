@@ -22,7 +22,10 @@ export function testConnectorHttp(
 
 /** A fake platform's server, and core's connector HTTP client trusting it. */
 export interface FakePlatformServer extends FakeHttpsServer {
-  /** Core's connector HTTP client (the outbound guard included) trusting the server's certificate: a ConnectorContext's `http`. */
+  /**
+   * Core's connector HTTP client (the outbound guard included) trusting the server's certificate: a ConnectorContext's
+   * `http`.
+   */
   http: HttpClient;
   /** A connector's context calling through `http`, as core gives it (`publicUrl` ours, a silent logger). */
   context<S>(platform: string, settings: S, publicUrl?: string): ConnectorContext<S>;

@@ -8,7 +8,9 @@ import type { Tables, Db } from '../src/modules/tables.ts';
 /** Where the real services of this machine live (CI starts them; see .ci/run). */
 export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-/** How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s. */
+/**
+ * How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s.
+ */
 export const SETUP_TIMEOUT_MS = 120_000;
 /** With REQUIRE_SERVICES=1 a missing PostgreSQL or Redis fails the run instead of skipping. */
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';

@@ -102,7 +102,8 @@ export async function startTestService(
     redisPrefix: `pa-test-${randomBytes(4).toString('hex')}`,
     // A new embedded database starts migrated from the process's template (seconds saved a service).
     ...(config.DATABASE_URL ? {} : { pgliteTemplate: await migratedPgliteTemplate() }),
-    // Connectors read their CONNECTOR_<PLATFORM>_* settings from the test's environment, as they would from the process's.
+    // Connectors read their CONNECTOR_<PLATFORM>_* settings from the test's environment, as they would from the
+    // process's.
     connectorEnv: (platform) => connectorEnv(platform, { ...base, ...env }),
     ...overrides,
   });

@@ -102,7 +102,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
         },
       );
       expect(listening.secret).to.equal(secret);
-      // A live order (no file: it waits in AWAITING_FILE; sample files are for test keys) must not arrive; the test one must.
+      // A live order (no file: it waits in AWAITING_FILE; sample files are for test keys) must not arrive; the test one
+      // must.
       const liveBody = { ...sandboxOrderBody(fileUrl), lines: [{ productId: 'business-cards', quantity: 250 }] };
       const liveOrder = await t.api(live.body.data.key, 'POST', '/orders', liveBody, {
         'idempotency-key': randomUUID(),

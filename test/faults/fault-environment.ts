@@ -153,7 +153,10 @@ export class ScenarioEnvironment {
     return call(api, method, `/api/reseller/v1${p}`, key, body);
   }
 
-  /** The scenarios' order load, not started: its probe proves that a process places orders (checkProcesses); startLoad starts one. */
+  /**
+   * The scenarios' order load, not started: its probe proves that a process places orders (checkProcesses); startLoad
+   * starts one.
+   */
   prober(): OrderLoad {
     return new OrderLoad({
       resellers: this.resellers,

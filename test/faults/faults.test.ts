@@ -17,14 +17,19 @@ import { sleep, type OrderLoad } from './order-load.ts';
 /** Orders acknowledged before the fault, and again after recovery, before the load stops. */
 const BEFORE_FAULT = 15;
 const AFTER_RECOVERY = 15;
-/** Generous: a busy 2-core machine, and a delivery claimed by a killed worker waits for its lease (40 s) and a sweep (15 s). */
+/**
+ * Generous: a busy 2-core machine, and a delivery claimed by a killed worker waits for its lease (40 s) and a sweep (15
+ * s).
+ */
 const ACKS_DEADLINE_MS = 90_000;
 const DRAIN_MS = 60_000;
 const SERVE_DEADLINE_MS = 60_000;
 const DELIVERY_DEADLINE_MS = 150_000;
 /** How long a dependency stays down. */
 const OUTAGE_MS = 4000;
-/** The slowest answer allowed while Redis is away: its waits are bounded well below this, the rest is a busy machine. */
+/**
+ * The slowest answer allowed while Redis is away: its waits are bounded well below this, the rest is a busy machine.
+ */
 const REDIS_OUTAGE_MAX_ANSWER_MS = 5000;
 
 describe('faults on real processes (two API processes and a worker on PostgreSQL and Redis)', function () {

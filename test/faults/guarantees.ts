@@ -15,7 +15,9 @@ function sample<T>(items: T[], show: (t: T) => string): string {
   return `${items.slice(0, SAMPLES).map(show).join('; ')}${items.length > SAMPLES ? `; … (${items.length} in all)` : ''}`;
 }
 
-/** Runs `query` on a short-lived connection (the database may just have restarted: no pooled connection to go stale). */
+/**
+ * Runs `query` on a short-lived connection (the database may just have restarted: no pooled connection to go stale).
+ */
 export async function query<R extends pg.QueryResultRow>(
   url: string,
   text: string,

@@ -29,7 +29,10 @@ export interface KeyRecord {
   /** Statuses of every attempt; `error:<message>` for a request that got no answer. */
   attempts: string[];
   acknowledged: boolean;
-  /** Why the generator stopped trying without a 2xx (a refusal, or the drain deadline), for the first request or a repeat. */
+  /**
+   * Why the generator stopped trying without a 2xx (a refusal, or the drain deadline), for the first request or a
+   * repeat.
+   */
   gaveUp: string | undefined;
 }
 
@@ -94,7 +97,10 @@ export class OrderLoad {
     await Promise.all(this.#loops);
   }
 
-  /** One more order through `api` only, retried there until acknowledged or `deadlineMs` passed: proves that process serves. */
+  /**
+   * One more order through `api` only, retried there until acknowledged or `deadlineMs` passed: proves that process
+   * serves.
+   */
   async probe(api: string, reseller: LoadReseller, deadlineMs: number): Promise<KeyRecord> {
     const record = this.#newKey(reseller);
     await this.#placeUntilDone(record, () => [api], Date.now() + deadlineMs);
@@ -132,7 +138,9 @@ export class OrderLoad {
     return record;
   }
 
-  /** Sends the key's request until a 2xx or a 4xx; gives up at `deadline` (default: the drain deadline, once stopping). */
+  /**
+   * Sends the key's request until a 2xx or a 4xx; gives up at `deadline` (default: the drain deadline, once stopping).
+   */
   async #placeUntilDone(record: KeyRecord, apis: () => string[], deadline: number | undefined): Promise<void> {
     const body = JSON.stringify(this.#opts.body());
     for (;;) {

@@ -140,7 +140,9 @@ export class ProcessSupervisor {
     return instance.exited;
   }
 
-  /** Starts again every process whose current instance exited without the harness stopping it (what a supervisor does). */
+  /**
+   * Starts again every process whose current instance exited without the harness stopping it (what a supervisor does).
+   */
   async reviveCrashed(): Promise<string[]> {
     const crashed = [...this.#current.values()].filter((i) => !this.#alive(i) && !i.expectExit);
     for (const i of crashed) await this.start(i.name, i.role);

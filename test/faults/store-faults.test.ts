@@ -34,17 +34,25 @@ const PER_SECOND = 8;
 const BEFORE_FAULT = 32;
 const BETWEEN_FAULTS = 16;
 const LATE_PAYMENT_MS = 2500;
-/** Amazon's order search allows a burst of 20 and one more every 3 minutes per seller: a sync every 10 s stays well inside it. */
+/**
+ * Amazon's order search allows a burst of 20 and one more every 3 minutes per seller: a sync every 10 s stays well
+ * inside it.
+ */
 const SYNC_EVERY_MS = 10_000;
 const ORDERS_DEADLINE_MS = 90_000;
 const DRAIN_MS = 60_000;
-/** Generous: a push or an ingest that failed through a platform outage waits for its backoff (5 s doubling) or the minute sweeps. */
+/**
+ * Generous: a push or an ingest that failed through a platform outage waits for its backoff (5 s doubling) or the
+ * minute sweeps.
+ */
 const SETTLE_MS = 180_000;
 const SERVE_DEADLINE_MS = 60_000;
 const DELIVERY_DEADLINE_MS = 150_000;
 const OUTAGE_MS = 4000;
 const PLATFORM_FAULT_MS = 4000;
-/** Issue 32: what was stored while Redis was away (or queued and lost with it) is processed within this of its return. */
+/**
+ * Issue 32: what was stored while Redis was away (or queued and lost with it) is processed within this of its return.
+ */
 const REDIS_RECOVERY_MS = 10_000;
 
 interface Run {

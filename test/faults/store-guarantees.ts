@@ -114,7 +114,10 @@ export function pushesOutstanding(chosen: ChosenShipment[], orders: StoreOrderRe
   }).length;
 }
 
-/** Each store order has exactly one order.created event, each shipped one exactly one order.shipped; every stored webhook was processed. */
+/**
+ * Each store order has exactly one order.created event, each shipped one exactly one order.shipped; every stored
+ * webhook was processed.
+ */
 export async function checkStoreEvents(url: string, storeIds: string[], chosen: ChosenShipment[]): Promise<string[]> {
   const problems: string[] = [];
   const rows = await query<{ id: string; created: number; shipped: number }>(

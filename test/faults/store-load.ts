@@ -74,7 +74,10 @@ export class StoreLoad {
     return [...this.#inFlight.values()].reduce((a, b) => a + b, 0);
   }
 
-  /** Creates no more orders; late payments and notifications under way go on until done or `drainMs` passed. Syncs go on until `stopSyncing`. */
+  /**
+   * Creates no more orders; late payments and notifications under way go on until done or `drainMs` passed. Syncs go on
+   * until `stopSyncing`.
+   */
   async stop(drainMs: number): Promise<void> {
     this.#stopping = true;
     this.#drainDeadline = Date.now() + drainMs;

@@ -156,7 +156,10 @@ export class ResellerStores {
     this.#platforms.tiktok.save(this.shop, tiktokOrderOf({ id, paid: true, lines: [{ sku: STORE_SKU, quantity: 1 }] }));
   }
 
-  /** TikTok's ORDER_STATUS_CHANGE notification of the order as it is now (or as it was: `status`), signed with the app secret. */
+  /**
+   * TikTok's ORDER_STATUS_CHANGE notification of the order as it is now (or as it was: `status`), signed with the app
+   * secret.
+   */
   tiktokNotification(id: string, status?: string): { body: string; headers: Record<string, string> } {
     const order = this.shop.orders.get(id)!;
     const body = JSON.stringify({

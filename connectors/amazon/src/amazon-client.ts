@@ -158,7 +158,9 @@ export class SpApi {
     return this.#credentials.accessToken!;
   }
 
-  /** GET or POST a path (with its query) of the SP-API; answers the response of a 2xx, throws a typed error otherwise. */
+  /**
+   * GET or POST a path (with its query) of the SP-API; answers the response of a 2xx, throws a typed error otherwise.
+   */
   async call(req: {
     method: 'GET' | 'POST';
     path: string;
@@ -228,7 +230,9 @@ export class SpApi {
   }
 }
 
-/** The seller's marketplaces (`GET /sellers/v1/marketplaceParticipations`): checks the token works and names the store. */
+/**
+ * The seller's marketplaces (`GET /sellers/v1/marketplaceParticipations`): checks the token works and names the store.
+ */
 const participationsSchema = z.object({
   payload: z.array(
     z.object({

@@ -68,7 +68,10 @@ export const settingsSchema = z.object({
 });
 export type AmazonSettings = z.output<typeof settingsSchema>;
 
-/** `POST /stores {platform: "AMAZON", ...}`: a seller's self-authorisation of a private app (Seller Central > Apps > Develop apps > Authorize). */
+/**
+ * `POST /stores {platform: "AMAZON", ...}`: a seller's self-authorisation of a private app (Seller Central > Apps >
+ * Develop apps > Authorize).
+ */
 export const connectSchema = z.strictObject({
   sellingPartnerId: z
     .string()
@@ -92,7 +95,9 @@ export const connectSchema = z.strictObject({
     }),
 });
 
-/** The install link's fields: the marketplaces the seller chooses (comma-separated; the operator's default when absent). */
+/**
+ * The install link's fields: the marketplaces the seller chooses (comma-separated; the operator's default when absent).
+ */
 export const installInputSchema = z.strictObject({
   marketplaceIds: z
     .string()

@@ -18,7 +18,9 @@ const searchSchema = z.object({
   createdBefore: z.string().optional(),
 });
 
-/** Where a store's polling stands: a checkpoint between runs, or a run's next page (its parameters kept as they were). */
+/**
+ * Where a store's polling stands: a checkpoint between runs, or a run's next page (its parameters kept as they were).
+ */
 type Cursor = { v: 1; checkpoint: string } | { v: 1; after: string; token: string };
 
 function readCursor(cursor: string | null, now: Date): Cursor {

@@ -384,7 +384,8 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       }
       const view = (await w.h.api(key, 'GET', `/stores/${storeId}`)).body.data;
       assert.deepEqual([view.status, view.lastError], ['connected', null]);
-      // Each run after the first asks from its predecessor's request time minus the two-minute lag and the five-minute overlap.
+      // Each run after the first asks from its predecessor's request time minus the two-minute lag and the five-minute
+      // overlap.
       const calls = seller.seen('searchOrders');
       for (let i = 1; i < calls.length; i++) {
         const after = Date.parse(calls[i]!.query.lastUpdatedAfter!);
@@ -459,7 +460,8 @@ describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on
       const searched = seller.seen('searchOrders').length;
       const id = amazonOrderId();
       seller.save(amazonOrderOf(seller, { id, paid: true, lines: [{ sku: budgetWorld.h.sku, quantity: 1 }] }));
-      // Asked again meanwhile: accepted, with the same time, not refused (a 409 only in the instant the waiting poll checks the budget).
+      // Asked again meanwhile: accepted, with the same time, not refused (a 409 only in the instant the waiting poll
+      // checks the budget).
       const again = await eventually(async () => {
         const res = await budgetWorld.h.api(key, 'POST', `/stores/${storeId}/sync`);
         return res.status === 202 && res;

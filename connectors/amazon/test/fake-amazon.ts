@@ -18,7 +18,10 @@ import ordersV0Model from './fixtures/contract/ordersV0.json' with { type: 'json
 import sellersModel from './fixtures/contract/sellers.json' with { type: 'json' };
 import participations from './fixtures/marketplace-participations.json' with { type: 'json' };
 
-/** Amazon's published models (selling-partner-api-models, Apache-2.0): every Selling Partner API call is checked against its own. */
+/**
+ * Amazon's published models (selling-partner-api-models, Apache-2.0): every Selling Partner API call is checked against
+ * its own.
+ */
 export const CONTRACTS: ReadonlyArray<[prefix: string, contract: OpenApiContract]> = [
   ['/orders/2026-01-01/', new OpenApiContract(orders2026Model, 'Amazon orders 2026-01-01')],
   ['/orders/v0/', new OpenApiContract(ordersV0Model, 'Amazon orders v0')],
@@ -200,7 +203,9 @@ export class FakeAmazon {
     return seller;
   }
 
-  /** The seller clicks "Confirm" on the consent page: where Amazon sends the browser (our redirect_uri with the code). */
+  /**
+   * The seller clicks "Confirm" on the consent page: where Amazon sends the browser (our redirect_uri with the code).
+   */
   approve(consentUrl: string, seller: FakeSeller, opts: { issuedAt?: number; state?: string } = {}): string {
     const url = new URL(consentUrl);
     if (url.pathname !== '/apps/authorize/consent') throw new Error(`not the consent page: ${url.pathname}`);
@@ -534,7 +539,10 @@ export function amazonOrderOf(
   };
 }
 
-/** The install as the seller's browser goes through it: install link, consent in Seller Central, our callback. Answers the callback's response. */
+/**
+ * The install as the seller's browser goes through it: install link, consent in Seller Central, our callback. Answers
+ * the callback's response.
+ */
 export async function consentInstall(
   service: Pick<ConformanceService, 'api' | 'toService'>,
   key: string,

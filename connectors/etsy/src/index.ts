@@ -42,7 +42,10 @@ function clientFor(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<E
   });
 }
 
-/** A client for publishing, once the grant is known to carry listings_w (shops connected before publishing did not ask for it). */
+/**
+ * A client for publishing, once the grant is known to carry listings_w (shops connected before publishing did not ask
+ * for it).
+ */
 function publishingClient(ctx: ConnectorContext<EtsySettings>, store: StoreConnection<EtsyCredentials>): EtsyClient {
   if (!store.credentials.scopes?.includes(PUBLISHING_SCOPE)) {
     throw new ConnectorError(

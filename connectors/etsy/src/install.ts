@@ -95,7 +95,9 @@ export async function completeInstall(
   return describeShop(ctx, tokens as Tokens & { refreshToken: string }, [...SCOPES]);
 }
 
-/** `POST /stores {platform: "ETSY", refreshToken}`: the refresh token is used once (Etsy rotates it) and the shop read. */
+/**
+ * `POST /stores {platform: "ETSY", refreshToken}`: the refresh token is used once (Etsy rotates it) and the shop read.
+ */
 export async function connectWithRefreshToken(
   ctx: Context,
   refreshToken: string,

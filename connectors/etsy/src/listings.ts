@@ -53,7 +53,8 @@ export async function listEtsyListings(
       operation: 'getListingsByShop',
     });
   } catch (err) {
-    // getListingsByShop needs listings_r: a grant without it is refused with 403, listing after listing, until the merchant reconnects.
+    // getListingsByShop needs listings_r: a grant without it is refused with 403, listing after listing, until the
+    // merchant reconnects.
     if (err instanceof ConnectorError && err.status === 403 && err.kind === 'auth')
       throw new ConnectorError('auth', `${LISTINGS_NOT_GRANTED} (Etsy: ${err.message})`, { status: 403 });
     throw err;

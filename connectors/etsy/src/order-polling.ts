@@ -77,7 +77,10 @@ const receiptIdsPage = z.object({ results: z.array(z.looseObject({ receipt_id: e
 /** The most pages one fetch reads before it reads the receipts still missing one by one. */
 const MAX_PAGES = 6;
 
-/** A jump down the pages lands this share short of where the page density says, so that it lands above the receipts asked for rather than past them. */
+/**
+ * A jump down the pages lands this share short of where the page density says, so that it lands above the receipts
+ * asked for rather than past them.
+ */
 const JUMP_SHORT = 0.1;
 
 /**

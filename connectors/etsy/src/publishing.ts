@@ -112,12 +112,18 @@ async function getShop(client: EtsyClient, shopId: string): Promise<z.infer<type
   );
 }
 
-/** The shop's currency (`getShop`'s `currency_code`), upper case: what its listings are priced in (the connector's `storeCurrency`). */
+/**
+ * The shop's currency (`getShop`'s `currency_code`), upper case: what its listings are priced in (the connector's
+ * `storeCurrency`).
+ */
 export async function etsyShopCurrency(client: EtsyClient, shopId: string): Promise<string> {
   return (await getShop(client, shopId)).currency_code.toUpperCase();
 }
 
-/** Where the shop is located (`getShop`'s `shop_location_country_iso`; null when the shop has not said): the connector's `storeCountry`. */
+/**
+ * Where the shop is located (`getShop`'s `shop_location_country_iso`; null when the shop has not said): the connector's
+ * `storeCountry`.
+ */
 export async function etsyShopCountry(client: EtsyClient, shopId: string): Promise<string | null> {
   return (await getShop(client, shopId)).shop_location_country_iso?.toUpperCase() || null;
 }
@@ -228,7 +234,8 @@ export async function publishEtsyListing(
       'Etsy listing inventory',
     );
   } catch (err) {
-    // The draft exists without its SKU: say which, so the merchant can delete or fix it (deleting needs listings_d, which we do not ask for).
+    // The draft exists without its SKU: say which, so the merchant can delete or fix it (deleting needs listings_d,
+    // which we do not ask for).
     if (err instanceof ConnectorError)
       throw new ConnectorError(
         err.kind,

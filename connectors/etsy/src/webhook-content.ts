@@ -84,7 +84,10 @@ export function payloadOf(req: InboundWebhook): Payload | null {
   };
 }
 
-/** The shop a delivery to `POST /connectors/etsy/webhooks` is for: its `shop_id` (integer or string, top level or under `data`), else the one in `resource_url`. */
+/**
+ * The shop a delivery to `POST /connectors/etsy/webhooks` is for: its `shop_id` (integer or string, top level or under
+ * `data`), else the one in `resource_url`.
+ */
 export function identifyShop(req: InboundWebhook): string | undefined {
   return payloadOf(req)?.shopId;
 }

@@ -7,7 +7,10 @@ import {
 import type { EtsySettings } from './config.ts';
 import { payloadOf } from './webhook-content.ts';
 
-/** Standard Webhooks: `webhook-id`, `webhook-timestamp` (5-minute tolerance), `webhook-signature` (`v1,<base64>`, several possible). */
+/**
+ * Standard Webhooks: `webhook-id`, `webhook-timestamp` (5-minute tolerance), `webhook-signature` (`v1,<base64>`,
+ * several possible).
+ */
 export function verifyEtsyWebhook(req: InboundWebhook, settings: EtsySettings, now: Date): WebhookVerdict {
   if (!settings.webhookSecret?.length)
     return {

@@ -42,7 +42,8 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
     env,
   );
   after(async () => server?.close());
-  // Every call the connector made kept to Etsy's published contract (a scope refused is Etsy's answer, provoked on purpose).
+  // Every call the connector made kept to Etsy's published contract (a scope refused is Etsy's answer, provoked on
+  // purpose).
   after(() =>
     expect(etsy.contractLog.violations.filter((v) => !v.includes('lacks the OAuth scope'))).to.deep.equal([]),
   );
@@ -421,7 +422,8 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
     ).text();
     expect(page).to.match(/data-testid="store-notices"[^]*without the listings_r permission/);
 
-    // Reconnected through the install link (which asks for listings_r): the same store, its listings read, the listed SKU guarded.
+    // Reconnected through the install link (which asks for listings_r): the same store, its listings read, the listed
+    // SKU guarded.
     expect(await install(service(), etsy, reseller.key, shop)).to.equal(storeId);
     const mended = await eventually(async () => {
       const v = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data;

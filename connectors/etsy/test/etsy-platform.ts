@@ -138,7 +138,8 @@ function etsyStore(etsy: FakeEtsy, shop: FakeEtsyShop, storeId: string): FakeSto
     },
     expireTokens: () => etsy.expireTokens(),
     tokenRefreshes: () => etsy.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length,
-    // A merchant's publish names the shop's own profiles and policies (Etsy needs them to list it) and a Prints taxonomy.
+    // A merchant's publish names the shop's own profiles and policies (Etsy needs them to list it) and a Prints
+    // taxonomy.
     publishOptions: {
       taxonomyId: PRINTS_TAXONOMY,
       shippingProfileId: shop.setup.shippingProfiles[0],

@@ -37,7 +37,9 @@ let nextProduct = 9_100_000_001;
 const bad = (error: string): FakeReply => [400, { error }];
 const form = (c: SeenCall) => Object.fromEntries(new URLSearchParams(c.body));
 
-/** Etsy's title rule (its document): letters, digits, punctuation, maths symbols, spaces, ™©®; %, :, & and + once each. */
+/**
+ * Etsy's title rule (its document): letters, digits, punctuation, maths symbols, spaces, ™©®; %, :, & and + once each.
+ */
 function titleProblem(title: string): string | null {
   if (title.trim() === '') return 'title must not be empty';
   if (title.length > 140) return 'title must be at most 140 characters';

@@ -137,7 +137,10 @@ export class FakeEtsy {
     return this.#url;
   }
 
-  /** Serves from `server`; `ourBaseUrl`/`publicUrl`: where the service listens and the URL it registers. Answers the connector's settings. */
+  /**
+   * Serves from `server`; `ourBaseUrl`/`publicUrl`: where the service listens and the URL it registers. Answers the
+   * connector's settings.
+   */
   serve(server: FakeHttpsServer, ours: { baseUrl: string; publicUrl: string } | null = null): Record<string, string> {
     this.#url = server.url;
     if (ours) this.attach(ours);
@@ -238,7 +241,10 @@ export class FakeEtsy {
     for (const g of this.#grants.values()) g.issuedAt -= this.codeLifetimeMs + 1000;
   }
 
-  /** A refresh token issued to the shop's user, as `POST /stores` would take it pasted (granted `scopes`: all we ask for by default). */
+  /**
+   * A refresh token issued to the shop's user, as `POST /stores` would take it pasted (granted `scopes`: all we ask for
+   * by default).
+   */
   issueRefreshToken(shop: FakeEtsyShop, scopes: readonly string[] = ALL_SCOPES): string {
     const token = `${shop.userId}.${randomBytes(30).toString('base64url')}`;
     this.#refreshTokens.set(token, { userId: shop.userId, scopes: [...scopes] });

@@ -5,7 +5,10 @@ import { parseEtsyJson } from '../src/etsy-client.ts';
 import { parseReceipt, toStoreOrder } from '../src/order-mapper.ts';
 import corpus from './fixtures/golden/receipts.samples.json' with { type: 'json' };
 
-/** Etsy receipts (fixtures/golden/receipts.samples.json: where each comes from) through the parser and mapper, kept as a snapshot. */
+/**
+ * Etsy receipts (fixtures/golden/receipts.samples.json: where each comes from) through the parser and mapper, kept as a
+ * snapshot.
+ */
 describe('Etsy receipts through the mapper (golden corpus)', () => {
   it('maps every sample as the snapshot says', () => {
     const mapped = corpus.samples.map(({ name, json }) => ({

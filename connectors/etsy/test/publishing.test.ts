@@ -7,7 +7,8 @@ import { ALL_SCOPES, APP, FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
-// The fake Etsy answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
+// The fake Etsy answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses,
+// Retry-After) as in production.
 describe('Etsy publishing (createDraftListing, updateListingInventory, updateListing)', () => {
   const etsy = new FakeEtsy();
   let server: FakePlatformServer;
@@ -94,7 +95,8 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     expect(product!.offerings.map((o) => [o.price, o.quantity, o.is_enabled])).to.deep.equal([
       [{ amount: 2495, divisor: 100, currency_code: 'USD' }, 999, true],
     ]);
-    // The price went as Etsy's document types it: the form's decimal text, the inventory's JSON number, both from the cents exactly.
+    // The price went as Etsy's document types it: the form's decimal text, the inventory's JSON number, both from the
+    // cents exactly.
     expect(new URLSearchParams(etsy.seen(/^POST .*\/listings$/)[0]!.body).get('price')).to.equal('24.95');
     expect(JSON.parse(etsy.seen(/^PUT .*\/inventory$/)[0]!.body).products[0].offerings[0]).to.deep.equal({
       price: 24.95,

@@ -162,7 +162,8 @@ describe('Etsy webhooks: the thin payload', () => {
     expect(webhookContent(body({ ...paid, event_type: 'listing.updated' }), '12345')).to.deep.include({
       kind: 'ignored',
     });
-    // Etsy's own example names shop 42 in shop_id and 12345 in resource_url: the receipt is looked up in the shop routed to, and the mismatch reported.
+    // Etsy's own example names shop 42 in shop_id and 12345 in resource_url: the receipt is looked up in the shop
+    // routed to, and the mismatch reported.
     const warnings: unknown[] = [];
     expect(webhookContent(body(webhookFixture), '42', (m, meta) => warnings.push([m, meta]))).to.deep.equal({
       kind: 'fetch',

@@ -240,7 +240,10 @@ export const ORDER_FIELDS = `
     nodes { id sku quantity currentQuantity title variant { legacyResourceId } product { legacyResourceId } }
   }`;
 
-/** A GraphQL `Order` (with all its line items gathered) -> StoreOrder: the same result as the webhook body of the same order. */
+/**
+ * A GraphQL `Order` (with all its line items gathered) -> StoreOrder: the same result as the webhook body of the same
+ * order.
+ */
 export function mapGraphqlOrder(raw: unknown, extraLines: GraphqlLine[] = []): StoreOrder {
   const o = parsePayload(graphqlOrderSchema, raw, 'Shopify GraphQL order');
   const lines: StoreOrderLine[] = [];

@@ -92,12 +92,17 @@ async function publishingContext(
   };
 }
 
-/** The shop's currency (`shop.currencyCode`): what a listing's price is written in (the connector's `storeCurrency`). */
+/**
+ * The shop's currency (`shop.currencyCode`): what a listing's price is written in (the connector's `storeCurrency`).
+ */
 export async function shopifyShopCurrency(client: ShopifyClient): Promise<string> {
   return (await publishingContext(client)).currency;
 }
 
-/** The shop's country (`shop.shopAddress.countryCodeV2`, the address buyers see; null when unset): the connector's `storeCountry`. */
+/**
+ * The shop's country (`shop.shopAddress.countryCodeV2`, the address buyers see; null when unset): the connector's
+ * `storeCountry`.
+ */
 export async function shopifyShopCountry(client: ShopifyClient): Promise<string | null> {
   return (await publishingContext(client)).country;
 }
@@ -112,7 +117,9 @@ function priceIn(currency: string, priceCents: number, asked: string): string {
   return minorUnitsToDecimal(priceCents, currency);
 }
 
-/** Makes the product visible on the Online Store; a shop without one keeps it active on its other channels, and says so. */
+/**
+ * Makes the product visible on the Online Store; a shop without one keeps it active on its other channels, and says so.
+ */
 async function publishToOnlineStore(
   client: ShopifyClient,
   productId: string,
@@ -184,7 +191,10 @@ export async function publishShopifyListing(client: ShopifyClient, draft: Listin
   return listingOf(client, made, notice);
 }
 
-/** Title and status with `productUpdate`, the price on the variant with `productVariantsBulkUpdate`; published again to the Online Store when it goes on sale. */
+/**
+ * Title and status with `productUpdate`, the price on the variant with `productVariantsBulkUpdate`; published again to
+ * the Online Store when it goes on sale.
+ */
 export async function updateShopifyListing(
   client: ShopifyClient,
   ref: ListingRef,

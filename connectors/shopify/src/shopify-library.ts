@@ -36,7 +36,8 @@ export interface LibraryRequest {
 setAbstractFetchFunc(async (input, init) => {
   const ctx = current.getStore();
   if (!ctx) throw new Error('@shopify/shopify-api made a request outside a connector call');
-  // The library calls out only to exchange and refresh tokens, at the shop's origin (or the sandbox's: CONNECTOR_SHOPIFY_API_URL).
+  // The library calls out only to exchange and refresh tokens, at the shop's origin (or the sandbox's:
+  // CONNECTOR_SHOPIFY_API_URL).
   const url = atShopOrigin(
     ctx.settings,
     typeof input === 'string' ? input : input instanceof URL ? input.toString() : input.url,

@@ -85,7 +85,9 @@ export class FakeShopifyStore {
     notifyCustomer: boolean;
   }> = [];
   readonly subscriptions: Array<{ id: string; topic: string; uri: string }> = [];
-  /** Every request (and answer of ours) the Admin API schema refused: a test fails on any (`takeContractViolations`). */
+  /**
+   * Every request (and answer of ours) the Admin API schema refused: a test fails on any (`takeContractViolations`).
+   */
   readonly contractViolations: string[] = [];
   /** The shop's currency: products are priced in it. */
   currency = 'EUR';
@@ -137,7 +139,9 @@ export class FakeShopifyStore {
       .reply(async (req: Request) => this.#token((await req.json()) as Record<string, string>));
   }
 
-  /** The next `times` calls of `operation` are throttled (a 200 with "Throttled", as Shopify answers) or get `reply`. */
+  /**
+   * The next `times` calls of `operation` are throttled (a 200 with "Throttled", as Shopify answers) or get `reply`.
+   */
   faultNext(operation: string, reply: Reply | 'throttle', times = 1): void {
     this.#faults.push({ operation, reply, remaining: times });
   }
@@ -240,7 +244,10 @@ export class FakeShopifyStore {
     return `${p.get('redirect_uri')}?${signed.toString()}`.replace(this.#publicUrl, this.#ourBaseUrl);
   }
 
-  /** Answers one request to the shop (its path relative to the shop's origin): the token endpoint and the GraphQL Admin API. */
+  /**
+   * Answers one request to the shop (its path relative to the shop's origin): the token endpoint and the GraphQL Admin
+   * API.
+   */
   async answer(req: Request): Promise<Reply> {
     const path = new URL(req.url).pathname;
     if (req.method === 'POST' && path === API) return this.#graphql(req);
@@ -290,7 +297,8 @@ export class FakeShopifyStore {
     const operation = /^(?:query|mutation)\s+(\w+)/.exec(query.trim())?.[1] ?? 'anonymous';
     const token = req.headers.get('x-shopify-access-token');
     this.calls.push({ operation, variables, token, at: Date.now() });
-    // Shopify validates the document and its variables against the version's schema first: 200 with `errors`, nothing run.
+    // Shopify validates the document and its variables against the version's schema first: 200 with `errors`, nothing
+    // run.
     const refused = requestViolations(query, variables ?? {});
     if (refused.length) {
       this.#violated(refused.map((r) => `${operation}: ${r}`));

@@ -66,7 +66,10 @@ export class FakeShopify implements FakePlatform {
     };
   }
 
-  /** A new shop served by this fake, not connected to anything (`ours`: where the service listens, the URL it registers). */
+  /**
+   * A new shop served by this fake, not connected to anything (`ours`: where the service listens, the URL it
+   * registers).
+   */
   newShop(ours: { baseUrl: string; publicUrl: string }): FakeShopifyStore {
     const shop = new FakeShopifyStore({
       name: `tulip-prints-${this.shops.size + 1}`,
@@ -89,7 +92,9 @@ export class FakeShopify implements FakePlatform {
   }
 }
 
-/** The OAuth install as a merchant's browser goes through it: install link, consent, callback. Answers the store's id. */
+/**
+ * The OAuth install as a merchant's browser goes through it: install link, consent, callback. Answers the store's id.
+ */
 async function oauthInstall(service: ConformanceService, key: string, shop: FakeShopifyStore): Promise<string> {
   const link = await service.api(key, 'POST', '/stores/install-links', {
     platform: 'SHOPIFY',

@@ -56,7 +56,8 @@ describe('Shopify OAuth install and token refresh (@shopify/shopify-api, Shopify
     const url = new URL(redirectUrl);
     expect(`${url.origin}${url.pathname}`).to.equal(`https://${store.domain}/admin/oauth/authorize`);
     expect(url.searchParams.get('client_id')).to.equal(APP.apiKey);
-    // The library compresses the list: write_x implies read_x (write_products: read_products, write_publications: read_publications).
+    // The library compresses the list: write_x implies read_x (write_products: read_products, write_publications:
+    // read_publications).
     expect(url.searchParams.get('scope')).to.equal(
       'read_orders,write_merchant_managed_fulfillment_orders,write_products,write_publications',
     );

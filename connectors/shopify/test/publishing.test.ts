@@ -23,7 +23,8 @@ const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   ...over,
 });
 
-// The fake shop answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
+// The fake shop answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses,
+// Retry-After) as in production.
 describe('Shopify publishing (productSet, publishablePublish, productUpdate, productVariantsBulkUpdate)', () => {
   const shopify = new FakeShopify();
   let server: FakePlatformServer;

@@ -35,7 +35,10 @@ export function adminSchema(): GraphQLSchema {
 
 const documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
 
-/** The request's violations of the schema: the query's (validation) and its variables' (coercion). Empty when it keeps to the contract. */
+/**
+ * The request's violations of the schema: the query's (validation) and its variables' (coercion). Empty when it keeps
+ * to the contract.
+ */
 export function requestViolations(query: string, variables: Record<string, unknown> = {}): string[] {
   let document = documents.get(query);
   if (!document) {
@@ -75,7 +78,9 @@ export function responseViolations(query: string, variables: Record<string, unkn
   return (result.errors ?? []).map((e) => `${e.path?.join('.') ?? ''}: ${e.message}`);
 }
 
-/** The concrete type of an interface value (`nodes(ids:)` gives `Node`s): its `__typename`, else the type its gid names. */
+/**
+ * The concrete type of an interface value (`nodes(ids:)` gives `Node`s): its `__typename`, else the type its gid names.
+ */
 function typeOfNode(value: unknown): string | undefined {
   const v = value as { __typename?: string; id?: unknown } | null;
   if (v?.__typename) return v.__typename;

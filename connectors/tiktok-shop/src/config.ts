@@ -33,7 +33,9 @@ export const REFRESH_MARGIN_MS = 24 * 3600 * 1000;
 export const MAX_DELIVERY_AGE_MS = 24 * 3600 * 1000;
 export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
 
-/** The webhook events a shop is subscribed to (`PUT /event/202309/webhooks`), with their numeric `type` in deliveries. */
+/**
+ * The webhook events a shop is subscribed to (`PUT /event/202309/webhooks`), with their numeric `type` in deliveries.
+ */
 export const EVENT_TYPES = {
   ORDER_STATUS_CHANGE: 1,
   PRODUCT_STATUS_CHANGE: 5,
@@ -89,7 +91,9 @@ export type TikTokSettings = z.output<typeof settingsSchema>;
 /** `POST /stores` has no fields that could connect a TikTok shop: it connects through the authorisation link. */
 export const connectSchema = z.strictObject({});
 
-/** `POST /stores/install-links {platform: "TIKTOK_SHOP", shopId?}`: which shop to connect when the seller has several. */
+/**
+ * `POST /stores/install-links {platform: "TIKTOK_SHOP", shopId?}`: which shop to connect when the seller has several.
+ */
 export const installInputSchema = z.strictObject({
   shopId: z
     .string()

@@ -19,7 +19,10 @@ const INTERNAL_CODES = new Set([1, 36009001, 36009003, 105000]);
 
 export type ErrorClass = 'token' | 'throttle' | 'internal' | 'refused';
 
-/** How a non-zero `code` is handled: a token error renews the token, throttling waits, TikTok's own failures retry, the rest fail clearly. */
+/**
+ * How a non-zero `code` is handled: a token error renews the token, throttling waits, TikTok's own failures retry, the
+ * rest fail clearly.
+ */
 export function classify(code: number, message: string, httpStatus: number): ErrorClass {
   if (TOKEN_CODES.has(code) || (Math.floor(code / 1000) === 105 && /token/i.test(message))) return 'token';
   // Throttling (HTTP 429, or a 200 whose message says so: TikTok publishes no code list for it).
@@ -33,7 +36,9 @@ export function classify(code: number, message: string, httpStatus: number): Err
 /** How long to wait on throttling when TikTok does not say (it sends no Retry-After in the body). */
 export const THROTTLE_WAIT_MS = 2000;
 
-/** The typed failure of a call whose answer carried a non-zero `code` (token errors are handled by the caller first). */
+/**
+ * The typed failure of a call whose answer carried a non-zero `code` (token errors are handled by the caller first).
+ */
 export function envelopeError(
   what: string,
   env: Envelope,

@@ -63,7 +63,8 @@ export const tiktokShopConnector = defineConnector<TikTokCredentials, TikTokSett
     // Publishing (POST /stores/{id}/listings) is not offered: what the merchant does instead.
     publishingAdvice:
       "Create the product in TikTok Shop Seller Center with your product's SKU as its seller SKU (TikTok Shop reviews every new product), then, if it carries another SKU, map it with POST /stores/{id}/links.",
-    // TikTok documents per-API QPS in Partner Center only: 10 calls a second per shop, and throttling answers waited out.
+    // TikTok documents per-API QPS in Partner Center only: 10 calls a second per shop, and throttling answers waited
+    // out.
     rateLimit: { max: 10, durationMs: 1000 },
     // Get Order Detail answers up to 50 orders a call.
     fetchOrdersMax: DETAIL_BATCH,

@@ -58,7 +58,10 @@ export const tiktokOrderSchema = z.looseObject({
 });
 export type TikTokOrder = z.infer<typeof tiktokOrderSchema>;
 
-/** The statuses in which the seller ships: the only ones an order is placed in (PARTIALLY_SHIPPING: the units still awaiting shipment). */
+/**
+ * The statuses in which the seller ships: the only ones an order is placed in (PARTIALLY_SHIPPING: the units still
+ * awaiting shipment).
+ */
 export const SHIPPABLE_STATUSES = new Set(['AWAITING_SHIPMENT', 'PARTIALLY_SHIPPING']);
 /** Not yet fulfillable: unpaid, or paid but on hold (the buyer may still cancel; the address is hidden). These wait. */
 export const WAITING_STATUSES = new Set(['UNPAID', 'ON_HOLD']);
@@ -135,7 +138,10 @@ export function groupUnits(units: TikTokLineItem[]): StoreOrderLine[] {
   });
 }
 
-/** City lives in `district_info` by level: L3 (city / post town), else L2, else L4; the state or province above it (subdivisions.ts). */
+/**
+ * City lives in `district_info` by level: L3 (city / post town), else L2, else L4; the state or province above it
+ * (subdivisions.ts).
+ */
 function toRecipient(address: z.infer<typeof addressSchema> | null | undefined): StoreRecipient | null {
   if (!address?.address_line1?.trim() || !address.region_code) return null;
   const level = (l: string) =>

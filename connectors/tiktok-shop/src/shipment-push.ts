@@ -11,7 +11,10 @@ export interface ShippingProvider {
 
 const normal = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-/** Our carrier among the delivery option's providers: the same name (case, spaces and punctuation aside), else one name containing the other. */
+/**
+ * Our carrier among the delivery option's providers: the same name (case, spaces and punctuation aside), else one name
+ * containing the other.
+ */
 export function matchProvider(carrier: string, providers: ShippingProvider[]): ShippingProvider | undefined {
   const want = normal(carrier);
   if (!want) return undefined;

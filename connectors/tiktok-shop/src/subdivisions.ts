@@ -188,7 +188,10 @@ const IT: Record<string, string> = {
 
 const BY_COUNTRY: Record<string, Record<string, string>> = { US, IT };
 
-/** Which level holds the subdivision a carrier wants: Italy's province (below its region), else the first level under the country. */
+/**
+ * Which level holds the subdivision a carrier wants: Italy's province (below its region), else the first level under
+ * the country.
+ */
 const LEVEL_NAMES: Record<string, RegExp> = { IT: /province|provincia/i };
 
 interface District {

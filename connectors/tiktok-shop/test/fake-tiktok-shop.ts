@@ -142,7 +142,9 @@ export class FakeTikTokShopPlatform {
     return code;
   }
 
-  /** An access token for these shops, as a completed authorisation leaves one (for a store seeded without the install). */
+  /**
+   * An access token for these shops, as a completed authorisation leaves one (for a store seeded without the install).
+   */
   issueToken(shopIds: string[]): { accessToken: string; refreshToken: string } {
     const accessToken = `ROW_${randomBytes(24).toString('base64url')}`;
     const refreshToken = `ROW_${randomBytes(24).toString('base64url')}`;
@@ -335,7 +337,8 @@ export class FakeTikTokShopPlatform {
     const token = this.#tokens.get(req.headers.get('x-tts-access-token') ?? '');
     if (!token) return [200, { ...errors.invalidToken, request_id: rid() }];
     if (token.expiresAtMs <= Date.now()) return [200, { ...errors.expiredToken, request_id: rid() }];
-    // The third-party transcription of TikTok's 202309 reference (fixtures/contract): a call it does not allow is a bad parameter.
+    // The third-party transcription of TikTok's 202309 reference (fixtures/contract): a call it does not allow is a bad
+    // parameter.
     const violations = this.contractLog.record(CONTRACT, {
       method: req.method,
       path,

@@ -5,7 +5,10 @@ import { parseTikTokJson } from '../src/json.ts';
 import { parseTikTokOrder, toStoreOrder } from '../src/order-mapper.ts';
 import corpus from './fixtures/golden/orders.samples.json' with { type: 'json' };
 
-/** TikTok Shop orders (fixtures/golden/orders.samples.json: third-party, where each comes from) through the parser and mapper, kept as a snapshot. */
+/**
+ * TikTok Shop orders (fixtures/golden/orders.samples.json: third-party, where each comes from) through the parser and
+ * mapper, kept as a snapshot.
+ */
 describe('TikTok Shop orders through the mapper (golden corpus, third-party samples)', () => {
   it('maps every sample as the snapshot says', () => {
     const mapped = corpus.samples.map(({ name, json }) => ({

@@ -47,7 +47,10 @@ export const TOKEN_MARGIN_MS = 5 * 60 * 1000;
 /** Wix allows 200 requests a minute per app instance (site). */
 export const RATE_LIMIT = { max: 200, durationMs: 60_000 } as const;
 
-/** Shipping providers Wix knows (it builds their tracking links itself); anything else is a custom provider with our link. */
+/**
+ * Shipping providers Wix knows (it builds their tracking links itself); anything else is a custom provider with our
+ * link.
+ */
 export const KNOWN_PROVIDERS = ['fedex', 'ups', 'usps', 'dhl', 'canadaPost'] as const;
 
 /** An instance id, a site's installation of our app: a GUID. */

@@ -75,7 +75,9 @@ export const wixOrderSchema = z.preprocess(
 );
 export type WixOrder = z.output<typeof wixOrderSchema>;
 
-/** Whether a body is a whole order (webhook bodies may carry only its id and statuses): then it is mapped, else fetched. */
+/**
+ * Whether a body is a whole order (webhook bodies may carry only its id and statuses): then it is mapped, else fetched.
+ */
 export function isWholeOrder(raw: unknown): boolean {
   if (typeof raw !== 'object' || raw === null) return false;
   const o = raw as Record<string, unknown>;

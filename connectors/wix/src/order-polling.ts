@@ -23,7 +23,8 @@ const searchAnswer = z.object({
  * `POST /ecom/v1/orders/search` with `filter {updatedDate: {$gte}}` and `sort updatedDate ASC`
  * on a run's first page, then only `cursorPaging.cursor` (Wix keeps the query in the cursor).
  * Every status but INITIALIZED (a checkout not completed; Wix's default filter, kept since ours
- * replaces it) is read: unpaid orders wait, cancelled ones cancel ours. This is how a site whose webhooks were missed catches up.
+ * replaces it) is read: unpaid orders wait, cancelled ones cancel ours. This is how a site whose webhooks were missed
+ * catches up.
  */
 export async function pollOrders(
   client: WixClient,

@@ -49,7 +49,10 @@ async function requireCatalogV1(client: WixClient): Promise<void> {
     );
 }
 
-/** The site's payment currency (the app instance's `site.paymentCurrency`), upper case; undefined before the merchant sets one. */
+/**
+ * The site's payment currency (the app instance's `site.paymentCurrency`), upper case; undefined before the merchant
+ * sets one.
+ */
 async function paymentCurrency(client: WixClient): Promise<string | undefined> {
   const app = parsePayload(
     appInstance,
@@ -68,7 +71,10 @@ export async function wixSiteCurrency(client: WixClient): Promise<string> {
   return currency;
 }
 
-/** The site's country: its business address (Site Properties' `address.country`, ISO 3166-1 alpha-2); null when the site has none. */
+/**
+ * The site's country: its business address (Site Properties' `address.country`, ISO 3166-1 alpha-2); null when the site
+ * has none.
+ */
 export async function wixSiteCountry(client: WixClient): Promise<string | null> {
   const answer = parsePayload(
     siteProperties,
@@ -78,7 +84,10 @@ export async function wixSiteCountry(client: WixClient): Promise<string | null> 
   return answer.properties?.address?.country?.toUpperCase() || null;
 }
 
-/** Wix prices a product in the site's payment currency only (`priceData.currency` is read-only); `asked` absent: that one. */
+/**
+ * Wix prices a product in the site's payment currency only (`priceData.currency` is read-only); `asked` absent: that
+ * one.
+ */
 async function priceIn(client: WixClient, priceCents: number, asked: string | undefined): Promise<number> {
   const siteCurrency = await paymentCurrency(client);
   const currency = asked?.toUpperCase() ?? siteCurrency;

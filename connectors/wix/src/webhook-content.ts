@@ -3,7 +3,10 @@ import { APP_REMOVED_EVENT, ORDER_EVENTS, PRODUCT_EVENTS } from './config.ts';
 import { isWholeOrder, mapWixOrder } from './order-mapper.ts';
 import { peekEnvelope } from './webhook-verifier.ts';
 
-/** The order an order event carries: `actionEvent.body.order` (approved, payment status, canceled), `updatedEvent.currentEntity`, `createdEvent.entity`. */
+/**
+ * The order an order event carries: `actionEvent.body.order` (approved, payment status, canceled),
+ * `updatedEvent.currentEntity`, `createdEvent.entity`.
+ */
 function eventOrder(event: Record<string, unknown>): unknown {
   const action = event.actionEvent as { body?: { order?: unknown } } | undefined;
   const updated = event.updatedEvent as { currentEntity?: unknown } | undefined;

@@ -59,7 +59,9 @@ function publicKeyOf(pem: string): KeyObject {
   return key;
 }
 
-/** The envelope of a delivery without checking its signature: only to name its store (identifyStore), never to act on. */
+/**
+ * The envelope of a delivery without checking its signature: only to name its store (identifyStore), never to act on.
+ */
 export function peekEnvelope(rawBody: Buffer): WixEnvelope | null {
   const parts = rawBody.toString('utf8').trim().split('.');
   if (parts.length !== 3) return null;

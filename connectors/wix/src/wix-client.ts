@@ -33,7 +33,10 @@ export function freshestToken(credentials: WixCredentials): MintedToken | null {
   return local.expiresAtMs >= stored.expiresAtMs ? local : stored;
 }
 
-/** Wix's error body: `{message, details: {applicationError: {code, description}} | {validationError: {fieldViolations}}}`. */
+/**
+ * Wix's error body: `{message, details: {applicationError: {code, description}} | {validationError:
+ * {fieldViolations}}}`.
+ */
 export function wixErrorText(body: string): string {
   try {
     const e = JSON.parse(body) as {

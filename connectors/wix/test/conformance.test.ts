@@ -5,5 +5,6 @@ import { FakeWix, takeContractViolations } from './fake-wix.ts';
 
 connectorConformance({ connector: wixConnector, fakePlatform: () => new FakeWix() });
 
-// Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages' contract.
+// Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages'
+// contract.
 afterEach(() => assert.deepEqual(takeContractViolations(), []));

@@ -64,7 +64,9 @@ const v3Site = (): FakeReply => [
   },
 ];
 
-/** Wix's checks on a V1 product's fields (name 1-80 characters, SKU up to 40, a price that is a non-negative number). */
+/**
+ * Wix's checks on a V1 product's fields (name 1-80 characters, SKU up to 40, a price that is a non-negative number).
+ */
 function refusal(
   product: Partial<WixProductV1> & { priceData?: { price?: unknown } },
   creating: boolean,

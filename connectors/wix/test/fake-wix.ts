@@ -42,7 +42,10 @@ const EVENTS = {
   cancelled: 'wix.ecom.v1.order_canceled',
 } as const;
 
-/** What the official SDK packages' contract refused since the last `takeContractViolations`, in every fake site (each test checks it is nothing). */
+/**
+ * What the official SDK packages' contract refused since the last `takeContractViolations`, in every fake site (each
+ * test checks it is nothing).
+ */
 const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
@@ -195,7 +198,10 @@ export class FakeWix implements FakePlatform {
     return this.fakeStore(service, site, storeId);
   }
 
-  /** The install as a merchant's browser goes through it: install link, Wix's installer, our callback. Answers the store id. */
+  /**
+   * The install as a merchant's browser goes through it: install link, Wix's installer, our callback. Answers the store
+   * id.
+   */
   async install(service: ConformanceService, key: string, site: FakeWixSite): Promise<string> {
     const done = await this.installResponse(service, key, site);
     if (done.status !== 303) throw new Error(`install callback answered ${done.status}: ${await done.text()}`);
@@ -508,7 +514,10 @@ export class FakeWix implements FakePlatform {
     return catalogueRoute(method, path);
   }
 
-  /** Wix's installer: the merchant installs the app on the site being connected; redirected to `postInstallationUrl` with `appId`, `tenantId`, `instanceId`. */
+  /**
+   * Wix's installer: the merchant installs the app on the site being connected; redirected to `postInstallationUrl`
+   * with `appId`, `tenantId`, `instanceId`.
+   */
   installer(url: URL): FakeReply {
     if (url.searchParams.get('appId') !== APP.appId) return [404, 'No such app'];
     const back = url.searchParams.get('postInstallationUrl');
@@ -539,13 +548,18 @@ export class FakeWix implements FakePlatform {
   }
 }
 
-/** A V1 product's price (a JSON number in the site's currency) as the decimal string the scenarios compare (24.95 -> "24.95", 25 -> "25.00"). */
+/**
+ * A V1 product's price (a JSON number in the site's currency) as the decimal string the scenarios compare (24.95 ->
+ * "24.95", 25 -> "25.00").
+ */
 function wixPrice(priceData: { currency: string; price: number } | undefined): string {
   const minor = priceData && decimalToMinorUnits(priceData.price, priceData.currency);
   return priceData && minor !== null && minor !== undefined ? minorUnitsToDecimal(minor, priceData.currency) : '';
 }
 
-/** Wix's search: the first page's filter (`updatedDate.$gte`) and sort; later pages by cursor only (Wix refuses both). */
+/**
+ * Wix's search: the first page's filter (`updatedDate.$gte`) and sort; later pages by cursor only (Wix refuses both).
+ */
 function searchOrders(site: FakeWixSite, body: any): FakeReply {
   const search = body?.search ?? {};
   const limit = Math.min(Number(search.cursorPaging?.limit ?? 100), 100);
@@ -576,7 +590,10 @@ function searchOrders(site: FakeWixSite, body: any): FakeReply {
   return [200, { orders, metadata: { count: orders.length, cursors: { next, prev: null }, hasNext } }];
 }
 
-/** Create Fulfillment with Wix's checks: known line ids, quantities within what is unfulfilled, a tracking link for custom providers. */
+/**
+ * Create Fulfillment with Wix's checks: known line ids, quantities within what is unfulfilled, a tracking link for
+ * custom providers.
+ */
 function createFulfillment(site: FakeWixSite, orderId: string, body: any): FakeReply {
   const order = site.orders.get(orderId);
   if (!order) return wixError(404, 'Order not found', 'ORDER_NOT_FOUND');
@@ -632,7 +649,10 @@ function createFulfillment(site: FakeWixSite, orderId: string, body: any): FakeR
   return [200, { orderWithFulfillments: { orderId, fulfillments: done }, fulfillmentId: fulfillment.id }];
 }
 
-/** The documented order with the spec's facts: id, status and payment, update time, lines (each a line item with its SKU). */
+/**
+ * The documented order with the spec's facts: id, status and payment, update time, lines (each a line item with its
+ * SKU).
+ */
 export function wixOrderOf(spec: OrderSpec & { id: string }): WixOrderJson {
   const base = structuredClone(orderFixture) as WixOrderJson;
   const updated = spec.updatedAt ?? new Date().toISOString();

@@ -42,7 +42,8 @@ describe('Wix order mapping', () => {
   it('is paid only when APPROVED and PAID (or PARTIALLY_REFUNDED after paying): an offline payment is approved but NOT_PAID', () => {
     assert.equal(mapWixOrder(order({ paymentStatus: 'NOT_PAID' })).paid, false);
     assert.equal(mapWixOrder(order({ status: 'PENDING' })).paid, false);
-    // Every status @wix/auto_sdk_ecom_orders lists: the money is the merchant's in PAID and PARTIALLY_REFUNDED only (Shopify's policy).
+    // Every status @wix/auto_sdk_ecom_orders lists: the money is the merchant's in PAID and PARTIALLY_REFUNDED only
+    // (Shopify's policy).
     const statuses = {
       UNSPECIFIED: false,
       NOT_PAID: false,

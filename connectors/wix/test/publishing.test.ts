@@ -19,7 +19,8 @@ const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
   ...over,
 });
 
-// The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses, Retry-After) as in production.
+// The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses,
+// Retry-After) as in production.
 describe('Wix publishing (Catalog V1 products: create, add media, update, hide)', () => {
   const wix = new FakeWix();
   let server: FakePlatformServer;
@@ -50,7 +51,8 @@ describe('Wix publishing (Catalog V1 products: create, add media, update, hide)'
       credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null },
     };
   });
-  // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed as they type it.
+  // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed
+  // as they type it.
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
   after(async () => server?.close());
 

@@ -17,7 +17,8 @@ const OTHER_SKU = 'MUG-DELFT';
 
 // The scenarios every platform shares run in conformance.test.ts; here what Wix makes different.
 describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS)', function () {
-  // Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages' contract.
+  // Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages'
+  // contract.
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let h: ConformanceHarness;
@@ -254,7 +255,8 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
           company: 'Tipografia Rossi S.r.l.',
         },
       };
-      // One of the three posters of the first line refunded, the second line refunded whole (`refundQuantity`, as Wix's Order type has it).
+      // One of the three posters of the first line refunded, the second line refunded whole (`refundQuantity`, as Wix's
+      // Order type has it).
       const refunded = base.lineItems.map((line) => Object.assign({}, line, { refundQuantity: 1 }));
       site.orders.set(id, {
         ...base,
@@ -416,7 +418,8 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
       const { key, site, store } = await connected();
       site.catalogVersion = 'V3_CATALOG';
       await sync(key, store.storeId);
-      // The connect-time run may still be reading the site as V1 when it switches: wait until the V3 run has replaced those listings.
+      // The connect-time run may still be reading the site as V1 when it switches: wait until the V3 run has replaced
+      // those listings.
       const seen = await eventually(async () => {
         const l = await listings(key, store.storeId);
         return l.some((x) => x.sku === 'POSTER-CANAL-A2') && !l.some((x) => x.sku === 'POSTER-TULIPS') && l;

@@ -55,7 +55,10 @@ export function gmtToIso(value: string): string {
   return date.toISOString();
 }
 
-/** `2024-05-01T10:00:00.000Z` -> `2024-05-01T10:00:00`: the form WooCommerce's `modified_after` + `dates_are_gmt` expects. */
+/**
+ * `2024-05-01T10:00:00.000Z` -> `2024-05-01T10:00:00`: the form WooCommerce's `modified_after` + `dates_are_gmt`
+ * expects.
+ */
 export function isoToGmt(iso: string): string {
   return new Date(iso).toISOString().slice(0, 19);
 }

@@ -131,7 +131,9 @@ export class WooCommerceClient {
     return Array.isArray(res.data) ? res.data : [];
   }
 
-  /** A page of the store's products (every status), oldest id first, and how many pages there are (`X-WP-TotalPages`). */
+  /**
+   * A page of the store's products (every status), oldest id first, and how many pages there are (`X-WP-TotalPages`).
+   */
   async listProducts(page: number, perPage: number): Promise<{ items: unknown[]; totalPages: number }> {
     const res = await this.#call(
       this.#wc.get('products', { per_page: perPage, page, orderby: 'id', order: 'asc', status: 'any' }),
@@ -183,7 +185,10 @@ export class WooCommerceClient {
     return (await this.#call(this.#wc.get('data/currencies/current'))).data;
   }
 
-  /** The store's address country and state (`GET /settings/general/woocommerce_default_country`: its `value`, "NL" or "US:CA"). */
+  /**
+   * The store's address country and state (`GET /settings/general/woocommerce_default_country`: its `value`, "NL" or
+   * "US:CA").
+   */
   async defaultCountry(): Promise<unknown> {
     return (await this.#call(this.#wc.get('settings/general/woocommerce_default_country'))).data;
   }

@@ -17,7 +17,10 @@ interface StoredWebhook {
   failure_count: number;
 }
 
-/** What WooCommerce's REST contract refused since the last `takeContractViolations`, in every fake store (each test checks it is nothing). */
+/**
+ * What WooCommerce's REST contract refused since the last `takeContractViolations`, in every fake store (each test
+ * checks it is nothing).
+ */
 const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
@@ -26,7 +29,9 @@ export function takeContractViolations(): string[] {
 /** WooCommerce's answer to a SKU another product has (`WC_REST_Products_Controller`, `product_invalid_sku`). */
 const SKU_TAKEN = { code: 'product_invalid_sku', message: 'Invalid or duplicated SKU.', data: { status: 400 } };
 
-/** `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row. */
+/**
+ * `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row.
+ */
 const MAX_DELIVERY_FAILURES = 5;
 
 interface Fault {
@@ -81,7 +86,9 @@ export class FakeWooStore {
   shipmentTracking = true;
   /** The store's currency (WooCommerce > Settings > General). */
   currency = 'EUR';
-  /** The store's address country and state (WooCommerce > Settings > General > Store Address), as WooCommerce keeps it. */
+  /**
+   * The store's address country and state (WooCommerce > Settings > General > Store Address), as WooCommerce keeps it.
+   */
   defaultCountry = 'NL:NH';
   /** WordPress on plain permalinks: no /wp-json/ (its 404 page), the REST index only at /?rest_route=/. */
   plainPermalinks = false;
@@ -247,7 +254,8 @@ export class FakeWooStore {
     const basic = `Basic ${Buffer.from(`${this.consumerKey}:${this.consumerSecret}`).toString('base64')}`;
     if (req.headers.get('authorization') !== basic) return [401, errors.invalidKey];
     if (method !== 'GET' && this.permissions === 'read') return [401, errors.readOnlyKey];
-    // Held to WooCommerce's declared parameters and schemas: WordPress's 400 for what it refuses (and, here, for what it would silently ignore).
+    // Held to WooCommerce's declared parameters and schemas: WordPress's 400 for what it refuses (and, here, for what
+    // it would silently ignore).
     const refused = requestViolations(method, url.pathname, url.searchParams, body);
     if (refused.length) {
       violations.push(...refused);
@@ -257,7 +265,8 @@ export class FakeWooStore {
       ];
     }
     const reply = await this.#route(method, url, body as Record<string, unknown>);
-    // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen otherwise).
+    // The fake's own orders and webhooks must be what the schema types (a misread field or enum would pass unseen
+    // otherwise).
     const schema = /\/wc\/v3\/orders(\/\d+)?$/.test(url.pathname)
       ? 'order'
       : /\/wc\/v3\/webhooks(\/\d+)?$/.test(url.pathname)
@@ -358,7 +367,10 @@ export class FakeWooStore {
     return [404, errors.noRoute];
   }
 
-  /** `WC_REST_Products_Controller::create_item`: a SKU must be unique in the store (`wc_product_has_unique_sku`), an image URL must load. */
+  /**
+   * `WC_REST_Products_Controller::create_item`: a SKU must be unique in the store (`wc_product_has_unique_sku`), an
+   * image URL must load.
+   */
   #createProduct(body: Record<string, unknown>): Reply {
     const sku = typeof body.sku === 'string' ? body.sku : '';
     if (sku && this.#skuTaken(sku)) return [400, SKU_TAKEN];
@@ -393,8 +405,14 @@ export class FakeWooStore {
     );
   }
 
-  /** A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale here). */
-  /** The setting as WooCommerce's setting options controller answers it (a `single_select_country` shown as a `select`; its options, every country and state, left out here). */
+  /**
+   * A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale
+   * here).
+   */
+  /**
+   * The setting as WooCommerce's setting options controller answers it (a `single_select_country` shown as a `select`;
+   * its options, every country and state, left out here).
+   */
   #countrySetting(): Record<string, unknown> {
     const value = this.defaultCountry;
     return {

@@ -33,7 +33,10 @@ const ROUTES = Object.entries(contract.routes as Record<string, RouteSpec>).map(
 /** WordPress's own parameters, valid on every route. */
 const GLOBAL = new Set(['_fields', '_embed', '_envelope', '_jsonp', '_method']);
 
-/** What of this request WooCommerce's controllers do not declare or would refuse (empty: it keeps to the contract). Other namespaces (the REST index, Shipment Tracking) are not judged. */
+/**
+ * What of this request WooCommerce's controllers do not declare or would refuse (empty: it keeps to the contract).
+ * Other namespaces (the REST index, Shipment Tracking) are not judged.
+ */
 export function requestViolations(method: string, path: string, query: URLSearchParams, body: unknown): string[] {
   if (!path.startsWith('/wp-json/wc/v3/')) return [];
   const route = ROUTES.find((r) => r.method === method && r.pattern.test(path));
@@ -73,7 +76,10 @@ function bodyViolations(key: string, spec: RouteSpec, body: unknown): string[] {
   return out;
 }
 
-/** Where a resource of `schema` (an answer of the fake) breaks the types and enums its schema declares; undeclared fields are WooCommerce's to add. */
+/**
+ * Where a resource of `schema` (an answer of the fake) breaks the types and enums its schema declares; undeclared
+ * fields are WooCommerce's to add.
+ */
 export function resourceViolations(
   schema: 'order' | 'orderNote' | 'webhook' | 'product' | 'setting',
   value: unknown,

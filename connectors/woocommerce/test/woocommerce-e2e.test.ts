@@ -135,7 +135,8 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect(approval.returnedTo).to.equal(
         `https://app.reseller.example/stores?from=woo&success=1&user_id=${encodeURIComponent(q.get('user_id')!)}`,
       );
-      // The return address redirects once, at the end of the completed flow; afterwards it is a page (no open redirect on our domain).
+      // The return address redirects once, at the end of the completed flow; afterwards it is a page (no open redirect
+      // on our domain).
       const again = await fetch(`${q.get('return_url')!.replace(PUBLIC_URL, t.baseUrl)}?success=1`, {
         redirect: 'manual',
         headers: { 'user-agent': 'print-api-tests/1.0' },
@@ -327,7 +328,8 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
   describe('polling', () => {
     it('re-enables our webhook WooCommerce disabled after failed deliveries, registers a deleted one again, and tells the merchant on the store', async () => {
       const { reseller, shop, storeId } = await connected();
-      // Our service refused seven deliveries in a row (here: signed with another secret; a database restart answering 503 does the same).
+      // Our service refused seven deliveries in a row (here: signed with another secret; a database restart answering
+      // 503 does the same).
       const hook = shop.hook('order.updated');
       for (let i = 0; i < 7; i++)
         expect(

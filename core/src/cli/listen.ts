@@ -4,7 +4,10 @@ import { CLI_USER_AGENT, CliError, unreachable, type Target } from './admin-clie
 
 export interface ListenOptions {
   target: Target;
-  /** `/admin/v1/resellers/{id}/events/stream?mode=` with the back-office token, or `/api/reseller/v1/events/stream` with an API key. */
+  /**
+   * `/admin/v1/resellers/{id}/events/stream?mode=` with the back-office token, or `/api/reseller/v1/events/stream` with
+   * an API key.
+   */
   source: { resellerId: string; mode: 'live' | 'test' } | { apiKey: string };
   forwardTo?: string | undefined;
   /** The listen session's signing secret; a new one when not given. */

@@ -31,7 +31,10 @@ import type { CoreModules } from './modules.ts';
 import type { Overrides } from './overrides.ts';
 import type { StoresArea } from './stores.ts';
 
-/** The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in one express app. */
+/**
+ * The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in
+ * one express app.
+ */
 export function composeHttpApp(
   infra: Infrastructure,
   modules: CoreModules,
@@ -94,7 +97,8 @@ export function composeHttpApp(
     accounts,
     rateLimiter,
     trustProxy: config.TRUST_PROXY,
-    // Wrong API keys and admin tokens per address: 30 per 15 minutes, then a wrong one answers 429 (a right one never does).
+    // Wrong API keys and admin tokens per address: 30 per 15 minutes, then a wrong one answers 429 (a right one never
+    // does).
     credentialFailures: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:bearer-failures`, points: 30 }),
     adminToken: secrets.adminToken,
     publicUrl,

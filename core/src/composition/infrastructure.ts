@@ -45,7 +45,10 @@ export interface Infrastructure {
   publicUrl: string;
 }
 
-/** Opens the adapters, in the order start-up needs them: settings checked first, then the database (migrated), Redis, the queue. */
+/**
+ * Opens the adapters, in the order start-up needs them: settings checked first, then the database (migrated), Redis,
+ * the queue.
+ */
 export async function openInfrastructure(config: Config, overrides: Overrides): Promise<Infrastructure> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL, { service: 'print-api', role: config.ROLE });
   // First: a connector's wrong setting stops start-up (ConfigError) before anything is opened.

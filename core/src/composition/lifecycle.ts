@@ -3,7 +3,10 @@ import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config.ts';
 
-/** How long the server keeps an idle keep-alive connection: longer than clients and proxies do (AWS's load balancers: 60 s). */
+/**
+ * How long the server keeps an idle keep-alive connection: longer than clients and proxies do (AWS's load balancers: 60
+ * s).
+ */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 type Step = () => unknown;

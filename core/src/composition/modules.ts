@@ -103,7 +103,8 @@ export async function composeCoreModules(
     await payments.releaseAwaitingFunds(resellerId, mode);
   });
   const dashboardLinks = new DashboardLinks({ db, accounts, publicUrl });
-  // Revoking a key ends its dashboard sessions and unused login links at once, in every process (both live in the database).
+  // Revoking a key ends its dashboard sessions and unused login links at once, in every process (both live in the
+  // database).
   accounts.onKeyRevoked(async (keyId) => {
     await sessions.revokeForKey(keyId);
     await dashboardLinks.revokeForKey(keyId);

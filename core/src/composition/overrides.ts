@@ -20,12 +20,17 @@ export interface Overrides {
   maintenanceIntervalMs?: number;
   /** Connectors to load instead of CONNECTORS (a test's variant of a connector). */
   connectors?: Array<Connector<any, any>>;
-  /** Where connectors' `CONNECTOR_<PLATFORM>_*` variables are read (tests: their own environment); the process environment otherwise. */
+  /**
+   * Where connectors' `CONNECTOR_<PLATFORM>_*` variables are read (tests: their own environment); the process
+   * environment otherwise.
+   */
   connectorEnv?: (platform: string) => Record<string, string>;
   /** Webhook delivery tunables (timeout, retry schedule, lease…); tests shorten them. */
   webhooks?: Partial<WebhooksOptions>;
   /** The print facility live orders are handed to (a third party: tests stand one in). */
   productionPartner?: ProductionPartner;
-  /** A new embedded database starts from this data directory (tests: a migrated template) instead of being initialised. */
+  /**
+   * A new embedded database starts from this data directory (tests: a migrated template) instead of being initialised.
+   */
   pgliteTemplate?: Blob;
 }

@@ -5,7 +5,10 @@ import { SERVICE_UNAVAILABLE_ERROR } from './service-unavailable.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-/** Component names of schemas (`Order`, `Quote`…): kept beside zod's own metadata, never in its global registry (ids there must be unique per process). */
+/**
+ * Component names of schemas (`Order`, `Quote`…): kept beside zod's own metadata, never in its global registry (ids
+ * there must be unique per process).
+ */
 const componentNames = new WeakMap<z.ZodType, string>();
 
 /**
@@ -324,7 +327,10 @@ function exampleKey(code: string): string {
   return /^\d/.test(code) ? `cdn_${code}` : code;
 }
 
-/** An interactive reference page (Swagger UI, served from our own host) titled `title`, linking the error reference when given. */
+/**
+ * An interactive reference page (Swagger UI, served from our own host) titled `title`, linking the error reference when
+ * given.
+ */
 export function docsPage(
   openApiUrl: string,
   assetsUrl: string,

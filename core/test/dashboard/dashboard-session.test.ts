@@ -65,7 +65,10 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
     await receiver?.close();
   });
 
-  /** Signs in with a link of the reseller's key, or one the back-office made (`backOffice`: a session that switches mode). */
+  /**
+   * Signs in with a link of the reseller's key, or one the back-office made (`backOffice`: a session that switches
+   * mode).
+   */
   async function signedIn(
     opts: { mode?: 'live' | 'test'; as?: { id: string; key: string }; backOffice?: boolean } = {},
   ) {

@@ -21,7 +21,8 @@ describe('dashboard trust in a browser: login CSRF and a test key’s session (r
 
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL });
-    // Another site (another origin and another site: `localhost` is not `127.0.0.1`), whose page posts a login link on load.
+    // Another site (another origin and another site: `localhost` is not `127.0.0.1`), whose page posts a login link on
+    // load.
     attacker = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
       res.end(

@@ -26,7 +26,8 @@ function codesInSource(): Map<string, string> {
     for (const m of text.matchAll(/new Refusal\(\s*'([^']+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\b(?:rejected|wrongState)\(\s*'([^']+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\bcode: '([^']+)'/g)) add(m[1]!, file);
-    // Codes chosen by an expression inside an ApiError (`flow === 'install' ? 'store_install_rejected' : …`) and status maps.
+    // Codes chosen by an expression inside an ApiError (`flow === 'install' ? 'store_install_rejected' : …`) and status
+    // maps.
     for (const line of text.split('\n').filter((l) => l.includes('new ApiError(') || l.includes('new Refusal(')))
       for (const m of line.matchAll(/'([a-z0-9]+_[a-z0-9_]+)'/g)) add(m[1]!, file);
     for (const m of text.matchAll(/\b\d{3}: '([a-z]+_[a-z_]+)'/g)) add(m[1]!, file);

@@ -22,7 +22,9 @@ const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 15_000);
 
 interface FormOp {
   path: string;
-  /** `dashboard`: sent with the fuzzing reseller's session (and mostly its CSRF token); `none`: no cookie (sign-ins). */
+  /**
+   * `dashboard`: sent with the fuzzing reseller's session (and mostly its CSRF token); `none`: no cookie (sign-ins).
+   */
   session: 'dashboard' | 'none';
   /** The form's fields, and values that get past the first checks (hostile ones are mixed in). */
   fields: Record<string, string[]>;
@@ -141,7 +143,10 @@ const FORMS: FormOp[] = [
   { path: '/dashboard/orders/{id}/cancel', session: 'dashboard', fields: {} },
   { path: '/dashboard/orders/{id}/lines/{line}/file', session: 'dashboard', fields: { fileUrl: url } },
 ];
-/** Dashboard forms left out on purpose: signing out would end the session every other form is fuzzed with (it has its own tests). */
+/**
+ * Dashboard forms left out on purpose: signing out would end the session every other form is fuzzed with (it has its
+ * own tests).
+ */
 const NOT_FUZZED = ['/dashboard/sign-out'];
 
 interface FuzzRequest {
@@ -288,7 +293,9 @@ async function problemWith(
   return `${res.status} neither a page nor the error shape: ${res.text.slice(0, 300)}`;
 }
 
-/** The declared forms (POST pages) from the app's table of entry points, with `{param}`s: what the form list must cover. */
+/**
+ * The declared forms (POST pages) from the app's table of entry points, with `{param}`s: what the form list must cover.
+ */
 function declaredForms(t: TestService): string[] {
   return entryPointsOf(t.service.app)
     .pages()

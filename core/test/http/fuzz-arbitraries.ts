@@ -14,7 +14,9 @@ export type JsonNode =
   | { kind: 'object'; entries: Array<[string, JsonNode]> }
   | { kind: 'raw'; text: string };
 
-/** The text of a node. Strings go through JSON.stringify, which writes NUL and lone surrogates as `\u0000`, `\ud800`. */
+/**
+ * The text of a node. Strings go through JSON.stringify, which writes NUL and lone surrogates as `\u0000`, `\ud800`.
+ */
 export function jsonText(node: JsonNode): string {
   if (node === null || typeof node !== 'object') return JSON.stringify(node) ?? 'null';
   if (Array.isArray(node)) return `[${node.map(jsonText).join(',')}]`;
@@ -306,7 +308,10 @@ function shapedObject(schema: Schema, hints: Hints, depth: number): fc.Arbitrary
   return fc.tuple(fc.tuple(...known), extrasOdds).map(([props, more]) => object([...props.flat(), ...more]));
 }
 
-/** Percent-encodes text for a URL, lone surrogates included (as the three bytes WTF-8 gives them, which no UTF-8 decoder accepts). */
+/**
+ * Percent-encodes text for a URL, lone surrogates included (as the three bytes WTF-8 gives them, which no UTF-8 decoder
+ * accepts).
+ */
 export function percentEncode(text: string): string {
   let out = '';
   for (const ch of text) {

@@ -65,7 +65,9 @@ interface Operation {
   body: Schema | undefined;
 }
 
-/** The schema with every `$ref` to `#/components/schemas/…` replaced by what it names (the shapes are not recursive). */
+/**
+ * The schema with every `$ref` to `#/components/schemas/…` replaced by what it names (the shapes are not recursive).
+ */
 function dereferenced(value: any, doc: any, depth = 0): any {
   if (depth > 32) throw new Error('$ref nesting deeper than 32: a recursive schema?');
   if (Array.isArray(value)) return value.map((v) => dereferenced(v, doc, depth));

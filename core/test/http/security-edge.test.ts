@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 
-/** A request from the client address `from` (the service trusts loopback as its proxy, so X-Forwarded-For names the client). */
+/**
+ * A request from the client address `from` (the service trusts loopback as its proxy, so X-Forwarded-For names the
+ * client).
+ */
 async function from(
   t: TestService,
   address: string,

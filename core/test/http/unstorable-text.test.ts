@@ -26,7 +26,9 @@ function expectNamed(res: { status: number; body: any }, field: string, code: st
   expect(res.body.error.message).to.contain(field);
 }
 
-/** Text PostgreSQL cannot store (NUL, unpaired surrogates) and bodies that cannot be decoded are the client's mistake. */
+/**
+ * Text PostgreSQL cannot store (NUL, unpaired surrogates) and bodies that cannot be decoded are the client's mistake.
+ */
 describeEachBackend('text the database cannot store, refused at the edge', (get) => {
   withoutNock();
   let key: string;

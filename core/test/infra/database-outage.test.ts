@@ -10,7 +10,9 @@ import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-/** Ends every session of database `name` as a restart would (57P01 terminating connection due to administrator command). */
+/**
+ * Ends every session of database `name` as a restart would (57P01 terminating connection due to administrator command).
+ */
 async function terminateBackends(name: string): Promise<number> {
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();

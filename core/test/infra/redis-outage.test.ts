@@ -8,7 +8,10 @@ import { startTestService, type HttpResult, type TestService } from '../helpers/
 import { waitFor } from '../helpers/wait.ts';
 import { orderBody, placeOrder, startFileServer } from '../orders/orders-helpers.ts';
 
-/** `work`'s result, or a failure as soon as `ms` have passed without one (a hang fails at the deadline, not at mocha's timeout). */
+/**
+ * `work`'s result, or a failure as soon as `ms` have passed without one (a hang fails at the deadline, not at mocha's
+ * timeout).
+ */
 async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

@@ -116,7 +116,8 @@ describe('orders under concurrency', function () {
         const res = await placeOrder(t, r.key, orderBody(files));
         expect(res.status).to.equal(201);
         expect(res.body.data.payment.status).to.equal('charging');
-        // The recovery sweep repeats the charge with the same idempotency key: the gateway answers with the first charge.
+        // The recovery sweep repeats the charge with the same idempotency key: the gateway answers with the first
+        // charge.
         await t.service.services.orders.payments.recoverInterruptedCharges(0);
         const order = (await t.api(r.key, 'GET', `/orders/${res.body.data.id}`)).body.data;
         expect(order).to.include({ state: 'SUBMITTED', status: 'PAID' });

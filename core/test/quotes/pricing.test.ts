@@ -139,7 +139,8 @@ describe('pricing engine (worked examples)', () => {
   });
 
   it('weighs each line by its options and ships the sum', () => {
-    // 5000 A5 flyers on 250 g: 4.3 g x 1.85 x 5000 = 39775 g; 2 A0 posters on photo paper: 45 x 4 x 1.18 x 2 = 424.8 -> 425 g.
+    // 5000 A5 flyers on 250 g: 4.3 g x 1.85 x 5000 = 39775 g; 2 A0 posters on photo paper: 45 x 4 x 1.18 x 2 = 424.8 ->
+    // 425 g.
     const q = priceQuote(
       {
         lines: [line('flyers-a5', 5000, { paper: 'mc250' }, 0), line('posters', 2, { size: 'a0' }, 1)],

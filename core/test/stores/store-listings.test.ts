@@ -264,7 +264,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         10,
       );
       await waitFor('the run to complete', async () => (await row()).listings_synced_at !== null, 90_000, 100);
-      // 40 pages (and the connect's webhook registration and catch-up poll) at 10 calls a second take at least 3 windows.
+      // 40 pages (and the connect's webhook registration and catch-up poll) at 10 calls a second take at least 3
+      // windows.
       const pages = shop.server.hits('/api/products');
       expect(pages).to.equal(40);
       expect(Date.now() - started).to.be.at.least(((pages + 2) / RATE.max - 1) * RATE.durationMs);

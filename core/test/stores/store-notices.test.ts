@@ -53,7 +53,10 @@ describe('store orders not ours to print, and store warnings', function () {
     ).to.deep.equal([]);
   });
 
-  /** The reference platform as a thin-notification platform (each delivery names an order to fetch); `fetchOrders` as given. */
+  /**
+   * The reference platform as a thin-notification platform (each delivery names an order to fetch); `fetchOrders` as
+   * given.
+   */
   let fetches: OrderFetches;
   function thinIngester(fetchOrders: Connector<any, any>['fetchOrders'], fetchOrdersMax?: number): EventIngester {
     const thin: Connector<any, any> = {

@@ -83,7 +83,10 @@ const metered = polledPlatform(
   },
 );
 
-/** Searches metered on their own (a budget per operation) and paged: a run's pages take from that budget, not from the store's general one of one call in ten minutes. */
+/**
+ * Searches metered on their own (a budget per operation) and paged: a run's pages take from that budget, not from the
+ * store's general one of one call in ten minutes.
+ */
 const pages = { calls: [] as string[] };
 const meteredPages = polledPlatform(
   'METERED_PAGES',
@@ -169,7 +172,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       });
       const waitMs = Date.parse(later.body.data.pollsAt) - Date.parse(later.body.data.requestedAt);
       expect(waitMs).to.be.within(1000, 3000);
-      // Asked again while the poll waits: the same answer, not a conflict (but in the instant the waiting poll checks the budget).
+      // Asked again while the poll waits: the same answer, not a conflict (but in the instant the waiting poll checks
+      // the budget).
       const again = await waitFor<any>('the sync asked again', async () => {
         const res = await t.api(key, 'POST', `/stores/${storeId}/sync`);
         return res.status === 202 ? res : undefined;

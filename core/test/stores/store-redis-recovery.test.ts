@@ -6,7 +6,9 @@ import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/refere
 import { needService } from '../helpers/services.ts';
 import { waitFor } from '../helpers/wait.ts';
 
-/** Issue 32: webhooks stored while Redis was away are placed within this of its return (the sweeper alone took 62-78 s). */
+/**
+ * Issue 32: webhooks stored while Redis was away are placed within this of its return (the sweeper alone took 62-78 s).
+ */
 const RECOVERY_MS = 10_000;
 const DELIVERIES = 5;
 
@@ -18,7 +20,8 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
   before(async function () {
     await needService(this, 'postgres');
     redis = await PrivateRedis.start(this);
-    // The maintenance loop keeps its production pace (every 15 s, webhooks swept once a minute old): recovery must not wait for it.
+    // The maintenance loop keeps its production pace (every 15 s, webhooks swept once a minute old): recovery must not
+    // wait for it.
     world = await referenceStoreWorld(this, 'postgres+redis', { REDIS_URL: redis.url });
   });
   after(async () => {

@@ -153,7 +153,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       );
       const gone = await createEndpoint(t, key, receiver.hook('/mixed-gone'));
       const ids = await dueDeliveries(resellerId, [ok.id, failing.id, gone.id], 4);
-      // Deleted between the fan-out and the attempt (its deliveries stay pending, as if the deletion raced the fan-out).
+      // Deleted between the fan-out and the attempt (its deliveries stay pending, as if the deletion raced the
+      // fan-out).
       await t.service.db
         .updateTable('webhook_endpoints')
         .set({ deleted_at: new Date() })

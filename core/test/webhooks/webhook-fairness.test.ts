@@ -24,7 +24,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
           logger: captured.logger,
           maintenanceIntervalMs: 300,
           webhooks: {
-            // A hanging request stays open for the whole first phase of a test (it is answered, or the test ends, first).
+            // A hanging request stays open for the whole first phase of a test (it is answered, or the test ends,
+            // first).
             timeoutMs: TIMEOUT_MS,
             leaseMs: TIMEOUT_MS + 10_000,
             // Four sends per host: before fair scheduling, X's backlog took them all, in line ahead of Y.

@@ -176,7 +176,8 @@ describe('webhook send scheduler', () => {
     const cap = s.claimCaps().get('X')!;
     expect(cap.cap).to.equal(0);
     expect(cap.until.getTime() - clock.now).to.be.within(1350, 1650);
-    // A fast endpoint may be claimed for far more than its places (they start within slowAfterMs), and not at all when idle.
+    // A fast endpoint may be claimed for far more than its places (they start within slowAfterMs), and not at all when
+    // idle.
     (await s.acquire('F', HOST))!.release(OK);
     expect(s.claimCaps().has('F')).to.equal(false);
     const f = await s.acquire('F', HOST);

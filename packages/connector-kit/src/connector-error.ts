@@ -30,7 +30,10 @@ export class ConnectorError extends Error {
     this.revoked = opts.revoked === true;
   }
 
-  /** Maps an HTTP answer of a platform to the right kind (401/403 auth, 429 rate_limited, 5xx upstream, other 4xx invalid). */
+  /**
+   * Maps an HTTP answer of a platform to the right kind (401/403 auth, 429 rate_limited, 5xx upstream, other 4xx
+   * invalid).
+   */
   static fromStatus(platform: string, status: number, body: string, retryAfterHeader?: string | null): ConnectorError {
     const snippet = body.length > 300 ? `${body.slice(0, 300)}…` : body;
     if (status === 401 || status === 403)

@@ -80,7 +80,10 @@ export interface ConnectorContext<S = unknown> {
  * the credentials (sealed at rest by core, handed back to the connector decrypted).
  */
 export interface StoreConnection<C> {
-  /** Our id for the store, where core has one: `ctx.webhookUrl(id)` is its own webhook URL (to register a webhook again). */
+  /**
+   * Our id for the store, where core has one: `ctx.webhookUrl(id)` is its own webhook URL (to register a webhook
+   * again).
+   */
   id?: string | undefined;
   /** The platform's id for the store: a shop domain, a store URL, a shop id. Unique per platform. */
   externalId: string;
@@ -121,9 +124,15 @@ export type WebhookContent =
   | { kind: 'orders'; orders: StoreOrder[] }
   /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
   | { kind: 'fetch'; externalOrderIds: string[] }
-  /** The app was removed or its authorisation revoked: the store is disconnected, with `reason` (a default when absent) shown as its `lastError`. */
+  /**
+   * The app was removed or its authorisation revoked: the store is disconnected, with `reason` (a default when absent)
+   * shown as its `lastError`.
+   */
   | { kind: 'uninstalled'; reason?: string }
-  /** Something the merchant must act on (an authorisation about to expire): shown as the store's `lastError` until it reconnects. */
+  /**
+   * Something the merchant must act on (an authorisation about to expire): shown as the store's `lastError` until it
+   * reconnects.
+   */
   | { kind: 'store_warning'; message: string }
   /** The store's catalogue changed (a product created, updated or deleted): its listings are synced again soon. */
   | { kind: 'listings_changed' }
@@ -154,9 +163,15 @@ export interface ConnectorManifest<C, S = unknown> {
    * A value that fails the schema always stops start-up, naming the variable.
    */
   settingsSchema?: ZodObject & ZodType<S>;
-  /** The fields of `POST /stores {platform, ...fields}` for this platform (documented in OpenAPI as one branch of a union on `platform`). */
+  /**
+   * The fields of `POST /stores {platform, ...fields}` for this platform (documented in OpenAPI as one branch of a
+   * union on `platform`).
+   */
   connectSchema: ZodObject;
-  /** Examples for the API reference: `connect` of `POST /stores`, `credentialRequest` of `POST /stores/credential-requests` (without `platform`). */
+  /**
+   * Examples for the API reference: `connect` of `POST /stores`, `credentialRequest` of `POST
+   * /stores/credential-requests` (without `platform`).
+   */
   examples: { connect: Record<string, unknown>; credentialRequest?: Record<string, unknown> };
   /** The stored credentials' shape (checked when they are read back). */
   credentialsSchema: ZodType<C>;
@@ -177,9 +192,15 @@ export interface ConnectorManifest<C, S = unknown> {
    * `POST /stores` answers 422 `store_not_connectable` ("<displayName> stores are for test keys").
    */
   testModeOnly?: boolean;
-  /** Without publishing: what the merchant can do instead, said in the 422 ("Create the product in Seller Central, then map it with POST /stores/{id}/links"). */
+  /**
+   * Without publishing: what the merchant can do instead, said in the 422 ("Create the product in Seller Central, then
+   * map it with POST /stores/{id}/links").
+   */
   publishingAdvice?: string;
-  /** The platform's request budget for one store: core takes one call under it, per store and shared by every process, before each call to the platform (a webhook carrying its order makes no call and waits for nothing). */
+  /**
+   * The platform's request budget for one store: core takes one call under it, per store and shared by every process,
+   * before each call to the platform (a webhook carrying its order makes no call and waits for nothing).
+   */
   rateLimit: { max: number; durationMs: number };
   /**
    * How many order ids one `fetchOrders` call takes at most (default 50). Core merges the ids of
@@ -207,7 +228,8 @@ export interface ConnectorManifest<C, S = unknown> {
  *
  * @example
  * const settingsSchema = z.object({
- *   apiUrl: z.url({ protocol: /^https$/ }).default('https://api.acme.example').meta({ description: "Acme's API origin" }),
+ * apiUrl: z.url({ protocol: /^https$/ }).default('https://api.acme.example').meta({ description: "Acme's API origin"
+ * }),
  * });
  * export const acmeConnector = defineConnector<{ token: string }, z.output<typeof settingsSchema>>({
  *   manifest: {
@@ -219,13 +241,15 @@ export interface ConnectorManifest<C, S = unknown> {
  *   },
  *   async connect(ctx, input) {
  *     const { token } = input as { token: string };
- *     const shop = await ctx.http.request({ method: 'GET', url: `${ctx.settings.apiUrl}/shop`, headers: { authorization: `Bearer ${token}` } });
+ * const shop = await ctx.http.request({ method: 'GET', url: `${ctx.settings.apiUrl}/shop`, headers: { authorization:
+ * `Bearer ${token}` } });
  *     if (shop.status !== 200) throw ConnectorError.fromStatus('Acme', shop.status, shop.body);
  *     const { id, name } = JSON.parse(shop.body);
  *     return { externalId: id, name, credentials: { token } };
  *   },
  *   verifyWebhook: (req, secrets) => verifyHmac(req.rawBody, req.headers['x-acme-signature'], secrets.storeSecret),
- *   async parseWebhook(ctx, store, req) { return { kind: 'orders', orders: [mapOrder(JSON.parse(req.rawBody.toString()))] }; },
+ * async parseWebhook(ctx, store, req) { return { kind: 'orders', orders: [mapOrder(JSON.parse(req.rawBody.toString()))]
+ * }; },
  *   async listOrders(ctx, store, cursor) { … return { orders, nextCursor }; },
  *   async pushShipment(ctx, store, shipment) { … },
  * });
@@ -258,7 +282,8 @@ export interface Connector<C = unknown, S = unknown> {
    * install: {
    *   inputSchema: z.strictObject({ shop: z.string() }),
    *   async begin(ctx, { query, state, callbackUrl }) {
-   *     return { redirectUrl: `https://${query.shop}/oauth/authorize?${new URLSearchParams({ client_id: ctx.settings.apiKey, state, redirect_uri: callbackUrl })}` };
+   * return { redirectUrl: `https://${query.shop}/oauth/authorize?${new URLSearchParams({ client_id:
+   * ctx.settings.apiKey, state, redirect_uri: callbackUrl })}` };
    *   },
    *   async callback(ctx, { query, state, callbackUrl }) {
    *     if (query.state !== state) throw new ConnectorError('auth', 'state mismatch');
@@ -275,7 +300,10 @@ export interface Connector<C = unknown, S = unknown> {
      * install (no dashboard button, no install link) instead of a flow that fails half way.
      */
     requiresSettings?: string[];
-    /** Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own signed state). */
+    /**
+     * Where to send the merchant; `cookies` are Set-Cookie values to send with that redirect (e.g. a library's own
+     * signed state).
+     */
     begin(
       ctx: ConnectorContext<S>,
       params: { query: Record<string, string | undefined>; state: string; callbackUrl: string },
@@ -306,7 +334,8 @@ export interface Connector<C = unknown, S = unknown> {
    *   inputSchema: z.strictObject({ storeUrl: z.url({ protocol: /^https$/ }) }),
    *   async begin(ctx, { input, state, callbackUrl, returnUrl }) {
    *     const { storeUrl } = input as { storeUrl: string };
-   *     return { redirectUrl: `${storeUrl}/authorize?${new URLSearchParams({ user_id: state, callback_url: callbackUrl, return_url: returnUrl })}` };
+   * return { redirectUrl: `${storeUrl}/authorize?${new URLSearchParams({ user_id: state, callback_url: callbackUrl,
+   * return_url: returnUrl })}` };
    *   },
    *   async receive(ctx, { input, state, rawBody }) {
    *     const keys = JSON.parse(rawBody.toString());
@@ -316,21 +345,32 @@ export interface Connector<C = unknown, S = unknown> {
    * },
    */
   credentialRequest?: {
-    /** The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL); documented in OpenAPI with `manifest.examples.credentialRequest`. */
+    /**
+     * The fields of `POST /stores/credential-requests` besides `platform` and `returnUrl` (e.g. the store URL);
+     * documented in OpenAPI with `manifest.examples.credentialRequest`.
+     */
     inputSchema: ZodObject;
-    /** Where to send the merchant to approve: the platform must POST the credentials to `callbackUrl` and send the merchant to `returnUrl`. */
+    /**
+     * Where to send the merchant to approve: the platform must POST the credentials to `callbackUrl` and send the
+     * merchant to `returnUrl`.
+     */
     begin(
       ctx: ConnectorContext<S>,
       params: { input: unknown; state: string; callbackUrl: string; returnUrl: string },
     ): Promise<{ redirectUrl: string }>;
-    /** The platform's POST to `callbackUrl`: checks what it sent (on the raw body) with the platform and describes the store. */
+    /**
+     * The platform's POST to `callbackUrl`: checks what it sent (on the raw body) with the platform and describes the
+     * store.
+     */
     receive(
       ctx: ConnectorContext<S>,
       params: { input: unknown; state: string; headers: Record<string, string | undefined>; rawBody: Buffer },
     ): Promise<StoreConnection<C>>;
   };
 
-  /** Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one. */
+  /**
+   * Creates the store's webhooks pointing at `callbackUrl`; returns the per-store secret when the platform uses one.
+   */
   registerWebhooks?(
     ctx: ConnectorContext<S>,
     store: StoreConnection<C>,
@@ -358,7 +398,10 @@ export interface Connector<C = unknown, S = unknown> {
   /** Turns a verified webhook into orders (or a list of orders to fetch, an uninstall, a redaction…). */
   parseWebhook(ctx: ConnectorContext<S>, store: StoreConnection<C>, req: InboundWebhook): Promise<WebhookContent>;
 
-  /** Fetches orders by id (thin webhooks; core asks once for the orders of every notification of a store waiting for its call budget, up to `manifest.fetchOrdersMax` ids, so batch them as the platform allows). */
+  /**
+   * Fetches orders by id (thin webhooks; core asks once for the orders of every notification of a store waiting for its
+   * call budget, up to `manifest.fetchOrdersMax` ids, so batch them as the platform allows).
+   */
   fetchOrders?(ctx: ConnectorContext<S>, store: StoreConnection<C>, externalOrderIds: string[]): Promise<StoreOrder[]>;
 
   /**

@@ -20,7 +20,8 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * merchant's log can use, rather than jose's error classes.
  *
  * @example
- * const verdict = await verifyRs256Jwt(req.rawBody.toString('utf8').trim(), ctx.appSettings.publicKey!, { now: new Date() });
+ * const verdict = await verifyRs256Jwt(req.rawBody.toString('utf8').trim(), ctx.appSettings.publicKey!, { now: new
+ * Date() });
  * if (!verdict.ok) return { ok: false, reason: verdict.reason };
  * const envelope = JSON.parse(String(verdict.payload.data)); // Wix: { eventType, instanceId, data, … }
  */

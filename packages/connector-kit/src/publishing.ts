@@ -13,7 +13,10 @@ export interface ListingDraft {
   imageUrls: string[];
   /** false: created as a draft (not on sale). */
   published: boolean;
-  /** Per-platform extras the merchant gave (Etsy: `taxonomyId`, `shippingProfileId`, `whoMade`…), checked by the connector. */
+  /**
+   * Per-platform extras the merchant gave (Etsy: `taxonomyId`, `shippingProfileId`, `whoMade`…), checked by the
+   * connector.
+   */
   platformOptions?: Record<string, unknown> | undefined;
 }
 

@@ -27,7 +27,8 @@ export type StandardWebhookVerdict = { ok: true; id: string; timestamp: Date } |
  * pass `now` and a tolerance and log why a delivery was refused.
  *
  * @example
- * const verdict = verifyStandardWebhook({ headers: req.headers, rawBody: req.rawBody, secret: ctx.appSettings.webhookSecret!, now: new Date() });
+ * const verdict = verifyStandardWebhook({ headers: req.headers, rawBody: req.rawBody, secret:
+ * ctx.appSettings.webhookSecret!, now: new Date() });
  * if (!verdict.ok) return { ok: false, reason: verdict.reason };
  * return { ok: true, topic: 'order.paid', eventId: verdict.id, occurredAt: verdict.timestamp.toISOString() };
  */
@@ -76,7 +77,8 @@ export function verifyStandardWebhook(input: {
  * tests (a real platform signs its own deliveries).
  *
  * @example
- * const headers = signStandardWebhook({ id: 'msg_1', timestamp: new Date(), body, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
+ * const headers = signStandardWebhook({ id: 'msg_1', timestamp: new Date(), body, secret:
+ * 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });
  * await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
  */
 export function signStandardWebhook(input: {

@@ -78,10 +78,12 @@ interface Stored {
  * async listOrders(ctx, store, cursor) {
  *   const at = receipts.read(cursor, ctx.clock());
  *   // Etsy counts whole seconds: round `since` up.
- *   const page = await etsy.receipts(store, { minLastModified: Math.ceil(at.since.getTime() / 1000), offset: at.offset, limit: 100 });
+ * const page = await etsy.receipts(store, { minLastModified: Math.ceil(at.since.getTime() / 1000), offset: at.offset,
+ * limit: 100 });
  *   return {
  *     orders: page.results.map(mapReceipt),
- *     nextCursor: receipts.next(at, { updatedAt: page.results.map((r) => r.updated_timestamp * 1000), more: page.results.length === 100 }),
+ * nextCursor: receipts.next(at, { updatedAt: page.results.map((r) => r.updated_timestamp * 1000), more:
+ * page.results.length === 100 }),
  *   };
  * }
  */

@@ -1,15 +1,18 @@
 import { expect } from 'chai';
 import { hmacSignature, verifyHmacSignature } from '../src/index.ts';
 
-// TikTok Shop's webhook vector (PLATFORMS-2.md §3.2, computed): Authorization = hex HMAC-SHA256(app_secret, app_key + raw body).
+// TikTok Shop's webhook vector (PLATFORMS-2.md §3.2, computed): Authorization = hex HMAC-SHA256(app_secret, app_key +
+// raw body).
 const TIKTOK_BODY =
   '{"type":1,"tts_notification_id":"7327112393057371910","shop_id":"7494049642642441621","timestamp":1767225600,"data":{"is_on_hold_order":false,"order_id":"576461413038785752","order_status":"AWAITING_SHIPMENT","update_time":1767225590}}';
 const TIKTOK_SIGNATURE = '54c2ee8cf7293d9025efe8969d37903c7c3f193e6bc6d5e72a6c31cd68927dde';
-// TikTok Shop's request signature (§3.1, computed): hex HMAC-SHA256(app_secret, app_secret + path + sorted params + body + app_secret).
+// TikTok Shop's request signature (§3.1, computed): hex HMAC-SHA256(app_secret, app_secret + path + sorted params +
+// body + app_secret).
 const TIKTOK_REQUEST_STRING =
   'test_app_secret/order/202309/orders/searchapp_keytest_app_keypage_size50shop_cipherROW_test_ciphersort_fieldupdate_timesort_orderASCtimestamp1767225600{"order_status":"AWAITING_SHIPMENT","update_time_ge":1767139200}test_app_secret';
 const TIKTOK_REQUEST_SIGN = '8a93473b37b916584861188842fc93c7f727164b083f355ee0d53c25c803a5b1';
-// Standard Webhooks' spec vector (§1.2): base64 HMAC-SHA256 of "id.timestamp.body" keyed with the decoded whsec_ secret.
+// Standard Webhooks' spec vector (§1.2): base64 HMAC-SHA256 of "id.timestamp.body" keyed with the decoded whsec_
+// secret.
 const SW_KEY = Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64');
 const SW_SIGNED = 'msg_p5jXN8AQM9LWM0D4loKWxJek.1614265330.{"test": 2432232314}';
 const SW_SIGNATURE = 'g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=';

@@ -6,7 +6,9 @@ const HOUR = 3600_000;
 const now = new Date('2026-01-01T10:00:00.000Z');
 const t = (iso: string) => new Date(`2026-01-01T${iso}Z`);
 
-/** A platform's "changed since" list: rows sorted by update time, ties by id, read with `since` + `offset` + `limit`. */
+/**
+ * A platform's "changed since" list: rows sorted by update time, ties by id, read with `since` + `offset` + `limit`.
+ */
 interface Row {
   id: number;
   t: number;

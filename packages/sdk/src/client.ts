@@ -75,7 +75,8 @@ export const DEFAULT_BASE_URL = 'http://localhost:3000/api/reseller/v1';
  * ```ts
  * const client = createClient({ apiKey: process.env.PRINT_API_KEY! });
  * const quote = await client.quotes.create({ country: 'NL', lines: [{ productId: 'business-cards', quantity: 250 }] });
- * const order = await client.orders.create({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl }], recipient });
+ * const order = await client.orders.create({ lines: [{ productId: 'business-cards', quantity: 250, fileUrl }],
+ * recipient });
  * for await (const o of client.orders.list({ state: 'SUBMITTED' })) console.log(o.id, o.status);
  * ```
  */
@@ -141,7 +142,10 @@ export class PrintApiClient {
         [200, 201],
       ),
     get: (id: string): Promise<Order> => data(this.raw.GET('/orders/{id}', { params: { path: { id } } })),
-    /** Every order matching the filters, newest first, page after page: `for await (const order of client.orders.list())`. */
+    /**
+     * Every order matching the filters, newest first, page after page: `for await (const order of
+     * client.orders.list())`.
+     */
     list: (query: ListOrdersQuery = {}): AsyncIterable<Order> =>
       this.#iterate((q) => this.raw.GET('/orders', { params: { query: q } }), query),
     listPage: (query: ListOrdersQuery & { cursor?: string } = {}): Promise<Page<Order>> =>

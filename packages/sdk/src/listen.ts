@@ -51,7 +51,10 @@ export interface ListenHooks {
   onForwardAttempt?: (attempt: ForwardAttempt) => void;
   /** The stream could not be opened or broke; throw to end the session instead of reconnecting. */
   onDisconnect?: (err: unknown, info: { url: string; during: 'connect' | 'stream' }) => void;
-  /** The error that ends the session on an answer that is not 2xx, or undefined to retry. Default: 4xx other than 429 end it. */
+  /**
+   * The error that ends the session on an answer that is not 2xx, or undefined to retry. Default: 4xx other than 429
+   * end it.
+   */
   refusal?: (res: Response, url: string) => Promise<Error | undefined>;
 }
 

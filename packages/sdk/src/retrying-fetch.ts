@@ -3,7 +3,10 @@ import { ConnectionError, retryAfterMs } from './errors.ts';
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). */
   maxRetries: number;
-  /** The longest wait the client accepts, from Retry-After or backoff (default 60 s); a longer Retry-After is not waited for. */
+  /**
+   * The longest wait the client accepts, from Retry-After or backoff (default 60 s); a longer Retry-After is not waited
+   * for.
+   */
   maxRetryDelayMs: number;
   /** Each attempt's time limit (default 60 s). */
   timeoutMs: number;

@@ -11,7 +11,10 @@ import {
   ConnectionError,
 } from '../src/index.ts';
 
-/** The client's narrow error cases, answered at its fetch boundary: each request is recorded and answered by the next scripted answer. */
+/**
+ * The client's narrow error cases, answered at its fetch boundary: each request is recorded and answered by the next
+ * scripted answer.
+ */
 function scripted(answers: Array<(req: Request) => Response | Promise<Response>>) {
   const requests: Array<{ method: string; url: string; headers: Headers; body: string }> = [];
   const fetchFn = (async (input: Request) => {

@@ -5,7 +5,10 @@ import { ApiError } from '../api-error.ts';
 import { httpAnswer } from '../error-catalogue.ts';
 import { asServiceUnavailable } from '../service-unavailable.ts';
 
-/** The one place that turns errors into HTTP: refusals as the error catalogue answers them, a dependency outage as 503, anything else as a logged 500. */
+/**
+ * The one place that turns errors into HTTP: refusals as the error catalogue answers them, a dependency outage as 503,
+ * anything else as a logged 500.
+ */
 export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     if (res.headersSent) {

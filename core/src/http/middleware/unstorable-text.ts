@@ -28,7 +28,10 @@ const EXPLAIN = {
   unpaired_surrogate: 'contains a UTF-16 surrogate without its pair (such as \\ud800), which is not valid Unicode',
 } as const;
 
-/** The first string (value or key) in a parsed JSON body that cannot be stored, or a nesting too deep, as an error detail. */
+/**
+ * The first string (value or key) in a parsed JSON body that cannot be stored, or a nesting too deep, as an error
+ * detail.
+ */
 export function unstorableTextIn(body: unknown): ErrorDetail | undefined {
   const path: string[] = [];
   const found = walk(body, path, 0);

@@ -24,7 +24,9 @@ export interface VNode {
   props: Record<string, unknown>;
 }
 
-/** What a component may contain: elements, text, numbers, lists of them; null, undefined and booleans render nothing. */
+/**
+ * What a component may contain: elements, text, numbers, lists of them; null, undefined and booleans render nothing.
+ */
 export type Children = VNode | string | number | bigint | boolean | null | undefined | Children[];
 
 export const h = preact.h;

@@ -90,7 +90,10 @@ export async function openDatabase<T>(opts: {
   poolSize?: number;
   /** PostgreSQL: run repeated statements as named prepared statements (default true). */
   preparedStatements?: boolean;
-  /** PostgreSQL: how long getting a connection may take (a new one, or a turn at a full pool); default CONNECT_TIMEOUT_MS. */
+  /**
+   * PostgreSQL: how long getting a connection may take (a new one, or a turn at a full pool); default
+   * CONNECT_TIMEOUT_MS.
+   */
   connectTimeoutMs?: number;
   /** A connection that died (a database restart, a failover): reported once per connection, never a crash. */
   onConnectionError?: (err: Error) => void;
@@ -105,7 +108,8 @@ export async function openDatabase<T>(opts: {
     const pool = new pg.Pool({
       connectionString: opts.url,
       max: opts.poolSize ?? 10,
-      // While PostgreSQL is unreachable, a query fails after this long (and a request answers 503) instead of waiting for ever.
+      // While PostgreSQL is unreachable, a query fails after this long (and a request answers 503) instead of waiting
+      // for ever.
       connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -19,9 +19,15 @@ import { QueueJobStore, type InspectedJob, type StoredJob } from './queue-job-st
 export interface InProcessJobQueueDeps {
   db: Db;
   logger: Logger;
-  /** Longest sleep between two looks at the table, which is how soon jobs added by another process are seen (default 1 s). */
+  /**
+   * Longest sleep between two looks at the table, which is how soon jobs added by another process are seen (default 1
+   * s).
+   */
   pollIntervalMs?: number;
-  /** How long a claimed job stays claimed; renewed every third of it while it runs, so only a dead worker's job expires (default 30 s). */
+  /**
+   * How long a claimed job stays claimed; renewed every third of it while it runs, so only a dead worker's job expires
+   * (default 30 s).
+   */
   leaseMs?: number;
   /** Wall clock in ms for `run_at` times (tests); timers always use real time. */
   clock?: () => number;
@@ -282,7 +288,10 @@ class InProcessQueue<T> implements Queue<T> {
     }
   }
 
-  /** Runs one job and records the outcome; never rejects (a lost update only means the lease expires and the job runs again). */
+  /**
+   * Runs one job and records the outcome; never rejects (a lost update only means the lease expires and the job runs
+   * again).
+   */
   async #run(job: Job<T>, backoff: Backoff | undefined): Promise<void> {
     let failure: unknown;
     let failed = false;

@@ -256,7 +256,10 @@ export class QueueJobStore {
     return row ? inspected(row) : undefined;
   }
 
-  /** Puts a failed job back to wait at `runAt` with its attempts given back (the dashboard's retry); false when it is not failed. */
+  /**
+   * Puts a failed job back to wait at `runAt` with its attempts given back (the dashboard's retry); false when it is
+   * not failed.
+   */
   async retryFailed(jobId: string, runAt: Date): Promise<boolean> {
     const result = await this.#db
       .updateTable('queue_jobs')

@@ -58,7 +58,10 @@ export interface SafeFetch {
 
 /** What `createSafeFetch` returns: the port, plus a check that sends nothing. */
 export interface SafeFetchClient extends SafeFetch {
-  /** Applies the scheme, DNS and address checks to a URL without connecting (e.g. when a webhook endpoint is registered). */
+  /**
+   * Applies the scheme, DNS and address checks to a URL without connecting (e.g. when a webhook endpoint is
+   * registered).
+   */
   checkUrl(url: string): Promise<void>;
 }
 
@@ -74,7 +77,9 @@ export interface SafeFetchConfig {
   dnsCacheMs?: number;
 }
 
-/** A host's resolved addresses are reused this long: a few seconds of staleness, against a resolver call per request. */
+/**
+ * A host's resolved addresses are reused this long: a few seconds of staleness, against a resolver call per request.
+ */
 const DNS_CACHE_MS = 5000;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

@@ -24,7 +24,9 @@ export interface ProductSummary {
 
 type Condition = Record<string, string[]>;
 
-/** The product page: the summary plus description, quantity rules in full, restrictions, weight and file requirements. */
+/**
+ * The product page: the summary plus description, quantity rules in full, restrictions, weight and file requirements.
+ */
 export interface ProductDetail extends Omit<ProductSummary, 'quantity'> {
   description: string;
   quantity:

@@ -316,7 +316,10 @@ function tokenFingerprint(adminToken: string): string {
   return sha256Hex(`operator-session:${sha256Hex(adminToken)}`).slice(0, 32);
 }
 
-/** A session counts only while the admin token that opened it is the deployment's: rotating ADMIN_TOKEN signs every operator out. */
+/**
+ * A session counts only while the admin token that opened it is the deployment's: rotating ADMIN_TOKEN signs every
+ * operator out.
+ */
 export function acceptsOperatorSession(adminToken: string): (session: BrowserSession) => boolean {
   const current = tokenFingerprint(adminToken);
   return (session) => session.kind === 'operator' && session.data.tokenFingerprint === current;

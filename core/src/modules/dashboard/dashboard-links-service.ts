@@ -6,7 +6,9 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Mode } from '../accounts/accounts-tables.ts';
 import type { Db } from '../tables.ts';
 
-/** How long a login link can be used: long enough to open it from a terminal or an email, short enough to leak little. */
+/**
+ * How long a login link can be used: long enough to open it from a terminal or an email, short enough to leak little.
+ */
 export const LOGIN_LINK_TTL_MS = 5 * 60_000;
 /** Where a link is opened; `/dashboard/login/<token>`. */
 export const DASHBOARD_PATH = '/dashboard';

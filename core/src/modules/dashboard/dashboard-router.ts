@@ -37,7 +37,10 @@ export interface DashboardDeps {
   api: DashboardApi;
   publicUrl: string;
   logger: Logger;
-  /** The API's per-minute limit, counted per reseller for its dashboard pages (a page is one request, whatever it calls). */
+  /**
+   * The API's per-minute limit, counted per reseller for its dashboard pages (a page is one request, whatever it
+   * calls).
+   */
   rateLimiter?: RateLimiter;
   /** Failed link openings, per client address. */
   signInLimiter: SignInLimiter;
@@ -334,7 +337,10 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     }, next);
   }
 
-  /** What the session may do now: its key's mode and scopes (undefined once the key is revoked), or a back-office link's. */
+  /**
+   * What the session may do now: its key's mode and scopes (undefined once the key is revoked), or a back-office
+   * link's.
+   */
   async function grantOf(session: BrowserSession): Promise<SessionGrant | undefined> {
     const keyId = typeof session.data.keyId === 'string' ? session.data.keyId : null;
     const sessionMode: Mode = session.data.mode === 'test' ? 'test' : 'live';

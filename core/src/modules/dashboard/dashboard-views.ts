@@ -53,7 +53,9 @@ export class DashboardViews {
   }
 }
 
-/** A line about an event (its envelope's `data`): the order's state and status then, a problem it reports, the tracking. */
+/**
+ * A line about an event (its envelope's `data`): the order's state and status then, a problem it reports, the tracking.
+ */
 function eventDetail(payload: Record<string, unknown>): string | null {
   const data = (payload.data ?? {}) as Record<string, unknown>;
   const order = (data.order ?? {}) as Record<string, unknown>;

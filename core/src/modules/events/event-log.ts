@@ -9,7 +9,9 @@ export interface LoggedEvent {
   payload: Record<string, unknown>;
 }
 
-/** Reads of the outbox for other modules (the dashboard's order history): they reach the events table only through this. */
+/**
+ * Reads of the outbox for other modules (the dashboard's order history): they reach the events table only through this.
+ */
 export class EventLog {
   readonly #db: Db;
 

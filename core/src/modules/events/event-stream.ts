@@ -15,7 +15,9 @@ export interface StreamRequest {
 }
 
 export interface EventStreamsOptions {
-  /** How often the events table is read when no in-process commit wakes the stream (events written by another process). */
+  /**
+   * How often the events table is read when no in-process commit wakes the stream (events written by another process).
+   */
   pollMs: number;
   /** A comment line this often keeps proxies from closing an idle stream. */
   heartbeatMs: number;
@@ -111,7 +113,8 @@ export class EventStreams {
       while (!closed) {
         pending = false;
         const lookback = timeId(Date.now() - this.#options.lookbackMs);
-        // Replaying history: from the last id sent; caught up: from a moment ago (late commits), skipping what was sent.
+        // Replaying history: from the last id sent; caught up: from a moment ago (late commits), skipping what was
+        // sent.
         const lower = maxId(floor, minId(high, lookback));
         for (const id of sent) if (id <= lower) sent.delete(id);
         // Page by page from `lower`: a full page of events sent already must not hold the reading in place.

@@ -12,7 +12,10 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
-/** The event body in its documented field order (the stored jsonb does not keep key order): what a webhook delivery and the event stream send. */
+/**
+ * The event body in its documented field order (the stored jsonb does not keep key order): what a webhook delivery and
+ * the event stream send.
+ */
 export function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
   return {
     id: String(payload.id),
@@ -23,7 +26,10 @@ export function envelopeOf(payload: Record<string, unknown>): EventEnvelope {
   };
 }
 
-/** Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the guarantee. */
+/**
+ * Listeners told after a commit that new events wait (the webhook dispatcher); best effort, the sweeper is the
+ * guarantee.
+ */
 export type OutboxListener = () => void;
 
 /** A subscriber to one event type: given the committed events of that type a writer hands to `notify`. */

@@ -28,7 +28,9 @@ async function check(work: () => Promise<unknown>, deadlineMs: number): Promise<
   }
 }
 
-/** `/healthz`: the process is up. `/readyz`: the database and (when configured) Redis answer, each within the deadline. */
+/**
+ * `/healthz`: the process is up. `/readyz`: the database and (when configured) Redis answer, each within the deadline.
+ */
 export function healthRouter(deps: { db: Db; redis: Redis | undefined; deadlineMs?: number }): PageRouter {
   const router = express.Router();
   const deadlineMs = deps.deadlineMs ?? READY_CHECK_DEADLINE_MS;

@@ -245,7 +245,8 @@ export class OrderPlacement {
 
   /**
    * The placement in ONE statement: the key claimed, the order, its lines, its events (none when
-   * the caller writes them later in its transaction) and, when `debit` is given, the wallet debit. Run on `db` (autocommit: no BEGIN or
+   * the caller writes them later in its transaction) and, when `debit` is given, the wallet debit. Run on `db`
+   * (autocommit: no BEGIN or
    * COMMIT), the wallet row is locked only while the database runs the statement and commits
    * it, never across a round trip, so one reseller's orders do not queue on their wallet for
    * network time; run in a transaction, it is that transaction's first write. Undone as a whole

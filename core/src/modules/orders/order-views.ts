@@ -111,7 +111,10 @@ export async function loadLines(db: Kysely<Tables> | Transaction<Tables>, orderI
   return db.selectFrom('order_lines').selectAll().where('order_id', '=', orderId).orderBy('line').execute();
 }
 
-/** bigint columns of a line: through JSON they arrive as plain numbers, so the int8 parser's range check is repeated here. */
+/**
+ * bigint columns of a line: through JSON they arrive as plain numbers, so the int8 parser's range check is repeated
+ * here.
+ */
 const INT8_LINE_COLUMNS = [
   'unit_price_cents',
   'public_net_cents',

@@ -18,7 +18,10 @@ export async function writeTransition(...args: Parameters<typeof writeTransition
   return (await writeTransitionTold(...args)).row;
 }
 
-/** `writeTransition`, also giving the event it wrote (for `Outbox.notify` after the commit); null when the transition has none. */
+/**
+ * `writeTransition`, also giving the event it wrote (for `Outbox.notify` after the commit); null when the transition
+ * has none.
+ */
 export async function writeTransitionTold(
   trx: Trx,
   outbox: Outbox,

@@ -54,7 +54,10 @@ export class OrdersService {
   readonly #outbox: Outbox;
   readonly #cursors: CursorCodec;
   readonly #placement: OrderPlacement;
-  /** Internal reads and purges for other modules and the maintenance loop (shipped store orders, expired idempotency keys). */
+  /**
+   * Internal reads and purges for other modules and the maintenance loop (shipped store orders, expired idempotency
+   * keys).
+   */
   readonly upkeep: OrderUpkeep;
 
   constructor(deps: OrdersDeps) {
@@ -337,7 +340,10 @@ export class OrdersService {
     return loadOrders(this.#db, ids);
   }
 
-  /** Records the partner and its reference of each order handed off, in one statement (an order handed off already keeps its first). */
+  /**
+   * Records the partner and its reference of each order handed off, in one statement (an order handed off already keeps
+   * its first).
+   */
   async markHandedOff(handoffs: Array<{ id: string; partner: string; reference: string }>): Promise<void> {
     if (handoffs.length === 0) return;
     await sql`

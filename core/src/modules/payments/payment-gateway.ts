@@ -3,7 +3,8 @@
  *
  * @example
  * const card = await gateway.saveCard({ token: 'tok_visa', resellerId });
- * const result = await gateway.charge({ paymentMethod: card.paymentMethod, amountCents: 1250, idempotencyKey: `order:${orderId}`, description: 'Order ord_…' });
+ * const result = await gateway.charge({ paymentMethod: card.paymentMethod, amountCents: 1250, idempotencyKey:
+ * `order:${orderId}`, description: 'Order ord_…' });
  */
 export interface PaymentGateway {
   readonly name: string;

@@ -2,7 +2,10 @@ import { fileTypeFromBuffer } from 'file-type';
 
 /** What the first bytes of a file are, as far as they tell. */
 export interface Sniffed {
-  /** file-type's extension when it recognised the bytes; else a text kind (`html`, `svg`, `json`, `text`, `empty`) or `unknown`. */
+  /**
+   * file-type's extension when it recognised the bytes; else a text kind (`html`, `svg`, `json`, `text`, `empty`) or
+   * `unknown`.
+   */
   kind: string;
   /** For messages: "an HTML document", "an ICO icon". */
   label: string;

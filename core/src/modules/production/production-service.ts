@@ -16,7 +16,9 @@ const SIMULATION_STOPS = new Set(['not_found', 'illegal_transition']);
 /** A hand-off job: the paid orders of one batch (`orderId`: one order, as jobs queued before batches carried it). */
 type HandoffJob = { orderIds: string[] } | { orderId: string };
 
-/** Paid orders close together are handed off by one job: how long the first waits for others, and the most a job takes. */
+/**
+ * Paid orders close together are handed off by one job: how long the first waits for others, and the most a job takes.
+ */
 const HANDOFF_WINDOW_MS = 20;
 const HANDOFF_BATCH = 100;
 

@@ -209,7 +209,9 @@ export class SandboxPlatform {
       .execute();
   }
 
-  /** A new product in the shop (the merchant's, or one the connector publishes); `products/create` tells the service. */
+  /**
+   * A new product in the shop (the merchant's, or one the connector publishes); `products/create` tells the service.
+   */
   async createProduct(
     shopId: string,
     p: Pick<SandboxProductRow, 'sku' | 'title' | 'description' | 'price_cents' | 'currency' | 'status'>,

@@ -100,7 +100,10 @@ export class SandboxStores {
     );
   }
 
-  /** The sandbox shop of the caller's store; a store of another platform is refused, and a disconnected one where the call changes something. */
+  /**
+   * The sandbox shop of the caller's store; a store of another platform is refused, and a disconnected one where the
+   * call changes something.
+   */
   async #shopOf(tenant: Tenant, storeId: string, opts: { connected?: boolean } = {}): Promise<string> {
     const store = await this.#deps.storeRow(tenant, storeId);
     if (store.platform !== SANDBOX_PLATFORM) {

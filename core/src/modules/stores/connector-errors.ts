@@ -3,13 +3,19 @@ import { ApiError } from '../../http/api-error.ts';
 import { PermanentJobError, RetryLaterError } from '../../infra/queue/job-queue.ts';
 import { refusedPrivateHost } from './connector-http.ts';
 
-/** A connector setting's variable in a message (`CONNECTOR_SHOPIFY_API_KEY`): the operator's business, never a merchant's. */
+/**
+ * A connector setting's variable in a message (`CONNECTOR_SHOPIFY_API_KEY`): the operator's business, never a
+ * merchant's.
+ */
 const OPERATOR_SETTING = /\bCONNECTOR_[A-Z0-9_]+\b/;
 
 /** How long a job waits when a platform says it is rate limited without saying for how long. */
 export const DEFAULT_RATE_LIMIT_WAIT_MS = 2000;
 
-/** Which connect flow a platform refused: pasted or issued credentials (`POST /stores`, key-issuing flows), or an OAuth install. */
+/**
+ * Which connect flow a platform refused: pasted or issued credentials (`POST /stores`, key-issuing flows), or an OAuth
+ * install.
+ */
 export type ConnectFlow = 'credentials' | 'install';
 
 /**
@@ -103,7 +109,10 @@ export function jobErrorFor(platformName: string, err: unknown): unknown {
   }
 }
 
-/** How long work that failed should wait before its own retry: what the platform or the call budget asked for, else a second. */
+/**
+ * How long work that failed should wait before its own retry: what the platform or the call budget asked for, else a
+ * second.
+ */
 export function retryDelayFor(err: unknown): number {
   if (err instanceof ConnectorError && err.kind === 'rate_limited')
     return err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS;

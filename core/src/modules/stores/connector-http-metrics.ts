@@ -3,7 +3,10 @@ import type { Metrics } from '../../infra/metrics.ts';
 
 /** What the connector HTTP client records per exchange with a platform. */
 export interface ConnectorHttpMetrics {
-  /** Exchanges by platform, the connector's `operation` and status (the HTTP status, or `timeout`, `refused`, `unreachable`). */
+  /**
+   * Exchanges by platform, the connector's `operation` and status (the HTTP status, or `timeout`, `refused`,
+   * `unreachable`).
+   */
   requests: Counter<'platform' | 'operation' | 'status'>;
   /** Time of one exchange (DNS to the last body byte; Retry-After waits not included). */
   duration: Histogram<'platform' | 'operation'>;

@@ -31,7 +31,9 @@ export interface ConnectorHttpDeps {
   /** The platform whose calls these are: the `platform` of logs and metrics. */
   platform?: string;
   userAgent?: string;
-  /** Budget of a request that names none: every exchange (DNS, connect, TLS, the whole body) and the waits between them. */
+  /**
+   * Budget of a request that names none: every exchange (DNS, connect, TLS, the whole body) and the waits between them.
+   */
   defaultTimeoutMs?: number;
   /** Largest body kept, compressed or decoded: a bigger answer fails as `invalid_payload`. */
   maxBodyBytes?: number;

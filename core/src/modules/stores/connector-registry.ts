@@ -54,7 +54,10 @@ export class ConnectorRegistry {
     return install !== undefined && this.offered(platform) && this.#hasSettings(platform, install.requiresSettings);
   }
 
-  /** Whether stores of the platform can connect at all: every optional setting it declares all flows need (`requiresSettings`) is set. */
+  /**
+   * Whether stores of the platform can connect at all: every optional setting it declares all flows need
+   * (`requiresSettings`) is set.
+   */
   offered(platform: string): boolean {
     const connector = this.get(platform);
     return connector !== undefined && this.#hasSettings(platform, connector.requiresSettings);
@@ -184,7 +187,10 @@ async function moduleSpecifier(entry: string): Promise<string> {
   return pathToFileURL(path.join(target, main)).href;
 }
 
-/** The `@print-api/connector-*` packages installed where this module resolves packages from (every node_modules up the tree). */
+/**
+ * The `@print-api/connector-*` packages installed where this module resolves packages from (every node_modules up the
+ * tree).
+ */
 async function installedConnectorPackages(): Promise<string[]> {
   const found = new Set<string>();
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {

@@ -204,7 +204,10 @@ export class EventIngester {
     if (!marked) await markProcessed(this.#deps.db, eventId).execute();
   }
 
-  /** What the delivery means. A disconnected store's deliveries change nothing, except privacy requests, which are always honoured. */
+  /**
+   * What the delivery means. A disconnected store's deliveries change nothing, except privacy requests, which are
+   * always honoured.
+   */
   async #content(store: StoreRow, req: InboundWebhook): Promise<WebhookContent> {
     const connector = this.#deps.connectors.get(store.platform)!;
     const ctx = this.#deps.context(store.platform);

@@ -9,7 +9,9 @@ import type { StoresContext } from './stores-context.ts';
 /** Shipped store orders the safety sweep reads per page, and how far back. */
 const SHIPMENTS_PER_PAGE = 500;
 const SHIPMENTS_LOOKBACK_MS = 30 * 24 * 3600 * 1000;
-/** How often the safety sweep looks for shipped store orders whose order.shipped was lost (a crash after the commit). */
+/**
+ * How often the safety sweep looks for shipped store orders whose order.shipped was lost (a crash after the commit).
+ */
 export const SHIPMENTS_SWEEP_MS = 10 * 60_000;
 /** A tracking push queued this long ago and never tried has lost its job: queued again (queueShipments). */
 const SHIPMENT_REQUEUE_AFTER_MS = 60_000;
@@ -44,7 +46,9 @@ export class FulfilmentPusher {
     this.#deps = deps;
   }
 
-  /** order.shipped events (committed): the store orders among them get their push queued, with no read of the orders. */
+  /**
+   * order.shipped events (committed): the store orders among them get their push queued, with no read of the orders.
+   */
   async queueShipped(events: EventEnvelope[]): Promise<number> {
     const shipped = events.flatMap((e) => {
       const order = e.data.order as { id?: unknown; storeId?: unknown } | undefined;
@@ -156,7 +160,10 @@ export class FulfilmentPusher {
     return pushed.length;
   }
 
-  /** Pushes one order's tracking to its store (the fulfil job); every attempt is recorded, a wait for a call slot is not one. */
+  /**
+   * Pushes one order's tracking to its store (the fulfil job); every attempt is recorded, a wait for a call slot is not
+   * one.
+   */
   async push(orderId: string): Promise<void> {
     const fulfilment = await this.#deps.db
       .selectFrom('store_fulfilments')

@@ -15,7 +15,9 @@ import type { StoresContext } from './stores-context.ts';
 const RETRYABLE = new Set(['no_print_lines', 'failed', 'received', 'waiting_address']);
 /** Stored deliveries of the store read (newest first) to find the order when the platform cannot be asked for it. */
 const STORED_DELIVERIES_SCANNED = 500;
-/** How long a retry waits for one of the store's calls when its budget is spent, before it answers 503 with Retry-After. */
+/**
+ * How long a retry waits for one of the store's calls when its budget is spent, before it answers 503 with Retry-After.
+ */
 const RETRY_WAITS_FOR_BUDGET_MS = 3000;
 
 /** Skipped store orders queued at most by one bulk retry (the next request takes the rest). */
@@ -26,7 +28,10 @@ export interface IngestRetrierDeps extends Pick<StoresContext, 'db' | 'connector
   credentials: StoreCredentials;
   calls: StoreCalls;
   ingester: OrderIngester;
-  /** Queues the retry of one ingest (the bulk retry's job, run by retryQueued); `attempts` tells one retry of it from the next. */
+  /**
+   * Queues the retry of one ingest (the bulk retry's job, run by retryQueued); `attempts` tells one retry of it from
+   * the next.
+   */
   queueRetry: (store: StoreRow, ingestId: string, attempts: number) => Promise<void>;
 }
 

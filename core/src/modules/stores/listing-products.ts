@@ -7,7 +7,9 @@ const SKUS_PER_CALL = 1000;
 /** Where the stores module finds the reseller's products by SKU (the reseller products' service). */
 export type ProductsBySku = Pick<SkuResolver, 'findBySkus'>;
 
-/** The reseller's products (of the owner's mode) among `skuKeys` (lower-cased SKUs), by key: one call per SKUS_PER_CALL. */
+/**
+ * The reseller's products (of the owner's mode) among `skuKeys` (lower-cased SKUs), by key: one call per SKUS_PER_CALL.
+ */
 export async function productsBySkuKey(
   products: ProductsBySku,
   owner: SkuOwner,

@@ -303,7 +303,10 @@ export class ListingSyncer {
     return matched;
   }
 
-  /** Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls this). */
+  /**
+   * Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls
+   * this).
+   */
   async scheduleSyncs(intervalMs = LISTINGS_INTERVAL_MS): Promise<number> {
     let n = 0;
     for (const store of await this.#deps.connections.connectedStores()) {

@@ -8,7 +8,10 @@ import type { StoresContext } from './stores-context.ts';
 /** Ids one `fetchOrders` call carries when the connector does not say (manifest.fetchOrdersMax). */
 const DEFAULT_FETCH_MAX = 50;
 
-/** How often, and how long at most each time, a fetch waits here for the store's call budget (or the platform's 429) before its askers are told to retry later. */
+/**
+ * How often, and how long at most each time, a fetch waits here for the store's call budget (or the platform's 429)
+ * before its askers are told to retry later.
+ */
 const WAIT_ATTEMPTS = 5;
 const MAX_WAIT_MS = 2000;
 
@@ -41,7 +44,10 @@ export class OrderFetches {
     this.#deps = deps;
   }
 
-  /** The store's orders among `ids` (an order the platform no longer has is left out). Rejects as the platform call or the budget wait failed. */
+  /**
+   * The store's orders among `ids` (an order the platform no longer has is left out). Rejects as the platform call or
+   * the budget wait failed.
+   */
   fetch(store: StoreRow, ids: string[]): Promise<StoreOrder[]> {
     return new Promise<StoreOrder[]>((resolve, reject) => {
       const queued = this.#queues.get(store.id);
@@ -83,7 +89,8 @@ export class OrderFetches {
               await new Promise((r) => setTimeout(r, waitMs));
               continue;
             }
-            // Everyone waiting now shares the outcome: each retries on its own terms (its job later, its delivery alone).
+            // Everyone waiting now shares the outcome: each retries on its own terms (its job later, its delivery
+            // alone).
             for (const a of queue.asks.splice(0)) a.reject(err);
             break;
           }

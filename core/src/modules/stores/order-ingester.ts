@@ -123,7 +123,8 @@ export class OrderIngester {
     const { lines, skipped, skippedProductIds, products } = await this.#printLines(store, order);
     if (lines.length === 0) return record({ status: 'no_print_lines', skipped, skippedProductIds });
     if (!order.paid) return record({ status: 'waiting_payment', skipped });
-    // The platform withheld the address (it says why): the order waits, visibly, and is placed once an update or a retry brings it.
+    // The platform withheld the address (it says why): the order waits, visibly, and is placed once an update or a
+    // retry brings it.
     if (!order.recipient && order.recipientMissing)
       return record({ status: 'waiting_address', skipped, error: order.recipientMissing });
     if (!order.recipient)
@@ -148,7 +149,9 @@ export class OrderIngester {
     }
   }
 
-  /** The ingest row of the order, new or existing, in one statement (its values one jsonb parameter: insertFromJson). */
+  /**
+   * The ingest row of the order, new or existing, in one statement (its values one jsonb parameter: insertFromJson).
+   */
   async #upsert(store: StoreRow, order: StoreOrder): Promise<StoreIngest> {
     const now = new Date();
     const row = {

@@ -61,7 +61,10 @@ export class StoreCalls {
       );
   }
 
-  /** Whether the platform meters its order search on its own (pollBudget): its listOrders calls then take from that budget only. */
+  /**
+   * Whether the platform meters its order search on its own (pollBudget): its listOrders calls then take from that
+   * budget only.
+   */
   searchMetered(platform: string): boolean {
     return this.#pollBudgets.has(platform);
   }
@@ -71,7 +74,10 @@ export class StoreCalls {
     return (await this.#pollBudgets.get(store.platform)?.wait(store.id)) ?? 0;
   }
 
-  /** A connector said the merchant withdrew our access: the store is disconnected with its reason. Answers whether it did. */
+  /**
+   * A connector said the merchant withdrew our access: the store is disconnected with its reason. Answers whether it
+   * did.
+   */
   async disconnectIfRevoked(storeId: string, err: unknown): Promise<boolean> {
     if (!(err instanceof ConnectorError) || err.kind !== 'auth' || !err.revoked) return false;
     await this.#deps.connections.markDisconnected(storeId, err.message);

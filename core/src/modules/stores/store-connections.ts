@@ -24,7 +24,9 @@ export interface StoreView {
   lastError: string | null;
   createdAt: string;
   disconnectedAt: string | null;
-  /** The store's own country (ISO 3166-1 alpha-2), as its platform said it; null until asked, or when it does not say. */
+  /**
+   * The store's own country (ISO 3166-1 alpha-2), as its platform said it; null until asked, or when it does not say.
+   */
   country: string | null;
   /** Reminders from the platform's connector (storeNotices), and what the last poll repaired (for a week). */
   notices: string[];
@@ -253,7 +255,9 @@ export class StoreConnections {
   }
 }
 
-/** A connector whose stores are for test keys only (a sandbox) is refused to a live key, before anything is asked of it. */
+/**
+ * A connector whose stores are for test keys only (a sandbox) is refused to a live key, before anything is asked of it.
+ */
 function refuseLiveIfTestOnly(tenant: Tenant, connector: Connector<any>): void {
   if (connector.manifest.testModeOnly && tenant.mode !== 'test') {
     throw rejected(

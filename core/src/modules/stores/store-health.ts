@@ -69,7 +69,10 @@ export interface PlatformHealth {
   platform: string;
   connected: number;
   maxIngestLagSeconds: number;
-  /** Seconds until the soonest expiring credentials that cannot renew themselves (negative: expired); null when none expire. */
+  /**
+   * Seconds until the soonest expiring credentials that cannot renew themselves (negative: expired); null when none
+   * expire.
+   */
   minTokenExpirySeconds: number | null;
   flagged: Record<StoreFlag, number>;
   last24h: { placed: number; skipped: number; failed: number };

@@ -10,7 +10,10 @@ import type { StoresContext } from './stores-context.ts';
 export class StoreListings {
   readonly #deps: StoresContext & { connections: StoreConnections; products: ProductsBySku; links: StoreLinks };
 
-  /** `products`: the reseller products, by SKU (listings are matched through it, never its table); `links`: the store's mappings. */
+  /**
+   * `products`: the reseller products, by SKU (listings are matched through it, never its table); `links`: the store's
+   * mappings.
+   */
   constructor(deps: StoresContext & { connections: StoreConnections; products: ProductsBySku; links: StoreLinks }) {
     this.#deps = deps;
   }
@@ -33,7 +36,8 @@ export class StoreListings {
       .select(['id', 'external_product_id', 'external_variant_id', 'sku', 'sku_key', 'title', 'active', 'seen_at'])
       .where('store_id', '=', storeId);
     if (query.matched !== undefined) {
-      // Matched: the listing's SKU is a product of the store's reseller and mode (asked of the reseller products), or the merchant mapped it.
+      // Matched: the listing's SKU is a product of the store's reseller and mode (asked of the reseller products), or
+      // the merchant mapped it.
       const keys = await matchedSkuKeys(db, bySku, store);
       const mapped = sql<boolean>`exists (select 1 from store_links l where l.store_id = store_listings.store_id and not l.discovered and l.external_product_id = store_listings.external_product_id and (l.external_variant_id is null or l.external_variant_id = store_listings.external_variant_id))`;
       const matched = sql<boolean>`(coalesce(sku_key = any(${keys}::text[]), false) or ${mapped})`;

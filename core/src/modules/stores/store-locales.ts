@@ -3,7 +3,10 @@ import type { Kysely } from 'kysely';
 import type { StoreRow } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';
 
-/** What a store's platform says of where it sells: its currency (ISO 4217) and its own country (ISO 3166-1 alpha-2; null when unknown). */
+/**
+ * What a store's platform says of where it sells: its currency (ISO 4217) and its own country (ISO 3166-1 alpha-2; null
+ * when unknown).
+ */
 export interface StoreLocale {
   currency: string;
   country: string | null;

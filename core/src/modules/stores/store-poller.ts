@@ -27,7 +27,10 @@ export const SYNC_LEASE_MS = 2 * 60_000;
 export interface SyncRequest {
   storeId: string;
   requestedAt: string;
-  /** When the poll may call the platform: now, or later where the platform meters its order search (pollBudget) and the store's budget is spent. */
+  /**
+   * When the poll may call the platform: now, or later where the platform meters its order search (pollBudget) and the
+   * store's budget is spent.
+   */
   pollsAt: string;
 }
 

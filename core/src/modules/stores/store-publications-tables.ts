@@ -15,13 +15,18 @@ export interface StorePublicationsTable {
   /** The merchant's retail price, in minor units of `currency` (the store's). */
   price_cents: number;
   currency: string;
-  /** `publishing`: asked of the platform, no answer recorded yet; `pending`: the platform is creating it; `active`: on sale; `draft`: created, not on sale. */
+  /**
+   * `publishing`: asked of the platform, no answer recorded yet; `pending`: the platform is creating it; `active`: on
+   * sale; `draft`: created, not on sale.
+   */
   status: 'publishing' | 'pending' | 'active' | 'draft';
   external_product_id: string | null;
   external_variant_id: string | null;
   url: string | null;
   notice: string | null;
-  /** The store link made with it (discovered = false): the reseller product's deletion guard and the ingestion's match. */
+  /**
+   * The store link made with it (discovered = false): the reseller product's deletion guard and the ingestion's match.
+   */
   link_id: string | null;
   /** The request's Idempotency-Key and a hash of its body, when it had one. */
   idempotency_key: string | null;
@@ -34,7 +39,10 @@ export interface StorePublicationsTables {
   store_publications: StorePublicationsTable;
 }
 
-/** Publishing reseller products to stores: what was published where, and each store's currency (asked of its platform once). */
+/**
+ * Publishing reseller products to stores: what was published where, and each store's currency (asked of its platform
+ * once).
+ */
 export const storePublicationsMigration = {
   async up(db: Kysely<any>): Promise<void> {
     await db.schema.alterTable('stores').addColumn('currency', 'text').execute();

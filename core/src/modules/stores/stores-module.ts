@@ -34,14 +34,20 @@ import { storesRoutes } from './stores-routes.ts';
 import { StoresService, type StoreRow } from './stores-service.ts';
 import { WebhookReceiver } from './webhook-receiver.ts';
 
-/** An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), a store to poll, or a skipped store order to retry (`retry`: POST /stores/{id}/ingests/retry). */
+/**
+ * An ingest job: stored webhooks received close together (`events`), one of them (`event`: a retry, the sweeper's), a
+ * store to poll, or a skipped store order to retry (`retry`: POST /stores/{id}/ingests/retry).
+ */
 export type IngestJob =
   | { kind: 'events'; eventIds: string[] }
   | { kind: 'event'; eventId: string }
   | { kind: 'poll'; storeId: string }
   | { kind: 'retry'; storeId: string; ingestId: string };
 
-/** Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job takes. */
+/**
+ * Webhooks stored close together are ingested by one job: how long the first waits for others, and the most a job
+ * takes.
+ */
 /**
  * Ingest jobs run side by side per platform and process. Most of a thin notification's job is
  * waiting for its store's call budget, and the orders waiting together are what one merged
@@ -51,7 +57,10 @@ export type IngestJob =
 const INGEST_CONCURRENCY = 32;
 const EVENTS_WINDOW_MS = 10;
 const EVENTS_BATCH = 50;
-/** Stored webhooks older than this and still not processed are queued again by the sweep (a crash between storing and queueing). */
+/**
+ * Stored webhooks older than this and still not processed are queued again by the sweep (a crash between storing and
+ * queueing).
+ */
 const SWEEP_EVENTS_AFTER_MS = 60_000;
 /** Stored webhooks a sweep queues at most (the next sweep takes more). */
 const SWEEP_PAGE = 500;
@@ -91,11 +100,13 @@ export interface StoresDeps {
  * - credential refresh and call budgets (store-calls.ts).
  * - listings (listing-syncer.ts): the stores' catalogues, and the links they make;
  * Queues: `ingest-<platform>` (webhooks and polls), `fulfil-<platform>` (tracking) and
- * `listings-<platform>` (catalogues, for connectors that list them), per connector. Their jobs decide on the connectors' typed failures (connector-errors.ts). Built
+ * `listings-<platform>` (catalogues, for connectors that list them), per connector. Their jobs decide on the
+ * connectors' typed failures (connector-errors.ts). Built
  * once by the composition root.
  *
  * @example
- * const stores = new StoresModule({ db, queue, box, cursors, logger, connectors, context, orders, resellerProducts, callLimiter });
+ * const stores = new StoresModule({ db, queue, box, cursors, logger, connectors, context, orders, resellerProducts,
+ * callLimiter });
  * apiRoutes.push(...stores.routes());
  * rootRoutes.push(...stores.connectorRoutes());
  * for (const [name, run] of stores.maintenanceTasks()) maintenance.add(name, run);
@@ -350,7 +361,10 @@ export class StoresModule {
     return queued;
   }
 
-  /** requeueUnprocessed for the queue's reconnection listener: logged, never thrown; a return while one runs runs it once more after. */
+  /**
+   * requeueUnprocessed for the queue's reconnection listener: logged, never thrown; a return while one runs runs it
+   * once more after.
+   */
   onQueueBack(): void {
     if (this.#requeue) {
       this.#requeueAgain = true;
@@ -375,7 +389,10 @@ export class StoresModule {
       });
   }
 
-  /** One page of stored webhooks not yet processed (received before `before`; after `after` in received order), queued in batches. */
+  /**
+   * One page of stored webhooks not yet processed (received before `before`; after `after` in received order), queued
+   * in batches.
+   */
   async #queueUnprocessed(before: Date | undefined, after: { at: Date; id: string } | undefined) {
     let pending = this.#ctx.db
       .selectFrom('store_webhook_events')
@@ -406,7 +423,9 @@ export class StoresModule {
     ];
   }
 
-  /** order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed. */
+  /**
+   * order.shipped events, committed (the outbox's subscriber): the store orders among them get their tracking pushed.
+   */
   onOrdersShipped(events: EventEnvelope[]): void {
     this.fulfilments
       .queueShipped(events)

@@ -537,7 +537,10 @@ function bulkRetryRoute(retrier: IngestRetrier): AnyRoute {
   });
 }
 
-/** `POST /stores/install-links`: begins an OAuth install (its old path, `/connectors/<platform>/install-links`, stays as an alias: connector-routes.ts). */
+/**
+ * `POST /stores/install-links`: begins an OAuth install (its old path, `/connectors/<platform>/install-links`, stays as
+ * an alias: connector-routes.ts).
+ */
 function installLinkRoute(installs: OAuthInstalls): AnyRoute {
   return defineRoute({
     method: 'post',

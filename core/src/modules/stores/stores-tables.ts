@@ -21,7 +21,10 @@ export interface StoresTable {
   created_at: ColumnType<Date, Date, never>;
   updated_at: Date;
   disconnected_at: Date | null;
-  /** Until when a poll of the store runs (or is asked for through POST /stores/{id}/sync): another sync is refused meanwhile. Null when none. */
+  /**
+   * Until when a poll of the store runs (or is asked for through POST /stores/{id}/sync): another sync is refused
+   * meanwhile. Null when none.
+   */
   poll_lease_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** Where the listings run under way stands (the connector's cursor); null between runs and on a run's first page. */
   listings_cursor: ColumnType<string | null, string | null | undefined, string | null>;
@@ -29,14 +32,26 @@ export interface StoresTable {
   listings_run_started_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** When the last complete listings run ended. */
   listings_synced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** When a sync of the listings was last asked for (a product webhook, POST /stores/{id}/sync): a run begun before it is followed by another. */
+  /**
+   * When a sync of the listings was last asked for (a product webhook, POST /stores/{id}/sync): a run begun before it
+   * is followed by another.
+   */
   listings_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** What the store's last poll found and repaired for the merchant to know (the connector's `notice`), and when: shown among its notices for a week. */
+  /**
+   * What the store's last poll found and repaired for the merchant to know (the connector's `notice`), and when: shown
+   * among its notices for a week.
+   */
   poll_notice: ColumnType<string | null, string | null | undefined, string | null>;
   poll_notice_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  /** The store's currency (ISO 4217), asked of its platform before its first publish (store-publications-tables.ts); null until then. */
+  /**
+   * The store's currency (ISO 4217), asked of its platform before its first publish (store-publications-tables.ts);
+   * null until then.
+   */
   currency: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The store's own country (ISO 3166-1 alpha-2), asked with its currency (store-locales.ts); null until then, or when its platform does not say. */
+  /**
+   * The store's own country (ISO 3166-1 alpha-2), asked with its currency (store-locales.ts); null until then, or when
+   * its platform does not say.
+   */
   country: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the currency and country were asked of the platform; null: not yet. */
   locale_learned_at: ColumnType<Date | null, Date | null | undefined, Date | null>;

@@ -121,7 +121,10 @@ export class WebhookReceiver {
     return { received: true, duplicate: !inserted };
   }
 
-  /** Stores the delivery for the connected store `externalId` names, in one statement; answers its id, or null when nothing was stored. */
+  /**
+   * Stores the delivery for the connected store `externalId` names, in one statement; answers its id, or null when
+   * nothing was stored.
+   */
   async #storeForConnected(
     platform: string,
     externalId: string,

@@ -176,7 +176,10 @@ export class WebhookDeliverer {
     if (claimed) await this.#attempt([claimed], 'manual', false);
   }
 
-  /** Waits until the outcomes of sends that jobs stopped waiting for are recorded (at shutdown, after the queue has stopped). */
+  /**
+   * Waits until the outcomes of sends that jobs stopped waiting for are recorded (at shutdown, after the queue has
+   * stopped).
+   */
   async drain(): Promise<void> {
     while (this.#late.size > 0) await Promise.all(this.#late);
   }
@@ -292,7 +295,8 @@ export class WebhookDeliverer {
       report = { succeeded: outcome.succeeded, latencyMs: outcome.latencyMs };
       return { claimed: c, outcome };
     } catch (err) {
-      // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it cannot loop.
+      // Not the receiver's fault (e.g. a secret that no longer opens), but an attempt all the same: it counts, so it
+      // cannot loop.
       report = { succeeded: false, latencyMs: 0, internal: true };
       return {
         claimed: c,
@@ -345,7 +349,9 @@ export class WebhookDeliverer {
   }
 }
 
-/** Host and port of a URL (the outbound agent's unit); the raw text when it does not parse (safe-fetch then says why). */
+/**
+ * Host and port of a URL (the outbound agent's unit); the raw text when it does not parse (safe-fetch then says why).
+ */
 function hostOf(url: string): string {
   return URL.parse(url)?.host ?? url;
 }

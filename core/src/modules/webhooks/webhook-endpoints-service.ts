@@ -236,7 +236,10 @@ export class WebhookEndpointsService {
       .where('deleted_at', 'is', null);
   }
 
-  /** https only, and the host must resolve to public addresses (unless allow-listed), checked now without sending anything. */
+  /**
+   * https only, and the host must resolve to public addresses (unless allow-listed), checked now without sending
+   * anything.
+   */
   async #checkUrl(raw: string): Promise<string> {
     let url: URL;
     try {

@@ -21,7 +21,9 @@ export type Result =
     }
   | { claimed: Claimed; returned: { at: Date }; outcome?: undefined; close?: undefined };
 
-/** What recording leaves to be queued: the retries, and the attempts returned unsent, of the deliveries still pending. */
+/**
+ * What recording leaves to be queued: the retries, and the attempts returned unsent, of the deliveries still pending.
+ */
 export interface Recorded {
   retries: Array<{ id: string; attempt: number; delay: number }>;
   returned: PutOff[];

@@ -10,7 +10,9 @@ export interface SendSchedulerOptions {
   timeoutMs: number;
   /** Consecutive failed sends that open an endpoint's circuit. */
   breakerFailures: number;
-  /** How long an opened circuit holds the endpoint's sends; doubles after each failed probe, up to `breakerMaxHoldMs`. */
+  /**
+   * How long an opened circuit holds the endpoint's sends; doubles after each failed probe, up to `breakerMaxHoldMs`.
+   */
   breakerHoldMs: number;
   breakerMaxHoldMs: number;
   /** Told each time an endpoint's circuit opens (for the log). */
@@ -186,7 +188,8 @@ export class SendScheduler {
       }
       const estimate = this.#estimateMs(e, now);
       if (estimate === 0) continue;
-      // Its free places, or as many as start within about `slowAfterMs` at its known pace if more; less what already waits.
+      // Its free places, or as many as start within about `slowAfterMs` at its known pace if more; less what already
+      // waits.
       const limit = this.#limit(e, now);
       const pace =
         e.openUntil !== null || e.latencyMs === null

@@ -37,7 +37,8 @@ export interface WebhooksDeps {
  * at-least-once delivery with retries, the delivery log. Built once by the composition root.
  *
  * @example
- * const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind });
+ * const webhooks = new WebhooksModule({ db, queue, outbox, box, safeFetch, logger, cursors, databaseKind: database.kind
+ * });
  * apiRoutes.push(...webhooks.routes());
  * maintenance.add('webhooks sweep', () => webhooks.sweep());
  */

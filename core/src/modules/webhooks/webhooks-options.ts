@@ -13,7 +13,10 @@ export interface WebhooksOptions {
    * (the claimer crashed). Longer than `timeoutMs`, so a slow live attempt is not duplicated.
    */
   leaseMs: number;
-  /** While the queue has waiting jobs, the sweep re-enqueues only deliveries overdue by this much (lost jobs hide in a backlog). */
+  /**
+   * While the queue has waiting jobs, the sweep re-enqueues only deliveries overdue by this much (lost jobs hide in a
+   * backlog).
+   */
   requeueStaleAfterMs: number;
   /** Deliveries sent at once per worker process (at most; `concurrency / batchSize` jobs run at once). */
   concurrency: number;

@@ -50,7 +50,10 @@ function deliveryContract(o: WebhooksOptions): string {
   ].join(' ');
 }
 
-/** GET/POST /webhooks, GET/DELETE /webhooks/{id}, and the extensions: enable, secret rotation, test ping, delivery log, redelivery. */
+/**
+ * GET/POST /webhooks, GET/DELETE /webhooks/{id}, and the extensions: enable, secret rotation, test ping, delivery log,
+ * redelivery.
+ */
 export function webhooksRoutes(deps: {
   endpoints: WebhookEndpointsService;
   deliveries: WebhookDeliveriesService;

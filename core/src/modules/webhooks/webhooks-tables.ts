@@ -2,7 +2,10 @@ import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Mode } from '../accounts/accounts-tables.ts';
 
-/** A reseller's registered receiver, per mode. Deleted endpoints stay (soft delete) so their delivery history keeps its owner. */
+/**
+ * A reseller's registered receiver, per mode. Deleted endpoints stay (soft delete) so their delivery history keeps its
+ * owner.
+ */
 export interface WebhookEndpointsTable {
   id: string;
   reseller_id: string;

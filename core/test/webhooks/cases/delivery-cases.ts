@@ -12,7 +12,10 @@ import {
   writeEvents,
 } from '../webhook-test-helpers.ts';
 
-/** Delivery: signature, headers, retries, timeouts, redirects, deletion, modes, SSRF at send time, redelivery, ping, the log. */
+/**
+ * Delivery: signature, headers, retries, timeouts, redirects, deletion, modes, SSRF at send time, redelivery, ping, the
+ * log.
+ */
 export function deliveryCases(get: () => TestService): void {
   let receiver: Receiver;
   before(async () => {

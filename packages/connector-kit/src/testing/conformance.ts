@@ -197,7 +197,8 @@ export function connectorConformance(opts: ConformanceOptions): void {
       );
     }
 
-    // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they made.
+    // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they
+    // made.
     if (opts.connector.manifest.capabilities.publishing && fake.holdsProducts)
       describe('publishing', () =>
         publishingScenarios({

@@ -69,7 +69,8 @@ export interface FakeStore {
   saveOrder(spec: OrderSpec): string;
   /**
    * Delivers `order` (this state of it, which may be older than the one the store holds: an
-   * out-of-order delivery) as the platform's webhook for `event`; answers our HTTP status. `tamper`: `forged` signs with a wrong secret; `stale` makes a delivery the
+   * out-of-order delivery) as the platform's webhook for `event`; answers our HTTP status. `tamper`: `forged` signs
+   * with a wrong secret; `stale` makes a delivery the
    * connector must refuse as a replay (an old timestamp, or the platform's equivalent).
    * Platforms that redeliver with the same id (duplicates) do so when `deliveryId` repeats.
    * Never called for a platform without webhooks (`capabilities.webhooks` false): the suite

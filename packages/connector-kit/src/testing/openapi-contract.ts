@@ -141,7 +141,8 @@ export class OpenApiContract {
       this.#value(values[0]!, p, `query ${p.name}`, at);
       return;
     }
-    // Swagger 2: collectionFormat (csv by default; multi repeats the name); OpenAPI 3: style form, explode true by default.
+    // Swagger 2: collectionFormat (csv by default; multi repeats the name); OpenAPI 3: style form, explode true by
+    // default.
     const multi = this.#swagger2 ? p.collectionFormat === 'multi' : p.explode !== false;
     const sep =
       p.collectionFormat === 'pipes'
@@ -311,7 +312,9 @@ function isType(v: unknown, t: string): boolean {
   return typeof v === t;
 }
 
-/** A query, path or form value as its schema's type (left a string when it does not parse: the type check then fails). */
+/**
+ * A query, path or form value as its schema's type (left a string when it does not parse: the type check then fails).
+ */
 function coerce(raw: string, schema: Json): unknown {
   const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
   if (type === 'integer' || type === 'number') return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;

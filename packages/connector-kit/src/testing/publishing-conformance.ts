@@ -65,7 +65,10 @@ export function publishingScenarios(deps: PublishingScenarioDeps): void {
     }, 'the pending listing created');
   }
 
-  /** A published listing on sale: as published, or (a draft) completed on the platform by the merchant, then `PATCH {published: true}`. */
+  /**
+   * A published listing on sale: as published, or (a draft) completed on the platform by the merchant, then `PATCH
+   * {published: true}`.
+   */
   async function onSale(key: string, store: FakeStore, listing: Published): Promise<Published> {
     assert.equal(listing.status, deps.publishYields, 'what a publish yields on this platform');
     if (listing.status === 'active') return listing;

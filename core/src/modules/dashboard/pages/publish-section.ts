@@ -24,7 +24,10 @@ interface Margin {
   shippingCents: number;
   vatCents: number;
   country: string;
-  /** Whether `country` is the store's own (as its platform said it), not the one typed for a store whose country is unknown. */
+  /**
+   * Whether `country` is the store's own (as its platform said it), not the one typed for a store whose country is
+   * unknown.
+   */
   storeCountry: boolean;
 }
 
@@ -34,7 +37,8 @@ const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price leaves
  * once our price for one piece (a quote: shipping and VAT included) is paid, for the store's
- * country (the form's country only where the store's is unknown); `intent=publish` publishes the product to the store (POST /stores/{id}/listings) and
+ * country (the form's country only where the store's is unknown); `intent=publish` publishes the product to the store
+ * (POST /stores/{id}/listings) and
  * shows the margin with it. Answers the state to show again, or null once it has redirected.
  */
 export async function submitPublish(
@@ -66,7 +70,8 @@ export async function submitPublish(
   }
   if (d.form.intent !== 'publish') return { values, margin };
   try {
-    // The form's price and margin are in euros: a store selling in another currency is refused (currency_mismatch), not priced wrongly.
+    // The form's price and margin are in euros: a store selling in another currency is refused (currency_mismatch), not
+    // priced wrongly.
     await d.api<Data<Api['PublishedListing']>>('POST', `/stores/${encodeURIComponent(values.storeId)}/listings`, {
       body: { resellerProduct: product.id, title: values.title, priceCents: retailCents, currency: 'EUR' },
     });
@@ -85,7 +90,10 @@ export async function submitPublish(
   }
 }
 
-/** The chosen store's own country, when its platform said it (null: unknown, or no such store: the form's country is used). */
+/**
+ * The chosen store's own country, when its platform said it (null: unknown, or no such store: the form's country is
+ * used).
+ */
 async function countryOf(d: DashContext, storeId: string): Promise<string | null> {
   if (!storeId) return null;
   try {

@@ -174,7 +174,8 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     }
   });
 
-  // An unmatched listing mapped to one of the reseller's products as it is (POST /stores/{id}/links): then offered the retry of its skipped orders.
+  // An unmatched listing mapped to one of the reseller's products as it is (POST /stores/{id}/links): then offered the
+  // retry of its skipped orders.
   register('post', '/stores/{id}/listings/map', async (d) => {
     const id = String(d.req.params.id);
     const externalProductId = d.form.externalProductId ?? '';
