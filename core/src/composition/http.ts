@@ -1,8 +1,9 @@
 import type { Express } from 'express';
 import type { Config } from '../config.ts';
 import { createHttpApp } from '../http/app.ts';
-import { sessionCookieOptions } from '../http/sessions/session-cookies.ts';
-import { SignInLimiter } from '../http/sessions/sign-in-limiter.ts';
+import { httpAnswer } from '../http/error-catalogue.ts';
+import { sessionCookieOptions } from '../modules/sessions/session-cookies.ts';
+import { SignInLimiter } from '../modules/sessions/sign-in-limiter.ts';
 import { queueDashboard } from '../infra/queue/queue-dashboard.ts';
 import { adminLookupRoutes } from '../modules/admin/admin-lookup-routes.ts';
 import { adminOrderRoutes } from '../modules/admin/admin-order-routes.ts';
@@ -74,6 +75,7 @@ export function composeHttpApp(
   ];
   // The reseller dashboard: pages over the API's own routes, called in-process.
   const dashboard = dashboardRouter({
+    statusOf: (refusal) => httpAnswer(refusal).status,
     links: dashboardLinks,
     sessions,
     accounts,

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
-import type { Scope } from '../modules/accounts/scopes.ts';
-import type { PageAuth, PageCsrf, PageLimit, PageSpec } from './page.ts';
-import type { AnyRoute, HttpMethod, RouteAuth } from './route.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import type { PageAuth, PageCsrf, PageLimit, PageSpec } from '../web/page.ts';
+import type { AnyRoute, HttpMethod, RouteAuth } from '../web/route.ts';
 
 interface Entry {
   method: HttpMethod;

@@ -1,4 +1,4 @@
-import { Refusal } from '../modules/refusal.ts';
+import { Refusal } from '../kernel/refusal.ts';
 import { ApiError } from './api-error.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import express from 'express';
 import client from 'prom-client';
-import { definePage, mountPages, type PageRouter } from '../http/page.ts';
+import { definePage, mountPages, type PageRouter } from '../web/page.ts';
 import { constantTimeEqual } from './crypto.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 

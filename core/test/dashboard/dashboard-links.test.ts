@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sha256Hex } from '../../src/infra/crypto.ts';
-import { SCOPES } from '../../src/modules/accounts/scopes.ts';
+import { SCOPES } from '../../src/kernel/scopes.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));

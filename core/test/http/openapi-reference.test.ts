@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf } from '../../src/http/entry-points.ts';
-import type { AnyRoute } from '../../src/http/route.ts';
+import type { AnyRoute } from '../../src/web/route.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../src/modules/webhooks/webhook-event-types.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import type { Mode } from '../../src/modules/accounts/accounts-tables.ts';
+import type { Mode } from '../../src/kernel/tenant.ts';
 import type { Overrides } from '../../src/composition.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';

@@ -1,5 +1,5 @@
 import express from 'express';
-import { definePage, mountPages, type PageRouter } from '../../http/page.ts';
+import { definePage, mountPages, type PageRouter } from '../../web/page.ts';
 import { BullMqJobQueue } from './bullmq-queue.ts';
 import { InProcessJobQueue } from './in-process-queue.ts';
 import type { JobQueue } from './job-queue.ts';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import type { SampleFiles } from './sample-files.ts';
 
 /**

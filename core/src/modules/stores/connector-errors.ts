@@ -1,5 +1,5 @@
 import { ConnectorError, type ConnectorLogger } from '@print-api/connector-kit';
-import { ApiError } from '../../http/api-error.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { PermanentJobError, RetryLaterError } from '../../infra/queue/job-queue.ts';
 import { refusedPrivateHost } from './connector-http.ts';
 
@@ -19,7 +19,7 @@ export const DEFAULT_RATE_LIMIT_WAIT_MS = 2000;
 export type ConnectFlow = 'credentials' | 'install';
 
 /**
- * The one mapping of a connector's typed failure to the API's errors, for every request that
+ * The one mapping of a connector's typed failure to the API's refusals (the error catalogue gives each its status), for every request that
  * waits on a platform (`POST /stores`, install links and their callback, key-issuing flows):
  * - an address that is not public (refused by the outbound guard before connecting): 422
  *   `store_not_connectable`, "not public", naming the host only;
@@ -30,20 +30,19 @@ export type ConnectFlow = 'credentials' | 'install';
  * - `rate_limited`: 503 `store_rate_limited` with Retry-After (the platform asks us to wait);
  * - `upstream_unavailable`: 502 `store_unreachable`;
  * - a message naming a connector setting (`set CONNECTOR_SHOPIFY_API_KEY`) is about our set-up:
- *   logged for the operator, answered in a merchant's words (503 `store_unreachable`, or 422
+ *   logged for the operator, answered in a merchant's words (502 `store_unreachable`, or 422
  *   `store_install_rejected` in an install) without the variable and without "<platform> said".
  */
-export function connectorApiError(
+export function connectorRefusal(
   platformName: string,
   err: ConnectorError,
   flow: ConnectFlow = 'credentials',
   logger?: ConnectorLogger,
-): ApiError {
+): Refusal {
   const privateHost = refusedPrivateHost(err);
   if (privateHost !== undefined) {
     // Refused before any connection: nothing answered, and the message says no more than that.
-    return new ApiError(
-      422,
+    return new Refusal(
       'store_not_connectable',
       `The store address is not public: ${privateHost} is a local, private or reserved address, which Print API does not connect to. Give the ${platformName} store's public https address.`,
     );
@@ -53,8 +52,7 @@ export function connectorApiError(
     // reads the variables in the log; the merchant, in the answer and on the dashboard, only
     // what it means for them. And the platform said none of it.
     logger?.warn(`${platformName}: ${err.message}`, { kind: err.kind, flow });
-    return new ApiError(
-      flow === 'install' ? 422 : 503,
+    return new Refusal(
       flow === 'install' ? 'store_install_rejected' : 'store_unreachable',
       `${platformName} stores cannot be connected here at the moment: this service's ${platformName} set-up is incomplete, and its operator has the details. Try again later.`,
     );
@@ -62,21 +60,21 @@ export function connectorApiError(
   const message = `${platformName} said: ${err.message}`;
   switch (err.kind) {
     case 'auth':
-      return new ApiError(422, flow === 'install' ? 'store_install_rejected' : 'store_credentials_rejected', message);
+      return new Refusal(flow === 'install' ? 'store_install_rejected' : 'store_credentials_rejected', message);
     case 'invalid_payload':
-      return new ApiError(422, 'store_not_connectable', message);
+      return new Refusal('store_not_connectable', message);
     case 'rate_limited': {
       const seconds = Math.max(1, Math.ceil((err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS) / 1000));
-      return new ApiError(503, 'store_rate_limited', `${message}; try again in ${seconds} s.`, undefined, {
-        'Retry-After': String(seconds),
+      return new Refusal('store_rate_limited', `${message}; try again in ${seconds} s.`, undefined, {
+        retryAfter: seconds,
       });
     }
     case 'upstream_unavailable':
-      return new ApiError(502, 'store_unreachable', message);
+      return new Refusal('store_unreachable', message);
   }
 }
 
-/** Runs a request's call to a platform, its typed failures answered as connectorApiError says. */
+/** Runs a request's call to a platform, its typed failures answered as connectorRefusal says. */
 export async function answeringFor<T>(
   platformName: string,
   flow: ConnectFlow,
@@ -86,7 +84,7 @@ export async function answeringFor<T>(
   try {
     return await work();
   } catch (err) {
-    if (err instanceof ConnectorError) throw connectorApiError(platformName, err, flow, logger);
+    if (err instanceof ConnectorError) throw connectorRefusal(platformName, err, flow, logger);
     throw err;
   }
 }

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { defineRoute, type AnyRoute, type RouteContext } from '../../http/route.ts';
+import { defineRoute, type AnyRoute, type RouteContext } from '../../web/route.ts';
 import type { CredentialRequests } from './credential-requests.ts';
 import type { OAuthInstalls } from './oauth-installs.ts';
 import { installLinkSchema } from './stores-routes.ts';

@@ -1,13 +1,13 @@
 import type { Connector } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { Refusal, rejected } from '../refusal.ts';
+import { Refusal, rejected } from '../../kernel/refusal.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import { answeringFor } from './connector-errors.ts';
 import { platformSlug } from './connector-registry.ts';
 import type { StoreConnections } from './store-connections.ts';
-import { invalidRequest } from '../../http/validation.ts';
-import { issueSentence } from '../../http/plain-issues.ts';
+import { invalidRequest } from '../../web/validation.ts';
+import { issueSentence } from '../../web/plain-issues.ts';
 import type { StoresContext } from './stores-context.ts';
 
 /** How long a merchant has to approve a connection request on the platform. */

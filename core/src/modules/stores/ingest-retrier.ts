@@ -1,7 +1,7 @@
 import type { StoreOrder } from '@print-api/connector-kit';
-import { Refusal, wrongState, notFound } from '../refusal.ts';
+import { Refusal, wrongState, notFound } from '../../kernel/refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import type { StoreCalls } from './store-calls.ts';

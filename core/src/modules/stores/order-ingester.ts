@@ -1,6 +1,6 @@
 import type { StoreOrder } from '@print-api/connector-kit';
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { newId } from '../../infra/ids.ts';
 import { insertFromJson } from '../../infra/db/json-insert.ts';
 import { RELAXED_COMMIT } from '../../infra/db/relaxed-commit.ts';

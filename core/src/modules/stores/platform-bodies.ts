@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openApiComponent } from '../../http/openapi.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
 
 /** One platform's fields in a `{platform, ...fields}` body, with the example the connector gives. */
 export interface PlatformFields {

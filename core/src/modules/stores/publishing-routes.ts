@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { StorePublishing } from './store-publishing.ts';
 
 const tags = ['Stores'];

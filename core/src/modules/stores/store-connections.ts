@@ -1,10 +1,10 @@
 import type { Connector, StoreConnection } from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
-import { wrongState, notFound, rejected } from '../refusal.ts';
-import { listEnvelope, resolvePage, type ListEnvelope } from '../../http/pagination.ts';
-import { invalidRequest } from '../../http/validation.ts';
+import { wrongState, notFound, rejected } from '../../kernel/refusal.ts';
+import { listEnvelope, resolvePage, type ListEnvelope } from '../../kernel/pagination.ts';
+import { invalidRequest } from '../../web/validation.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import { answeringFor } from './connector-errors.ts';
 import type { StoreCredentials } from './store-credentials.ts';
 import { storeNotices } from './store-notices.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../infra/crypto.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import type { Db } from '../tables.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { listEnvelope, resolvePage } from '../../http/pagination.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import { listEnvelope, resolvePage } from '../../kernel/pagination.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreConnections } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';

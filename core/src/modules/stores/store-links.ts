@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import type { Selectable } from 'kysely';
-import { notFound, rejected, wrongState } from '../refusal.ts';
+import { notFound, rejected, wrongState } from '../../kernel/refusal.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { LinkedProduct } from '../reseller-products/reseller-products-service.ts';
 import type { StoreConnections, StoreRow } from './store-connections.ts';
 import type { StoresContext } from './stores-context.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { listEnvelope, resolvePage } from '../../http/pagination.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import { listEnvelope, resolvePage } from '../../kernel/pagination.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import { matchedSkuKeys, productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreConnections } from './store-connections.ts';
 import { mappedProduct, type StoreLinks } from './store-links.ts';

@@ -1,9 +1,9 @@
 import type { StoreOrder } from '@print-api/connector-kit';
 import { ConnectorError } from '@print-api/connector-kit';
 import { sql } from 'kysely';
-import { wrongState, rejected } from '../refusal.ts';
+import { wrongState, rejected } from '../../kernel/refusal.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { ListingSyncer } from './listing-syncer.ts';
 import type { OrderIngester } from './order-ingester.ts';
 import { PollBudgetWait, type StoreCalls } from './store-calls.ts';

@@ -1,6 +1,6 @@
 import type { Connector, ConnectorContext } from '@print-api/connector-kit';
-import type { CursorCodec } from '../../http/pagination.ts';
-import type { AnyRoute } from '../../http/route.ts';
+import type { CursorCodec } from '../../kernel/pagination.ts';
+import type { AnyRoute } from '../../web/route.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
@@ -9,7 +9,8 @@ import { SafeFetchError } from '../../infra/safe-fetch/safe-fetch.ts';
 import { createTokenBucket, type TokenBucket } from '../../infra/token-bucket.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { EventEnvelope, Outbox } from '../events/outbox.ts';
-import type { OrdersService, Tenant } from '../orders/orders-service.ts';
+import type { OrdersService } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { Db } from '../tables.ts';
 import { jobErrorFor } from './connector-errors.ts';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { examplePage } from '../../http/api-examples.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import { examplePage } from '../../web/api-examples.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
 import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
 import { platformBody } from './platform-bodies.ts';

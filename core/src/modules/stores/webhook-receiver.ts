@@ -1,7 +1,7 @@
 import type { InboundWebhook, WebhookVerdict } from '@print-api/connector-kit';
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import { DeliveryWriter } from './delivery-writer.ts';

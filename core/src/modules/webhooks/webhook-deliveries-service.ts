@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import { notFound } from '../refusal.ts';
-import type { AuthContext } from '../../http/auth-context.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { notFound } from '../../kernel/refusal.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Db } from '../tables.ts';

@@ -1,4 +1,4 @@
-import { ApiError } from './api-error.ts';
+import { Refusal } from '../kernel/refusal.ts';
 import type { HttpMethod } from './route.ts';
 
 interface Declared {
@@ -91,6 +91,6 @@ function decodeParam(name: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new ApiError(400, 'invalid_request', `The path parameter '${name}' is not valid percent-encoding: '${raw}'.`);
+    throw new Refusal('invalid_request', `The path parameter '${name}' is not valid percent-encoding: '${raw}'.`);
   }
 }

@@ -1,7 +1,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { constantTimeEqual } from '../../infra/crypto.ts';
-import type { BrowserSession, SessionStore } from '../../modules/sessions/session-store.ts';
-import { ApiError } from '../api-error.ts';
+import type { BrowserSession, SessionStore } from './session-store.ts';
+import { Refusal } from '../../kernel/refusal.ts';
+import { CSRF_FIELD } from '../../web/html.ts';
+
+export { CSRF_FIELD };
 import { readCookie, type SessionCookieOptions } from './session-cookies.ts';
 
 declare module 'express-serve-static-core' {
@@ -37,7 +40,7 @@ export function requireSession(
   return (req, res, next) => {
     if (req.browserSession?.kind === kind) return next();
     if (onMissing) return onMissing(req, res);
-    next(new ApiError(401, 'unauthorized', 'Sign in first: this page needs a session.'));
+    next(new Refusal('unauthorized', 'Sign in first: this page needs a session.'));
   };
 }
 
@@ -45,7 +48,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The header scripts of the pages send the session's CSRF token in; forms send the field `_csrf`. */
 export const CSRF_HEADER = 'x-csrf-token';
-export const CSRF_FIELD = '_csrf';
 /** The header axios (bull-board's client) sends the `XSRF-TOKEN` cookie back in. */
 export const XSRF_HEADER = 'x-xsrf-token';
 
@@ -73,11 +75,7 @@ export function csrfCheck(origin: string): RequestHandler {
       (body && typeof body[CSRF_FIELD] === 'string' ? (body[CSRF_FIELD] as string) : undefined);
     if (!presented || !constantTimeEqual(presented, session.csrfToken)) {
       return next(
-        new ApiError(
-          403,
-          'csrf_failed',
-          'The form is missing its CSRF token or it is stale: reload the page and try again.',
-        ),
+        new Refusal('csrf_failed', 'The form is missing its CSRF token or it is stale: reload the page and try again.'),
       );
     }
     next();
@@ -99,7 +97,7 @@ export function refuseCrossSite(req: Request, origin: string, message: string): 
     (typeof site === 'string' && site !== 'same-origin' && site !== 'none') ||
     (typeof from === 'string' && !sameSite(from, new URL(origin).origin, req.headers.host))
   ) {
-    throw new ApiError(403, 'csrf_failed', message);
+    throw new Refusal('csrf_failed', message);
   }
 }
 

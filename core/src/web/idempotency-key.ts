@@ -1,4 +1,4 @@
-import { invalidRequest } from '../modules/refusal.ts';
+import { invalidRequest } from '../kernel/refusal.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Response } from 'express';
-import { CSRF_FIELD } from '../sessions/session-middleware.ts';
+
+/** The form field a page's forms carry the session's CSRF token in (checked by the sessions module's csrfCheck). */
+export const CSRF_FIELD = '_csrf';
 
 // Loaded without their type declarations: preact's bring the DOM library into the whole
 // program (`/// <reference lib="dom">`), which changes Node's own types (fetch bodies) for

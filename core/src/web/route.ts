@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { Logger } from '../infra/logger.ts';
-import type { Scope } from '../modules/accounts/scopes.ts';
-import type { AuthContext } from './auth-context.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import type { AuthContext } from '../kernel/auth-context.ts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { constantTimeEqual } from '../infra/crypto.ts';
-import { invalidRequest } from './api-error.ts';
+import { invalidRequest } from './refusal.ts';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;

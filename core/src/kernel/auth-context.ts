@@ -1,5 +1,5 @@
-import type { Mode } from '../modules/accounts/accounts-tables.ts';
-import type { Scope } from '../modules/accounts/scopes.ts';
+import type { Mode } from './tenant.ts';
+import type { Scope } from './scopes.ts';
 
 /** Who is calling: set by the API-key middleware on every authenticated request. */
 export interface AuthContext {

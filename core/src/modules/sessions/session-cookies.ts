@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { SessionKind } from '../../modules/sessions/sessions-tables.ts';
+import type { SessionKind } from './sessions-tables.ts';
 
 /**
  * How one kind of browser session is carried: its cookie's name and attributes, and how long

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiError, type ErrorDetail } from './api-error.ts';
+import { Refusal, type ErrorDetail } from '../kernel/refusal.ts';
 import { issueSentence } from './plain-issues.ts';
 
 /** Turns zod issues into the spec's `error.details`: one entry per problem, with `line` for order/quote lines. */
@@ -53,11 +53,11 @@ export function invalidRequest(
   issues: z.core.$ZodIssue[],
   where: 'body' | 'query' | 'path' | 'header',
   what?: string,
-): ApiError {
+): Refusal {
   const details = issuesToDetails(issues, where);
   const first = details[0]?.message ?? 'is not valid';
   const more =
     details.length > 1 ? ` (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}, in details)` : '';
   const lead = what ?? (where === 'body' ? 'The request body is invalid' : `Invalid ${where} parameter`);
-  return new ApiError(400, 'invalid_request', `${lead}: ${first}${more}`, details);
+  return new Refusal('invalid_request', `${lead}: ${first}${more}`, details);
 }
