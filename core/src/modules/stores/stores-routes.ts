@@ -5,11 +5,11 @@ import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
 import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { Tenant } from '../../kernel/tenant.ts';
 import type { ConnectorRegistry } from './connector-registry.ts';
-import { returnUrlSchema, type CredentialRequests } from './credential-requests.ts';
-import { platformBody } from './platform-bodies.ts';
-import { BULK_RETRY_MAX, type IngestRetrier } from './ingest-retrier.ts';
-import type { OAuthInstalls } from './oauth-installs.ts';
-import { SYNC_LEASE_MS, type StorePoller } from './store-poller.ts';
+import { returnUrlSchema, type CredentialRequests } from './connect/credential-requests.ts';
+import { platformBody } from './connect/platform-bodies.ts';
+import { BULK_RETRY_MAX, type IngestRetrier } from './inbound/ingest-retrier.ts';
+import type { OAuthInstalls } from './connect/oauth-installs.ts';
+import { SYNC_LEASE_MS, type StorePoller } from './inbound/store-poller.ts';
 import { INGEST_EXAMPLE, LINK_EXAMPLE, LISTING_EXAMPLE, STORE_EXAMPLE } from './stores-examples.ts';
 import type { StoresService } from './stores-service.ts';
 
