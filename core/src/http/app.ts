@@ -52,7 +52,7 @@ export interface HttpAppDeps {
    * Public handlers under the API's base path, before its JSON body and key check (after the
    * User-Agent guard): the sample print files, the error reference.
    */
-  apiPublicHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  apiPublicPages?: PageSpec[];
   /**
    * Operators' browser sessions: the back-office takes them besides the Bearer token (with a
    * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
@@ -125,9 +125,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   const apiDocs = docsPages({ openapi, base: API_BASE, init: DOCS_INIT, auth: 'public', errors: errorReference });
   mountPages(api, apiDocs);
   entries.addPages(API_BASE, apiDocs);
-  // Swagger UI's own files: a folder served as it is, not routes.
-  api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
+  mountPages(api, deps.apiPublicPages ?? []);
+  entries.addPages(API_BASE, deps.apiPublicPages ?? []);
   api.use(jsonBody());
   api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
   mountRoutes(api, deps.apiRoutes, mountOptions(API_BASE));
@@ -159,10 +158,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   mountPages(admin, adminDocs);
   entries.addPages(ADMIN_BASE, adminDocs);
-  admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, router, pages } of deps.adminPages ?? []) {
+  for (const { path, router, pages, mounted } of deps.adminPages ?? []) {
     admin.use(path, router);
     entries.addPages(`${ADMIN_BASE}${path}`, pages);
+    if (mounted) entries.addMounted(`${ADMIN_BASE}${path}`, mounted);
   }
   admin.use(jsonBody());
   mountRoutes(admin, deps.adminRoutes, mountOptions(ADMIN_BASE));
@@ -227,6 +226,12 @@ function docsPages(opts: {
     ),
     ...(errors === undefined ? [] : [page('/docs/errors', (_req, res) => void res.type('html').send(errors))]),
     page('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(opts.init)),
+    // Swagger UI's own files (a flat folder), served as they are.
+    page('/docs/assets/{file}', (req, res, next) =>
+      res.sendFile(req.params.file as string, { root: swaggerAssets, dotfiles: 'deny', maxAge: '1d' }, (err) =>
+        next((err as { status?: number } | undefined)?.status === 404 ? undefined : err),
+      ),
+    ),
   ];
 }
 

@@ -40,10 +40,22 @@ export function definePage<H = RequestHandler>(spec: PageSpec<H>): PageSpec<H> {
   return spec;
 }
 
-/** A router and the pages it registered, for the app's table of pages. */
+/**
+ * A route of a third-party app mounted whole (the queue dashboard's bull-board): its handlers are
+ * the app's own, but its method, path and guards are declared here for the table of entry points.
+ */
+export interface MountedRoute {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  auth: PageAuth;
+  csrf: PageCsrf;
+}
+
+/** A router and the pages it registered (and the routes of an app it mounts whole), for the app's table. */
 export interface PageRouter {
   router: Router;
   pages: readonly PageSpec<unknown>[];
+  mounted?: readonly MountedRoute[];
 }
 
 /** Express's path syntax for a declared path: `/orders/{id}` -> `/orders/:id`. */

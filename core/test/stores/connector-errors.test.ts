@@ -9,7 +9,7 @@ import {
   connectorRefusal,
   jobErrorFor,
   retryDelayFor,
-} from '../../src/modules/stores/connector-errors.ts';
+} from '../../src/modules/stores/connect/connector-errors.ts';
 
 const blocked = () =>
   new ConnectorError('invalid_payload', 'GET 10.1.2.3: 10.1.2.3 is not a public internet address', {

@@ -6,7 +6,7 @@ import {
   createConnectorHttp,
   refusedPrivateHost,
   type ConnectorHttpDeps,
-} from '../../src/modules/stores/connector-http.ts';
+} from '../../src/modules/stores/outbound/connector-http.ts';
 import { connectorFailure as failure } from '../helpers/connector-failure.ts';
 import { neverAnswer, redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 

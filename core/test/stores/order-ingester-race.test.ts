@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { mapReferenceOrder } from '../../../test/reference-connector/src/index.ts';
-import { OrderIngester } from '../../src/modules/stores/order-ingester.ts';
+import { OrderIngester } from '../../src/modules/stores/inbound/order-ingester.ts';
 import type { ResellerProductsService } from '../../src/modules/reseller-products/reseller-products-service.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';

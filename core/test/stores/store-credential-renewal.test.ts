@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ConnectorError, defineConnector, type ConnectorContext } from '@print-api/connector-kit';
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
-import { StoreCalls } from '../../src/modules/stores/store-calls.ts';
+import { StoreCalls } from '../../src/modules/stores/outbound/store-calls.ts';
 import { createRateLimiter } from '../../src/infra/rate-limit.ts';
 import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { refOrder } from '../helpers/reference-shop.ts';

@@ -1,7 +1,7 @@
 import type { BaseAdapter } from '@bull-board/api/dist/queueAdapters/base.js';
 import type { JobCounts, JobStatus, QueueJob, QueueJobJson, Status } from '@bull-board/api/dist/types.js';
-import type { InProcessQueueInspector } from './in-process-queue.ts';
-import type { InspectedJob } from './queue-job-store.ts';
+import type { InProcessQueueInspector } from '../../infra/queue/in-process-queue.ts';
+import type { InspectedJob } from '../../infra/queue/queue-job-store.ts';
 
 type DashboardState = 'waiting' | 'delayed' | 'active' | 'failed' | 'completed';
 const LISTED: DashboardState[] = ['active', 'waiting', 'delayed', 'failed', 'completed'];

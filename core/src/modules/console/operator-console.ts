@@ -6,7 +6,7 @@ import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../sessions/s
 import { clientAddress } from '../../web/client-address.ts';
 import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
-import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
+import type { StoreHealth, StoreHealthView } from '../stores/health/store-health.ts';
 import { Refusal } from '../../kernel/refusal.ts';
 import { definePage, mountPages, type PageRouter, type PageSpec } from '../../web/page.ts';
 
