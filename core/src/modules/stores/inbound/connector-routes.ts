@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineRoute, type AnyRoute, type RouteContext } from '../../../web/route.ts';
 import type { CredentialRequests } from '../connect/credential-requests.ts';
 import type { OAuthInstalls } from '../connect/oauth-installs.ts';
-import { installLinkSchema } from '../stores-routes.ts';
+import { installLinkSchema } from '../stores-schemas.ts';
 import type { WebhookReceiver } from './webhook-receiver.ts';
 
 const tags = ['Connectors'];
