@@ -5,11 +5,12 @@ import { expect } from 'chai';
 import { ADMIN_BASE, API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf, type EntryPoints } from '../../src/http/entry-points.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 describe("the app's table of entry points", function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let table: EntryPoints;
   before(async function () {

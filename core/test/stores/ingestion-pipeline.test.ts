@@ -5,6 +5,7 @@ import nock from 'nock';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const SHOP = 'https://ref-shop.example';
 /** The reference connector's package folder: loaded by configuration, as an operator loads any connector. */
@@ -58,7 +59,7 @@ function refOrder(
 
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`the ingestion pipeline with the reference connector [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let key: string;

@@ -9,6 +9,7 @@ import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from '../help
 import { startTestService, type Backend } from '../helpers/test-service.ts';
 import { testCertificates } from '../helpers/tls.ts';
 import { createEndpoint, FAST_WEBHOOKS, Receiver, waitFor, writeEvents } from './webhook-test-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** One database (and Redis prefix) that several service instances open in turn. */
 async function sharedStorage(
@@ -54,7 +55,7 @@ function startWorkerProcess(config: Record<string, string>, overrides: Record<st
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`webhook delivery across crashes and restarts [${backend}]`, function () {
-    this.timeout(40_000);
+    this.timeout(scaled(40_000));
     let receiver: Receiver;
     // One database for both cases: creating an embedded one costs seconds.
     let storage: Awaited<ReturnType<typeof sharedStorage>>;

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { createEndpoint, deliveries, Receiver, waitFor, writeEvents } from './webhook-test-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 // The contract's own 10 s timeout, not a shortened one: a receiver that sleeps 11 s is retried.
 describe('webhook delivery with the real 10 s timeout [postgres+redis]', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let receiver: Receiver;
   before(async function () {
