@@ -77,7 +77,8 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
     );
     const tookMs = Date.now() - back;
     process.stdout.write(`      ${DELIVERIES} stored webhooks placed ${tookMs} ms after Redis came back\n`);
-    expect(tookMs).to.be.below(RECOVERY_MS);
+    // The guarantee on an idle machine, grown by the run's time scale (as the wait above).
+    expect(tookMs).to.be.below(scaled(RECOVERY_MS));
     // Once each, whatever queued them.
     const orders = await t.service.db
       .selectFrom('orders')
