@@ -4,14 +4,16 @@ import { Redis } from 'ioredis';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type DatabaseKind } from '../src/infra/db/database.ts';
 import { migrations } from '../src/modules/migrations.ts';
 import type { Tables, Db } from '../src/modules/tables.ts';
+import { scaled } from './time-scale.ts';
 
 /** Where the real services of this machine live (CI starts them; see .ci/run). */
 export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /**
- * How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s.
+ * How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s
+ * (grown by the run's time scale).
  */
-export const SETUP_TIMEOUT_MS = 120_000;
+export const SETUP_TIMEOUT_MS = scaled(120_000);
 /** With REQUIRE_SERVICES=1 a missing PostgreSQL or Redis fails the run instead of skipping. */
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 

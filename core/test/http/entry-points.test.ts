@@ -6,11 +6,12 @@ import { ADMIN_BASE, API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf, type EntryPoints } from '../../src/http/entry-points.ts';
 import { QUEUE_BOARD_ROUTES } from '../../src/modules/console/queue-dashboard.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 describe("the app's table of entry points", function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let table: EntryPoints;
   before(async function () {
