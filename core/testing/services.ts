@@ -20,9 +20,16 @@ export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 let pgUp: Promise<boolean> | undefined;
 let redisUp: Promise<boolean> | undefined;
 
+/**
+ * How long the probe of a service may take to connect. A service that is not there refuses at once
+ * (nothing waits this long); a busy machine's PostgreSQL can take seconds to accept a connection,
+ * and a probe that gave up then would fail a run under REQUIRE_SERVICES=1 for a service that is up.
+ */
+const PROBE_TIMEOUT_MS = scaled(30_000);
+
 export function postgresAvailable(): Promise<boolean> {
   pgUp ??= (async () => {
-    const client = new pg.Client({ connectionString: TEST_PG_URL, connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({ connectionString: TEST_PG_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
     try {
       await client.connect();
       await client.query('select 1');
@@ -41,7 +48,7 @@ export function redisAvailable(): Promise<boolean> {
     const redis = new Redis(TEST_REDIS_URL, {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
+      connectTimeout: PROBE_TIMEOUT_MS,
       retryStrategy: () => null,
     });
     try {
