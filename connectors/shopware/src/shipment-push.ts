@@ -55,10 +55,13 @@ export async function pushShopwareShipment(
   });
 }
 
-/** True when every product line of the order is one we printed (by product number). */
+/** True when every line of goods of the order is one we printed (by product number, case-insensitive). */
 function coversWholeOrder(order: ReturnType<typeof orderSchema.parse>, shipment: Shipment): boolean {
-  const printed = new Set(shipment.lines.map((l) => l.externalLineId));
+  const printed = new Set(shipment.lines.flatMap((l) => (l.sku?.trim() ? [l.sku.trim().toLowerCase()] : [])));
   return (order.lineItems ?? [])
     .filter((l) => (l.type === 'product' || l.type === 'custom') && l.quantity > 0)
-    .every((l) => printed.has(l.id));
+    .every((l) => {
+      const sku = l.type === 'product' ? l.payload?.productNumber : null;
+      return typeof sku === 'string' && printed.has(sku.trim().toLowerCase());
+    });
 }
