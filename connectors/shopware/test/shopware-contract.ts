@@ -41,7 +41,10 @@ function readable(doc: Json): Json {
 
 export const adminApi = new OpenApiContract(readable(subset as Json), 'Shopware Admin API');
 
-/** What the contract refused since the last `takeContractViolations`, in every fake shop (each test checks it is nothing). */
+/**
+ * What the contract refused since the last `takeContractViolations`, in every fake shop (each test checks it is
+ * nothing).
+ */
 const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
