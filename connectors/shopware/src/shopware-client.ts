@@ -103,6 +103,12 @@ export class ShopwareClient {
     const details = errorDetails(res.body);
     if (res.status === 400 && details)
       throw new ConnectorError('invalid_payload', `Shopware refused the request: ${details}`, { status: 400 });
+    if (res.status === 403)
+      throw new ConnectorError(
+        'auth',
+        `Shopware refused ${req.operation} (403): the integration's role lacks the permission. In Settings > System > Integrations, tick Administrator or give it a role that reads orders, products, sales channels and taxes and writes order deliveries and products.`,
+        { status: 403 },
+      );
     throw ConnectorError.fromStatus('Shopware', res.status, res.body, res.headers['retry-after']);
   }
 

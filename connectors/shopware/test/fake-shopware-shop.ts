@@ -55,6 +55,8 @@ export class FakeShopwareShop {
     { id: hexId(), taxRate: 10, name: 'Reduced rate', position: 2 },
   ];
   integrationDeleted = false;
+  /** Privileges the integration's role lacks (`sales_channel:read`…): calls needing one answer 403. */
+  readonly missingPrivileges = new Set<string>();
   tokenGrants = 0;
   readonly #tokens = new Map<string, number>();
   readonly #faults: Fault[] = [];
@@ -117,6 +119,13 @@ export class FakeShopwareShop {
       const [f] = this.#faults.splice(fault, 1);
       return [f!.status, { errors: [{ status: String(f!.status), title: 'Too Many Requests' }] }, f!.headers];
     }
+    const privilege = privilegeOf(req.method, apiPath);
+    if (privilege && this.missingPrivileges.has(privilege))
+      return error(
+        403,
+        'FRAMEWORK__MISSING_PRIVILEGE_ERROR',
+        JSON.stringify({ message: 'Missing privilege', missingPrivileges: [privilege] }),
+      );
     return this.#route(req.method, apiPath, body ?? {});
   }
 
@@ -218,6 +227,16 @@ export class FakeShopwareShop {
     const data = found.slice((page - 1) * limit, page * limit).map((r) => project(r, criteria.associations ?? {}));
     return [200, { total: data.length, data, aggregations: [] }];
   }
+}
+
+/** The ACL privilege a call needs (`<entity>:read` for a search, `:update`/`:create` for writes). */
+function privilegeOf(method: string, path: string): string | null {
+  const search = /^\/search\/([a-z-]+)$/.exec(path);
+  if (search) return `${search[1]!.replace(/-/g, '_')}:read`;
+  const entity = /^\/([a-z-]+)(\/|$)/.exec(path)?.[1];
+  if (!entity || entity.startsWith('_')) return null;
+  const verb = method === 'POST' ? 'create' : method === 'PATCH' ? 'update' : method === 'GET' ? 'read' : 'delete';
+  return `${entity.replace(/-/g, '_')}:${verb}`;
 }
 
 /** A DAL filter on a field of the row (dotted paths not needed by the connector are refused). */

@@ -77,7 +77,7 @@ describe('Shopware end to end (real PostgreSQL + Redis, the fake Shopware over l
     return { key: r.key, shop, storeId: res.body.data.id as string, store: shopwareStore(shop, res.body.data.id) };
   }
 
-  it('connects an integration: the shop named after its storefront, the keys sealed; wrong keys are 422 and store nothing', async () => {
+  it('connects an integration: the shop named after its storefront, the keys sealed; wrong keys are 422 and store nothing, a private address is never called', async () => {
     const r = await h.reseller('live');
     const shop = shopware.newShop();
     const wrong = await h.api(r.key, 'POST', '/stores', {
@@ -96,6 +96,28 @@ describe('Shopware end to end (real PostgreSQL + Redis, the fake Shopware over l
       secretAccessKey: shop.secretAccessKey,
     });
     assert.equal(plain.status, 400, JSON.stringify(plain.body));
+    const internal = await h.api(r.key, 'POST', '/stores', {
+      platform: 'SHOPWARE',
+      shopUrl: 'https://10.0.0.7/shop',
+      accessKeyId: shop.accessKeyId,
+      secretAccessKey: shop.secretAccessKey,
+    });
+    assert.equal(internal.status, 422, JSON.stringify(internal.body));
+    assert.equal(internal.body.error.code, 'store_not_connectable');
+    assert.deepEqual((await h.api(r.key, 'GET', '/stores')).body.data, []);
+
+    const lacking = shopware.newShop();
+    lacking.missingPrivileges.add('sales_channel:read');
+    const refused = await h.api(r.key, 'POST', '/stores', {
+      platform: 'SHOPWARE',
+      shopUrl: lacking.url,
+      accessKeyId: lacking.accessKeyId,
+      secretAccessKey: lacking.secretAccessKey,
+    });
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, 'store_credentials_rejected');
+    assert.match(refused.body.error.message, /role lacks the permission/);
+    assert.deepEqual((await h.api(r.key, 'GET', '/stores')).body.data, []);
 
     const { key, storeId } = await connected();
     const view = (await h.api(key, 'GET', `/stores/${storeId}`)).body.data;
