@@ -1005,6 +1005,23 @@ export interface components {
             platform: "ConnectStoreShopify";
         };
         /**
+         * SHOPWARE
+         * @description Shopware
+         */
+        ConnectStoreShopware: {
+            /** Format: uri */
+            shopUrl: string;
+            accessKeyId: string;
+            secretAccessKey: string;
+            /** @description The storefront whose currency prices a publish; the first storefront when absent */
+            salesChannelId?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreShopware";
+        };
+        /**
          * WOOCOMMERCE
          * @description WooCommerce
          */
@@ -1087,7 +1104,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1193,7 +1210,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -2578,7 +2595,7 @@ export interface operations {
                 /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
                 /** @description Only orders from this source. */
-                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
                 /** @description Only the orders placed from this connected store. */
@@ -5039,7 +5056,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreShopware"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
