@@ -41,6 +41,8 @@ const SEARCHABLE: Record<string, Set<string>> = {
 };
 
 export interface Seen {
+  /** The store code of the URL (`/rest/<code>/V1`), null for the default store view. */
+  store: string | null;
   method: string;
   path: string;
   query: URLSearchParams;
@@ -108,7 +110,14 @@ export class FakeMagentoShop {
     } catch {
       return [400, error('Decoding error: %1', ['Syntax error'])];
     }
-    this.requests.push({ method: req.method, path, query: url.searchParams, body, at: Date.now() });
+    this.requests.push({
+      store: code ?? null,
+      method: req.method,
+      path,
+      query: url.searchParams,
+      body,
+      at: Date.now(),
+    });
     const fault = this.#faults.findIndex((f) => f.method === req.method && f.path.test(path));
     if (fault >= 0) return this.#faults.splice(fault, 1)[0]!.reply;
     if (!CONTRACT.has(req.method, path)) return [404, { message: 'Request does not match any route.', trace: null }];

@@ -83,7 +83,8 @@ export function readCriteria(
     else violations.push(`searchCriteria${parts[1]} is not a searchCriteria field the schema declares`);
   }
   const dense = <T>(list: T[], what: string) => {
-    if (list.some((x) => x === undefined)) violations.push(`${what} indices must count from 0 without gaps`);
+    if (Array.from(list).some((x) => x === undefined))
+      violations.push(`${what} indices must count from 0 without gaps`);
     return list.filter((x) => x !== undefined);
   };
   for (const group of dense(groups, 'filterGroups')) {
