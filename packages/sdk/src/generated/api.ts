@@ -978,6 +978,22 @@ export interface components {
             platform: "ConnectStoreAmazon";
         };
         /**
+         * MAGENTO
+         * @description Magento
+         */
+        ConnectStoreMagento: {
+            /** Format: uri */
+            baseUrl: string;
+            accessToken: string;
+            /** @description The store view's code (REST under /rest/<storeCode>/V1); the default store view when absent */
+            storeCode?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreMagento";
+        };
+        /**
          * SANDBOX
          * @description Sandbox
          */
@@ -1087,7 +1103,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "MAGENTO" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1193,7 +1209,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "MAGENTO" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -2578,7 +2594,7 @@ export interface operations {
                 /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
                 /** @description Only orders from this source. */
-                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "MAGENTO" | "SANDBOX";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
                 /** @description Only the orders placed from this connected store. */
@@ -5039,7 +5055,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreMagento"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
