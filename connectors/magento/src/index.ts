@@ -38,16 +38,22 @@ export const magentoConnector = defineConnector<MagentoCredentials>({
   },
 
   /**
-   * Checks the token where it must work: the store's configuration (Stores) and one order (Sales). A token Magento
-   * refuses is 422 `store_credentials_rejected`, and nothing is stored.
+   * Checks the token where it must work: the store's configuration (Stores), one order and one shipment (Sales), one
+   * product (Catalog). A token Magento refuses, or a resource the integration lacks, is 422
+   * `store_credentials_rejected` naming it, and nothing is stored.
    */
   async connect(ctx, input) {
     const parsed = connectSchema.parse(input);
     const credentials = { ...restRoot(parsed.baseUrl, parsed.storeCode), accessToken: parsed.accessToken };
     const magento = new MagentoClient(ctx.http, credentials);
     await magentoStoreCurrency(magento, credentials);
-    const orders = searchQuery({ pageSize: 1, currentPage: 1 });
-    await magento.json(z.unknown(), { method: 'GET', path: '/orders', query: orders, operation: 'searchOrders' });
+    const one = searchQuery({ pageSize: 1, currentPage: 1 });
+    for (const [path, operation] of [
+      ['/orders', 'searchOrders'],
+      ['/shipments', 'searchShipments'],
+      ['/products', 'searchProducts'],
+    ] as const)
+      await magento.json(z.unknown(), { method: 'GET', path, query: one, operation });
     const host = new URL(credentials.baseUrl).host;
     return {
       externalId: `${credentials.baseUrl}${credentials.storeCode ? `/rest/${credentials.storeCode}` : ''}`,

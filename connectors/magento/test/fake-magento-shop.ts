@@ -67,6 +67,8 @@ export class FakeMagentoShop {
   bearerTokensAllowed = true;
   /** The integration was deleted (or its token re-issued) in the admin. */
   revoked = false;
+  /** ACL resources the integration was not given (System > Integrations > API > Resource Access). */
+  readonly deniedResources = new Set<string>();
   readonly orders = new Map<number, MagentoOrderJson>();
   readonly products = new Map<number, Json>();
   readonly shipments: Json[] = [];
@@ -125,7 +127,8 @@ export class FakeMagentoShop {
     const { operationId } = CONTRACT.check({ method: req.method, path, query: new URLSearchParams() });
     const op = operationId!;
     const auth = req.headers.get('authorization');
-    if (auth !== `Bearer ${this.accessToken}` || this.revoked || !this.bearerTokensAllowed)
+    const denied = this.deniedResources.has(RESOURCES[op]!);
+    if (auth !== `Bearer ${this.accessToken}` || this.revoked || !this.bearerTokensAllowed || denied)
       return [401, error("The consumer isn't authorized to access %resources.", { resources: RESOURCES[op] })];
     if (code && code !== 'all' && !this.storeCodes.includes(code))
       return [400, error("The store that was requested wasn't found. Verify the store and try again.")];

@@ -118,6 +118,17 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
       assert.deepEqual(await stores(r.key), []);
     });
 
+    it('refuses an integration without access to shipments, naming the resource, and stores nothing', async () => {
+      const r = await h.reseller('live');
+      const shop = magento.newShop();
+      shop.deniedResources.add('Magento_Sales::shipment');
+      const res = await connect(r.key, { baseUrl: shop.url, accessToken: shop.accessToken });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.error.code, 'store_credentials_rejected');
+      assert.match(res.body.error.message, /isn't authorized to access Magento_Sales::shipment/);
+      assert.deepEqual(await stores(r.key), []);
+    });
+
     it('refuses what is not an https address or an access token (400, the fields named), calling nothing', async () => {
       const r = await h.reseller('live');
       const shop = magento.newShop();
