@@ -23,7 +23,7 @@ export async function pollOrders(
   client: MagentoClient,
   cursor: string | null,
   now: Date,
-): Promise<{ orders: StoreOrder[]; nextCursor: string }> {
+): Promise<{ orders: StoreOrder[]; nextCursor: string; done: boolean }> {
   const at = ordersCursor.read(cursor, now);
   const currentPage = Math.floor(at.offset / ORDERS_PAGE_SIZE) + 1;
   const since = new Date(Math.ceil(at.since.getTime() / 1000) * 1000);
@@ -44,5 +44,10 @@ export async function pollOrders(
   const items = page.items ?? [];
   const orders = items.map((raw, i) => toStoreOrder(parsePayload(orderSchema, raw, `Magento orders[${i}]`)));
   const more = items.length === ORDERS_PAGE_SIZE && currentPage * ORDERS_PAGE_SIZE < page.total_count;
-  return { orders, nextCursor: ordersCursor.next(at, { updatedAt: orders.map((o) => o.updatedAt), more }) };
+  // A run's last page ends the poll: the next run reads the overlap again, which the next poll does.
+  return {
+    orders,
+    nextCursor: ordersCursor.next(at, { updatedAt: orders.map((o) => o.updatedAt), more }),
+    done: !more,
+  };
 }

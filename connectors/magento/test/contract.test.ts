@@ -4,7 +4,14 @@ import { startFakePlatformServer, type FakePlatformServer } from '@print-api/cor
 import { errorMessage, searchQuery } from '../src/magento-client.ts';
 import { mapMagentoOrder, orderSchema } from '../src/order-mapper.ts';
 import { carrierCode, shipItems } from '../src/shipment-push.ts';
-import { FakeMagento, magentoOrderOf, takeContractViolations, type FakeMagentoShop } from './fake-magento.ts';
+import { magentoConnector } from '../src/index.ts';
+import {
+  FakeMagento,
+  magentoOrderOf,
+  magentoStore,
+  takeContractViolations,
+  type FakeMagentoShop,
+} from './fake-magento.ts';
 import { DEFINITIONS } from './magento-contract.ts';
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 
@@ -226,6 +233,35 @@ describe('Magento contract: fixtures, mapping and the fake held to the admin sch
           parameters: { fieldName: 'searchCriteria' },
         },
       });
+    });
+
+    it('polls every order through pages of ties in one second and a page past the last (answered as the last)', async () => {
+      const store = magentoStore(shop, 'sto_paging');
+      const second = '2026-11-28T10:00:00Z';
+      for (let i = 0; i < 120; i++)
+        store.saveOrder({ paid: true, updatedAt: second, lines: [{ sku: 'A', quantity: 1 }] });
+      for (let i = 0; i < 30; i++)
+        store.saveOrder({ paid: true, updatedAt: `2026-11-28T10:00:${String(i + 1).padStart(2, '0')}Z`, lines: [] });
+      const ctx = server.context('magento', {});
+      const connection = {
+        externalId: shop.url,
+        name: 'shop',
+        credentials: { baseUrl: shop.url, storeCode: null, accessToken: shop.accessToken },
+      };
+      const seen = new Set<string>();
+      let cursor: string | null = null;
+      for (let calls = 0; calls < 20; calls++) {
+        const page = await magentoConnector.listOrders!(
+          { ...ctx, clock: () => new Date('2026-11-28T10:30:00Z') },
+          connection,
+          cursor,
+        );
+        for (const o of page.orders) seen.add(o.externalId);
+        if (page.nextCursor === cursor) break;
+        cursor = page.nextCursor;
+      }
+      assert.equal(seen.size, 150);
+      assert.deepEqual(takeContractViolations(), []);
     });
 
     it('refuses a product body field the schema does not declare', async () => {
