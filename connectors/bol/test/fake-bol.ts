@@ -26,7 +26,13 @@ const TOKEN_SECONDS = 299;
 const PAGE_SIZE = 50;
 
 /** bol's error body (`Problem`), as every API error carries it. */
-export const problem = (status: number, title: string, detail: string, violations: string[] = []): FakeReply => [
+export const problem = (
+  status: number,
+  title: string,
+  detail: string,
+  violations: string[] = [],
+  headers: Record<string, string> = {},
+): FakeReply => [
   status,
   {
     type: 'https://api.bol.com/problems',
@@ -37,7 +43,7 @@ export const problem = (status: number, title: string, detail: string, violation
     instance: `https://api.bol.com/retailer/${randomUUID()}`,
     violations: violations.map((reason) => ({ name: 'request', reason })),
   },
-  { 'content-type': V10 },
+  { 'content-type': V10, ...headers },
 ];
 
 /** An order item as bol holds it (the detail's `OrderOrderItem`, with its fulfilment status). */
@@ -480,10 +486,12 @@ function bolStore(seller: FakeBolSeller, storeId: string): FakeStore {
         .filter((s) => s.orderId === orderId)
         .map((s) => ({ trackingNumber: String(s.transport.trackAndTrace) })),
     rateLimitNextPush(retryAfterSeconds) {
-      seller.faultNext('createShipment', [
-        ...problem(429, 'Too Many Requests', 'Too many requests, retry later.').slice(0, 2),
-        { 'content-type': V10, 'Retry-After': String(retryAfterSeconds) },
-      ] as FakeReply);
+      seller.faultNext(
+        'createShipment',
+        problem(429, 'Too Many Requests', 'Too many requests, retry later.', [], {
+          'Retry-After': String(retryAfterSeconds),
+        }),
+      );
       return () => seller.seen('createShipment').map((c) => c.at);
     },
     expireTokens: () => seller.expireTokens(),
