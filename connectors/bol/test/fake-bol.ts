@@ -144,7 +144,6 @@ export class FakeBol {
   readonly sellers: FakeBolSeller[] = [];
   readonly contractLog = new ContractLog();
   url = '';
-  pageSize = PAGE_SIZE;
 
   settings(): Record<string, string> {
     return { CONNECTOR_BOL_LOGIN_URL: this.url, CONNECTOR_BOL_API_URL: this.url };
@@ -256,7 +255,7 @@ export class FakeBol {
       }))
       .filter((o) => o.orderItems.length > 0)
       .sort((a, b) => a.orderPlacedDateTime.localeCompare(b.orderPlacedDateTime));
-    const shown = orders.slice((page - 1) * this.pageSize, page * this.pageSize).map((o) => ({
+    const shown = orders.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE).map((o) => ({
       orderId: o.orderId,
       orderPlacedDateTime: o.orderPlacedDateTime,
       orderItems: o.orderItems.map((i) => ({
