@@ -95,10 +95,10 @@ export function printedItems(order: BolOrder, lines: Shipment['lines']) {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `GET /shared/process-status/{id}` until it is no longer PENDING, or the wait is over (PENDING then). */
-async function follow(api: BolApi, status: ProcessStatus): Promise<ProcessStatus> {
-  const deadline = Date.now() + PROCESS_WAIT_MS;
+async function follow(ctx: BolContext, api: BolApi, status: ProcessStatus): Promise<ProcessStatus> {
+  const deadline = ctx.clock().getTime() + PROCESS_WAIT_MS;
   let wait = 250;
-  while (status.status === 'PENDING' && status.processStatusId && Date.now() < deadline) {
+  while (status.status === 'PENDING' && status.processStatusId && ctx.clock().getTime() < deadline) {
     await sleep(wait);
     wait = Math.min(wait * 2, 4000);
     status = await api.json(processStatusSchema, {
@@ -161,7 +161,7 @@ export async function pushShipment(ctx: BolContext, api: BolApi, shipment: Shipm
       operation: 'createShipment',
     });
   }
-  status = await follow(api, status);
+  status = await follow(ctx, api, status);
   if (status.status === 'SUCCESS') return;
   const what = `bol's shipment of order ${order.orderId} (process ${status.processStatusId ?? '?'})`;
   if (status.status === 'PENDING')
