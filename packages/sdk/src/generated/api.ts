@@ -978,6 +978,21 @@ export interface components {
             platform: "ConnectStoreAmazon";
         };
         /**
+         * BOL
+         * @description bol.com
+         */
+        ConnectStoreBol: {
+            /** @description The client id of the seller's Retailer API credentials (seller dashboard > Settings > API settings) */
+            clientId: string;
+            /** @description The secret of those credentials */
+            clientSecret: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreBol";
+        };
+        /**
          * SANDBOX
          * @description Sandbox
          */
@@ -1087,7 +1102,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "BOL" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1193,7 +1208,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "BOL" | "SANDBOX";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -2578,7 +2593,7 @@ export interface operations {
                 /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
                 /** @description Only orders from this source. */
-                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX";
+                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "BOL" | "SANDBOX";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
                 /** @description Only the orders placed from this connected store. */
@@ -5039,7 +5054,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreBol"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {
