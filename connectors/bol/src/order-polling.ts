@@ -95,8 +95,8 @@ async function step(
 const EMPTY_STEPS = 10;
 
 /**
- * One page of the poll, as core asks for it. Open phase: `GET /retailer/orders?fulfilment-method=FBR&status=OPEN&page=N`
- * (50 a page), and the detail of each order changed since the previous run (every one on the first run). Closed
+ * One page of the poll, as core asks for it. Open phase:
+ * `GET /retailer/orders?fulfilment-method=FBR&status=OPEN&page=N` (50 a page), and the detail of each order changed since the previous run (every one on the first run). Closed
  * phase: `status=ALL` with `latest-change-date` for each day since the previous run, and the detail of each order that
  * has a cancelled item changed since then and nothing open any more. Listing calls that find nothing go straight on
  * (core ends a run at an empty page); the run ends (`done`) after its last one, and the next looks back from when

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connectorConformance } from '@print-api/connector-kit/testing';
 import { bolConnector } from '../src/index.ts';
-import { FakeBolPlatform } from './fake-bol.ts';
+import { FakeBolPlatform } from './fake-bol-platform.ts';
 
 const fake = new FakeBolPlatform();
 connectorConformance({ connector: bolConnector, fakePlatform: () => fake });
