@@ -232,6 +232,34 @@ describe('bol end to end (the service on PostgreSQL + Redis, a fake bol on a loc
     expect(seller.shipments).to.deep.equal([]);
   });
 
+  it("offers bol.com on the dashboard's stores page: the client id and secret, both required", async () => {
+    const r = await posterReseller(t, files);
+    const link = new URL((await t.api(r.key, 'POST', '/dashboard-links')).body.data.url);
+    const signIn = await fetch(`${t.baseUrl}${link.pathname}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'print-api-tests/1.0',
+      },
+      body: '',
+    });
+    await signIn.arrayBuffer();
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const page = await fetch(`${t.baseUrl}/dashboard/stores`, {
+      headers: { accept: 'text/html', cookie, 'user-agent': 'print-api-tests/1.0' },
+    });
+    const html = await page.text();
+    expect(page.status).to.equal(200);
+    expect(html).to.contain('aria-label="Connect with these credentials (bol.com)"');
+    for (const field of ['clientId', 'clientSecret'])
+      expect(html.match(new RegExp(`<input id="connect-bol-${field}"[^>]*>`))?.[0], field).to.match(/\brequired\b/);
+  });
+
   it('answers publishing with 422 not_supported_by_platform, saying to create the offer with the SKU as its reference', async () => {
     const { key, storeId } = await connected();
     const res = await t.api(key, 'POST', `/stores/${storeId}/listings`, {
