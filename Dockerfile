@@ -3,6 +3,8 @@ FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# npm ci's preinstall script checks the Node.js version.
+COPY scripts/check-node.cjs scripts/
 COPY core/package.json core/
 COPY packages packages
 COPY connectors connectors

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { plainIssue } from './http/plain-issues.ts';
+import { plainIssue } from './web/plain-issues.ts';
 
 const booleanFlag = z
   .enum(['on', 'off', 'true', 'false', '1', '0', 'yes', 'no'])

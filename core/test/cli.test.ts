@@ -10,12 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMMANDS } from '../src/cli/commands.ts';
 import { startTestService, type TestService } from './helpers/test-service.ts';
+import { scaled } from './helpers/wait.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 describe('the back-office CLI [pglite]', function () {
   // Each command is a node process of its own: slow to start on a busy machine.
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');
@@ -44,7 +45,7 @@ describe('the back-office CLI [pglite]', function () {
 
 describe('the back-office CLI: help, finding the service, lists and lookups [pglite]', function () {
   // Every command is a node process of its own: slow to start on a busy machine.
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');

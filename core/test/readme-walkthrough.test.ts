@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from './helpers/test-service.ts';
-import { waitFor } from './helpers/wait.ts';
+import { waitFor, scaled } from './helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const README = path.join(ROOT, 'README.md');
@@ -73,7 +73,7 @@ describe('the README first-order walkthrough', function () {
   });
 
   it('takes a sandbox order to DELIVERED with signed events arriving through listen, following the README as written', async function () {
-    this.timeout(180_000);
+    this.timeout(scaled(180_000));
     const readme = readFileSync(README, 'utf8');
     const script = walkthroughScript(readme);
     // Offline as pasted: the service's origin from PORT, nothing that needs a name resolved.

@@ -1,7 +1,7 @@
 import type { ConnectorContext, HttpClient } from '@print-api/connector-kit';
 import type { FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { createSafeFetch, type SafeFetch } from '../src/infra/safe-fetch/safe-fetch.ts';
-import { createConnectorHttp, type ConnectorHttpDeps } from '../src/modules/stores/connector-http.ts';
+import { createConnectorHttp, type ConnectorHttpDeps } from '../src/modules/stores/outbound/connector-http.ts';
 import { startHttpsServer } from './https-server.ts';
 
 /** Options of core's connector HTTP client in tests (its guard and user agent are the helper's). */

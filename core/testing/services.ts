@@ -4,23 +4,32 @@ import { Redis } from 'ioredis';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type DatabaseKind } from '../src/infra/db/database.ts';
 import { migrations } from '../src/modules/migrations.ts';
 import type { Tables, Db } from '../src/modules/tables.ts';
+import { scaled } from './time-scale.ts';
 
 /** Where the real services of this machine live (CI starts them; see .ci/run). */
 export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /**
- * How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s.
+ * How long a suite's setup (a database, a service) may take: minutes' worth on a busy CI machine, not a test's 20 s
+ * (grown by the run's time scale).
  */
-export const SETUP_TIMEOUT_MS = 120_000;
+export const SETUP_TIMEOUT_MS = scaled(120_000);
 /** With REQUIRE_SERVICES=1 a missing PostgreSQL or Redis fails the run instead of skipping. */
 export const REQUIRE_SERVICES = process.env.REQUIRE_SERVICES === '1';
 
 let pgUp: Promise<boolean> | undefined;
 let redisUp: Promise<boolean> | undefined;
 
+/**
+ * How long the probe of a service may take to connect. A service that is not there refuses at once
+ * (nothing waits this long); a busy machine's PostgreSQL can take seconds to accept a connection,
+ * and a probe that gave up then would fail a run under REQUIRE_SERVICES=1 for a service that is up.
+ */
+const PROBE_TIMEOUT_MS = scaled(30_000);
+
 export function postgresAvailable(): Promise<boolean> {
   pgUp ??= (async () => {
-    const client = new pg.Client({ connectionString: TEST_PG_URL, connectionTimeoutMillis: 2000 });
+    const client = new pg.Client({ connectionString: TEST_PG_URL, connectionTimeoutMillis: PROBE_TIMEOUT_MS });
     try {
       await client.connect();
       await client.query('select 1');
@@ -39,7 +48,7 @@ export function redisAvailable(): Promise<boolean> {
     const redis = new Redis(TEST_REDIS_URL, {
       lazyConnect: true,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
+      connectTimeout: PROBE_TIMEOUT_MS,
       retryStrategy: () => null,
     });
     try {

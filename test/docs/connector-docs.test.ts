@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { defineConnector } from '@print-api/connector-kit';
 import { expectedReadme, settingsSection, withSection } from '../../scripts/connector-docs.ts';
 import { referenceConnector } from '../reference-connector/src/index.ts';
+import { scaled } from '../../core/test/helpers/wait.ts';
 
 describe('the README table of connector settings (npm run docs:connectors)', () => {
   it('is up to date with the installed connectors’ manifests', async function () {
-    this.timeout(30_000);
+    this.timeout(scaled(30_000));
     const { current, expected } = await expectedReadme();
     expect(current === expected, 'README.md is out of date: run npm run docs:connectors').to.equal(true);
   });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServiceProcess } from './processes.ts';
+import { scaled } from '../../core/test/helpers/wait.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -15,7 +16,7 @@ function withoutConnectorSettings(): Record<string, string> {
 }
 
 describe('start-up with the connectors’ CONNECTOR_* settings (spawned server)', function () {
-  this.timeout(150_000);
+  this.timeout(scaled(150_000));
   let dataDir = '';
   before(() => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'print-api-connectors-'));

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestService } from '../../core/test/helpers/test-service.ts';
+import { scaled } from '../../core/test/helpers/wait.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CLI = path.join(ROOT, 'core/src/cli.ts');
@@ -83,7 +84,7 @@ export interface ListenProcess {
 export async function startListen(
   args: string[],
   env: Record<string, string>,
-  timeoutMs = 60_000,
+  timeoutMs = scaled(60_000),
 ): Promise<ListenProcess> {
   const child = spawn(process.execPath, [CLI, 'listen', ...args], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', ...env },

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { verifyWebhook } from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
-import { waitFor } from '../../core/test/helpers/wait.ts';
+import { waitFor, scaled } from '../../core/test/helpers/wait.ts';
 import { readServerSentEvents } from '../../packages/sdk/src/server-sent-events.ts';
 import {
   sampleFileUrl,
@@ -17,7 +17,7 @@ const JOURNEY = ['order.created', 'order.submitted', 'order.in_production', 'ord
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`listen: events streamed from the service and delivered signed to a local URL [${backend}]`, function () {
-    this.timeout(120_000);
+    this.timeout(scaled(120_000));
     let t: TestService;
     /** The sample PDF the service serves to test keys: sandbox orders need no file host. */
     let fileUrl = '';

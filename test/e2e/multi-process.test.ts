@@ -5,13 +5,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SecretBox } from '../../core/src/infra/crypto.ts';
 import { createTestPostgresDatabase, needService, TEST_REDIS_URL } from '../../core/test/helpers/services.ts';
-import { waitFor } from '../../core/test/helpers/wait.ts';
+import { waitFor, scaled } from '../../core/test/helpers/wait.ts';
 import { startServiceProcess, type RunningProcess } from './processes.ts';
 
 const UA = 'print-api-e2e/1.0';
 
 describe('several processes side by side on PostgreSQL and Redis (spawned servers)', function () {
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   const procs: RunningProcess[] = [];
   let drop: () => Promise<void> = async () => undefined;
   let dataDir = '';

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { scaled } from '../../core/test/helpers/wait.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -14,9 +15,10 @@ export interface RunningProcess {
 /**
  * How long a spawned service may take to say it listens before it is killed as hung. A first
  * start on a new embedded database (initdb and the migrations in WebAssembly) takes a few
- * seconds on an idle machine and several times that on a loaded CI one: a deadline, not a target.
+ * seconds on an idle machine and several times that on a loaded CI one: a deadline, not a target (grown by
+ * the run's time scale).
  */
-const START_DEADLINE_MS = 60_000;
+const START_DEADLINE_MS = scaled(60_000);
 
 export function startServiceProcess(env: Record<string, string>): Promise<RunningProcess> {
   return new Promise((resolve, reject) => {

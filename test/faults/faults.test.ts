@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { waitFor } from '../../core/test/helpers/wait.ts';
+import { waitFor, scaled } from '../../core/test/helpers/wait.ts';
 import { ScenarioEnvironment } from './fault-environment.ts';
 import { useFaultWorld } from './fault-suite.ts';
 import { checkEventsDelivered, checkOrders, checkProcesses, checkWallets } from './guarantees.ts';
@@ -33,7 +33,7 @@ const OUTAGE_MS = 4000;
 const REDIS_OUTAGE_MAX_ANSWER_MS = 5000;
 
 describe('faults on real processes (two API processes and a worker on PostgreSQL and Redis)', function () {
-  this.timeout(420_000);
+  this.timeout(scaled(420_000));
   let env: ScenarioEnvironment | undefined;
   const world = useFaultWorld(() => env?.supervisor);
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { waitFor } from '../../core/test/helpers/wait.ts';
+import { waitFor, scaled } from '../../core/test/helpers/wait.ts';
 import { ScenarioEnvironment } from './fault-environment.ts';
 import { useFaultWorld } from './fault-suite.ts';
 import { checkEventsDelivered, checkProcesses, checkWallets } from './guarantees.ts';
@@ -64,7 +64,7 @@ interface Run {
 }
 
 describe('store orders under faults (TikTok Shop notifications and polled Amazon stores, two API processes and a worker)', function () {
-  this.timeout(600_000);
+  this.timeout(scaled(600_000));
   let run: Run | undefined;
   const world = useFaultWorld(() => run?.env.supervisor);
   let platforms: StorePlatforms | undefined;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { REQUIRE_SERVICES } from '../../core/test/helpers/services.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
+import { scaled } from '../../core/test/helpers/wait.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -22,13 +23,13 @@ const npm = (args: string[], cwd: string) =>
 
 describe('the packed SDK, installed in a separate project, places a sandbox order that reaches DELIVERED with its events through listen [pglite]', function () {
   // Packing builds the package; installing reads the npm cache; two Node versions run the example.
-  this.timeout(300_000);
+  this.timeout(scaled(300_000));
   let t: TestService;
   let work = '';
   let project = '';
 
   before(async function () {
-    this.timeout(300_000);
+    this.timeout(scaled(300_000));
     work = mkdtempSync(path.join(tmpdir(), 'print-api-sdk-pack-'));
     // `npm pack` runs prepack: the tsc build into dist, then the tarball of dist, openapi.json and the README.
     await npm(['pack', '--pack-destination', work], SDK);

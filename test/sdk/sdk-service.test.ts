@@ -7,7 +7,7 @@ import {
   type WebhookEvent,
 } from '../../packages/sdk/src/index.ts';
 import { startTestService, type TestService } from '../../core/test/helpers/test-service.ts';
-import { waitFor } from '../../core/test/helpers/wait.ts';
+import { waitFor, scaled } from '../../core/test/helpers/wait.ts';
 
 const RECIPIENT = {
   name: 'Jan de Vries',
@@ -19,7 +19,7 @@ const RECIPIENT = {
 };
 
 describe('the SDK against the running service [pglite]', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite', { PRODUCTION_SIMULATOR_STEP_MS: '100' });
@@ -80,7 +80,7 @@ describe('the SDK against the running service [pglite]', function () {
 });
 
 describe('the SDK against a rate-limited service [pglite]', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite', { RATE_LIMIT_PER_MINUTE: '2' });

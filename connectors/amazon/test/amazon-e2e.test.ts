@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
+import { startConnectorService, startHttpsServer, scaled } from '@print-api/core/testing';
 import { amazonConnector } from '../src/index.ts';
 import { carrierFields } from '../src/shipment-push.ts';
 import {
@@ -74,7 +74,7 @@ const ingests = async (h: Harness, key: string, storeId: string) =>
   }>;
 
 describe('Amazon end to end (the service on PostgreSQL + Redis, a fake Amazon on a local HTTPS server)', function () {
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
 
   describe('install through Seller Central consent', () => {
     const w = amazonWorld();

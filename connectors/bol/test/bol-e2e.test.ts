@@ -4,6 +4,7 @@ import {
   eventually,
   posterReseller,
   POSTER_SKU,
+  scaled,
   startHttpsServer,
   type TestHttpsServer,
   type TestService,
@@ -18,7 +19,7 @@ const OTHER_SKU = 'MUG-DELFT';
 // The scenarios every platform shares run in conformance.test.ts; here what bol makes different: its credentials,
 // paging, FBB and cancellation requests, the split address, and shipments followed through their process status.
 describe('bol end to end (the service on PostgreSQL + Redis, a fake bol on a local HTTPS server)', function () {
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
   const bol = new FakeBol();
   const env: Record<string, string> = {};
   let server: TestHttpsServer;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ConnectorError, type HttpRequest } from '@print-api/connector-kit';
+import { scaled } from '@print-api/core/testing';
 import type { BolContext } from '../src/bol-client.ts';
 import { BolApi, issueToken } from '../src/bol-client.ts';
 import { settingsSchema } from '../src/config.ts';
@@ -108,7 +109,9 @@ describe('bol connector (unit: the mapping rules, and pushes against the fake bo
     expect(bolDay(new Date('2026-01-15T22:30:00Z'))).to.equal('2026-01-15');
   });
 
-  describe('shipments', () => {
+  describe('shipments', function () {
+    // Following a process status waits for real between reads (250 ms, doubling).
+    this.timeout(scaled(20_000));
     let bol: FakeBol;
     let seller: FakeBolSeller;
     const clock = { now: Date.now() };

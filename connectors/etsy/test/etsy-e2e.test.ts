@@ -7,6 +7,7 @@ import {
   POSTER_SKU,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 import type { ConformanceService, FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { ADDRESS_WITHHELD, etsyConnector } from '../src/index.ts';
@@ -17,7 +18,7 @@ const PUBLIC_URL = 'https://print-api.example.com';
 
 // The scenarios every platform shares run in conformance.test.ts; here what Etsy makes different.
 describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS server)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   let files: TestHttpsServer;
   let server: TestHttpsServer | undefined;

@@ -6,7 +6,7 @@ import {
   type HttpClient,
   type StoreConnection,
 } from '@print-api/connector-kit';
-import { startTestService, type TestService } from '@print-api/core/testing';
+import { startTestService, type TestService, scaled } from '@print-api/core/testing';
 import { SANDBOX_API_URL, type SandboxCredentials, type SandboxSettings } from '../src/config.ts';
 import { sandboxConnector } from '../src/index.ts';
 import { verifySandboxWebhook } from '../src/webhook-verifier.ts';
@@ -52,7 +52,7 @@ describe('sandbox webhook verifier', () => {
 
 /** The connector against core's sandbox platform, answered in-process by the service's client (no network). */
 describe('sandbox connector: publishing and its platform API', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   let ctx: ConnectorContext<SandboxSettings>;
   let store: StoreConnection<SandboxCredentials>;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually, startTestService, type TestService } from '@print-api/core/testing';
+import { eventually, startTestService, type TestService, scaled } from '@print-api/core/testing';
 import { sandboxConnector } from '../src/index.ts';
 
 const SKU = 'POSTER-TULIPS';
@@ -18,7 +18,7 @@ interface Listing {
  * listing is placed as a test print order) and archived.
  */
 describe('sandbox store publishing (POST/PATCH/DELETE /stores/{id}/listings)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   let key: string;
   const api = (method: string, path: string, body?: unknown) => t.api(key, method, path, body);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { eventually as waitFor, startTestService, type TestService } from '@print-api/core/testing';
+import { eventually as waitFor, startTestService, type TestService, scaled } from '@print-api/core/testing';
 import { sandboxConnector } from '../src/index.ts';
 
 const SKU = 'POSTER-TULIPS';
@@ -17,7 +17,7 @@ const eventually = <T>(what: string, probe: () => Promise<T | undefined | null |
  */
 for (const backend of ['postgres+redis', 'pglite'] as const) {
   describe(`sandbox store [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let key: string;
 

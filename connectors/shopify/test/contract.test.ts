@@ -17,6 +17,7 @@ import { FULFILLMENT_CREATE, FULFILLMENT_ORDERS_QUERY } from '../src/shipment-pu
 import { CREATE_SUBSCRIPTION, LIST_SUBSCRIPTIONS } from '../src/webhook-registration.ts';
 import { ADMIN_SCHEMA_VERSION, requestViolations, responseViolations } from './shopify-contract.ts';
 import { shopifyOrder } from './shopify-fixtures.ts';
+import { scaled } from '@print-api/core/testing';
 
 const fixture = (name: string) =>
   parseJsonExact(readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8')) as any;
@@ -116,7 +117,7 @@ function publishedOrderSchema(topic: string) {
 }
 
 describe(`Shopify contract: the Admin GraphQL API ${ADMIN_SCHEMA_VERSION} schema and the published webhook payloads`, function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
 
   for (const [name, query, variables] of REQUESTS) {
     it(`sends ${name} as the schema allows (fields, arguments, variable types and enum values)`, () => {

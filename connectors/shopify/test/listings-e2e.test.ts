@@ -8,6 +8,7 @@ import {
   POSTER_SKU as SKU,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -16,7 +17,7 @@ const APP = { apiKey: '4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f90', secret: 'shpss_0a1b2c3
 describe('Shopify listings end to end (real PostgreSQL + Redis, Shopify behind nock)', function () {
   // Every GraphQL request the connector sent (and every answer of the fake) kept to the Admin API schema.
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let files: TestHttpsServer;
 

@@ -8,6 +8,7 @@ import {
   POSTER_SKU as SKU,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 import type { OAuthCredentials } from '../src/config.ts';
 import { shopifyConnector } from '../src/index.ts';
@@ -32,7 +33,7 @@ const setCookies = (res: Response) => res.headers.getSetCookie().map((c) => c.sp
 describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', function () {
   // Every GraphQL request the connector sent (and every answer of the fake) kept to the Admin API schema.
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let files: TestHttpsServer;
   let shops = 0;

@@ -8,6 +8,7 @@ import {
   startHttpsServer,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 import type { TikTokCredentials } from '../src/config.ts';
 import { tiktokShopConnector } from '../src/index.ts';
@@ -21,7 +22,7 @@ const OTHER_SKU = 'MUG-DELFT';
 
 // The scenarios every platform shares run in conformance.test.ts; here what TikTok Shop makes different.
 describe('TikTok Shop end to end (real PostgreSQL + Redis, the fake TikTok Shop over HTTPS)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   let files: TestHttpsServer;
   let server: Omit<FakeHttpsServer, 'fallback'> | undefined;

@@ -16,11 +16,12 @@ import {
   shapeViolations,
   UPDATE_PRODUCT_REQUEST,
 } from './wix-contract.ts';
+import { scaled } from '@print-api/core/testing';
 
 const GOLDEN = new URL('./fixtures/golden/', import.meta.url);
 
 describe('Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_orders, @wix/auto_sdk_ecom_order-fulfillments)', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
 
   it("signs and nests the fake's webhooks as @wix/sdk's own parser reads them (RS256 with the app's public key, three JSON levels)", async () => {

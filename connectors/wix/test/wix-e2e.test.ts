@@ -8,7 +8,7 @@ import {
   type FakeStore,
   type OrderSpec,
 } from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
+import { startConnectorService, startHttpsServer, scaled } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
 import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
 
@@ -20,7 +20,7 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
   // Every call the connector made (and every order the fake answered or sent) kept to the official SDK packages'
   // contract.
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
   let h: ConformanceHarness;
   let server: Omit<FakeHttpsServer, 'fallback'>;
   const wix = new FakeWix();

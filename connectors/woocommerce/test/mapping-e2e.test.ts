@@ -6,6 +6,7 @@ import {
   POSTER_SKU,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
@@ -24,7 +25,7 @@ function posterOrder(id: number): WooOrderJson {
 
 describe('WooCommerce listing mapped to a reseller product, end to end (real PostgreSQL + Redis, the store behind nock)', function () {
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let files: TestHttpsServer;
 

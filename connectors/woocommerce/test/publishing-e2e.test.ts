@@ -8,6 +8,7 @@ import {
   POSTER_SKU as SKU,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -16,7 +17,7 @@ const IMAGE = 'https://cdn.tulip-prints.example.com/posters/tulips-a2.jpg';
 describe('Publishing to a WooCommerce store end to end (real PostgreSQL + Redis, the store behind nock)', function () {
   // Every call the connector made (and every product the fake answered) kept to WooCommerce's REST contract.
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let files: TestHttpsServer;
   let key: string;

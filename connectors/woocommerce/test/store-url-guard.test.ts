@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
-import { nockedPlatformLookup, startTestService, type HostLookup, type TestService } from '@print-api/core/testing';
+import {
+  nockedPlatformLookup,
+  startTestService,
+  type HostLookup,
+  type TestService,
+  scaled,
+} from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { CREDENTIALS } from './woo-fixtures.ts';
 
@@ -54,7 +60,7 @@ async function startConnectionRecorder(): Promise<{
  * (the default test set-up exempts `localhost`, which is exactly what a merchant must not reach).
  */
 describe('WooCommerce store URLs that are not public (SSRF guard)', function () {
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let recorder: Awaited<ReturnType<typeof startConnectionRecorder>>;
   let key: string;

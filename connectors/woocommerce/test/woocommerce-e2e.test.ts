@@ -7,6 +7,7 @@ import {
   posterReseller,
   type TestHttpsServer,
   type TestService,
+  scaled,
 } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
@@ -19,7 +20,7 @@ const PUBLIC_URL = 'https://print-api.example.com';
 describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock)', function () {
   // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
-  this.timeout(30_000);
+  this.timeout(scaled(30_000));
   let t: TestService;
   let files: TestHttpsServer;
   let shops = 0;

@@ -1,9 +1,10 @@
 import type { Express } from 'express';
 import type { Config } from '../config.ts';
 import { createHttpApp } from '../http/app.ts';
-import { sessionCookieOptions } from '../http/sessions/session-cookies.ts';
-import { SignInLimiter } from '../http/sessions/sign-in-limiter.ts';
-import { queueDashboard } from '../infra/queue/queue-dashboard.ts';
+import { httpAnswer } from '../http/error-catalogue.ts';
+import { sessionCookieOptions } from '../modules/sessions/session-cookies.ts';
+import { SignInLimiter } from '../modules/sessions/sign-in-limiter.ts';
+import { queueDashboard } from '../modules/console/queue-dashboard.ts';
 import { adminLookupRoutes } from '../modules/admin/admin-lookup-routes.ts';
 import { adminOrderRoutes } from '../modules/admin/admin-order-routes.ts';
 import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
@@ -18,10 +19,11 @@ import { DashboardViews } from '../modules/dashboard/dashboard-views.ts';
 import { EventLog } from '../modules/events/event-log.ts';
 import { adminEventStreamRoutes, eventStreamRoutes } from '../modules/events/events-routes.ts';
 import { healthRouter } from '../modules/health/health-routes.ts';
+import { metricsPage } from '../modules/health/metrics-page.ts';
 import { meRoutes } from '../modules/me/me-routes.ts';
 import { orderSources } from '../modules/orders/order-states.ts';
 import { ordersRoutes } from '../modules/orders/orders-routes.ts';
-import { sampleFilesHandler } from '../modules/print-files/sample-files-routes.ts';
+import { sampleFilePages } from '../modules/print-files/sample-files-routes.ts';
 import { quotesRoutes } from '../modules/quotes/quotes-routes.ts';
 import { resellerProductsRoutes } from '../modules/reseller-products/reseller-products-routes.ts';
 import { walletRoutes } from '../modules/wallet/wallet-routes.ts';
@@ -74,6 +76,7 @@ export function composeHttpApp(
   ];
   // The reseller dashboard: pages over the API's own routes, called in-process.
   const dashboard = dashboardRouter({
+    statusOf: (refusal) => httpAnswer(refusal).status,
     links: dashboardLinks,
     sessions,
     accounts,
@@ -107,10 +110,10 @@ export function composeHttpApp(
     observe: metrics.observe(),
     rootPages: [
       { path: '/', ...healthRouter({ db: infra.database.db, redis }) },
-      { path: '/', ...metrics.router(config.METRICS_TOKEN) },
+      { path: '/', ...metricsPage(metrics, config.METRICS_TOKEN) },
       { path: '/dashboard', ...dashboard },
     ],
-    apiPublicHandlers: [{ path: '/sample-files', handler: sampleFilesHandler(samples) }],
+    apiPublicPages: sampleFilePages(samples),
     webhookDocs: { events: webhookEventDocs(platforms), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
     adminPages: [{ path: '/queues', ...queueDashboard(queue, '/admin/v1/queues') }],

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { connectorEnv, type Config } from '../config.ts';
-import { CursorCodec } from '../http/pagination.ts';
+import { CursorCodec } from '../kernel/pagination.ts';
 import { SecretBox } from '../infra/crypto.ts';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../infra/db/database.ts';
 import { resolveLocalSecrets, type LocalSecrets } from '../infra/local-secrets.ts';

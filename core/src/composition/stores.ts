@@ -1,10 +1,10 @@
 import type { ConnectorContext } from '@print-api/connector-kit';
 import { createRateLimiter } from '../infra/rate-limit.ts';
 import { createTokenBucket } from '../infra/token-bucket.ts';
-import { connectorHttpClients } from '../modules/stores/connector-http.ts';
+import { connectorHttpClients } from '../modules/stores/outbound/connector-http.ts';
 import { platformSlug } from '../modules/stores/connector-registry.ts';
-import { StoreHealth } from '../modules/stores/store-health.ts';
-import { registerStoreHealthMetrics } from '../modules/stores/store-health-metrics.ts';
+import { StoreHealth } from '../modules/stores/health/store-health.ts';
+import { registerStoreHealthMetrics } from '../modules/stores/health/store-health-metrics.ts';
 import { StoresModule } from '../modules/stores/stores-module.ts';
 import { SandboxModule } from '../modules/sandbox/sandbox-module.ts';
 import type { Infrastructure } from './infrastructure.ts';

@@ -1,4 +1,4 @@
-import { Refusal, type ErrorDetail } from '../modules/refusal.ts';
+import { Refusal, type ErrorDetail } from '../kernel/refusal.ts';
 
 export type { ErrorDetail };
 

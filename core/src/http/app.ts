@@ -14,17 +14,17 @@ import { rejectUnstorableUrl } from './middleware/unstorable-text.ts';
 import { userAgentGuard } from './middleware/user-agent.ts';
 import { mountRoutes, type MountOptions } from './mount-routes.ts';
 import { EntryPoints } from './entry-points.ts';
-import { definePage, mountPages, type PageAuth, type PageRouter, type PageSpec } from './page.ts';
+import { definePage, mountPages, type PageAuth, type PageRouter, type PageSpec } from '../web/page.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
 import { errorReferenceHtml } from './error-catalogue.ts';
 import { favicon } from './favicon.ts';
 import { buildOpenApi, docsPage, type DocumentedWebhook } from './openapi.ts';
-import type { AnyRoute } from './route.ts';
-import { RouteTable } from './route-table.ts';
+import type { AnyRoute } from '../web/route.ts';
+import { RouteTable } from '../web/route-table.ts';
 import type { BrowserSession, SessionStore } from '../modules/sessions/session-store.ts';
-import type { SessionCookieOptions } from './sessions/session-cookies.ts';
-import { csrfCheck } from './sessions/session-middleware.ts';
-import type { SignInLimiter } from './sessions/sign-in-limiter.ts';
+import type { SessionCookieOptions } from '../modules/sessions/session-cookies.ts';
+import { csrfCheck } from '../modules/sessions/session-middleware.ts';
+import type { SignInLimiter } from '../modules/sessions/sign-in-limiter.ts';
 
 export const API_BASE = '/api/reseller/v1';
 export const ADMIN_BASE = '/admin/v1';
@@ -52,7 +52,7 @@ export interface HttpAppDeps {
    * Public handlers under the API's base path, before its JSON body and key check (after the
    * User-Agent guard): the sample print files, the error reference.
    */
-  apiPublicHandlers?: Array<{ path: string; handler: RequestHandler | express.Router }>;
+  apiPublicPages?: PageSpec[];
   /**
    * Operators' browser sessions: the back-office takes them besides the Bearer token (with a
    * CSRF check on state-changing requests); `console` is the operators' pages at `/admin`.
@@ -125,9 +125,8 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   const apiDocs = docsPages({ openapi, base: API_BASE, init: DOCS_INIT, auth: 'public', errors: errorReference });
   mountPages(api, apiDocs);
   entries.addPages(API_BASE, apiDocs);
-  // Swagger UI's own files: a folder served as it is, not routes.
-  api.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, handler } of deps.apiPublicHandlers ?? []) api.use(path, handler);
+  mountPages(api, deps.apiPublicPages ?? []);
+  entries.addPages(API_BASE, deps.apiPublicPages ?? []);
   api.use(jsonBody());
   api.use(apiKeyAuth({ accounts: deps.accounts, rateLimiter: deps.rateLimiter, failures: deps.credentialFailures }));
   mountRoutes(api, deps.apiRoutes, mountOptions(API_BASE));
@@ -159,10 +158,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   mountPages(admin, adminDocs);
   entries.addPages(ADMIN_BASE, adminDocs);
-  admin.use('/docs/assets', express.static(swaggerAssets, { index: false }));
-  for (const { path, router, pages } of deps.adminPages ?? []) {
+  for (const { path, router, pages, mounted } of deps.adminPages ?? []) {
     admin.use(path, router);
     entries.addPages(`${ADMIN_BASE}${path}`, pages);
+    if (mounted) entries.addMounted(`${ADMIN_BASE}${path}`, mounted);
   }
   admin.use(jsonBody());
   mountRoutes(admin, deps.adminRoutes, mountOptions(ADMIN_BASE));
@@ -227,6 +226,12 @@ function docsPages(opts: {
     ),
     ...(errors === undefined ? [] : [page('/docs/errors', (_req, res) => void res.type('html').send(errors))]),
     page('/docs/assets/docs-init.js', (_req, res) => void res.type('js').send(opts.init)),
+    // Swagger UI's own files (a flat folder), served as they are.
+    page('/docs/assets/{file}', (req, res, next) =>
+      res.sendFile(req.params.file as string, { root: swaggerAssets, dotfiles: 'deny', maxAge: '1d' }, (err) =>
+        next((err as { status?: number } | undefined)?.status === 404 ? undefined : err),
+      ),
+    ),
   ];
 }
 

@@ -1,7 +1,7 @@
 import type { Express } from 'express';
-import type { Scope } from '../modules/accounts/scopes.ts';
-import type { PageAuth, PageCsrf, PageLimit, PageSpec } from './page.ts';
-import type { AnyRoute, HttpMethod, RouteAuth } from './route.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import type { MountedRoute, PageAuth, PageCsrf, PageLimit, PageSpec } from '../web/page.ts';
+import type { AnyRoute, HttpMethod, RouteAuth } from '../web/route.ts';
 
 interface Entry {
   method: HttpMethod;
@@ -27,7 +27,13 @@ export interface PageEntry extends Entry {
   kind: 'page';
 }
 
-export type EntryPoint = ApiEntry | PageEntry;
+/** A route of a third-party app mounted whole (the queue dashboard): declared for this table, handled by the app. */
+export interface MountedEntry extends Omit<Entry, 'method'> {
+  kind: 'mounted';
+  method: MountedRoute['method'];
+}
+
+export type EntryPoint = ApiEntry | PageEntry | MountedEntry;
 
 /**
  * The app's one table of every entry point, in the order the app mounts them: the declared
@@ -77,6 +83,12 @@ export class EntryPoints {
         ...(limit ? { limit } : {}),
       });
     }
+  }
+
+  /** The routes of a third-party app mounted whole at `base` (declared beside it, handled by it). */
+  addMounted(base: string, routes: readonly MountedRoute[]): void {
+    for (const { method, path, auth, csrf } of routes)
+      this.#entries.push({ kind: 'mounted', method, path: path === '/' ? base : `${base}${path}`, base, auth, csrf });
   }
 
   /** The declared routes mounted at `base`, as declared (paths below the mount point), in order. */

@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Logger } from '../infra/logger.ts';
 import { ApiError } from './api-error.ts';
-import { bodyJson, type AnyRoute, type RouteContext } from './route.ts';
-import type { AuthContext } from './auth-context.ts';
-import { RouteTable } from './route-table.ts';
-import { parseOrThrow } from './validation.ts';
+import { bodyJson, type AnyRoute, type RouteContext } from '../web/route.ts';
+import type { AuthContext } from '../kernel/auth-context.ts';
+import { RouteTable } from '../web/route-table.ts';
+import { parseOrThrow } from '../web/validation.ts';
 
 export interface MountOptions {
   logger: Logger;

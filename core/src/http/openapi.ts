@@ -1,33 +1,18 @@
 import { z } from 'zod';
+import { componentName, openApiComponent, type DocumentedWebhook } from '../web/openapi-component.ts';
+
+export type { DocumentedWebhook };
 import { errorEntry } from './error-catalogue.ts';
-import type { AnyRoute, DocumentedError } from './route.ts';
+import type { AnyRoute, DocumentedError } from '../web/route.ts';
 import { SERVICE_UNAVAILABLE_ERROR } from './service-unavailable.ts';
 
 type JsonSchema = Record<string, unknown>;
-
-/**
- * Component names of schemas (`Order`, `Quote`…): kept beside zod's own metadata, never in its global registry (ids
- * there must be unique per process).
- */
-const componentNames = new WeakMap<z.ZodType, string>();
-
-/**
- * Names a schema as a reusable OpenAPI component: wherever it appears, the description has a
- * `$ref` to `#/components/schemas/<name>` instead of a copy. Returns the schema itself.
- *
- * @example
- * export const orderSchema = openApiComponent(z.object({ id: z.string() }), 'Order');
- */
-export function openApiComponent<T extends z.ZodType>(schema: T, name: string): T {
-  componentNames.set(schema, name);
-  return schema;
-}
 
 /** zod's metadata (descriptions, examples) with the component names added as `id`s. */
 const metadata = {
   get(schema: z.ZodType) {
     const meta = z.globalRegistry.get(schema);
-    const id = componentNames.get(schema);
+    const id = componentName(schema);
     return id ? { ...meta, id } : meta;
   },
 } as unknown as z.core.$ZodRegistry<Record<string, unknown>>;
@@ -125,7 +110,7 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
     components[key] = rewritten;
   }
   // A named root (`{data: Order}` is not; a body schema may be) is referenced like any other.
-  const rootName = componentNames.get(schema);
+  const rootName = componentName(schema);
   if (rootName && !json.$ref) {
     components[rootName] ??= json;
     return { $ref: `#/components/schemas/${rootName}` };
@@ -152,15 +137,6 @@ function parameters(
       schema: rest,
     };
   });
-}
-
-/** One event delivered to webhook endpoints, for the `webhooks` section. */
-export interface DocumentedWebhook {
-  summary: string;
-  description: string;
-  /** The body (the event envelope with this event's `data`). */
-  schema: z.ZodType;
-  example: unknown;
 }
 
 /** The OpenAPI 3.1 description, built from the route declarations themselves. */

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.ts';
-import type { DocumentedError } from './route.ts';
+import type { DocumentedError } from '../web/route.ts';
 
 /**
  * A dependency outage is not the client's mistake nor a bug of ours: the request answers 503

@@ -1,8 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import express from 'express';
 import client from 'prom-client';
-import { definePage, mountPages, type PageRouter } from '../http/page.ts';
-import { constantTimeEqual } from './crypto.ts';
 import type { JobQueue } from './queue/job-queue.ts';
 
 /**
@@ -71,30 +68,5 @@ export class Metrics {
       });
       next();
     };
-  }
-
-  /** `GET /metrics`, behind METRICS_TOKEN when one is set. */
-  router(token: string | undefined): PageRouter {
-    const router = express.Router();
-    const metrics = definePage({
-      method: 'get',
-      path: '/metrics',
-      auth: token ? 'token' : 'public',
-      csrf: 'none',
-      handle: async (req, res) => {
-        if (token) {
-          const presented = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-          if (!presented || !constantTimeEqual(presented, token)) {
-            res
-              .status(401)
-              .json({ error: { code: 'unauthorized', message: 'Send Authorization: Bearer <METRICS_TOKEN>.' } });
-            return;
-          }
-        }
-        res.type(this.registry.contentType).send(await this.registry.metrics());
-      },
-    });
-    mountPages(router, [metrics]);
-    return { router, pages: [metrics] };
   }
 }

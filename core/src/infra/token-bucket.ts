@@ -41,7 +41,7 @@ return {0, math.ceil((1 - tokens) * refill)}
 `;
 
 /** One process's buckets (embedded backend, and a Redis bucket's fallback while Redis is unreachable). */
-function memoryBucket(burst: number, refillMs: number): TokenBucket {
+function memoryBucket(burst: number, refillMs: number, clock: () => number): TokenBucket {
   const buckets = new Map<string, { tokens: number; at: number }>();
   const level = (key: string, now: number) => {
     const b = buckets.get(key) ?? { tokens: burst, at: now };
@@ -49,14 +49,14 @@ function memoryBucket(burst: number, refillMs: number): TokenBucket {
   };
   return {
     async take(key) {
-      const now = Date.now();
+      const now = clock();
       const b = level(key, now);
       if (b.tokens < 1) return { allowed: false, msBeforeNext: Math.ceil((1 - b.tokens) * refillMs) };
       buckets.set(key, { tokens: b.tokens - 1, at: now });
       return { allowed: true, msBeforeNext: 0 };
     },
     async wait(key) {
-      const b = level(key, Date.now());
+      const b = level(key, clock());
       return b.tokens >= 1 ? 0 : Math.ceil((1 - b.tokens) * refillMs);
     },
   };
@@ -74,10 +74,12 @@ export function createTokenBucket(opts: {
   keyPrefix: string;
   name: string;
   onFallback?: (name: string) => void;
+  /** The in-process buckets' clock (ms); tests pass a fake one. Redis buckets use Redis's. */
+  clock?: () => number;
 }): TokenBucket {
   if (!(opts.burst >= 1) || !(opts.refillMs > 0))
     throw new RangeError('a token bucket needs burst >= 1 and refillMs > 0');
-  const memory = memoryBucket(opts.burst, opts.refillMs);
+  const memory = memoryBucket(opts.burst, opts.refillMs, opts.clock ?? Date.now);
   const redis = opts.redis;
   if (!redis) return memory;
   const run = async (key: string, take: boolean): Promise<BucketDecision | null> => {

@@ -22,10 +22,10 @@ import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/we
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
-import { credentialRequestReturnsMigration } from './stores/credential-requests-tables.ts';
+import { credentialRequestReturnsMigration } from './stores/connect/credential-requests-tables.ts';
 import { sandboxMigration } from './sandbox/sandbox-tables.ts';
-import { storeCountryMigration } from './stores/store-locales.ts';
-import { storePublicationsMigration } from './stores/store-publications-tables.ts';
+import { storeCountryMigration } from './stores/catalogue/store-locales.ts';
+import { storePublicationsMigration } from './stores/catalogue/store-publications-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {

@@ -10,9 +10,9 @@ import type { StoresTables } from './stores/stores-tables.ts';
 import type { DashboardTables } from './dashboard/dashboard-links-tables.ts';
 import type { WebhooksTables } from './webhooks/webhooks-tables.ts';
 import type { SessionsTables } from './sessions/sessions-tables.ts';
-import type { CredentialRequestsTables } from './stores/credential-requests-tables.ts';
+import type { CredentialRequestsTables } from './stores/connect/credential-requests-tables.ts';
 import type { SandboxTables } from './sandbox/sandbox-tables.ts';
-import type { StorePublicationsTables } from './stores/store-publications-tables.ts';
+import type { StorePublicationsTables } from './stores/catalogue/store-publications-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
 export interface Tables

@@ -14,6 +14,7 @@ import {
 import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * The reseller dashboard in headless Chromium: signed in by a login link, a WooCommerce store
@@ -23,7 +24,7 @@ import type { TestService } from '../helpers/test-service.ts';
  */
 describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium)', function () {
   // A browser on a busy machine: generous, every wait polls against its own deadline.
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;

@@ -4,6 +4,7 @@ import { shopifyConnector } from '@print-api/connector-shopify';
 import { platformForms } from '../../src/modules/dashboard/dashboard-platforms.ts';
 import { configureConnectors } from '../../src/modules/stores/connector-registry.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** Amazon's app credentials with Login with Amazon, by setting NAME (the connector's env as core hands it). */
 const AMAZON_LWA = {
@@ -43,7 +44,7 @@ async function signedIn(t: TestService) {
 }
 
 describe('dashboard: connect forms offer what the operator has set up [pglite]', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
 
   it('leaves out a platform whose every flow needs settings the operator has not set (Amazon without its LWA credentials)', () => {
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -151,7 +152,7 @@ describe('dashboard: connect forms offer what the operator has set up [pglite]',
 });
 
 describe('dashboard: the webhooks page [pglite]', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');

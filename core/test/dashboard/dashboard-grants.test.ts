@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { RECIPIENT } from '../orders/orders-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const PUBLIC_URL = 'https://print.example.com';
 
@@ -69,7 +70,7 @@ async function liveSessionsOf(t: TestService, resellerId: string) {
 }
 
 describe('dashboard sessions never outgrow the key that opened them (real PostgreSQL + Redis)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL });
@@ -187,7 +188,7 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
 });
 
 describe('revoking a key ends its sessions and unused links at once, in every process (two API processes on one PostgreSQL)', function () {
-  this.timeout(90_000);
+  this.timeout(scaled(90_000));
   let a: TestService;
   let b: TestService;
   before(async function () {

@@ -3,14 +3,15 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sha256Hex } from '../../src/infra/crypto.ts';
-import { SCOPES } from '../../src/modules/accounts/scopes.ts';
+import { SCOPES } from '../../src/kernel/scopes.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 describe('dashboard login links (POST /dashboard-links, the CLI login-link)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL: 'https://print.example.com' });

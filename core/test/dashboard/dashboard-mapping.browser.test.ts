@@ -11,6 +11,7 @@ import {
 import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** The merchant's own SKU for the poster listing: none of the reseller's. */
 const OWN_SKU = 'TULIP-FIELDS-A2';
@@ -21,7 +22,7 @@ const OWN_SKU = 'TULIP-FIELDS-A2';
  * form), which then offers to retry the store order skipped before; the retry places it once.
  */
 describe('mapping a store listing in the dashboard (real PostgreSQL + Redis, Chromium)', function () {
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;

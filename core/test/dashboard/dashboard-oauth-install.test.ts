@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { z } from 'zod';
 import { ConnectorError, defineConnector } from '@print-api/connector-kit';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
@@ -35,7 +36,7 @@ const oauthConnector = defineConnector<{ token: string }>({
 });
 
 describe('dashboard: connecting a store through an OAuth install (real PostgreSQL + Redis)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL }, { connectors: [oauthConnector] });

@@ -11,6 +11,7 @@ import {
 import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * "Publish to store" on a product's page in headless Chromium: the margin a retail price leaves
@@ -19,7 +20,7 @@ import type { TestService } from '../helpers/test-service.ts';
  * page among the stores it is published to.
  */
 describe('publishing a product from the dashboard in a browser (real PostgreSQL + Redis, Chromium)', function () {
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   let t: TestService;
   let files: TestHttpsServer;
   let b: TestBrowser | undefined;

@@ -5,6 +5,7 @@ import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, signInToDashboard } from '../helpers/dashboard-browser.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const SKU = 'POSTER-TULIPS';
 
@@ -14,7 +15,7 @@ const SKU = 'POSTER-TULIPS';
  * the tracking pushed back (the production simulator ships test orders).
  */
 describe('the sandbox store in the dashboard (Chromium)', function () {
-  this.timeout(240_000);
+  this.timeout(scaled(240_000));
   let t: TestService;
   let b: TestBrowser | undefined;
 

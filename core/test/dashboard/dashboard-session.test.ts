@@ -3,6 +3,7 @@ import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
 import { placeOrder, PRODUCT, RECIPIENT } from '../orders/orders-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const PUBLIC_URL = 'https://print.example.com';
 
@@ -52,7 +53,7 @@ class Visitor {
 }
 
 describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   let receiver: TestHttpsServer;
   before(async function () {
@@ -341,7 +342,7 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
 });
 
 describe('dashboard pages count against the API rate limit, per reseller (real PostgreSQL + Redis)', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'postgres+redis', { PUBLIC_URL, RATE_LIMIT_PER_MINUTE: '5' });
@@ -361,7 +362,7 @@ describe('dashboard pages count against the API rate limit, per reseller (real P
 });
 
 describe('the dashboard on the embedded backend (npm start: PGlite, in-process queue, no Redis)', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite', { PUBLIC_URL: 'http://127.0.0.1:3000' });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
@@ -12,7 +12,7 @@ const PUBLIC_URL = 'https://print-api.example.com';
  * reseller into a session (login CSRF), and a test key's session cannot switch to live.
  */
 describe('dashboard trust in a browser: login CSRF and a test key’s session (real PostgreSQL + Redis, Chromium)', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let b: TestBrowser | undefined;
   let attacker: Server;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -32,18 +32,34 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
+const noChromium = () =>
+  `Chromium is not installed at ${CHROMIUM_PATH}: install it with \`sudo apt-get install chromium\` ` +
+  '(Debian/Ubuntu; or set CHROMIUM_PATH to a Chromium binary)';
+
+/**
+ * Says once per run (not once per skipped suite) that the browser tests are skipped and how to install
+ * Chromium. The run's parallel workers share their parent: the first to create the run's marker file says it.
+ */
+function sayOnceNoChromium(): void {
+  const run = process.env.MOCHA_WORKER_ID === undefined ? process.pid : process.ppid;
+  try {
+    writeFileSync(path.join(tmpdir(), `print-api-no-chromium-${run}`), '', { flag: 'wx' });
+  } catch {
+    return; // said already in this run
+  }
+  process.stderr.write(`\n${noChromium()}; the browser tests are skipped (REQUIRE_SERVICES=1 fails them).\n`);
+}
+
 /**
  * Headless Chromium for a suite, with a fresh profile (`--user-data-dir`), launched through
- * playwright-core. Skips the suite when Chromium is not installed (fails it under
- * REQUIRE_SERVICES=1). Most suites want `suiteBrowser`, which also takes screenshots of failures.
+ * playwright-core. Skips the suite when Chromium is not installed, saying so once per run with the command that
+ * installs it (fails it under REQUIRE_SERVICES=1). Most suites want `suiteBrowser`, which also takes screenshots of failures.
  */
 export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
   if (ctx.timeout() < SETUP_TIMEOUT_MS) ctx.timeout(SETUP_TIMEOUT_MS);
   if (!existsSync(CHROMIUM_PATH)) {
-    if (REQUIRE_SERVICES)
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM_PATH} and REQUIRE_SERVICES=1 (apt-get install chromium)`,
-      );
+    if (REQUIRE_SERVICES) throw new Error(`${noChromium()} and REQUIRE_SERVICES=1`);
+    sayOnceNoChromium();
     ctx.skip();
   }
   const profiles: string[] = [];

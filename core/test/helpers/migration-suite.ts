@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
 import { createTestPostgresDatabase, needService } from './services.ts';
+import { scaled } from './wait.ts';
 
 /**
  * A migration's test on each backend (PGlite, PostgreSQL): `body` gets a fresh database migrated
@@ -22,7 +23,7 @@ export function describeMigration(
   for (const kind of ['pglite', 'postgres'] as const) {
     describe(`${title}: the migration [${kind}]`, function () {
       // Opening an embedded database and migrating it twice takes seconds, more on a busy machine.
-      this.timeout(120_000);
+      this.timeout(scaled(120_000));
       let handle: DatabaseHandle<any> | undefined;
       let drop: (() => Promise<void>) | undefined;
       before(async function () {

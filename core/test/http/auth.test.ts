@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { SCOPES } from '../../src/modules/accounts/scopes.ts';
+import { SCOPES } from '../../src/kernel/scopes.ts';
 import { describeEachBackend } from '../helpers/test-service.ts';
 
 describeEachBackend('API keys, scopes and accounts', (get) => {

@@ -4,12 +4,14 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ADMIN_BASE, API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf, type EntryPoints } from '../../src/http/entry-points.ts';
+import { QUEUE_BOARD_ROUTES } from '../../src/modules/console/queue-dashboard.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 describe("the app's table of entry points", function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let table: EntryPoints;
   before(async function () {
@@ -58,6 +60,37 @@ describe("the app's table of entry points", function () {
       limit: 'sign-in',
     });
     expect(table.routes('').map((r) => r.path)).to.include('/connectors/{platform}/callback');
+  });
+
+  it('lists the sample files, the API reference assets, /metrics and every route of the queue dashboard', () => {
+    const names = table.entries.map((e) => `${e.kind} ${e.method.toUpperCase()} ${e.path}`);
+    expect(names).to.include.members([
+      `page GET ${API_BASE}/sample-files/{productId}/{file}`,
+      `page GET ${API_BASE}/docs/assets/{file}`,
+      `page GET ${ADMIN_BASE}/docs/assets/{file}`,
+      'page GET /metrics',
+      `page GET ${ADMIN_BASE}/queues`,
+      `mounted PUT ${ADMIN_BASE}/queues/api/queues/{queueName}/{jobId}/retry`,
+      `mounted GET ${ADMIN_BASE}/queues/static/{asset}`,
+    ]);
+    const retry = table.entries.find(
+      (e) => e.path === `${ADMIN_BASE}/queues/api/queues/{queueName}/retry/{queueStatus}`,
+    );
+    expect(retry).to.include({ kind: 'mounted', method: 'put', auth: 'operator', csrf: 'token' });
+  });
+
+  it("declares the queue dashboard's routes as the installed bull-board does (appRoutes)", async () => {
+    const { appRoutes } = (await import('@bull-board/api/dist/routes.js')) as unknown as {
+      appRoutes: { entryPoint: { route: string[] }; api: Array<{ method: string; route: string }> };
+    };
+    const theirs = [
+      ...appRoutes.entryPoint.route.map((route) => `get ${route}`),
+      ...appRoutes.api.map((r) => `${r.method} ${r.route}`),
+    ]
+      .filter((r) => r !== 'get /')
+      .map((r) => r.replace(/:(\w+)/g, '{$1}'));
+    const ours = QUEUE_BOARD_ROUTES.filter((r) => !r.path.startsWith('/static/')).map((r) => `${r.method} ${r.path}`);
+    expect(ours).to.have.members(theirs);
   });
 
   it('is in the repository as docs/routes.md, up to date (npm run docs:routes)', async () => {

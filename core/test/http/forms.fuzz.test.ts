@@ -7,6 +7,7 @@ import { startTestService, USER_AGENT, type TestService } from '../helpers/test-
 import { withoutNock } from '../helpers/without-nock.ts';
 import { RECIPIENT } from '../orders/orders-helpers.ts';
 import { brokenEncoding, hostileShortString, urlComponent } from './fuzz-arbitraries.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * The browser forms (the dashboard's, the console's sign-in, the login links), fuzzed as
@@ -305,7 +306,7 @@ function declaredForms(t: TestService): string[] {
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`fuzzing the browser forms (no 500, a page or the error shape) [${backend}]`, function () {
-    this.timeout(TIME_MS + 90_000);
+    this.timeout(scaled(TIME_MS + 90_000));
     withoutNock();
     let t: TestService;
     let session: Session;

@@ -6,9 +6,10 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf } from '../../src/http/entry-points.ts';
-import type { AnyRoute } from '../../src/http/route.ts';
+import type { AnyRoute } from '../../src/web/route.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../src/modules/webhooks/webhook-event-types.ts';
 import { startTestService, USER_AGENT, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -180,7 +181,7 @@ describe('the OpenAPI reference', function () {
   });
 
   it('passes `redocly lint` with the recommended rules, without a warning', async function () {
-    this.timeout(120_000);
+    this.timeout(scaled(120_000));
     const dir = mkdtempSync(path.join(tmpdir(), 'print-api-lint-'));
     try {
       const file = path.join(dir, 'openapi.json');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { issueSentence } from '../../src/http/plain-issues.ts';
+import { issueSentence } from '../../src/web/plain-issues.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 /** Every issue of `input` against `schema`, as the API words it. */

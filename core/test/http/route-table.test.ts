@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ApiError } from '../../src/http/api-error.ts';
-import { RouteTable } from '../../src/http/route-table.ts';
-import type { HttpMethod } from '../../src/http/route.ts';
+import { RouteTable } from '../../src/web/route-table.ts';
+import type { HttpMethod } from '../../src/web/route.ts';
 
 const route = (method: HttpMethod, path: string) => ({ method, path });
 const table = new RouteTable([

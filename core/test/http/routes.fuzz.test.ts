@@ -19,6 +19,7 @@ import {
   jsonText,
   urlComponent,
 } from './fuzz-arbitraries.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * Every route of the API and the back-office (from their OpenAPI descriptions, so a new route
@@ -408,7 +409,7 @@ async function fuzz(
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`fuzzing every route (no 500, errors in the spec shape) [${backend}]`, function () {
     // Starting a service takes a while on a busy machine; the fuzzing has its own time bound.
-    this.timeout(TIME_MS + 90_000);
+    this.timeout(scaled(TIME_MS + 90_000));
     withoutNock();
     let t: TestService | undefined;
     let setup: Setup;

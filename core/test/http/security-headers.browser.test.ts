@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * The app-wide Content-Security-Policy must not break the pages it now covers: the API
@@ -8,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/test-service.ts';
  * the browser reports no violation.
  */
 describe('the references and the queue dashboard under the CSP (PGlite, Chromium)', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let b: TestBrowser | undefined;
   before(async function () {

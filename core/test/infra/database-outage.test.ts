@@ -9,6 +9,7 @@ import { createTestPostgresDatabase, needService, TEST_PG_URL } from '../helpers
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * Ends every session of database `name` as a restart would (57P01 terminating connection due to administrator command).
@@ -181,7 +182,7 @@ describe('PostgreSQL out of reach', function () {
       const started = Date.now();
       const err = await failure(sql`select 1`.execute(handle.db));
       expect(databaseOutage(err as Error), String(err)).to.equal(true);
-      expect(Date.now() - started).to.be.below(10_000);
+      expect(Date.now() - started).to.be.below(scaled(10_000));
     } finally {
       await proxy.up();
       await handle.close();

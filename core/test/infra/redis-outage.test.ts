@@ -5,7 +5,7 @@ import { sendBytes, type TestHttpsServer } from '../helpers/https-server.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
 import { createTestPostgresDatabase, needService } from '../helpers/services.ts';
 import { startTestService, type HttpResult, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { orderBody, placeOrder, startFileServer } from '../orders/orders-helpers.ts';
 
 /**
@@ -37,7 +37,7 @@ async function fallbackCount(t: TestService): Promise<number> {
 }
 
 describe('a Redis outage [PostgreSQL + a private redis-server]', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let redis: PrivateRedis | undefined;
   let files: TestHttpsServer | undefined;
 

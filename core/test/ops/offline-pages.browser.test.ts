@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * The consoles work offline: the operators' console, the queue dashboard (bull-board) and the
@@ -9,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/test-service.ts';
  * (`/favicon.ico` included, which every browser asks for).
  */
 describe('the consoles offline, in a browser [pglite]', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let t: TestService;
   let b: TestBrowser | undefined;
   let page: Page;

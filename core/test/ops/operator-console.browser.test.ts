@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { launchBrowser, screenshotOnFailure, type TestBrowser } from '../helpers/browser.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 const INGEST_QUEUE = 'ingest-reference';
 
@@ -53,7 +53,7 @@ async function clickJobAction(page: Page, name: string): Promise<void> {
  */
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`operator console in a browser [${backend}]`, function () {
-    this.timeout(120_000);
+    this.timeout(scaled(120_000));
     let w: ReferenceStoreWorld;
     let b: TestBrowser | undefined;
     let page: Page;

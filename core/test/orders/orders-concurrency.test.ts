@@ -6,9 +6,10 @@ import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { createTestPostgresDatabase } from '../helpers/services.ts';
 import { describeEachBackend, startTestService, type TestService } from '../helpers/test-service.ts';
 import { orderBody, placeOrder, startFileServer } from './orders-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 describe('orders under concurrency', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let files: TestHttpsServer;
   before(async () => {
     files = await startFileServer();

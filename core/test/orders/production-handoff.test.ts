@@ -4,6 +4,7 @@ import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { describeEachBackend } from '../helpers/test-service.ts';
 import { until } from '../queue/queue-adapters.ts';
 import { orderBody, placeOrder, RECIPIENT, startFileServer } from './orders-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** A print facility that takes every order, except that it refuses an order for BUSY the first time it comes. */
 const BUSY = 'Busy Day';
@@ -22,7 +23,7 @@ const partner: ProductionPartner = {
 };
 
 describe('production hand-off', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let files: TestHttpsServer;
   before(async () => {
     files = await startFileServer();

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { BullMqJobQueue } from '../../src/infra/queue/bullmq-queue.ts';
 import { silentLogger } from '../../src/infra/logger.ts';
 import { PrivateRedis } from '../helpers/private-redis.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 describe('the BullMQ queue tells when Redis is back [a private redis-server]', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let redis: PrivateRedis | undefined;
   let queue: BullMqJobQueue | undefined;
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BaseAdapter } from '@bull-board/api/dist/queueAdapters/base.js';
-import { inProcessBoardAdapter } from '../../src/infra/queue/in-process-board-adapter.ts';
+import { inProcessBoardAdapter } from '../../src/modules/console/in-process-board-adapter.ts';
 import { InProcessJobQueue } from '../../src/infra/queue/in-process-queue.ts';
 import { PermanentJobError } from '../../src/infra/queue/job-queue.ts';
 import { silentLogger } from '../../src/infra/logger.ts';

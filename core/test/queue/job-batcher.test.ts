@@ -63,7 +63,7 @@ for (const adapter of [inProcessAdapter('pglite'), bullmqAdapter()]) {
         await jq.close();
         batcher.add(2);
         await batcher.flush();
-        await sleep(20);
+        await until(() => errors.length > 0);
         expect(errors).to.deep.equal([[2]]);
       });
   });

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/infra/logger.ts';
 import { migrateToLatest, openDatabase } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
 import type { Db, Tables } from '../../src/modules/tables.ts';
+import { waitFor } from '../helpers/wait.ts';
 import {
   createTestPostgresDatabase,
   migratedPgliteTemplate,
@@ -19,11 +20,7 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** Polls `check` every 10 ms until it holds; fails after `timeoutMs` (a busy machine: seconds between polls). */
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(10);
-  }
+  await waitFor('the condition', check, timeoutMs, 10);
 }
 
 /** One adapter of the job queue port, over storage that outlives its instances. */

@@ -5,16 +5,16 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { errorHandler } from '../../src/http/middleware/error-handler.ts';
-import { html, Layout, renderPage, CsrfField } from '../../src/http/pages/html.ts';
+import { html, Layout, renderPage, CsrfField } from '../../src/web/html.ts';
 import {
   readCookie,
   sessionCookieHeader,
   sessionCookieOptions,
   setSessionCookie,
   clearSessionCookie,
-} from '../../src/http/sessions/session-cookies.ts';
-import { csrfCheck, formBody, loadSession, requireSession } from '../../src/http/sessions/session-middleware.ts';
-import { SignInLimiter } from '../../src/http/sessions/sign-in-limiter.ts';
+} from '../../src/modules/sessions/session-cookies.ts';
+import { csrfCheck, formBody, loadSession, requireSession } from '../../src/modules/sessions/session-middleware.ts';
+import { SignInLimiter } from '../../src/modules/sessions/sign-in-limiter.ts';
 import { silentLogger } from '../../src/infra/logger.ts';
 import { SessionStore } from '../../src/modules/sessions/session-store.ts';
 import { describeEachDatabase, needService, TEST_REDIS_URL } from '../helpers/services.ts';

@@ -7,7 +7,7 @@ import { platformSlug } from '../../src/modules/stores/connector-registry.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder } from '../helpers/reference-shop.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 const APP_SECRET = 'app-secret-0123456789abcdef';
@@ -46,7 +46,7 @@ const PLATFORM = appSigned.manifest.platform;
 
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`app-level inbound webhooks: POST /connectors/<platform>/webhooks [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     const shops: ReferenceShop[] = [];

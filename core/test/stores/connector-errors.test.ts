@@ -1,14 +1,15 @@
 import { expect } from 'chai';
 import { ConnectorError } from '@print-api/connector-kit';
-import { ApiError } from '../../src/http/api-error.ts';
+import { httpAnswer } from '../../src/http/error-catalogue.ts';
+import { Refusal } from '../../src/kernel/refusal.ts';
 import { PermanentJobError, RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { SafeFetchError } from '../../src/infra/safe-fetch/safe-fetch-error.ts';
 import {
   answeringFor,
-  connectorApiError,
+  connectorRefusal,
   jobErrorFor,
   retryDelayFor,
-} from '../../src/modules/stores/connector-errors.ts';
+} from '../../src/modules/stores/connect/connector-errors.ts';
 
 const blocked = () =>
   new ConnectorError('invalid_payload', 'GET 10.1.2.3: 10.1.2.3 is not a public internet address', {
@@ -16,7 +17,7 @@ const blocked = () =>
   });
 
 describe("a connector's typed failures, as the API and the queues see them", () => {
-  describe('connectorApiError: one mapping for every request that waits on a platform', () => {
+  describe('connectorRefusal: one mapping for every request that waits on a platform (statuses from the catalogue)', () => {
     const cases: Array<[ConnectorError, 'credentials' | 'install', number, string]> = [
       [new ConnectorError('auth', 'refused our credentials (401)'), 'credentials', 422, 'store_credentials_rejected'],
       [new ConnectorError('auth', 'the platform echoed another state'), 'install', 422, 'store_install_rejected'],
@@ -33,8 +34,9 @@ describe("a connector's typed failures, as the API and the queues see them", () 
     ];
     for (const [err, flow, status, code] of cases) {
       it(`answers ${err.kind} during ${flow === 'install' ? 'an install' : 'a connection'} with ${status} ${code}, quoting the platform`, () => {
-        const api = connectorApiError('Acme', err, flow);
-        expect(api).to.include({ status, code });
+        const api = connectorRefusal('Acme', err, flow);
+        expect(api).to.include({ code });
+        expect(httpAnswer(api).status).to.equal(status);
         expect(api.message).to.contain(`Acme said: ${err.message}`);
       });
     }
@@ -51,13 +53,14 @@ describe("a connector's typed failures, as the API and the queues see them", () 
         'auth',
         'The Shopify app is not configured: set CONNECTOR_SHOPIFY_API_KEY and CONNECTOR_SHOPIFY_API_SECRET.',
       );
-      const install = connectorApiError('Shopify', notSetUp, 'install', logger);
-      expect(install).to.include({ status: 422, code: 'store_install_rejected' });
+      const install = connectorRefusal('Shopify', notSetUp, 'install', logger);
+      expect(install).to.include({ code: 'store_install_rejected' });
+      expect(httpAnswer(install).status).to.equal(422);
       expect(install.message).to.equal(
         "Shopify stores cannot be connected here at the moment: this service's Shopify set-up is incomplete, and its operator has the details. Try again later.",
       );
       expect(install.message).not.to.contain('CONNECTOR_').and.not.to.contain('said');
-      const connect = connectorApiError(
+      const connect = connectorRefusal(
         'Amazon',
         new ConnectorError(
           'invalid_payload',
@@ -66,7 +69,9 @@ describe("a connector's typed failures, as the API and the queues see them", () 
         'credentials',
         logger,
       );
-      expect(connect).to.include({ status: 503, code: 'store_unreachable' });
+      // The catalogue's status for store_unreachable (502), as for an unreachable platform.
+      expect(connect).to.include({ code: 'store_unreachable' });
+      expect(httpAnswer(connect).status).to.equal(502);
       expect(connect.message).not.to.contain('CONNECTOR_');
       expect(warned.map((w) => w.message)).to.deep.equal([
         `Shopify: ${notSetUp.message}`,
@@ -76,17 +81,21 @@ describe("a connector's typed failures, as the API and the queues see them", () 
 
     it('tells a rate-limited caller when to come back (Retry-After, whole seconds)', () => {
       expect(
-        connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })).headers,
+        httpAnswer(connectorRefusal('Acme', new ConnectorError('rate_limited', 'slow down', { retryAfterMs: 2500 })))
+          .headers,
       ).to.deep.equal({ 'Retry-After': '3' });
-      expect(connectorApiError('Acme', new ConnectorError('rate_limited', 'slow down')).headers).to.deep.equal({
+      expect(
+        httpAnswer(connectorRefusal('Acme', new ConnectorError('rate_limited', 'slow down'))).headers,
+      ).to.deep.equal({
         'Retry-After': '2',
       });
     });
 
     it('answers an address that is not public with 422 store_not_connectable in both flows, naming the host only', () => {
       for (const flow of ['credentials', 'install'] as const) {
-        const api = connectorApiError('WooCommerce', blocked(), flow);
-        expect(api).to.include({ status: 422, code: 'store_not_connectable' });
+        const api = connectorRefusal('WooCommerce', blocked(), flow);
+        expect(api).to.include({ code: 'store_not_connectable' });
+        expect(httpAnswer(api).status).to.equal(422);
         expect(api.message).to.match(
           /^The store address is not public: 10\.1\.2\.3 is a local, private or reserved address/,
         );
@@ -97,7 +106,7 @@ describe("a connector's typed failures, as the API and the queues see them", () 
       const refused = await answeringFor('Acme', 'install', () =>
         Promise.reject(new ConnectorError('auth', 'no')),
       ).catch((e: unknown) => e);
-      expect(refused).to.be.instanceOf(ApiError).and.include({ code: 'store_install_rejected' });
+      expect(refused).to.be.instanceOf(Refusal).and.include({ code: 'store_install_rejected' });
       const bug = new TypeError('a bug');
       expect(await answeringFor('Acme', 'credentials', () => Promise.reject(bug)).catch((e: unknown) => e)).to.equal(
         bug,

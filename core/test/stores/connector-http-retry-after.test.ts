@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { HttpClient } from '@print-api/connector-kit';
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
-import { createConnectorHttp, type ConnectorHttpDeps } from '../../src/modules/stores/connector-http.ts';
-import { retryAfterMs } from '../../src/modules/stores/retry-after.ts';
+import { createConnectorHttp, type ConnectorHttpDeps } from '../../src/modules/stores/outbound/connector-http.ts';
+import { retryAfterMs } from '../../src/modules/stores/outbound/retry-after.ts';
 import { connectorFailure as failure } from '../helpers/connector-failure.ts';
 import { startHttpsServer, type TestHandler, type TestHttpsServer } from '../helpers/https-server.ts';
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import client from 'prom-client';
 import type { HttpClient } from '@print-api/connector-kit';
 import { createSafeFetch } from '../../src/infra/safe-fetch/safe-fetch.ts';
-import { connectorHttpClients } from '../../src/modules/stores/connector-http.ts';
+import { connectorHttpClients } from '../../src/modules/stores/outbound/connector-http.ts';
 import { neverAnswer, startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 
 /** The counter and histogram helpers of core's Metrics, on a registry of this test's own. */

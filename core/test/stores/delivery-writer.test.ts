@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DeliveryWriter, type DeliveryRow } from '../../src/modules/stores/delivery-writer.ts';
+import { DeliveryWriter, type DeliveryRow } from '../../src/modules/stores/inbound/delivery-writer.ts';
 import { describeEachDatabase } from '../helpers/services.ts';
 
 describeEachDatabase('deliveries received together are stored together', (t) => {

@@ -5,20 +5,14 @@ import nock from 'nock';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
+import { scaled, waitFor } from '../helpers/wait.ts';
 
 const SHOP = 'https://ref-shop.example';
 /** The reference connector's package folder: loaded by configuration, as an operator loads any connector. */
 const REFERENCE_CONNECTOR = fileURLToPath(new URL('../../../test/reference-connector', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(intervalMs);
-  }
-}
+const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> =>
+  waitFor('the condition', check, timeoutMs, intervalMs) as Promise<T>;
 
 /** An ingest row once its store order was handled (read once: a second read could see a later state). */
 function settled<R extends { status: string }>(row: R | undefined): R | undefined {
@@ -58,7 +52,7 @@ function refOrder(
 
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`the ingestion pipeline with the reference connector [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let key: string;

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { mapReferenceOrder } from '../../../test/reference-connector/src/index.ts';
-import { OrderIngester } from '../../src/modules/stores/order-ingester.ts';
+import { OrderIngester } from '../../src/modules/stores/inbound/order-ingester.ts';
 import type { ResellerProductsService } from '../../src/modules/reseller-products/reseller-products-service.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { Backend, TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 /**
  * Two copies of one store order ingested side by side (Shopify sends orders/create and
@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait.ts';
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`copies of one store order ingested side by side [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let storeId: string;
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { API_BASE } from '../../src/http/app.ts';
 import { entryPointsOf } from '../../src/http/entry-points.ts';
-import type { AnyRoute } from '../../src/http/route.ts';
+import type { AnyRoute } from '../../src/web/route.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 const REFERENCE_CONNECTOR = fileURLToPath(new URL('../../../test/reference-connector', import.meta.url));

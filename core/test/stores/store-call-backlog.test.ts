@@ -4,7 +4,7 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { createRateLimiter } from '../../src/infra/rate-limit.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
-import { StoreCalls } from '../../src/modules/stores/store-calls.ts';
+import { StoreCalls } from '../../src/modules/stores/outbound/store-calls.ts';
 import type { StoreRow } from '../../src/modules/stores/stores-service.ts';
 
 /**

@@ -7,7 +7,7 @@ import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 /**
  * The reference connector with a tight budget: 3 calls per store per minute. Without its
@@ -29,7 +29,7 @@ const SHOPS = ['https://limited-a.example', 'https://limited-b.example'];
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`platform rate limits per store [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let key: string;

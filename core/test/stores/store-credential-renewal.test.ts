@@ -2,12 +2,13 @@ import { expect } from 'chai';
 import { ConnectorError, defineConnector, type ConnectorContext } from '@print-api/connector-kit';
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
-import { StoreCalls } from '../../src/modules/stores/store-calls.ts';
+import { StoreCalls } from '../../src/modules/stores/outbound/store-calls.ts';
 import { createRateLimiter } from '../../src/infra/rate-limit.ts';
 import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { Backend, TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 type RefCredentials = { shopUrl: string; token: string };
 
@@ -19,7 +20,7 @@ type RefCredentials = { shopUrl: string; token: string };
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`store credential renewal and withheld addresses [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let world: ReferenceStoreWorld | undefined;
     let t: TestService;
     let storeId: string;

@@ -4,7 +4,7 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop } from '../helpers/reference-shop.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
@@ -23,7 +23,7 @@ const budgeted = defineConnector({
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`store listings [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let shop: ReferenceShop;
@@ -209,7 +209,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   });
 
   describe(`a store with 10,000 listings [${backend}]`, function () {
-    this.timeout(120_000);
+    this.timeout(scaled(120_000));
     let t: TestService;
     let shop: ReferenceShop;
 

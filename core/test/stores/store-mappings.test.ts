@@ -3,7 +3,7 @@ import { mapReferenceOrder, referenceConnector } from '../../../test/reference-c
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder, type RefOrderJson } from '../helpers/reference-shop.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 /**
@@ -13,7 +13,7 @@ import { startFileServer } from '../orders/orders-helpers.ts';
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`store listing mappings [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let shop: ReferenceShop;

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { ConnectorError, type Connector, type StoreOrder } from '@print-api/connector-kit';
 import { mapReferenceOrder, referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import { ConnectorRegistry } from '../../src/modules/stores/connector-registry.ts';
-import { EventIngester } from '../../src/modules/stores/event-ingester.ts';
-import { OrderFetches } from '../../src/modules/stores/order-fetches.ts';
+import { EventIngester } from '../../src/modules/stores/inbound/event-ingester.ts';
+import { OrderFetches } from '../../src/modules/stores/inbound/order-fetches.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 /**
  * What a connector can tell core beyond orders: an order the platform ships itself (recorded,
@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait.ts';
  * lastError until it reconnects); thin notifications of one batch fetched together.
  */
 describe('store orders not ours to print, and store warnings', function () {
-  this.timeout(60_000);
+  this.timeout(scaled(60_000));
   let world: ReferenceStoreWorld | undefined;
   let t: TestService;
   let storeId: string;

@@ -9,7 +9,7 @@ import {
 } from '@print-api/connector-kit';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 /** A polled-only platform, in memory: its sellers' orders, what it was asked and when. */
@@ -104,7 +104,7 @@ const meteredPages = polledPlatform(
 
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`a platform's order-search budget, runs that end on a page, revoked access and notices [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let key: string;

@@ -4,6 +4,7 @@ import { referenceConnector, mapReferenceOrder } from '../../../test/reference-c
 import { ReferenceShop, refOrder, type RefOrderJson } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import type { Backend, TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
 
@@ -15,7 +16,7 @@ const PLATFORM = referenceConnector.manifest.platform;
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`redaction while ingestion is under way [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let shop: ReferenceShop;
     let storeId: string;

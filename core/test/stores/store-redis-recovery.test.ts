@@ -4,7 +4,7 @@ import { PrivateRedis } from '../helpers/private-redis.ts';
 import { refOrder } from '../helpers/reference-shop.ts';
 import { referenceStoreWorld, type ReferenceStoreWorld } from '../helpers/reference-store.ts';
 import { needService } from '../helpers/services.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 
 /**
  * Issue 32: webhooks stored while Redis was away are placed within this of its return (the sweeper alone took 62-78 s).
@@ -13,7 +13,7 @@ const RECOVERY_MS = 10_000;
 const DELIVERIES = 5;
 
 describe('store webhooks stored while Redis is away [PostgreSQL + a private redis-server]', function () {
-  this.timeout(120_000);
+  this.timeout(scaled(120_000));
   let redis: PrivateRedis | undefined;
   let world: ReferenceStoreWorld | undefined;
 
@@ -77,7 +77,8 @@ describe('store webhooks stored while Redis is away [PostgreSQL + a private redi
     );
     const tookMs = Date.now() - back;
     process.stdout.write(`      ${DELIVERIES} stored webhooks placed ${tookMs} ms after Redis came back\n`);
-    expect(tookMs).to.be.below(RECOVERY_MS);
+    // The guarantee on an idle machine, grown by the run's time scale (as the wait above).
+    expect(tookMs).to.be.below(scaled(RECOVERY_MS));
     // Once each, whatever queued them.
     const orders = await t.service.db
       .selectFrom('orders')

@@ -4,7 +4,7 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder, type RefOrderJson } from '../helpers/reference-shop.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 import { createEndpoint, FAST_WEBHOOKS, Receiver, signatureIsValid } from '../webhooks/webhook-test-helpers.ts';
 
@@ -26,7 +26,7 @@ const storedOnly = defineConnector({
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`skipped store orders [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let receiver: Receiver;

@@ -5,7 +5,7 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder } from '../helpers/reference-shop.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
-import { waitFor } from '../helpers/wait.ts';
+import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 
 const PLATFORM = referenceConnector.manifest.platform;
@@ -37,7 +37,7 @@ const connectors = [referenceConnector, webhookOnly];
  */
 for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
   describe(`POST /stores/{id}/sync [${backend}]`, function () {
-    this.timeout(60_000);
+    this.timeout(scaled(60_000));
     let t: TestService;
     let files: TestHttpsServer;
     let shop: ReferenceShop;

@@ -19,6 +19,7 @@ import {
   waitFor,
   writeEvents,
 } from './webhook-test-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** A queue that only remembers what was added (the retries a deliverer schedules). */
 class RecordingQueue implements Queue<DeliveryJob> {
@@ -35,7 +36,7 @@ class RecordingQueue implements Queue<DeliveryJob> {
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`webhook batches [${backend}]`, function () {
-    this.timeout(30_000);
+    this.timeout(scaled(30_000));
     const encryptionKey = SecretBox.generateKey();
     const box = new SecretBox(encryptionKey);
     let t: TestService;
@@ -326,7 +327,7 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     // Last of the suite: it leaves about a thousand jobs on this service's queue, which a test
     // after it would wait behind (longer than its timeout on a busy machine).
     it('re-queues due deliveries endpoint by endpoint: one endpoint’s long backlog does not hide another’s', async function () {
-      this.timeout(150_000);
+      this.timeout(scaled(150_000));
       const { id: resellerId, key } = await t.reseller();
       const backlog = await createEndpoint(t, key, receiver.hook('/backlog'));
       const other = await createEndpoint(t, key, receiver.hook('/behind-backlog'));

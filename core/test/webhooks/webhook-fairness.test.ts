@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { capturingLogger, createEndpoint, Receiver, waitFor, writeEvents } from './webhook-test-helpers.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /**
  * Fair delivery: two resellers' endpoints on the SAME receiver host:port (different paths).
@@ -10,7 +11,7 @@ import { capturingLogger, createEndpoint, Receiver, waitFor, writeEvents } from 
  */
 for (const backend of ['pglite', 'postgres+redis'] as const) {
   describe(`fair webhook delivery [${backend}]`, function () {
-    this.timeout(90_000);
+    this.timeout(scaled(90_000));
     let t: TestService;
     let receiver: Receiver;
     const TIMEOUT_MS = 15_000;

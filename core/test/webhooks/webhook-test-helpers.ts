@@ -2,16 +2,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import winston from 'winston';
-import type { Mode } from '../../src/modules/accounts/accounts-tables.ts';
+import type { Mode } from '../../src/kernel/tenant.ts';
 import type { Overrides } from '../../src/composition.ts';
 import { startHttpsServer, type TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
+import { scaled } from '../helpers/wait.ts';
 
 /** Short timings so retries happen in milliseconds; the contract's own values are tested separately. */
 export const FAST_WEBHOOKS: Overrides = {
-  // Retries come fast; a send's timeout and lease stay long enough that a loaded machine's
-  // slow local send is never mistaken for a timeout or for a dead claimer (no second attempt).
-  webhooks: { timeoutMs: 3000, retryScheduleMs: [300, 300, 300], jitterRatio: 0, leaseMs: 10_000 },
+  // Retries come fast; a send's timeout and lease stay long enough (grown by the run's time scale)
+  // that a loaded machine's slow local send is never mistaken for a timeout or for a dead claimer
+  // (no second attempt). A test of the timeout itself sends to a receiver that never answers.
+  webhooks: { timeoutMs: scaled(3000), retryScheduleMs: [300, 300, 300], jitterRatio: 0, leaseMs: scaled(10_000) },
   maintenanceIntervalMs: 300,
 };
 
@@ -34,8 +36,11 @@ export function signatureIsValid(secret: string, headers: IncomingHttpHeaders, r
   );
 }
 
-/** What a receiver does with its n-th request (1-based): a status, or hang for a while first. */
-export type Behaviour = (n: number) => number | { delayMs: number; status: number } | { location: string };
+/**
+ * What a receiver does with its n-th request (1-based): a status, a status after a while, a redirect, or
+ * never answering (`'hang'`: only the sender's timeout, its death or the receiver's close ends the request).
+ */
+export type Behaviour = (n: number) => number | { delayMs: number; status: number } | { location: string } | 'hang';
 
 /** A real HTTPS receiver with several hook paths, each with its own behaviour. */
 export class Receiver {
@@ -58,6 +63,7 @@ export class Receiver {
       const what = behaviour(n);
       if (typeof what === 'number')
         return void res.writeHead(what, { 'content-type': 'text/plain' }).end(what < 300 ? 'ok' : 'nope');
+      if (what === 'hang') return;
       if ('location' in what) return void res.writeHead(302, { location: what.location }).end();
       const timer = setTimeout(() => res.writeHead(what.status).end('late'), what.delayMs);
       res.on('close', () => clearTimeout(timer));

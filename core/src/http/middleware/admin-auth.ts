@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { constantTimeEqual } from '../../infra/crypto.ts';
 import type { BrowserSession, SessionStore } from '../../modules/sessions/session-store.ts';
 import { ApiError } from '../api-error.ts';
-import { readCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
-import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
+import { readCookie, type SessionCookieOptions } from '../../modules/sessions/session-cookies.ts';
+import type { SignInLimiter } from '../../modules/sessions/sign-in-limiter.ts';
 import { bearerToken } from './api-key-auth.ts';
 import { refusedCredential } from './credential-failures.ts';
 

@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { AccountsService } from '../../modules/accounts/accounts-service.ts';
 import { ApiError } from '../api-error.ts';
-import type { AuthContext } from '../auth-context.ts';
-import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
+import type { SignInLimiter } from '../../modules/sessions/sign-in-limiter.ts';
 import { refusedCredential } from './credential-failures.ts';
 
 declare module 'express-serve-static-core' {

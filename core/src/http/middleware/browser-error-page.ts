@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { Refusal } from '../../modules/refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { httpAnswer } from '../error-catalogue.ts';
-import { html, Layout, sendPage } from '../pages/html.ts';
+import { html, Layout, sendPage } from '../../web/html.ts';
 
 /**
  * A merchant's browser on its way through a platform's install (`GET /connectors/<platform>/

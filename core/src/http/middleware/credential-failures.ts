@@ -1,16 +1,10 @@
 import type { Request } from 'express';
-import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
-import { Refusal } from '../../modules/refusal.ts';
+import type { SignInLimiter } from '../../modules/sessions/sign-in-limiter.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { ApiError } from '../api-error.ts';
+import { clientAddress } from '../../web/client-address.ts';
 
-/**
- * The client address failures are counted by: the socket's, or the first one the trusted
- * proxies name (Express's `trust proxy`, set from TRUST_PROXY). Never a header of its own: a
- * client would pick a fresh address per guess.
- */
-export function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
+export { clientAddress };
 
 /**
  * A wrong bearer credential (an API key, the admin token) is counted against the client's

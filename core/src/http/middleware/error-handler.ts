@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
-import { Refusal } from '../../modules/refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { ApiError } from '../api-error.ts';
 import { httpAnswer } from '../error-catalogue.ts';
 import { asServiceUnavailable } from '../service-unavailable.ts';

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, type ErrorDetail } from '../api-error.ts';
-import { fieldName } from '../validation.ts';
+import { fieldName } from '../../web/validation.ts';
 
 /**
  * Text PostgreSQL cannot store, refused at the edge for every route: NUL (neither `text` nor

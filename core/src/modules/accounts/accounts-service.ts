@@ -1,17 +1,18 @@
-import { Refusal, notFound } from '../refusal.ts';
-import type { AuthContext } from '../../http/auth-context.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { Refusal, notFound } from '../../kernel/refusal.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
 import type { Selectable } from 'kysely';
-import type { ApiKeysTable, Mode, ResellersTable, ResellerStatus } from './accounts-tables.ts';
+import type { ApiKeysTable, ResellersTable, ResellerStatus } from './accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 export type ResellerRow = Selectable<ResellersTable>;
 type ApiKeyRow = Selectable<ApiKeysTable>;
 import { generateApiKey, modeOfKey } from './api-key-format.ts';
 import { AuthCache } from './auth-cache.ts';
-import type { Scope } from './scopes.ts';
+import type { Scope } from '../../kernel/scopes.ts';
 
 export interface Reseller {
   id: string;

@@ -1,8 +1,8 @@
 import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
+import type { Mode } from '../../kernel/tenant.ts';
 
 export type ResellerStatus = 'pending' | 'approved' | 'suspended';
-export type Mode = 'live' | 'test';
 
 export interface ResellersTable {
   id: string;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Mode } from './accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const SECRET_LENGTH = 32;

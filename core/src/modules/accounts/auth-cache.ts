@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { AuthContext } from '../../http/auth-context.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
 
 interface Entry {
   auth: AuthContext;

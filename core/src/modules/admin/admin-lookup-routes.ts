@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { listEnvelopeSchema, pageQueryShape, type CursorCodec } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { listEnvelopeSchema, pageQueryShape, type CursorCodec } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import { orderSchemas } from '../orders/orders-schemas.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
-import { ingestSchema, storeSchema } from '../stores/stores-routes.ts';
+import { ingestSchema, storeSchema } from '../stores/stores-schemas.ts';
 import type { StoresService } from '../stores/stores-service.ts';
 import { ledgerEntrySchema } from '../wallet/wallet-schemas.ts';
 import type { WalletService } from '../wallet/wallet-service.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { orderSchemas } from '../orders/orders-schemas.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
 

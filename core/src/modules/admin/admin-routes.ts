@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { CardsService } from '../payments/cards-service.ts';
 import type { WalletService } from '../wallet/wallet-service.ts';

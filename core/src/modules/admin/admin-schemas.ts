@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { scopeSchema } from '../accounts/scopes.ts';
+import { scopeSchema } from '../../kernel/scopes.ts';
 
 export const resellerSchema = z.object({
   id: z.string(),

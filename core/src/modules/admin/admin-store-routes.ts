@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import { STORE_FLAGS, type StoreHealth } from '../stores/store-health.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
+import { STORE_FLAGS, type StoreHealth } from '../stores/health/store-health.ts';
 
 const tags = ['Back-office'];
 

@@ -1,6 +1,6 @@
 /**
  * The catalogue routes' examples for the OpenAPI description, taken from a real run of the
- * service; `core/test/http/openapi-examples.test.ts` checks them against the routes' schemas.
+ * service; the OpenAPI examples test checks them against the routes' schemas.
  */
 
 /** Business cards in the product list (lang=en). */

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { notFound } from '../refusal.ts';
+import { notFound } from '../../kernel/refusal.ts';
 import {
   listEnvelope,
   listEnvelopeSchema,
   pageQueryShape,
   resolvePage,
   type CursorCodec,
-} from '../../http/pagination.ts';
-import { examplePage } from '../../http/api-examples.ts';
+} from '../../kernel/pagination.ts';
+import { examplePage } from '../../web/api-examples.ts';
 import { EXAMPLE_PRODUCT_DETAIL, EXAMPLE_PRODUCT_SUMMARY } from './catalog-examples.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { constantBody, defineRoute, type AnyRoute } from '../../http/route.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { constantBody, defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { SampleFiles } from '../print-files/sample-files.ts';
 import type { Catalog } from './catalog.ts';
 import type { Product } from './catalog-schema.ts';

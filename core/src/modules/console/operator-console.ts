@@ -1,18 +1,14 @@
 import express, { type Request, type Response } from 'express';
 import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
-import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
-import {
-  clearSessionCookie,
-  setSessionCookie,
-  type SessionCookieOptions,
-} from '../../http/sessions/session-cookies.ts';
-import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
-import { clientAddress } from '../../http/middleware/credential-failures.ts';
-import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
+import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../web/html.ts';
+import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
+import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../sessions/session-middleware.ts';
+import { clientAddress } from '../../web/client-address.ts';
+import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
-import type { StoreHealth, StoreHealthView } from '../stores/store-health.ts';
-import { Refusal } from '../refusal.ts';
-import { definePage, mountPages, type PageRouter, type PageSpec } from '../../http/page.ts';
+import type { StoreHealth, StoreHealthView } from '../stores/health/store-health.ts';
+import { Refusal } from '../../kernel/refusal.ts';
+import { definePage, mountPages, type PageRouter, type PageSpec } from '../../web/page.ts';
 
 export const CONSOLE_BASE = '/admin';
 

@@ -1,12 +1,12 @@
 import type { Request, Response } from 'express';
-import type { AuthContext } from '../../http/auth-context.ts';
-import { Refusal } from '../refusal.ts';
-import type { AnyRoute, RouteContext } from '../../http/route.ts';
-import { RouteTable } from '../../http/route-table.ts';
-import { parseOrThrow } from '../../http/validation.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
+import { Refusal } from '../../kernel/refusal.ts';
+import type { AnyRoute, RouteContext } from '../../web/route.ts';
+import { RouteTable } from '../../web/route-table.ts';
+import { parseOrThrow } from '../../web/validation.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
-import type { Scope } from '../accounts/scopes.ts';
+import type { Mode } from '../../kernel/tenant.ts';
+import type { Scope } from '../../kernel/scopes.ts';
 
 /** The reseller a dashboard session acts for, as the API's routes know a caller. */
 export function sessionCaller(input: {

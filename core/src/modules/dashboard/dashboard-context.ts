@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { AuthContext } from '../../http/auth-context.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
 import type { BrowserSession } from '../sessions/session-store.ts';
 import type { PageSession } from './pages/parts.ts';
 

@@ -1,5 +1,5 @@
-import type { Mode } from '../accounts/accounts-tables.ts';
-import type { Scope } from '../accounts/scopes.ts';
+import type { Mode } from '../../kernel/tenant.ts';
+import type { Scope } from '../../kernel/scopes.ts';
 
 /**
  * What a dashboard session may do: never more than the API key that opened it. A session from

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { DashboardLinks } from './dashboard-links-service.ts';
 
 const LINK_EXAMPLE = {

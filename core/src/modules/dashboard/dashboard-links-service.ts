@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { Db } from '../tables.ts';
 
 /**

@@ -1,22 +1,21 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { Refusal } from '../refusal.ts';
-import { httpAnswer } from '../../http/error-catalogue.ts';
-import { definePage, mountPages, type PageRouter, type PageSpec } from '../../http/page.ts';
-import { html, sendPage } from '../../http/pages/html.ts';
+import { Refusal } from '../../kernel/refusal.ts';
+import { definePage, mountPages, type PageRouter, type PageSpec } from '../../web/page.ts';
+import { html, sendPage } from '../../web/html.ts';
 import {
   clearSessionCookie,
   readCookie,
   sessionCookieOptions,
   setSessionCookie,
   type SessionCookieOptions,
-} from '../../http/sessions/session-cookies.ts';
-import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../../http/sessions/session-middleware.ts';
-import { clientAddress } from '../../http/middleware/credential-failures.ts';
-import type { SignInLimiter } from '../../http/sessions/sign-in-limiter.ts';
+} from '../sessions/session-cookies.ts';
+import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../sessions/session-middleware.ts';
+import { clientAddress } from '../../web/client-address.ts';
+import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { RateLimiter } from '../../infra/rate-limit.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { BrowserSession, SessionStore } from '../sessions/session-store.ts';
 import { sessionCaller, type DashboardApi } from './dashboard-api.ts';
 import { redirect, type DashContext, type DashHandler } from './dashboard-context.ts';
@@ -30,7 +29,11 @@ import { productsPages } from './pages/products-pages.ts';
 import { storesPages, type PlatformForms } from './pages/stores-pages.ts';
 import { webhooksPages } from './pages/webhooks-pages.ts';
 
+/** The HTTP status of a refusal (the error catalogue's, given by the composition root). */
+export type StatusOf = (refusal: Refusal) => number;
+
 export interface DashboardDeps {
+  statusOf: StatusOf;
   links: DashboardLinks;
   sessions: SessionStore;
   accounts: AccountsService;
@@ -231,11 +234,21 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
         const grant = res.locals.grant as SessionGrant;
         const asked: unknown = req.body?.mode;
         if (asked !== 'live' && asked !== 'test')
-          return pageError(new Refusal('invalid_request', 'mode must be live or test.'), contextOf(req, res), next);
+          return pageError(
+            deps.statusOf,
+            new Refusal('invalid_request', 'mode must be live or test.'),
+            contextOf(req, res),
+            next,
+          );
         const mode: Mode = asked;
         if (mode === grant.mode) return redirect(res, '/dashboard');
         if (!canSwitchMode(grant))
-          return pageError(new Refusal('insufficient_scope', otherModeHint(grant.mode)), contextOf(req, res), next);
+          return pageError(
+            deps.statusOf,
+            new Refusal('insufficient_scope', otherModeHint(grant.mode)),
+            contextOf(req, res),
+            next,
+          );
         const left = session.expiresAt.getTime() - Date.now();
         await deps.sessions.revoke(session.id);
         await startSession(req, res, session.subject, { mode, keyId: grant.keyId }, Math.max(left, 60_000));
@@ -255,6 +268,7 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
         const d = contextOf(req, res);
         if (scope && !d.page.can(scope)) {
           return pageError(
+            deps.statusOf,
             new Refusal(
               'insufficient_scope',
               `This session was opened with an API key without the scope '${scope}': this ${method === 'get' ? 'page' : 'form'} is not open to it.`,
@@ -263,7 +277,7 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
             next,
           );
         }
-        handler(d).catch((err: unknown) => pageError(err, d, next));
+        handler(d).catch((err: unknown) => pageError(deps.statusOf, err, d, next));
       },
     });
   };
@@ -392,9 +406,9 @@ function refused(res: Response, reason: LinkRefusal): void {
 }
 
 /** A page whose API call was refused: the API's own message (a 404 for another reseller's id). */
-function pageError(err: unknown, d: DashContext, next: NextFunction): void {
+function pageError(statusOf: StatusOf, err: unknown, d: DashContext, next: NextFunction): void {
   if (!(err instanceof Refusal) || d.res.headersSent) return next(err);
-  const { status } = httpAnswer(err);
+  const status = statusOf(err);
   if (status >= 500) return next(err);
   const title = status === 404 ? 'Not found' : 'Refused';
   sendPage(

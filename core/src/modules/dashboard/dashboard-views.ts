@@ -1,7 +1,7 @@
-import type { AuthContext } from '../../http/auth-context.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
-import type { StorePublishing } from '../stores/store-publishing.ts';
+import type { StorePublishing } from '../stores/catalogue/store-publishing.ts';
 
 export interface OrderEventView {
   id: string;

@@ -1,4 +1,4 @@
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { Db } from '../tables.ts';
 
 /** An event as it was written: its id, type, time and envelope (`payload`). */

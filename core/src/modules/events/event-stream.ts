@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from '../../infra/logger.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { Db } from '../tables.ts';
 import { envelopeOf, type Outbox } from './outbox.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { EXAMPLE_ORDER, exampleEvent } from '../../http/api-examples.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { EXAMPLE_ORDER, exampleEvent } from '../../web/api-examples.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import { SUBSCRIBABLE_EVENTS } from '../webhooks/webhook-event-types.ts';
 import type { EventStreams } from './event-stream.ts';

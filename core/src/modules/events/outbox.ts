@@ -1,7 +1,7 @@
 import type { RawBuilder, Transaction } from 'kysely';
 import { insertFromJson } from '../../infra/db/json-insert.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { Tables } from '../tables.ts';
 
 export interface EventEnvelope {

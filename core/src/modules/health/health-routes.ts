@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from 'express';
-import { definePage, mountPages, type PageRouter } from '../../http/page.ts';
+import { definePage, mountPages, type PageRouter } from '../../web/page.ts';
 import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import type { Db } from '../tables.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EXAMPLE_ME } from '../../http/api-examples.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
-import { scopeSchema } from '../accounts/scopes.ts';
+import { EXAMPLE_ME } from '../../web/api-examples.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
+import { scopeSchema } from '../../kernel/scopes.ts';
 
 const meSchema = z.object({
   resellerId: z.string(),

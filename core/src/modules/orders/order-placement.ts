@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { sql, type Transaction } from 'kysely';
-import { rejected, type ErrorDetail } from '../refusal.ts';
+import { rejected, type ErrorDetail } from '../../kernel/refusal.ts';
 import { canonicalJson } from '../../infra/canonical-json.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
@@ -16,7 +16,8 @@ import { applyTransition, type TransitionName } from './order-transitions.ts';
 import { moveOrder, orderEvent } from './order-writer.ts';
 import type { PaymentDecision } from './order-payments.ts';
 import { asStoredJson, toOrderView, type OrderLineRow, type OrderRow } from './order-views.ts';
-import type { OrdersDeps, Tenant } from './orders-service.ts';
+import type { OrdersDeps } from './orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { OrderView, PlaceOrderInput } from './orders-schemas.ts';
 import type { WalletLanes } from './wallet-lanes.ts';
 import type { CarrierContact, FileStatus } from './orders-tables.ts';

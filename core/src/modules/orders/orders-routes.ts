@@ -6,10 +6,10 @@ import {
   EXAMPLE_ORDER_DELIVERED,
   EXAMPLE_ORDER_REQUEST,
   examplePage,
-} from '../../http/api-examples.ts';
-import { idempotencyKeyOf } from '../../http/idempotency-key.ts';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+} from '../../web/api-examples.ts';
+import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { orderSchemas, placeOrderBody } from './orders-schemas.ts';
 import type { OrdersService } from './orders-service.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openApiComponent } from '../../http/openapi.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
 import { orderSources, ORDER_STATES, ORDER_STATUSES } from './order-states.ts';
 
 /** The order `state` (spec §3), with what each value means, for the OpenAPI description. */

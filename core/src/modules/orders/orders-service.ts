@@ -1,6 +1,6 @@
-import { Refusal, wrongState, notFound, rejected } from '../refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import { Refusal, wrongState, notFound, rejected } from '../../kernel/refusal.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import type { Mode, Tenant } from '../../kernel/tenant.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { PrintFileCheck } from '../print-files/print-file-checker.ts';
@@ -18,11 +18,6 @@ import { loadOrder, loadOrders, toOrderView } from './order-views.ts';
 import type { OrderView } from './orders-schemas.ts';
 import { WalletLanes } from './wallet-lanes.ts';
 import type { FileStatus, Tracking } from './orders-tables.ts';
-
-export interface Tenant {
-  resellerId: string;
-  mode: Mode;
-}
 
 /** What the orders service is built from (the composition root gives it). */
 export interface OrdersDeps {

@@ -1,4 +1,4 @@
-import { rejected } from '../refusal.ts';
+import { rejected } from '../../kernel/refusal.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Db } from '../tables.ts';
 import { CardRejectedError, type PaymentGateway } from './payment-gateway.ts';

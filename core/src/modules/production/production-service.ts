@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
 import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';

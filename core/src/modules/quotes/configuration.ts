@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ErrorDetail } from '../refusal.ts';
+import type { ErrorDetail } from '../../kernel/refusal.ts';
 import type { Condition, Product } from '../catalog/catalog-schema.ts';
 import {
   brokenConstraints,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../../http/api-examples.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { EXAMPLE_QUOTE, EXAMPLE_QUOTE_REQUEST } from '../../web/api-examples.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { countrySchema, lineInputSchema } from '../orders/orders-schemas.ts';
 import type { QuotesService } from './quotes-service.ts';
 

@@ -1,4 +1,4 @@
-import { rejected, type ErrorDetail } from '../refusal.ts';
+import { rejected, type ErrorDetail } from '../../kernel/refusal.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { resolveConfiguration } from './configuration.ts';
 import { priceQuote, supportedCountries, type Quote, type ResolvedLine } from './pricing.ts';

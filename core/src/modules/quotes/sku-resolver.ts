@@ -1,4 +1,4 @@
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 /** What a quote or order line needs of a reseller product (the reseller-products module implements it). */
 export interface ResellerSkuProduct {

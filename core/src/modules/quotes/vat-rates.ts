@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import type { ErrorDetail } from '../refusal.ts';
+import type { ErrorDetail } from '../../kernel/refusal.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { Exact } from './money.ts';
 

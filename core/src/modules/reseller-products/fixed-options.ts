@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../refusal.ts';
+import type { ErrorDetail } from '../../kernel/refusal.ts';
 import type { Product } from '../catalog/catalog-schema.ts';
 import { resolveConfiguration, type OptionValues } from '../quotes/configuration.ts';
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import { wrongState, notFound, rejected } from '../refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { wrongState, notFound, rejected } from '../../kernel/refusal.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FileChecker } from '../orders/orders-service.ts';

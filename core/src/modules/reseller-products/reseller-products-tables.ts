@@ -1,6 +1,6 @@
 import { sql, type ColumnType, type Kysely } from 'kysely';
 import { newId } from '../../infra/ids.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 /** A reseller's own product, in one mode: its SKU, a catalogue product and fixed options (defaults included). */
 export interface ResellerProductsTable {

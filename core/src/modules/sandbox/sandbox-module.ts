@@ -1,9 +1,9 @@
 import type { HttpClient } from '@print-api/connector-kit';
-import type { CursorCodec } from '../../http/pagination.ts';
-import type { AnyRoute } from '../../http/route.ts';
+import type { CursorCodec } from '../../kernel/pagination.ts';
+import type { AnyRoute } from '../../web/route.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
-import type { Tenant } from '../orders/orders-service.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
 import type { StoreRow } from '../stores/stores-service.ts';
 import type { Db } from '../tables.ts';
 import { SandboxPlatformApi } from './sandbox-platform-api.ts';

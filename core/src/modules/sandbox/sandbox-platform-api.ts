@@ -1,6 +1,6 @@
 import type { HttpClient, HttpRequest, HttpResponse } from '@print-api/connector-kit';
 import { z } from 'zod';
-import { Refusal } from '../refusal.ts';
+import { Refusal } from '../../kernel/refusal.ts';
 import { orderWire, productWire, SANDBOX_ORIGIN, type SandboxPlatform, type ShopRow } from './sandbox-platform.ts';
 
 const PRODUCTS_PAGE = 100;

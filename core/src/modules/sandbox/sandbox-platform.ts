@@ -5,7 +5,7 @@ import type { SecretBox } from '../../infra/crypto.ts';
 import { newId, randomToken } from '../../infra/ids.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { notFound } from '../refusal.ts';
+import { notFound } from '../../kernel/refusal.ts';
 import type { Db } from '../tables.ts';
 import type {
   SandboxLine,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { examplePage } from '../../http/api-examples.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { examplePage } from '../../web/api-examples.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { recipientSchema, recipientViewSchema } from '../orders/orders-schemas.ts';
 import type { SandboxStores } from './sandbox-stores.ts';
 

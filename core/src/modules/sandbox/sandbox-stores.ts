@@ -1,6 +1,6 @@
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
-import type { Tenant } from '../orders/orders-service.ts';
-import { rejected, wrongState } from '../refusal.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import type { Tenant } from '../../kernel/tenant.ts';
+import { rejected, wrongState } from '../../kernel/refusal.ts';
 import type { StoreRow } from '../stores/stores-service.ts';
 import type { SandboxPlatform } from './sandbox-platform.ts';
 import {

@@ -1,7 +1,7 @@
 import type { Connector } from '@print-api/connector-kit';
 import { settingVariable } from '@print-api/connector-kit';
 import { ConfigError } from '../../config.ts';
-import { plainIssue } from '../../http/plain-issues.ts';
+import { plainIssue } from '../../web/plain-issues.ts';
 
 /** A connector's settings as read at start-up: parsed, or the required variables that are not set. */
 export type SettingsReading =

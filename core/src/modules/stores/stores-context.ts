@@ -1,5 +1,5 @@
 import type { ConnectorContext } from '@print-api/connector-kit';
-import type { CursorCodec } from '../../http/pagination.ts';
+import type { CursorCodec } from '../../kernel/pagination.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Db } from '../tables.ts';

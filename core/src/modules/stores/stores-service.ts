@@ -1,12 +1,12 @@
-import type { ProductsBySku } from './listing-products.ts';
-import { StoreConnections, type StoreRow } from './store-connections.ts';
-import { StoreCredentials } from './store-credentials.ts';
-import { StoreIngests } from './store-ingests.ts';
-import { StoreLinks } from './store-links.ts';
-import { StoreListings } from './store-listings.ts';
+import type { ProductsBySku } from './catalogue/listing-products.ts';
+import { StoreConnections, type StoreRow } from './connect/store-connections.ts';
+import { StoreCredentials } from './connect/store-credentials.ts';
+import { StoreIngests } from './inbound/store-ingests.ts';
+import { StoreLinks } from './catalogue/store-links.ts';
+import { StoreListings } from './catalogue/store-listings.ts';
 import type { StoresContext } from './stores-context.ts';
 
-export type { StoreRow } from './store-connections.ts';
+export type { StoreRow } from './connect/store-connections.ts';
 
 /**
  * The stores' one entry for callers outside the module (the composition root, admin routes,

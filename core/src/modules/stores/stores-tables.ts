@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 type Json<T> = ColumnType<T, string, string>;
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { EXAMPLE_WALLET } from '../../http/api-examples.ts';
-import { openApiComponent } from '../../http/openapi.ts';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+import { EXAMPLE_WALLET } from '../../web/api-examples.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { ledgerEntrySchema } from './wallet-schemas.ts';
 import type { WalletService } from './wallet-service.ts';
 

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
-import { Refusal } from '../refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { Refusal } from '../../kernel/refusal.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 import type { Db, Tables } from '../tables.ts';
 import type { LedgerKind, WalletLedgerTable } from './wallet-tables.ts';
 

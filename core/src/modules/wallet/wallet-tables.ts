@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 export type LedgerKind = 'top_up' | 'order_payment' | 'order_refund' | 'adjustment';
 

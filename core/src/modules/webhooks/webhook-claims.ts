@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { eventPayloadText } from '../events/event-fragments.ts';
 import type { Db } from '../tables.ts';
 import type { WebhookDbLane } from './webhook-db-lane.ts';
 import type { ClaimCap } from './webhook-send-scheduler.ts';
@@ -87,10 +88,10 @@ export async function claimScheduled(
     claimed as (
       update webhook_deliveries as d
       set attempts = ${attempt}, next_attempt_at = ${new Date(now.getTime() + deps.leaseMs)}, last_attempt_at = ${now}
-      from ranked as r, webhook_endpoints as e, events as ev
-      where d.id = r.id and r.fits and e.id = d.endpoint_id and ev.id = d.event_id
+      from ranked as r, webhook_endpoints as e
+      where d.id = r.id and r.fits and e.id = d.endpoint_id
       returning d.id, d.endpoint_id, d.event_id, d.event_type, d.attempts, r.last_attempt_at as previous_attempt_at,
-                e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, e.deleted_at, e.disabled_at, e.failing_since, ev.payload::text as payload
+                e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, e.deleted_at, e.disabled_at, e.failing_since, ${eventPayloadText(sql`d.event_id`)} as payload
     )
     -- One row per claimed attempt (or one row of nulls), each carrying the list of those put off.
     select c.*, p.deferred
@@ -114,7 +115,7 @@ export async function claimManual(
 ): Promise<Claimed | undefined> {
   return deps.db
     .updateTable('webhook_deliveries as d')
-    .from(['webhook_endpoints as e', 'events as ev'])
+    .from('webhook_endpoints as e')
     .set({
       next_attempt_at: new Date(now.getTime() + deps.leaseMs),
       last_attempt_at: now,
@@ -123,7 +124,6 @@ export async function claimManual(
       delivered_at: null,
     })
     .whereRef('e.id', '=', 'd.endpoint_id')
-    .whereRef('ev.id', '=', 'd.event_id')
     .where('d.id', '=', deliveryId)
     .where('d.status', '<>', 'cancelled')
     .returning([
@@ -141,7 +141,7 @@ export async function claimManual(
       'e.deleted_at',
       'e.disabled_at',
       'e.failing_since',
-      sql<string>`ev.payload::text`.as('payload'),
+      eventPayloadText(sql`d.event_id`).as('payload'),
     ])
     .executeTakeFirst();
 }

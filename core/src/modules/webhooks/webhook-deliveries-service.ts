@@ -1,8 +1,9 @@
 import type { Selectable } from 'kysely';
-import { notFound } from '../refusal.ts';
-import type { AuthContext } from '../../http/auth-context.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
+import { notFound } from '../../kernel/refusal.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
+import { markEventDispatched } from '../events/event-fragments.ts';
 import type { Outbox } from '../events/outbox.ts';
 import type { Db } from '../tables.ts';
 import type { WebhookDeliverer } from './webhook-deliverer.ts';
@@ -138,7 +139,7 @@ export class WebhookDeliveriesService {
         at: now,
       });
       // Dispatched already: the ping goes to this endpoint only, never through the fan-out.
-      await trx.updateTable('events').set({ dispatched_at: now }).where('id', '=', event.id).execute();
+      await markEventDispatched(trx, event.id, now);
       await trx
         .insertInto('webhook_deliveries')
         .values({

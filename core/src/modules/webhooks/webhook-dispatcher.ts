@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { claimUndispatchedEvents } from '../events/event-fragments.ts';
 import type { Db } from '../tables.ts';
 import { WebhookDbLane } from './webhook-db-lane.ts';
 import type { WebhookDeliverer } from './webhook-deliverer.ts';
@@ -99,11 +100,7 @@ export class WebhookDispatcher {
     const idPrefix = newId('whd', now.getTime()).slice(0, 'whd_'.length + 10);
     const { rows } = await this.#lane.run((db) =>
       sql<{ events: number; created: string[] }>`
-        with ev as (
-          update events set dispatched_at = ${now}::timestamptz
-          where id in (select id from events where dispatched_at is null order by created_at limit ${FAN_OUT_BATCH} for update skip locked)
-          returning id, reseller_id, mode, type, created_at
-        ),
+        with ev as (${claimUndispatchedEvents(now, FAN_OUT_BATCH)}),
         created as (
           insert into webhook_deliveries (id, endpoint_id, event_id, event_type, status, attempts, next_attempt_at, created_at)
           select ${idPrefix}::text || upper(substr(md5(ev.id || ':' || ep.id), 1, 16)), ep.id, ev.id, ev.type, 'pending', 0, ${now}::timestamptz, ${now}::timestamptz

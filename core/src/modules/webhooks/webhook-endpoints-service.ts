@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
-import { notFound, rejected } from '../refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../http/pagination.ts';
-import type { AuthContext } from '../../http/auth-context.ts';
+import { notFound, rejected } from '../../kernel/refusal.ts';
+import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import type { AuthContext } from '../../kernel/auth-context.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Logger } from '../../infra/logger.ts';

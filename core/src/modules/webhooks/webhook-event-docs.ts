@@ -5,8 +5,8 @@ import {
   EXAMPLE_ORDER_DELIVERED,
   EXAMPLE_WEBHOOK,
   exampleEvent,
-} from '../../http/api-examples.ts';
-import { openApiComponent, type DocumentedWebhook } from '../../http/openapi.ts';
+} from '../../web/api-examples.ts';
+import { openApiComponent, type DocumentedWebhook } from '../../web/openapi-component.ts';
 import { orderSchemas, trackingSchema } from '../orders/orders-schemas.ts';
 import { STORE_EVENT_TYPES } from './webhook-event-types.ts';
 

@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../orders/order-states.ts';
-import type { ErrorDetail } from '../refusal.ts';
+import type { ErrorDetail } from '../../kernel/refusal.ts';
 
 /**
  * Events of connected stores (extensions of the spec): `store.order_skipped`, a store order of

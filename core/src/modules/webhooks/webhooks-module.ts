@@ -1,5 +1,5 @@
-import type { CursorCodec } from '../../http/pagination.ts';
-import type { AnyRoute } from '../../http/route.ts';
+import type { CursorCodec } from '../../kernel/pagination.ts';
+import type { AnyRoute } from '../../web/route.ts';
 import type { DatabaseKind } from '../../infra/db/database.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';

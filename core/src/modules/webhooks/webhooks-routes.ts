@@ -6,9 +6,9 @@ import {
   EXAMPLE_WEBHOOK_ROTATED,
   EXAMPLE_WEBHOOK_WITH_SECRET,
   examplePage,
-} from '../../http/api-examples.ts';
-import { listEnvelopeSchema, pageQueryShape } from '../../http/pagination.ts';
-import { defineRoute, type AnyRoute } from '../../http/route.ts';
+} from '../../web/api-examples.ts';
+import { listEnvelopeSchema, pageQueryShape } from '../../kernel/pagination.ts';
+import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { WebhookDeliveriesService } from './webhook-deliveries-service.ts';
 import type { WebhookEndpointsService } from './webhook-endpoints-service.ts';
 import type { WebhooksOptions } from './webhooks-options.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { openApiComponent } from '../../http/openapi.ts';
+import { openApiComponent } from '../../web/openapi-component.ts';
 import { SUBSCRIBABLE_EVENTS } from './webhook-event-types.ts';
 
 export const webhookEndpointSchema = openApiComponent(

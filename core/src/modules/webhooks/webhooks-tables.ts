@@ -1,6 +1,6 @@
 import type { ColumnType, Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Mode } from '../accounts/accounts-tables.ts';
+import type { Mode } from '../../kernel/tenant.ts';
 
 /**
  * A reseller's registered receiver, per mode. Deleted endpoints stay (soft delete) so their delivery history keeps its

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Backend, TestService } from '../../helpers/test-service.ts';
 import { createEndpoint, Receiver, signatureIsValid, waitFor, writeEvents } from '../webhook-test-helpers.ts';
+import { scaled } from '../../helpers/wait.ts';
 
 /**
  * Many events to several endpoints: every one arrives, signed, exactly where it should.
@@ -16,7 +17,7 @@ export function volumeCases(get: () => TestService, backend: Backend): void {
   after(() => receiver.close());
 
   it(`delivers ${EVENTS} events to each of 3 endpoints`, async function () {
-    this.timeout(EVENTS * 100);
+    this.timeout(scaled(EVENTS * 100));
     const t = get();
     const { id: resellerId, key } = await t.reseller();
     const paths = ['/volume-a', '/volume-b', '/volume-c'];

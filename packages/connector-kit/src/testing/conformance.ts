@@ -9,6 +9,7 @@ import type {
   FakeStore,
   OrderSpec,
 } from './fake-platform.ts';
+import { scaledDeadline } from './time-scale.ts';
 
 /** The service under test, as `@print-api/core/testing` starts it. */
 export interface ConformanceHarness extends ConformanceService {
@@ -53,17 +54,21 @@ interface Ingest {
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
 
-/** Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`
+ * (what an idle machine needs, grown by the run's time scale).
+ */
 export async function eventually<T>(
   probe: () => Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 30_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const budget = scaledDeadline(timeoutMs);
+  const deadline = Date.now() + budget;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${budget} ms)`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -100,7 +105,7 @@ export function connectorConformance(opts: ConformanceOptions): void {
   describe(opts.title ?? `${platform} conformance (the connector kit's shared scenarios)`, function () {
     // A job that fails once is retried after 2 s, then 4 s (the stores module's backoff): the waits
     // (30 s) leave room for that on a busy machine, and each scenario for its waits.
-    this.timeout(90_000);
+    this.timeout(scaledDeadline(90_000));
     let h: ConformanceHarness;
     let server: FakeHttpsServer | undefined;
     // Made now, not in a hook: its capabilities decide which scenarios exist (none is registered only to be skipped).

@@ -1,4 +1,4 @@
-import { html, sendPage } from '../../../http/pages/html.ts';
+import { html, sendPage } from '../../../web/html.ts';
 import type { Register } from '../dashboard-router.ts';
 import { noticeOf } from '../dashboard-context.ts';
 import { DashLayout, money, when } from './parts.ts';

@@ -1,4 +1,4 @@
-import { CsrfField, html, sendPage } from '../../../http/pages/html.ts';
+import { CsrfField, html, sendPage } from '../../../web/html.ts';
 import { ORDER_STATES } from '../../orders/order-states.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';

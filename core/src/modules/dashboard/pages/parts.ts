@@ -1,7 +1,7 @@
-import { Refusal } from '../../refusal.ts';
-import { CsrfField, Field, html, Layout, type Children, type VNode } from '../../../http/pages/html.ts';
-import type { Mode } from '../../accounts/accounts-tables.ts';
-import type { Scope } from '../../accounts/scopes.ts';
+import { Refusal } from '../../../kernel/refusal.ts';
+import { CsrfField, Field, html, Layout, type Children, type VNode } from '../../../web/html.ts';
+import type { Mode } from '../../../kernel/tenant.ts';
+import type { Scope } from '../../../kernel/scopes.ts';
 import { navScope, otherModeHint } from '../dashboard-grants.ts';
 
 /** What every signed-in page knows of its session. */

@@ -1,4 +1,4 @@
-import { CsrfField, Field, html, sendPage, type VNode } from '../../../http/pages/html.ts';
+import { CsrfField, Field, html, sendPage, type VNode } from '../../../web/html.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';

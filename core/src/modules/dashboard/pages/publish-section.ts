@@ -1,6 +1,6 @@
 import { minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
-import { CsrfField, Field, html, type VNode } from '../../../http/pages/html.ts';
-import { Refusal } from '../../refusal.ts';
+import { CsrfField, Field, html, type VNode } from '../../../web/html.ts';
+import { Refusal } from '../../../kernel/refusal.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 import type { DashboardViews } from '../dashboard-views.ts';

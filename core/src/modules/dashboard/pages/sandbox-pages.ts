@@ -1,4 +1,4 @@
-import { CsrfField, html, type VNode } from '../../../http/pages/html.ts';
+import { CsrfField, html, type VNode } from '../../../web/html.ts';
 import type { DashContext } from '../dashboard-context.ts';
 import type { Api, ListPage } from '../dashboard-data.ts';
 import { Input, when } from './parts.ts';

@@ -1,4 +1,4 @@
-import { CsrfField, Field, html, sendPage } from '../../../http/pages/html.ts';
+import { CsrfField, Field, html, sendPage } from '../../../web/html.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../webhooks/webhook-event-types.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
