@@ -24,6 +24,7 @@ import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
 import { canSwitchMode, grantAllows, otherModeHint, pageScope, type SessionGrant } from './dashboard-grants.ts';
 import type { DashboardViews } from './dashboard-views.ts';
 import { homePage } from './pages/home-page.ts';
+import { merchantMessage } from './pages/words.ts';
 import { ordersPages } from './pages/orders-pages.ts';
 import { DashLayout, PlainLayout } from './pages/parts.ts';
 import { productsPages } from './pages/products-pages.ts';
@@ -75,7 +76,7 @@ const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
  */
 const DASHBOARD_JS = `document.addEventListener('submit',function(e){var f=e.target;var q=f&&f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});`;
 const ASK_AGAIN =
-  'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
+  'To sign in again, open the dashboard from your own system (it asks us for a new login link), or ask us for a link.';
 
 /**
  * The reseller dashboard at `/dashboard`: server-rendered pages over the reseller API. A
@@ -399,7 +400,7 @@ function pageError(err: unknown, d: DashContext, next: NextFunction): void {
   const title = status === 404 ? 'Not found' : 'Refused';
   sendPage(
     d.res,
-    html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
+    html`<${DashLayout} title=${title} session=${d.page} error=${merchantMessage(err.code, err.message, err.details)}><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
     status,
   );
 }
