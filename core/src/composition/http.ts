@@ -10,6 +10,9 @@ import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
 import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
 import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
 import { acceptsOperatorSession, operatorConsole } from '../modules/console/operator-console.ts';
+import { loadAlertThresholds } from '../modules/console/alert-thresholds.ts';
+import { ConsoleLookup } from '../modules/console/console-lookup.ts';
+import { ConsoleOverview } from '../modules/console/console-overview.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
 import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
@@ -124,6 +127,14 @@ export function composeHttpApp(
       limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
       health,
       platforms,
+      overview: new ConsoleOverview({
+        db: infra.database.db,
+        health,
+        queue,
+        platforms,
+        thresholds: loadAlertThresholds(),
+      }),
+      lookup: new ConsoleLookup({ db: infra.database.db, accounts, orders, wallet, cursors }),
     }),
     apiRoutes,
     adminRoutes: [

@@ -176,7 +176,7 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     // The order list finds it by store; its page takes the missing file.
     await page.goto(`${t.baseUrl}/dashboard/orders?storeId=${storeId}`);
     await page.getByRole('link', { name: orderId }).click();
-    await page.getByLabel('File URL for line 0').fill(`${files.url}/art/flyer.pdf`);
+    await page.getByLabel('File URL for line 1').fill(`${files.url}/art/flyer.pdf`);
     await page.getByRole('button', { name: 'Supply file' }).click();
     await page.waitForURL(/done=file-supplied/);
     // The simulator may already have delivered it: shipped is where it has been, with its tracking.

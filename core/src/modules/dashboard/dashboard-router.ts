@@ -23,6 +23,7 @@ import { redirect, type DashContext, type DashHandler } from './dashboard-contex
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
 import { canSwitchMode, grantAllows, otherModeHint, pageScope, type SessionGrant } from './dashboard-grants.ts';
 import type { DashboardViews } from './dashboard-views.ts';
+import { dashboardErrorPage } from './dashboard-error-page.ts';
 import { homePage } from './pages/home-page.ts';
 import { merchantMessage } from './pages/words.ts';
 import { ordersPages } from './pages/orders-pages.ts';
@@ -276,6 +277,7 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
   router.use((req, res) => {
     sendPage(res, html`<${PlainLayout} title="Not found"><p>No such page. <a href="/dashboard">Home</a></p><//>`, 404);
   });
+  router.use(dashboardErrorPage(deps.logger));
   return { router, pages };
 
   async function startSession(

@@ -11,7 +11,6 @@ import type { ErrorDetail } from '../../../http/api-error.ts';
 const SENTENCES: Record<string, string> = {
   reseller_product_linked:
     'This product is sold in one of your stores, so it cannot be deleted: that store’s orders for it would be skipped. Remove the listing in the store (or make this product inactive) first.',
-  insufficient_scope: 'The API key this session was opened with does not allow this. Sign in with a key that does.',
   rate_limited: 'Too many requests at once: wait a minute and try again.',
   csrf_failed: 'This form expired: reload the page and send it again.',
 };
@@ -102,6 +101,7 @@ export function plainText(text: string): string {
       .replace(/\b(lines\[\d+\](?:\.[A-Za-z]+)*)/g, (m) => fieldPhrase(m))
       .replace(/\s{2,}/g, ' ')
       .replace(/\s+([.,;:])/g, '$1')
+      .replace(/[:;,]+([.!?])/g, '$1')
       .replace(/[:;,]\s*$/, '')
       .trim()
   );
