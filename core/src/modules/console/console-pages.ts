@@ -25,6 +25,14 @@ const at = (d: Date | string | null | undefined) =>
     ? html`<time datetime=${new Date(d).toISOString()}>${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
     : '—';
 const COUNTRIES = new Intl.DisplayNames(['en'], { type: 'region' });
+const PAYMENT: Record<string, string> = {
+  none: 'not paid yet',
+  charging: 'card being charged',
+  paid: 'paid',
+  declined: 'card declined',
+  refunded: 'refunded to the wallet',
+  not_charged: 'not charged (a test order, or nothing to pay)',
+};
 
 export const statusSection: ResellerSection = ({ data: { reseller: r } }) =>
   html`<section aria-labelledby="status-h"><h2 id="status-h">Account</h2>
@@ -110,7 +118,7 @@ function orderBody(d: OrderPageData): VNode {
       <dt>Reseller</dt><dd><a href=${`/admin/resellers/${o.resellerId}`}>${d.resellerName}</a> · ${o.mode}</dd>
       <dt>State</dt><dd data-testid="order-state">${o.state} · ${o.status}</dd>
       <dt>External id</dt><dd>${o.externalOrderId ?? '—'}</dd>
-      <dt>Payment</dt><dd data-testid="order-payment">${p.status.replace(/_/g, ' ')}${p.method ? ` by ${p.method}` : ''}${p.paidAt ? html`, ${at(p.paidAt)}` : null}${p.error ? html` · <span class="error">${p.error}</span>` : null} · total ${euros(o.totals.totalCents)}</dd>
+      <dt>Payment</dt><dd data-testid="order-payment">${PAYMENT[p.status] ?? p.status}${p.method ? ` by ${p.method}` : ''}${p.paidAt ? html`, ${at(p.paidAt)}` : null}${p.error ? html` · <span class="error">${p.error}</span>` : null} · total ${euros(o.totals.totalCents)}</dd>
       <dt>Recipient</dt><dd><${Label} r=${o.recipient} /></dd>
       <dt>Tracking</dt><dd>${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl} rel="noreferrer">${o.tracking.trackingNumber}</a>` : '—'}</dd>
       <dt>From store order</dt><dd data-testid="store-order">${d.storeOrder ? html`${d.storeOrder.externalName ?? d.storeOrder.externalOrderId} of <a href=${`/admin/stores?reseller=${encodeURIComponent(o.resellerId)}&platform=${encodeURIComponent(d.storeOrder.platform)}`}>${d.storeOrder.storeName}</a> (${d.storeOrder.platform}), ${d.storeOrder.status}, received ${at(d.storeOrder.createdAt)}` : `none (${o.source})`}</dd>
