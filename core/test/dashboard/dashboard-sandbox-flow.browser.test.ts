@@ -167,13 +167,18 @@ describe('the sandbox store end to end from the dashboard (Chromium)', function 
     expect((await t.api(r.key, 'GET', `/stores/${store.id}/sandbox-listings`)).body.data).to.have.length(1);
 
     // Published to the sandbox store: "view in the store" stays in the dashboard (the sandbox has no web address).
-    const sample = (await t.api(r.key, 'GET', '/products/posters')).body.data.sampleFiles[0].url as string;
-    await t.api(r.key, 'POST', '/reseller-products', {
+    // The README's A2 poster: the second sample file is the A2 one, on a product fixed to A2.
+    const a2 = (await t.api(r.key, 'GET', '/products/posters')).body.data.sampleFiles[1];
+    expect(a2.format).to.equal('a2');
+    expect(a2.url).to.match(/\/sample-files\/posters\/a2\.pdf$/);
+    const product = await t.api(r.key, 'POST', '/reseller-products', {
       sku: OUR_SKU,
       title: 'Tulip poster A2',
       productId: 'posters',
-      fileUrl: sample,
+      options: { size: 'a2' },
+      fileUrl: a2.url,
     });
+    expect(product.status, JSON.stringify(product.body)).to.equal(201);
     const published = await t.api(r.key, 'POST', `/stores/${store.id}/listings`, {
       resellerProduct: OUR_SKU,
       title: 'Tulip poster A2',

@@ -50,6 +50,10 @@ describe("the dashboard in a merchant's words", () => {
       merchantMessage('store_disconnected', 'Store sto_1 is disconnected (POST /stores to connect it again).', []),
     ).to.equal('Store sto_1 is disconnected.');
     expect(plainText('It cannot: the API answers 409 reseller_product_linked.')).to.equal('It cannot.');
+    // The API counts lines from 0; the dashboard from 1.
+    expect(plainText('Line 0: A run of 1 cannot be made; lines[1].quantity must be 100.')).to.equal(
+      'Line 1: A run of 1 cannot be made; Line 2: quantity must be 100.',
+    );
   });
 
   it('reads a price as it is typed in Europe too: 29,95 is 29.95', () => {

@@ -98,6 +98,8 @@ export function plainText(text: string): string {
       .replace(/ ?\((?:[^()]*?)\b(?:GET|POST|PATCH|PUT|DELETE) \/[^()]*\)/g, '')
       .replace(/:? ?(?:use |call |see )?\b(?:GET|POST|PATCH|PUT|DELETE) \/[^\s,;)]*(?: [{][^}]*[}])?/g, '')
       .replace(/\b(?:the API answers )?(?:4\d\d|5\d\d) [a-z]+(?:_[a-z]+)+\b/g, '')
+      // The API counts lines from 0 ("Line 0: …"); a merchant from 1.
+      .replace(/\b([Ll])ine (\d+)\b/g, (_, l: string, n: string) => `${l}ine ${Number(n) + 1}`)
       .replace(/\b(lines\[\d+\](?:\.[A-Za-z]+)*)/g, (m) => fieldPhrase(m))
       .replace(/\s{2,}/g, ' ')
       .replace(/\s+([.,;:])/g, '$1')
