@@ -22,7 +22,6 @@ import { EventLog } from '../modules/events/event-log.ts';
 import { adminEventStreamRoutes, eventStreamRoutes } from '../modules/events/events-routes.ts';
 import { healthRouter } from '../modules/health/health-routes.ts';
 import { meRoutes } from '../modules/me/me-routes.ts';
-import { orderSources } from '../modules/orders/order-states.ts';
 import { ordersRoutes } from '../modules/orders/orders-routes.ts';
 import { sampleFilesHandler } from '../modules/print-files/sample-files-routes.ts';
 import { quotesRoutes } from '../modules/quotes/quotes-routes.ts';
@@ -85,7 +84,8 @@ export function composeHttpApp(
     logger,
     rateLimiter,
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
-    sources: orderSources(platforms),
+    // The order source filter lists the loaded connectors' platforms: the same list as the console's Stores page.
+    sources: ['API', 'DASHBOARD', ...platforms],
     platforms: platformForms(connectors),
     views: new DashboardViews({
       events: new EventLog({ db: infra.database.db }),
