@@ -470,7 +470,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                 <tbody>${ingests.data.map(
                   (i) => html`<tr>
                     <td>${i.externalName ?? i.externalOrderId}</td>
-                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' && i.skippedLines.length ? 'skipped' : i.status}</span></td>
+                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' ? (i.skippedLines.length ? 'skipped' : 'nothing to print') : i.status.replace(/_/g, ' ')}</span></td>
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
                     <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${skippedLine(l)}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
