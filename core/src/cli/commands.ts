@@ -1,4 +1,5 @@
 import { CliError } from './admin-client.ts';
+import { amountCents, euros } from './cli-words.ts';
 
 /** What a command is given: its positional arguments and options, and the back-office caller. */
 export interface CommandContext {
@@ -187,13 +188,18 @@ export const COMMANDS: Command[] = [
   },
   {
     name: 'top-up',
-    usage: 'RESELLER_ID --amount CENTS [--reference TEXT] [--mode live|test]',
+    usage: 'RESELLER_ID --amount CENTS|EUROS [--reference TEXT] [--mode live|test]',
     summary: "credit a reseller's wallet; says which wallet (live or test) was credited",
-    details: ['--amount CENTS   euro cents (2500 = EUR 25.00)', MODE_DETAIL('the wallet to credit')],
+    details: [
+      '--amount AMOUNT  euro cents (2500 = €25.00), or euros with a decimal point (25.00 or 25,00)',
+      MODE_DETAIL('the wallet to credit'),
+    ],
+    examples: ['npm run admin -- top-up res_01M8… --amount 12.50 --mode test'],
     run: async (ctx) => {
       const id = arg(ctx, 'RESELLER_ID');
+      const cents = amountCents(need(ctx, 'amount', '--amount CENTS|EUROS'));
       const res = await ctx.fetchJson('POST', `/resellers/${id}/wallet/top-ups`, {
-        amountCents: Number(need(ctx, 'amount', '--amount CENTS')),
+        amountCents: cents,
         ...(typeof ctx.values.reference === 'string' ? { reference: ctx.values.reference } : {}),
         ...(typeof ctx.values.mode === 'string' ? { mode: ctx.values.mode } : {}),
       });
@@ -201,7 +207,7 @@ export const COMMANDS: Command[] = [
       const entry = res.body?.data;
       if (res.status === 201 && entry) {
         ctx.note(
-          `Credited the ${entry.mode} wallet (${entry.mode === 'test' ? 'sandbox, prk_test_ keys' : 'real orders, prk_live_ keys'}) of ${decodeURIComponent(id)}: balance now ${entry.balanceAfterCents} cents.`,
+          `Credited the ${entry.mode} wallet (${entry.mode === 'test' ? 'sandbox, prk_test_ keys' : 'real orders, prk_live_ keys'}) of ${decodeURIComponent(id)} with ${euros(cents)}: balance now ${euros(entry.balanceAfterCents)}.`,
         );
       }
       return res.status < 300 ? 0 : 1;

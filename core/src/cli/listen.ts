@@ -1,6 +1,7 @@
 import { listen as listenToStream, type ForwardAttempt } from '../../../packages/sdk/src/listen.ts';
 import { newWebhookSecret } from '../../../packages/sdk/src/webhook-signer.ts';
 import { CLI_USER_AGENT, CliError, unreachable, type Target } from './admin-client.ts';
+import { listenRefusal } from './cli-words.ts';
 
 export interface ListenOptions {
   target: Target;
@@ -66,7 +67,8 @@ export async function listen(options: ListenOptions): Promise<void> {
       if (during === 'connect' && !announced) throw unreachable(url, target, err);
       out(`stream lost (${(err as Error).message}); reconnecting…`);
     },
-    refusal: async (res, url) => new CliError(`${url} answered ${res.status}: ${(await res.text()).slice(0, 300)}`),
+    refusal: async (res) =>
+      new CliError(listenRefusal(res.status, (await res.text()).slice(0, 2000), 'apiKey' in source)),
   });
   await session.done;
 }

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import type { Config } from '../config.ts';
 import { createHttpApp } from '../http/app.ts';
 import { httpAnswer } from '../http/error-catalogue.ts';
+import { asServiceUnavailable } from '../http/service-unavailable.ts';
 import { sessionCookieOptions } from '../modules/sessions/session-cookies.ts';
 import { SignInLimiter } from '../modules/sessions/sign-in-limiter.ts';
 import { queueDashboard } from '../modules/console/queue-dashboard.ts';
@@ -11,6 +12,9 @@ import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
 import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
 import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
 import { acceptsOperatorSession, operatorConsole } from '../modules/console/operator-console.ts';
+import { loadAlertThresholds } from '../modules/console/alert-thresholds.ts';
+import { ConsoleLookup } from '../modules/console/console-lookup.ts';
+import { ConsoleOverview } from '../modules/console/console-overview.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
 import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
@@ -21,7 +25,6 @@ import { adminEventStreamRoutes, eventStreamRoutes } from '../modules/events/eve
 import { healthRouter } from '../modules/health/health-routes.ts';
 import { metricsPage } from '../modules/health/metrics-page.ts';
 import { meRoutes } from '../modules/me/me-routes.ts';
-import { orderSources } from '../modules/orders/order-states.ts';
 import { ordersRoutes } from '../modules/orders/orders-routes.ts';
 import { sampleFilePages } from '../modules/print-files/sample-files-routes.ts';
 import { quotesRoutes } from '../modules/quotes/quotes-routes.ts';
@@ -77,6 +80,7 @@ export function composeHttpApp(
   // The reseller dashboard: pages over the API's own routes, called in-process.
   const dashboard = dashboardRouter({
     statusOf: (refusal) => httpAnswer(refusal).status,
+    asServiceUnavailable,
     links: dashboardLinks,
     sessions,
     accounts,
@@ -85,7 +89,8 @@ export function composeHttpApp(
     logger,
     rateLimiter,
     signInLimiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:dashboard-sign-in` }),
-    sources: orderSources(platforms),
+    // The order source filter lists the loaded connectors' platforms: the same list as the console's Stores page.
+    sources: ['API', 'DASHBOARD', ...platforms],
     platforms: platformForms(connectors),
     views: new DashboardViews({
       events: new EventLog({ db: infra.database.db }),
@@ -127,6 +132,14 @@ export function composeHttpApp(
       limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
       health,
       platforms,
+      overview: new ConsoleOverview({
+        db: infra.database.db,
+        health,
+        queue,
+        platforms,
+        thresholds: loadAlertThresholds(),
+      }),
+      lookup: new ConsoleLookup({ db: infra.database.db, accounts, orders, wallet, cursors }),
     }),
     apiRoutes,
     adminRoutes: [

@@ -165,7 +165,8 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
 
     // The skipped store order, retried, is placed; it waits for its file.
     await page.getByRole('button', { name: /^Retry #?5001$/ }).click();
-    await page.waitForURL(/done=ingest-retried/);
+    await page.waitForURL(/retried=ing_/);
+    expect(await page.getByRole('status').textContent()).to.match(/Store order #?5001 is placed now: print order ord_/);
     await page.getByRole('region', { name: 'Store orders received' }).getByRole('link', { name: /^ord_/ }).click();
     const orderPath = new URL(page.url()).pathname;
     const orderId = orderPath.split('/').pop()!;
@@ -176,7 +177,7 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     // The order list finds it by store; its page takes the missing file.
     await page.goto(`${t.baseUrl}/dashboard/orders?storeId=${storeId}`);
     await page.getByRole('link', { name: orderId }).click();
-    await page.getByLabel('File URL for line 0').fill(`${files.url}/art/flyer.pdf`);
+    await page.getByLabel('File URL for line 1').fill(`${files.url}/art/flyer.pdf`);
     await page.getByRole('button', { name: 'Supply file' }).click();
     await page.waitForURL(/done=file-supplied/);
     // The simulator may already have delivered it: shipped is where it has been, with its tracking.
@@ -189,15 +190,22 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     expect(await page.getByTestId('tracking').textContent()).not.to.equal('—');
     expect(await page.getByTestId('events').textContent()).to.match(/order\.shipped · SUBMITTED · SHIPPED/);
 
-    // The product page says where it is sold, and why it cannot be deleted (the API's 409).
+    // The product page says where it is sold and, in words, why it cannot be deleted: no Delete offered.
     await page.goto(`${t.baseUrl}/dashboard/products/POSTER-ROSES`);
     expect(await page.getByRole('region', { name: 'Sold in' }).textContent()).to.contain('Tulip Prints');
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Delete product' }).click();
-    await page.waitForURL(/\/delete$/);
-    expect(await page.locator('.alert').textContent()).to.match(
-      /cannot be deleted: SKU 'POSTER-ROSES' is still sold by WOOCOMMERCE store Tulip Prints/,
-    );
+    expect(await page.getByRole('button', { name: 'Delete product' }).count()).to.equal(0);
+    const blocked = await page.getByTestId('delete-blocked').textContent();
+    expect(blocked).to.contain('A store sells it, so it cannot be deleted');
+    expect(blocked).not.to.match(/409|reseller_product_linked/);
+    // A delete sent anyway (an old tab) is refused in a sentence, not a code.
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    const forced = await page.request.post(`${t.baseUrl}/dashboard/products/POSTER-ROSES/delete`, {
+      form: { _csrf: csrf },
+      headers: { origin: t.baseUrl },
+    });
+    const forcedHtml = await forced.text();
+    expect(forcedHtml).to.contain('This product is sold in one of your stores, so it cannot be deleted');
+    expect(forcedHtml).not.to.contain('reseller_product_linked');
 
     // Sync now (queued, or refused while the connect-time poll still runs), then disconnect: the product is free to go.
     await page.goto(`${t.baseUrl}${storePath}`);

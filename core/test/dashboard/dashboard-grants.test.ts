@@ -99,7 +99,9 @@ describe('dashboard sessions never outgrow the key that opened them (real Postgr
     expect(home.html).to.contain('data-testid="mode">test<');
     expect(home.html).not.to.contain('action="/dashboard/mode"');
     expect(home.html).to.contain('login link made with a live key');
-    expect(home.html).to.contain('login-link');
+    // Merchant words: no API path or command in the banner.
+    expect(home.html).not.to.contain('/api/reseller');
+    expect(home.html).not.to.contain('npm run');
 
     const switched = await v.open('/dashboard/mode', { form: { mode: 'live', _csrf: await v.csrf() } });
     expect(switched.status).to.equal(403);

@@ -124,7 +124,17 @@ const FORMS: FormOp[] = [
   {
     path: '/dashboard/stores/{id}/sandbox-orders',
     session: 'dashboard',
-    fields: { sku: ['fuzz-sku', 'FUZZ-SKU', ''], quantity: ['250', '0', '-1', '1e309', 'x'], paid: ['on', 'off'] },
+    fields: {
+      sku: ['fuzz-sku', 'FUZZ-SKU', '', ' '],
+      quantity: ['250', '0', '-1', '1e309', 'x'],
+      paid: ['on', 'off'],
+      listing: ['', 'sbp_nope', 'x'.repeat(101)],
+    },
+  },
+  {
+    path: '/dashboard/stores/{id}/sandbox-listings',
+    session: 'dashboard',
+    fields: { title: ['Tulips', '', 'x'.repeat(300)], sku: ['FUZZ-SKU', '', ' ', 'x'.repeat(101)] },
   },
   {
     path: '/dashboard/stores/{id}/listings/map',

@@ -122,11 +122,19 @@ describe('connector settings from CONNECTOR_<PLATFORM>_<NAME>', () => {
     const { registry, warnings, infos } = configure({}, { named: false, connectors: [acme, other] });
     expect(registry.platforms()).to.deep.equal([]);
     expect(warnings).to.deep.equal([]);
-    expect(infos).to.have.length(1);
+    expect(infos).to.have.length(2);
     expect(infos[0]!.message).to.equal('Connectors not configured, not offered: Acme Shop, Other Shop');
     expect(infos[0]!.meta).to.deep.equal({
       missing: { ACME_SHOP: ['CONNECTOR_ACME_SHOP_APP_SECRET'], OTHER_SHOP: ['CONNECTOR_OTHER_SHOP_APP_SECRET'] },
     });
+    // The one list of platforms, said at start-up (the same the console and the filters offer).
+    expect(infos[1]).to.deep.equal({ message: 'Store platforms: none', meta: { platforms: [] } });
+  });
+
+  it("says the store platforms it offers at start-up: the registry's one list", () => {
+    const { registry, infos } = configure({ CONNECTOR_ACME_SHOP_APP_SECRET: 's3cret-value' });
+    expect(registry.platforms()).to.deep.equal(['ACME_SHOP']);
+    expect(infos.at(-1)).to.deep.equal({ message: 'Store platforms: ACME_SHOP', meta: { platforms: ['ACME_SHOP'] } });
   });
 
   it('warns about a variable with the prefix that names no setting (a typo)', () => {

@@ -9,6 +9,10 @@ import type { BrowserSession, SessionStore } from '../sessions/session-store.ts'
 import type { StoreHealth, StoreHealthView } from '../stores/health/store-health.ts';
 import { Refusal } from '../../kernel/refusal.ts';
 import { definePage, mountPages, type PageRouter, type PageSpec } from '../../web/page.ts';
+import { ConsoleHome } from './console-home.ts';
+import type { ConsoleLookup } from './console-lookup.ts';
+import type { ConsoleOverview } from './console-overview.ts';
+import { consolePages, SearchField, type ResellerSection } from './console-pages.ts';
 
 export const CONSOLE_BASE = '/admin';
 
@@ -24,6 +28,12 @@ export interface OperatorConsoleDeps {
   limiter: SignInLimiter;
   health: StoreHealth;
   platforms: readonly string[];
+  /** The home page's charts (issue 37): none, the home page lists its links only. */
+  overview?: ConsoleOverview;
+  /** The search field and the reseller and order pages: none, no search. */
+  lookup?: ConsoleLookup;
+  /** The reseller page's sections, in order (console-pages.ts' RESELLER_SECTIONS by default). */
+  resellerSections?: ResellerSection[];
 }
 
 const NAV = [
@@ -53,15 +63,22 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
       path: '/',
       auth: 'public',
       csrf: 'none',
-      handle: (req, res) => {
+      handle: async (req, res, next) => {
         const session = req.browserSession;
         if (!session) return signInPage(res, { next: safeNext(req.query.next) });
+        let overview;
+        try {
+          overview = deps.overview ? await deps.overview.read() : undefined;
+        } catch (err) {
+          return next(err);
+        }
         sendPage(
           res,
           page(
             req,
             'Operations',
             html`
+        ${overview ? html`<${ConsoleHome} overview=${overview} />` : null}
         <p>Signed in as operator. Session ends ${session.expiresAt.toISOString()}.</p>
         <ul>
           <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
@@ -202,6 +219,10 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             ? `/admin/stores?${new URLSearchParams([...params, ['cursor', list.nextCursor]])}`
             : null;
           const flagged = list.data.filter((s) => s.flags.length > 0).length;
+          // Resellers by name (one query for the page), linked to their page where the console has one.
+          const names = deps.lookup
+            ? await deps.lookup.resellerNames(list.data.map((s) => s.resellerId))
+            : new Map<string, string>();
           sendPage(
             res,
             page(
@@ -234,10 +255,10 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
           <div class="table">
             <table>
               <thead>
-                <tr><th>Store</th><th>Platform</th><th>Reseller</th><th>State</th><th>Last webhook</th><th>Last poll</th><th>Ingest lag</th><th>24 h placed / skipped / failed</th><th>Last platform error</th><th>Token expiry</th><th>Flags</th></tr>
+                <tr><th>Store</th><th>Flags</th><th>Platform</th><th>Reseller</th><th>State</th><th>Last webhook</th><th>Last poll</th><th>Ingest lag</th><th>24 h placed / skipped / failed</th><th>Last platform error</th><th>Token expiry</th></tr>
               </thead>
               <tbody>
-                ${list.data.map((s) => storeRow(s))}
+                ${list.data.map((s) => storeRow(s, names.get(s.resellerId)))}
               </tbody>
             </table>
           </div>
@@ -252,21 +273,27 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
     }),
   );
 
+  if (deps.lookup) pages.push(...consolePages(deps.lookup, page, deps.resellerSections));
   mountPages(router, pages);
   return { router, pages };
 
   function page(req: Request, title: string, body: Children) {
     const session = req.browserSession;
-    return html`<${Layout} title=${title} product="Print API operations" nav=${NAV} signOut=${session ? { action: '/admin/sign-out', csrfToken: session.csrfToken } : undefined}>${body}<//>`;
+    const q = req.path === '/search' && typeof req.query.q === 'string' ? req.query.q : undefined;
+    return html`<${Layout} title=${title} product="Print API operations" nav=${NAV} signOut=${session ? { action: '/admin/sign-out', csrfToken: session.csrfToken } : undefined}>
+      <style>${CONSOLE_CSS}</style>
+      ${session && deps.lookup ? html`<${SearchField} q=${q} />` : null}
+      ${body}<//>`;
   }
 }
 
-function storeRow(s: StoreHealthView) {
+function storeRow(s: StoreHealthView, resellerName: string | undefined) {
   const flagged = s.flags.length > 0;
   return html`<tr data-store=${s.id} class=${flagged ? 'flagged' : ''}>
     <td>${s.name}<br /><span class="muted">${s.id}${s.testMode ? ' · test' : ''}</span></td>
+    <td class="flags">${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${f.replace(/_/g, ' ')}</span>`) : html`<span class="ok">ok</span>`}</td>
     <td>${s.platform}</td>
-    <td>${s.resellerId}</td>
+    <td>${resellerName ? html`<a href=${`/admin/resellers/${s.resellerId}`}>${resellerName}</a>` : s.resellerId}</td>
     <td>${s.status}</td>
     <td>${when(s.lastWebhookAt)}</td>
     <td>${when(s.lastPolledAt)}</td>
@@ -274,9 +301,13 @@ function storeRow(s: StoreHealthView) {
     <td>${s.last24h.placed} / ${s.last24h.skipped} / <span class=${s.last24h.failed ? 'error' : ''}>${s.last24h.failed}</span></td>
     <td class=${s.lastError ? 'error' : ''}>${s.lastError ?? '—'}${s.notices.map((n) => html`<p class="notice" data-notice>${n}</p>`)}</td>
     <td>${when(s.tokenExpiresAt)}</td>
-    <td>${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${f.replace(/_/g, ' ')}</span>`) : html`<span class="ok">ok</span>`}</td>
   </tr>`;
 }
+
+/** The console's own styles: the search field, and store health rows that fit 1280 px (long errors wrap). */
+const CONSOLE_CSS = `.console-search{display:flex;flex-wrap:wrap;gap:.25rem .5rem;align-items:center;margin:0 0 1rem}
+.console-search label{margin:0}td.flags{min-width:7rem}td.flags .flag{display:inline-block;white-space:nowrap;margin:.1rem .25rem .1rem 0}
+td.error{max-width:22rem;overflow-wrap:anywhere}`;
 
 function when(iso: string | null) {
   return iso ? html`<time datetime=${iso}>${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : '—';

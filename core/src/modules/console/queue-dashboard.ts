@@ -109,9 +109,23 @@ export function queueDashboard(queue: JobQueue, basePath: string): PageRouter {
  */
 const THIRD_PARTY_STYLESHEET = /<link\b[^>]*\bhref="https:\/\/fonts\.(googleapis|gstatic)\.com[^"]*"[^>]*>\s*/g;
 
+/**
+ * The way back to the console from bull-board's page (its own menu hides its links): a plain link
+ * pinned to the page's corner, above its app, so it works whatever the app renders.
+ */
+const BACK_TO_CONSOLE =
+  '<nav aria-label="Console" style="position:fixed;right:12px;bottom:12px;z-index:2147483647;padding:6px 12px;font:14px system-ui,sans-serif;background:#fff;border:1px solid #bbb;border-radius:6px;box-shadow:0 1px 4px rgba(0,0,0,.2)"><a href="/admin">← Operations console</a></nav>';
+
 function selfContained(res: express.Response): void {
   const send = res.send.bind(res);
-  res.send = (body?: unknown) => send(typeof body === 'string' ? body.replace(THIRD_PARTY_STYLESHEET, '') : body);
+  res.send = (body?: unknown) =>
+    send(
+      typeof body === 'string'
+        ? /^\s*<!doctype html/i.test(body)
+          ? body.replace(THIRD_PARTY_STYLESHEET, '').replace(/<body([^>]*)>/, `<body$1>${BACK_TO_CONSOLE}`)
+          : body.replace(THIRD_PARTY_STYLESHEET, '')
+        : body,
+    );
 }
 
 async function bullBoard(queue: JobQueue, basePath: string): Promise<express.Router> {

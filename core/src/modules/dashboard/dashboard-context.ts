@@ -27,7 +27,6 @@ export const NOTICES: Record<string, string> = {
   'store-connected': 'The store is connected. Its listings are being read.',
   'store-disconnected': 'The store is disconnected: no more orders are taken from it.',
   'sync-requested': 'A sync was asked for: new orders appear below as they arrive.',
-  'ingest-retried': 'The store order was ingested again.',
   'listing-mapped': 'The listing is mapped: its orders print as your product from now on.',
   'listing-unmapped': 'The listing is unmapped: its next orders are skipped unless its SKU is one of your products.',
   'skipped-retried': 'The skipped store orders are being retried: they show below as they are placed.',
@@ -41,6 +40,8 @@ export const NOTICES: Record<string, string> = {
   'delivery-retried': 'The delivery is sent again.',
   'test-sent': 'A test event is on its way.',
   'mode-switched': 'Switched mode.',
+  'sandbox-listing-added':
+    'The listing is added to the sandbox store. Its SKU matches your product, or it shows under Unmatched listings in a few seconds.',
   'sandbox-order-made': 'The store order is made in the sandbox store: it arrives below as a real store order would.',
 };
 

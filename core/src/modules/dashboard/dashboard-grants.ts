@@ -52,5 +52,5 @@ export function navScope(href: string): Scope | undefined {
 /** What a session that cannot switch says instead of the switch: how to get a session in the other mode. */
 export function otherModeHint(mode: Mode): string {
   const other: Mode = mode === 'live' ? 'test' : 'live';
-  return `This session was opened with a ${mode} API key: it stays in ${mode} mode. For a ${other} session, open a login link made with a ${other} key (POST /api/reseller/v1/dashboard-links), or ask the back-office for one (npm run admin -- login-link <reseller>${other === 'test' ? ' --mode test' : ''}).`;
+  return `This session was opened with a ${mode} API key: it stays in ${mode} mode. For a ${other} session, sign in with a login link made with a ${other} key, or ask us for one.`;
 }

@@ -22,7 +22,9 @@ import { redirect, type DashContext, type DashHandler } from './dashboard-contex
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
 import { canSwitchMode, grantAllows, otherModeHint, pageScope, type SessionGrant } from './dashboard-grants.ts';
 import type { DashboardViews } from './dashboard-views.ts';
+import { dashboardErrorPage, type AsUnavailable } from './dashboard-error-page.ts';
 import { homePage } from './pages/home-page.ts';
+import { merchantMessage } from './pages/words.ts';
 import { ordersPages } from './pages/orders-pages.ts';
 import { DashLayout, PlainLayout } from './pages/parts.ts';
 import { productsPages } from './pages/products-pages.ts';
@@ -34,6 +36,8 @@ export type StatusOf = (refusal: Refusal) => number;
 
 export interface DashboardDeps {
   statusOf: StatusOf;
+  /** An outage of a part we depend on, as the edge answers it (503 with Retry-After). */
+  asServiceUnavailable: AsUnavailable;
   links: DashboardLinks;
   sessions: SessionStore;
   accounts: AccountsService;
@@ -78,7 +82,7 @@ const REFUSED: Record<LinkRefusal, { status: number; text: string }> = {
  */
 const DASHBOARD_JS = `document.addEventListener('submit',function(e){var f=e.target;var q=f&&f.getAttribute&&f.getAttribute('data-confirm');if(q&&!window.confirm(q))e.preventDefault();});`;
 const ASK_AGAIN =
-  'A new link comes from POST /api/reseller/v1/dashboard-links (with an API key that has the dashboard scope) or from the back-office (npm run admin -- login-link <reseller>).';
+  'To sign in again, open the dashboard from your own system (it asks us for a new login link), or ask us for a link.';
 
 /**
  * The reseller dashboard at `/dashboard`: server-rendered pages over the reseller API. A
@@ -289,6 +293,7 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
   router.use((req, res) => {
     sendPage(res, html`<${PlainLayout} title="Not found"><p>No such page. <a href="/dashboard">Home</a></p><//>`, 404);
   });
+  router.use(dashboardErrorPage(deps.logger, deps.asServiceUnavailable));
   return { router, pages };
 
   async function startSession(
@@ -413,7 +418,7 @@ function pageError(statusOf: StatusOf, err: unknown, d: DashContext, next: NextF
   const title = status === 404 ? 'Not found' : 'Refused';
   sendPage(
     d.res,
-    html`<${DashLayout} title=${title} session=${d.page} error=${err.message}><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
+    html`<${DashLayout} title=${title} session=${d.page} error=${merchantMessage(err.code, err.message, err.details)}><p><a href="/dashboard">Back to the dashboard</a></p><//>`,
     status,
   );
 }

@@ -5,7 +5,7 @@ import type { SecretBox } from '../../infra/crypto.ts';
 import { newId, randomToken } from '../../infra/ids.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { notFound } from '../../kernel/refusal.ts';
+import { notFound, rejected } from '../../kernel/refusal.ts';
 import type { Db } from '../tables.ts';
 import type {
   SandboxLine,
@@ -103,10 +103,16 @@ export class SandboxPlatform {
       .execute();
   }
 
-  /** A new store order (numbered on from 1001), then its `orders/create` webhook. */
+  /**
+   * A new store order (numbered on from 1001), then its `orders/create` webhook. As a real
+   * platform's, a line of a listing carries the listing's id, SKU and title: a line naming a
+   * listing (`externalProductId`) takes its SKU and title, and a line naming only a SKU the shop
+   * lists (active) carries that listing's id, so that a store link of the listing applies to it.
+   */
   async createOrder(shopId: string, input: NewSandboxOrder): Promise<SandboxOrderRow> {
     const { db } = this.#deps;
     const now = this.#now();
+    const listed = await this.#listingsOf(shopId, input.lines);
     const order = await db.transaction().execute(async (tx) => {
       const { order_seq } = await tx
         .updateTable('sandbox_shops')
@@ -115,13 +121,16 @@ export class SandboxPlatform {
         .returning('order_seq')
         .executeTakeFirstOrThrow();
       const id = String(order_seq + 1);
-      const lines: SandboxLine[] = input.lines.map((l, i) => ({
-        id: `${id}-${i + 1}`,
-        sku: l.sku ?? null,
-        quantity: l.quantity,
-        title: l.title ?? null,
-        product_id: l.externalProductId ?? null,
-      }));
+      const lines: SandboxLine[] = input.lines.map((l, i) => {
+        const listing = listed[i];
+        return {
+          id: `${id}-${i + 1}`,
+          sku: l.sku ?? listing?.sku ?? null,
+          quantity: l.quantity,
+          title: l.title ?? listing?.title ?? null,
+          product_id: listing?.id ?? null,
+        };
+      });
       return tx
         .insertInto('sandbox_orders')
         .values({
@@ -141,6 +150,45 @@ export class SandboxPlatform {
     });
     await this.#deliver(shopId, 'orders/create', { order: orderWire(order) });
     return order;
+  }
+
+  /**
+   * The listing each line is of: the one it names (refused when the shop has none such), else the
+   * shop's active listing of its SKU (the oldest, SKUs compared without case), else none.
+   */
+  async #listingsOf(shopId: string, lines: NewSandboxOrder['lines']): Promise<Array<SandboxProductRow | undefined>> {
+    const ids = lines.flatMap((l) => (l.externalProductId ? [l.externalProductId] : []));
+    const skus = lines.flatMap((l) => (!l.externalProductId && l.sku ? [l.sku.toLowerCase()] : []));
+    if (ids.length === 0 && skus.length === 0) return lines.map(() => undefined);
+    const rows = await this.#deps.db
+      .selectFrom('sandbox_products')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where((eb) =>
+        eb.or([
+          ...(ids.length ? [eb('id', 'in', ids)] : []),
+          ...(skus.length ? [eb.and([eb('status', '=', 'active'), eb(sql`lower(sku)`, 'in', skus)])] : []),
+        ]),
+      )
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return lines.map((l, i) => {
+      if (l.externalProductId) {
+        const named = rows.find((r) => r.id === l.externalProductId);
+        if (!named) {
+          const field = `lines[${i}].externalProductId`;
+          throw rejected(
+            'unknown_listing',
+            `The sandbox store has no listing ${l.externalProductId}: make it first (POST …/sandbox-listings).`,
+            [{ field, line: i, code: 'unknown_listing', message: `${field} is not a listing of this store` }],
+          );
+        }
+        return named;
+      }
+      const sku = l.sku?.toLowerCase();
+      return sku ? rows.find((r) => r.status === 'active' && r.sku?.toLowerCase() === sku) : undefined;
+    });
   }
 
   /** The customer pays an unpaid order: `orders/paid`. An order already paid is answered as it is. */
@@ -254,6 +302,17 @@ export class SandboxPlatform {
       .executeTakeFirst();
     if (!product) throw notFound('sandbox product', id);
     return product;
+  }
+
+  /** The shop's listings that are not archived, in the order they were made, after `afterId`. */
+  async listings(shopId: string, afterId: string | undefined, limit: number): Promise<SandboxProductRow[]> {
+    let q = this.#deps.db
+      .selectFrom('sandbox_products')
+      .selectAll()
+      .where('shop_id', '=', shopId)
+      .where('status', '!=', 'archived');
+    if (afterId) q = q.where('id', '>', afterId);
+    return q.orderBy('id').limit(limit).execute();
   }
 
   /** One page of the shop's products, in the order they were made. */

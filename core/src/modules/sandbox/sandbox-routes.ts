@@ -87,6 +87,13 @@ const ORDER_EXAMPLE = {
   createdAt: '2026-11-25T10:51:07.402Z',
   updatedAt: '2026-11-25T10:51:07.402Z',
 };
+const LISTING_EXAMPLE = {
+  externalProductId: 'sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD',
+  sku: 'BC-CLASSIC-250',
+  title: 'Business cards, 250 pieces',
+  status: 'active' as const,
+  createdAt: '2026-11-25T10:45:00.112Z',
+};
 const storeId = z
   .string()
   .min(1)
@@ -141,7 +148,7 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
               title: z.string().trim().min(1).max(255).optional(),
               externalProductId: z.string().trim().min(1).max(100).optional().meta({
                 description:
-                  'A listing of the store (POST /stores/{id}/sandbox-listings), for a line matched by a store link instead of its SKU.',
+                  "A listing of the store (POST /stores/{id}/sandbox-listings): the line carries its SKU and title. A line with only a SKU carries the id of the store's active listing of that SKU, if any, as a real platform's line would.",
               }),
             }),
           )
@@ -163,7 +170,16 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
           example: { data: { ...ORDER_EXAMPLE, fulfillments: [] } },
         },
       },
-      errors: [errors.notFound, errors.notSandbox, errors.disconnected],
+      errors: [
+        errors.notFound,
+        errors.notSandbox,
+        errors.disconnected,
+        {
+          status: 422,
+          code: 'unknown_listing',
+          description: 'A line names a listing the sandbox store does not have.',
+        },
+      ],
       handle: async ({ auth, params, body }) => ({
         status: 201,
         body: { data: await sandbox.createOrder(auth, params.id, body) },
@@ -239,6 +255,31 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
       }),
     }),
     defineRoute({
+      method: 'get',
+      path: '/stores/{id}/sandbox-listings',
+      operationId: 'listSandboxListings',
+      summary: "A sandbox store's listings (active and draft), in the order they were made",
+      description:
+        "What the sandbox store sells: a store order line of a listing (`externalProductId`) carries its SKU and title, as a real platform's does.",
+      tags,
+      auth: 'apiKey',
+      scope: 'stores:read',
+      params: idParams,
+      query: z.strictObject(pageQueryShape),
+      responses: {
+        200: {
+          description: 'A page of listings',
+          schema: listEnvelopeSchema(sandboxListingSchema),
+          example: examplePage([LISTING_EXAMPLE]),
+        },
+      },
+      errors: [errors.notFound, errors.notSandbox],
+      handle: async ({ auth, params, query }) => ({
+        status: 200,
+        body: await sandbox.listListings(auth, params.id, query),
+      }),
+    }),
+    defineRoute({
       method: 'post',
       path: '/stores/{id}/sandbox-listings',
       operationId: 'createSandboxListing',
@@ -258,15 +299,7 @@ export function sandboxRoutes(sandbox: SandboxStores): AnyRoute[] {
         201: {
           description: 'The listing',
           schema: z.object({ data: sandboxListingSchema }),
-          example: {
-            data: {
-              externalProductId: 'sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD',
-              sku: 'BC-CLASSIC-250',
-              title: 'Business cards, 250 pieces',
-              status: 'active',
-              createdAt: '2026-11-25T10:45:00.112Z',
-            },
-          },
+          example: { data: LISTING_EXAMPLE },
         },
       },
       errors: [errors.notFound, errors.notSandbox, errors.disconnected],

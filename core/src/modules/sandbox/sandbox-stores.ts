@@ -100,6 +100,19 @@ export class SandboxStores {
     );
   }
 
+  /** The store's listings (not archived), in the order they were made, in cursor pages. */
+  async listListings(
+    tenant: Tenant,
+    storeId: string,
+    query: { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<ListEnvelope<ReturnType<typeof sandboxListingView>>> {
+    const shopId = await this.#shopOf(tenant, storeId);
+    const { cursors, platform } = this.#deps;
+    const page = resolvePage(cursors, 'sandbox-listings', query);
+    const rows = await platform.listings(shopId, page.after ? String(page.after[0]) : undefined, page.limit + 1);
+    return listEnvelope(cursors, 'sandbox-listings', page, rows, (r) => [r.id], sandboxListingView);
+  }
+
   /**
    * The sandbox shop of the caller's store; a store of another platform is refused, and a disconnected one where the
    * call changes something.

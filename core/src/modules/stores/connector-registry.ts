@@ -120,6 +120,10 @@ export function configureConnectors(deps: {
       missing: Object.fromEntries(notConfigured.map((c) => [c.platform, c.missing])),
     });
   }
+  // The one list of platforms (the console's Stores page and queues, the order source filters): said once at start-up.
+  deps.logger.info(`Store platforms: ${loaded.map((c) => c.manifest.platform).join(', ') || 'none'}`, {
+    platforms: loaded.map((c) => c.manifest.platform),
+  });
   return new ConnectorRegistry(loaded, settings);
 }
 

@@ -539,7 +539,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A sandbox store's listings (active and draft), in the order they were made
+         * @description What the sandbox store sells: a store order line of a listing (`externalProductId`) carries its SKU and title, as a real platform's does.
+         */
+        get: operations["listSandboxListings"];
         put?: never;
         /**
          * Make a listing (a product) in a sandbox store
@@ -6858,7 +6862,7 @@ export interface operations {
                         sku?: string;
                         quantity: number;
                         title?: string;
-                        /** @description A listing of the store (POST /stores/{id}/sandbox-listings), for a line matched by a store link instead of its SKU. */
+                        /** @description A listing of the store (POST /stores/{id}/sandbox-listings): the line carries its SKU and title. A line with only a SKU carries the id of the store's active listing of that SKU, if any, as a real platform's line would. */
                         externalProductId?: string;
                     }[];
                     recipient?: components["schemas"]["Recipient"];
@@ -6962,7 +6966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            /** @description `unsupported_platform`: The store is not a sandbox store. `unknown_listing`: A line names a listing the sandbox store does not have. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7252,6 +7256,132 @@ export interface operations {
             };
             /** @description `store_disconnected`: The sandbox store is disconnected. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_platform`: The store is not a sandbox store. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Rate limit exceeded; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Error on the service side only. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A service this request needs is briefly unreachable; retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSandboxListings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1-100, default 25; a larger value is capped to 100. */
+                limit?: string;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A sandbox store id (`sto_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of listings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "externalProductId": "sbp_01M89R3A0C5T2W8Q6N4K1Z7YHD",
+                     *           "sku": "BC-CLASSIC-250",
+                     *           "title": "Business cards, 250 pieces",
+                     *           "status": "active",
+                     *           "createdAt": "2026-11-25T10:45:00.112Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "limit": 25,
+                     *       "maxLimit": 100,
+                     *       "limitCapped": false,
+                     *       "requestedLimit": 25
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SandboxListing"][];
+                        nextCursor: string | null;
+                        limit: number;
+                        /** @constant */
+                        maxLimit: 100;
+                        limitCapped: boolean;
+                        requestedLimit: number;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Malformed request; details name each problem. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The key lacks the scope. `account_not_active`: The account is not approved, or suspended. `1010`: No User-Agent, or a generic library default (refused at the edge). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Unknown store (or another account’s or mode’s). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,7 @@ import { html, sendPage } from '../../../web/html.ts';
 import type { Register } from '../dashboard-router.ts';
 import { noticeOf } from '../dashboard-context.ts';
 import { DashLayout, money, when } from './parts.ts';
+import { skippedLine } from './store-words.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 
 const ATTENTION = [
@@ -78,7 +79,7 @@ export function homePage(register: Register): void {
                   (i) => html`<tr>
                     <td><a href=${`/dashboard/stores/${i.store.id}`}>${i.store.name}</a></td>
                     <td>${i.externalName ?? i.externalOrderId}</td>
-                    <td>${i.skippedLines.map((l) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
+                    <td>${i.skippedLines.map((l) => html`<div>${skippedLine(l)}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
                   </tr>`,
                 )}</tbody>

@@ -5,6 +5,7 @@ import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, money, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
+import { AddressLabel, optionNamesOf, optionsWords, paymentWords } from './order-words.ts';
 
 const FILTERS = ['state', 'source', 'storeId', 'externalOrderId'] as const;
 
@@ -88,6 +89,10 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
   ): Promise<void> {
     const o = (await d.api<Data<Api['Order']>>('GET', `/orders/${encodeURIComponent(String(d.req.params.id))}`)).data;
     const events = await deps.views.orderEvents(d.caller, o.id);
+    const optionNames = await optionNamesOf(
+      d,
+      o.lines.map((l) => l.productId),
+    );
     const cancellable = o.state !== 'CANCELLED' && (o.status === 'PENDING' || o.status === 'PAID');
     sendPage(
       d.res,
@@ -98,29 +103,27 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           <dt>State</dt><dd data-testid="order-state">${o.state}</dd>
           <dt>Status</dt><dd data-testid="order-status">${o.status}</dd>
           <dt>Source</dt><dd>${o.source}${o.storeId ? html` · <a href=${`/dashboard/stores/${o.storeId}`}>store</a>` : null}</dd>
-          <dt>Payment</dt><dd>${o.payment.method ?? '—'} · ${o.payment.status}${o.payment.error ? html` · <span class="error">${o.payment.error}</span>` : null}</dd>
-          <dt>Ship to</dt><dd data-testid="ship-to">${shipTo(o.recipient)}</dd>
+          <dt>Payment</dt><dd data-testid="payment">${paymentWords(o.payment, d.page.mode)}${o.payment.error ? html` <span class="error">${o.payment.error}</span>` : null}</dd>
+          <dt>Ship to</dt><dd><${AddressLabel} r=${o.recipient} testId="ship-to" /></dd>
           <dt>Tracking</dt><dd data-testid="tracking">${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl}>${o.tracking.trackingNumber}</a>` : '—'}</dd>
         </dl>
         ${cancellable && d.page.can('orders:write') ? html`<p><${PostButton} action=${`/dashboard/orders/${o.id}/cancel`} csrf=${d.page.csrfToken} label="Cancel order" confirm="Cancel this order?" /></p>` : null}
         <section aria-labelledby="lines-h">
           <h2 id="lines-h">Lines and files</h2>
           <div class="table"><table>
-            <thead><tr><th scope="col">#</th><th scope="col">Product</th><th scope="col">Qty</th><th scope="col">Options</th><th scope="col">File</th><th scope="col">Net</th></tr></thead>
+            <thead><tr><th scope="col">Line</th><th scope="col">Product</th><th scope="col">Qty</th><th scope="col">Options</th><th scope="col">File</th><th scope="col">Net</th></tr></thead>
             <tbody>${o.lines.map(
               (l) => html`<tr>
-                <td>${l.line}</td><td>${l.resellerSku ?? l.productId}</td><td>${l.quantity}</td>
-                <td>${Object.entries({ ...l.options, ...l.derivedOptions })
-                  .map(([k, v]) => `${k}: ${String(v)}`)
-                  .join(', ')}</td>
+                <td>${l.line + 1}</td><td>${l.resellerSku ?? l.productId}</td><td>${l.quantity}</td>
+                <td data-testid="line-options">${optionsWords({ ...l.options, ...l.derivedOptions }, optionNames)}</td>
                 <td>
                   <span class=${`badge ${l.fileStatus === 'ok' ? 'good' : 'bad'}`}>${l.fileStatus === 'ok' ? 'checked' : l.fileStatus === 'missing' ? 'missing' : 'needs conversion'}</span>
                   ${l.fileUrl ? html` <a href=${l.fileUrl}>file</a>` : null}
                   ${
                     o.state === 'AWAITING_FILE' && l.fileStatus === 'missing' && d.page.can('orders:write')
-                      ? html`<form method="post" action=${`/dashboard/orders/${o.id}/lines/${l.line}/file`} aria-label=${`Supply the file of line ${l.line}`}>
+                      ? html`<form method="post" action=${`/dashboard/orders/${o.id}/lines/${l.line}/file`} aria-label=${`Supply the file of line ${l.line + 1}`}>
                         <${CsrfField} token=${d.page.csrfToken} />
-                        <label for=${`file-${l.line}`}>File URL for line ${l.line} (https PDF, PNG or JPG)</label>
+                        <label for=${`file-${l.line}`}>File URL for line ${l.line + 1} (https PDF, PNG or JPG)</label>
                         <input id=${`file-${l.line}`} name="fileUrl" type="url" required aria-invalid=${problem?.line === l.line ? 'true' : undefined} aria-describedby=${problem?.line === l.line ? `file-${l.line}-error` : undefined} />
                         ${problem?.line === l.line ? html`<p id=${`file-${l.line}-error`} class="error" role="alert">${problem?.field}</p>` : null}
                         <button type="submit">Supply file</button>
@@ -156,27 +159,4 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
       problem ? 422 : 200,
     );
   }
-}
-
-/** One line of the address as a carrier prints it: the province after the city (`20121 Milano MI`). */
-function shipTo(r: {
-  name: string;
-  company?: string;
-  address1: string;
-  address2?: string;
-  postalCode: string;
-  city: string;
-  state?: string;
-  country: string;
-}): string {
-  return [
-    r.name,
-    r.company,
-    r.address1,
-    r.address2,
-    `${r.postalCode} ${r.city}${r.state ? ` ${r.state}` : ''}`,
-    r.country,
-  ]
-    .filter(Boolean)
-    .join(', ');
 }

@@ -3,6 +3,7 @@ import { CsrfField, Field, html, Layout, type Children, type VNode } from '../..
 import type { Mode } from '../../../kernel/tenant.ts';
 import type { Scope } from '../../../kernel/scopes.ts';
 import { navScope, otherModeHint } from '../dashboard-grants.ts';
+import { fieldMessage, merchantMessage } from './words.ts';
 
 /** What every signed-in page knows of its session. */
 export interface PageSession {
@@ -33,6 +34,7 @@ section{margin:1.5rem 0}h2{font-size:1.15rem;margin:.2rem 0 .6rem}form.stack{max
 .grid{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr))}.card{border:1px solid var(--line);border-radius:6px;padding:.8rem}
 .secret{font-family:monospace;word-break:break-all;padding:.4rem;border:1px dashed var(--line)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+label.check{display:flex;align-items:center;gap:.5rem;font-weight:400}label.check input{margin:0}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:end}.filters label{margin:0}
 `;
 
@@ -105,18 +107,18 @@ export function when(iso: string | null | undefined): string {
     .replace(/Z$/, ' UTC');
 }
 
-/** The error a refusal shows next to its form: the API's message, and per field where it names one. */
+/**
+ * The error a refusal shows next to its form, in a merchant's words (words.ts): the whole message, and per field (by
+ * the API's field name) what is wrong with it.
+ */
 export function refusal(err: unknown): { message: string; fields: Record<string, string> } {
   if (!(err instanceof Refusal)) throw err;
   const fields: Record<string, string> = {};
   for (const d of err.details ?? []) {
     // Shown next to its field, a detail does not repeat the field's name ("recipient.postalCode is required").
-    if (d.field && d.field !== 'body' && !fields[d.field])
-      fields[d.field] = d.message?.startsWith(`${d.field} `)
-        ? d.message.slice(d.field.length + 1)
-        : (d.message ?? d.code);
+    if (d.field && d.field !== 'body' && !fields[d.field]) fields[d.field] = fieldMessage(d);
   }
-  return { message: err.message, fields };
+  return { message: merchantMessage(err.code, err.message, err.details), fields };
 }
 
 /** The link to a list's next page: the same filters, the API's cursor. */

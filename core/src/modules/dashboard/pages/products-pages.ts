@@ -127,7 +127,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     } catch (err) {
       const r = refusal(err);
       const product = (await d.api<Data<Api['ResellerProduct']>>('GET', `/reseller-products/${id}`)).data;
-      await productPage(d, product, { message: `It cannot be deleted: ${r.message}`, fields: {} });
+      await productPage(d, product, { message: r.message, fields: {} });
     }
   });
 
@@ -215,10 +215,11 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
               }
               ${
                 selling.length
-                  ? html`<p class="muted" data-testid="delete-blocked">It cannot be deleted while a store sells it (the API answers 409 reseller_product_linked): that store's orders for it would be skipped. Remove or change the listing in the store, or disconnect the store, then delete it; or make it inactive.</p>`
-                  : null
+                  ? html`<p class="muted" data-testid="delete-blocked">A store sells it, so it cannot be deleted: that store's orders for it would be skipped. To stop printing it, make it inactive; to delete it, first remove or change its listing in the store, or disconnect the store.</p>`
+                  : d.page.can('reseller-products:write')
+                    ? html`<${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />`
+                    : null
               }
-              ${d.page.can('reseller-products:write') ? html`<${PostButton} action=${`/dashboard/products/${id}/delete`} csrf=${d.page.csrfToken} label="Delete product" confirm="Delete this product?" />` : null}
             </section>`
         }
         ${published ?? null}

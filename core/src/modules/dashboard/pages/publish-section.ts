@@ -1,10 +1,11 @@
-import { minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
+import { minorUnitsToDecimal } from '@print-api/connector-kit';
 import { CsrfField, Field, html, type VNode } from '../../../web/html.ts';
 import { Refusal } from '../../../kernel/refusal.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
 import { refusal, Select } from './parts.ts';
+import { parsePrice } from './words.ts';
 
 /** What the publish form shows again: what was typed, the margin it gives, or why it was refused. */
 export interface PublishState {
@@ -51,11 +52,15 @@ export async function submitPublish(
     price: d.form.price ?? '',
     country: (d.form.country ?? DEFAULT_COUNTRY).trim().toUpperCase(),
   };
-  const retailCents = decimalToMinorUnits(values.price, 'EUR');
+  // A price as it is typed in Europe too: 29,95 is 29.95.
+  const retailCents = parsePrice(values.price) ?? null;
   if (retailCents === null || retailCents <= 0)
     return {
       values,
-      error: { message: 'Give the retail price as an amount, like 24.95.', fields: { price: 'an amount, like 24.95' } },
+      error: {
+        message: 'Give the retail price in euros, like 24.95 or 24,95.',
+        fields: { price: 'An amount in euros, like 24.95 or 24,95.' },
+      },
     };
   let margin: Margin | undefined;
   try {
@@ -148,7 +153,7 @@ export async function publishSection(
         ? html`<p class="muted">Not published to any store yet.</p>`
         : html`<ul data-testid="published-to">${published.map(
             (p) =>
-              html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${p.url ? html` · <a href=${p.url}>view in the store</a>` : null}</li>`,
+              html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}</li>`,
           )}</ul>`
     }
     ${
@@ -171,4 +176,21 @@ export async function publishSection(
         : null
     }
   </section>`;
+}
+
+/**
+ * "view in the store": the listing's page on the platform; a sandbox store's listings have no page on the web
+ * (its platform's address never resolves), so the link goes to the store's listings in the dashboard.
+ */
+function storeLink(p: { url?: string | null; store: { id: string } }): VNode | null {
+  if (!p.url) return null;
+  let host = '';
+  try {
+    host = new URL(p.url).hostname;
+  } catch {
+    return null;
+  }
+  if (host.endsWith('.invalid'))
+    return html` · <a href=${`/dashboard/stores/${p.store.id}#sandbox-listings-h`}>view in the sandbox store</a>`;
+  return html` · <a href=${p.url} rel="noreferrer">view in the store</a>`;
 }

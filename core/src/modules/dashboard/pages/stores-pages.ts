@@ -3,7 +3,8 @@ import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
-import { sandboxFormFields, sandboxOrderBody, sandboxSection, type SandboxOrderErrors } from './sandbox-pages.ts';
+import { sandboxPages, sandboxSection, type SandboxOrderErrors } from './sandbox-pages.ts';
+import { retriedNotice, skippedLine, storeAddress } from './store-words.ts';
 
 /** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
 export interface FormField {
@@ -130,20 +131,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
 
   register('get', '/stores/{id}', (d) => storePage(d));
 
-  register('post', '/stores/{id}/sandbox-orders', async (d) => {
-    const id = String(d.req.params.id);
-    try {
-      await d.api('POST', `/stores/${encodeURIComponent(id)}/sandbox-orders`, { body: sandboxOrderBody(d.form) });
-      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=sandbox-order-made`);
-    } catch (err) {
-      const r = refusal(err);
-      await storePage(d, undefined, undefined, {
-        message: r.message,
-        fields: sandboxFormFields(r.fields),
-        values: d.form,
-      });
-    }
-  });
+  sandboxPages(register, (d, errors) => storePage(d, undefined, undefined, errors));
 
   register('post', '/stores/{id}/sync', async (d) => {
     const id = String(d.req.params.id);
@@ -164,11 +152,12 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
   register('post', '/stores/{id}/ingests/{ingestId}/retry', async (d) => {
     const id = String(d.req.params.id);
     try {
-      await d.api(
-        'POST',
-        `/stores/${encodeURIComponent(id)}/ingests/${encodeURIComponent(String(d.req.params.ingestId))}/retry`,
-      );
-      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?done=ingest-retried`);
+      const ingestId = encodeURIComponent(String(d.req.params.ingestId));
+      const after = (
+        await d.api<Data<Api['StoreIngest']>>('POST', `/stores/${encodeURIComponent(id)}/ingests/${ingestId}/retry`)
+      ).data;
+      // What the retry did, said on the page it lands on: placed, or still skipped (and why).
+      redirect(d.res, `/dashboard/stores/${encodeURIComponent(id)}?retried=${encodeURIComponent(after.id)}`);
     } catch (err) {
       await storePage(d, refusal(err).message);
     }
@@ -322,7 +311,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
               <summary><strong>${p.displayName}</strong></summary>
               ${p.installFields ? form('install', p, p.installFields, '/dashboard/stores/install', `Install on ${p.displayName}`, `Install our app on your ${p.displayName} store: you approve it there and come back here.`) : null}
               ${p.requestFields ? form('request', p, p.requestFields, '/dashboard/stores/request', `Connect through ${p.displayName}`, `Your store issues keys to us: you approve it in your store's admin and come back here.`) : null}
-              ${p.connectFields.length ? form('connect', p, p.connectFields, '/dashboard/stores/connect', 'Connect with these credentials', `Or paste credentials you made in your ${p.displayName} admin.`) : null}
+              ${p.connectFields.length ? form('connect', p, p.connectFields, '/dashboard/stores/connect', p.testModeOnly ? `Make the ${p.displayName.toLowerCase()} store` : 'Connect with these credentials', p.testModeOnly ? `Or give your ${p.displayName.toLowerCase()} store a name of your own.` : `Or paste credentials you made in your ${p.displayName} admin.`) : null}
             </details>`,
           )}
         </section>`
@@ -386,11 +375,11 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
     const retryCount = skipped ? `${skipped.data.length}${skipped.nextCursor ? '+' : ''}` : '0';
     sendPage(
       d.res,
-      html`<${DashLayout} title=${store.name} session=${d.page} notice=${noticeOf(d.req)} error=${error}>
+      html`<${DashLayout} title=${store.name} session=${d.page} notice=${retriedNotice(d.req, ingests.data) ?? noticeOf(d.req)} error=${error}>
         <dl class="facts">
           <dt>Platform</dt><dd>${store.platform}</dd>
           <dt>State</dt><dd><span class=${`badge ${connected ? 'good' : ''}`} data-testid="store-state">${store.status}</span>${store.testMode ? html` <span class="badge test">test</span>` : null}</dd>
-          <dt>Address</dt><dd>${store.externalId}</dd>
+          ${storeAddress(store, byPlatform.get(store.platform)?.displayName ?? store.platform)}
           <dt>Last order received</dt><dd>${when(ingests.data[0]?.createdAt)}</dd>
           <dt>Last poll</dt><dd>${when(store.lastPolledAt)}</dd>
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
@@ -481,9 +470,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                 <tbody>${ingests.data.map(
                   (i) => html`<tr>
                     <td>${i.externalName ?? i.externalOrderId}</td>
-                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' && i.skippedLines.length ? 'skipped' : i.status}</span></td>
+                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' ? (i.skippedLines.length ? 'skipped' : 'nothing to print') : i.status.replace(/_/g, ' ')}</span></td>
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
-                    <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${l.sku ?? '(no SKU)'} × ${l.quantity}: ${l.reason}</div>`)}</td>
+                    <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${skippedLine(l)}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>
                     <td>${
                       connected &&
