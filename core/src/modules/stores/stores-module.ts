@@ -14,6 +14,7 @@ import type { ResellerProductsService } from '../reseller-products/reseller-prod
 import type { Db } from '../tables.ts';
 import { jobErrorFor } from './connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
+import { ConnectorEndpoints } from './connector-endpoints.ts';
 import { connectorRoutes } from './connector-routes.ts';
 import { CredentialRequests } from './credential-requests.ts';
 import { EventIngester } from './event-ingester.ts';
@@ -121,6 +122,7 @@ export class StoresModule {
   readonly poller: StorePoller;
   readonly fulfilments: FulfilmentPusher;
   readonly redactor: StoreRedactor;
+  readonly endpoints: ConnectorEndpoints;
   readonly calls: StoreCalls;
   readonly listings: ListingSyncer;
   readonly retrier: IngestRetrier;
@@ -185,6 +187,7 @@ export class StoresModule {
           .add({ kind: 'retry', storeId: store.id, ingestId }, { jobId: `retry-${ingestId}-${attempts}` }),
     });
     this.redactor = new StoreRedactor({ ...ctx, connections });
+    this.endpoints = new ConnectorEndpoints({ ...ctx, connections, redactor: this.redactor });
     this.listings = new ListingSyncer({
       ...ctx,
       connections,
@@ -461,6 +464,7 @@ export class StoresModule {
       receiver: this.receiver,
       installs: this.installs,
       credentialRequests: this.credentialRequests,
+      endpoints: this.endpoints,
     });
   }
 }
