@@ -11,6 +11,9 @@ import { z } from 'zod';
 import { MARKETPLACES, type EbayCredentials, type EbaySettings } from './config.ts';
 import type { EbayClient } from './ebay-client.ts';
 
+/** What keeps an offer without a picture from going on sale (eBay lists nothing without one). */
+const NO_PICTURE =
+  'eBay lists nothing without a picture: the offer is made but not published. Add a picture to the inventory item in Seller Hub (or publish again with imageUrls), then PATCH the listing with published true.';
 /** An inventory item printed on demand never sells out: the quantity eBay shows as available. */
 const ON_DEMAND_QUANTITY = 99;
 const digits = z.coerce.string().regex(/^\d+$/, 'must be an eBay id (digits)');
@@ -32,7 +35,6 @@ const offerSchema = z.looseObject({
 });
 type Offer = z.infer<typeof offerSchema>;
 const offersSchema = z.object({ offers: z.array(offerSchema).nullish() });
-const itemSchema = z.looseObject({ product: z.looseObject({ title: z.string().nullish() }).nullish() });
 
 export function marketplaceOf(credentials: EbayCredentials) {
   return { id: credentials.marketplaceId, ...(MARKETPLACES[credentials.marketplaceId] ?? MARKETPLACES.EBAY_US!) };
@@ -211,12 +213,13 @@ export async function publishEbayListing(
     o.merchantLocationKey,
   );
   const description = draft.description?.trim() || draft.title;
+  const goesLive = draft.published && draft.imageUrls.length > 0;
   await client.call({
     method: 'PUT',
     path: `/sell/inventory/v1/inventory_item/${encodeURIComponent(draft.sku)}`,
     headers: { 'content-language': m.language },
     json: {
-      availability: { shipToLocationAvailability: { quantity: ON_DEMAND_QUANTITY } },
+      availability: { shipToLocationAvailability: { quantity: goesLive ? ON_DEMAND_QUANTITY : 0 } },
       condition: 'NEW',
       product: { title: draft.title.slice(0, 80), description, imageUrls: draft.imageUrls.slice(0, 24) },
     },
@@ -242,7 +245,7 @@ export async function publishEbayListing(
     if (!made?.offerId) throw new ConnectorError('invalid_payload', 'eBay created the offer without answering its id');
     held = { offerId: made.offerId, sku: draft.sku, status: 'UNPUBLISHED' };
   }
-  if (!draft.published) return listingOf(draft.sku, held.listing?.listingId, held.status === 'PUBLISHED');
+  if (!goesLive) return { ...listingOf(draft.sku, null, false), ...(draft.published ? { notice: NO_PICTURE } : {}) };
   return listingOf(draft.sku, await publishOffer(client, held.offerId), true);
 }
 
@@ -267,26 +270,8 @@ export async function updateEbayListing(
   const m = marketplaceOf(credentials);
   const sku = ref.externalProductId;
   if (changes.title !== undefined) {
-    const path = `/sell/inventory/v1/inventory_item/${encodeURIComponent(sku)}`;
-    const item = parsePayload(
-      itemSchema,
-      await client.call({ method: 'GET', path, operation: 'getInventoryItem' }),
-      'eBay inventory item',
-    );
-    const {
-      sku: _sku,
-      locale: _locale,
-      groupIds: _g,
-      inventoryItemGroupKeys: _k,
-      ...writable
-    } = item as Record<string, unknown>;
-    await client.call({
-      method: 'PUT',
-      path,
-      headers: { 'content-language': m.language },
-      json: { ...writable, product: { ...item.product, title: changes.title.slice(0, 80) } },
-      operation: 'createOrReplaceInventoryItem',
-    });
+    const title = changes.title.slice(0, 80);
+    await rewriteItem(client, m.language, sku, (item) => ({ ...item, product: { ...item.product, title } }));
   }
   let offer = await offerOf(client, credentials, ref);
   if (changes.priceCents !== undefined) {
@@ -299,22 +284,62 @@ export async function updateEbayListing(
       operation: 'updateOffer',
     });
   }
-  const live = offer.status === 'PUBLISHED';
-  if (changes.published === true) return listingOf(sku, await publishOffer(client, offer.offerId), true);
-  if (changes.published === false && live) {
-    await withdraw(client, offer.offerId);
+  if (changes.published === true) {
+    await onHand(client, m.language, sku, ON_DEMAND_QUANTITY);
+    return listingOf(sku, await publishOffer(client, offer.offerId), true);
+  }
+  if (changes.published === false && offer.status === 'PUBLISHED') {
+    await withdraw(client, m.language, offer);
     offer = { ...offer, status: 'UNPUBLISHED' };
   }
   return listingOf(sku, offer.listing?.listingId, offer.status === 'PUBLISHED');
 }
 
-async function withdraw(client: EbayClient, offerId: string): Promise<void> {
+/**
+ * The item's quantity on hand: what the listings sync reads as on sale (an inventory item carries no offer status), so a
+ * withdrawn offer's item is set to 0 and a published one's back to ON_DEMAND_QUANTITY.
+ */
+async function onHand(client: EbayClient, language: string, sku: string, quantity: number): Promise<void> {
+  await rewriteItem(client, language, sku, (item) => ({
+    ...item,
+    availability: { ...item.availability, shipToLocationAvailability: { quantity } },
+  }));
+}
+
+/** The inventory item read, changed and written back whole (createOrReplaceInventoryItem replaces it). */
+async function rewriteItem(
+  client: EbayClient,
+  language: string,
+  sku: string,
+  change: (item: Record<string, any>) => object,
+) {
+  const path = `/sell/inventory/v1/inventory_item/${encodeURIComponent(sku)}`;
+  const item = await client.call<Record<string, unknown>>({
+    method: 'GET',
+    path,
+    operation: 'getInventoryItem',
+    allow: [404],
+  });
+  if (!item) return;
+  const { sku: _s, locale: _l, groupIds: _g, inventoryItemGroupKeys: _k, ...writable } = item;
+  await client.call({
+    method: 'PUT',
+    path,
+    headers: { 'content-language': language },
+    json: change(writable),
+    operation: 'createOrReplaceInventoryItem',
+  });
+}
+
+/** Ends the offer's eBay listing and takes its item off hand. */
+async function withdraw(client: EbayClient, language: string, offer: Offer): Promise<void> {
   await client.call({
     method: 'POST',
-    path: `/sell/inventory/v1/offer/${encodeURIComponent(offerId)}/withdraw`,
+    path: `/sell/inventory/v1/offer/${encodeURIComponent(offer.offerId)}/withdraw`,
     operation: 'withdrawOffer',
     allow: [404],
   });
+  await onHand(client, language, offer.sku, 0);
 }
 
 /** Ends the eBay listing (withdraws the offer); one already gone or never published is not an error. */
@@ -323,6 +348,7 @@ export async function unpublishEbayListing(
   credentials: EbayCredentials,
   ref: ListingRef,
 ): Promise<void> {
-  const offer = await findOffer(client, ref.externalProductId, marketplaceOf(credentials).id);
-  if (offer && offer.status === 'PUBLISHED') await withdraw(client, offer.offerId);
+  const m = marketplaceOf(credentials);
+  const offer = await findOffer(client, ref.externalProductId, m.id);
+  if (offer && offer.status === 'PUBLISHED') await withdraw(client, m.language, offer);
 }
