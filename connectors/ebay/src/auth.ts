@@ -99,8 +99,12 @@ export function refreshDue(credentials: EbayCredentials, now: Date): boolean {
 }
 
 /** A new 2-hour access token from the refresh token (eBay does not rotate it); null when nothing is due. */
-export async function refreshIfDue(ctx: Context, credentials: EbayCredentials): Promise<EbayCredentials | null> {
-  if (!refreshDue(credentials, ctx.clock())) return null;
+export async function refreshIfDue(
+  ctx: Context,
+  credentials: EbayCredentials,
+  force = false,
+): Promise<EbayCredentials | null> {
+  if (!force && !refreshDue(credentials, ctx.clock())) return null;
   const tokens = await tokenGrant(
     ctx,
     { grant_type: 'refresh_token', refresh_token: credentials.refreshToken, scope: SCOPES.join(' ') },
@@ -221,7 +225,7 @@ const appTokens = new Map<string, { token: string; until: number }>();
 export async function appToken(ctx: Context): Promise<string> {
   const key = `${ctx.settings.apiUrl} ${ctx.settings.clientId}`;
   const held = appTokens.get(key);
-  if (held && held.until > Date.now()) return held.token;
+  if (held && held.until > ctx.clock().getTime()) return held.token;
   const t = await tokenGrant(ctx, { grant_type: 'client_credentials', scope: APP_SCOPE }, 'issue an application token');
   appTokens.set(key, { token: t.accessToken, until: Date.parse(t.expiresAt) - REFRESH_MARGIN_MS });
   return t.accessToken;

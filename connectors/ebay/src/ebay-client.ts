@@ -45,11 +45,17 @@ export interface CallOptions {
 /** eBay's REST APIs through core's HTTP client, with a Bearer token (the seller's, or the application's). */
 export class EbayClient {
   readonly #ctx: Context;
-  readonly #token: string;
+  #token: string;
+  #renew: (() => Promise<string>) | undefined;
 
-  constructor(ctx: Context, token: string) {
+  /**
+   * `renew`: a new access token, when eBay refuses this one (401: expired early, or revoked with the seller's consent,
+   * which the renewal then finds out and reports as revoked). Once per client.
+   */
+  constructor(ctx: Context, token: string, renew?: () => Promise<string>) {
     this.#ctx = ctx;
     this.#token = token;
+    this.#renew = renew;
   }
 
   /** The JSON answer (null for an empty body or an allowed status), with the response's headers. */
@@ -73,7 +79,13 @@ export class EbayClient {
       headers['content-type'] = 'application/json';
       req.body = JSON.stringify(opts.json);
     }
-    const res = await this.#ctx.http.request(req);
+    let res = await this.#ctx.http.request(req);
+    if (res.status === 401 && this.#renew) {
+      const renew = this.#renew;
+      this.#renew = undefined;
+      this.#token = await renew();
+      res = await this.#ctx.http.request({ ...req, headers: { ...headers, authorization: `Bearer ${this.#token}` } });
+    }
     if (opts.allow?.includes(res.status)) return { body: null, headers: res.headers };
     if (res.status < 200 || res.status >= 300) throw ebayError(res);
     if (!res.body.trim()) return { body: null, headers: res.headers };

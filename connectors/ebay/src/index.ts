@@ -22,8 +22,11 @@ export { SCOPES, MARKETPLACES, type EbayCredentials, type EbaySettings } from '.
 export { ebayCarrierCode } from './shipment.ts';
 export { toStoreOrder, ordersCursor } from './orders.ts';
 
+/** The seller's client: a token eBay refuses is renewed once with the refresh token (and the call made again). */
 const clientFor = (ctx: ConnectorContext<EbaySettings>, store: StoreConnection<EbayCredentials>) =>
-  new EbayClient(ctx, store.credentials.accessToken);
+  new EbayClient(ctx, store.credentials.accessToken, async () => {
+    return (await refreshIfDue(ctx, store.credentials, true))!.accessToken;
+  });
 
 const noWebhooks = 'eBay order notifications are not used: orders are polled';
 

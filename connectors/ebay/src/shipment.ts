@@ -32,10 +32,15 @@ const fulfillments = z.object({
   fulfillments: z.array(z.object({ shipmentTrackingNumber: z.string().nullish() })).nullish(),
 });
 
+const orderLines = z.object({
+  lineItems: z.array(z.object({ lineItemId: z.string(), sku: z.string().nullish(), quantity: z.number() })),
+});
+
 /**
- * `POST /sell/fulfillment/v1/order/{orderId}/shipping_fulfillment` with the printed lines, the carrier code, the
- * tracking number and the shipping date. Exactly once: an order already carrying this tracking number (a push retried
- * after eBay took it) is not sent again (eBay would make a second fulfilment and tell the buyer twice).
+ * `POST /sell/fulfillment/v1/order/{orderId}/shipping_fulfillment` with the printed lines (the order's line items
+ * matched by SKU), the carrier code, the tracking number and the shipping date. Exactly once: an order already carrying
+ * this tracking number (a push retried after eBay took it) is not sent again (eBay would make a second fulfilment and
+ * tell the buyer twice).
  */
 export async function pushTracking(client: EbayClient, shipment: Shipment, now: Date): Promise<void> {
   const orderPath = `/sell/fulfillment/v1/order/${encodeURIComponent(shipment.externalOrderId)}`;
@@ -49,11 +54,19 @@ export async function pushTracking(client: EbayClient, shipment: Shipment, now: 
     'eBay shipping fulfillments',
   );
   if (held.fulfillments?.some((f) => f.shipmentTrackingNumber === shipment.trackingNumber)) return;
-  const lineItems = shipment.lines
-    .filter((l) => l.externalLineId)
-    .map((l) => ({ lineItemId: l.externalLineId!, quantity: l.quantity }));
+  const order = parsePayload(
+    orderLines,
+    await client.call({ method: 'GET', path: orderPath, operation: 'getOrder' }),
+    'eBay order',
+  );
+  const same = (a: string | null | undefined, b: string | null) =>
+    !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+  const lineItems = shipment.lines.flatMap((l) => {
+    const item = order.lineItems.find((i) => i.lineItemId === l.externalLineId || same(i.sku, l.sku));
+    return item ? [{ lineItemId: item.lineItemId, quantity: Math.min(l.quantity, item.quantity) }] : [];
+  });
   if (lineItems.length === 0)
-    throw new ConnectorError('invalid_payload', `eBay order ${shipment.externalOrderId}: no line to mark shipped`);
+    throw new ConnectorError('invalid_payload', `eBay order ${shipment.externalOrderId} has none of the printed lines`);
   await client.call({
     method: 'POST',
     path: `${orderPath}/shipping_fulfillment`,

@@ -347,9 +347,7 @@ const MODELS: Record<string, Json> = {
 /** The scopes the operation's `security` lists (the vendored document's). */
 function scopesOf(base: string, path: string, method: string): string[] {
   const doc = MODELS[base]!;
-  const template = Object.keys(doc.paths).find((t) =>
-    new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
-  )!;
+  const template = Object.keys(doc.paths).find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path))!;
   const security: Json[] = doc.paths[template][method.toLowerCase()].security ?? [];
   return security.flatMap((r) => r.api_auth ?? []);
 }
