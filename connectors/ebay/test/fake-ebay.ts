@@ -128,6 +128,8 @@ export class FakeEbay {
   readonly #signing: { privateKey: KeyObject; publicKey: KeyObject } = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
   });
+  /** More keys the Notification API serves, by kid (PEM on one line, as eBay answers them). */
+  readonly extraKeys = new Map<string, string>();
   publicKeyCalls = 0;
   url = '';
   /** The RuName's accepted URL, as set in eBay's developer portal. */
@@ -322,8 +324,10 @@ export class FakeEbay {
       if (token.sellerId)
         return [403, ebayErrors(1100, 'Access denied: an application token is required.', 'REQUEST', 'ACCESS')];
       this.publicKeyCalls++;
-      return path === `/public_key/${this.kid}`
-        ? [200, { key: pemLine(this.#signing.publicKey), algorithm: 'ECDSA', digest: 'SHA1' }]
+      const kid = decodeURIComponent(path.slice('/public_key/'.length));
+      const key = kid === this.kid ? pemLine(this.#signing.publicKey) : this.extraKeys.get(kid);
+      return key
+        ? [200, { key, algorithm: 'ECDSA', digest: 'SHA1' }]
         : [404, ebayErrors(195000, 'Resource not found.', 'REQUEST', 'API_NOTIFICATION')];
     }
     const seller = token.sellerId ? this.sellers.get(token.sellerId) : undefined;
