@@ -14,19 +14,11 @@ import { EbayClient } from './ebay-client.ts';
 
 type Context = ConnectorContext<EbaySettings>;
 
-const header = z.object({
-  alg: z.string(),
-  kid: z.string().min(1).max(200),
-  signature: z.string().min(1),
-  digest: z.string(),
-});
-const publicKey = z.object({ algorithm: z.string().nullish(), digest: z.string().nullish(), key: z.string().min(1) });
+const text = z.string().min(1);
+const header = z.object({ alg: text, kid: text.max(200), signature: text, digest: text });
 const notification = z.object({
-  metadata: z.object({ topic: z.string() }),
-  notification: z.object({
-    notificationId: z.string().nullish(),
-    data: z.object({ userId: z.string().nullish(), username: z.string().nullish() }).nullish(),
-  }),
+  metadata: z.object({ topic: text }),
+  notification: z.object({ data: z.object({ userId: z.string().nullish() }).nullish() }),
 });
 
 /** Keys by `kid` (per API origin), as eBay's SDK caches them: a key never changes under its id. */
@@ -115,7 +107,7 @@ async function keyFor(ctx: Context, kid: string): Promise<KeyObject | null> {
     allow: [404],
   });
   if (!body) return null;
-  const pem = parsePayload(publicKey, body, 'eBay public key')
+  const pem = parsePayload(z.object({ key: text }), body, 'eBay public key')
     .key.replace(/-----BEGIN PUBLIC KEY-----\s*/, '-----BEGIN PUBLIC KEY-----\n')
     .replace(/\s*-----END PUBLIC KEY-----/, '\n-----END PUBLIC KEY-----');
   let key: KeyObject;

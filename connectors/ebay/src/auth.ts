@@ -82,47 +82,31 @@ export async function completeInstall(
 }
 
 /** `POST /stores {platform: "EBAY", refreshToken}`: the token used once to read who the seller is. */
-export async function connectWithRefreshToken(
-  ctx: Context,
-  refreshToken: string,
-): Promise<StoreConnection<EbayCredentials>> {
-  const tokens = await tokenGrant(
-    ctx,
-    { grant_type: 'refresh_token', refresh_token: refreshToken, scope: SCOPES.join(' ') },
-    'use the refresh token',
-  );
-  return describeSeller(ctx, { ...tokens, refreshToken, refreshTokenExpiresAt: null });
+export async function connectWithRefreshToken(ctx: Context, token: string): Promise<StoreConnection<EbayCredentials>> {
+  const tokens = await tokenGrant(ctx, refreshGrant(token), 'use the refresh token');
+  return describeSeller(ctx, { ...tokens, refreshToken: token, refreshTokenExpiresAt: null });
 }
 
-export function refreshDue(credentials: EbayCredentials, now: Date): boolean {
-  return Date.parse(credentials.accessTokenExpiresAt) - now.getTime() <= REFRESH_MARGIN_MS;
-}
+const refreshGrant = (token: string) => ({
+  grant_type: 'refresh_token',
+  refresh_token: token,
+  scope: SCOPES.join(' '),
+});
+
+export const refreshDue = (credentials: EbayCredentials, now: Date): boolean =>
+  Date.parse(credentials.accessTokenExpiresAt) - now.getTime() <= REFRESH_MARGIN_MS;
 
 /** A new 2-hour access token from the refresh token (eBay does not rotate it); null when nothing is due. */
-export async function refreshIfDue(
-  ctx: Context,
-  credentials: EbayCredentials,
-  force = false,
-): Promise<EbayCredentials | null> {
+export async function refreshIfDue(ctx: Context, credentials: EbayCredentials, force = false) {
   if (!force && !refreshDue(credentials, ctx.clock())) return null;
-  const tokens = await tokenGrant(
-    ctx,
-    { grant_type: 'refresh_token', refresh_token: credentials.refreshToken, scope: SCOPES.join(' ') },
-    'refresh the access token',
-  );
-  return {
-    ...credentials,
-    accessToken: tokens.accessToken,
-    accessTokenExpiresAt: tokens.expiresAt,
-    refreshToken: tokens.refreshToken ?? credentials.refreshToken,
-  };
+  const t = await tokenGrant(ctx, refreshGrant(credentials.refreshToken), 'refresh the access token');
+  return { ...credentials, accessToken: t.accessToken, accessTokenExpiresAt: t.accessTokenExpiresAt };
 }
 
 /** The store's notice while its 18-month authorisation nears its end (a new install renews it). */
 export function renewalNotices(credentials: EbayCredentials, now: Date): string[] {
-  if (!credentials.refreshTokenExpiresAt) return [];
-  const end = Date.parse(credentials.refreshTokenExpiresAt);
-  if (end - now.getTime() > RENEWAL_NOTICE_MS) return [];
+  const end = Date.parse(credentials.refreshTokenExpiresAt ?? '');
+  if (!(end - now.getTime() <= RENEWAL_NOTICE_MS)) return [];
   const day = new Date(end).toISOString().slice(0, 10);
   return [
     end <= now.getTime()
@@ -131,65 +115,55 @@ export function renewalNotices(credentials: EbayCredentials, now: Date): string[
   ];
 }
 
-interface Tokens {
-  accessToken: string;
-  expiresAt: string;
+type Tokens = Pick<EbayCredentials, 'accessToken' | 'accessTokenExpiresAt' | 'refreshTokenExpiresAt'> & {
   refreshToken: string | undefined;
-  refreshTokenExpiresAt: string | null;
-}
+};
 
 /** eBay's token endpoint: HTTP Basic with the app's client id and secret, a form body. */
 async function tokenGrant(ctx: Context, form: Record<string, string>, what: string): Promise<Tokens> {
-  const basic = Buffer.from(`${ctx.settings.clientId}:${ctx.settings.clientSecret}`).toString('base64');
+  const { clientId, clientSecret, apiUrl } = ctx.settings;
   const res = await ctx.http.request({
     method: 'POST',
-    url: `${ctx.settings.apiUrl}/identity/v1/oauth2/token`,
+    url: `${apiUrl}/identity/v1/oauth2/token`,
     headers: {
-      authorization: `Basic ${basic}`,
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
       'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
     },
     body: new URLSearchParams(form).toString(),
     operation: 'oauthToken',
   });
-  if (res.status !== 200) {
-    const text = ebayErrorText(res.body);
-    if (res.status === 401 || /invalid_client/.test(text))
-      throw new ConnectorError(
-        'upstream_unavailable',
-        `eBay refused our app's credentials (${res.status} ${text}): check ${settingVariable('EBAY', 'clientId')} and ${settingVariable('EBAY', 'clientSecret')}`,
-        { status: res.status },
-      );
-    // invalid_grant: a code forged, used twice or expired, a refresh token revoked or past its 18 months.
-    if (res.status === 400)
-      throw new ConnectorError('auth', `eBay refused to ${what} (${text})`, { status: 400, revoked: true });
-    throw ebayError(res);
-  }
-  const t = parsePayload(tokenResponse, parseJson(res.body), 'eBay token response');
-  const now = ctx.clock().getTime();
+  const text = ebayErrorText(res.body);
+  if (res.status === 401 || /invalid_client/.test(text))
+    throw new ConnectorError(
+      'upstream_unavailable',
+      `eBay refused our app's credentials (${res.status} ${text}): check ${settingVariable('EBAY', 'clientId')} and ${settingVariable('EBAY', 'clientSecret')}`,
+      { status: res.status },
+    );
+  // invalid_grant: a code forged, used twice or expired, a refresh token revoked or past its 18 months.
+  if (res.status === 400)
+    throw new ConnectorError('auth', `eBay refused to ${what} (${text})`, { status: 400, revoked: true });
+  if (res.status !== 200) throw ebayError(res);
+  const t = parsePayload(tokenResponse, safeJson(res.body), 'eBay token response');
+  const at = (seconds: number | undefined) =>
+    seconds ? new Date(ctx.clock().getTime() + seconds * 1000).toISOString() : null;
   return {
     accessToken: t.access_token,
-    expiresAt: new Date(now + t.expires_in * 1000).toISOString(),
+    accessTokenExpiresAt: at(t.expires_in)!,
     refreshToken: t.refresh_token,
-    refreshTokenExpiresAt: t.refresh_token_expires_in
-      ? new Date(now + t.refresh_token_expires_in * 1000).toISOString()
-      : null,
+    refreshTokenExpiresAt: at(t.refresh_token_expires_in),
   };
 }
 
-function parseJson(body: string): unknown {
+function safeJson(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    throw new ConnectorError('invalid_payload', 'eBay answered the token request with a body that is not JSON');
+    return undefined;
   }
 }
 
 /** Who the seller is (Identity getUser): its user id names the store, its marketplace prices its offers. */
-async function describeSeller(
-  ctx: Context,
-  tokens: Tokens & { refreshToken: string },
-): Promise<StoreConnection<EbayCredentials>> {
+async function describeSeller(ctx: Context, tokens: Tokens & { refreshToken: string }) {
   const me = parsePayload(
     user,
     await new EbayClient(ctx, tokens.accessToken).call({
@@ -200,23 +174,10 @@ async function describeSeller(
     }),
     'eBay user',
   );
-  const marketplaceId =
-    me.registrationMarketplaceId && MARKETPLACES[me.registrationMarketplaceId]
-      ? me.registrationMarketplaceId
-      : 'EBAY_US';
-  return {
-    externalId: me.userId,
-    name: me.username,
-    credentials: {
-      userId: me.userId,
-      username: me.username,
-      marketplaceId,
-      accessToken: tokens.accessToken,
-      accessTokenExpiresAt: tokens.expiresAt,
-      refreshToken: tokens.refreshToken,
-      refreshTokenExpiresAt: tokens.refreshTokenExpiresAt,
-    },
-  };
+  const registered = me.registrationMarketplaceId ?? '';
+  const marketplaceId = MARKETPLACES[registered] ? registered : 'EBAY_US';
+  const credentials = { userId: me.userId, username: me.username, marketplaceId, ...tokens };
+  return { externalId: me.userId, name: me.username, credentials } satisfies StoreConnection<EbayCredentials>;
 }
 
 const appTokens = new Map<string, { token: string; until: number }>();
@@ -227,6 +188,6 @@ export async function appToken(ctx: Context): Promise<string> {
   const held = appTokens.get(key);
   if (held && held.until > ctx.clock().getTime()) return held.token;
   const t = await tokenGrant(ctx, { grant_type: 'client_credentials', scope: APP_SCOPE }, 'issue an application token');
-  appTokens.set(key, { token: t.accessToken, until: Date.parse(t.expiresAt) - REFRESH_MARGIN_MS });
+  appTokens.set(key, { token: t.accessToken, until: Date.parse(t.accessTokenExpiresAt) - REFRESH_MARGIN_MS });
   return t.accessToken;
 }

@@ -83,19 +83,9 @@ export const connectSchema = z.strictObject({
 });
 
 /** eBay's marketplaces as the Account and Inventory APIs name them: country, currency, Content-Language. */
-export const MARKETPLACES: Record<string, { country: string; currency: string; language: string }> = {
-  EBAY_US: { country: 'US', currency: 'USD', language: 'en-US' },
-  EBAY_GB: { country: 'GB', currency: 'GBP', language: 'en-GB' },
-  EBAY_DE: { country: 'DE', currency: 'EUR', language: 'de-DE' },
-  EBAY_FR: { country: 'FR', currency: 'EUR', language: 'fr-FR' },
-  EBAY_IT: { country: 'IT', currency: 'EUR', language: 'it-IT' },
-  EBAY_ES: { country: 'ES', currency: 'EUR', language: 'es-ES' },
-  EBAY_NL: { country: 'NL', currency: 'EUR', language: 'nl-NL' },
-  EBAY_BE: { country: 'BE', currency: 'EUR', language: 'nl-BE' },
-  EBAY_AT: { country: 'AT', currency: 'EUR', language: 'de-AT' },
-  EBAY_CH: { country: 'CH', currency: 'CHF', language: 'de-CH' },
-  EBAY_IE: { country: 'IE', currency: 'EUR', language: 'en-IE' },
-  EBAY_PL: { country: 'PL', currency: 'PLN', language: 'pl-PL' },
-  EBAY_CA: { country: 'CA', currency: 'CAD', language: 'en-CA' },
-  EBAY_AU: { country: 'AU', currency: 'AUD', language: 'en-AU' },
-};
+export const MARKETPLACES: Record<string, { country: string; currency: string; language: string }> = Object.fromEntries(
+  ['US USD en', 'GB GBP en', 'DE EUR de', 'FR EUR fr', 'IT EUR it', 'ES EUR es', 'NL EUR nl', 'BE EUR nl', 'AT EUR de']
+    .concat(['CH CHF de', 'IE EUR en', 'PL PLN pl', 'CA CAD en', 'AU AUD en'])
+    .map((m) => m.split(' ') as [string, string, string])
+    .map(([country, currency, lang]) => [`EBAY_${country}`, { country, currency, language: `${lang}-${country}` }]),
+);

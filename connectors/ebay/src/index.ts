@@ -1,14 +1,7 @@
 import { defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { accountDeletion } from './account-deletion.ts';
-import {
-  completeInstall,
-  connectWithRefreshToken,
-  consentUrl,
-  refreshDue,
-  refreshIfDue,
-  renewalNotices,
-} from './auth.ts';
+import * as auth from './auth.ts';
 import { connectSchema, credentialsSchema, settingsSchema, type EbayCredentials, type EbaySettings } from './config.ts';
 import { EbayClient } from './ebay-client.ts';
 import { listInventoryItems } from './listings.ts';
@@ -17,16 +10,16 @@ import { marketplaceOf, publishEbayListing, unpublishEbayListing, updateEbayList
 import { pushTracking } from './shipment.ts';
 
 export { challengeResponse } from './account-deletion.ts';
-export { ebayState } from './auth.ts';
 export { SCOPES, MARKETPLACES, type EbayCredentials, type EbaySettings } from './config.ts';
-export { ebayCarrierCode } from './shipment.ts';
-export { toStoreOrder, ordersCursor } from './orders.ts';
+export { toStoreOrder } from './orders.ts';
 
 /** The seller's client: a token eBay refuses is renewed once with the refresh token (and the call made again). */
 const clientFor = (ctx: ConnectorContext<EbaySettings>, store: StoreConnection<EbayCredentials>) =>
-  new EbayClient(ctx, store.credentials.accessToken, async () => {
-    return (await refreshIfDue(ctx, store.credentials, true))!.accessToken;
-  });
+  new EbayClient(
+    ctx,
+    store.credentials.accessToken,
+    async () => (await auth.refreshIfDue(ctx, store.credentials, true))!.accessToken,
+  );
 
 const noWebhooks = 'eBay order notifications are not used: orders are polled';
 
@@ -55,7 +48,7 @@ export const ebayConnector = defineConnector<EbayCredentials, EbaySettings>({
   },
 
   async connect(ctx, input) {
-    return connectWithRefreshToken(ctx, connectSchema.parse(input).refreshToken);
+    return auth.connectWithRefreshToken(ctx, connectSchema.parse(input).refreshToken);
   },
 
   requiresSettings: [],
@@ -65,16 +58,16 @@ export const ebayConnector = defineConnector<EbayCredentials, EbaySettings>({
     inputSchema: z.strictObject({}),
     requiresSettings: ['ruName'],
     async begin(ctx, { state }) {
-      return { redirectUrl: consentUrl(ctx.settings, state) };
+      return { redirectUrl: auth.consentUrl(ctx.settings, state) };
     },
     async callback(ctx, { query, state }) {
-      return completeInstall(ctx, query, state);
+      return auth.completeInstall(ctx, query, state);
     },
   },
 
-  refreshCredentials: (ctx, store) => refreshIfDue(ctx, store.credentials),
-  credentialsDue: (store, now) => refreshDue(store.credentials, now),
-  storeNotices: (store, now) => renewalNotices(store.credentials, now),
+  refreshCredentials: (ctx, store) => auth.refreshIfDue(ctx, store.credentials),
+  credentialsDue: (store, now) => auth.refreshDue(store.credentials, now),
+  storeNotices: (store, now) => auth.renewalNotices(store.credentials, now),
 
   verifyWebhook: () => ({ ok: false, reason: noWebhooks }),
   async parseWebhook() {

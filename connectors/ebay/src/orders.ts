@@ -4,49 +4,24 @@ import { FIRST_POLL_LOOKBACK_MS, ORDERS_PAGE, POLL_OVERLAP_MS } from './config.t
 import type { EbayClient } from './ebay-client.ts';
 
 const text = z.string().nullish();
-const address = z.object({
-  addressLine1: text,
-  addressLine2: text,
-  city: text,
-  stateOrProvince: text,
-  postalCode: text,
-  countryCode: text,
+const fields = <K extends string>(...names: K[]) =>
+  z.object(Object.fromEntries(names.map((n) => [n, text])) as Record<K, typeof text>);
+const address = fields('addressLine1', 'addressLine2', 'city', 'stateOrProvince', 'postalCode', 'countryCode');
+const shipTo = fields('fullName', 'companyName', 'email').extend({
+  primaryPhone: fields('phoneNumber').nullish(),
+  contactAddress: address.nullish(),
 });
 /** The fields of the Fulfillment API's `Order` we read (names and types as the vendored contract has them). */
 export const orderSchema = z.object({
   orderId: z.string().min(1),
   creationDate: z.string(),
   lastModifiedDate: z.string(),
-  orderPaymentStatus: z.string().nullish(),
-  cancelStatus: z.object({ cancelState: z.string().nullish() }).nullish(),
+  orderPaymentStatus: text,
+  cancelStatus: fields('cancelState').nullish(),
   fulfillmentStartInstructions: z
-    .array(
-      z.object({
-        shippingStep: z
-          .object({
-            shipTo: z
-              .object({
-                fullName: text,
-                companyName: text,
-                email: text,
-                primaryPhone: z.object({ phoneNumber: text }).nullish(),
-                contactAddress: address.nullish(),
-              })
-              .nullish(),
-          })
-          .nullish(),
-      }),
-    )
+    .array(z.object({ shippingStep: z.object({ shipTo: shipTo.nullish() }).nullish() }))
     .nullish(),
-  lineItems: z.array(
-    z.object({
-      lineItemId: z.string(),
-      sku: text,
-      title: text,
-      quantity: z.number().int(),
-      legacyItemId: text,
-    }),
-  ),
+  lineItems: z.array(fields('sku', 'title').extend({ lineItemId: z.string(), quantity: z.number().int() })),
 });
 export type EbayOrder = z.infer<typeof orderSchema>;
 const ordersPage = z.object({ orders: z.array(orderSchema).nullish(), total: z.number().nullish(), next: text });
