@@ -77,7 +77,7 @@ export const credentialsSchema = z.object({
 });
 export type EbayCredentials = z.infer<typeof credentialsSchema>;
 
-/** `POST /stores {platform: "EBAY", refreshToken}`: a user refresh token minted for this app (merchants use install links). */
+/** `POST /stores {platform: "EBAY", refreshToken}`: a user refresh token minted for this app. */
 export const connectSchema = z.strictObject({
   refreshToken: z.string().trim().min(20, 'must be an eBay user refresh token issued to this app').max(4096),
 });

@@ -72,9 +72,9 @@ export function toStoreOrder(o: EbayOrder): StoreOrder {
 }
 
 /**
- * Orders changed since the cursor: `getOrders` with `filter=lastmodifieddate:[from..to]` (the brackets
- * percent-encoded, as the Fulfillment API requires), a run's upper bound fixed on its first page and carried in the page
- * token with the offset (eBay sorts by creation, not by change: the run keeps its window and pages through it).
+ * Orders changed since the cursor: `getOrders` with `filter=lastmodifieddate:[from..to]` (the brackets percent-encoded,
+ * as the Fulfillment API requires), a run's upper bound fixed on its first page and carried in the page token with the
+ * offset (eBay sorts by creation, not by change: the run keeps its window and pages through it).
  */
 export const ordersCursor = new TimeWindowCursor({ lookBackMs: FIRST_POLL_LOOKBACK_MS, overlapMs: POLL_OVERLAP_MS });
 

@@ -110,9 +110,9 @@ const listingOf = (sku: string, active: boolean, url?: string): PublishedListing
 });
 
 /**
- * The Inventory API's three steps: the inventory item (PUT by SKU: title, description, pictures, new, quantity on hand),
- * its offer on the seller's marketplace (price, category, the seller's fulfilment, payment and return policies and
- * inventory location) and, when published, the offer's publication (the eBay listing). A retry finds the offer made
+ * The Inventory API's three steps: the inventory item (PUT by SKU: title, description, pictures, new, quantity on
+ * hand), its offer on the seller's marketplace (price, category, the seller's fulfilment, payment and return policies
+ * and inventory location) and, when published, the offer's publication (the eBay listing). A retry finds the offer made
  * before and goes on from it.
  */
 export async function publishEbayListing(
@@ -214,8 +214,8 @@ export async function updateEbayListing(
 }
 
 /**
- * The item's quantity on hand: what the listings sync reads as on sale (an inventory item carries no offer status), so a
- * withdrawn offer's item is set to 0 and a published one's back to ON_DEMAND_QUANTITY.
+ * The item's quantity on hand: what the listings sync reads as on sale (an inventory item carries no offer status), so
+ * a withdrawn offer's item is set to 0 and a published one's back to ON_DEMAND_QUANTITY.
  */
 async function onHand(client: EbayClient, language: string, sku: string, quantity: number): Promise<void> {
   await rewriteItem(client, language, sku, (item) => ({

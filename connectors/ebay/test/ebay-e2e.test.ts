@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
 import { ebayConnector, SCOPES } from '../src/index.ts';
-import { APP, consentInstall, ebayOrderId, ebayOrderOf, FakeEbay, type FakeSeller } from './fake-ebay.ts';
+import { APP, FakeEbay, type FakeSeller } from './fake-ebay.ts';
+import { consentInstall, ebayOrderId, ebayOrderOf } from './fake-ebay-platform.ts';
 import vectors from './fixtures/sdk-signature-vectors.json' with { type: 'json' };
 
 const PUBLIC_URL = 'https://print-api.example.com';

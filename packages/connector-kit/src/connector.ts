@@ -146,7 +146,7 @@ export type WebhookContent =
  */
 export interface EndpointCall {
   method: 'GET' | 'POST';
-  /** The endpoint's public URL, without query: what the platform was given (`<PUBLIC_URL>/connectors/<slug>/<name>`). */
+  /** The endpoint's public URL without query, as the platform was given it: `<PUBLIC_URL>/connectors/<slug>/<name>`. */
   url: string;
   headers: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
