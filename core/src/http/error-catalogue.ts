@@ -472,6 +472,14 @@ export const ERROR_CATALOGUE: ErrorEntry[] = [
     example: 'The HMAC signature does not match.',
   },
   {
+    code: 'notification_not_verified',
+    status: [412],
+    meaning:
+      "A platform notification to a connector's own endpoint (eBay's account deletion) whose signature does not verify; nothing is done.",
+    action: 'Platforms only: eBay signs with the key its Notification API serves; nothing to do for a reseller.',
+    example: 'The X-EBAY-SIGNATURE does not verify with the key eBay serves for it.',
+  },
+  {
     code: 'install_not_started',
     status: [400],
     meaning: 'An OAuth callback arrived in a browser with no install in progress (or it expired).',

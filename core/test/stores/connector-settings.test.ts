@@ -164,6 +164,13 @@ describe('connector settings from CONNECTOR_<PLATFORM>_<NAME>', () => {
       }),
     ).to.throw(/camelCase/);
   });
+
+  it("refuses an endpoint of the connector's own named like core's paths or out of convention", () => {
+    const answer = async () => ({ ok: true as const });
+    expect(() => defineConnector({ ...acme, endpoints: { webhooks: { answer } } })).to.throw(/endpoint 'webhooks'/);
+    expect(() => defineConnector({ ...acme, endpoints: { Deletion: { answer } } })).to.throw(/lower case/);
+    expect(() => defineConnector({ ...acme, endpoints: { 'account-deletion': { answer } } })).not.to.throw();
+  });
 });
 
 describe('loading connectors (CONNECTORS)', () => {

@@ -140,6 +140,33 @@ export type WebhookContent =
   | { kind: 'redact'; externalOrderIds: string[] | 'all' }
   | { kind: 'ignored'; reason: string };
 
+/**
+ * A call to one of the connector's own endpoints (`/connectors/<slug>/<name>`, see `Connector.endpoints`), as it
+ * arrived.
+ */
+export interface EndpointCall {
+  method: 'GET' | 'POST';
+  /** The endpoint's public URL without query, as the platform was given it: `<PUBLIC_URL>/connectors/<slug>/<name>`. */
+  url: string;
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** The raw body (empty for a GET): verify on these bytes. */
+  rawBody: Buffer;
+}
+
+/**
+ * What an endpoint answers: `ok` is 200 with `body` (204 without one), after core has erased and disconnected the
+ * stores of `accountDeleted` (the platform's user deleted their account: every store whose `externalId` is listed loses
+ * the personal data held for it, as a `redact` of `all` does, and is disconnected with `reason`). Not `ok`:
+ * `invalid_request` is a 400, `not_verified` (a signature that does not verify) a 412 `notification_not_verified`.
+ */
+export type EndpointAnswer =
+  | { ok: true; body?: Record<string, unknown>; accountDeleted?: { externalIds: string[]; reason: string } }
+  | { ok: false; problem: 'invalid_request' | 'not_verified'; message: string };
+
+/** Path segments core serves itself under `/connectors/<slug>/`: not a connector endpoint's name. */
+export const RESERVED_ENDPOINTS = ['webhooks', 'install', 'callback', 'credentials', 'install-links'] as const;
+
 export interface ConnectorManifest<C, S = unknown> {
   /**
    * The platform, in upper snake case (`SHOPIFY`, `TIKTOK_SHOP`): the `source` of the orders it
@@ -463,6 +490,16 @@ export interface Connector<C = unknown, S = unknown> {
    */
   storeCountry?(ctx: ConnectorContext<S>, store: StoreConnection<C>): Promise<string | null>;
 
+  /**
+   * Endpoints of the connector's own, for what a platform calls outside webhooks and installs (eBay's marketplace
+   * account deletion: a GET challenge and signed POST notifications at one URL), served by core at
+   * `/connectors/<slug>/<name>` for GET and POST (`name` in lower case with dashes, not one of
+   * RESERVED_ENDPOINTS). Its `answer` checks what arrived (it may call the platform, e.g. for a signing key) and says
+   * what to answer; a ConnectorError answers as core's connect flows answer one (502 when the platform cannot be
+   * reached).
+   */
+  endpoints?: Record<string, { answer(ctx: ConnectorContext<S>, call: EndpointCall): Promise<EndpointAnswer> }>;
+
   /** Pushes tracking back to the store. */
   pushShipment?(ctx: ConnectorContext<S>, store: StoreConnection<C>, shipment: Shipment): Promise<void>;
 
@@ -506,6 +543,12 @@ export function defineConnector<C, S = unknown>(connector: Connector<C, S>): Con
   if (m.capabilities.polling && !connector.listOrders) throw new Error(`${m.platform}: polling needs listOrders`);
   if (m.capabilities.fulfilment && !connector.pushShipment)
     throw new Error(`${m.platform}: fulfilment needs pushShipment`);
+  for (const name of Object.keys(connector.endpoints ?? {})) {
+    if (!/^[a-z][a-z0-9-]*$/.test(name) || (RESERVED_ENDPOINTS as readonly string[]).includes(name))
+      throw new Error(
+        `${m.platform}: endpoint '${name}' must be lower case with dashes, not ${RESERVED_ENDPOINTS.join('/')}`,
+      );
+  }
   if (m.capabilities.oauth && !connector.install) throw new Error(`${m.platform}: oauth needs install`);
   if (
     m.capabilities.publishing &&

@@ -17,8 +17,9 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /**
  * Order sources the spec names (§2): the API's own (`API`, `DASHBOARD`) and the store platforms
- * it lists. These stay valid whether or not their connector is loaded; every loaded connector's
- * platform is a source too (`orderSources`), so the list is open.
+ * it lists, with those of the connectors shipped since (`EBAY`). These stay valid whether or not
+ * their connector is loaded; every loaded connector's platform is a source too (`orderSources`),
+ * so the list is open.
  */
 export const ORDER_SOURCES = [
   'API',
@@ -29,6 +30,7 @@ export const ORDER_SOURCES = [
   'WIX',
   'TIKTOK_SHOP',
   'AMAZON',
+  'EBAY',
 ] as const;
 /** `API`, `DASHBOARD` or a store platform (a loaded connector's `platform`). */
 export type OrderSource = string;

@@ -16,6 +16,7 @@ import type { Db } from '../tables.ts';
 import { jobErrorFor } from './connect/connector-errors.ts';
 import { platformSlug, type ConnectorRegistry } from './connector-registry.ts';
 import { connectorRoutes } from './inbound/connector-routes.ts';
+import { ConnectorEndpoints } from './inbound/connector-endpoints.ts';
 import { CredentialRequests } from './connect/credential-requests.ts';
 import { EventIngester } from './inbound/event-ingester.ts';
 import { FulfilmentPusher } from './outbound/fulfilment-pusher.ts';
@@ -122,6 +123,7 @@ export class StoresModule {
   readonly poller: StorePoller;
   readonly fulfilments: FulfilmentPusher;
   readonly redactor: StoreRedactor;
+  readonly endpoints: ConnectorEndpoints;
   readonly calls: StoreCalls;
   readonly listings: ListingSyncer;
   readonly retrier: IngestRetrier;
@@ -186,6 +188,7 @@ export class StoresModule {
           .add({ kind: 'retry', storeId: store.id, ingestId }, { jobId: `retry-${ingestId}-${attempts}` }),
     });
     this.redactor = new StoreRedactor({ ...ctx, connections });
+    this.endpoints = new ConnectorEndpoints({ ...ctx, connections, redactor: this.redactor });
     this.listings = new ListingSyncer({
       ...ctx,
       connections,
@@ -462,6 +465,7 @@ export class StoresModule {
       receiver: this.receiver,
       installs: this.installs,
       credentialRequests: this.credentialRequests,
+      endpoints: this.endpoints,
     });
   }
 }

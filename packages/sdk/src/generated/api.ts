@@ -982,6 +982,37 @@ export interface components {
             platform: "ConnectStoreAmazon";
         };
         /**
+         * BOL
+         * @description bol.com
+         */
+        ConnectStoreBol: {
+            /** @description The client id of the seller's Retailer API credentials (seller dashboard > Settings > API settings) */
+            clientId: string;
+            /** @description The secret of those credentials */
+            clientSecret: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreBol";
+        };
+        /**
+         * MAGENTO
+         * @description Magento
+         */
+        ConnectStoreMagento: {
+            /** Format: uri */
+            baseUrl: string;
+            accessToken: string;
+            /** @description The store view's code (REST under /rest/<storeCode>/V1); the default store view when absent */
+            storeCode?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            platform: "ConnectStoreMagento";
+        };
+        /**
          * SANDBOX
          * @description Sandbox
          */
@@ -1108,7 +1139,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "EBAY" | "BOL" | "MAGENTO" | "SANDBOX" | "SHOPWARE";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -1214,7 +1245,7 @@ export interface components {
              * @description Where the order came from: `API` (POST /orders), `DASHBOARD`, or the store platform it was placed in.
              * @enum {string}
              */
-            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
+            source: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "EBAY" | "BOL" | "MAGENTO" | "SANDBOX" | "SHOPWARE";
             externalOrderId: string | null;
             testMode: boolean;
             storeId: string | null;
@@ -2599,7 +2630,7 @@ export interface operations {
                 /** @description Only orders with this production status (see the OrderStatus schema). */
                 status?: "PENDING" | "PAID" | "PROCESSING" | "PRINTING" | "SHIPPED" | "DELIVERED" | "CANCELLED" | "REFUNDED";
                 /** @description Only orders from this source. */
-                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "SANDBOX" | "SHOPWARE";
+                source?: "API" | "DASHBOARD" | "SHOPIFY" | "WOOCOMMERCE" | "ETSY" | "WIX" | "TIKTOK_SHOP" | "AMAZON" | "EBAY" | "BOL" | "MAGENTO" | "SANDBOX" | "SHOPWARE";
                 /** @description Only the order(s) with this externalOrderId (your own order id), exactly. */
                 externalOrderId?: string;
                 /** @description Only the orders placed from this connected store. */
@@ -5060,7 +5091,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreShopware"] | components["schemas"]["ConnectStoreWoocommerce"];
+                "application/json": components["schemas"]["ConnectStoreAmazon"] | components["schemas"]["ConnectStoreBol"] | components["schemas"]["ConnectStoreMagento"] | components["schemas"]["ConnectStoreSandbox"] | components["schemas"]["ConnectStoreShopify"] | components["schemas"]["ConnectStoreShopware"] | components["schemas"]["ConnectStoreWoocommerce"];
             };
         };
         responses: {

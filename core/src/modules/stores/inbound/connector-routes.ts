@@ -4,6 +4,7 @@ import { defineRoute, type AnyRoute, type RouteContext } from '../../../web/rout
 import type { CredentialRequests } from '../connect/credential-requests.ts';
 import type { OAuthInstalls } from '../connect/oauth-installs.ts';
 import { installLinkSchema } from '../stores-schemas.ts';
+import type { ConnectorEndpoints } from './connector-endpoints.ts';
 import type { WebhookReceiver } from './webhook-receiver.ts';
 
 const tags = ['Connectors'];
@@ -31,8 +32,9 @@ export function connectorRoutes(deps: {
   receiver: WebhookReceiver;
   installs: OAuthInstalls;
   credentialRequests: CredentialRequests;
+  endpoints: ConnectorEndpoints;
 }): AnyRoute[] {
-  const { receiver, installs, credentialRequests } = deps;
+  const { receiver, installs, credentialRequests, endpoints } = deps;
   const receive = async ({
     params,
     body,
@@ -62,6 +64,43 @@ export function connectorRoutes(deps: {
       { status: 404, code: 'not_found', description: 'No connector of that name is enabled.' },
     ],
   };
+  const endpoint = {
+    tags,
+    auth: 'public' as const,
+    params: z.object({
+      platform: platformParam,
+      endpoint: z
+        .string()
+        .regex(/^[a-z][a-z0-9-]*$/)
+        .max(60),
+    }),
+    query: z.looseObject({}),
+    responses: {
+      200: { description: "The connector's answer (eBay's `{challengeResponse}`)", schema: z.looseObject({}) },
+      204: { description: 'Received' },
+    },
+    errors: [
+      { status: 400, code: 'invalid_request', description: 'What the connector needs is missing.' },
+      { status: 404, code: 'not_found', description: 'No such endpoint of an enabled connector.' },
+      {
+        status: 412,
+        code: 'notification_not_verified',
+        description: "The notification's signature does not verify: nothing done.",
+      },
+      { status: 502, code: 'store_unreachable', description: 'The platform could not be reached (its signing key).' },
+    ],
+  };
+  const answerEndpoint = async ({
+    params,
+    req,
+    body,
+  }: RouteContext<{ platform: string; endpoint: string }, unknown, Buffer | undefined>) =>
+    endpoints.call(params.platform, params.endpoint, {
+      method: req.method === 'POST' ? 'POST' : 'GET',
+      headers: flatHeaders(req),
+      query: stringQuery(req),
+      rawBody: body ?? Buffer.alloc(0),
+    });
   return [
     defineRoute({
       ...webhook,
@@ -216,6 +255,26 @@ export function connectorRoutes(deps: {
         status: 201,
         body: { data: await installs.createLink(auth, params.platform, body ?? {}) },
       }),
+    }),
+    // Last: the paths above are core's own (Connector.endpoints may not take their names).
+    defineRoute({
+      ...endpoint,
+      method: 'get',
+      path: '/connectors/{platform}/{endpoint}',
+      operationId: 'callConnectorEndpoint',
+      summary: "A platform calls one of the connector's own endpoints (eBay's account deletion challenge)",
+      handle: answerEndpoint,
+    }),
+    defineRoute({
+      ...endpoint,
+      method: 'post',
+      path: '/connectors/{platform}/{endpoint}',
+      operationId: 'postToConnectorEndpoint',
+      summary:
+        "A platform posts to one of the connector's own endpoints (eBay's signed account deletion notifications)",
+      rawBody: { limit: '1mb' },
+      body: bytes,
+      handle: answerEndpoint,
     }),
   ];
 }
