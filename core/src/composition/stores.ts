@@ -3,6 +3,7 @@ import { createRateLimiter } from '../infra/rate-limit.ts';
 import { createTokenBucket } from '../infra/token-bucket.ts';
 import { connectorHttpClients } from '../modules/stores/connector-http.ts';
 import { platformSlug } from '../modules/stores/connector-registry.ts';
+import { ListingMargins } from '../modules/stores/listing-margins.ts';
 import { StoreHealth } from '../modules/stores/store-health.ts';
 import { registerStoreHealthMetrics } from '../modules/stores/store-health-metrics.ts';
 import { StoresModule } from '../modules/stores/stores-module.ts';
@@ -93,6 +94,18 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
         onFallback: onRateLimitFallback,
       }),
     checkUrl: (url) => infra.safeFetch.checkUrl(url),
+    // Our price for one piece, quoted for the store's country, in the store's currency at the ECB's rate.
+    margins: new ListingMargins({
+      quoteEuroCents: async (tenant, sku, country) =>
+        (
+          await modules.quotes.price(tenant, {
+            lines: [{ resellerSku: sku, quantity: 1 }],
+            country,
+            discountBps: tenant.discountBps,
+          })
+        ).quote.totals.totalCents,
+      fromEuroCents: (cents, currency) => modules.exchangeRates.fromEuroCents(cents, currency),
+    }),
     onPlaced: (platform, createdAt) =>
       placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });

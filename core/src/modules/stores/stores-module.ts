@@ -26,6 +26,7 @@ import { OrderFetches } from './order-fetches.ts';
 import { OrderIngester } from './order-ingester.ts';
 import { StoreCalls } from './store-calls.ts';
 import { StorePoller } from './store-poller.ts';
+import type { ListingMargins } from './listing-margins.ts';
 import { publishingRoutes } from './publishing-routes.ts';
 import { StorePublishing } from './store-publishing.ts';
 import { StoreRedactor } from './store-redactor.ts';
@@ -87,6 +88,8 @@ export interface StoresDeps {
   onPlaced?: (platform: string, storeCreatedAt: string) => void;
   /** The SSRF guard's check of a URL (images to publish are handed to the platforms); none allowed when absent. */
   checkUrl?: (url: string) => Promise<void>;
+  /** A published listing's margin in its store's currency (our price quoted, converted at the ECB's rate). */
+  margins: ListingMargins;
 }
 
 /**
@@ -126,6 +129,8 @@ export class StoresModule {
   readonly retrier: IngestRetrier;
   readonly publishing: StorePublishing;
   readonly #ctx: StoresContext;
+  /** Listings' margins in their store's currency (also the dashboard's publish form's). */
+  readonly margins: ListingMargins;
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
@@ -144,6 +149,7 @@ export class StoresModule {
       context: deps.context,
     };
     this.#ctx = ctx;
+    this.margins = deps.margins;
     this.stores = new StoresService({
       ...ctx,
       products: deps.resellerProducts,
@@ -451,7 +457,19 @@ export class StoresModule {
         retrier: this.retrier,
         resolveProduct,
       }),
-      ...publishingRoutes({ publishing: this.publishing, resolveProduct }),
+      ...publishingRoutes({
+        publishing: this.publishing,
+        resolveProduct,
+        marginOf: async (tenant, listing) => {
+          const store = await this.stores.connections.row(tenant, listing.storeId);
+          return this.margins.of(tenant, {
+            sku: listing.resellerProduct.sku,
+            priceCents: listing.priceCents,
+            currency: listing.currency,
+            country: store.country,
+          });
+        },
+      }),
     ];
   }
 

@@ -1079,6 +1079,35 @@ export interface components {
                 [key: string]: string | number;
             };
         };
+        ListingMargin: {
+            /** @description The store's currency (ISO 4217): every amount here is in its minor units. */
+            currency: string;
+            /** @description The retail price (`priceCents`). */
+            retailCents: number;
+            /** @description Our price for one piece, delivered to the store's country (discount, shipping and VAT included), converted from euros at `rate`; null when it cannot be worked out (`notice` says why). */
+            costCents: number | null;
+            /** @description `retailCents` - `costCents` (negative: the price does not cover ours); null with `costCents`. */
+            marginCents: number | null;
+            /** @description The store's country the quote is for; null while its platform has not said it. */
+            country: string | null;
+            /** @description The European Central Bank's euro reference rate the cost was converted at; null for a store selling in euros (1 implied), or when there is no rate yet. */
+            rate: {
+                /** @constant */
+                base: "EUR";
+                /** @description The store's currency. */
+                quote: string;
+                /** @description Units of `quote` one euro buys, as the ECB wrote it (a decimal string). */
+                value: string;
+                /** @description The day the ECB set the rate (YYYY-MM-DD). */
+                date: string;
+                /** @constant */
+                source: "ECB";
+                /** @description Set more than 4 days ago: no newer rate has been fetched since. */
+                stale: boolean;
+            } | null;
+            /** @description Why the margin cannot be worked out (no ECB rate for the currency yet, the store's country unknown, a product we cannot quote one piece of), or that its rate is stale. */
+            notice: string | null;
+        };
         Order: {
             id: string;
             state: components["schemas"]["OrderState"];
@@ -1366,6 +1395,8 @@ export interface components {
             linkId: string | null;
             createdAt: string;
             updatedAt: string;
+            /** @description What the price leaves per piece in the store's currency, at the ECB's rate of the day it names. */
+            margin: components["schemas"]["ListingMargin"];
         };
         /** @description A price in euro cents with the reseller discount, the destination VAT and shipping. Line totals are authoritative; the totals are their exact sums plus shipping. */
         Quote: {
@@ -1566,6 +1597,8 @@ export interface components {
             disconnectedAt: string | null;
             /** @description The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say. */
             country: string | null;
+            /** @description The currency the store sells in (ISO 4217), as its platform says it; asked with its country. Listings' prices and margins are in it. */
+            currency: string | null;
             /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
             notices: string[];
         };
@@ -4953,6 +4986,7 @@ export interface operations {
                      *           "createdAt": "2026-11-25T10:20:41.730Z",
                      *           "disconnectedAt": null,
                      *           "country": "NL",
+                     *           "currency": "EUR",
                      *           "notices": []
                      *         }
                      *       ],
@@ -5063,6 +5097,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5187,6 +5222,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5293,6 +5329,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": "2026-11-26T09:02:13.550Z",
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5922,7 +5959,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -5957,7 +6003,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -5992,7 +6047,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6266,7 +6330,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6539,7 +6612,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
