@@ -258,6 +258,12 @@ export function publishingRoutes(deps: {
         { status: 422, code: 'currency_mismatch', description: "`currency` is not the store's." },
         {
           status: 422,
+          code: 'platform_options_required',
+          description:
+            "The store has several shipping profiles (or processing profiles, return policies) and none was chosen: `details[].field` names the `platformOptions` key, `details[].choices` the store's choices (id and name).",
+        },
+        {
+          status: 422,
           code: 'idempotency_key_reused',
           description: 'The Idempotency-Key was used for a different request.',
         },

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ConnectorError, type Connector, type PublishedListing, type StoreConnection } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  PlatformOptionsRequired,
+  type Connector,
+  type PublishedListing,
+  type StoreConnection,
+} from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
 import { newId } from '../../infra/ids.ts';
 import { RetryLaterError } from '../../infra/queue/job-queue.ts';
@@ -432,6 +438,17 @@ export class StorePublishing {
   #refusal(connector: Connector<unknown>, err: unknown): unknown {
     if (!(err instanceof ConnectorError)) return err;
     const name = connector.manifest.displayName;
+    if (err instanceof PlatformOptionsRequired)
+      return rejected(
+        'platform_options_required',
+        err.message,
+        err.options.map((o) => ({
+          field: `platformOptions.${o.option}`,
+          code: 'platform_option_required',
+          message: `Choose a ${o.label}.`,
+          choices: o.choices,
+        })),
+      );
     switch (err.kind) {
       case 'invalid_payload':
         return rejected(

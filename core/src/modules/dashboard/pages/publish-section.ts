@@ -14,9 +14,19 @@ export interface PublishState {
     title?: string | undefined;
     price?: string | undefined;
     country?: string | undefined;
+    /** The store's platform options chosen (`platformOptions.<key>` fields): Etsy's shipping profile… */
+    platformOptions?: Record<string, string> | undefined;
   };
+  /** What the store asked the merchant to choose (422 platform_options_required), each with its choices by name. */
+  options?: PlatformOptionChoice[] | undefined;
   margin?: Margin | undefined;
   error?: { message: string; fields: Record<string, string> } | undefined;
+}
+
+interface PlatformOptionChoice {
+  option: string;
+  label: string;
+  choices: Array<{ id: string; name: string }>;
 }
 
 type Margin = ListingMargin & {
@@ -58,7 +68,14 @@ export async function submitPublish(
     title: d.form.title ?? '',
     price: d.form.price ?? '',
     country: (d.form.country ?? DEFAULT_COUNTRY).trim().toUpperCase(),
+    platformOptions: Object.fromEntries(
+      Object.entries(d.form).flatMap(([k, v]) =>
+        k.startsWith('platformOptions.') && v ? [[k.slice('platformOptions.'.length), v]] : [],
+      ),
+    ),
   };
+  // The choices asked for last time stay on the form while the merchant makes them.
+  const asked = parseAsked(d.form.askedOptions);
   let store: { country: string | null; currency: string | null } | null;
   try {
     store = await storeOf(d, values.storeId);
@@ -92,7 +109,7 @@ export async function submitPublish(
     const r = refusal(err);
     return { values, error: { message: r.message, fields: { country: r.message } } };
   }
-  if (d.form.intent !== 'publish') return { values, margin };
+  if (d.form.intent !== 'publish') return { values, margin, options: asked };
   try {
     await d.api<Data<Api['PublishedListing']>>('POST', `/stores/${encodeURIComponent(values.storeId)}/listings`, {
       body: {
@@ -100,15 +117,25 @@ export async function submitPublish(
         title: values.title,
         priceCents: retailCents,
         ...(store?.currency ? { currency: store.currency } : {}),
+        ...(Object.keys(values.platformOptions).length ? { platformOptions: values.platformOptions } : {}),
       },
     });
     redirect(d.res, `/dashboard/products/${product.id}?done=listing-published`);
     return null;
   } catch (err) {
     const r = refusal(err);
+    const options =
+      err instanceof Refusal && err.code === 'platform_options_required'
+        ? (err.details ?? []).map((detail) => ({
+            option: String(detail.field ?? '').replace(/^platformOptions\./, ''),
+            label: String(detail.message ?? '').replace(/^Choose an? |\.$/g, ''),
+            choices: (detail.choices as PlatformOptionChoice['choices']) ?? [],
+          }))
+        : asked;
     return {
       values,
       margin,
+      options,
       error: {
         message: r.message,
         fields: { ...r.fields, ...(r.fields.priceCents ? { price: r.fields.priceCents } : {}) },
@@ -130,6 +157,30 @@ async function storeOf(
     // A store refused (unknown, another's): the form's country; publishing says why.
     if (err instanceof Refusal) return null;
     throw err;
+  }
+}
+
+/** The choices the form carries along (a hidden field), as the last refusal named them. */
+function parseAsked(text: string | undefined): PlatformOptionChoice[] | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) return undefined;
+    return parsed.flatMap((o) =>
+      o && typeof o.option === 'string' && typeof o.label === 'string' && Array.isArray(o.choices)
+        ? [
+            {
+              option: o.option,
+              label: o.label,
+              choices: o.choices.flatMap((c: { id?: unknown; name?: unknown }) =>
+                typeof c?.id === 'string' && typeof c?.name === 'string' ? [{ id: c.id, name: c.name }] : [],
+              ),
+            },
+          ]
+        : [],
+    );
+  } catch {
+    return undefined;
   }
 }
 
@@ -180,6 +231,11 @@ export async function publishSection(
           <${Field} idPrefix="pub" name="title" label="Title in the store" value=${values.title ?? product.title ?? ''} error=${state?.error?.fields.title} required=${true} />
           <${Field} idPrefix="pub" name="price" label="Retail price in the store's currency (your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
           <${Field} idPrefix="pub" name="country" label="Your customers' country, where the store's is unknown (for shipping and VAT)" value=${values.country ?? DEFAULT_COUNTRY} error=${state?.error?.fields.country} required=${true} />
+          ${(state?.options ?? []).map(
+            (o) =>
+              html`<${Select} idPrefix="pub" name=${`platformOptions.${o.option}`} label=${`The store's ${o.label}`} value=${values.platformOptions?.[o.option]} required=${true} options=${[{ value: '', label: `Choose a ${o.label}` }, ...o.choices.map((c) => ({ value: c.id, label: c.name }))]} />`,
+          )}
+          ${state?.options?.length ? html`<input type="hidden" name="askedOptions" value=${JSON.stringify(state.options)} />` : null}
           ${m ? marginLine(m) : null}
           <div><button type="submit" name="intent" value="margin">Show margin</button> <button type="submit" name="intent" value="publish">Publish</button></div>
         </form>`
