@@ -38,7 +38,7 @@ export const storeSchema = openApiComponent(
     }),
     notices: z.array(z.string()).meta({
       description:
-        "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none.",
+        "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, created anew); empty when there are none.",
     }),
   }),
   'Store',

@@ -1599,7 +1599,7 @@ export interface components {
             country: string | null;
             /** @description The currency the store sells in (ISO 4217), as its platform says it; asked with its country. Listings' prices and margins are in it. */
             currency: string | null;
-            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
+            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, created anew); empty when there are none. */
             notices: string[];
         };
         /**
