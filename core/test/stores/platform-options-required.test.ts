@@ -33,7 +33,8 @@ const choosyShop = defineConnector({
         },
       ]);
     drafts.push(draft);
-    return { externalProductId: 'p-1', externalVariantId: null, status: 'draft' };
+    // A permalink that is no web address (a hostile or broken plugin's): never stored nor shown.
+    return { externalProductId: 'p-1', externalVariantId: null, status: 'draft', url: 'javascript:alert(1)' };
   },
   updateListing: async () => ({ externalProductId: 'p-1', externalVariantId: null, status: 'draft' }),
   unpublishListing: async () => undefined,
@@ -64,7 +65,7 @@ describe('Publishing where the store has several of what a listing needs: 422 pl
   });
   after(async () => t?.close());
 
-  it('names the option and its choices by name, records nothing, then publishes with the choice', async () => {
+  it('names the option and its choices by name, records nothing, then publishes with the choice (a permalink that is not http(s) dropped)', async () => {
     const body = { resellerProduct: 'MUG-1', title: 'Mug', priceCents: 1295 };
     const refused = await t.api(key, 'POST', `/stores/${storeId}/listings`, body);
     expect(refused.status, JSON.stringify(refused.body)).to.equal(422);
@@ -88,5 +89,8 @@ describe('Publishing where the store has several of what a listing needs: 422 pl
     });
     expect(made.status, JSON.stringify(made.body)).to.equal(201);
     expect(drafts.at(-1)?.platformOptions).to.deep.equal({ shippingProfileId: '12' });
+    expect(made.body.data.url).to.equal(null);
+    const [row] = await t.service.db.selectFrom('store_publications').select('url').execute();
+    expect(row?.url).to.equal(null);
   });
 });

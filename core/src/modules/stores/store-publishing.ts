@@ -415,7 +415,7 @@ export class StorePublishing {
           status: published.status,
           external_product_id: published.externalProductId,
           external_variant_id: published.externalVariantId,
-          url: published.url ?? null,
+          url: webUrl(published.url),
           notice: published.notice ?? null,
           link_id: made.id,
           updated_at: now,
@@ -482,6 +482,20 @@ export class StorePublishing {
   }
 }
 
+/**
+ * A product page as a platform gave it (a WooCommerce permalink…), kept and shown only when it is an http(s) URL: a
+ * `javascript:` or `data:` one would run in the dashboard's link.
+ */
+export function webUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The notice of an intent whose call got no answer: the next request recovers it at once. */
 const INTERRUPTED = 'interrupted';
 
@@ -526,7 +540,7 @@ export function publicationView(row: PublicationRow) {
     status: row.status,
     externalProductId: row.external_product_id,
     externalVariantId: row.external_variant_id,
-    url: row.url,
+    url: webUrl(row.url),
     notice:
       row.notice === INTERRUPTED
         ? 'The platform did not answer: publishing again looks for the product first, so it is never created twice.'
