@@ -426,6 +426,7 @@ export class StoresModule {
       ['store polling', () => this.poller.schedulePolls()],
       ['store listings', () => this.listings.scheduleSyncs()],
       ['store shipments', () => this.fulfilments.queueShipments()],
+      ['interrupted publishes', () => this.publishing.recoverInterrupted()],
     ];
   }
 
