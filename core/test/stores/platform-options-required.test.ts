@@ -74,7 +74,7 @@ describe('Publishing where the store has several of what a listing needs: 422 pl
     expect(refused.body.error.details).to.deep.equal([
       {
         field: 'platformOptions.shippingProfileId',
-        code: 'platform_option_required',
+        code: 'platform_options_required',
         message: 'Choose a shipping profile.',
         choices: [
           { id: '11', name: 'Standard' },

@@ -506,7 +506,7 @@ export class StorePublishing {
         err.message,
         err.options.map((o) => ({
           field: `platformOptions.${o.option}`,
-          code: 'platform_option_required',
+          code: 'platform_options_required',
           message: `Choose a ${o.label}.`,
           choices: o.choices,
         })),
