@@ -203,6 +203,37 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     expect(listing(made.externalProductId)).to.deep.include({ shipping_profile_id: 190712399 });
   });
 
+  it("the fake refuses what Etsy's document says in prose: a physical draft without a shipping profile, who_made/when_made/is_supply apart", async () => {
+    const draftCall = async (fields: Record<string, string>) => {
+      const res = await ctx.http.request({
+        method: 'POST',
+        url: `${etsy.url}/v3/application/shops/${shop.shopId}/listings`,
+        headers: {
+          'x-api-key': `${APP.keystring}:${APP.sharedSecret}`,
+          authorization: `Bearer ${store.credentials.accessToken}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          quantity: '999',
+          title: 'Tulip poster',
+          description: 'Tulips',
+          price: '24.95',
+          taxonomy_id: '2078',
+          ...fields,
+        }).toString(),
+      });
+      return [res.status, JSON.parse(res.body).error];
+    };
+    const made = { who_made: 'i_did', when_made: 'made_to_order', is_supply: 'false' };
+    expect(await draftCall(made)).to.deep.equal([400, 'A shipping_profile_id is required for physical listings.']);
+    const profile = { shipping_profile_id: String(shop.setup.shippingProfiles[0]) };
+    expect(await draftCall({ ...profile, who_made: 'i_did', when_made: 'made_to_order' })).to.deep.equal([
+      400,
+      'who_made, when_made and is_supply must be given together.',
+    ]);
+    expect((await draftCall({ ...profile, ...made }))[0]).to.equal(201);
+  });
+
   it('refuses to publish to a shop without a shipping profile, saying where to make one', async () => {
     shop.setup.shippingProfiles.length = 0;
     const refused = await failure(
