@@ -92,6 +92,13 @@ export const configSchema = z
     PRODUCTION_SIMULATOR: booleanFlag.default(true),
     PRODUCTION_SIMULATOR_STEP_MS: z.coerce.number().int().min(0).default(60_000),
     STRIPE_SECRET_KEY: z.string().startsWith('sk_', 'must be a Stripe secret key (sk_...)').optional(),
+    /**
+     * The ECB's daily euro reference rates (store margins in other currencies are converted at them), fetched by the
+     * worker once a day through the outbound guard; `off`: never fetched (margins in other currencies cannot convert).
+     */
+    ECB_RATES_URL: z
+      .union([z.literal('off'), url(['https'])])
+      .default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
     LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly']).default('info'),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   })

@@ -80,6 +80,8 @@ export async function startTestService(
     PRODUCTION_SIMULATOR: 'off',
     // The tests' own HTTPS servers (print files, webhook receivers) listen on localhost.
     OUTBOUND_ALLOWED_HOSTS: 'localhost',
+    // No test reaches the ECB: a test that needs rates serves the daily file itself (ECB_RATES_URL).
+    ECB_RATES_URL: 'off',
   };
   if (backend === 'postgres+redis') {
     await needService(ctx, 'postgres');

@@ -67,18 +67,6 @@ export const settingsSchema = z.object({
     description:
       'Etsy: the seller taxonomy id a published listing gets when the draft names none (`platformOptions.taxonomyId`); Etsy requires one (e.g. 2078 for Prints)',
   }),
-  defaultShippingProfileId: z.coerce.number().int().positive().optional().meta({
-    description:
-      'Etsy: the shipping profile a published listing gets when the draft names none (`platformOptions.shippingProfileId`); profiles belong to one shop, so only for a deployment serving one shop',
-  }),
-  defaultReturnPolicyId: z.coerce.number().int().positive().optional().meta({
-    description:
-      "Etsy: the return policy a published listing gets when the draft names none (`platformOptions.returnPolicyId`); one shop's, as the shipping profile",
-  }),
-  defaultReadinessStateId: z.coerce.number().int().positive().optional().meta({
-    description:
-      "Etsy: the processing profile (readiness state) of a published listing's offering when the draft names none (`platformOptions.readinessStateId`); one shop's, as the shipping profile",
-  }),
   defaultWhoMade: z.enum(['i_did', 'someone_else', 'collective']).default('i_did').meta({
     description:
       'Etsy: who_made of published listings when the draft does not say (`platformOptions.whoMade`): i_did (the seller designs it, made to order), someone_else or collective',

@@ -10,6 +10,7 @@ import {
 import { z } from 'zod';
 import type { EtsySettings } from './config.ts';
 import type { EtsyClient } from './etsy-client.ts';
+import { shopProfiles, type ShopProfiles } from './shop-profiles.ts';
 
 /** Etsy's largest offering quantity: a listing printed on demand never sells out. */
 const ON_DEMAND_QUANTITY = 999;
@@ -96,9 +97,9 @@ function listingOptions(settings: EtsySettings, draft: ListingDraft) {
   const o = parsed.data;
   return {
     taxonomyId: o.taxonomyId ?? settings.defaultTaxonomyId,
-    shippingProfileId: o.shippingProfileId ?? settings.defaultShippingProfileId,
-    returnPolicyId: o.returnPolicyId ?? settings.defaultReturnPolicyId,
-    readinessStateId: o.readinessStateId ?? settings.defaultReadinessStateId,
+    shippingProfileId: o.shippingProfileId,
+    returnPolicyId: o.returnPolicyId,
+    readinessStateId: o.readinessStateId,
     whoMade: o.whoMade ?? settings.defaultWhoMade,
     whenMade: o.whenMade ?? settings.defaultWhenMade,
   };
@@ -156,13 +157,12 @@ const offering = (
 ) => ({ price: Number(price), quantity, is_enabled: enabled, readiness_state_id: readinessStateId ?? null });
 
 /** What keeps a listing from going on sale on Etsy, as the merchant can act on it. */
-function missingForActivation(o: ReturnType<typeof listingOptions>): string[] {
+function missingForActivation(p: ShopProfiles): string[] {
   const missing = [
     'an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again)',
   ];
-  if (!o.shippingProfileId) missing.push('a shipping profile (platformOptions.shippingProfileId)');
-  if (!o.readinessStateId) missing.push('a processing profile (platformOptions.readinessStateId)');
-  if (!o.returnPolicyId) missing.push('a return policy, outside the EU (platformOptions.returnPolicyId)');
+  if (!p.readinessStateId) missing.push('a processing profile (create one in Shop Manager)');
+  if (!p.returnPolicyId) missing.push('a return policy, outside the EU (create one in Shop Manager)');
   return missing;
 }
 
@@ -196,6 +196,7 @@ export async function publishEtsyListing(
       'Etsy needs a taxonomy for every listing: give platformOptions.taxonomyId (a seller taxonomy id, e.g. 2078 for Prints).',
     );
   const price = await shopPrice(client, shopId, draft.priceCents, draft.currency);
+  const profiles = await shopProfiles(client, shopId, o);
   const form: Record<string, string> = {
     quantity: String(ON_DEMAND_QUANTITY),
     title: draft.title,
@@ -206,9 +207,9 @@ export async function publishEtsyListing(
     taxonomy_id: String(o.taxonomyId),
     type: 'physical',
     is_supply: 'false',
-    ...(o.shippingProfileId ? { shipping_profile_id: String(o.shippingProfileId) } : {}),
-    ...(o.returnPolicyId ? { return_policy_id: String(o.returnPolicyId) } : {}),
-    ...(o.readinessStateId ? { readiness_state_id: String(o.readinessStateId) } : {}),
+    shipping_profile_id: String(profiles.shippingProfileId),
+    ...(profiles.returnPolicyId ? { return_policy_id: String(profiles.returnPolicyId) } : {}),
+    ...(profiles.readinessStateId ? { readiness_state_id: String(profiles.readinessStateId) } : {}),
   };
   const listing = parsePayload(
     listingSchema,
@@ -216,7 +217,7 @@ export async function publishEtsyListing(
     'Etsy listing',
   );
   const inventory = {
-    products: [{ sku: draft.sku, property_values: [], offerings: [offering(price, o.readinessStateId)] }],
+    products: [{ sku: draft.sku, property_values: [], offerings: [offering(price, profiles.readinessStateId)] }],
     price_on_property: [],
     quantity_on_property: [],
     sku_on_property: [],
@@ -250,7 +251,7 @@ export async function publishEtsyListing(
   const product = written.products.find((p) => p.sku === draft.sku && !p.is_deleted) ?? written.products[0];
   const images = draft.imageUrls.length ? ` Its images were not sent: ${draft.imageUrls.join(', ')}.` : '';
   const notice = draft.published
-    ? `Etsy keeps the listing a draft: it needs ${missingForActivation(o).join(', ')}.${images}`
+    ? `Etsy keeps the listing a draft: it needs ${missingForActivation(profiles).join(', ')}.${images}`
     : images.trim() || undefined;
   return listingOf(listing, product?.product_id ?? null, notice);
 }
@@ -295,6 +296,12 @@ async function reprice(
     await client.call({ method: 'GET', path: `/listings/${listingId}/inventory`, operation: 'getListingInventory' }),
     'Etsy listing inventory',
   );
+  // Etsy gives an offering's readiness_state_id for active physical listings only: a draft's reads null, and a null
+  // written back would strip its processing profile. Such offerings get the shop's (its only one).
+  const unknownReadiness = current.products.some((p) => (p.offerings ?? []).some((f) => f.readiness_state_id == null));
+  const readiness = unknownReadiness
+    ? (await shopProfiles(client, shopId, { shippingProfileId: 0, returnPolicyId: 0 })).readinessStateId
+    : null;
   const products = current.products
     .filter((p) => !p.is_deleted)
     .map((p) => ({
@@ -307,7 +314,7 @@ async function reprice(
       })),
       offerings: (p.offerings ?? [])
         .filter((f) => !f.is_deleted)
-        .map((f) => offering(price, f.readiness_state_id, f.quantity, f.is_enabled)),
+        .map((f) => offering(price, f.readiness_state_id ?? readiness, f.quantity, f.is_enabled)),
     }));
   const json = {
     products,

@@ -10,6 +10,8 @@ export interface ShopSetup {
   shippingProfiles: number[];
   readinessStates: number[];
   returnPolicies: number[];
+  /** What Shop Manager calls each profile and policy, by id (an id without a name gets one made of it). */
+  names: Map<number, string>;
   /** Images uploaded to each listing (Etsy takes files only: the merchant uploads them in Shop Manager). */
   images: Map<string, number>;
 }
@@ -20,6 +22,7 @@ export const shopSetup = (): ShopSetup => ({
   shippingProfiles: [190712345],
   readinessStates: [1402345678],
   returnPolicies: [1203456789],
+  names: new Map(),
   images: new Map(),
 });
 
@@ -68,6 +71,11 @@ function createDraftListing(shop: FakeEtsyShop, c: SeenCall): FakeReply {
   const quantity = Number(f.quantity);
   if (!(quantity >= 1 && quantity <= 999)) return bad('quantity must be between 1 and 999');
   const setup = shop.setup;
+  // What Etsy's document says in prose, beyond its schema.
+  if ((f.type ?? 'physical') === 'physical' && !f.shipping_profile_id)
+    return bad('A shipping_profile_id is required for physical listings.');
+  const made = ['who_made', 'when_made', 'is_supply'].filter((k) => f[k] !== undefined);
+  if (made.length > 0 && made.length < 3) return bad('who_made, when_made and is_supply must be given together.');
   if (f.shipping_profile_id && !setup.shippingProfiles.includes(Number(f.shipping_profile_id)))
     return [404, { error: `Shipping profile ${f.shipping_profile_id} not found for this shop` }];
   if (f.readiness_state_id && !setup.readinessStates.includes(Number(f.readiness_state_id)))
@@ -136,6 +144,9 @@ function updateInventory(shop: FakeEtsyShop, listing: ListingJson, c: SeenCall):
     for (const o of p.offerings) {
       if (!(o.price >= 0.2)) return bad(`price ${o.price} is below the minimum of 0.20`);
       if (!(o.quantity >= 0 && o.quantity <= 999)) return bad('quantity must be between 0 and 999');
+      // A physical listing's offerings each need their processing profile (a null one read from a draft is refused).
+      if (o.readiness_state_id === null && shop.setup.readinessStates.length > 0)
+        return bad('readiness_state_id is required for the offerings of a physical listing');
       if (o.readiness_state_id !== null && !shop.setup.readinessStates.includes(o.readiness_state_id))
         return [404, { error: `Readiness state ${o.readiness_state_id} not found for this shop` }];
     }
@@ -207,5 +218,57 @@ export function listingRoute(shops: Map<string, FakeEtsyShop>, userId: string, c
       : [403, { error: 'You do not have permission to access this listing' }];
   if (patched) return updateListing(shop, listing, c);
   if (!byId![2]) return [200, withoutInventory(listing)];
-  return c.method === 'PUT' ? updateInventory(shop, listing, c) : [200, listing.inventory];
+  if (c.method === 'PUT') return updateInventory(shop, listing, c);
+  // Etsy returns readiness_state_id only for active physical listings: a draft's offerings read null.
+  if (listing.state === 'active') return [200, listing.inventory];
+  return [
+    200,
+    {
+      ...listing.inventory,
+      products: listing.inventory.products.map((p) => ({
+        ...p,
+        offerings: p.offerings.map((o) => ({ ...o, readiness_state_id: null })),
+      })),
+    },
+  ];
+}
+
+/** The shop's shipping profiles, processing profiles and return policies, as Shop Manager names them. */
+export function shopSetupRoute(shop: FakeEtsyShop, c: SeenCall, rest: string): FakeReply | null {
+  if (c.method !== 'GET') return null;
+  const name = (id: number, fallback: string) => shop.setup.names.get(id) ?? `${fallback} ${id}`;
+  const list = (results: unknown[]): FakeReply => [200, { count: results.length, results }];
+  if (rest === '/shipping-profiles')
+    return list(
+      shop.setup.shippingProfiles.map((id) => ({
+        shipping_profile_id: id,
+        title: name(id, 'Shipping'),
+        user_id: Number(shop.userId),
+        origin_country_iso: shop.setup.country ?? 'US',
+        is_deleted: false,
+        profile_type: 'manual',
+      })),
+    );
+  if (rest === '/readiness-state-definitions')
+    return list(
+      shop.setup.readinessStates.map((id) => ({
+        shop_id: Number(shop.shopId),
+        readiness_state_id: id,
+        readiness_state: 'made_to_order',
+        min_processing_days: 1,
+        max_processing_days: 3,
+        processing_days_display_label: name(id, 'Processing'),
+      })),
+    );
+  if (rest === '/policies/return')
+    return list(
+      shop.setup.returnPolicies.map((id) => ({
+        return_policy_id: id,
+        shop_id: Number(shop.shopId),
+        accepts_returns: true,
+        accepts_exchanges: false,
+        return_deadline: 30,
+      })),
+    );
+  return null;
 }

@@ -12,7 +12,7 @@ import listingsFixture from './fixtures/listings.json' with { type: 'json' };
 import receiptFixture from './fixtures/receipt.json' with { type: 'json' };
 import shopFixture from './fixtures/shop.json' with { type: 'json' };
 import tokenFixture from './fixtures/token.json' with { type: 'json' };
-import { listingRoute, shopSetup } from './fake-etsy-listings.ts';
+import { listingRoute, shopSetup, shopSetupRoute } from './fake-etsy-listings.ts';
 
 /** The scopes Etsy knows (its document's OAuth2 flow). */
 const ETSY_SCOPES: Record<string, string> =
@@ -404,6 +404,8 @@ export class FakeEtsy {
           shop_location_country_iso: shop.setup.country,
         },
       ];
+    const setupReply = shopSetupRoute(shop, c, rest);
+    if (setupReply) return setupReply;
     if (c.method === 'GET' && rest === '/receipts') return this.#receipts(shop, c.query);
     if (c.method === 'GET' && rest === '/listings') return this.#listings(shop, c.query);
     const r = /^\/receipts\/(\d+)(\/tracking)?$/.exec(rest);

@@ -106,15 +106,24 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     });
   });
 
-  it('names every missing piece in the notice when the draft gives only a taxonomy, and goes on sale once the merchant uploaded an image: listListings then finds it', async () => {
+  it("gives a draft naming only a taxonomy the shop's only shipping profile, processing profile and return policy (no ids typed), and puts it on sale once the merchant uploaded an image: listListings then finds it", async () => {
     const made = await etsyConnector.publishListing!(
       ctx,
       store,
       draft({ imageUrls: [], platformOptions: { taxonomyId: 2078 } }),
     );
     expect(made.notice).to.equal(
-      'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again), a shipping profile (platformOptions.shippingProfileId), a processing profile (platformOptions.readinessStateId), a return policy, outside the EU (platformOptions.returnPolicyId).',
+      'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again).',
     );
+    const sent = new URLSearchParams(etsy.seen(/^POST .*\/listings$/).at(-1)!.body);
+    expect([
+      sent.get('shipping_profile_id'),
+      sent.get('readiness_state_id'),
+      sent.get('return_policy_id'),
+    ]).to.deep.equal(
+      [shop.setup.shippingProfiles[0], shop.setup.readinessStates[0], shop.setup.returnPolicies[0]].map(String),
+    );
+    expect(listing(made.externalProductId)).to.deep.include({ shipping_profile_id: shop.setup.shippingProfiles[0] });
     const ref = { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId };
     // Etsy refuses to activate it, and says why.
     const refused = await failure(etsyConnector.updateListing!(ctx, store, ref, { published: true }));
@@ -150,6 +159,103 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
         externalVariantId: complete.externalVariantId,
       }),
     ).to.deep.include({ status: 'active' });
+  });
+
+  it('answers PlatformOptionsRequired naming each choice by name where the shop has several and none was chosen, making nothing', async () => {
+    shop.setup.shippingProfiles.push(190712399);
+    shop.setup.names.set(shop.setup.shippingProfiles[0]!, 'Standard, from Utrecht');
+    shop.setup.names.set(190712399, 'Express');
+    shop.setup.returnPolicies.push(1203456790);
+    const refused = await etsyConnector.publishListing!(
+      ctx,
+      store,
+      draft({ platformOptions: { taxonomyId: 2078 } }),
+    ).then(
+      () => expect.fail('published without a choice'),
+      (err: unknown) => err as { name: string; kind: string; options: unknown },
+    );
+    expect(refused).to.deep.include({ name: 'PlatformOptionsRequired', kind: 'invalid_payload' });
+    expect(refused.options).to.deep.equal([
+      {
+        option: 'shippingProfileId',
+        label: 'shipping profile',
+        choices: [
+          { id: String(shop.setup.shippingProfiles[0]), name: 'Standard, from Utrecht' },
+          { id: '190712399', name: 'Express' },
+        ],
+      },
+      {
+        option: 'returnPolicyId',
+        label: 'return policy',
+        choices: [
+          { id: String(shop.setup.returnPolicies[0]), name: 'Returns within 30 days' },
+          { id: '1203456790', name: 'Returns within 30 days' },
+        ],
+      },
+    ]);
+    expect(etsy.seen(new RegExp(`^POST .*/shops/${shop.shopId}/listings$`))).to.have.length(0);
+    // Chosen: published with those.
+    const made = await etsyConnector.publishListing!(
+      ctx,
+      store,
+      draft({ platformOptions: { taxonomyId: 2078, shippingProfileId: 190712399, returnPolicyId: 1203456790 } }),
+    );
+    expect(listing(made.externalProductId)).to.deep.include({ shipping_profile_id: 190712399 });
+  });
+
+  it("the fake refuses what Etsy's document says in prose: a physical draft without a shipping profile, who_made/when_made/is_supply apart", async () => {
+    const draftCall = async (fields: Record<string, string>) => {
+      const res = await ctx.http.request({
+        method: 'POST',
+        url: `${etsy.url}/v3/application/shops/${shop.shopId}/listings`,
+        headers: {
+          'x-api-key': `${APP.keystring}:${APP.sharedSecret}`,
+          authorization: `Bearer ${store.credentials.accessToken}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          quantity: '999',
+          title: 'Tulip poster',
+          description: 'Tulips',
+          price: '24.95',
+          taxonomy_id: '2078',
+          ...fields,
+        }).toString(),
+      });
+      return [res.status, JSON.parse(res.body).error];
+    };
+    const made = { who_made: 'i_did', when_made: 'made_to_order', is_supply: 'false' };
+    expect(await draftCall(made)).to.deep.equal([400, 'A shipping_profile_id is required for physical listings.']);
+    const profile = { shipping_profile_id: String(shop.setup.shippingProfiles[0]) };
+    expect(await draftCall({ ...profile, who_made: 'i_did', when_made: 'made_to_order' })).to.deep.equal([
+      400,
+      'who_made, when_made and is_supply must be given together.',
+    ]);
+    expect((await draftCall({ ...profile, ...made }))[0]).to.equal(201);
+  });
+
+  it('refuses to publish to a shop without a shipping profile, saying where to make one', async () => {
+    shop.setup.shippingProfiles.length = 0;
+    const refused = await failure(
+      etsyConnector.publishListing!(ctx, store, draft({ platformOptions: { taxonomyId: 2078 } })),
+    );
+    expect(refused.kind).to.equal('invalid_payload');
+    expect(refused.message).to.contain('The Etsy shop has no shipping profile');
+  });
+
+  it("never writes back a draft's null readiness_state_id when repricing (Etsy gives it for active listings only)", async () => {
+    const made = await etsyConnector.publishListing!(ctx, store, draft({ platformOptions: { taxonomyId: 2078 } }));
+    await etsyConnector.updateListing!(
+      ctx,
+      store,
+      { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId },
+      { priceCents: 2995 },
+    );
+    const written = JSON.parse(etsy.seen(/^PUT .*\/inventory$/).at(-1)!.body);
+    expect(written.products[0].offerings[0]).to.include({
+      price: 29.95,
+      readiness_state_id: shop.setup.readinessStates[0],
+    });
   });
 
   it('changes the title and the price (the inventory written back whole, the product id it has now answered)', async () => {

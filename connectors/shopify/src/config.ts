@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The Admin API version we speak (GraphQL and webhook payloads); supported by Shopify until October 2027. */
-export const API_VERSION = '2026-10';
+export const API_VERSION = '2026-01';
 
 /**
  * What we ask the merchant for: read orders and products (the listings), fulfil the merchant's own fulfillment orders.

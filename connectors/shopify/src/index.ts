@@ -1,4 +1,5 @@
 import { ConnectorError, defineConnector, type ConnectorContext, type StoreConnection } from '@print-api/connector-kit';
+import { shopifyShopLocale } from './shop-locale.ts';
 import {
   connectSchema,
   credentialsSchema,
@@ -14,13 +15,7 @@ import { connectCustomApp } from './connect.ts';
 import { beginInstall, completeInstall, refreshIfDue } from './install.ts';
 import { listShopifyListings } from './listings.ts';
 import { FETCH_BATCH, fetchOrdersById, pollOrders } from './order-polling.ts';
-import {
-  publishShopifyListing,
-  shopifyShopCountry,
-  shopifyShopCurrency,
-  unpublishShopifyListing,
-  updateShopifyListing,
-} from './publishing.ts';
+import { publishShopifyListing, unpublishShopifyListing, updateShopifyListing } from './publishing.ts';
 import { pushShopifyShipment } from './shipment-push.ts';
 import { ShopifyClient } from './shopify-client.ts';
 import { webhookContent } from './webhook-content.ts';
@@ -141,12 +136,13 @@ export const shopifyConnector = defineConnector<ShopifyCredentials, ShopifySetti
     await unpublishShopifyListing(publishingClient(ctx, store), ref);
   },
 
+  // With the shop's own grant, not the publishing client's: a store connected without the publishing scopes learns them.
   async storeCurrency(ctx, store) {
-    return shopifyShopCurrency(publishingClient(ctx, store));
+    return (await shopifyShopLocale(clientFor(ctx, store))).currency;
   },
 
   async storeCountry(ctx, store) {
-    return shopifyShopCountry(publishingClient(ctx, store));
+    return (await shopifyShopLocale(clientFor(ctx, store))).country;
   },
 
   async pushShipment(ctx, store, shipment) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { SHOP_LOCALE_QUERY } from '../src/shop-locale.ts';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { SUBSCRIBED_TOPICS } from '../src/config.ts';
@@ -46,6 +47,7 @@ const REQUESTS: Array<[string, string, Record<string, unknown>]> = [
   ['MoreOrderLines', MORE_LINES, { id: 'gid://shopify/Order/6512345678901', after: 'eyJsYXN0X2lkIjoxfQ', lines: 100 }],
   ['ProductVariantsPage', VARIANTS_QUERY, { first: 250, after: null }],
   ['PublishingContext', PUBLISHING_CONTEXT_QUERY, {}],
+  ['ShopLocale', SHOP_LOCALE_QUERY, {}],
   [
     'CreateListing',
     CREATE_LISTING_MUTATION,

@@ -68,6 +68,8 @@ export function catalogueOperation(
   v: Record<string, any>,
 ): unknown {
   switch (operation) {
+    case 'ShopLocale':
+      return { shop: { currencyCode: shop.currency, shopAddress: { countryCodeV2: shop.country } } };
     case 'PublishingContext':
       return {
         shop: { currencyCode: shop.currency, shopAddress: { countryCodeV2: shop.country } },

@@ -35,7 +35,7 @@ interface FulfillmentOrder {
   items: Array<{ id: string; lineItemId: string; sku: string | null; remaining: number }>;
 }
 
-const API = '/admin/api/2026-10/graphql.json';
+const API = '/admin/api/2026-01/graphql.json';
 
 /** Every fake store's contract violations since the last `takeContractViolations`. */
 const violations: string[] = [];
@@ -195,7 +195,7 @@ export class FakeShopifyStore {
         secret: opts.secret ?? this.app.secret,
         topic,
         shop: this.domain,
-        apiVersion: '2026-10',
+        apiVersion: '2026-01',
         ...pick(opts, ['eventId', 'triggeredAt']),
       }),
     );
@@ -205,7 +205,7 @@ export class FakeShopifyStore {
   async compliance(topic: string, payload: unknown, secret = this.app.secret): Promise<number> {
     return this.post(
       `${this.#publicUrl}/connectors/shopify/webhooks/compliance`,
-      shopifyWebhook({ payload, secret, topic, shop: this.domain, apiVersion: '2026-10' }),
+      shopifyWebhook({ payload, secret, topic, shop: this.domain, apiVersion: '2026-01' }),
     );
   }
 

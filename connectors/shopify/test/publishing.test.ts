@@ -105,6 +105,12 @@ describe('Shopify publishing (productSet, publishablePublish, productUpdate, pro
     expect(await shopifyConnector.storeCountry!(ctx, store)).to.equal('NL');
     shop.country = null;
     expect(await shopifyConnector.storeCountry!(ctx, store)).to.equal(null);
+    // A store connected for its orders only (no publishing scope granted) learns them all the same.
+    const ordersOnly = 'read_orders,read_products,write_merchant_managed_fulfillment_orders';
+    shop.scopes = ordersOnly.split(',');
+    const orderStore = { ...store, credentials: { ...store.credentials, scope: ordersOnly } };
+    expect(await shopifyConnector.storeCurrency!(ctx, orderStore)).to.equal('EUR');
+    expect(shop.calls.at(-1)?.operation).to.equal('ShopLocale');
   });
 
   it('creates a draft when not published: DRAFT status, on no sales channel', async () => {

@@ -16,7 +16,7 @@ import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
 import { shopifyOrder, updatedAt } from './shopify-fixtures.ts';
 
 const SHOP = 'client-test.myshopify.com';
-const API = '/admin/api/2026-10/graphql.json';
+const API = '/admin/api/2026-01/graphql.json';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 const SHIPMENT = {
   externalOrderId: '6512345678901',

@@ -232,7 +232,7 @@ describe('Shopify end to end (real PostgreSQL + Redis, Shopify behind nock)', fu
         secret: APP.secret,
         topic: 'orders/create',
         shop: shop.domain,
-        apiVersion: '2026-10',
+        apiVersion: '2026-01',
       });
       const without = (header: string) => ({
         body: genuine.body,

@@ -30,7 +30,7 @@ const signed = (over: Partial<Parameters<typeof shopifyWebhook>[0]> = {}) =>
       eventId: 'evt-1',
       webhookId: 'wh-1',
       triggeredAt: '2026-11-20T09:15:07Z',
-      apiVersion: '2026-10',
+      apiVersion: '2026-01',
       ...over,
     }),
   );

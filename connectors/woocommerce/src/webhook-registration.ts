@@ -64,8 +64,12 @@ export async function registerOrderWebhooks(
   return { webhookSecret: secret };
 }
 
-/** What `repairWebhooks` did: the topics of ours it set active again, and those it registered again. */
+/**
+ * What `repairWebhooks` did: the topics of ours WooCommerce had disabled that it created anew (`replaced`) or, where
+ * the store's URL and secret are not known here, set active again (`reenabled`), and those gone it registered again.
+ */
 export interface WebhookRepair {
+  replaced: string[];
   reenabled: string[];
   recreated: string[];
 }
@@ -73,9 +77,11 @@ export interface WebhookRepair {
 /**
  * WooCommerce disables a webhook after more than five failed deliveries in a row and never
  * retries (a database restart answering 503 for a few seconds can do it on a busy store); a
- * merchant may delete one. Sets ours active again (polling has caught up what they missed) and,
- * when the store's own webhook URL and secret are known, registers the topics of ours that are
- * gone. A webhook the merchant paused stays paused.
+ * merchant may delete one. A disabled one of ours is deleted and created anew (polling has caught
+ * up what it missed): set active again it would keep its `failure_count`, and the next failed
+ * delivery would disable it at once. Where the store's own webhook URL and secret are not known
+ * here it can only be set active again. The topics of ours that are gone are registered again. A
+ * webhook the merchant paused stays paused.
  */
 export async function repairWebhooks(
   client: WooCommerceClient,
@@ -91,7 +97,25 @@ export async function repairWebhooks(
     opts.callbackUrl ? w.delivery_url === opts.callbackUrl : w.delivery_url.startsWith(prefix),
   );
   const reenabled: string[] = [];
+  const replaced: string[] = [];
+  const canCreate = Boolean(opts.callbackUrl && usableSecret(opts.secret));
   for (const w of ours.filter((h) => h.status === 'disabled')) {
+    if (canCreate && (SUBSCRIBED_TOPICS as readonly string[]).includes(w.topic)) {
+      await client.deleteWebhook(w.id);
+      const created = await client.createWebhook({
+        name: `${WEBHOOK_NAME_PREFIX} ${w.topic}`,
+        topic: w.topic,
+        delivery_url: opts.callbackUrl!,
+        secret: opts.secret!,
+      });
+      replaced.push(w.topic);
+      opts.logger.warn('WooCommerce had disabled our webhook after failed deliveries; created anew', {
+        webhookId: created.id,
+        disabledWebhookId: w.id,
+        topic: w.topic,
+      });
+      continue;
+    }
     await client.updateWebhook(w.id, { status: 'active' });
     reenabled.push(w.topic);
     opts.logger.warn('WooCommerce had disabled our webhook after failed deliveries; re-enabled', {
@@ -100,26 +124,29 @@ export async function repairWebhooks(
     });
   }
   const recreated: string[] = [];
-  if (opts.callbackUrl && usableSecret(opts.secret)) {
+  if (canCreate) {
     const present = new Set(ours.map((w) => w.topic));
     for (const topic of SUBSCRIBED_TOPICS.filter((t) => !present.has(t))) {
       const created = await client.createWebhook({
         name: `${WEBHOOK_NAME_PREFIX} ${topic}`,
         topic,
-        delivery_url: opts.callbackUrl,
-        secret: opts.secret,
+        delivery_url: opts.callbackUrl!,
+        secret: opts.secret!,
       });
       recreated.push(topic);
       opts.logger.warn('Our WooCommerce webhook was gone; registered again', { webhookId: created.id, topic });
     }
   }
-  return { reenabled, recreated };
+  return { replaced, reenabled, recreated };
 }
 
 /** The store's notice for a repair (none when nothing was repaired). */
 export function repairNotice(repair: WebhookRepair, now: Date): string | undefined {
   const when = now.toISOString().slice(0, 16).replace('T', ' ');
   const parts = [
+    repair.replaced.length
+      ? `WooCommerce had disabled the store's webhooks for ${repair.replaced.join(', ')} after repeated failed deliveries: created anew (set active again, they would keep their failure count and be disabled by the next failed delivery)`
+      : '',
     repair.reenabled.length
       ? `WooCommerce had disabled the store's webhooks for ${repair.reenabled.join(', ')} after repeated failed deliveries: set active again`
       : '',

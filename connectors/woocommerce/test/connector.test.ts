@@ -277,7 +277,7 @@ describe('WooCommerce connector', () => {
       );
     });
 
-    it('re-enables our webhooks WooCommerce disabled after failed deliveries (and leaves others alone)', async () => {
+    it("re-enables our webhooks WooCommerce disabled after failed deliveries where the store's own URL is not known (and leaves others alone)", async () => {
       const c = ctx();
       store()
         .get('/wp-json/wc/v3/webhooks')

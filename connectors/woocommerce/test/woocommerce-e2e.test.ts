@@ -327,7 +327,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
   });
 
   describe('polling', () => {
-    it('re-enables our webhook WooCommerce disabled after failed deliveries, registers a deleted one again, and tells the merchant on the store', async () => {
+    it('creates anew our webhook WooCommerce disabled after failed deliveries (its failure count gone with it), registers a deleted one again, and tells the merchant on the store', async () => {
       const { reseller, shop, storeId } = await connected();
       // Our service refused seven deliveries in a row (here: signed with another secret; a database restart answering
       // 503 does the same).
@@ -354,7 +354,10 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       expect((await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data.notices).to.deep.equal([]);
 
       await pollNow(t, storeId);
-      expect(shop.hook('order.updated').status).to.equal('active');
+      const replaced = shop.hook('order.updated');
+      expect(replaced).to.include({ status: 'active', failure_count: 0 });
+      expect(replaced.id).to.not.equal(hook.id);
+      expect(shop.webhooks.find((w) => w.id === hook.id)).to.equal(undefined);
       const recreated = shop.hook('product.deleted');
       expect(recreated).to.include({
         status: 'active',
@@ -364,7 +367,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       const notices: string[] = (await t.api(reseller.key, 'GET', `/stores/${storeId}`)).body.data.notices;
       expect(notices).to.have.length(1);
       expect(notices[0]).to.match(
-        /disabled the store's webhooks for order\.updated after repeated failed deliveries: set active again; the store's webhooks for product\.deleted were gone: registered again on \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+        /disabled the store's webhooks for order\.updated after repeated failed deliveries: created anew \(set active again, they would keep their failure count and be disabled by the next failed delivery\); the store's webhooks for product\.deleted were gone: registered again on \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
       );
       // Deliveries reach us again, signed with the store's secret.
       expect(await shop.deliver(wooOrder(), 'order.updated')).to.equal(200);

@@ -96,6 +96,7 @@ export function composeHttpApp(
       events: new EventLog({ db: infra.database.db }),
       resellerProducts,
       publishing: storesModule.publishing,
+      margins: storesModule.margins,
     }),
   });
   const operatorCookie = sessionCookieOptions('operator', publicUrl);

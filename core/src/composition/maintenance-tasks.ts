@@ -21,5 +21,7 @@ export function scheduleMaintenance(deps: {
   maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () => orders.upkeep.purgeExpiredIdempotencyKeys());
+  // Last: the one task that may wait on a third party (the ECB's file, once a day).
+  maintenance.add('ECB reference rates', () => deps.modules.exchangeRates.refreshDaily());
   return maintenance;
 }

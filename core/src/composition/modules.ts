@@ -11,6 +11,7 @@ import { SandboxGateway } from '../modules/payments/sandbox-gateway.ts';
 import { PrintFileChecker } from '../modules/print-files/print-file-checker.ts';
 import { SampleFiles } from '../modules/print-files/sample-files.ts';
 import { ProductionService } from '../modules/production/production-service.ts';
+import { ExchangeRates } from '../modules/exchange-rates/exchange-rates.ts';
 import { QuotesService } from '../modules/quotes/quotes-service.ts';
 import { ResellerProductsService } from '../modules/reseller-products/reseller-products-service.ts';
 import { SessionStore } from '../modules/sessions/session-store.ts';
@@ -36,6 +37,8 @@ export interface CoreModules {
   orders: OrdersService;
   production: ProductionService;
   dashboardLinks: DashboardLinks;
+  /** The ECB's euro reference rates (margins in a store's currency). */
+  exchangeRates: ExchangeRates;
 }
 
 /**
@@ -67,6 +70,12 @@ export async function composeCoreModules(
   const files = new PrintFileChecker({ safeFetch, samples });
   const resellerProducts = new ResellerProductsService({ db, catalog, files, cursors });
   const quotes = new QuotesService({ catalog, skus: resellerProducts });
+  const exchangeRates = new ExchangeRates({
+    db,
+    safeFetch,
+    logger,
+    url: config.ECB_RATES_URL === 'off' ? null : config.ECB_RATES_URL,
+  });
   const outbox = new Outbox();
   const webhooks = new WebhooksModule({
     db,
@@ -125,5 +134,6 @@ export async function composeCoreModules(
     orders,
     production,
     dashboardLinks,
+    exchangeRates,
   };
 }

@@ -5,6 +5,7 @@ import { connectorHttpClients } from '../modules/stores/outbound/connector-http.
 import { platformSlug } from '../modules/stores/connector-registry.ts';
 import { StoreHealth } from '../modules/stores/health/store-health.ts';
 import { registerStoreHealthMetrics } from '../modules/stores/health/store-health-metrics.ts';
+import { ListingMargins } from '../modules/stores/catalogue/listing-margins.ts';
 import { StoresModule } from '../modules/stores/stores-module.ts';
 import { SandboxModule } from '../modules/sandbox/sandbox-module.ts';
 import type { Infrastructure } from './infrastructure.ts';
@@ -93,6 +94,18 @@ export function composeStores(infra: Infrastructure, modules: CoreModules): Stor
         onFallback: onRateLimitFallback,
       }),
     checkUrl: (url) => infra.safeFetch.checkUrl(url),
+    // Our price for one piece, quoted for the store's country, in the store's currency at the ECB's rate.
+    margins: new ListingMargins({
+      quoteEuroCents: async (tenant, sku, country) =>
+        (
+          await modules.quotes.price(tenant, {
+            lines: [{ resellerSku: sku, quantity: 1 }],
+            country,
+            discountBps: tenant.discountBps,
+          })
+        ).quote.totals.totalCents,
+      fromEuroCents: (cents, currency) => modules.exchangeRates.fromEuroCents(cents, currency),
+    }),
     onPlaced: (platform, createdAt) =>
       placedLag.observe({ platform }, Math.max(0, (Date.now() - Date.parse(createdAt)) / 1000)),
   });

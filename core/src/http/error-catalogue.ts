@@ -450,6 +450,16 @@ export const ERROR_CATALOGUE: ErrorEntry[] = [
     example: 'WooCommerce refused the product: Invalid or duplicated SKU. (product_invalid_sku)',
   },
   {
+    code: 'platform_options_required',
+    status: [422],
+    meaning:
+      'The store has several of something a listing needs (Etsy: shipping profiles, processing profiles, return policies) and none was chosen.',
+    action:
+      'Publish again with the `platformOptions` key each entry of `details` names (its `field`), set to the id of one of its `choices` (each with its name as the store shows it).',
+    example:
+      'The Etsy store has several of what a listing needs: choose a shipping profile (platformOptions.shippingProfileId: 190712345 "Standard", 190712346 "Express").',
+  },
+  {
     code: 'invalid_image_url',
     status: [422],
     meaning: 'An image URL to publish is not a public https address (checked after DNS); `details` names it.',

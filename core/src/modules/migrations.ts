@@ -26,6 +26,7 @@ import { credentialRequestReturnsMigration } from './stores/connect/credential-r
 import { sandboxMigration } from './sandbox/sandbox-tables.ts';
 import { storeCountryMigration } from './stores/catalogue/store-locales.ts';
 import { storePublicationsMigration } from './stores/catalogue/store-publications-tables.ts';
+import { exchangeRatesMigration } from './exchange-rates/exchange-rates-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0024_store_ingest_skipped_products': storeIngestSkippedProductsMigration,
   '0025_store_country': storeCountryMigration,
   '0026_store_webhook_bodies_binary': storeWebhookBodiesBinaryMigration,
+  '0027_exchange_rates': exchangeRatesMigration,
 };

@@ -13,6 +13,7 @@ import type { SessionsTables } from './sessions/sessions-tables.ts';
 import type { CredentialRequestsTables } from './stores/connect/credential-requests-tables.ts';
 import type { SandboxTables } from './sandbox/sandbox-tables.ts';
 import type { StorePublicationsTables } from './stores/catalogue/store-publications-tables.ts';
+import type { ExchangeRatesTables } from './exchange-rates/exchange-rates-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
 export interface Tables
@@ -29,6 +30,7 @@ export interface Tables
     SessionsTables,
     CredentialRequestsTables,
     SandboxTables,
-    StorePublicationsTables {}
+    StorePublicationsTables,
+    ExchangeRatesTables {}
 
 export type Db = Kysely<Tables>;

@@ -60,15 +60,30 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     const form = page.getByRole('form', { name: 'Publish to store' });
     await form.getByLabel('Store', { exact: true }).selectOption(store.body.data.id);
     await form.getByLabel('Title in the store').fill('Tulips at dawn, A2 poster');
-    await form.getByLabel('Retail price (€, your customers pay)').fill('39.95');
+    const price = form.getByLabel("Retail price in the store's currency (your customers pay)");
+    // A price below ours: the margin is shown negative, never refused.
+    await price.fill('1.00');
+    await form.getByRole('button', { name: 'Show margin' }).click();
+    await page.getByTestId('margin').waitFor();
+    expect(await page.getByTestId('margin').textContent())
+      .to.contain(`Margin: -${euros(ours - 100)} per piece`)
+      .and.to.contain('The price does not cover ours.');
+    await page
+      .getByRole('form', { name: 'Publish to store' })
+      .getByLabel("Retail price in the store's currency (your customers pay)")
+      .fill('39.95');
     // The country typed is only for a store whose country is unknown: this one's is BE.
     await form.getByLabel("Your customers' country, where the store's is unknown (for shipping and VAT)").fill('DE');
-    await form.getByRole('button', { name: 'Show margin' }).click();
+    await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Show margin' }).click();
     const margin = page.getByTestId('margin');
-    await margin.waitFor();
-    expect(await margin.textContent())
+    // The page of the second submission: the margin of the new price.
+    const text = await eventually(async () => {
+      const shown = await margin.textContent().catch(() => null);
+      return shown?.includes(euros(3995)) ? shown : undefined;
+    }, 'the margin of 39.95');
+    expect(text)
       .to.contain(`Margin: ${euros(3995 - ours)} per piece (${euros(3995)} retail − ${euros(ours)} our price`)
-      .and.to.contain("VAT to BE included; BE: the store's country");
+      .and.to.contain("shipping and VAT to BE included; BE: the store's country");
     expect(shop.seen('POST', /\/wc\/v3\/products$/)).to.have.length(0);
 
     await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Publish' }).click();

@@ -50,3 +50,34 @@ export class ConnectorError extends Error {
     return new ConnectorError('invalid_payload', `${platform} answered ${status}: ${snippet}`, { status });
   }
 }
+
+/** One platform option the merchant must choose, with the store's choices (its shipping profiles, by name). */
+export interface PlatformOptionChoice {
+  /** The `platformOptions` key that takes the choice (`shippingProfileId`). */
+  option: string;
+  /** What it is, as the platform calls it ("shipping profile"). */
+  label: string;
+  choices: Array<{ id: string; name: string }>;
+}
+
+/**
+ * A publish the store's own set-up cannot decide: it has several of something a listing needs (Etsy's shipping
+ * profiles) and the merchant must choose one. Core answers 422 `platform_options_required` naming the choices.
+ */
+export class PlatformOptionsRequired extends ConnectorError {
+  override name = 'PlatformOptionsRequired';
+  readonly options: PlatformOptionChoice[];
+
+  constructor(platform: string, options: PlatformOptionChoice[]) {
+    super(
+      'invalid_payload',
+      `The ${platform} store has several of what a listing needs: choose ${options
+        .map(
+          (o) =>
+            `a ${o.label} (platformOptions.${o.option}: ${o.choices.map((c) => `${c.id} "${c.name}"`).join(', ')})`,
+        )
+        .join('; ')}.`,
+    );
+    this.options = options;
+  }
+}

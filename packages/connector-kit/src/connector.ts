@@ -436,7 +436,7 @@ export interface Connector<C = unknown, S = unknown> {
    * time. `done`: this page ends the run (the next poll goes on from `nextCursor`), for a
    * platform whose cursor moves on every call and whose calls are scarce. `notice`: something
    * the poll found and repaired that the merchant should know (a webhook the platform had
-   * disabled, set active again), shown among the store's `notices` for a week.
+   * disabled, created anew), shown among the store's `notices` for a week.
    */
   listOrders?(
     ctx: ConnectorContext<S>,

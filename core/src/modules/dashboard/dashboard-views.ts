@@ -2,6 +2,7 @@ import type { AuthContext } from '../../kernel/auth-context.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { StorePublishing } from '../stores/catalogue/store-publishing.ts';
+import type { ListingMargin, ListingMargins } from '../stores/catalogue/listing-margins.ts';
 
 export interface OrderEventView {
   id: string;
@@ -19,16 +20,30 @@ export class DashboardViews {
   readonly #events: EventLog;
   readonly #resellerProducts: ResellerProductsService;
   readonly #publishing: Pick<StorePublishing, 'publishedOf'> | undefined;
+  readonly #margins: Pick<ListingMargins, 'of'> | undefined;
 
-  /** `publishing`: the stores' published listings (none shown without it). */
+  /** `publishing`: the stores' published listings (none shown without it); `margins`: a retail price's margin. */
   constructor(deps: {
     events: EventLog;
     resellerProducts: ResellerProductsService;
     publishing?: Pick<StorePublishing, 'publishedOf'>;
+    margins?: Pick<ListingMargins, 'of'>;
   }) {
     this.#events = deps.events;
     this.#resellerProducts = deps.resellerProducts;
     this.#publishing = deps.publishing;
+    this.#margins = deps.margins;
+  }
+
+  /**
+   * What a retail price in a store's currency leaves per piece: our quote for `country` converted at the ECB's rate
+   * (null without the stores).
+   */
+  async margin(
+    caller: AuthContext,
+    listing: { sku: string; priceCents: number; currency: string; country: string },
+  ): Promise<ListingMargin | null> {
+    return this.#margins ? this.#margins.of(caller, listing) : null;
   }
 
   /** The order's events, oldest first (the caller has read the order through the API first). */

@@ -11,6 +11,7 @@ export const STORE_EXAMPLE = {
   createdAt: '2026-11-25T10:20:41.730Z',
   disconnectedAt: null,
   country: 'NL',
+  currency: 'EUR',
   notices: [],
 };
 export const LINK_EXAMPLE = {

@@ -31,6 +31,7 @@ import { StorePoller } from './inbound/store-poller.ts';
 import { publishingRoutes } from './catalogue/publishing-routes.ts';
 import { StorePublishing } from './catalogue/store-publishing.ts';
 import { StoreRedactor } from './inbound/store-redactor.ts';
+import type { ListingMargins } from './catalogue/listing-margins.ts';
 import type { StoresContext } from './stores-context.ts';
 import { storesRoutes } from './stores-routes.ts';
 import { StoresService, type StoreRow } from './stores-service.ts';
@@ -89,6 +90,8 @@ export interface StoresDeps {
   onPlaced?: (platform: string, storeCreatedAt: string) => void;
   /** The SSRF guard's check of a URL (images to publish are handed to the platforms); none allowed when absent. */
   checkUrl?: (url: string) => Promise<void>;
+  /** A published listing's margin in its store's currency (our price quoted, converted at the ECB's rate). */
+  margins: ListingMargins;
 }
 
 /**
@@ -129,6 +132,8 @@ export class StoresModule {
   readonly retrier: IngestRetrier;
   readonly publishing: StorePublishing;
   readonly #ctx: StoresContext;
+  /** Listings' margins in their store's currency (also the dashboard's publish form's). */
+  readonly margins: ListingMargins;
   readonly #ingest = new Map<string, Queue<IngestJob>>();
   readonly #received = new Map<string, JobBatcher<string, IngestJob>>();
   readonly #fulfil = new Map<string, Queue<{ orderId: string }>>();
@@ -147,6 +152,7 @@ export class StoresModule {
       context: deps.context,
     };
     this.#ctx = ctx;
+    this.margins = deps.margins;
     this.stores = new StoresService({
       ...ctx,
       products: deps.resellerProducts,
@@ -424,6 +430,7 @@ export class StoresModule {
       ['store polling', () => this.poller.schedulePolls()],
       ['store listings', () => this.listings.scheduleSyncs()],
       ['store shipments', () => this.fulfilments.queueShipments()],
+      ['interrupted publishes', () => this.publishing.recoverInterrupted()],
     ];
   }
 
@@ -455,7 +462,19 @@ export class StoresModule {
         retrier: this.retrier,
         resolveProduct,
       }),
-      ...publishingRoutes({ publishing: this.publishing, resolveProduct }),
+      ...publishingRoutes({
+        publishing: this.publishing,
+        resolveProduct,
+        marginOf: async (tenant, listing) => {
+          const store = await this.stores.connections.row(tenant, listing.storeId);
+          return this.margins.of(tenant, {
+            sku: listing.resellerProduct.sku,
+            priceCents: listing.priceCents,
+            currency: listing.currency,
+            country: store.country,
+          });
+        },
+      }),
     ];
   }
 

@@ -21,9 +21,13 @@ export const storeSchema = openApiComponent(
       description:
         "The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say.",
     }),
+    currency: z.string().nullable().meta({
+      description:
+        "The currency the store sells in (ISO 4217), as its platform says it; asked with its country. Listings' prices and margins are in it.",
+    }),
     notices: z.array(z.string()).meta({
       description:
-        "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none.",
+        "Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, created anew); empty when there are none.",
     }),
   }),
   'Store',

@@ -1131,6 +1131,35 @@ export interface components {
                 [key: string]: string | number;
             };
         };
+        ListingMargin: {
+            /** @description The store's currency (ISO 4217): every amount here is in its minor units. */
+            currency: string;
+            /** @description The retail price (`priceCents`). */
+            retailCents: number;
+            /** @description Our price for one piece, delivered to the store's country (discount, shipping and VAT included), converted from euros at `rate`; null when it cannot be worked out (`notice` says why). */
+            costCents: number | null;
+            /** @description `retailCents` - `costCents` (negative: the price does not cover ours); null with `costCents`. */
+            marginCents: number | null;
+            /** @description The store's country the quote is for; null while its platform has not said it. */
+            country: string | null;
+            /** @description The European Central Bank's euro reference rate the cost was converted at; null for a store selling in euros (1 implied), or when there is no rate yet. */
+            rate: {
+                /** @constant */
+                base: "EUR";
+                /** @description The store's currency. */
+                quote: string;
+                /** @description Units of `quote` one euro buys, as the ECB wrote it (a decimal string). */
+                value: string;
+                /** @description The day the ECB set the rate (YYYY-MM-DD). */
+                date: string;
+                /** @constant */
+                source: "ECB";
+                /** @description Set more than 4 days ago: no newer rate has been fetched since. */
+                stale: boolean;
+            } | null;
+            /** @description Why the margin cannot be worked out (no ECB rate for the currency yet, the store's country unknown, a product we cannot quote one piece of), or that its rate is stale. */
+            notice: string | null;
+        };
         Order: {
             id: string;
             state: components["schemas"]["OrderState"];
@@ -1418,6 +1447,8 @@ export interface components {
             linkId: string | null;
             createdAt: string;
             updatedAt: string;
+            /** @description What the price leaves per piece in the store's currency, at the ECB's rate of the day it names. */
+            margin: components["schemas"]["ListingMargin"];
         };
         /** @description A price in euro cents with the reseller discount, the destination VAT and shipping. Line totals are authoritative; the totals are their exact sums plus shipping. */
         Quote: {
@@ -1618,7 +1649,9 @@ export interface components {
             disconnectedAt: string | null;
             /** @description The store's own country (ISO 3166-1 alpha-2: its address, where it sells from), as its platform says it; asked once, with its first listings sync or publish. Null until then, or when the platform does not say. */
             country: string | null;
-            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, set active again); empty when there are none. */
+            /** @description The currency the store sells in (ISO 4217), as its platform says it; asked with its country. Listings' prices and margins are in it. */
+            currency: string | null;
+            /** @description Reminders from the store's platform (an authorisation to renew before a date), and for a week what a poll found and repaired (a webhook the platform had disabled after failed deliveries, created anew); empty when there are none. */
             notices: string[];
         };
         /**
@@ -5005,6 +5038,7 @@ export interface operations {
                      *           "createdAt": "2026-11-25T10:20:41.730Z",
                      *           "disconnectedAt": null,
                      *           "country": "NL",
+                     *           "currency": "EUR",
                      *           "notices": []
                      *         }
                      *       ],
@@ -5115,6 +5149,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5239,6 +5274,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": null,
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5345,6 +5381,7 @@ export interface operations {
                      *         "createdAt": "2026-11-25T10:20:41.730Z",
                      *         "disconnectedAt": "2026-11-26T09:02:13.550Z",
                      *         "country": "NL",
+                     *         "currency": "EUR",
                      *         "notices": []
                      *       }
                      *     }
@@ -5974,7 +6011,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6009,7 +6055,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6044,7 +6099,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6098,7 +6162,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `invalid_image_url`: An image URL is not a public https address (`details` names it). `currency_mismatch`: `currency` is not the store's. `idempotency_key_reused`: The Idempotency-Key was used for a different request. `not_supported_by_platform`: The store's platform offers no publishing here (TikTok Shop, Amazon): the message says what to do instead (create the listing on the platform, then POST /stores/{id}/links). `listing_rejected`: The platform refused the product: its reason is in the message (a SKU the store has already, an image it cannot load…). `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
+            /** @description `invalid_image_url`: An image URL is not a public https address (`details` names it). `currency_mismatch`: `currency` is not the store's. `platform_options_required`: The store has several shipping profiles (or processing profiles, return policies) and none was chosen: `details[].field` names the `platformOptions` key, `details[].choices` the store's choices (id and name). `idempotency_key_reused`: The Idempotency-Key was used for a different request. `not_supported_by_platform`: The store's platform offers no publishing here (TikTok Shop, Amazon): the message says what to do instead (create the listing on the platform, then POST /stores/{id}/links). `listing_rejected`: The platform refused the product: its reason is in the message (a SKU the store has already, an image it cannot load…). `store_credentials_rejected`: The platform refused the store's credentials: connect it again. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6318,7 +6382,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */
@@ -6591,7 +6664,16 @@ export interface operations {
                      *         "matchedBy": "sku",
                      *         "linkId": "lnk_01M89R5B9D3F7H1K5M8P2R4T6V",
                      *         "createdAt": "2026-11-25T11:02:17.301Z",
-                     *         "updatedAt": "2026-11-25T11:02:18.044Z"
+                     *         "updatedAt": "2026-11-25T11:02:18.044Z",
+                     *         "margin": {
+                     *           "currency": "EUR",
+                     *           "retailCents": 2495,
+                     *           "costCents": 1532,
+                     *           "marginCents": 963,
+                     *           "country": "NL",
+                     *           "rate": null,
+                     *           "notice": null
+                     *         }
                      *       }
                      *     }
                      */

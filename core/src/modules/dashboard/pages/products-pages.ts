@@ -138,7 +138,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
         `/reseller-products/${encodeURIComponent(String(d.req.params.id))}`,
       )
     ).data;
-    const state = await submitPublish(d, product);
+    const state = await submitPublish(d, deps.views, product);
     if (state) await productPage(d, product, undefined, state);
   });
 

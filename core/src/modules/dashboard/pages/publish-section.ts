@@ -1,4 +1,5 @@
-import { minorUnitsToDecimal } from '@print-api/connector-kit';
+import { currencyDigits, minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
+import type { ListingMargin } from '../../stores/catalogue/listing-margins.ts';
 import { CsrfField, Field, html, type VNode } from '../../../web/html.ts';
 import { Refusal } from '../../../kernel/refusal.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
@@ -14,36 +15,53 @@ export interface PublishState {
     title?: string | undefined;
     price?: string | undefined;
     country?: string | undefined;
+    /** The store's platform options chosen (`platformOptions.<key>` fields): Etsy's shipping profile… */
+    platformOptions?: Record<string, string> | undefined;
   };
+  /** What the store asked the merchant to choose (422 platform_options_required), each with its choices by name. */
+  options?: PlatformOptionChoice[] | undefined;
   margin?: Margin | undefined;
   error?: { message: string; fields: Record<string, string> } | undefined;
 }
 
-interface Margin {
-  retailCents: number;
-  ourCents: number;
-  shippingCents: number;
-  vatCents: number;
-  country: string;
+interface PlatformOptionChoice {
+  option: string;
+  label: string;
+  choices: Array<{ id: string; name: string }>;
+}
+
+type Margin = ListingMargin & {
   /**
    * Whether `country` is the store's own (as its platform said it), not the one typed for a store whose country is
    * unknown.
    */
   storeCountry: boolean;
-}
+};
 
 const DEFAULT_COUNTRY = 'NL';
-const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
+
+/** An amount in minor units of `currency` as people read it (`£24.95`, `-€1.05`, `CHF 12.00`). */
+export function money(cents: number, currency: string): string {
+  const digits = currencyDigits(currency);
+  const text = `${cents < 0 ? '-' : ''}${minorUnitsToDecimal(Math.abs(cents), currency)}`;
+  return new Intl.NumberFormat('en', {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(text as unknown as number);
+}
 
 /**
- * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price leaves
- * once our price for one piece (a quote: shipping and VAT included) is paid, for the store's
- * country (the form's country only where the store's is unknown); `intent=publish` publishes the product to the store
- * (POST /stores/{id}/listings) and
- * shows the margin with it. Answers the state to show again, or null once it has redirected.
+ * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price (in the store's currency) leaves
+ * once our price for one piece (a quote: shipping and VAT included, in euros, converted at the ECB's rate) is paid,
+ * for the store's country (the form's country only where the store's is unknown); `intent=publish` publishes the
+ * product to the store (POST /stores/{id}/listings) and shows the margin with it. Answers the state to show again,
+ * or null once it has redirected.
  */
 export async function submitPublish(
   d: DashContext,
+  views: DashboardViews,
   product: { id: string; sku: string },
 ): Promise<PublishState | null> {
   const values = {
@@ -51,42 +69,77 @@ export async function submitPublish(
     title: d.form.title ?? '',
     price: d.form.price ?? '',
     country: (d.form.country ?? DEFAULT_COUNTRY).trim().toUpperCase(),
+    platformOptions: Object.fromEntries(
+      Object.entries(d.form).flatMap(([k, v]) =>
+        k.startsWith('platformOptions.') && v ? [[k.slice('platformOptions.'.length), v]] : [],
+      ),
+    ),
   };
-  // A price as it is typed in Europe too: 29,95 is 29.95.
-  const retailCents = parsePrice(values.price) ?? null;
-  if (retailCents === null || retailCents <= 0)
+  // The choices asked for last time stay on the form while the merchant makes them.
+  const asked = parseAsked(d.form.askedOptions);
+  let store: { country: string | null; currency: string | null } | null;
+  try {
+    store = await storeOf(d, values.storeId);
+  } catch (err) {
+    const r = refusal(err);
+    return { values, error: { message: r.message, fields: { storeId: r.message } } };
+  }
+  // Where the store's currency is not known yet (asked of its platform when publishing), the price is read as euros.
+  const currency = store?.currency ?? 'EUR';
+  // A price as it is typed in Europe too: 29,95 is 29.95 (every currency the stores sell in has cents).
+  const retailCents =
+    currencyDigits(currency) === 2 ? (parsePrice(values.price) ?? null) : decimalToMinorUnits(values.price, currency);
+  if (retailCents === null || retailCents <= 0) {
+    const example = minorUnitsToDecimal(2495, currency);
+    const typed = currencyDigits(currency) === 2 ? ` or ${example.replace('.', ',')}` : '';
     return {
       values,
       error: {
-        message: 'Give the retail price in euros, like 24.95 or 24,95.',
-        fields: { price: 'An amount in euros, like 24.95 or 24,95.' },
+        message: `Give the retail price in ${currency} as an amount, like ${example}${typed}.`,
+        fields: { price: `an amount in ${currency}, like ${example}${typed}` },
       },
     };
+  }
   let margin: Margin | undefined;
   try {
-    const storeCountry = await countryOf(d, values.storeId);
-    margin = {
-      ...(await marginOf(d, product.sku, retailCents, storeCountry ?? values.country)),
-      storeCountry: storeCountry !== null,
-    };
+    const found = await views.margin(d.caller, {
+      sku: product.sku,
+      priceCents: retailCents,
+      currency,
+      country: store?.country ?? values.country,
+    });
+    if (found) margin = { ...found, storeCountry: Boolean(store?.country) };
   } catch (err) {
     const r = refusal(err);
     return { values, error: { message: r.message, fields: { country: r.message } } };
   }
-  if (d.form.intent !== 'publish') return { values, margin };
+  if (d.form.intent !== 'publish') return { values, margin, options: asked };
   try {
-    // The form's price and margin are in euros: a store selling in another currency is refused (currency_mismatch), not
-    // priced wrongly.
     await d.api<Data<Api['PublishedListing']>>('POST', `/stores/${encodeURIComponent(values.storeId)}/listings`, {
-      body: { resellerProduct: product.id, title: values.title, priceCents: retailCents, currency: 'EUR' },
+      body: {
+        resellerProduct: product.id,
+        title: values.title,
+        priceCents: retailCents,
+        ...(store?.currency ? { currency: store.currency } : {}),
+        ...(Object.keys(values.platformOptions).length ? { platformOptions: values.platformOptions } : {}),
+      },
     });
     redirect(d.res, `/dashboard/products/${product.id}?done=listing-published`);
     return null;
   } catch (err) {
     const r = refusal(err);
+    const options =
+      err instanceof Refusal && err.code === 'platform_options_required'
+        ? (err.details ?? []).map((detail) => ({
+            option: String(detail.field ?? '').replace(/^platformOptions\./, ''),
+            label: String(detail.message ?? '').replace(/^Choose an? |\.$/g, ''),
+            choices: (detail.choices as PlatformOptionChoice['choices']) ?? [],
+          }))
+        : asked;
     return {
       values,
       margin,
+      options,
       error: {
         message: r.message,
         fields: { ...r.fields, ...(r.fields.priceCents ? { price: r.fields.priceCents } : {}) },
@@ -95,14 +148,15 @@ export async function submitPublish(
   }
 }
 
-/**
- * The chosen store's own country, when its platform said it (null: unknown, or no such store: the form's country is
- * used).
- */
-async function countryOf(d: DashContext, storeId: string): Promise<string | null> {
+/** The chosen store's country and currency, when its platform said them (null: no such store, publishing says why). */
+async function storeOf(
+  d: DashContext,
+  storeId: string,
+): Promise<{ country: string | null; currency: string | null } | null> {
   if (!storeId) return null;
   try {
-    return (await d.api<Data<Api['Store']>>('GET', `/stores/${encodeURIComponent(storeId)}`)).data.country;
+    const store = (await d.api<Data<Api['Store']>>('GET', `/stores/${encodeURIComponent(storeId)}`)).data;
+    return { country: store.country, currency: store.currency };
   } catch (err) {
     // A store refused (unknown, another's): the form's country; publishing says why.
     if (err instanceof Refusal) return null;
@@ -110,25 +164,40 @@ async function countryOf(d: DashContext, storeId: string): Promise<string | null
   }
 }
 
-/** Our price for one piece of the product (a quote: discount, shipping and VAT included) against the retail price. */
-async function marginOf(
-  d: DashContext,
-  sku: string,
-  retailCents: number,
-  country: string,
-): Promise<Omit<Margin, 'storeCountry'>> {
-  const quote = (
-    await d.api<Data<Api['Quote']>>('POST', '/quotes', {
-      body: { lines: [{ resellerSku: sku, quantity: 1 }], country },
-    })
-  ).data;
-  return {
-    retailCents,
-    ourCents: quote.totals.totalCents,
-    shippingCents: quote.totals.shippingCents,
-    vatCents: quote.totals.vatCents,
-    country,
-  };
+/** The choices the form carries along (a hidden field), as the last refusal named them. */
+function parseAsked(text: string | undefined): PlatformOptionChoice[] | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) return undefined;
+    return parsed.flatMap((o) =>
+      o && typeof o.option === 'string' && typeof o.label === 'string' && Array.isArray(o.choices)
+        ? [
+            {
+              option: o.option,
+              label: o.label,
+              choices: o.choices.flatMap((c: { id?: unknown; name?: unknown }) =>
+                typeof c?.id === 'string' && typeof c?.name === 'string' ? [{ id: c.id, name: c.name }] : [],
+              ),
+            },
+          ]
+        : [],
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The margin line: in the store's currency, with the ECB rate and its date; negative shown as such. */
+function marginLine(m: Margin): VNode {
+  const c = m.currency;
+  if (m.costCents === null || m.marginCents === null)
+    return html`<p data-testid="margin" role="status">Margin: cannot be worked out. ${m.notice}</p>`;
+  const where = m.storeCountry ? html`${m.country}: the store's country` : html`the store's country is unknown`;
+  const rate = m.rate
+    ? html`; converted from euros at the ECB rate of ${m.rate.date} (1 EUR = ${m.rate.value} ${m.rate.quote})${m.rate.stale ? html` <span class="flag">stale</span>` : null}`
+    : null;
+  return html`<p data-testid="margin" role="status" class=${m.marginCents < 0 ? 'alert' : null}>Margin: <strong>${money(m.marginCents, c)}</strong> per piece (${money(m.retailCents, c)} retail − ${money(m.costCents, c)} our price, shipping and VAT to ${m.country} included; ${where}${rate}).${m.marginCents < 0 ? ' The price does not cover ours.' : ''}</p>`;
 }
 
 /** The product's page section: the stores it is published to, and the form that publishes it to another. */
@@ -162,15 +231,16 @@ export async function publishSection(
           <h3>Publish to store</h3>
           <${CsrfField} token=${d.page.csrfToken} />
           ${state?.error ? html`<p class="alert" role="alert">${state.error.message}</p>` : null}
-          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform}${s.country ? `, ${s.country}` : ''})` }))} />
+          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform}${s.country ? `, ${s.country}` : ''}${s.currency ? `, ${s.currency}` : ''})` }))} />
           <${Field} idPrefix="pub" name="title" label="Title in the store" value=${values.title ?? product.title ?? ''} error=${state?.error?.fields.title} required=${true} />
-          <${Field} idPrefix="pub" name="price" label="Retail price (€, your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
+          <${Field} idPrefix="pub" name="price" label="Retail price in the store's currency (your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
           <${Field} idPrefix="pub" name="country" label="Your customers' country, where the store's is unknown (for shipping and VAT)" value=${values.country ?? DEFAULT_COUNTRY} error=${state?.error?.fields.country} required=${true} />
-          ${
-            m
-              ? html`<p data-testid="margin" role="status">Margin: <strong>${euros(m.retailCents - m.ourCents)}</strong> per piece (${euros(m.retailCents)} retail − ${euros(m.ourCents)} our price, ${euros(m.shippingCents)} shipping and ${euros(m.vatCents)} VAT to ${m.country} included; ${m.storeCountry ? html`${m.country}: the store's country` : html`the store's country is unknown`}).</p>`
-              : null
-          }
+          ${(state?.options ?? []).map(
+            (o) =>
+              html`<${Select} idPrefix="pub" name=${`platformOptions.${o.option}`} label=${`The store's ${o.label}`} value=${values.platformOptions?.[o.option]} required=${true} options=${[{ value: '', label: `Choose a ${o.label}` }, ...o.choices.map((c) => ({ value: c.id, label: c.name }))]} />`,
+          )}
+          ${state?.options?.length ? html`<input type="hidden" name="askedOptions" value=${JSON.stringify(state.options)} />` : null}
+          ${m ? marginLine(m) : null}
           <div><button type="submit" name="intent" value="margin">Show margin</button> <button type="submit" name="intent" value="publish">Publish</button></div>
         </form>`
         : null

@@ -3,7 +3,8 @@ import { idempotencyKeyOf } from '../../../web/idempotency-key.ts';
 import { openApiComponent } from '../../../web/openapi-component.ts';
 import { defineRoute, type AnyRoute } from '../../../web/route.ts';
 import type { Tenant } from '../../../kernel/tenant.ts';
-import type { StorePublishing } from './store-publishing.ts';
+import type { PublicationView, StorePublishing } from './store-publishing.ts';
+import type { ListingMargin } from './listing-margins.ts';
 
 const tags = ['Stores'];
 const storeId = z
@@ -18,6 +19,47 @@ const listingParams = z.object({
     example: 'pub_01M89R5B7K2W9X4Q6N3T8Z1CVE',
   }),
 });
+
+const marginSchema = openApiComponent(
+  z.object({
+    currency: z
+      .string()
+      .meta({ description: "The store's currency (ISO 4217): every amount here is in its minor units." }),
+    retailCents: z.number().int().meta({ description: 'The retail price (`priceCents`).' }),
+    costCents: z.number().int().nullable().meta({
+      description:
+        "Our price for one piece, delivered to the store's country (discount, shipping and VAT included), converted from euros at `rate`; null when it cannot be worked out (`notice` says why).",
+    }),
+    marginCents: z.number().int().nullable().meta({
+      description: '`retailCents` - `costCents` (negative: the price does not cover ours); null with `costCents`.',
+    }),
+    country: z
+      .string()
+      .nullable()
+      .meta({ description: "The store's country the quote is for; null while its platform has not said it." }),
+    rate: z
+      .object({
+        base: z.literal('EUR'),
+        quote: z.string().meta({ description: "The store's currency." }),
+        value: z
+          .string()
+          .meta({ description: 'Units of `quote` one euro buys, as the ECB wrote it (a decimal string).' }),
+        date: z.string().meta({ description: 'The day the ECB set the rate (YYYY-MM-DD).' }),
+        source: z.literal('ECB'),
+        stale: z.boolean().meta({ description: 'Set more than 4 days ago: no newer rate has been fetched since.' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          "The European Central Bank's euro reference rate the cost was converted at; null for a store selling in euros (1 implied), or when there is no rate yet.",
+      }),
+    notice: z.string().nullable().meta({
+      description:
+        "Why the margin cannot be worked out (no ECB rate for the currency yet, the store's country unknown, a product we cannot quote one piece of), or that its rate is stale.",
+    }),
+  }),
+  'ListingMargin',
+);
 
 const publishedListingSchema = openApiComponent(
   z.object({
@@ -51,6 +93,9 @@ const publishedListingSchema = openApiComponent(
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
+    margin: marginSchema.meta({
+      description: "What the price leaves per piece in the store's currency, at the ECB's rate of the day it names.",
+    }),
   }),
   'PublishedListing',
 );
@@ -71,6 +116,15 @@ const EXAMPLE = {
   linkId: 'lnk_01M89R5B9D3F7H1K5M8P2R4T6V',
   createdAt: '2026-11-25T11:02:17.301Z',
   updatedAt: '2026-11-25T11:02:18.044Z',
+  margin: {
+    currency: 'EUR',
+    retailCents: 2495,
+    costCents: 1532,
+    marginCents: 963,
+    country: 'NL',
+    rate: null,
+    notice: null,
+  },
 };
 
 const notFound = { status: 404, code: 'not_found', description: 'Unknown store or listing (or another account’s).' };
@@ -109,8 +163,14 @@ const platformErrors = [
 export function publishingRoutes(deps: {
   publishing: StorePublishing;
   resolveProduct: (tenant: Tenant, idOrSku: string) => Promise<{ id: string; sku: string }>;
+  /** The listing's margin in its store's currency. */
+  marginOf: (tenant: Tenant & { discountBps: number }, listing: PublicationView) => Promise<ListingMargin>;
 }): AnyRoute[] {
   const { publishing } = deps;
+  const withMargin = async (tenant: Tenant & { discountBps: number }, listing: PublicationView) => ({
+    ...listing,
+    margin: await deps.marginOf(tenant, listing),
+  });
   const one = (status: number) => ({
     description: 'The published listing',
     schema: z.object({ data: publishedListingSchema }),
@@ -198,6 +258,12 @@ export function publishingRoutes(deps: {
         { status: 422, code: 'currency_mismatch', description: "`currency` is not the store's." },
         {
           status: 422,
+          code: 'platform_options_required',
+          description:
+            "The store has several shipping profiles (or processing profiles, return policies) and none was chosen: `details[].field` names the `platformOptions` key, `details[].choices` the store's choices (id and name).",
+        },
+        {
+          status: 422,
           code: 'idempotency_key_reused',
           description: 'The Idempotency-Key was used for a different request.',
         },
@@ -207,7 +273,10 @@ export function publishingRoutes(deps: {
         const key = idempotencyKeyOf(headers, { required: false, what: 'publishing' });
         const resellerProduct = await deps.resolveProduct(auth, body.resellerProduct);
         const { listing, created } = await publishing.publish(auth, params.id, { ...body, resellerProduct }, key);
-        return { status: !created ? 200 : listing.status === 'pending' ? 202 : 201, body: { data: listing } };
+        return {
+          status: !created ? 200 : listing.status === 'pending' ? 202 : 201,
+          body: { data: await withMargin(auth, listing) },
+        };
       },
     }),
     defineRoute({
@@ -228,7 +297,7 @@ export function publishingRoutes(deps: {
       ],
       handle: async ({ auth, params }) => ({
         status: 200,
-        body: { data: await publishing.get(auth, params.id, params.listingId) },
+        body: { data: await withMargin(auth, await publishing.get(auth, params.id, params.listingId)) },
       }),
     }),
     defineRoute({
@@ -258,7 +327,7 @@ export function publishingRoutes(deps: {
       ],
       handle: async ({ auth, params, body }) => ({
         status: 200,
-        body: { data: await publishing.update(auth, params.id, params.listingId, body) },
+        body: { data: await withMargin(auth, await publishing.update(auth, params.id, params.listingId, body)) },
       }),
     }),
     defineRoute({

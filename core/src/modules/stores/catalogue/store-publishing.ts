@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { ConnectorError, type Connector, type PublishedListing, type StoreConnection } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  PlatformOptionsRequired,
+  type Connector,
+  type PublishedListing,
+  type StoreConnection,
+} from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
 import { newId } from '../../../infra/ids.ts';
 import { RetryLaterError } from '../../../infra/queue/job-queue.ts';
@@ -33,7 +39,7 @@ export interface PublicationChanges {
   published?: boolean | undefined;
 }
 
-export interface StorePublishingDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context'> {
+export interface StorePublishingDeps extends Pick<StoresContext, 'db' | 'connectors' | 'context' | 'logger'> {
   connections: StoreConnections;
   calls: StoreCalls;
   /** The store's currency (and country), asked of its platform once. */
@@ -48,6 +54,8 @@ export interface StorePublishingDeps extends Pick<StoresContext, 'db' | 'connect
 const CALL_WAIT_MS = 3000;
 /** An intent still `publishing` after this long has lost its request (a crash): the next request for it recovers it. */
 export const STALE_INTENT_MS = 2 * 60_000;
+/** An intent still `publishing` this long after its last request is finished or undone by the sweep. */
+export const SWEEP_INTENT_MS = 2 * STALE_INTENT_MS;
 /** Listings pages read at most when recovering an intent (the product the lost call may have made). */
 const RECOVERY_PAGES = 50;
 
@@ -198,6 +206,66 @@ export class StorePublishing {
     });
     await this.#deps.listingsChanged(store);
     return { id: row.id, deleted: true };
+  }
+
+  /**
+   * The sweep (a maintenance task): intents a crash left `publishing` (no request has come back for them in
+   * SWEEP_INTENT_MS) are finished where the store has the product with their SKU (recorded and linked, as the request
+   * would have), and undone where it has not (a publish may then be asked again). Each is taken by one sweeper.
+   */
+  async recoverInterrupted(limit = 20): Promise<{ finished: number; undone: number }> {
+    const { db, logger } = this.#deps;
+    const rows = await db
+      .selectFrom('store_publications')
+      .innerJoin('stores', 'stores.id', 'store_publications.store_id')
+      .selectAll('store_publications')
+      .where('store_publications.status', '=', 'publishing')
+      .where('store_publications.updated_at', '<', new Date(Date.now() - SWEEP_INTENT_MS))
+      .where('stores.status', '=', 'connected')
+      .orderBy('store_publications.updated_at')
+      .limit(limit)
+      .execute();
+    const done = { finished: 0, undone: 0 };
+    for (const row of rows) {
+      try {
+        const store = await db
+          .selectFrom('stores')
+          .selectAll()
+          .where('id', '=', row.store_id)
+          .executeTakeFirstOrThrow();
+        const connector = this.#deps.connectors.get(store.platform);
+        if (!connector?.listListings) continue;
+        const taken = await db
+          .updateTable('store_publications')
+          .set({ updated_at: new Date() })
+          .where('id', '=', row.id)
+          .where('status', '=', 'publishing')
+          .where('updated_at', '=', row.updated_at)
+          .returningAll()
+          .executeTakeFirst();
+        if (!taken) continue;
+        const connection = await this.#deps.calls.connectionWithin(store, CALL_WAIT_MS);
+        const found = await this.#findBySku(store, connector, connection, row.sku);
+        if (found) {
+          await this.#record(taken, found);
+          await this.#deps.listingsChanged(store);
+          done.finished++;
+        } else {
+          await db
+            .deleteFrom('store_publications')
+            .where('id', '=', row.id)
+            .where('status', '=', 'publishing')
+            .execute();
+          done.undone++;
+        }
+      } catch (err) {
+        logger.warn('interrupted publish not recovered; the next sweep tries again', {
+          listing: row.id,
+          error: (err as Error).message,
+        });
+      }
+    }
+    return done;
   }
 
   /** The stores (of the owner) a reseller product is published to, for its page. */
@@ -409,7 +477,7 @@ export class StorePublishing {
           status: published.status,
           external_product_id: published.externalProductId,
           external_variant_id: published.externalVariantId,
-          url: published.url ?? null,
+          url: webUrl(published.url),
           notice: published.notice ?? null,
           link_id: made.id,
           updated_at: now,
@@ -432,6 +500,17 @@ export class StorePublishing {
   #refusal(connector: Connector<unknown>, err: unknown): unknown {
     if (!(err instanceof ConnectorError)) return err;
     const name = connector.manifest.displayName;
+    if (err instanceof PlatformOptionsRequired)
+      return rejected(
+        'platform_options_required',
+        err.message,
+        err.options.map((o) => ({
+          field: `platformOptions.${o.option}`,
+          code: 'platform_options_required',
+          message: `Choose a ${o.label}.`,
+          choices: o.choices,
+        })),
+      );
     switch (err.kind) {
       case 'invalid_payload':
         return rejected(
@@ -462,6 +541,20 @@ export class StorePublishing {
 
   #inProgress(row: PublicationRow): Refusal {
     return wrongState('publish_in_progress', `Listing ${row.id} is still being published: try again in a moment.`);
+  }
+}
+
+/**
+ * A product page as a platform gave it (a WooCommerce permalink…), kept and shown only when it is an http(s) URL: a
+ * `javascript:` or `data:` one would run in the dashboard's link.
+ */
+export function webUrl(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
   }
 }
 
@@ -509,7 +602,7 @@ export function publicationView(row: PublicationRow) {
     status: row.status,
     externalProductId: row.external_product_id,
     externalVariantId: row.external_variant_id,
-    url: row.url,
+    url: webUrl(row.url),
     notice:
       row.notice === INTERRUPTED
         ? 'The platform did not answer: publishing again looks for the product first, so it is never created twice.'

@@ -28,6 +28,8 @@ export interface StoreView {
    * The store's own country (ISO 3166-1 alpha-2), as its platform said it; null until asked, or when it does not say.
    */
   country: string | null;
+  /** The currency it sells in (ISO 4217), asked with its country; null until then. */
+  currency: string | null;
   /** Reminders from the platform's connector (storeNotices), and what the last poll repaired (for a week). */
   notices: string[];
 }
@@ -250,6 +252,7 @@ export class StoreConnections {
       createdAt: row.created_at.toISOString(),
       disconnectedAt: row.disconnected_at?.toISOString() ?? null,
       country: row.country,
+      currency: row.currency,
       notices: storeNotices(row, this.#deps.connectors.get(row.platform), () => this.#deps.credentials.connection(row)),
     };
   }
