@@ -68,10 +68,10 @@ export function endpointHealthCases(get: () => TestService, logLines: Array<Reco
     // A retry sent before the endpoint was disabled may reach the receiver only now; no later one comes.
     expect(late.length, 'no pending retry').to.be.at.most(1);
     // The retry under way ends at its timeout; the next one finds the endpoint disabled and closes the delivery.
-    const log: any[] = await waitFor('the delivery closed', async () => {
+    const log = (await waitFor('the delivery closed', async () => {
       const all = await deliveries(t, key, endpoint.id);
       return all.every((d) => d.status !== 'pending') ? all : undefined;
-    });
+    }))!;
     expect(log.map((d) => [d.status, d.lastError])).to.deep.equal([['failed', 'endpoint disabled']]);
 
     const enabled = await t.api(key, 'POST', `/webhooks/${endpoint.id}/enable`);
