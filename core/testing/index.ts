@@ -14,6 +14,6 @@ export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } 
 export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
 export { startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
 export { connectorFailure } from './connector-failure.ts';
-export { waitFor } from './wait.ts';
+export { waitFor, waitForProgress } from './wait.ts';
 export { scaled, TIME_SCALE } from './time-scale.ts';
 export type { HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';

@@ -11,7 +11,7 @@
  */
 const ENV = 'TEST_TIME_SCALE';
 /** A deadline grows at most this much: past it a test is stuck, not slow. */
-const MAX_SCALE = 10;
+const MAX_SCALE = 25;
 /** CPU time the probe spins for: long enough to see the scheduler share the cores, short enough to wait for. */
 const PROBE_CPU_MS = 150;
 

@@ -21,3 +21,31 @@ export async function waitFor<T>(
   }
 }
 export { scaled, TIME_SCALE } from './time-scale.ts';
+
+/**
+ * Polls `progress` (a count that only grows) until it reaches `target`, failing only when it has not
+ * grown for `stallMs` (grown by the run's time scale): for work whose total time is the machine's
+ * throughput, which load divides, not a property of the code. A stall still fails, however long
+ * the run; the test itself then needs no wall-clock budget (`this.timeout(0)`).
+ */
+export async function waitForProgress(
+  what: string,
+  progress: () => number | Promise<number>,
+  target: number,
+  stallMs = 10_000,
+  intervalMs = 200,
+): Promise<void> {
+  const budget = scaled(stallMs);
+  let best = -Infinity;
+  let grewAt = Date.now();
+  for (;;) {
+    const now = await progress();
+    if (now >= target) return;
+    if (now > best) {
+      best = now;
+      grewAt = Date.now();
+    } else if (Date.now() - grewAt > budget)
+      throw new Error(`${what}: stalled at ${now} of ${target} for ${budget} ms (time scale ${TIME_SCALE})`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

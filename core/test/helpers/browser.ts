@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { REQUIRE_SERVICES, SETUP_TIMEOUT_MS } from './services.ts';
+import { scaled } from './wait.ts';
 
 /** Debian's `chromium` package (the npm registry's Playwright cannot download browsers here; .ci/run installs it). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -67,12 +68,17 @@ export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'print-api-chromium-'));
     profiles.push(userDataDir);
     // A persistent context is how a --user-data-dir is given to Chromium through Playwright.
-    return chromium.launchPersistentContext(userDataDir, {
+    const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM_PATH,
       headless: true,
       args: FLAGS,
       timeout: SETUP_TIMEOUT_MS,
     });
+    // Playwright's 30 s for an action, a wait or a navigation, grown by the run's time scale: a loaded
+    // machine renders slowly, and every wait polls for its condition anyway.
+    context.setDefaultTimeout(scaled(30_000));
+    context.setDefaultNavigationTimeout(scaled(30_000));
+    return context;
   };
   const contexts: BrowserContext[] = [];
   const browser = await open();

@@ -30,17 +30,26 @@ describe('the references and the queue dashboard under the CSP (PGlite, Chromium
         violations.push(m.text());
     });
     await page.goto(`${t.baseUrl}/api/reseller/v1/docs`);
-    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.opblock')
+      .first()
+      .waitFor({ timeout: scaled(30_000) });
 
     await page.goto(`${t.baseUrl}/admin`);
     await page.getByLabel('Admin token').fill(t.service.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${t.baseUrl}/admin`);
     await page.goto(`${t.baseUrl}/admin/v1/docs`);
-    await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.opblock')
+      .first()
+      .waitFor({ timeout: scaled(30_000) });
     await page.goto(`${t.baseUrl}/admin/v1/queues`);
     // bull-board's client rendered the queues (its script ran and its API calls went through).
-    await page.getByRole('link', { name: 'production-simulator' }).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('link', { name: 'production-simulator' })
+      .first()
+      .waitFor({ timeout: scaled(30_000) });
     expect(violations).to.deep.equal([]);
     await page.close();
   });

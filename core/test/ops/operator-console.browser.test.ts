@@ -23,7 +23,7 @@ async function clickJobAction(page: Page, name: string): Promise<void> {
     if (
       await tip
         .first()
-        .waitFor({ timeout: 1500 })
+        .waitFor({ timeout: scaled(1500) })
         .then(
           () => true,
           () => false,

@@ -14,7 +14,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     this.timeout(scaled(90_000));
     let t: TestService;
     let receiver: Receiver;
-    const TIMEOUT_MS = 15_000;
+    // Longer than any wait of the first phase at any time scale (those grow by it too).
+    const TIMEOUT_MS = scaled(15_000);
     const captured = capturingLogger();
     before(async function () {
       t = await startTestService(

@@ -141,11 +141,18 @@ export function connectorConformance(opts: ConformanceOptions): void {
     };
     const ingest = async (key: string, storeId: string, orderId: string) =>
       (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId);
-    const ingestIn = (key: string, storeId: string, orderId: string, status: string) =>
-      eventually(async () => {
-        const i = await ingest(key, storeId, orderId);
-        return i?.status === status && i;
-      }, `ingest ${orderId} ${status}`);
+    const ingestIn = async (key: string, storeId: string, orderId: string, status: string) => {
+      let last: Ingest | undefined;
+      try {
+        return await eventually(async () => {
+          last = await ingest(key, storeId, orderId);
+          return last?.status === status && last;
+        }, `ingest ${orderId} ${status}`);
+      } catch (err) {
+        // What it became instead says why (an error recorded, another status).
+        throw new Error(`${(err as Error).message}; it is ${JSON.stringify(last ?? null)}`);
+      }
+    };
     const orders = async (key: string) =>
       (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
     const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
