@@ -9,7 +9,9 @@ import { adminOrderRoutes } from '../modules/admin/admin-order-routes.ts';
 import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
 import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
 import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
-import { acceptsOperatorSession, operatorConsole } from '../modules/console/operator-console.ts';
+import { operatorConsole } from '../modules/console/operator-console.ts';
+import { operatorOfSession } from '../modules/console/operator-sessions.ts';
+import { adminOperatorRoutes } from '../modules/admin/admin-operator-routes.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
 import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
@@ -56,6 +58,8 @@ export function composeHttpApp(
     eventStreams,
     dashboardLinks,
     sessions,
+    audit,
+    operatorTokens,
   } = modules;
   const { storesModule, sandbox, health } = storesArea;
   const platforms = connectors.platforms();
@@ -74,6 +78,7 @@ export function composeHttpApp(
   ];
   // The reseller dashboard: pages over the API's own routes, called in-process.
   const dashboard = dashboardRouter({
+    audit,
     links: dashboardLinks,
     sessions,
     accounts,
@@ -114,8 +119,10 @@ export function composeHttpApp(
     webhookDocs: { events: webhookEventDocs(platforms), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
     adminPages: [{ path: '/queues', ...queueDashboard(queue, '/admin/v1/queues') }],
-    operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
+    operatorSessions: { store: sessions, cookie: operatorCookie, identify: operatorOfSession(secrets.adminToken) },
+    operatorTokens,
     console: operatorConsole({
+      audit,
       adminToken: secrets.adminToken,
       publicUrl,
       sessions,
@@ -127,8 +134,8 @@ export function composeHttpApp(
     }),
     apiRoutes,
     adminRoutes: [
-      ...adminAccountRoutes({ accounts, wallet, cards }),
-      ...adminOrderRoutes({ orders, sources: platforms }),
+      ...adminAccountRoutes({ accounts, wallet, cards, audit }),
+      ...adminOrderRoutes({ orders, sources: platforms, audit }),
       ...adminEventStreamRoutes({ streams: eventStreams, accounts }),
       ...adminLookupRoutes({
         accounts,
@@ -141,7 +148,8 @@ export function composeHttpApp(
         sources: platforms,
       }),
       ...adminStoreRoutes({ health }),
-      ...adminDashboardLinkRoutes({ links: dashboardLinks }),
+      ...adminDashboardLinkRoutes({ links: dashboardLinks, audit }),
+      ...adminOperatorRoutes({ tokens: operatorTokens, audit, cursors }),
     ],
   });
 }

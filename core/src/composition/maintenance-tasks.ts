@@ -7,6 +7,7 @@ import type { StoresArea } from './stores.ts';
 export function scheduleMaintenance(deps: {
   logger: Logger;
   intervalMs: number;
+  auditRetentionDays: number;
   modules: CoreModules;
   stores: StoresArea;
 }): Maintenance {
@@ -21,5 +22,6 @@ export function scheduleMaintenance(deps: {
   maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () => orders.upkeep.purgeExpiredIdempotencyKeys());
+  maintenance.add('audit retention', () => deps.modules.audit.applyRetention(deps.auditRetentionDays));
   return maintenance;
 }

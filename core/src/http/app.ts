@@ -24,6 +24,10 @@ import { RouteTable } from './route-table.ts';
 import type { BrowserSession, SessionStore } from '../modules/sessions/session-store.ts';
 import type { SessionCookieOptions } from './sessions/session-cookies.ts';
 import { csrfCheck } from './sessions/session-middleware.ts';
+import { requireRole, type Operator } from './operator-roles.ts';
+import type { OperatorTokens } from '../modules/operators/operator-tokens.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 import type { SignInLimiter } from './sessions/sign-in-limiter.ts';
 
 export const API_BASE = '/api/reseller/v1';
@@ -60,8 +64,11 @@ export interface HttpAppDeps {
   operatorSessions?: {
     store: SessionStore;
     cookie: SessionCookieOptions;
-    accept?: (session: BrowserSession) => boolean;
+    /** The operator a live session acts as; undefined when it no longer counts. */
+    identify: (session: BrowserSession) => Operator | undefined;
   };
+  /** Operator tokens (`opt_…`), taken by the back-office besides the admin token. */
+  operatorTokens?: OperatorTokens;
   console?: PageRouter;
   /** Declared back-office pages (the queue dashboard), each router at its path, behind the admin token. */
   adminPages?: Array<{ path: string } & PageRouter>;
@@ -143,13 +150,23 @@ export function createHttpApp(deps: HttpAppDeps): Express {
   });
   const admin = express.Router();
   admin.use(
-    adminAuth(
-      deps.adminToken,
-      deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined,
-      deps.credentialFailures,
-    ),
+    adminAuth({
+      adminToken: deps.adminToken,
+      tokens: deps.operatorTokens,
+      sessions: deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined,
+      failures: deps.credentialFailures,
+    }),
   );
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
+  // The pages' own state-changing requests (bull-board's retry and remove) need the role the table gives them.
+  admin.use('/queues', (req, _res, next) => {
+    try {
+      if (!SAFE_METHODS.has(req.method)) requireRole(req, req.method, `${ADMIN_BASE}/queues${req.path}`);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
   const adminDocs = docsPages({
     openapi: adminOpenapi,
     base: ADMIN_BASE,
@@ -165,7 +182,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     entries.addPages(`${ADMIN_BASE}${path}`, pages);
   }
   admin.use(jsonBody());
-  mountRoutes(admin, deps.adminRoutes, mountOptions(ADMIN_BASE));
+  mountRoutes(admin, deps.adminRoutes, {
+    ...mountOptions(ADMIN_BASE),
+    authorize: (route, req) => void requireRole(req, route.method, `${ADMIN_BASE}${route.path}`),
+  });
   entries.addRoutes(ADMIN_BASE, deps.adminRoutes, { sessionCsrf: deps.operatorSessions !== undefined });
   app.use(ADMIN_BASE, admin);
   if (deps.console) {

@@ -26,6 +26,8 @@ import { credentialRequestReturnsMigration } from './stores/credential-requests-
 import { sandboxMigration } from './sandbox/sandbox-tables.ts';
 import { storeCountryMigration } from './stores/store-locales.ts';
 import { storePublicationsMigration } from './stores/store-publications-tables.ts';
+import { operatorTokensMigration } from './operators/operator-tokens-tables.ts';
+import { auditMigration } from './audit/audit-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -55,4 +57,6 @@ export const migrations: Record<string, Migration> = {
   '0024_store_ingest_skipped_products': storeIngestSkippedProductsMigration,
   '0025_store_country': storeCountryMigration,
   '0026_store_webhook_bodies_binary': storeWebhookBodiesBinaryMigration,
+  '0027_operator_tokens': operatorTokensMigration,
+  '0028_audit_log': auditMigration,
 };

@@ -13,6 +13,8 @@ import type { SessionsTables } from './sessions/sessions-tables.ts';
 import type { CredentialRequestsTables } from './stores/credential-requests-tables.ts';
 import type { SandboxTables } from './sandbox/sandbox-tables.ts';
 import type { StorePublicationsTables } from './stores/store-publications-tables.ts';
+import type { OperatorTokensTables } from './operators/operator-tokens-tables.ts';
+import type { AuditTables } from './audit/audit-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
 export interface Tables
@@ -29,6 +31,8 @@ export interface Tables
     SessionsTables,
     CredentialRequestsTables,
     SandboxTables,
-    StorePublicationsTables {}
+    StorePublicationsTables,
+    OperatorTokensTables,
+    AuditTables {}
 
 export type Db = Kysely<Tables>;

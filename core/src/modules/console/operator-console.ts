@@ -1,5 +1,8 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../../http/operator-roles.ts';
 import express, { type Request, type Response } from 'express';
-import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
+import { constantTimeEqual } from '../../infra/crypto.ts';
+import { operatorOfSession, tokenFingerprint } from './operator-sessions.ts';
 import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../http/pages/html.ts';
 import {
   clearSessionCookie,
@@ -28,6 +31,8 @@ export interface OperatorConsoleDeps {
   limiter: SignInLimiter;
   health: StoreHealth;
   platforms: readonly string[];
+  /** Where sign-ins (and refused ones) are recorded. */
+  audit: AuditLog;
 }
 
 const NAV = [
@@ -46,8 +51,11 @@ const NAV = [
 export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
   const router = express.Router();
   const pages: PageSpec[] = [];
+  const identify = operatorOfSession(deps.adminToken);
   router.use(formBody(), loadSession(deps.sessions, deps.cookie), (req, _res, next) => {
-    if (req.browserSession && !acceptsOperatorSession(deps.adminToken)(req.browserSession)) delete req.browserSession;
+    const operator = req.browserSession && identify(req.browserSession);
+    if (operator) req.operator = operator;
+    else delete req.browserSession;
     next();
   });
 
@@ -102,6 +110,12 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
           // The right token always signs in: failures are throttled per address, but a lockout must
           // not shut out the operators behind the same proxy as whoever is guessing.
           if (!token || !constantTimeEqual(token, deps.adminToken)) {
+            if (token)
+              await deps.audit.record(auditContextOf(req, { type: 'system', id: 'console-sign-in' }), {
+                action: 'operator.sign_in_refused',
+                target: { type: 'console', id: 'admin' },
+                changes: { method: 'admin_token', reason: 'wrong_token' },
+              });
             const blocked = token ? await deps.limiter.failed(key) : await deps.limiter.blockedFor(key);
             if (blocked > 0) {
               res.set('Retry-After', String(blocked));
@@ -121,12 +135,21 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             );
           }
           await deps.limiter.succeeded(key);
-          const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
-            ttlMs: deps.cookie.ttlMs,
-            data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
-            userAgent: req.get('user-agent'),
-            ip: req.ip,
-          });
+          const { token: sessionToken, session } = await deps.sessions.create(
+            'operator',
+            'admin',
+            {
+              ttlMs: deps.cookie.ttlMs,
+              data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
+              userAgent: req.get('user-agent'),
+              ip: req.ip,
+            },
+            deps.audit.hook(auditContextOf(req, { type: 'admin_token', id: 'admin' }), (s) => ({
+              action: 'operator.signed_in',
+              target: { type: 'console', id: 'admin' },
+              changes: { method: 'admin_token', role: 'admin', sessionId: s.id },
+            })),
+          );
           setSessionCookie(res, deps.cookie, sessionToken, session.expiresAt);
           res.append('Set-Cookie', xsrfCookie(deps.cookie, session.csrfToken, session.expiresAt));
           res.redirect(303, next_ ?? '/admin');
@@ -311,18 +334,10 @@ function safeNext(value: unknown): string | undefined {
     : undefined;
 }
 
-/** Which admin token opened a session (a hash of a hash: nothing to recover the token from). */
-function tokenFingerprint(adminToken: string): string {
-  return sha256Hex(`operator-session:${sha256Hex(adminToken)}`).slice(0, 32);
-}
-
-/**
- * A session counts only while the admin token that opened it is the deployment's: rotating ADMIN_TOKEN signs every
- * operator out.
- */
+/** Whether a session still counts (see operatorOfSession). */
 export function acceptsOperatorSession(adminToken: string): (session: BrowserSession) => boolean {
-  const current = tokenFingerprint(adminToken);
-  return (session) => session.kind === 'operator' && session.data.tokenFingerprint === current;
+  const identify = operatorOfSession(adminToken);
+  return (session) => identify(session) !== undefined;
 }
 
 /** The readable copy of the CSRF token for the dashboard's and docs' scripts (not HttpOnly: they read it). */
