@@ -10,6 +10,8 @@ import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
 import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
 import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
 import { operatorConsole } from '../modules/console/operator-console.ts';
+import { resellerActionPages } from '../modules/console/console-reseller-actions.ts';
+import { auditLogPage } from '../modules/console/console-audit-page.ts';
 import { operatorOfSession } from '../modules/console/operator-sessions.ts';
 import { adminOperatorRoutes } from '../modules/admin/admin-operator-routes.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
@@ -32,6 +34,21 @@ import type { Infrastructure } from './infrastructure.ts';
 import type { CoreModules } from './modules.ts';
 import type { Overrides } from './overrides.ts';
 import type { StoresArea } from './stores.ts';
+import type { OperatorSsoSettings } from '../modules/console/operator-sso.ts';
+
+/** Single sign-on of operators, when OPERATOR_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET are all set. */
+function operatorSso(config: Config, overrides: Overrides): OperatorSsoSettings | undefined {
+  const { OPERATOR_OIDC_ISSUER: issuer, OPERATOR_OIDC_CLIENT_ID: clientId } = config;
+  const clientSecret = config.OPERATOR_OIDC_CLIENT_SECRET;
+  if (!issuer || !clientId || !clientSecret) return undefined;
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    rolesClaim: config.OPERATOR_OIDC_ROLES_CLAIM,
+    ...(overrides.oidcAllowInsecureRequests ? { allowInsecureRequests: true } : {}),
+  };
+}
 
 /**
  * The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in
@@ -123,6 +140,13 @@ export function composeHttpApp(
     operatorTokens,
     console: operatorConsole({
       audit,
+      logger,
+      sso: operatorSso(config, overrides),
+      extraPages: (add, page) => {
+        for (const p of resellerActionPages({ publicUrl, accounts, wallet, links: dashboardLinks, audit }, page))
+          add(p);
+        for (const p of auditLogPage({ audit, cursors }, page)) add(p);
+      },
       adminToken: secrets.adminToken,
       publicUrl,
       sessions,

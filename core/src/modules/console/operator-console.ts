@@ -1,3 +1,5 @@
+import type { Logger } from '../../infra/logger.ts';
+import { operatorSsoPages, type OperatorSsoSettings } from './operator-sso.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import { auditContextOf } from '../../http/operator-roles.ts';
 import express, { type Request, type Response } from 'express';
@@ -33,11 +35,20 @@ export interface OperatorConsoleDeps {
   platforms: readonly string[];
   /** Where sign-ins (and refused ones) are recorded. */
   audit: AuditLog;
+  logger: Logger;
+  /** Single sign-on, when OPERATOR_OIDC_* are set. */
+  sso?: OperatorSsoSettings | undefined;
+  /** More console pages (the reseller page's actions, the audit log), registered after these. */
+  extraPages?: (add: (page: PageSpec) => void, page: ConsolePage) => void;
 }
+
+/** Renders a console page in its layout (navigation, sign-out). */
+export type ConsolePage = (req: Request, title: string, body: Children) => unknown;
 
 const NAV = [
   { href: '/admin', label: 'Home' },
   { href: '/admin/stores', label: 'Stores' },
+  { href: '/admin/audit', label: 'Audit log' },
   { href: '/admin/v1/queues', label: 'Queues' },
   { href: '/admin/v1/docs', label: 'API docs' },
 ];
@@ -67,16 +78,18 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
       csrf: 'none',
       handle: (req, res) => {
         const session = req.browserSession;
-        if (!session) return signInPage(res, { next: safeNext(req.query.next) });
+        if (!session) return signInPage(res, { next: safeNext(req.query.next), sso: !!deps.sso });
+        const who = req.operator!.actor;
         sendPage(
           res,
           page(
             req,
             'Operations',
             html`
-        <p>Signed in as operator. Session ends ${session.expiresAt.toISOString()}.</p>
+        <p data-signed-in-as>Signed in as <strong>${who.type === 'operator' ? (who.name ?? who.email ?? who.id) : 'the admin token'}</strong>${who.email && who.name ? ` (${who.email})` : ''}, role <strong data-role>${req.operator!.role}</strong>. Session ends ${session.expiresAt.toISOString()}.</p>
         <ul>
           <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
+          <li><a href="/admin/audit">Audit log</a>: who did what, when, from where; and whether the trail was edited.</li>
           <li><a href="/admin/v1/queues">Queue dashboard</a>: counts, failed jobs with their errors, retry, remove.</li>
           <li><a href="/admin/v1/docs">Back-office API reference</a> (<a href="/admin/v1/openapi.json">OpenAPI</a>).</li>
           <li><a href="/metrics">Prometheus metrics</a></li>
@@ -123,6 +136,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
                 res,
                 {
                   next: next_,
+                  sso: !!deps.sso,
                   error: `Too many failed sign-ins from this address: a wrong token is refused for ${Math.ceil(blocked / 60)} more minute(s).`,
                 },
                 429,
@@ -130,7 +144,11 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             }
             return signInPage(
               res,
-              { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' },
+              {
+                next: next_,
+                sso: !!deps.sso,
+                error: token ? 'That is not the admin token.' : 'Enter the admin token.',
+              },
               401,
             );
           }
@@ -279,6 +297,21 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
     }),
   );
 
+  if (deps.sso) {
+    pages.push(
+      ...operatorSsoPages({
+        settings: deps.sso,
+        publicUrl: deps.publicUrl,
+        sessions: deps.sessions,
+        cookie: deps.cookie,
+        audit: deps.audit,
+        logger: deps.logger,
+        onSignedIn: (res, csrfToken, expiresAt) =>
+          res.append('Set-Cookie', xsrfCookie(deps.cookie, csrfToken, expiresAt)),
+      }),
+    );
+  }
+  deps.extraPages?.((p) => pages.push(p), page);
   mountPages(router, pages);
   return { router, pages };
 
@@ -309,10 +342,17 @@ function when(iso: string | null) {
   return iso ? html`<time datetime=${iso}>${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : '—';
 }
 
-function signInPage(res: Response, opts: { next?: string | undefined; error?: string }, status = 200): void {
+function signInPage(
+  res: Response,
+  opts: { next?: string | undefined; error?: string; sso?: boolean },
+  status = 200,
+): void {
+  res.set('Cache-Control', 'no-store');
+  const ssoHref = `/admin/oidc/start${opts.next ? `?next=${encodeURIComponent(opts.next)}` : ''}`;
   sendPage(
     res,
     html`<${Layout} title="Sign in" product="Print API operations">
+      ${opts.sso ? html`<p><a class="button" href=${ssoHref} data-sso>Sign in with single sign-on</a></p><p class="muted">Or, in an emergency, with the admin token:</p>` : null}
       <form method="post" action="/admin/sign-in">
         <${Field} name="token" label="Admin token" type="password" autocomplete="current-password" required=${true} error=${opts.error} />
         ${opts.next ? html`<input type="hidden" name="next" value=${opts.next} />` : null}
