@@ -22,6 +22,8 @@ export interface OperatorSsoSettings {
 const TX_COOKIE = 'pa_oidc_tx';
 const TX_PATH = '/admin/oidc';
 const TX_TTL_S = 600;
+/** Where to go after signing in: a console path, nothing else (no other site, no odd characters). */
+const SAFE_NEXT = /^\/admin(\/[A-Za-z0-9_\-./%?=&]*)?$/;
 
 /**
  * The sign-in through the operators' identity provider: authorization code flow with PKCE (S256), `state` and
@@ -71,8 +73,7 @@ export function operatorSsoPages(deps: {
           const verifier = oidc.randomPKCECodeVerifier();
           const state = oidc.randomState();
           const nonce = oidc.randomNonce();
-          const nextPath =
-            typeof req.query.next === 'string' && /^\/admin(\/|$)/.test(req.query.next) ? req.query.next : '';
+          const nextPath = typeof req.query.next === 'string' && SAFE_NEXT.test(req.query.next) ? req.query.next : '';
           const url = oidc.buildAuthorizationUrl(config, {
             redirect_uri: redirectUri,
             scope: 'openid profile email',
@@ -170,7 +171,16 @@ export function operatorSsoPages(deps: {
           );
           setSessionCookie(res, deps.cookie, token, session.expiresAt);
           deps.onSignedIn(res, session.csrfToken, session.expiresAt);
-          res.redirect(303, tx.next || '/admin');
+          // A page of ours moves on, not a redirect: the provider's redirect here is a cross-site navigation, and the
+          // SameSite=Strict session cookie is sent only on a navigation this site starts.
+          const to = tx.next || '/admin';
+          sendPage(
+            res,
+            html`<${Layout} title="Signed in" product="Print API operations">
+              <meta http-equiv="refresh" content=${`0;url=${to}`} />
+              <p>Signed in. <a href=${to}>Continue to the console</a>.</p>
+            <//>`,
+          );
         } catch (err) {
           next(err);
         }
