@@ -28,7 +28,7 @@ async function freePort(): Promise<number> {
  * nonce, and the console's roles.
  */
 describe('operators sign in with single sign-on (OpenID Connect) and act by their role', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let t: TestService;
   let b: TestBrowser;
   let idp: Server;
