@@ -149,6 +149,11 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     routes: deps.adminRoutes,
   });
   const admin = express.Router();
+  // Everything here is an operator's view of private data: no cache keeps it (the pages, the queue dashboard, JSON).
+  admin.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   admin.use(
     adminAuth({
       adminToken: deps.adminToken,

@@ -32,7 +32,8 @@ interface Margin {
 }
 
 const DEFAULT_COUNTRY = 'NL';
-const euros = (cents: number) => `€${minorUnitsToDecimal(cents, 'EUR')}`;
+/** Euros for a person; a negative amount (a retail price below our price: a loss) with its minus sign. */
+export const euros = (cents: number) => `${cents < 0 ? '−' : ''}€${minorUnitsToDecimal(Math.abs(cents), 'EUR')}`;
 
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price leaves
