@@ -134,7 +134,7 @@ export async function publishSection(
   product: { id: string; title?: string | undefined },
   state: PublishState | undefined,
 ): Promise<VNode> {
-  const published = await views.publishedTo(d.caller, product.id);
+  const published = d.page.can('stores:read') ? await views.publishedTo(d.caller, product.id) : [];
   const stores = d.page.can('stores:read')
     ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter(
         (s) => s.status === 'connected',
