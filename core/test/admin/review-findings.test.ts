@@ -29,4 +29,23 @@ describe('findings of the same security review', function () {
       expect(res.headers.get('cache-control'), path).to.equal('no-store');
     }
   });
+
+  it('refuses a NUL character in any dashboard or console form with the API’s 400 nul_character, never a 500', async () => {
+    for (const path of [
+      '/dashboard/products',
+      '/dashboard/stores',
+      '/dashboard/products/rp_x/publish',
+      '/admin/sign-in',
+    ]) {
+      const res = await fetch(`${t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'user-agent': 'print-api-tests/1.0', 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'title=Mug%00&sku=A%00B',
+      });
+      expect(res.status, path).to.equal(400);
+      const body = (await res.json()) as { error: { code: string; details: Array<{ code: string }> } };
+      expect(body.error.code, path).to.equal('invalid_request');
+      expect(body.error.details[0]!.code, path).to.equal('nul_character');
+    }
+  });
 });
