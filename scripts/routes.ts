@@ -1,13 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { entryPointsOf, type EntryPoint } from '../core/src/http/entry-points.ts';
+import { roleFor } from '../core/src/modules/operators/operator-roles.ts';
 import { withComposedApp } from './openapi.ts';
 
 /**
  * `npm run docs:routes`: writes docs/routes.md, every entry point of the service as a markdown
  * table, read from the app's one table of them (the declared routes of the two APIs and of
  * `/connectors/...`, and the declared pages, in the order mounted), so the list cannot miss one:
- * method, path, kind, who calls it, its scope or CSRF defence, and what limits it. `--check`
+ * method, path, kind, who calls it (with an operator's least role), its scope or CSRF defence, and what limits it. `--check`
  * changes nothing and fails when the file is out of date.
  */
 export const ROUTES_MD = path.resolve(import.meta.dirname, '../docs/routes.md');
@@ -35,7 +36,12 @@ function row(entry: EntryPoint): string {
   ]
     .filter(Boolean)
     .join(', ');
-  return `| ${entry.method.toUpperCase()} | \`${entry.path}\` | ${entry.kind} | ${entry.auth} | ${guard} | ${entry.limit ?? ''} |`;
+  // An operator's entry point names the least role it needs (operator-roles.ts).
+  const caller =
+    entry.auth === 'admin' || entry.auth === 'operator'
+      ? `${entry.auth} (${roleFor(entry.method, entry.path)})`
+      : entry.auth;
+  return `| ${entry.method.toUpperCase()} | \`${entry.path}\` | ${entry.kind} | ${caller} | ${guard} | ${entry.limit ?? ''} |`;
 }
 
 if (import.meta.main) {

@@ -35,7 +35,8 @@ const LISTEN: Pick<Command, 'name' | 'usage' | 'summary' | 'details' | 'examples
 
 const GLOBAL_OPTIONS = [
   '--url URL        the service (default: PUBLIC_URL, else http://HOST:PORT, as `npm start` prints it)',
-  '--token TOKEN    the back-office token (default: ADMIN_TOKEN, else DATA_DIR/secrets.json from `npm start`)',
+  '--token TOKEN    an operator token (opt_…, with its role) or the admin token (default: ADMIN_TOKEN, else',
+  '                 DATA_DIR/secrets.json from `npm start`)',
   '--json           print the answer as JSON, as the API gave it (default: a table)',
   '--help, -h       help; `npm run admin -- <command> --help` for one command',
 ];

@@ -19,6 +19,8 @@ import type { SandboxModule } from './modules/sandbox/sandbox-module.ts';
 import type { StoresModule } from './modules/stores/stores-module.ts';
 import type { StoresService } from './modules/stores/stores-service.ts';
 import type { Db } from './modules/tables.ts';
+import type { AuditLog } from './modules/audit/audit-log.ts';
+import type { OperatorTokens } from './modules/operators/operator-tokens.ts';
 import type { WalletService } from './modules/wallet/wallet-service.ts';
 import type { WebhooksModule } from './modules/webhooks/webhooks-module.ts';
 import { composeHttpApp } from './composition/http.ts';
@@ -63,6 +65,10 @@ export interface Service extends Lifecycle {
     dashboardLinks: DashboardLinks;
     /** Browser sessions of the operators' console and the resellers' dashboard. */
     sessions: SessionStore;
+    /** The tamper-evident audit trail. */
+    audit: AuditLog;
+    /** The back-office credentials of machines (opt_…). */
+    operatorTokens: OperatorTokens;
   };
 }
 
@@ -82,6 +88,7 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const maintenance = scheduleMaintenance({
     logger,
     intervalMs: overrides.maintenanceIntervalMs ?? 15_000,
+    auditRetentionDays: config.AUDIT_RETENTION_DAYS,
     modules,
     stores,
   });
@@ -100,6 +107,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
     dashboardLinks,
     sessions,
     eventStreams,
+    audit,
+    operatorTokens,
   } = modules;
   const { storesModule, sandbox } = stores;
   const lifecycle = serviceLifecycle({
@@ -153,6 +162,8 @@ export async function composeService(config: Config, overrides: Overrides = {}):
       sandbox,
       dashboardLinks,
       sessions,
+      audit,
+      operatorTokens,
     },
     ...lifecycle,
   };

@@ -79,6 +79,13 @@ export const configSchema = z
       .regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes in base64 (44 characters)')
       .optional(),
     METRICS_TOKEN: z.string().min(1).optional(),
+    /** Audit records older than this many days are dropped by the retention job (which records that it did). */
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+    /** Single sign-on of operators at /admin (OpenID Connect): the issuer, the client and the claim with roles. */
+    OPERATOR_OIDC_ISSUER: url(['https', 'http']).optional(),
+    OPERATOR_OIDC_CLIENT_ID: z.string().min(1).max(200).optional(),
+    OPERATOR_OIDC_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+    OPERATOR_OIDC_ROLES_CLAIM: z.string().min(1).max(200).default('roles'),
     RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
     OUTBOUND_ALLOWED_HOSTS: list.default([]),
     BLOCKED_USER_AGENTS: list.default([]),

@@ -114,7 +114,7 @@ export async function adminCall(
   }
   if (res.status === 401) {
     throw new CliError(
-      `${method} ${url} answered 401: the back-office token was refused. Use the token \`npm start\` printed (DATA_DIR/secrets.json), or ADMIN_TOKEN / --token.`,
+      `${method} ${url} answered 401: the back-office token was refused (an operator token may be revoked or expired). Use an operator token (--token opt_…), the token \`npm start\` printed (DATA_DIR/secrets.json), or ADMIN_TOKEN / --token.`,
     );
   }
   return { status: res.status, body: parsed };

@@ -11,10 +11,15 @@ import { adminOrderRoutes } from '../modules/admin/admin-order-routes.ts';
 import { adminAccountRoutes } from '../modules/admin/admin-routes.ts';
 import { adminStoreRoutes } from '../modules/admin/admin-store-routes.ts';
 import { catalogRoutes } from '../modules/catalog/catalog-routes.ts';
-import { acceptsOperatorSession, operatorConsole } from '../modules/console/operator-console.ts';
+import { operatorConsole } from '../modules/console/operator-console.ts';
 import { loadAlertThresholds } from '../modules/console/alert-thresholds.ts';
 import { ConsoleLookup } from '../modules/console/console-lookup.ts';
 import { ConsoleOverview } from '../modules/console/console-overview.ts';
+import { actionsSection, resellerActionPages } from '../modules/console/console-reseller-actions.ts';
+import { RESELLER_SECTIONS } from '../modules/console/console-pages.ts';
+import { auditLogPage } from '../modules/console/console-audit-page.ts';
+import { operatorOfSession } from '../modules/console/operator-sessions.ts';
+import { adminOperatorRoutes } from '../modules/admin/admin-operator-routes.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
 import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
@@ -35,6 +40,21 @@ import type { Infrastructure } from './infrastructure.ts';
 import type { CoreModules } from './modules.ts';
 import type { Overrides } from './overrides.ts';
 import type { StoresArea } from './stores.ts';
+import type { OperatorSsoSettings } from '../modules/console/operator-sso.ts';
+
+/** Single sign-on of operators, when OPERATOR_OIDC_ISSUER, _CLIENT_ID and _CLIENT_SECRET are all set. */
+function operatorSso(config: Config, overrides: Overrides): OperatorSsoSettings | undefined {
+  const { OPERATOR_OIDC_ISSUER: issuer, OPERATOR_OIDC_CLIENT_ID: clientId } = config;
+  const clientSecret = config.OPERATOR_OIDC_CLIENT_SECRET;
+  if (!issuer || !clientId || !clientSecret) return undefined;
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    rolesClaim: config.OPERATOR_OIDC_ROLES_CLAIM,
+    ...(overrides.oidcAllowInsecureRequests ? { allowInsecureRequests: true } : {}),
+  };
+}
 
 /**
  * The HTTP side: the reseller API's and the back-office's routes, the dashboard, the console, health and metrics, in
@@ -61,6 +81,8 @@ export function composeHttpApp(
     eventStreams,
     dashboardLinks,
     sessions,
+    audit,
+    operatorTokens,
   } = modules;
   const { storesModule, sandbox, health } = storesArea;
   const platforms = connectors.platforms();
@@ -81,6 +103,7 @@ export function composeHttpApp(
   const dashboard = dashboardRouter({
     statusOf: (refusal) => httpAnswer(refusal).status,
     asServiceUnavailable,
+    audit,
     links: dashboardLinks,
     sessions,
     accounts,
@@ -123,8 +146,19 @@ export function composeHttpApp(
     webhookDocs: { events: webhookEventDocs(platforms), headers: DELIVERY_HEADERS },
     rootRoutes: storesModule.connectorRoutes(),
     adminPages: [{ path: '/queues', ...queueDashboard(queue, '/admin/v1/queues') }],
-    operatorSessions: { store: sessions, cookie: operatorCookie, accept: acceptsOperatorSession(secrets.adminToken) },
+    operatorSessions: { store: sessions, cookie: operatorCookie, identify: operatorOfSession(secrets.adminToken) },
+    operatorTokens,
     console: operatorConsole({
+      audit,
+      logger,
+      sso: operatorSso(config, overrides),
+      // The reseller page: its facts, and the actions the signed-in operator's role allows after the account.
+      resellerSections: [RESELLER_SECTIONS[0]!, actionsSection, ...RESELLER_SECTIONS.slice(1)],
+      extraPages: (add, page) => {
+        for (const p of resellerActionPages({ publicUrl, accounts, wallet, links: dashboardLinks, audit }, page))
+          add(p);
+        for (const p of auditLogPage({ audit, cursors }, page)) add(p);
+      },
       adminToken: secrets.adminToken,
       publicUrl,
       sessions,
@@ -144,8 +178,8 @@ export function composeHttpApp(
     }),
     apiRoutes,
     adminRoutes: [
-      ...adminAccountRoutes({ accounts, wallet, cards }),
-      ...adminOrderRoutes({ orders, sources: platforms }),
+      ...adminAccountRoutes({ accounts, wallet, cards, audit }),
+      ...adminOrderRoutes({ orders, sources: platforms, audit }),
       ...adminEventStreamRoutes({ streams: eventStreams, accounts }),
       ...adminLookupRoutes({
         accounts,
@@ -158,7 +192,8 @@ export function composeHttpApp(
         sources: platforms,
       }),
       ...adminStoreRoutes({ health }),
-      ...adminDashboardLinkRoutes({ links: dashboardLinks }),
+      ...adminDashboardLinkRoutes({ links: dashboardLinks, audit }),
+      ...adminOperatorRoutes({ tokens: operatorTokens, audit, cursors }),
     ],
   });
 }

@@ -7,6 +7,7 @@ import type { StoresArea } from './stores.ts';
 export function scheduleMaintenance(deps: {
   logger: Logger;
   intervalMs: number;
+  auditRetentionDays: number;
   modules: CoreModules;
   stores: StoresArea;
 }): Maintenance {
@@ -21,6 +22,7 @@ export function scheduleMaintenance(deps: {
   maintenance.add('expired credential requests', () => storesModule.credentialRequests.purgeExpired());
   maintenance.add('ended browser sessions', () => sessions.sweep());
   maintenance.add('expired idempotency keys', () => orders.upkeep.purgeExpiredIdempotencyKeys());
+  maintenance.add('audit retention', () => deps.modules.audit.applyRetention(deps.auditRetentionDays));
   // Last: the one task that may wait on a third party (the ECB's file, once a day).
   maintenance.add('ECB reference rates', () => deps.modules.exchangeRates.refreshDaily());
   return maintenance;

@@ -17,6 +17,8 @@ import { ResellerProductsService } from '../modules/reseller-products/reseller-p
 import { SessionStore } from '../modules/sessions/session-store.ts';
 import { WalletService } from '../modules/wallet/wallet-service.ts';
 import { WebhooksModule } from '../modules/webhooks/webhooks-module.ts';
+import { AuditLog } from '../modules/audit/audit-log.ts';
+import { OperatorTokens } from '../modules/operators/operator-tokens.ts';
 import type { Infrastructure } from './infrastructure.ts';
 import type { Overrides } from './overrides.ts';
 
@@ -39,6 +41,8 @@ export interface CoreModules {
   dashboardLinks: DashboardLinks;
   /** The ECB's euro reference rates (margins in a store's currency). */
   exchangeRates: ExchangeRates;
+  audit: AuditLog;
+  operatorTokens: OperatorTokens;
 }
 
 /**
@@ -54,6 +58,8 @@ export async function composeCoreModules(
   const { database, box, cursors, queue, logger, safeFetch, publicUrl } = infra;
   const db = database.db;
   const accounts = new AccountsService({ db, cache: infra.authCache });
+  const audit = new AuditLog({ db });
+  const operatorTokens = new OperatorTokens({ db, audit });
   const sessions = new SessionStore({ db });
   const wallet = new WalletService({ db, cursors });
   // Stripe's SDK (a megabyte of code) is loaded only where a key uses it.
@@ -135,5 +141,7 @@ export async function composeCoreModules(
     production,
     dashboardLinks,
     exchangeRates,
+    audit,
+    operatorTokens,
   };
 }

@@ -14,6 +14,8 @@ export interface Overrides {
   redisPrefix?: string;
   /** Extra CA certificates trusted for outbound HTTPS (tests' self-signed local servers). */
   outboundCa?: string[];
+  /** Tests only: the operators' identity provider answers on http://127.0.0.1 (openid-client wants https). */
+  oidcAllowInsecureRequests?: boolean;
   /** DNS for outbound HTTPS (tests resolve the platforms they put behind nock); the OS resolver otherwise. */
   outboundLookup?: HostLookup;
   /** How often the maintenance sweeps run (ms). */

@@ -25,6 +25,10 @@ import type { BrowserSession, SessionStore } from '../modules/sessions/session-s
 import type { SessionCookieOptions } from '../modules/sessions/session-cookies.ts';
 import { csrfCheck } from '../modules/sessions/session-middleware.ts';
 import type { SignInLimiter } from '../modules/sessions/sign-in-limiter.ts';
+import { requireRole, type Operator } from '../modules/operators/operator-roles.ts';
+import type { OperatorTokens } from '../modules/operators/operator-tokens.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const API_BASE = '/api/reseller/v1';
 export const ADMIN_BASE = '/admin/v1';
@@ -60,8 +64,11 @@ export interface HttpAppDeps {
   operatorSessions?: {
     store: SessionStore;
     cookie: SessionCookieOptions;
-    accept?: (session: BrowserSession) => boolean;
+    /** The operator a live session acts as; undefined when it no longer counts. */
+    identify: (session: BrowserSession) => Operator | undefined;
   };
+  /** Operator tokens (`opt_…`), taken by the back-office besides the admin token. */
+  operatorTokens?: OperatorTokens;
   console?: PageRouter;
   /** Declared back-office pages (the queue dashboard), each router at its path, behind the admin token. */
   adminPages?: Array<{ path: string } & PageRouter>;
@@ -141,14 +148,29 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     routes: deps.adminRoutes,
   });
   const admin = express.Router();
+  // Everything here is an operator's view of private data: no cache keeps it (the pages, the queue dashboard, JSON).
+  admin.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   admin.use(
-    adminAuth(
-      deps.adminToken,
-      deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined,
-      deps.credentialFailures,
-    ),
+    adminAuth({
+      adminToken: deps.adminToken,
+      tokens: deps.operatorTokens,
+      sessions: deps.operatorSessions ? { ...deps.operatorSessions, signInPath: '/admin' } : undefined,
+      failures: deps.credentialFailures,
+    }),
   );
   if (deps.operatorSessions) admin.use(csrfCheck(deps.publicUrl));
+  // The pages' own state-changing requests (bull-board's retry and remove) need the role the table gives them.
+  admin.use('/queues', (req, _res, next) => {
+    try {
+      if (!SAFE_METHODS.has(req.method)) requireRole(req, req.method, `${ADMIN_BASE}/queues${req.path}`);
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
   const adminDocs = docsPages({
     openapi: adminOpenapi,
     base: ADMIN_BASE,
@@ -164,7 +186,10 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     if (mounted) entries.addMounted(`${ADMIN_BASE}${path}`, mounted);
   }
   admin.use(jsonBody());
-  mountRoutes(admin, deps.adminRoutes, mountOptions(ADMIN_BASE));
+  mountRoutes(admin, deps.adminRoutes, {
+    ...mountOptions(ADMIN_BASE),
+    authorize: (route, req) => void requireRole(req, route.method, `${ADMIN_BASE}${route.path}`),
+  });
   entries.addRoutes(ADMIN_BASE, deps.adminRoutes, { sessionCsrf: deps.operatorSessions !== undefined });
   app.use(ADMIN_BASE, admin);
   if (deps.console) {

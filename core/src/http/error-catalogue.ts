@@ -108,6 +108,14 @@ export const ERROR_CATALOGUE: ErrorEntry[] = [
     example: "This API key lacks the scope 'orders:write' required by POST /orders.",
   },
   {
+    code: 'insufficient_role',
+    status: [403],
+    meaning:
+      "The back-office caller's role (viewer, support or admin: from single sign-on, or the operator token's) is below what the operation needs. Viewers read; support runs operations (retries, syncs, redeliveries, dashboard links); admin changes accounts, money and credentials.",
+    action: 'Ask an admin for a role or an operator token that allows it.',
+    example: "POST /admin/v1/resellers/{id}/approve needs the role 'admin'; viewer@print.example has 'viewer'.",
+  },
+  {
     code: 'csrf_failed',
     status: [403],
     meaning:

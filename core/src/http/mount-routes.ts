@@ -12,6 +12,8 @@ export interface MountOptions {
   basePath: string;
   /** Check every answer against its declared schema (tests): a mismatch becomes a 500. */
   checkResponses?: boolean;
+  /** Checks the caller may use the route (the back-office's roles): throws its refusal. */
+  authorize?: (route: AnyRoute, req: Request) => void;
 }
 
 declare module 'express-serve-static-core' {
@@ -104,6 +106,7 @@ async function answer(
         );
       }
     }
+    opts.authorize?.(route, req);
     const params = parseOrThrow(route.params, req.params, 'path');
     const query = parseOrThrow(route.query, { ...req.query }, 'query');
     const body = route.body ? parseOrThrow(route.body, req.body ?? undefined, 'body') : undefined;

@@ -27,6 +27,8 @@ import { sandboxMigration } from './sandbox/sandbox-tables.ts';
 import { storeCountryMigration } from './stores/catalogue/store-locales.ts';
 import { storePublicationsMigration } from './stores/catalogue/store-publications-tables.ts';
 import { exchangeRatesMigration } from './exchange-rates/exchange-rates-tables.ts';
+import { operatorTokensMigration } from './operators/operator-tokens-tables.ts';
+import { auditMigration } from './audit/audit-tables.ts';
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -57,4 +59,6 @@ export const migrations: Record<string, Migration> = {
   '0025_store_country': storeCountryMigration,
   '0026_store_webhook_bodies_binary': storeWebhookBodiesBinaryMigration,
   '0027_exchange_rates': exchangeRatesMigration,
+  '0028_operator_tokens': operatorTokensMigration,
+  '0029_audit_log': auditMigration,
 };

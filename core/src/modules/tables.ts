@@ -14,6 +14,8 @@ import type { CredentialRequestsTables } from './stores/connect/credential-reque
 import type { SandboxTables } from './sandbox/sandbox-tables.ts';
 import type { StorePublicationsTables } from './stores/catalogue/store-publications-tables.ts';
 import type { ExchangeRatesTables } from './exchange-rates/exchange-rates-tables.ts';
+import type { OperatorTokensTables } from './operators/operator-tokens-tables.ts';
+import type { AuditTables } from './audit/audit-tables.ts';
 
 /** Every table of every module: the database type that Kysely checks queries against. */
 export interface Tables
@@ -31,6 +33,8 @@ export interface Tables
     CredentialRequestsTables,
     SandboxTables,
     StorePublicationsTables,
-    ExchangeRatesTables {}
+    ExchangeRatesTables,
+    OperatorTokensTables,
+    AuditTables {}
 
 export type Db = Kysely<Tables>;

@@ -5,6 +5,7 @@ import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
 import type { Selectable } from 'kysely';
+import { withAudit, type AuditHook } from '../audit/audit-log.ts';
 import type { ApiKeysTable, ResellersTable, ResellerStatus } from './accounts-tables.ts';
 import type { Mode } from '../../kernel/tenant.ts';
 
@@ -51,28 +52,33 @@ export class AccountsService {
     this.#cache = deps.cache ?? new AuthCache({ ttlMs: 0, enabled: false });
   }
 
-  async createReseller(input: {
-    name: string;
-    email: string;
-    phone: string;
-    discountPercent: number;
-  }): Promise<Reseller> {
+  async createReseller(
+    input: {
+      name: string;
+      email: string;
+      phone: string;
+      discountPercent: number;
+    },
+    audit?: AuditHook<Reseller>,
+  ): Promise<Reseller> {
     const now = this.#clock();
-    const row = await this.#db
-      .insertInto('resellers')
-      .values({
-        id: newId('rsl', now.getTime()),
-        name: input.name,
-        email: input.email,
-        phone: input.phone,
-        status: 'pending',
-        discount_bps: Math.round(input.discountPercent * 100),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toReseller(row);
+    return withAudit(this.#db, audit, async (db) => {
+      const row = await db
+        .insertInto('resellers')
+        .values({
+          id: newId('rsl', now.getTime()),
+          name: input.name,
+          email: input.email,
+          phone: input.phone,
+          status: 'pending',
+          discount_bps: Math.round(input.discountPercent * 100),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toReseller(row);
+    });
   }
 
   /**
@@ -132,16 +138,19 @@ export class AccountsService {
     return row;
   }
 
-  async setStatus(id: string, status: ResellerStatus): Promise<Reseller> {
-    const row = await this.#db
-      .updateTable('resellers')
-      .set({ status, updated_at: this.#clock() })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw notFound('reseller', id);
+  async setStatus(id: string, status: ResellerStatus, audit?: AuditHook<Reseller>): Promise<Reseller> {
+    const reseller = await withAudit(this.#db, audit, async (db) => {
+      const row = await db
+        .updateTable('resellers')
+        .set({ status, updated_at: this.#clock() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw notFound('reseller', id);
+      return toReseller(row);
+    });
     this.#cache.invalidateReseller(id);
-    return toReseller(row);
+    return reseller;
   }
 
   /**
@@ -151,6 +160,7 @@ export class AccountsService {
   async createApiKey(
     resellerId: string,
     input: { mode: Mode; scopes?: Scope[] | undefined },
+    audit?: AuditHook<ApiKeyView>,
   ): Promise<ApiKeyView & { key: string }> {
     const reseller = await this.getReseller(resellerId);
     if (reseller.status !== 'approved') {
@@ -163,35 +173,41 @@ export class AccountsService {
     const now = this.#clock();
     // Absent is every scope (NULL); an empty list is none (jsonb '[]'): the key can only call GET /me.
     const scopes = input.scopes ? [...new Set(input.scopes)].sort() : null;
-    const row = await this.#db
-      .insertInto('api_keys')
-      .values({
-        id: newId('key', now.getTime()),
-        reseller_id: resellerId,
-        mode: input.mode,
-        prefix,
-        key_hash: sha256Hex(key),
-        scopes: scopes ? JSON.stringify(scopes) : null,
-        created_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return { ...toKeyView(row), key };
+    const view = await withAudit(this.#db, audit, async (db) => {
+      const row = await db
+        .insertInto('api_keys')
+        .values({
+          id: newId('key', now.getTime()),
+          reseller_id: resellerId,
+          mode: input.mode,
+          prefix,
+          key_hash: sha256Hex(key),
+          scopes: scopes ? JSON.stringify(scopes) : null,
+          created_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return toKeyView(row);
+    });
+    return { ...view, key };
   }
 
-  async revokeApiKey(id: string): Promise<ApiKeyView> {
-    const row = await this.#db
-      .updateTable('api_keys')
-      .set({ revoked_at: this.#clock() })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw notFound('API key', id);
+  async revokeApiKey(id: string, audit?: AuditHook<ApiKeyView>): Promise<ApiKeyView> {
+    const view = await withAudit(this.#db, audit, async (db) => {
+      const row = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: this.#clock() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw notFound('API key', id);
+      return toKeyView(row);
+    });
     this.#cache.invalidateKey(id);
     // What the key opened ends with it, before the revocation is answered: its dashboard
     // sessions and unused login links (in the database, so every process sees it at once).
     for (const listener of this.#keyRevokedListeners) await listener(id);
-    return toKeyView(row);
+    return view;
   }
 
   /** Runs `listener` whenever a key is revoked, before the revocation is answered. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import { orderSchemas } from '../orders/orders-schemas.ts';
 import type { OrdersService } from '../orders/orders-service.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../operators/operator-roles.ts';
 
 const tags = ['Back-office'];
 
@@ -10,6 +12,7 @@ export function adminOrderRoutes(deps: {
   orders: OrdersService;
   /** The loaded connectors' platforms: order sources besides the spec's. */
   sources: readonly string[];
+  audit: AuditLog;
 }): AnyRoute[] {
   const orderViewSchema = orderSchemas(deps.sources).orderView;
   return [
@@ -45,10 +48,21 @@ export function adminOrderRoutes(deps: {
           description: 'The order cannot move to that status from where it is.',
         },
       ],
-      handle: async ({ params, body }) => ({
-        status: 200,
-        body: { data: await deps.orders.reportProduction(params.id, body.status, body.tracking) },
-      }),
+      handle: async ({ req, params, body }) => {
+        const hook = deps.audit.hook(auditContextOf(req), (o: { orderId: string; resellerId: string }) => ({
+          action: 'order.production_reported',
+          target: { type: 'order', id: o.orderId },
+          changes: {
+            resellerId: o.resellerId,
+            status: body.status,
+            ...(body.tracking ? { tracking: body.tracking } : {}),
+          },
+        }));
+        return {
+          status: 200,
+          body: { data: await deps.orders.reportProduction(params.id, body.status, body.tracking, hook) },
+        };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -75,10 +89,17 @@ export function adminOrderRoutes(deps: {
         { status: 404, code: 'not_found', description: 'Unknown order or line.' },
         { status: 409, code: 'line_not_awaiting_conversion', description: 'The line does not wait for a conversion.' },
       ],
-      handle: async ({ params, body }) => ({
-        status: 200,
-        body: { data: await deps.orders.confirmConversion(params.id, params.line, body.fileUrl) },
-      }),
+      handle: async ({ req, params, body }) => {
+        const hook = deps.audit.hook(auditContextOf(req), (o: { orderId: string; resellerId: string }) => ({
+          action: 'order.conversion_confirmed',
+          target: { type: 'order', id: o.orderId },
+          changes: { resellerId: o.resellerId, line: params.line, fileUrl: body.fileUrl ?? null },
+        }));
+        return {
+          status: 200,
+          body: { data: await deps.orders.confirmConversion(params.id, params.line, body.fileUrl, hook) },
+        };
+      },
     }),
   ];
 }

@@ -14,6 +14,8 @@ import {
   topUpBody,
 } from './admin-schemas.ts';
 import { ledgerEntrySchema } from '../wallet/wallet-schemas.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../operators/operator-roles.ts';
 
 const tags = ['Back-office'];
 const notFound = { status: 404, code: 'not_found', description: 'Unknown reseller or key.' };
@@ -23,8 +25,9 @@ export function adminAccountRoutes(deps: {
   accounts: AccountsService;
   wallet: WalletService;
   cards: CardsService;
+  audit: AuditLog;
 }): AnyRoute[] {
-  const { accounts, wallet, cards } = deps;
+  const { accounts, wallet, cards, audit } = deps;
   return [
     defineRoute({
       method: 'post',
@@ -35,7 +38,19 @@ export function adminAccountRoutes(deps: {
       auth: 'admin',
       body: createResellerBody,
       responses: { 201: { description: 'Created', schema: z.object({ data: resellerSchema }) } },
-      handle: async ({ body }) => ({ status: 201, body: { data: await accounts.createReseller(body) } }),
+      handle: async ({ req, body }) => ({
+        status: 201,
+        body: {
+          data: await accounts.createReseller(
+            body,
+            audit.hook(auditContextOf(req), (r) => ({
+              action: 'reseller.created',
+              target: { type: 'reseller', id: r.id },
+              changes: { name: r.name, email: r.email, status: r.status, discountPercent: r.discountPercent },
+            })),
+          ),
+        },
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -63,10 +78,15 @@ export function adminAccountRoutes(deps: {
         params: idParams,
         responses: { 200: { description: 'The reseller', schema: z.object({ data: resellerSchema }) } },
         errors: [notFound],
-        handle: async ({ params }) => ({
-          status: 200,
-          body: { data: await accounts.setStatus(params.id, action === 'approve' ? 'approved' : 'suspended') },
-        }),
+        handle: async ({ req, params }) => {
+          const status = action === 'approve' ? 'approved' : 'suspended';
+          const hook = audit.hook(auditContextOf(req), (r: { id: string }) => ({
+            action: `reseller.${status}`,
+            target: { type: 'reseller', id: r.id },
+            changes: { status },
+          }));
+          return { status: 200, body: { data: await accounts.setStatus(params.id, status, hook) } };
+        },
       }),
     ),
     defineRoute({
@@ -90,9 +110,19 @@ export function adminAccountRoutes(deps: {
           description: 'Only an approved reseller account can create keys.',
         },
       ],
-      handle: async ({ params, body }) => ({
+      handle: async ({ req, params, body }) => ({
         status: 201,
-        body: { data: await accounts.createApiKey(params.id, body) },
+        body: {
+          data: await accounts.createApiKey(
+            params.id,
+            body,
+            audit.hook(auditContextOf(req), (k) => ({
+              action: 'api_key.created',
+              target: { type: 'api_key', id: k.id },
+              changes: { resellerId: k.resellerId, mode: k.mode, prefix: k.prefix, scopes: k.scopes },
+            })),
+          ),
+        },
       }),
     }),
     defineRoute({
@@ -119,7 +149,19 @@ export function adminAccountRoutes(deps: {
       params: idParams,
       responses: { 200: { description: 'Revoked', schema: z.object({ data: apiKeySchema }) } },
       errors: [notFound],
-      handle: async ({ params }) => ({ status: 200, body: { data: await accounts.revokeApiKey(params.id) } }),
+      handle: async ({ req, params }) => ({
+        status: 200,
+        body: {
+          data: await accounts.revokeApiKey(
+            params.id,
+            audit.hook(auditContextOf(req), (k) => ({
+              action: 'api_key.revoked',
+              target: { type: 'api_key', id: k.id },
+              changes: { resellerId: k.resellerId, prefix: k.prefix },
+            })),
+          ),
+        },
+      }),
     }),
     defineRoute({
       method: 'post',
@@ -137,14 +179,22 @@ export function adminAccountRoutes(deps: {
         },
       },
       errors: [notFound],
-      handle: async ({ params, body }) => {
+      handle: async ({ req, params, body }) => {
         await accounts.getReseller(params.id);
-        const entry = await wallet.topUp({
-          resellerId: params.id,
-          mode: body.mode,
-          amountCents: body.amountCents,
-          reference: body.reference,
-        });
+        const entry = await wallet.topUp(
+          { resellerId: params.id, mode: body.mode, amountCents: body.amountCents, reference: body.reference },
+          audit.hook(auditContextOf(req), (e) => ({
+            action: 'wallet.topped_up',
+            target: { type: 'reseller', id: params.id },
+            changes: {
+              mode: body.mode,
+              amountCents: body.amountCents,
+              reference: body.reference ?? null,
+              ledgerEntryId: e.id,
+              balanceAfterCents: e.balanceAfterCents,
+            },
+          })),
+        );
         return { status: 201, body: { data: { ...entry, mode: body.mode } } };
       },
     }),
@@ -159,9 +209,16 @@ export function adminAccountRoutes(deps: {
       body: cardBody,
       responses: { 200: { description: 'The saved card', schema: z.object({ data: cardSchema }) } },
       errors: [notFound, { status: 422, code: 'card_rejected', description: 'The gateway refused the token.' }],
-      handle: async ({ params, body }) => {
+      handle: async ({ req, params, body }) => {
         const reseller = await accounts.getReseller(params.id);
-        return { status: 200, body: { data: await cards.saveCard(reseller.id, reseller.email, body.token) } };
+        const card = await cards.saveCard(reseller.id, reseller.email, body.token);
+        // The gateway call cannot share a transaction: the record follows the saved card.
+        await audit.record(auditContextOf(req), {
+          action: 'card.saved',
+          target: { type: 'reseller', id: reseller.id },
+          changes: { gateway: card.gateway, brand: card.brand, last4: card.last4 },
+        });
+        return { status: 200, body: { data: card } };
       },
     }),
   ];

@@ -10,6 +10,8 @@ export type ConsolePage = (req: Request, title: string, body: Children) => VNode
 export interface ResellerSectionContext {
   data: ResellerPageData;
   csrfToken: string;
+  /** The request: who is signed in, and so which actions a section may offer. */
+  req: Request;
 }
 
 /**
@@ -37,7 +39,7 @@ const PAYMENT: Record<string, string> = {
 export const statusSection: ResellerSection = ({ data: { reseller: r } }) =>
   html`<section aria-labelledby="status-h"><h2 id="status-h">Account</h2>
     <dl class="facts" data-testid="reseller-facts">
-      <dt>Status</dt><dd data-testid="reseller-status">${r.status}</dd>
+      <dt>Status</dt><dd data-testid="reseller-status" data-status>${r.status}</dd>
       <dt>E-mail</dt><dd>${r.email}</dd><dt>Phone</dt><dd>${r.phone}</dd>
       <dt>Discount</dt><dd>${r.discountPercent} %</dd><dt>Id</dt><dd><code>${r.id}</code></dd><dt>Since</dt><dd>${at(r.createdAt)}</dd>
     </dl></section>`;
@@ -203,7 +205,7 @@ export function consolePages(
         try {
           if (!signedIn(req, res)) return;
           const data = await lookup.reseller(String(req.params.id));
-          const ctx = { data, csrfToken: req.browserSession!.csrfToken };
+          const ctx = { data, csrfToken: req.browserSession!.csrfToken, req };
           sendPage(res, page(req, data.reseller.name, html`${sections.map((s) => s(ctx))}`));
         } catch (err) {
           if (isNotFound(err)) return notFound(req, res, 'reseller');

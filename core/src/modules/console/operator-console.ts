@@ -1,5 +1,10 @@
+import type { Logger } from '../../infra/logger.ts';
+import { operatorSsoPages, type OperatorSsoSettings } from './operator-sso.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../operators/operator-roles.ts';
 import express, { type Request, type Response } from 'express';
 import { constantTimeEqual, sha256Hex } from '../../infra/crypto.ts';
+import { operatorOfSession, tokenFingerprint } from './operator-sessions.ts';
 import { html, Layout, Field, CsrfField, sendPage, type Children } from '../../web/html.ts';
 import { clearSessionCookie, setSessionCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
 import { csrfCheck, formBody, loadSession, refuseCrossSite } from '../sessions/session-middleware.ts';
@@ -34,11 +39,22 @@ export interface OperatorConsoleDeps {
   lookup?: ConsoleLookup;
   /** The reseller page's sections, in order (console-pages.ts' RESELLER_SECTIONS by default). */
   resellerSections?: ResellerSection[];
+  /** Where sign-ins (and refused ones) are recorded. */
+  audit: AuditLog;
+  logger: Logger;
+  /** Single sign-on, when OPERATOR_OIDC_* are set. */
+  sso?: OperatorSsoSettings | undefined;
+  /** More console pages (the reseller page's actions, the audit log), registered after these. */
+  extraPages?: (add: (page: PageSpec) => void, page: ConsolePage) => void;
 }
+
+/** Renders a console page in its layout (navigation, sign-out). */
+export type ConsolePage = (req: Request, title: string, body: Children) => unknown;
 
 const NAV = [
   { href: '/admin', label: 'Home' },
   { href: '/admin/stores', label: 'Stores' },
+  { href: '/admin/audit', label: 'Audit log' },
   { href: '/admin/v1/queues', label: 'Queues' },
   { href: '/admin/v1/docs', label: 'API docs' },
 ];
@@ -52,8 +68,11 @@ const NAV = [
 export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
   const router = express.Router();
   const pages: PageSpec[] = [];
+  const identify = operatorOfSession(deps.adminToken);
   router.use(formBody(), loadSession(deps.sessions, deps.cookie), (req, _res, next) => {
-    if (req.browserSession && !acceptsOperatorSession(deps.adminToken)(req.browserSession)) delete req.browserSession;
+    const operator = req.browserSession && identify(req.browserSession);
+    if (operator) req.operator = operator;
+    else delete req.browserSession;
     next();
   });
 
@@ -65,7 +84,8 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
       csrf: 'none',
       handle: async (req, res, next) => {
         const session = req.browserSession;
-        if (!session) return signInPage(res, { next: safeNext(req.query.next) });
+        if (!session) return signInPage(res, { next: safeNext(req.query.next), sso: !!deps.sso });
+        const who = req.operator!.actor;
         let overview;
         try {
           overview = deps.overview ? await deps.overview.read() : undefined;
@@ -79,9 +99,10 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             'Operations',
             html`
         ${overview ? html`<${ConsoleHome} overview=${overview} />` : null}
-        <p>Signed in as operator. Session ends ${session.expiresAt.toISOString()}.</p>
+        <p data-signed-in-as>Signed in as <strong>${who.type === 'operator' ? (who.name ?? who.email ?? who.id) : 'the admin token'}</strong>${who.email && who.name ? ` (${who.email})` : ''}, role <strong data-role>${req.operator!.role}</strong>. Session ends ${session.expiresAt.toISOString()}.</p>
         <ul>
           <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
+          <li><a href="/admin/audit">Audit log</a>: who did what, when, from where; and whether the trail was edited.</li>
           <li><a href="/admin/v1/queues">Queue dashboard</a>: counts, failed jobs with their errors, retry, remove.</li>
           <li><a href="/admin/v1/docs">Back-office API reference</a> (<a href="/admin/v1/openapi.json">OpenAPI</a>).</li>
           <li><a href="/metrics">Prometheus metrics</a></li>
@@ -115,6 +136,12 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
           // The right token always signs in: failures are throttled per address, but a lockout must
           // not shut out the operators behind the same proxy as whoever is guessing.
           if (!token || !constantTimeEqual(token, deps.adminToken)) {
+            if (token)
+              await deps.audit.record(auditContextOf(req, { type: 'system', id: 'console-sign-in' }), {
+                action: 'operator.sign_in_refused',
+                target: { type: 'console', id: 'admin' },
+                changes: { method: 'admin_token', reason: 'wrong_token' },
+              });
             const blocked = token ? await deps.limiter.failed(key) : await deps.limiter.blockedFor(key);
             if (blocked > 0) {
               res.set('Retry-After', String(blocked));
@@ -122,6 +149,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
                 res,
                 {
                   next: next_,
+                  sso: !!deps.sso,
                   error: `Too many failed sign-ins from this address: a wrong token is refused for ${Math.ceil(blocked / 60)} more minute(s).`,
                 },
                 429,
@@ -129,17 +157,30 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             }
             return signInPage(
               res,
-              { next: next_, error: token ? 'That is not the admin token.' : 'Enter the admin token.' },
+              {
+                next: next_,
+                sso: !!deps.sso,
+                error: token ? 'That is not the admin token.' : 'Enter the admin token.',
+              },
               401,
             );
           }
           await deps.limiter.succeeded(key);
-          const { token: sessionToken, session } = await deps.sessions.create('operator', 'admin', {
-            ttlMs: deps.cookie.ttlMs,
-            data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
-            userAgent: req.get('user-agent'),
-            ip: req.ip,
-          });
+          const { token: sessionToken, session } = await deps.sessions.create(
+            'operator',
+            'admin',
+            {
+              ttlMs: deps.cookie.ttlMs,
+              data: { tokenFingerprint: tokenFingerprint(deps.adminToken) },
+              userAgent: req.get('user-agent'),
+              ip: req.ip,
+            },
+            deps.audit.hook(auditContextOf(req, { type: 'admin_token', id: 'admin' }), (s) => ({
+              action: 'operator.signed_in',
+              target: { type: 'console', id: 'admin' },
+              changes: { method: 'admin_token', role: 'admin', sessionId: s.id },
+            })),
+          );
           setSessionCookie(res, deps.cookie, sessionToken, session.expiresAt);
           res.append('Set-Cookie', xsrfCookie(deps.cookie, session.csrfToken, session.expiresAt));
           res.redirect(303, next_ ?? '/admin');
@@ -274,6 +315,21 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
   );
 
   if (deps.lookup) pages.push(...consolePages(deps.lookup, page, deps.resellerSections));
+  if (deps.sso) {
+    pages.push(
+      ...operatorSsoPages({
+        settings: deps.sso,
+        publicUrl: deps.publicUrl,
+        sessions: deps.sessions,
+        cookie: deps.cookie,
+        audit: deps.audit,
+        logger: deps.logger,
+        onSignedIn: (res, csrfToken, expiresAt) =>
+          res.append('Set-Cookie', xsrfCookie(deps.cookie, csrfToken, expiresAt)),
+      }),
+    );
+  }
+  deps.extraPages?.((p) => pages.push(p), page);
   mountPages(router, pages);
   return { router, pages };
 
@@ -313,10 +369,17 @@ function when(iso: string | null) {
   return iso ? html`<time datetime=${iso}>${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : '—';
 }
 
-function signInPage(res: Response, opts: { next?: string | undefined; error?: string }, status = 200): void {
+function signInPage(
+  res: Response,
+  opts: { next?: string | undefined; error?: string; sso?: boolean },
+  status = 200,
+): void {
+  res.set('Cache-Control', 'no-store');
+  const ssoHref = `/admin/oidc/start${opts.next ? `?next=${encodeURIComponent(opts.next)}` : ''}`;
   sendPage(
     res,
     html`<${Layout} title="Sign in" product="Print API operations">
+      ${opts.sso ? html`<p><a class="button" href=${ssoHref} data-sso>Sign in with single sign-on</a></p><p class="muted">Or, in an emergency, with the admin token:</p>` : null}
       <form method="post" action="/admin/sign-in">
         <${Field} name="token" label="Admin token" type="password" autocomplete="current-password" required=${true} error=${opts.error} />
         ${opts.next ? html`<input type="hidden" name="next" value=${opts.next} />` : null}
@@ -338,18 +401,10 @@ function safeNext(value: unknown): string | undefined {
     : undefined;
 }
 
-/** Which admin token opened a session (a hash of a hash: nothing to recover the token from). */
-function tokenFingerprint(adminToken: string): string {
-  return sha256Hex(`operator-session:${sha256Hex(adminToken)}`).slice(0, 32);
-}
-
-/**
- * A session counts only while the admin token that opened it is the deployment's: rotating ADMIN_TOKEN signs every
- * operator out.
- */
+/** Whether a session still counts (see operatorOfSession). */
 export function acceptsOperatorSession(adminToken: string): (session: BrowserSession) => boolean {
-  const current = tokenFingerprint(adminToken);
-  return (session) => session.kind === 'operator' && session.data.tokenFingerprint === current;
+  const identify = operatorOfSession(adminToken);
+  return (session) => identify(session) !== undefined;
 }
 
 /** The readable copy of the CSRF token for the dashboard's and docs' scripts (not HttpOnly: they read it). */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineRoute, type AnyRoute } from '../../web/route.ts';
 import type { DashboardLinks } from './dashboard-links-service.ts';
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../operators/operator-roles.ts';
 
 const LINK_EXAMPLE = {
   url: 'https://print-api.example/dashboard/login/dl_3QmZ8pN1vR7xK2cW9yT4bH6s',
@@ -41,7 +43,7 @@ export function dashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[]
 }
 
 /** `POST /admin/v1/resellers/{id}/dashboard-links`: the same link, for the back-office (the CLI's `login-link`). */
-export function adminDashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRoute[] {
+export function adminDashboardLinkRoutes(deps: { links: DashboardLinks; audit: AuditLog }): AnyRoute[] {
   return [
     defineRoute({
       method: 'post',
@@ -60,10 +62,24 @@ export function adminDashboardLinkRoutes(deps: { links: DashboardLinks }): AnyRo
         { status: 404, code: 'not_found', description: 'Unknown reseller.' },
         { status: 403, code: 'account_not_active', description: 'The reseller is pending or suspended.' },
       ],
-      handle: async ({ params, body }) => ({
+      handle: async ({ req, params, body }) => ({
         status: 201,
-        body: { data: await deps.links.create({ resellerId: params.id, mode: body?.mode ?? 'live' }) },
+        body: {
+          data: await deps.links.create(
+            { resellerId: params.id, mode: body?.mode ?? 'live' },
+            dashboardLinkAudit(deps.audit, req),
+          ),
+        },
       }),
     }),
   ];
+}
+
+/** The record of a dashboard link made by an operator (the back-office route and the console's reseller page). */
+export function dashboardLinkAudit(audit: AuditLog, req: Parameters<typeof auditContextOf>[0]) {
+  return audit.hook(auditContextOf(req), (l: { id: string; resellerId: string; mode: string; expiresAt: string }) => ({
+    action: 'dashboard_link.created',
+    target: { type: 'reseller', id: l.resellerId },
+    changes: { linkId: l.id, mode: l.mode, expiresAt: l.expiresAt },
+  }));
 }

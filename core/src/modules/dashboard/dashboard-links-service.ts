@@ -1,3 +1,4 @@
+import { withAudit, type AuditHook } from '../audit/audit-log.ts';
 import { randomBytes } from 'node:crypto';
 import { Refusal } from '../../kernel/refusal.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
@@ -49,7 +50,10 @@ export class DashboardLinks {
     this.#clock = deps.clock ?? (() => new Date());
   }
 
-  async create(input: { resellerId: string; mode: Mode; keyId?: string | null }): Promise<LoginLink> {
+  async create(
+    input: { resellerId: string; mode: Mode; keyId?: string | null },
+    audit?: AuditHook<{ id: string; resellerId: string; mode: Mode; expiresAt: string }>,
+  ): Promise<LoginLink> {
     const reseller = await this.#accounts.getReseller(input.resellerId);
     if (reseller.status !== 'approved') {
       throw new Refusal(
@@ -60,18 +64,22 @@ export class DashboardLinks {
     const token = randomBytes(32).toString('base64url');
     const now = this.#clock();
     const expiresAt = new Date(now.getTime() + LOGIN_LINK_TTL_MS);
-    await this.#db
-      .insertInto('dashboard_links')
-      .values({
-        id: newId('dsl', now.getTime()),
-        reseller_id: input.resellerId,
-        mode: input.mode,
-        key_id: input.keyId ?? null,
-        token_hash: sha256Hex(token),
-        expires_at: expiresAt,
-        created_at: now,
-      })
-      .execute();
+    const id = newId('dsl', now.getTime());
+    await withAudit(this.#db, audit, async (db) => {
+      await db
+        .insertInto('dashboard_links')
+        .values({
+          id,
+          reseller_id: input.resellerId,
+          mode: input.mode,
+          key_id: input.keyId ?? null,
+          token_hash: sha256Hex(token),
+          expires_at: expiresAt,
+          created_at: now,
+        })
+        .execute();
+      return { id, resellerId: input.resellerId, mode: input.mode, expiresAt: expiresAt.toISOString() };
+    });
     return {
       url: `${this.#publicUrl}${DASHBOARD_PATH}/login/${token}`,
       expiresAt: expiresAt.toISOString(),

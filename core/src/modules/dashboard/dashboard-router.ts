@@ -1,3 +1,5 @@
+import type { AuditLog } from '../audit/audit-log.ts';
+import { auditContextOf } from '../operators/operator-roles.ts';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { Refusal } from '../../kernel/refusal.ts';
 import { definePage, mountPages, type PageRouter, type PageSpec } from '../../web/page.ts';
@@ -58,6 +60,8 @@ export interface DashboardDeps {
   /** Read-only views the API has no route for (an order's events, where a product is sold). */
   views: DashboardViews;
   cookie?: Partial<Omit<SessionCookieOptions, 'kind'>>;
+  /** Where sign-ins are recorded (a reseller's security events). */
+  audit?: AuditLog;
 }
 
 /** Declares a signed-in page (`path` in the declarations' style, `/orders/{id}`) and registers its handler. */
@@ -180,6 +184,7 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
           opened.link.resellerId,
           { mode: opened.link.mode, keyId: opened.link.keyId },
           cookie.ttlMs,
+          true,
         );
         redirect(res, '/dashboard');
       })().catch(next);
@@ -302,15 +307,31 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     resellerId: string,
     opened: { mode: Mode; keyId: string | null },
     ttlMs: number,
+    signIn = false,
   ): Promise<BrowserSession> {
     // `keyId` ties the session to its key: the key's mode and scopes bound it, its revocation ends it.
     const data = opened.keyId ? { mode: opened.mode, keyId: opened.keyId } : { mode: opened.mode };
-    const { token, session } = await deps.sessions.create('reseller', resellerId, {
-      ttlMs,
-      data,
-      userAgent: req.get('user-agent'),
-      ip: clientAddress(req),
-    });
+    // A sign-in is one of the reseller's security events: recorded with the session, in its transaction.
+    const audit =
+      signIn && deps.audit
+        ? deps.audit.hook<BrowserSession>(
+            auditContextOf(
+              req,
+              opened.keyId ? { type: 'api_key', id: opened.keyId } : { type: 'system', id: 'back-office-login-link' },
+            ),
+            (s) => ({
+              action: 'dashboard.signed_in',
+              target: { type: 'reseller', id: resellerId },
+              changes: { sessionId: s.id, mode: opened.mode },
+            }),
+          )
+        : undefined;
+    const { token, session } = await deps.sessions.create(
+      'reseller',
+      resellerId,
+      { ttlMs, data, userAgent: req.get('user-agent'), ip: clientAddress(req) },
+      audit,
+    );
     setSessionCookie(res, cookie, token, session.expiresAt);
     return session;
   }

@@ -1,3 +1,4 @@
+import type { AuditHook } from '../audit/audit-log.ts';
 import { Refusal, wrongState, notFound, rejected } from '../../kernel/refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
 import type { Mode, Tenant } from '../../kernel/tenant.ts';
@@ -223,7 +224,12 @@ export class OrdersService {
   }
 
   /** Back-office: a line's EPS/AI/PS/SVG conversion is done (optionally with the converted file's URL). */
-  async confirmConversion(id: string, line: number, convertedUrl?: string): Promise<OrderView> {
+  async confirmConversion(
+    id: string,
+    line: number,
+    convertedUrl?: string,
+    audit?: AuditHook<{ orderId: string; resellerId: string }>,
+  ): Promise<OrderView> {
     const loaded = await loadOrder(this.#db, id);
     const target = loaded?.lines.find((l) => l.line === line);
     if (!loaded || !target) throw notFound('order line', `${id}/${line}`);
@@ -233,11 +239,16 @@ export class OrdersService {
         `Line ${line} of order ${id} does not wait for a conversion (file status ${target.file_status}).`,
       );
     }
-    await this.#updateLineFile(id, line, {
-      file_url: convertedUrl ?? target.file_url,
-      file_type: 'pdf',
-      file_status: 'ok',
-    });
+    await this.#updateLineFile(
+      id,
+      line,
+      {
+        file_url: convertedUrl ?? target.file_url,
+        file_type: 'pdf',
+        file_status: 'ok',
+      },
+      audit,
+    );
     return this.get({ resellerId: loaded.order.reseller_id, mode: loaded.order.mode }, id);
   }
 
@@ -245,6 +256,7 @@ export class OrdersService {
     id: string,
     line: number,
     patch: { file_url: string | null; file_type: string | null; file_status: FileStatus },
+    audit?: AuditHook<{ orderId: string; resellerId: string }>,
   ): Promise<void> {
     let decision: PaymentDecision | undefined;
     await this.#db.transaction().execute(async (trx) => {
@@ -260,6 +272,7 @@ export class OrdersService {
           `Order ${id} is ${order.state}; files can be replaced only while it is AWAITING_FILE.`,
         );
       await trx.updateTable('order_lines').set(patch).where('order_id', '=', id).where('line', '=', line).execute();
+      await audit?.(trx, { orderId: id, resellerId: order.reseller_id });
       const waiting = await trx
         .selectFrom('order_lines')
         .select('line')
@@ -281,7 +294,12 @@ export class OrdersService {
   }
 
   /** The print facility (or the simulator, or the back-office) reports progress. Illegal moves: 409. */
-  async reportProduction(id: string, status: OrderStatus, tracking?: Tracking): Promise<OrderView> {
+  async reportProduction(
+    id: string,
+    status: OrderStatus,
+    tracking?: Tracking,
+    audit?: AuditHook<{ orderId: string; resellerId: string }>,
+  ): Promise<OrderView> {
     const transition = PRODUCTION_TRANSITIONS[status];
     if (!transition)
       throw new Refusal(
@@ -301,6 +319,7 @@ export class OrdersService {
           status === 'SHIPPED' && tracking ? { tracking: JSON.stringify(tracking) } : {},
           at,
         );
+        await audit?.(trx, { orderId: id, resellerId: order.reseller_id });
         return { tenant: { resellerId: order.reseller_id, mode: order.mode }, told: envelope ? [envelope] : [] };
       } catch (err) {
         if (err instanceof IllegalTransitionError) throw wrongState('illegal_transition', err.message);

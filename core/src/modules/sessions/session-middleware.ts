@@ -1,3 +1,4 @@
+import { unstorableBody, unstorableTextIn } from '../../web/unstorable-text.ts';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { constantTimeEqual } from '../../infra/crypto.ts';
 import type { BrowserSession, SessionStore } from './session-store.ts';
@@ -112,5 +113,12 @@ function sameSite(from: string, expected: string, host: string | undefined): boo
 
 /** Parses HTML form posts (application/x-www-form-urlencoded, small), leaving other bodies alone. */
 export function formBody(): RequestHandler {
-  return express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
+  const parse = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 100 });
+  // The API's guard, for forms too: text that cannot be stored (a NUL character) is a 400 `nul_character`, not a 500.
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      const detail = unstorableTextIn(req.body);
+      next(detail ? unstorableBody(detail) : undefined);
+    });
 }

@@ -1,3 +1,4 @@
+import type { AuditHook } from '../audit/audit-log.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId, randomToken } from '../../infra/ids.ts';
 import { sql, type Kysely } from 'kysely';
@@ -36,6 +37,8 @@ export class SessionStore {
     kind: SessionKind,
     subject: string,
     opts: { ttlMs: number; data?: Record<string, unknown>; userAgent?: string | undefined; ip?: string | undefined },
+    /** The sign-in's record in the audit trail, written in the same transaction as the session. */
+    audit?: AuditHook<BrowserSession>,
   ): Promise<{ token: string; session: BrowserSession }> {
     const now = this.#clock();
     const token = `${kind === 'operator' ? 'ops' : 'rds'}_${randomToken(32)}`;
@@ -53,19 +56,22 @@ export class SessionStore {
       expires_at: new Date(now.getTime() + opts.ttlMs),
       revoked_at: null,
     };
-    await this.#db.insertInto('browser_sessions').values(row).execute();
-    return {
-      token,
-      session: {
-        id: row.id,
-        kind,
-        subject,
-        csrfToken: row.csrf_token,
-        data: opts.data ?? {},
-        createdAt: now,
-        expiresAt: row.expires_at,
-      },
+    const session: BrowserSession = {
+      id: row.id,
+      kind,
+      subject,
+      csrfToken: row.csrf_token,
+      data: opts.data ?? {},
+      createdAt: now,
+      expiresAt: row.expires_at,
     };
+    if (!audit) await this.#db.insertInto('browser_sessions').values(row).execute();
+    else
+      await this.#db.transaction().execute(async (trx) => {
+        await trx.insertInto('browser_sessions').values(row).execute();
+        await audit(trx as never, session);
+      });
+    return { token, session };
   }
 
   /** The live session of `kind` whose token this is: not expired, not revoked; undefined otherwise. */

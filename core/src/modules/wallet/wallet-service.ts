@@ -1,3 +1,4 @@
+import type { AuditHook } from '../audit/audit-log.ts';
 import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { Refusal } from '../../kernel/refusal.ts';
 import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
@@ -50,21 +51,27 @@ export class WalletService {
     this.#fundsListeners.push(listener);
   }
 
-  async topUp(input: {
-    resellerId: string;
-    mode: Mode;
-    amountCents: number;
-    reference?: string | undefined;
-  }): Promise<LedgerEntry> {
-    const entry = await this.#db.transaction().execute((trx) =>
-      this.post(trx, {
+  async topUp(
+    input: {
+      resellerId: string;
+      mode: Mode;
+      amountCents: number;
+      reference?: string | undefined;
+    },
+    audit?: AuditHook<LedgerEntry>,
+  ): Promise<LedgerEntry> {
+    const entry = await this.#db.transaction().execute(async (trx) => {
+      const posted = await this.post(trx, {
         resellerId: input.resellerId,
         mode: input.mode,
         kind: 'top_up',
         amountCents: input.amountCents,
         reference: input.reference ?? null,
-      }),
-    );
+      });
+      // The record of who topped up commits with the credit, or neither does.
+      if (posted && audit) await audit(trx, posted);
+      return posted;
+    });
     for (const listener of this.#fundsListeners) await listener(input.resellerId, input.mode);
     return entry!;
   }

@@ -148,7 +148,8 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
     errors?: Errors,
     publish?: PublishState,
   ): Promise<void> {
-    const selling = await deps.views.storesSelling(d.caller, product.id);
+    // Where it is sold is the stores' business: a key without stores:read sees none of it.
+    const selling = d.page.can('stores:read') ? await deps.views.storesSelling(d.caller, product.id) : [];
     const published = await publishSection(d, deps.views, product, publish);
     await formPage(
       d,

@@ -51,6 +51,8 @@ export function money(cents: number, currency: string): string {
     maximumFractionDigits: digits,
   }).format(text as unknown as number);
 }
+/** Euros for a person; a negative amount (a retail price below our price: a loss) with its minus sign. */
+export const euros = (cents: number) => `${cents < 0 ? '−' : ''}€${minorUnitsToDecimal(Math.abs(cents), 'EUR')}`;
 
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price (in the store's currency) leaves
@@ -207,7 +209,7 @@ export async function publishSection(
   product: { id: string; title?: string | undefined },
   state: PublishState | undefined,
 ): Promise<VNode> {
-  const published = await views.publishedTo(d.caller, product.id);
+  const published = d.page.can('stores:read') ? await views.publishedTo(d.caller, product.id) : [];
   const stores = d.page.can('stores:read')
     ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter(
         (s) => s.status === 'connected',
