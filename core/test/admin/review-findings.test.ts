@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { euros } from '../../src/modules/dashboard/pages/publish-section.ts';
+import { money } from '../../src/modules/dashboard/pages/publish-section.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
 describe('findings of the same security review', function () {
@@ -11,9 +11,11 @@ describe('findings of the same security review', function () {
   after(() => t?.close());
 
   it('shows a retail price below cost as a negative margin, not a RangeError', () => {
-    expect(euros(1250)).to.equal('€12.50');
-    expect(euros(-1250)).to.equal('−€12.50');
-    expect(euros(0)).to.equal('€0.00');
+    // The margin line's amounts (money): a loss keeps its minus sign, in the store's currency too.
+    expect(money(1250, 'EUR')).to.equal('€12.50');
+    expect(money(-1250, 'EUR')).to.equal('-€12.50');
+    expect(money(0, 'EUR')).to.equal('€0.00');
+    expect(money(-105, 'GBP')).to.equal('-£1.05');
   });
 
   it('keeps every back-office answer out of caches: JSON, the queue dashboard and its JSON', async () => {

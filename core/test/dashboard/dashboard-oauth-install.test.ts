@@ -79,7 +79,7 @@ describe('dashboard: connecting a store through an OAuth install (real PostgreSQ
     const refused = await open('/dashboard/stores/install', { platform: 'ETSY', shopName: 'Not A Shop', _csrf: csrf });
     expect(refused.status).to.equal(422);
     expect(refused.html).to.match(
-      /<p id="install-etsy-shopName-error" class="error" role="alert">must be a shop name<\/p>/,
+      /<p id="install-etsy-shopName-error" class="error" role="alert">Must be a shop name\.<\/p>/,
     );
 
     const leaving = await open('/dashboard/stores/install', { platform: 'ETSY', shopName: 'tulips', _csrf: csrf });

@@ -115,7 +115,7 @@ describe("the dashboard's pages in a merchant's words (Chromium)", function () {
     await signInToDashboard(page, t, r.key);
     await page.goto(`${t.baseUrl}/dashboard/products/CARDS-EU`);
     const publish = page.getByRole('form', { name: 'Publish to store' });
-    await publish.getByLabel('Retail price (€, your customers pay)').fill('29,95');
+    await publish.getByLabel("Retail price in the store's currency (your customers pay)").fill('29,95');
     await publish.getByRole('button', { name: 'Show margin' }).click();
     await page.waitForLoadState();
     expect(await page.getByTestId('margin').textContent()).to.contain('€29.95 retail');

@@ -51,8 +51,6 @@ export function money(cents: number, currency: string): string {
     maximumFractionDigits: digits,
   }).format(text as unknown as number);
 }
-/** Euros for a person; a negative amount (a retail price below our price: a loss) with its minus sign. */
-export const euros = (cents: number) => `${cents < 0 ? '−' : ''}€${minorUnitsToDecimal(Math.abs(cents), 'EUR')}`;
 
 /**
  * `POST /dashboard/products/{id}/publish`: `intent=margin` shows what the retail price (in the store's currency) leaves
