@@ -37,6 +37,16 @@ const url = ['https://localhost:9/hooks', 'http://127.0.0.1/x', 'javascript:aler
 const FORMS: FormOp[] = [
   { path: '/dashboard/login/{token}', session: 'none', fields: {}, throttled: true },
   { path: '/admin/sign-out', session: 'none', fields: { everywhere: ['1', '0'] } },
+  // The console's reseller actions, without an operator session: refused (a sign-in, a CSRF failure), never a 500.
+  { path: '/admin/resellers/{id}/approve', session: 'none', fields: {} },
+  { path: '/admin/resellers/{id}/suspend', session: 'none', fields: {} },
+  {
+    path: '/admin/resellers/{id}/top-up',
+    session: 'none',
+    fields: { amount: ['12.50', '7,5', '-1', '1e309', ''], mode: ['live', 'test', 'x'], reference: ['r', ''] },
+  },
+  { path: '/admin/resellers/{id}/api-keys', session: 'none', fields: { mode: ['live', 'test', ''] } },
+  { path: '/admin/resellers/{id}/dashboard-link', session: 'none', fields: { mode: ['live', 'test', ''] } },
   {
     path: '/admin/sign-in',
     session: 'none',

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ApiError } from '../../src/http/api-error.ts';
+import { httpAnswer } from '../../src/http/error-catalogue.ts';
+import { Refusal } from '../../src/kernel/refusal.ts';
 import { RouteTable } from '../../src/web/route-table.ts';
 import type { HttpMethod } from '../../src/web/route.ts';
 
@@ -52,9 +53,14 @@ describe('RouteTable', () => {
   });
 
   it('answers a parameter with broken percent-encoding with 400, only where every literal matched', () => {
-    expect(() => table.find('GET', '/orders/%E0%A4%A'))
-      .to.throw(ApiError)
-      .with.property('status', 400);
+    let refused: unknown;
+    try {
+      table.find('GET', '/orders/%E0%A4%A');
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).to.be.instanceOf(Refusal).with.property('code', 'invalid_request');
+    expect(httpAnswer(refused as Refusal).status).to.equal(400);
     expect(find('POST', '/orders/%E0%A4%A/refund')).to.equal(undefined);
   });
 

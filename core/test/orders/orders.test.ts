@@ -505,7 +505,7 @@ describeEachBackend('orders', (get) => {
       for (const bad of [
         'state=SHIPPING',
         'status=LOST',
-        'source=EBAY',
+        'source=MYSPACE',
         'createdFrom=yesterday',
         'createdTo=2026-13-45',
       ]) {
