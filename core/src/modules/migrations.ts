@@ -11,6 +11,7 @@ import {
 } from './reseller-products/reseller-products-tables.ts';
 import {
   storeIngestSkippedProductsMigration,
+  storeListingsJobMigration,
   storeListingsMigration,
   storePollNoticeMigration,
   storeShipmentsIndexMigration,
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   '0027_exchange_rates': exchangeRatesMigration,
   '0028_operator_tokens': operatorTokensMigration,
   '0029_audit_log': auditMigration,
+  '0032_store_listings_job': storeListingsJobMigration,
 };

@@ -191,6 +191,43 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(all.data.map((l) => l.externalProductId).sort()).to.deep.equal(['p-2', 'p-3', 'p-4', 'p-5']);
       expect(all.data.find((l) => l.externalProductId === 'p-5')).to.include({ sku: null, resellerProduct: null });
     });
+    it('never folds a request into a job that has finished looking: a job still in the queue after its store was released does not swallow the next request', async () => {
+      // The moment the race lived in: the last job has cleared the store's flag (no request came
+      // during its run) but the queue still holds it (running, not yet marked complete). Held here
+      // for as long as the test needs by a job of the same id delayed an hour.
+      const before = await storeRow();
+      expect(before.listings_job_live).to.equal(false);
+      const queue = t.service.queue.queues().find((q) => q.name === `listings-${PLATFORM.toLowerCase()}`)!;
+      const heldId = `listings-${storeId}-${before.listings_job_seq}`;
+      await queue.add({ storeId }, { jobId: heldId, delayMs: 3_600_000 });
+      shop.products.set('p-6', { id: 'p-6', sku: 'FLYER-A5', title: 'Flyer A5 (new)', active: true });
+      await t.service.services.storesModule.listings.requestSync(before);
+      const after = (await synced(before.listings_synced_at))!;
+      expect(after.listings_job_live).to.equal(false);
+      expect(after.listings_job_seq).to.equal(before.listings_job_seq + 1);
+      expect((await listings()).data.map((l) => l.externalProductId)).to.include('p-6');
+      await queue.remove(heldId);
+      shop.products.delete('p-6');
+    });
+    it('queues a live job again when its request is older than the retry interval (a job lost with the queue), under the same id', async () => {
+      const { listings: syncer } = t.service.services.storesModule;
+      const before = await storeRow();
+      // Live, but no job in the queue: the add was lost. Asked a minute ago: left alone for now.
+      const set = (asked: Date) =>
+        t.service.db
+          .updateTable('stores')
+          .set({ listings_job_live: true, listings_requested_at: asked })
+          .where('id', '=', storeId)
+          .execute();
+      await set(new Date(Date.now() - 60_000));
+      await syncer.scheduleSyncs();
+      expect((await storeRow()).listings_job_live).to.equal(true);
+      await set(new Date(Date.now() - 11 * 60_000));
+      await syncer.scheduleSyncs();
+      const after = (await synced(before.listings_synced_at))!;
+      expect(after.listings_job_live).to.equal(false);
+      expect(after.listings_job_seq).to.equal(before.listings_job_seq);
+    });
     it('syncs hourly as the safety net, but asks again for a store whose sync has not completed no sooner than ten minutes after the last request', async () => {
       const { listings: syncer } = t.service.services.storesModule;
       const set = (patch: { listings_synced_at: Date | null; listings_requested_at: Date | null }) =>

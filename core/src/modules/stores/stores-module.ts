@@ -202,8 +202,10 @@ export class StoresModule {
       calls: this.calls,
       locales,
       products: deps.resellerProducts,
-      queueSync: (store, delayMs) =>
-        this.#listings.get(store.platform)!.add({ storeId: store.id }, { jobId: `listings-${store.id}`, delayMs }),
+      queueSync: (store, seq, delayMs) =>
+        this.#listings
+          .get(store.platform)!
+          .add({ storeId: store.id }, { jobId: `listings-${store.id}-${seq}`, delayMs }),
     });
     this.events = new EventIngester({
       ...ctx,

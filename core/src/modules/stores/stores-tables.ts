@@ -38,6 +38,13 @@ export interface StoresTable {
    */
   listings_requested_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /**
+   * Whether the store's listings job is queued or running: set by the request that queues it, cleared by the job
+   * itself, in one statement that also checks no request came after its run began (listing-syncer.ts).
+   */
+  listings_job_live: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The live (or last) listings job's number: its job id is `listings-<store>-<n>`, a new one for each job. */
+  listings_job_seq: ColumnType<number, number | undefined, number>;
+  /**
    * What the store's last poll found and repaired for the merchant to know (the connector's `notice`), and when: shown
    * among its notices for a week.
    */
@@ -373,5 +380,21 @@ export const storeWebhookBodiesBinaryMigration = {
     await sql`alter table store_webhook_events alter column raw_body type text using replace(encode(raw_body, 'base64'), chr(10), '')`.execute(
       db,
     );
+  },
+};
+
+/**
+ * The store's listings job as a flag and a number (listing-syncer.ts): a request queues a job only
+ * when none is live, under a job id of its own, so that it is never folded into a job that has
+ * already looked for requests and is only waiting for the queue to mark it complete.
+ */
+export const storeListingsJobMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await sql`alter table stores add column listings_job_live boolean not null default false`.execute(db);
+    await sql`alter table stores add column listings_job_seq integer not null default 0`.execute(db);
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    for (const column of ['listings_job_seq', 'listings_job_live'])
+      await db.schema.alterTable('stores').dropColumn(column).execute();
   },
 };

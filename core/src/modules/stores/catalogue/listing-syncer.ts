@@ -20,6 +20,8 @@ export const LISTINGS_RETRY_MS = 10 * 60_000;
 export const LISTINGS_SOON_MS = 5_000;
 /** How a failed listings run begins on the store's lastError (and how a complete run finds it to clear). */
 export const LISTINGS_FAILED = 'Listings could not be read: ';
+/** Runs one job makes before it hands the store to the next job (a queue's other stores get their turn). */
+const MAX_RUNS_PER_JOB = 3;
 /** Discovered links written per statement. */
 const LINKS_BATCH = 500;
 
@@ -29,8 +31,8 @@ export interface ListingSyncerDeps extends Pick<StoresContext, 'db' | 'connector
   calls: StoreCalls;
   /** The store's currency and country, asked once after its first complete run. */
   locales: StoreLocales;
-  /** Queues the store's listings job (one per store at a time). */
-  queueSync: (store: StoreRow, delayMs: number) => Promise<void>;
+  /** Queues the store's listings job number `seq` (one per store at a time; an id of its own per number). */
+  queueSync: (store: StoreRow, seq: number, delayMs: number) => Promise<void>;
   /** The reseller products, by SKU (listings are matched through it, never its table). */
   products: ProductsBySku;
 }
@@ -62,8 +64,12 @@ export class ListingSyncer {
 
   /**
    * Asks for the store's listings to be synced (`delayMs` from now): on connect, on POST
-   * /stores/{id}/sync, on a product webhook. Recorded on the store first, so a run already
-   * under way is followed by another.
+   * /stores/{id}/sync, on a product webhook. The request is recorded on the store first; then a
+   * job is queued only if none is live. A live job sees the request: it clears its flag only in
+   * the statement that checks no request came after its run began (`#release`), so a request is
+   * either seen by the live job or finds the flag clear and queues a job of its own, under a new
+   * id (a queue folds an add into a job of the same id that is still running, even one that has
+   * finished looking).
    */
   async requestSync(store: StoreRow, delayMs = 0): Promise<void> {
     if (!this.canSync(store)) return;
@@ -72,7 +78,14 @@ export class ListingSyncer {
       .set({ listings_requested_at: sql<Date>`now()` })
       .where('id', '=', store.id)
       .execute();
-    await this.#deps.queueSync(store, delayMs);
+    const queued = await this.#deps.db
+      .updateTable('stores')
+      .set((eb) => ({ listings_job_live: true, listings_job_seq: eb('listings_job_seq', '+', 1) }))
+      .where('id', '=', store.id)
+      .where('listings_job_live', '=', false)
+      .returning('listings_job_seq')
+      .executeTakeFirst();
+    if (queued) await this.#deps.queueSync(store, queued.listings_job_seq, delayMs);
   }
 
   /** `requestSync`, its failure (the queue unreachable) logged, not thrown: the hourly schedule asks again. */
@@ -102,14 +115,50 @@ export class ListingSyncer {
   }
 
   async #sync(storeId: string): Promise<void> {
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; ; run++) {
       const store = await this.#deps.connections.findById(storeId);
-      if (!store || store.status !== 'connected' || !this.canSync(store)) return;
+      if (!store || store.status !== 'connected' || !this.canSync(store)) {
+        await this.#release(storeId, null);
+        return;
+      }
+      if (run === MAX_RUNS_PER_JOB) {
+        await this.#handOver(store);
+        return;
+      }
       const startedAt = await this.#run(store);
       // Asked for again while this run read the store: what changed may have been read already, or not.
-      const after = await this.#deps.connections.findById(storeId);
-      if (!after?.listings_requested_at || after.listings_requested_at <= startedAt) return;
+      if (await this.#release(storeId, startedAt)) return;
     }
+  }
+
+  /**
+   * Clears the store's live-job flag, in one statement with the check that no sync was asked for
+   * after `startedAt` (null: whatever was asked, the store is not synced now); false when one was,
+   * and the job must run again.
+   */
+  async #release(storeId: string, startedAt: Date | null): Promise<boolean> {
+    const released = await this.#deps.db
+      .updateTable('stores')
+      .set({ listings_job_live: false })
+      .where('id', '=', storeId)
+      .$if(startedAt !== null, (q) =>
+        q.where((eb) =>
+          eb.or([eb('listings_requested_at', 'is', null), eb('listings_requested_at', '<=', startedAt!)]),
+        ),
+      )
+      .executeTakeFirst();
+    return Number(released.numUpdatedRows) > 0;
+  }
+
+  /** A store asked for again and again (a product webhook storm) is handed to a job of the next number, soon. */
+  async #handOver(store: StoreRow): Promise<void> {
+    const next = await this.#deps.db
+      .updateTable('stores')
+      .set((eb) => ({ listings_job_seq: eb('listings_job_seq', '+', 1) }))
+      .where('id', '=', store.id)
+      .returning('listings_job_seq')
+      .executeTakeFirstOrThrow();
+    await this.#deps.queueSync(store, next.listings_job_seq, LISTINGS_SOON_MS);
   }
 
   /** One run, page after page; answers when it began. */
@@ -304,19 +353,26 @@ export class ListingSyncer {
   }
 
   /**
-   * Queues a sync of every connected store whose listings are older than the interval (the maintenance loop calls
-   * this).
+   * Queues a sync of every connected store whose listings are older than the interval (the
+   * maintenance loop calls this). A store whose job is live but was asked for longer than the
+   * retry interval ago has its job queued again under the same id: a no-op while that job waits
+   * or runs, its replacement when the job was lost (the queue unreachable when it was added) or
+   * failed for good.
    */
   async scheduleSyncs(intervalMs = LISTINGS_INTERVAL_MS): Promise<number> {
     let n = 0;
+    const retryMs = Math.min(intervalMs, LISTINGS_RETRY_MS);
     for (const store of await this.#deps.connections.connectedStores()) {
       if (!this.canSync(store)) continue;
-      if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
-      if (
-        store.listings_requested_at &&
-        Date.now() - store.listings_requested_at.getTime() < Math.min(intervalMs, LISTINGS_RETRY_MS)
-      )
+      const askedAgo = store.listings_requested_at ? Date.now() - store.listings_requested_at.getTime() : null;
+      if (store.listings_job_live) {
+        if (askedAgo !== null && askedAgo < retryMs) continue;
+        await this.#deps.queueSync(store, store.listings_job_seq, 0);
+        n++;
         continue;
+      }
+      if (store.listings_synced_at && Date.now() - store.listings_synced_at.getTime() < intervalMs) continue;
+      if (askedAgo !== null && askedAgo < retryMs) continue;
       await this.requestSync(store);
       n++;
     }
