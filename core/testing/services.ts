@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type DatabaseKind } from '../src/infra/db/database.ts';
@@ -93,24 +93,113 @@ export function migratedPgliteTemplate(): Promise<Blob> {
   return pgliteTemplate;
 }
 
-/** A fresh, empty PostgreSQL database for one suite; dropped by the returned function. */
-export async function createTestPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh PostgreSQL database for one suite, dropped by the returned function: empty, or with
+ * every migration applied (`migrated`), copied from a migrated template database (a file copy in
+ * PostgreSQL, where migrating takes seconds of statements on a busy machine).
+ */
+export async function createTestPostgresDatabase(
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `pa_test_${randomBytes(6).toString('hex')}`;
+  const template = options.migrated ? await migratedPostgresTemplate() : undefined;
+  await withAdmin(async (admin) => {
+    if (!template) {
+      await admin.query(`create database ${name}`);
+      return;
+    }
+    // PostgreSQL refuses to copy a template while a session is in it (the one making it, a moment
+    // ago): asked again shortly, as long as the set-up budget lasts.
+    const deadline = Date.now() + SETUP_TIMEOUT_MS;
+    for (;;) {
+      try {
+        await admin.query(`create database ${name} template ${template}`);
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== OBJECT_IN_USE || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+  return {
+    url: databaseUrl(name),
+    drop: () => withAdmin((c) => c.query(`drop database if exists ${name} with (force)`).then(() => undefined)),
+  };
+}
+
+/** PostgreSQL's "source database is being accessed by other users". */
+const OBJECT_IN_USE = '55006';
+/** Migrated templates no run has made for this long are dropped (each version of the migrations makes its own). */
+const TEMPLATE_KEPT_MS = 24 * 60 * 60_000;
+
+let postgresTemplate: Promise<string> | undefined;
+
+/**
+ * The name of a PostgreSQL database with every migration applied, made once by the first test
+ * process that needs it and shared by every run of the same migrations (its name holds a hash of
+ * their code), under an advisory lock so that parallel processes make it once. Made under a
+ * temporary name and renamed when complete: a crash leaves no half-migrated template.
+ */
+function migratedPostgresTemplate(): Promise<string> {
+  postgresTemplate ??= (async () => {
+    const digest = createHash('sha256');
+    for (const [name, m] of Object.entries(migrations)) digest.update(`${name}\n${m.up}\n${m.down ?? ''}\n`);
+    const hex = digest.digest('hex');
+    const name = `pa_tpl_${hex.slice(0, 16)}`;
+    const lock = Number.parseInt(hex.slice(0, 12), 16);
+    return withAdmin(async (admin) => {
+      await admin.query('select pg_advisory_lock($1)', [lock]);
+      try {
+        const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
+        if (found.rowCount) return name;
+        const making = `pa_tplnew_${randomBytes(6).toString('hex')}`;
+        await admin.query(`create database ${making}`);
+        const handle = await openDatabase<Tables>({ url: databaseUrl(making) });
+        try {
+          await migrateToLatest(handle.db, migrations);
+        } finally {
+          await handle.close();
+        }
+        await admin.query(`alter database ${making} rename to ${name}`);
+        await admin.query(`comment on database ${name} is '${new Date().toISOString()}'`);
+        await dropOldTemplates(admin, name);
+        return name;
+      } finally {
+        await admin.query('select pg_advisory_unlock($1)', [lock]);
+      }
+    });
+  })();
+  return postgresTemplate;
+}
+
+/** Templates of earlier migrations not made within the day, and half-made ones left by a crash a day ago. */
+async function dropOldTemplates(admin: pg.Client, keep: string): Promise<void> {
+  const old = await admin.query<{ datname: string }>(
+    `select datname from pg_database
+      where (datname like 'pa\\_tpl\\_%' or datname like 'pa\\_tplnew\\_%') and datname <> $1
+        and coalesce(shobj_description(oid, 'pg_database'), '') < $2`,
+    [keep, new Date(Date.now() - TEMPLATE_KEPT_MS).toISOString()],
+  );
+  for (const { datname } of old.rows)
+    await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
+}
+
+/** Runs `body` with a session on the machine's test database (to create and drop others). */
+async function withAdmin<T>(body: (admin: pg.Client) => Promise<T>): Promise<T> {
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    return await body(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The URL of database `name` on the test server. */
+function databaseUrl(name: string): string {
   const url = new URL(TEST_PG_URL);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: TEST_PG_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return url.toString();
 }
 
 export interface TestDatabase {
@@ -135,7 +224,7 @@ export function describeEachDatabase(title: string, body: (t: TestDatabase) => v
         this.timeout(SETUP_TIMEOUT_MS);
         if (kind === 'postgres') {
           await needService(this, 'postgres');
-          const created = await createTestPostgresDatabase();
+          const created = await createTestPostgresDatabase({ migrated: true });
           drop = created.drop;
           t.url = created.url;
           t.handle = await openDatabase<Tables>({ url: created.url });

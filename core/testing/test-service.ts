@@ -87,7 +87,7 @@ export async function startTestService(
     await needService(ctx, 'postgres');
     await needService(ctx, 'redis');
     if (!env.DATABASE_URL) {
-      const created = await createTestPostgresDatabase();
+      const created = await createTestPostgresDatabase({ migrated: true });
       drop = created.drop;
       base.DATABASE_URL = created.url;
     }
