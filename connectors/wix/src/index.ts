@@ -11,14 +11,9 @@ import {
 import { completeInstall, installRedirect } from './install.ts';
 import { listWixListings } from './listings.ts';
 import { fetchOrdersById, pollOrders } from './order-polling.ts';
-import {
-  publishWixListing,
-  unpublishWixListing,
-  updateWixListing,
-  wixSiteCountry,
-  wixSiteCurrency,
-} from './publishing.ts';
+import { publishWixListing, unpublishWixListing, updateWixListing } from './publishing.ts';
 import { pushWixShipment } from './shipment-push.ts';
+import { wixSiteCountry, wixSiteCurrency } from './site.ts';
 import { webhookContent } from './webhook-content.ts';
 import { peekEnvelope, verifyWixWebhook } from './webhook-verifier.ts';
 import { freshestToken, mintToken, tokenUsable, WixClient } from './wix-client.ts';
@@ -39,8 +34,8 @@ function clientFor(ctx: ConnectorContext<WixSettings>, store: StoreConnection<Wi
  * reseller by the install state); client-credentials tokens per site, minted again when they
  * expire; app-level webhooks whose bodies are RS256 JWTs (order approved, payment status
  * updated, updated, canceled; app removed); `orders/search` polling as the safety net;
- * tracking pushed back as a fulfillment of our lines; Catalog V1 products created, changed
- * and hidden (publishing).
+ * tracking pushed back as a fulfillment of our lines; Wix Stores products (Catalog V1 or V3,
+ * as the site runs) created, changed and hidden (publishing).
  */
 export const wixConnector = defineConnector<WixCredentials, WixSettings>({
   manifest: {

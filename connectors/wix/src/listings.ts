@@ -2,6 +2,7 @@ import { parsePayload, type ListingsPage, type StoreListing } from '@print-api/c
 import { z } from 'zod';
 import { LISTINGS_PAGE_SIZE } from './config.ts';
 import { text } from './order-mapper.ts';
+import { siteCatalog } from './site.ts';
 import type { WixClient } from './wix-client.ts';
 
 /** Catalog V1 (`POST /stores-reader/v1/products/query` with `includeVariants`). */
@@ -29,30 +30,21 @@ const v1Page = z.object({
   totalResults: z.number().nullish(),
 });
 
-/** Catalog V3 (`POST /stores/v3/products/query`, cursor pages, variants in `variantsInfo`). */
+/**
+ * Catalog V3's read-only variants (`POST /stores/v3/products/query-variants`, cursor pages): each
+ * variant with its product's id, name and visibility. The products query answers no variant data.
+ */
 const v3Page = z.object({
-  products: z
+  variants: z
     .array(
       z.object({
-        id: z.string(),
-        name: text,
+        variantId: z.string(),
+        sku: text,
         visible: z.boolean().nullish(),
-        variantsInfo: z
-          .object({
-            variants: z
-              .array(
-                z.object({
-                  id: z.string(),
-                  sku: text,
-                  visible: z.boolean().nullish(),
-                  choices: z
-                    .array(z.object({ optionChoiceNames: z.object({ choiceName: text }).nullish() }).loose())
-                    .nullish(),
-                }),
-              )
-              .default([]),
-          })
+        optionChoices: z
+          .array(z.object({ optionChoiceNames: z.object({ choiceName: text }).nullish() }).loose())
           .nullish(),
+        productData: z.object({ productId: z.string(), name: text, visible: z.boolean().nullish() }),
       }),
     )
     .default([]),
@@ -78,13 +70,9 @@ export async function listWixListings(client: WixClient, cursor: string | null):
     version = cursor.slice(0, 2) as 'v1' | 'v3';
     position = cursor.slice(3);
   } else {
-    const answer = await client.call<{ catalogVersion?: string }>(
-      'getCatalogVersion',
-      'GET',
-      '/stores/v3/provision/version',
-    );
-    if (answer.catalogVersion === 'STORES_NOT_INSTALLED') return { listings: [], nextCursor: null };
-    version = answer.catalogVersion === 'V1_CATALOG' ? 'v1' : 'v3';
+    const catalog = await siteCatalog(client);
+    if (catalog === 'none') return { listings: [], nextCursor: null };
+    version = catalog;
   }
   return version === 'v1' ? v1Listings(client, Number(position ?? 0) || 0) : v3Listings(client, position || null);
 }
@@ -120,27 +108,21 @@ async function v1Listings(client: WixClient, offset: number): Promise<ListingsPa
 
 async function v3Listings(client: WixClient, cursor: string | null): Promise<ListingsPage> {
   const query = { cursorPaging: { limit: LISTINGS_PAGE_SIZE, ...(cursor ? { cursor } : {}) } };
-  const raw = await client.call<unknown>('queryProductsV3', 'POST', '/stores/v3/products/query', {
-    query,
-    fields: ['VARIANT_OPTION_CHOICE_NAMES'],
-  });
-  const page = parsePayload(v3Page, raw, 'Wix products (catalog V3)');
-  const listings: StoreListing[] = [];
-  for (const p of page.products) {
-    for (const v of p.variantsInfo?.variants ?? []) {
-      const choice = (v.choices ?? [])
+  const raw = await client.call<unknown>('queryVariants', 'POST', '/stores/v3/products/query-variants', { query });
+  const page = parsePayload(v3Page, raw, 'Wix variants (catalog V3)');
+  const listings: StoreListing[] = page.variants.map((v) => ({
+    externalProductId: v.productData.productId,
+    externalVariantId: v.variantId,
+    sku: v.sku || null,
+    title: title(
+      v.productData.name,
+      (v.optionChoices ?? [])
         .map((c) => c.optionChoiceNames?.choiceName)
         .filter(Boolean)
-        .join(' / ');
-      listings.push({
-        externalProductId: p.id,
-        externalVariantId: v.id,
-        sku: v.sku || null,
-        title: title(p.name, choice),
-        active: p.visible !== false && v.visible !== false,
-      });
-    }
-  }
+        .join(' / '),
+    ),
+    active: v.productData.visible !== false && v.visible !== false,
+  }));
   const next = page.pagingMetadata?.hasNext !== false ? page.pagingMetadata?.cursors?.next : null;
   return { listings, nextCursor: next ? `v3:${next}` : null };
 }

@@ -5,16 +5,23 @@ import { mapWixOrder } from '../src/order-mapper.ts';
 import { APP, FakeWix, takeContractViolations, wixOrderOf } from './fake-wix.ts';
 import fulfillmentCreated from './fixtures/fulfillment-created.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
+import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
 import {
   ADD_PRODUCT_MEDIA_REQUEST,
   CREATE_PRODUCT_REQUEST,
+  CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
+  declaredLength,
   interfaceKeys,
   ORDER,
   ORDER_EVENT_TYPES,
   routeViolation,
+  QUERY_VARIANTS_REQUEST,
+  requiredViolations,
   SEARCH_ORDERS_REQUEST,
   shapeViolations,
   UPDATE_PRODUCT_REQUEST,
+  UPDATE_PRODUCT_V3_REQUEST,
+  V3_PRODUCT,
 } from './wix-contract.ts';
 import { scaled } from '@print-api/core/testing';
 
@@ -108,6 +115,82 @@ describe('Wix contract: the official SDK packages (@wix/sdk, @wix/auto_sdk_ecom_
     assert.match(
       routeViolation('updateProduct', 'PUT', '/stores/v1/products/4b2c')!,
       /the SDK sends PATCH \/stores\/v1\/products\/:productId/,
+    );
+  });
+
+  it('holds the Catalog V3 calls to @wix/auto_sdk_stores_products-v-3 and -read-only-variants-v-3: paths, request fields, required fields, enums, bounds', () => {
+    const variant = {
+      sku: 'POSTER-TULIPS-A2',
+      choices: [],
+      price: { actualPrice: { amount: '24.95' } },
+      physicalProperties: {},
+      inventoryItem: { inStock: true },
+    };
+    const product = {
+      name: 'Tulip poster A2',
+      productType: 'PHYSICAL',
+      visible: true,
+      physicalProperties: {},
+      plainDescription: '<p>Tulips</p>',
+      media: { itemsInfo: { items: [{ url: 'https://cdn.example.com/a.jpg' }] } },
+      variantsInfo: { variants: [variant] },
+    };
+    const create = { product, fields: ['URL'] };
+    assert.deepEqual(shapeViolations(create, CREATE_PRODUCT_WITH_INVENTORY_REQUEST), []);
+    assert.deepEqual(requiredViolations('createProductWithInventory', create), []);
+    // V1's spellings are not V3's: a lower-case productType, a number price, a SKU on the product.
+    assert.deepEqual(
+      shapeViolations(
+        {
+          product: { ...product, productType: 'physical', sku: 'X', priceData: { price: 24.95 } },
+          fields: ['URL', 'URLS'],
+        },
+        CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
+      ),
+      [
+        'product.productType: physical is not a V3ProductType',
+        'product.sku: v3:ProductWithInventory has no field sku',
+        'product.priceData: v3:ProductWithInventory has no field priceData',
+        'fields: URLS is not a SingleEntityOpsRequestedFields',
+      ],
+    );
+    // The package's @requiredField tags: a name, a type, variants, each with a price.
+    assert.deepEqual(
+      requiredViolations('createProductWithInventory', {
+        product: { variantsInfo: { variants: [{ ...variant, price: {} }] } },
+      }),
+      [
+        'product.name: is required',
+        'product.productType: is required',
+        'product.variantsInfo.variants[0].price.actualPrice: is required',
+      ],
+    );
+    const update = { product: { id: 'p', revision: '1', visible: false }, fields: ['URL'] };
+    assert.deepEqual(shapeViolations(update, UPDATE_PRODUCT_V3_REQUEST), []);
+    assert.deepEqual(requiredViolations('updateProductV3', { product: { id: 'p', visible: false } }), [
+      'product.revision: is required',
+    ]);
+    // The fixture's product is a V3Product as Get Product answers it.
+    assert.deepEqual(shapeViolations(productsV3.products[0], V3_PRODUCT), []);
+    assert.deepEqual(
+      shapeViolations({ query: { cursorPaging: { limit: 100, cursor: 'x' } } }, QUERY_VARIANTS_REQUEST),
+      [],
+    );
+    assert.deepEqual(
+      [declaredLength('v3:V3Product', 'name'), declaredLength('v3:VariantWithInventory', 'sku')],
+      [
+        { min: 1, max: 80 },
+        { min: 1, max: 40 },
+      ],
+    );
+    assert.equal(routeViolation('getCatalogVersion', 'GET', '/stores/v3/provision/version'), null);
+    assert.equal(routeViolation('createProductWithInventory', 'POST', '/stores/v3/products-with-inventory'), null);
+    assert.equal(routeViolation('getProductV3', 'GET', '/stores/v3/products/4b2c'), null);
+    assert.equal(routeViolation('updateProductV3', 'PATCH', '/stores/v3/products/4b2c'), null);
+    assert.equal(routeViolation('queryVariants', 'POST', '/stores/v3/products/query-variants'), null);
+    assert.match(
+      routeViolation('createProductWithInventory', 'POST', '/stores/v3/products')!,
+      /the SDK sends POST \/stores\/v3\/products-with-inventory/,
     );
   });
 

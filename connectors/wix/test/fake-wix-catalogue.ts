@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FakeReply } from '@print-api/connector-kit/testing';
-import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
+import { catalogueV3Route, type CatalogueSiteV3 } from './fake-wix-catalogue-v3.ts';
 
 /** A Catalog V1 product as the fake keeps it (the fields Wix answers that we read or write). */
 export interface WixProductV1 {
@@ -21,10 +21,12 @@ export interface WixProductV1 {
   }>;
 }
 
-/** The site the catalogue belongs to: its Catalog version, currency, products. */
-export interface CatalogueSite {
-  catalogVersion: 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED';
-  currency: string;
+/** The catalogue a site runs (Get Catalog Version's answer). */
+export type CatalogVersion = 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED';
+
+/** The site the catalogue belongs to: its Catalog version, currency, products (V1's, V3's). */
+export interface CatalogueSite extends CatalogueSiteV3 {
+  catalogVersion: CatalogVersion;
   readonly products: WixProductV1[];
 }
 
@@ -50,19 +52,21 @@ const notFound = (id: string): FakeReply => [
   },
 ];
 const v1Only = (s: CatalogueSite) => s.catalogVersion === 'V1_CATALOG';
-const v3Site = (): FakeReply => [
+/** What Wix answers a call to the other catalogue's API. */
+const otherCatalog = (site: 'V1' | 'V3'): FakeReply => [
   428,
   {
-    message: 'Site uses catalog V3',
+    message: `Site uses catalog ${site}`,
     details: {
       applicationError: {
-        code: 'CATALOG_V3_SITE_CALLING_CATALOG_V1_API',
-        description: 'Site uses catalog V3',
+        code: `CATALOG_${site}_SITE_CALLING_CATALOG_${site === 'V1' ? 'V3' : 'V1'}_API`,
+        description: `Site uses catalog ${site}`,
         data: {},
       },
     },
   },
 ];
+const v3Site = () => otherCatalog('V3');
 
 /**
  * Wix's checks on a V1 product's fields (name 1-80 characters, SKU up to 40, a price that is a non-negative number).
@@ -158,33 +162,18 @@ function queryProducts(site: CatalogueSite, body: any): FakeReply {
   return [200, { products, metadata: { items: products.length, offset }, totalResults: site.products.length }];
 }
 
-/** The Wix Stores routes: catalogue version, V1 product query and writes, V3 query (from its fixture). */
+/** The Wix Stores routes: catalogue version, V1 product query and writes, V3 products and variants. */
 export function catalogueRoute(method: string, path: string): CatalogueRoute | null {
   if (method === 'GET' && path === '/stores/v3/provision/version')
     return { operation: 'getCatalogVersion', id: '', handle: (s) => [200, { catalogVersion: s.catalogVersion }] };
+  const v3 = catalogueV3Route(method, path);
+  if (v3)
+    return {
+      ...v3,
+      handle: (s, b, id) => (s.catalogVersion === 'V3_CATALOG' ? v3.handle(s, b, id) : otherCatalog('V1')),
+    };
   if (method === 'POST' && path === '/stores-reader/v1/products/query')
     return { operation: 'queryProducts', id: '', handle: (s, b) => (v1Only(s) ? queryProducts(s, b) : v3Site()) };
-  if (method === 'POST' && path === '/stores/v3/products/query')
-    return {
-      operation: 'queryProductsV3',
-      id: '',
-      handle: (s) =>
-        s.catalogVersion === 'V3_CATALOG'
-          ? [200, productsV3]
-          : [
-              428,
-              {
-                message: 'Site uses catalog V1',
-                details: {
-                  applicationError: {
-                    code: 'CATALOG_V1_SITE_CALLING_CATALOG_V3_API',
-                    description: 'Site uses catalog V1',
-                    data: {},
-                  },
-                },
-              },
-            ],
-    };
   if (method === 'POST' && path === '/stores/v1/products')
     return { operation: 'createProduct', id: '', handle: (s, b) => (v1Only(s) ? createProduct(s, b) : v3Site()) };
   let m = /^\/stores\/v1\/products\/([^/]+)$/.exec(path);

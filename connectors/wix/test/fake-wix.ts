@@ -13,19 +13,27 @@ import {
 import appInstanceFixture from './fixtures/app-instance.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsV1 from './fixtures/products-v1.json' with { type: 'json' };
-import { catalogueRoute, type CatalogueSite, type WixProductV1 } from './fake-wix-catalogue.ts';
+import productsV3 from './fixtures/products-v3.json' with { type: 'json' };
+import { catalogueRoute, type CatalogueSite, type CatalogVersion, type WixProductV1 } from './fake-wix-catalogue.ts';
+import type { WixProductV3 } from './fake-wix-catalogue-v3.ts';
 import {
   ADD_PRODUCT_MEDIA_REQUEST,
   CREATE_FULFILLMENT_REQUEST,
   CREATE_PRODUCT_REQUEST,
+  CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
   ORDER,
   ORDER_EVENT_TYPES,
+  QUERY_VARIANTS_ANSWER,
+  QUERY_VARIANTS_REQUEST,
+  requiredViolations,
   routeViolation,
   SEARCH_ORDERS_REQUEST,
   shapeViolations,
   SITE_PROPERTIES_ANSWER,
   UPDATE_PRODUCT_REQUEST,
+  UPDATE_PRODUCT_V3_REQUEST,
   V1_PRODUCT_ANSWER,
+  V3_PRODUCT,
   type Shape,
 } from './wix-contract.ts';
 
@@ -56,6 +64,19 @@ const REQUESTS: Record<string, Shape> = {
   createProduct: CREATE_PRODUCT_REQUEST,
   updateProduct: UPDATE_PRODUCT_REQUEST,
   addProductMedia: ADD_PRODUCT_MEDIA_REQUEST,
+  createProductWithInventory: CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
+  updateProductV3: UPDATE_PRODUCT_V3_REQUEST,
+  queryVariants: QUERY_VARIANTS_REQUEST,
+};
+/** The products each catalogue operation answers (`product`, `products[]`), as the SDK types them. */
+const PRODUCT_ANSWERS: Record<string, Shape> = {
+  createProduct: V1_PRODUCT_ANSWER,
+  updateProduct: V1_PRODUCT_ANSWER,
+  queryProducts: V1_PRODUCT_ANSWER,
+  createProductWithInventory: V3_PRODUCT,
+  getProductV3: V3_PRODUCT,
+  updateProductV3: V3_PRODUCT,
+  queryProductsV3: V3_PRODUCT,
 };
 /** The body of each event's `actionEvent` as the SDK types it. */
 const ACTION_BODIES: Record<string, Shape> = {
@@ -86,13 +107,15 @@ export class FakeWixSite implements CatalogueSite {
   readonly instanceId = randomUUID();
   readonly name: string;
   installed = false;
-  catalogVersion: 'V1_CATALOG' | 'V3_CATALOG' | 'STORES_NOT_INSTALLED' = 'V1_CATALOG';
+  catalogVersion: CatalogVersion;
   /** The site's payment currency: its products are priced in it. */
   currency = 'USD';
   /** The country of the site's business address (Site Properties); null when the site has none. */
   country: string | null = 'US';
   /** The Catalog V1 products (the fixture's, then what the connector creates). */
   readonly products: WixProductV1[] = structuredClone(productsV1.products) as WixProductV1[];
+  /** The Catalog V3 products, as Get Product answers them (the fixture's, then what the connector creates). */
+  readonly productsV3: WixProductV3[] = structuredClone(productsV3.products) as WixProductV3[];
   readonly orders = new Map<string, WixOrderJson>();
   readonly fulfillments = new Map<
     string,
@@ -101,8 +124,9 @@ export class FakeWixSite implements CatalogueSite {
   readonly calls: SeenCall[] = [];
   readonly faults: Array<{ operation: string; reply: FakeReply }> = [];
 
-  constructor(name: string) {
+  constructor(name: string, catalogVersion: CatalogVersion) {
     this.name = name;
+    this.catalogVersion = catalogVersion;
   }
 
   seen(operation: string): SeenCall[] {
@@ -150,9 +174,15 @@ export class FakeWix implements FakePlatform {
   readonly tokenRequests: Array<Record<string, unknown>> = [];
   /** The site the merchant picks in the installer next. */
   installing: FakeWixSite | null = null;
+  /** The catalogue new sites run: V1 unless told (every new Wix site since 2025 runs V3). */
+  readonly catalogVersion: CatalogVersion;
   tokenLifetimeSeconds = 4 * 3600;
   readonly #tokens = new Map<string, { instanceId: string; expiresAt: number }>();
   #url = '';
+
+  constructor(opts: { catalogVersion?: CatalogVersion } = {}) {
+    this.catalogVersion = opts.catalogVersion ?? 'V1_CATALOG';
+  }
 
   get url(): string {
     return this.#url;
@@ -175,7 +205,7 @@ export class FakeWix implements FakePlatform {
   }
 
   newSite(): FakeWixSite {
-    const site = new FakeWixSite(`Tulip Prints ${this.sites.size + 1}`);
+    const site = new FakeWixSite(`Tulip Prints ${this.sites.size + 1}`, this.catalogVersion);
     this.sites.set(site.instanceId, site);
     return site;
   }
@@ -366,7 +396,18 @@ export class FakeWix implements FakePlatform {
       },
       product(externalProductId) {
         const p = site.products.find((x) => x.id === externalProductId);
-        return p && { sku: p.sku || null, title: p.name, price: wixPrice(p.priceData), active: p.visible };
+        if (p) return { sku: p.sku || null, title: p.name, price: wixPrice(p.priceData), active: p.visible };
+        const v3 = site.productsV3.find((x) => x.id === externalProductId);
+        const only = v3?.variantsInfo.variants[0];
+        return (
+          v3 &&
+          only && {
+            sku: only.sku ?? null,
+            title: v3.name,
+            price: wixPrice({ currency: site.currency, price: Number(only.price.actualPrice.amount) }),
+            active: v3.visible && only.visible,
+          }
+        );
       },
       pushedTracking: (orderId) =>
         (site.fulfillments.get(orderId) ?? []).map((f) => ({
@@ -420,6 +461,7 @@ export class FakeWix implements FakePlatform {
     const refused = [
       routeViolation(route.operation, req.method, path),
       ...(REQUESTS[route.operation] ? shapeViolations(body, REQUESTS[route.operation]!) : []),
+      ...requiredViolations(route.operation, body),
     ].filter((v): v is string => v !== null);
     if (refused.length) {
       violations.push(...refused.map((r) => `${route.operation}: ${r}`));
@@ -442,12 +484,15 @@ export class FakeWix implements FakePlatform {
     const wrong = [...(answered.orders ?? []), ...(answered.order ? [answered.order] : [])].flatMap((o) =>
       shapeViolations(o, ORDER),
     );
-    if (route.operation !== 'queryProductsV3')
+    const productShape = PRODUCT_ANSWERS[route.operation];
+    if (productShape)
       wrong.push(
         ...[...(answered.products ?? []), ...(answered.product ? [answered.product] : [])].flatMap((p) =>
-          shapeViolations(p, V1_PRODUCT_ANSWER),
+          shapeViolations(p, productShape),
         ),
       );
+    if (route.operation === 'queryVariants' && reply[0] === 200)
+      wrong.push(...shapeViolations(reply[1], QUERY_VARIANTS_ANSWER));
     if (route.operation === 'getSiteProperties') wrong.push(...shapeViolations(reply[1], SITE_PROPERTIES_ANSWER));
     if (wrong.length) violations.push(...wrong.map((w) => `answer to ${route.operation}: ${w}`));
     return reply;

@@ -3,7 +3,7 @@ import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api
 import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
 import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
-import { DEFAULT_VARIANT_ID } from '../src/publishing.ts';
+import { DEFAULT_VARIANT_ID } from '../src/publishing-v1.ts';
 import { forgetMintedTokens } from '../src/wix-client.ts';
 import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
 
@@ -174,12 +174,11 @@ describe('Wix publishing (Catalog V1 products: create, add media, update, hide)'
     assert.equal(site.products.filter((p) => p.sku.startsWith('POSTER-TULIPS-A2')).length, 0);
   });
 
-  it('refuses a site on Catalog V3 or without Wix Stores before writing anything', async () => {
-    site.catalogVersion = 'V3_CATALOG';
-    assert.match((await failure(wixConnector.publishListing!(ctx, store, draft()))).message, /runs Catalog V3/);
+  it('refuses a site without Wix Stores before writing anything', async () => {
     site.catalogVersion = 'STORES_NOT_INSTALLED';
     assert.match((await failure(wixConnector.publishListing!(ctx, store, draft()))).message, /has no Wix Stores/);
     assert.deepEqual(site.seen('createProduct'), []);
+    assert.deepEqual(site.seen('createProductWithInventory'), []);
   });
 
   it('fails rate_limited with the wait when Wix answers 429', async () => {

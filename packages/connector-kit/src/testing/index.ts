@@ -4,3 +4,4 @@ export * from './conformance.ts';
 export * from './fake-server.ts';
 export * from './openapi-contract.ts';
 export * from './golden.ts';
+export * from './publishing-conformance.ts';
