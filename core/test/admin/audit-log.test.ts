@@ -141,6 +141,49 @@ describe('the audit log', function () {
     expect((await t.admin('GET', '/audit-events/verify')).body.data.ok).to.equal(true);
   });
 
+  it('saves a card with its record, and neither when the record cannot be written', async () => {
+    const r = await t.reseller();
+    const saved = await t.admin('PUT', `/resellers/${r.id}/card`, { token: 'tok_visa' });
+    expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+    const [record] = await events(t, `?action=card.saved&targetId=${r.id}`);
+    expect(record.actor).to.deep.equal({ type: 'admin_token', id: 'admin' });
+    expect(record.changes).to.include({ brand: saved.body.data.brand, last4: saved.body.data.last4 });
+
+    const other = await t.reseller();
+    await sql`alter table audit_events add constraint no_cards check (action <> 'card.saved') not valid`.execute(
+      t.service.db,
+    );
+    try {
+      expect((await t.admin('PUT', `/resellers/${other.id}/card`, { token: 'tok_visa' })).status).to.equal(500);
+    } finally {
+      await sql`alter table audit_events drop constraint no_cards`.execute(t.service.db);
+    }
+    expect(await t.service.services.cards.chargeableCard(other.id)).to.equal(null);
+    expect(await events(t, `?action=card.saved&targetId=${other.id}`)).to.deep.equal([]);
+  });
+
+  it('keeps no record of a card whose saving rolled back', async () => {
+    const r = await t.reseller();
+    const { cards, audit } = t.service.services;
+    let err: unknown;
+    try {
+      await cards.saveCard(r.id, 'owner@reseller.example', 'tok_visa', async (trx, card) => {
+        await audit.append(
+          trx,
+          { actor: { type: 'system', id: 'test' } },
+          { action: 'card.saved', target: { type: 'reseller', id: r.id }, changes: { last4: card.last4 } },
+        );
+        throw new Error('the saving fails after its record was written');
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).to.be.instanceOf(Error);
+    expect(await cards.chargeableCard(r.id)).to.equal(null);
+    expect(await events(t, `?action=card.saved&targetId=${r.id}`)).to.deep.equal([]);
+    expect((await t.admin('GET', '/audit-events/verify')).body.data.ok).to.equal(true);
+  });
+
   it('verify catches a row edited in the database, and names it', async () => {
     await t.reseller();
     const before = await t.admin('GET', '/audit-events/verify');

@@ -15,6 +15,7 @@ const PEOPLE: Record<string, { name: string; email: string; roles: string[] }> =
 };
 
 const isCallback = (url: URL) => url.pathname === '/admin/oidc/callback';
+const HELD = 'Held by the test: the browser did not follow the provider back.';
 
 async function freePort(): Promise<number> {
   const s = createServer();
@@ -35,6 +36,13 @@ describe('operators sign in with single sign-on (OpenID Connect) and act by thei
   let b: TestBrowser;
   let idp: Server;
   let resellerId: string;
+  /**
+   * The test on the path between the browser and the provider, as an attacker or a broken proxy would be: it may take
+   * the provider's redirect back to our callback (the browser then stops at the provider, the URL in the test's hand)
+   * and change the next authorization request on its way in. The provider itself answers as it always does.
+   */
+  let holdNextCallback: ((callback: string) => void) | undefined;
+  let rewriteNextAuthorization: ((params: URLSearchParams) => void) | undefined;
   suiteBrowser((launched) => (b = launched));
 
   before(async function () {
@@ -61,6 +69,24 @@ describe('operators sign in with single sign-on (OpenID Connect) and act by thei
         claims: async () => ({ sub: id, ...(PEOPLE[id] ?? { roles: [] }) }),
       }),
     });
+    provider.use(async (ctx: any, next: () => Promise<void>) => {
+      if (rewriteNextAuthorization && ctx.method === 'GET' && ctx.path === '/auth') {
+        const params = new URLSearchParams(ctx.querystring);
+        rewriteNextAuthorization(params);
+        rewriteNextAuthorization = undefined;
+        ctx.querystring = params.toString();
+      }
+      await next();
+      const location = String(ctx.response.get('location') ?? '');
+      if (holdNextCallback && ctx.status >= 300 && ctx.status < 400 && isCallback(new URL(location, issuer))) {
+        holdNextCallback(location);
+        holdNextCallback = undefined;
+        ctx.remove('Location');
+        ctx.status = 200;
+        ctx.type = 'text/plain';
+        ctx.body = HELD;
+      }
+    });
     idp.on('request', provider.callback());
     t = await startTestService(
       this,
@@ -86,30 +112,49 @@ describe('operators sign in with single sign-on (OpenID Connect) and act by thei
     idp?.close();
   });
 
-  /** Signs `who` in through the provider's own pages in a fresh profile; stops before the callback when asked. */
+  /**
+   * Signs `who` in through the provider's own pages in a fresh profile. With `holdCallback` the browser stops at the
+   * provider and the callback URL it would have followed is returned; otherwise `status` is our callback's answer.
+   */
   async function signIn(
     who: string,
     opts: { holdCallback?: boolean } = {},
-  ): Promise<{ ctx: BrowserContext; page: Page; callback?: string }> {
+  ): Promise<{ ctx: BrowserContext; page: Page; callback?: string; status?: number }> {
     const ctx = await b.isolated();
     const page = await ctx.newPage();
-    let held: (url: string) => void = () => undefined;
-    const callback = new Promise<string>((resolve) => (held = resolve));
-    if (opts.holdCallback) {
-      await page.route(isCallback, async (route) => {
-        held(route.request().url());
-        await route.abort();
-      });
-    }
+    const held = opts.holdCallback ? new Promise<string>((resolve) => (holdNextCallback = resolve)) : undefined;
+    const answered = held ? undefined : page.waitForResponse((r) => isCallback(new URL(r.url())));
     await page.goto(`${t.baseUrl}/admin`);
     await page.click('a[data-sso]');
     await page.fill('input[name="login"]', who);
     await page.fill('input[name="password"]', 'anything');
     await page.click('button[type="submit"]');
     await page.locator('button:has-text("Continue")').click();
-    if (opts.holdCallback) return { ctx, page, callback: await callback };
+    if (held) {
+      const callback = await held;
+      await page.getByText(HELD).waitFor();
+      return { ctx, page, callback };
+    }
+    const status = (await answered!).status();
     await page.locator('[data-signed-in-as], [data-sso-refused]').first().waitFor();
-    return { ctx, page };
+    return { ctx, page, status };
+  }
+
+  /** The newest record's place in the audit chain: what a test's own records come after. */
+  async function headSeq(): Promise<number> {
+    const [newest] = (await t.admin('GET', '/audit-events?limit=1')).body.data;
+    return newest?.seq ?? 0;
+  }
+
+  /** The refused sign-ins recorded after `seq`, newest first. */
+  async function refusalsAfter(seq: number): Promise<any[]> {
+    const page = (await t.admin('GET', '/audit-events?action=operator.sign_in_refused&limit=50')).body.data as any[];
+    return page.filter((e) => e.seq > seq);
+  }
+
+  /** Whether the profile holds a console session's cookie. */
+  async function hasSession(ctx: BrowserContext): Promise<boolean> {
+    return (await ctx.cookies()).some((c) => c.name === 'pa_ops');
   }
 
   /** A back-office call from the page, with the console session's cookie and CSRF token (the XSRF-TOKEN cookie). */
@@ -206,6 +251,76 @@ describe('operators sign in with single sign-on (OpenID Connect) and act by thei
     expect(refused.changes).to.include({ method: 'oidc', reason: 'no_known_role' });
   });
 
-  // Not yet tested here: a wrong state, a bad nonce or a replayed code at the callback (holding the provider's redirect
-  // with page.route timed out). The callback hands openid-client expectedState, expectedNonce and the PKCE verifier.
+  it('a callback whose state is not the one this browser sent gives no session, and is recorded', async () => {
+    const seq = await headSeq();
+    const { ctx, page, callback } = await signIn('ada', { holdCallback: true });
+    const tampered = new URL(callback!);
+    expect(tampered.searchParams.get('code')).to.be.a('string');
+    tampered.searchParams.set('state', 'a-state-this-browser-never-sent');
+    const answer = await page.goto(tampered.href);
+    expect(answer!.status()).to.equal(400);
+    expect(await page.locator('[data-sso-refused]').innerText()).to.contain('no session was opened');
+    expect(await hasSession(ctx)).to.equal(false);
+    const [refused, ...more] = await refusalsAfter(seq);
+    expect(more).to.deep.equal([]);
+    expect(refused.actor).to.deep.equal({ type: 'system', id: 'operator-sso' });
+    expect(refused.changes).to.include({ method: 'oidc', reason: 'failed_check', check: 'OAUTH_INVALID_RESPONSE' });
+    expect(refused.changes.message).to.contain('"state"');
+  });
+
+  it('an authorization code used once is refused the second time, with a page (not a 500) and no session', async () => {
+    const { ctx, page, callback } = await signIn('ada', { holdCallback: true });
+    const flow = (await ctx.cookies()).find((c) => c.name === 'pa_oidc_tx');
+    expect(flow, 'the sign-in flow cookie').to.not.equal(undefined);
+    await page.goto(callback!);
+    await page.locator('[data-signed-in-as]').waitFor();
+    expect(await hasSession(ctx)).to.equal(true);
+    // Someone holding the callback URL and the flow's cookie replays both from another browser: state, PKCE verifier
+    // and nonce all match, and the provider refuses the code it has already exchanged.
+    const seq = await headSeq();
+    const other = await b.isolated();
+    await other.addCookies([flow!]);
+    const replayPage = await other.newPage();
+    const answer = await replayPage.goto(callback!);
+    expect(answer!.status()).to.equal(400);
+    expect(await replayPage.locator('[data-sso-refused]').innerText()).to.contain('no session was opened');
+    expect(await hasSession(other)).to.equal(false);
+    const [refused, ...more] = await refusalsAfter(seq);
+    expect(more).to.deep.equal([]);
+    expect(refused.changes).to.include({
+      method: 'oidc',
+      reason: 'failed_check',
+      check: 'OAUTH_RESPONSE_BODY_ERROR',
+      error: 'invalid_grant',
+    });
+  });
+
+  it('an ID token whose nonce is not the one this browser sent gives no session, and is recorded', async () => {
+    const seq = await headSeq();
+    // The authorization request reaches the provider with another nonce: the provider signs an ID token carrying it.
+    rewriteNextAuthorization = (params) => params.set('nonce', 'a-nonce-this-browser-never-sent');
+    const { ctx, page, status } = await signIn('ada');
+    expect(rewriteNextAuthorization, 'the authorization request was rewritten').to.equal(undefined);
+    expect(status).to.equal(400);
+    expect(await page.locator('[data-sso-refused]').innerText()).to.contain('no session was opened');
+    expect(await hasSession(ctx)).to.equal(false);
+    const [refused, ...more] = await refusalsAfter(seq);
+    expect(more).to.deep.equal([]);
+    expect(refused.changes).to.include({
+      method: 'oidc',
+      reason: 'failed_check',
+      check: 'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
+    });
+    expect(refused.changes.message).to.contain('"nonce"');
+  });
+
+  it('a callback without the flow this browser started gives no session, and is recorded', async () => {
+    const seq = await headSeq();
+    const res = await fetch(`${t.baseUrl}/admin/oidc/callback?code=a-code&state=a-state`, { redirect: 'manual' });
+    expect(res.status).to.equal(400);
+    expect(await res.text()).to.contain('This sign-in was not started here');
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('pa_ops='))).to.equal(false);
+    const [refused] = await refusalsAfter(seq);
+    expect(refused.changes).to.include({ method: 'oidc', reason: 'no_flow' });
+  });
 });

@@ -17,7 +17,7 @@ import { scaled } from '../helpers/wait.ts';
  * "Publish to store" on a product's page in headless Chromium: the margin a retail price leaves
  * (our quote for one piece, shipping and VAT included, for the store's country), then the
  * product published to a (fake) WooCommerce store with its SKU and that price, and listed on the
- * page among the stores it is published to.
+ * page among the stores it is published to; a session whose key may not read stores sees none of them there.
  */
 describe('publishing a product from the dashboard in a browser (real PostgreSQL + Redis, Chromium)', function () {
   this.timeout(scaled(240_000));
@@ -95,5 +95,55 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     // Listed by a link of ours: the page says it cannot be deleted.
     expect(await page.getByTestId('delete-blocked').count()).to.equal(1);
     await page.close();
+  });
+
+  it('shows the stores a product is sold in and published to only to a session whose key may read stores', async () => {
+    const r = await posterReseller(t, files);
+    const shop = new FakeWooStore({ host: 'dash-scopes.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
+    shop.defaultCountry = 'NL';
+    const store = await t.api(r.key, 'POST', '/stores', {
+      platform: 'WOOCOMMERCE',
+      storeUrl: shop.url,
+      consumerKey: shop.consumerKey,
+      consumerSecret: shop.consumerSecret,
+    });
+    expect(store.status, JSON.stringify(store.body)).to.equal(201);
+    const storeId = store.body.data.id as string;
+    const storeName = store.body.data.name as string;
+    await eventually(
+      async () => (await t.api(r.key, 'GET', `/stores/${storeId}`)).body.data.country === 'NL',
+      "the store's country",
+    );
+    const listing = await t.api(r.key, 'POST', `/stores/${storeId}/listings`, {
+      resellerProduct: POSTER_SKU,
+      title: 'Tulips at noon, A2 poster',
+      priceCents: 3495,
+    });
+    expect(listing.status, JSON.stringify(listing.body)).to.equal(201);
+    const product = (await t.api(r.key, 'GET', `/reseller-products/${POSTER_SKU}`)).body.data;
+    const productPage = `${t.baseUrl}/dashboard/products/${product.id}`;
+    const storeLinks = `main a[href="/dashboard/stores/${storeId}"]`;
+
+    // A key with every scope: the store is named, and linked, under "Sold in" and "Published to".
+    const full = await (await b!.isolated()).newPage();
+    await signInToDashboard(full, t, r.key);
+    await full.goto(productPage);
+    expect(await full.locator(storeLinks).count()).to.equal(2);
+    expect(await full.getByTestId('published-to').textContent()).to.contain(storeName);
+
+    // A key that reads and writes products but not stores: nothing of the store on the same page.
+    const narrow = await t.admin('POST', `/resellers/${r.id}/api-keys`, {
+      mode: 'live',
+      scopes: ['catalog:read', 'reseller-products:read', 'reseller-products:write', 'dashboard'],
+    });
+    expect(narrow.status, JSON.stringify(narrow.body)).to.equal(201);
+    const page = await (await b!.isolated()).newPage();
+    await signInToDashboard(page, t, narrow.body.data.key);
+    const answer = await page.goto(productPage);
+    expect(answer!.status()).to.equal(200);
+    expect(await page.getByRole('heading', { name: `Product ${POSTER_SKU}` }).count()).to.equal(1);
+    expect(await page.locator('a[href^="/dashboard/stores"]').count()).to.equal(0);
+    expect(await page.getByTestId('published-to').count()).to.equal(0);
+    expect(await page.locator('body').textContent()).to.not.contain(storeName);
   });
 });

@@ -211,13 +211,16 @@ export function adminAccountRoutes(deps: {
       errors: [notFound, { status: 422, code: 'card_rejected', description: 'The gateway refused the token.' }],
       handle: async ({ req, params, body }) => {
         const reseller = await accounts.getReseller(params.id);
-        const card = await cards.saveCard(reseller.id, reseller.email, body.token);
-        // The gateway call cannot share a transaction: the record follows the saved card.
-        await audit.record(auditContextOf(req), {
-          action: 'card.saved',
-          target: { type: 'reseller', id: reseller.id },
-          changes: { gateway: card.gateway, brand: card.brand, last4: card.last4 },
-        });
+        const card = await cards.saveCard(
+          reseller.id,
+          reseller.email,
+          body.token,
+          audit.hook(auditContextOf(req), (c) => ({
+            action: 'card.saved',
+            target: { type: 'reseller', id: reseller.id },
+            changes: { gateway: c.gateway, brand: c.brand, last4: c.last4 },
+          })),
+        );
         return { status: 200, body: { data: card } };
       },
     }),

@@ -1,4 +1,4 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import * as oidc from 'openid-client';
 import { html, Layout, sendPage } from '../../web/html.ts';
 import { definePage, type PageSpec } from '../../web/page.ts';
@@ -6,6 +6,7 @@ import { auditContextOf, isOperatorRole, OPERATOR_ROLES, type OperatorRole } fro
 import { readCookie, setSessionCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-tables.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 
 /** Single sign-on of operators (OpenID Connect), from OPERATOR_OIDC_*. */
@@ -30,7 +31,8 @@ const SAFE_NEXT = /^\/admin(\/[A-Za-z0-9_\-./%?=&]*)?$/;
  * `nonce`, by openid-client (a certified relying party). `/admin/oidc/start` keeps the flow's secrets in a
  * short-lived HttpOnly cookie and sends the browser to the provider; `/admin/oidc/callback` has the library check the
  * answer (state, code, nonce, ID token) and opens a console session for the person with the highest known role in
- * their roles claim. No known role, or any failed check: no session, and a page that says why.
+ * their roles claim. No known role, no flow of this browser's, or any failed check: no session, a page that says why,
+ * and an `operator.sign_in_refused` record of which it was.
  */
 export function operatorSsoPages(deps: {
   settings: OperatorSsoSettings;
@@ -60,6 +62,16 @@ export function operatorSsoPages(deps: {
     return discovered;
   };
   const secure = deps.cookie.secure ? '; Secure' : '';
+  /**
+   * Every refused sign-in is on the trail, as the person when the provider named one, else as the sign-in itself
+   * (a wrong state or a replayed code names no one we can trust).
+   */
+  const recordRefusal = (req: Request, changes: Record<string, unknown>, actor?: Actor) =>
+    deps.audit.record(auditContextOf(req, actor ?? { type: 'system', id: 'operator-sso' }), {
+      action: 'operator.sign_in_refused',
+      target: { type: 'console', id: 'admin' },
+      changes: { method: 'oidc', ...changes },
+    });
 
   return [
     definePage({
@@ -105,7 +117,10 @@ export function operatorSsoPages(deps: {
         res.append('Set-Cookie', `${TX_COOKIE}=; Path=${TX_PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
         res.set('Cache-Control', 'no-store');
         const tx = readTx(readCookie(req, TX_COOKIE));
-        if (!tx) return refused(res, 'This sign-in was not started here, or it took too long: start again.', 400);
+        if (!tx) {
+          await recordRefusal(req, { reason: 'no_flow' });
+          return refused(res, 'This sign-in was not started here, or it took too long: start again.', 400);
+        }
         let claims: Record<string, unknown>;
         try {
           const config = await configuration();
@@ -123,6 +138,7 @@ export function operatorSsoPages(deps: {
           }
         } catch (err) {
           deps.logger.warn('operator single sign-on refused', { err: (err as Error).message });
+          await recordRefusal(req, { reason: 'failed_check', ...failedCheck(err) });
           return refused(
             res,
             'The identity provider’s answer did not check out: no session was opened. Start again.',
@@ -136,11 +152,7 @@ export function operatorSsoPages(deps: {
           const role = highestRole(claims[settings.rolesClaim]);
           const actor = { type: 'operator' as const, id: sub, ...(name ? { name } : {}), ...(email ? { email } : {}) };
           if (!role) {
-            await deps.audit.record(auditContextOf(req, actor), {
-              action: 'operator.sign_in_refused',
-              target: { type: 'console', id: 'admin' },
-              changes: { method: 'oidc', reason: 'no_known_role', claim: settings.rolesClaim },
-            });
+            await recordRefusal(req, { reason: 'no_known_role', claim: settings.rolesClaim }, actor);
             return refused(
               res,
               `You signed in as ${email ?? name ?? sub}, but your account has no operator role (${OPERATOR_ROLES.join(', ')}) in its “${settings.rolesClaim}” claim. Ask whoever runs the identity provider to give you one.`,
@@ -187,6 +199,20 @@ export function operatorSsoPages(deps: {
       },
     }),
   ];
+}
+
+/**
+ * Which check failed, for the trail: openid-client's error code and message (a wrong `state`, a `nonce` that is not
+ * ours) and the provider's OAuth error where it answered one (`invalid_grant`: a code used before). Its messages are
+ * fixed sentences: no secret is in them.
+ */
+function failedCheck(err: unknown): { check: string; message: string; error?: string } {
+  const e = (err ?? {}) as { code?: unknown; name?: unknown; message?: unknown; error?: unknown; cause?: unknown };
+  const check = typeof e.code === 'string' ? e.code : typeof e.name === 'string' ? e.name : 'unknown';
+  // openid-client says what kind of check failed; the oauth4webapi error it wraps says which value.
+  const said = e.cause instanceof Error ? e.cause.message : e.message;
+  const message = typeof said === 'string' ? said.slice(0, 200) : '';
+  return typeof e.error === 'string' ? { check, message, error: e.error } : { check, message };
 }
 
 /** The highest of the known roles a claim holds (a list, or one string, or space-separated). */

@@ -1,4 +1,5 @@
 import { rejected } from '../../kernel/refusal.ts';
+import { withAudit, type AuditHook } from '../audit/audit-log.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import type { Db } from '../tables.ts';
 import { CardRejectedError, type PaymentGateway } from './payment-gateway.ts';
@@ -31,7 +32,12 @@ export class CardsService {
     return this.#gateway;
   }
 
-  async saveCard(resellerId: string, email: string, token: string): Promise<CardView> {
+  /**
+   * Saves the card the gateway makes of `token`. The gateway call cannot join a transaction, so it comes first; the
+   * card's row and its record (`audit`) are then written together: no card saved without its record, no record of a
+   * card that was not saved.
+   */
+  async saveCard(resellerId: string, email: string, token: string, audit?: AuditHook<CardView>): Promise<CardView> {
     let saved;
     try {
       saved = await this.#gateway.saveCard({ token, resellerId, email });
@@ -48,12 +54,14 @@ export class CardsService {
       last4: saved.last4,
       created_at: now,
     };
-    await this.#db
-      .insertInto('cards')
-      .values({ reseller_id: resellerId, ...values })
-      .onConflict((oc) => oc.column('reseller_id').doUpdateSet(values))
-      .execute();
-    return { gateway: values.gateway, brand: saved.brand, last4: saved.last4, createdAt: now.toISOString() };
+    return withAudit(this.#db, audit, async (db) => {
+      await db
+        .insertInto('cards')
+        .values({ reseller_id: resellerId, ...values })
+        .onConflict((oc) => oc.column('reseller_id').doUpdateSet(values))
+        .execute();
+      return { gateway: values.gateway, brand: saved.brand, last4: saved.last4, createdAt: now.toISOString() };
+    });
   }
 
   /** The saved card; pass the open transaction when called inside one (PGlite has a single connection). */
