@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -322,5 +323,32 @@ describe('operators sign in with single sign-on (OpenID Connect) and act by thei
     expect(res.headers.getSetCookie().some((c) => c.startsWith('pa_ops='))).to.equal(false);
     const [refused] = await refusalsAfter(seq);
     expect(refused.changes).to.include({ method: 'oidc', reason: 'no_flow' });
+  });
+
+  it('stops recording refused callbacks from an address that keeps sending them: ten are heard, then 429 unheard', async () => {
+    // From 127.0.0.2 (loopback too): its count is its own, the other tests' callbacks come from 127.0.0.1.
+    const callback = () =>
+      new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+        const req = httpRequest(
+          `${t.baseUrl}/admin/oidc/callback?code=a-code&state=a-state`,
+          { localAddress: '127.0.0.2' },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const seq = await headSeq();
+    for (let i = 0; i < 10; i++) expect((await callback()).status).to.equal(400);
+    expect(await refusalsAfter(seq)).to.have.length(10);
+    const stopped = await callback();
+    expect(stopped.status).to.equal(429);
+    expect(Number(stopped.retryAfter)).to.be.greaterThan(0);
+    expect(await refusalsAfter(seq)).to.have.length(10);
+    // Another address is still heard.
+    const other = await fetch(`${t.baseUrl}/admin/oidc/callback?code=a-code&state=a-state`, { redirect: 'manual' });
+    expect(other.status).to.equal(400);
   });
 });

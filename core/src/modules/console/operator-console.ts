@@ -323,6 +323,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
         sessions: deps.sessions,
         cookie: deps.cookie,
         audit: deps.audit,
+        limiter: deps.limiter,
         logger: deps.logger,
         onSignedIn: (res, csrfToken, expiresAt) =>
           res.append('Set-Cookie', xsrfCookie(deps.cookie, csrfToken, expiresAt)),

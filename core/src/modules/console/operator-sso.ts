@@ -5,6 +5,8 @@ import { definePage, type PageSpec } from '../../web/page.ts';
 import { auditContextOf, isOperatorRole, OPERATOR_ROLES, type OperatorRole } from '../operators/operator-roles.ts';
 import { readCookie, setSessionCookie, type SessionCookieOptions } from '../sessions/session-cookies.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { clientAddress } from '../../web/client-address.ts';
+import type { SignInLimiter } from '../sessions/sign-in-limiter.ts';
 import type { AuditLog } from '../audit/audit-log.ts';
 import type { Actor } from '../audit/audit-tables.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
@@ -40,6 +42,8 @@ export function operatorSsoPages(deps: {
   sessions: SessionStore;
   cookie: SessionCookieOptions;
   audit: AuditLog;
+  /** Refused callbacks, counted per client address: past the limit, refused unheard and unrecorded. */
+  limiter: SignInLimiter;
   logger: Logger;
   onSignedIn: (res: Response, csrfToken: string, expiresAt: Date) => void;
 }): PageSpec[] {
@@ -66,12 +70,14 @@ export function operatorSsoPages(deps: {
    * Every refused sign-in is on the trail, as the person when the provider named one, else as the sign-in itself
    * (a wrong state or a replayed code names no one we can trust).
    */
-  const recordRefusal = (req: Request, changes: Record<string, unknown>, actor?: Actor) =>
-    deps.audit.record(auditContextOf(req, actor ?? { type: 'system', id: 'operator-sso' }), {
+  const recordRefusal = async (req: Request, changes: Record<string, unknown>, actor?: Actor) => {
+    await deps.audit.record(auditContextOf(req, actor ?? { type: 'system', id: 'operator-sso' }), {
       action: 'operator.sign_in_refused',
       target: { type: 'console', id: 'admin' },
       changes: { method: 'oidc', ...changes },
     });
+    await deps.limiter.failed(limitKey(req));
+  };
 
   return [
     definePage({
@@ -113,9 +119,21 @@ export function operatorSsoPages(deps: {
       path: '/oidc/callback',
       auth: 'public',
       csrf: 'none',
+      limit: 'sign-in',
       handle: async (req, res, next) => {
         res.append('Set-Cookie', `${TX_COOKIE}=; Path=${TX_PATH}; Max-Age=0; HttpOnly; SameSite=Lax${secure}`);
         res.set('Cache-Control', 'no-store');
+        // The callback is public: whoever calls it with made-up answers again and again is stopped before
+        // anything is checked or recorded (the audit trail is not theirs to fill).
+        const blocked = await deps.limiter.blockedFor(limitKey(req));
+        if (blocked > 0) {
+          res.set('Retry-After', String(blocked));
+          return refused(
+            res,
+            `Too many refused sign-ins from this address: try again in ${Math.ceil(blocked / 60)} minute(s).`,
+            429,
+          );
+        }
         const tx = readTx(readCookie(req, TX_COOKIE));
         if (!tx) {
           await recordRefusal(req, { reason: 'no_flow' });
@@ -181,6 +199,7 @@ export function operatorSsoPages(deps: {
               changes: { method: 'oidc', role, sessionId: s.id },
             })),
           );
+          await deps.limiter.succeeded(limitKey(req));
           setSessionCookie(res, deps.cookie, token, session.expiresAt);
           deps.onSignedIn(res, session.csrfToken, session.expiresAt);
           // A page of ours moves on, not a redirect: the provider's redirect here is a cross-site navigation, and the
@@ -242,6 +261,11 @@ function readTx(
   } catch {
     return undefined;
   }
+}
+
+/** The limiter's key of a callback: its client's address (kept apart from the admin token's sign-in). */
+function limitKey(req: Request): string {
+  return `sso:${clientAddress(req)}`;
 }
 
 function refused(res: Response, message: string, status: number): void {
