@@ -144,6 +144,11 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     expect(await page.getByRole('heading', { name: `Product ${POSTER_SKU}` }).count()).to.equal(1);
     expect(await page.locator('a[href^="/dashboard/stores"]').count()).to.equal(0);
     expect(await page.getByTestId('published-to').count()).to.equal(0);
-    expect(await page.locator('body').textContent()).to.not.contain(storeName);
+    const body = (await page.locator('body').textContent())!;
+    expect(body).to.not.contain(storeName);
+    // It says why nothing is listed, rather than that no store sells or lists it.
+    expect(await page.getByTestId('stores-hidden').textContent()).to.contain('lacks the stores:read permission');
+    expect(body).to.not.contain('No connected store sells it');
+    expect(body).to.not.contain('Not published to any store yet');
   });
 });

@@ -1,3 +1,4 @@
+import { STORES_HIDDEN } from './publish-section.ts';
 import { CsrfField, Field, html, sendPage, type VNode } from '../../../web/html.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
@@ -210,9 +211,11 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
             : html`<section aria-labelledby="sold-h">
               <h2 id="sold-h">Sold in</h2>
               ${
-                selling.length === 0
-                  ? html`<p class="muted">No connected store sells it.</p>`
-                  : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`
+                !d.page.can('stores:read')
+                  ? html`<p class="muted" data-testid="stores-hidden">${STORES_HIDDEN}</p>`
+                  : selling.length === 0
+                    ? html`<p class="muted">No connected store sells it.</p>`
+                    : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`
               }
               ${
                 selling.length

@@ -200,6 +200,10 @@ function marginLine(m: Margin): VNode {
   return html`<p data-testid="margin" role="status" class=${m.marginCents < 0 ? 'alert' : null}>Margin: <strong>${money(m.marginCents, c)}</strong> per piece (${money(m.retailCents, c)} retail − ${money(m.costCents, c)} our price, shipping and VAT to ${m.country} included; ${where}${rate}).${m.marginCents < 0 ? ' The price does not cover ours.' : ''}</p>`;
 }
 
+/** What a product page says where a session that may not read stores would list them. */
+export const STORES_HIDDEN =
+  'The key you signed in with may not see your stores (it lacks the stores:read permission), so where this product is sold and published is not shown. Sign in with a link made for a key that has it to see them.';
+
 /** The product's page section: the stores it is published to, and the form that publishes it to another. */
 export async function publishSection(
   d: DashContext,
@@ -218,12 +222,14 @@ export async function publishSection(
   return html`<section aria-labelledby="published-h">
     <h2 id="published-h">Published to</h2>
     ${
-      published.length === 0
-        ? html`<p class="muted">Not published to any store yet.</p>`
-        : html`<ul data-testid="published-to">${published.map(
-            (p) =>
-              html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}</li>`,
-          )}</ul>`
+      !d.page.can('stores:read')
+        ? html`<p class="muted">${STORES_HIDDEN}</p>`
+        : published.length === 0
+          ? html`<p class="muted">Not published to any store yet.</p>`
+          : html`<ul data-testid="published-to">${published.map(
+              (p) =>
+                html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}</li>`,
+            )}</ul>`
     }
     ${
       d.page.can('stores:write') && stores.length
