@@ -1,4 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { migrateToLatest, openDatabase, type DatabaseHandle, type DatabaseKind } from '../src/infra/db/database.ts';
@@ -75,11 +81,17 @@ let pgliteTemplate: Promise<Blob> | undefined;
 
 /**
  * An embedded database with every migration applied, as a data directory to start new ones
- * from: initialising PGlite takes seconds of WebAssembly, loading this about one. Made once per
- * test process; what it holds is exactly what `migrateToLatest` makes of an empty database.
+ * from: initialising PGlite and migrating it takes seconds of WebAssembly, loading this well under
+ * one. Made once per version of the migrations (its file name holds a hash of their code) and kept
+ * in the machine's temporary directory, so that the run's parallel processes and the next runs
+ * load it; written under a temporary name and renamed, so a reader never sees half of one. What it
+ * holds is exactly what `migrateToLatest` makes of an empty database.
  */
 export function migratedPgliteTemplate(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
+    const file = path.join(tmpdir(), `print-api-pglite-${digestOfMigrations().slice(0, 16)}.tar`);
+    const kept = await readFile(file).catch(() => undefined);
+    if (kept) return new Blob([kept]);
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGliteDialect } = await import('../src/infra/db/pglite-dialect.ts');
     const { Kysely } = await import('kysely');
@@ -88,9 +100,47 @@ export function migratedPgliteTemplate(): Promise<Blob> {
     await migrateToLatest(db, migrations);
     const dump = await pglite.dumpDataDir('none');
     await db.destroy();
+    const writing = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(writing, Buffer.from(await dump.arrayBuffer()));
+    await rename(writing, file);
+    await dropOldPgliteTemplates(file);
     return dump;
   })();
   return pgliteTemplate;
+}
+
+/** Templates of other migrations not used for a day (each is tens of megabytes). */
+async function dropOldPgliteTemplates(keep: string): Promise<void> {
+  const dir = path.dirname(keep);
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const file = path.join(dir, name);
+    if (!name.startsWith('print-api-pglite-') || file === keep) continue;
+    const info = await stat(file).catch(() => undefined);
+    if (info && Date.now() - info.atimeMs > TEMPLATE_KEPT_MS) await rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
+let migrationsDigest: string | undefined;
+
+/**
+ * A hash of every migration's code, of every source file that speaks of migrations (the helpers a
+ * migration calls live beside it) and of PGlite's version (its data directory's format): a template
+ * made from other migrations, or by another PGlite, is another template.
+ */
+function digestOfMigrations(): string {
+  if (migrationsDigest) return migrationsDigest;
+  const digest = createHash('sha256');
+  const pgliteEntry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  digest.update(readFileSync(path.join(path.dirname(pgliteEntry), '..', 'package.json')));
+  for (const [name, m] of Object.entries(migrations)) digest.update(`${name}\n${m.up}\n${m.down ?? ''}\n`);
+  const src = fileURLToPath(new URL('../src/', import.meta.url));
+  for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' }).sort()) {
+    if (!file.endsWith('.ts')) continue;
+    const text = readFileSync(path.join(src, file), 'utf8');
+    if (text.includes('Migration')) digest.update(`${file}\n${text}\n`);
+  }
+  migrationsDigest = digest.digest('hex');
+  return migrationsDigest;
 }
 
 /**
@@ -142,9 +192,7 @@ let postgresTemplate: Promise<string> | undefined;
  */
 function migratedPostgresTemplate(): Promise<string> {
   postgresTemplate ??= (async () => {
-    const digest = createHash('sha256');
-    for (const [name, m] of Object.entries(migrations)) digest.update(`${name}\n${m.up}\n${m.down ?? ''}\n`);
-    const hex = digest.digest('hex');
+    const hex = digestOfMigrations();
     const name = `pa_tpl_${hex.slice(0, 16)}`;
     const lock = Number.parseInt(hex.slice(0, 12), 16);
     return withAdmin(async (admin) => {

@@ -69,7 +69,7 @@ export async function openInfrastructure(config: Config, overrides: Overrides): 
 
   const database = await openDatabase<Tables>({
     url: config.DATABASE_URL,
-    dataDir: config.DATA_DIR,
+    dataDir: overrides.embeddedDatabaseDir ?? config.DATA_DIR,
     preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
     pgliteTemplate: overrides.pgliteTemplate,
     onConnectionError: (err) =>

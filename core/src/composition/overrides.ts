@@ -35,4 +35,9 @@ export interface Overrides {
    * A new embedded database starts from this data directory (tests: a migrated template) instead of being initialised.
    */
   pgliteTemplate?: Blob;
+  /**
+   * Where the embedded database keeps its files instead of DATA_DIR (tests: `memory://`, so a service that lives
+   * for one suite writes none of its tens of megabytes to disk, nor deletes them after).
+   */
+  embeddedDatabaseDir?: string;
 }

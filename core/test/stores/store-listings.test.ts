@@ -37,14 +37,16 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       return res.body as { data: Array<Record<string, any>>; nextCursor: string | null };
     };
-    /** Waits for a complete listings run that ended after `after`. */
+    /** Waits for a complete listings run that ended after `after`, and for its job to have let go of the store. */
     const synced = (after: Date | null) =>
       waitFor(
         'the listings sync to end',
         async () => {
           const row = await storeRow();
+          // Complete, and its job done with the store (a job clears its flag just after its run completes).
           return row.listings_synced_at &&
             row.listings_run_started_at === null &&
+            !row.listings_job_live &&
             (!after || row.listings_synced_at > after)
             ? row
             : undefined;
