@@ -7,6 +7,7 @@ import {
   type FakeStore,
 } from '@print-api/connector-kit/testing';
 import { FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
+import { uploadInShopManager } from './fake-etsy-listings.ts';
 
 /** Etsy's seller taxonomy for prints (Art & Collectibles > Prints). */
 const PRINTS_TAXONOMY = 2078;
@@ -160,6 +161,6 @@ function etsyStore(etsy: FakeEtsy, shop: FakeEtsyShop, storeId: string): FakeSto
       );
     },
     // The merchant uploads an image to the draft in Shop Manager (Etsy activates no listing without one).
-    completeListing: (externalProductId) => void shop.setup.images.set(externalProductId, 1),
+    completeListing: (externalProductId) => uploadInShopManager(shop, externalProductId),
   };
 }
