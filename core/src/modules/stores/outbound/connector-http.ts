@@ -64,6 +64,11 @@ export interface ConnectorHttpDeps {
  * (no attempt spent). Without Retry-After the answer is the connector's to judge: platforms
  * signal limits their own ways (Shopify's cost bucket in the body).
  *
+ * A multipart body is encoded by the platform's FormData once, and sent (and sent again) like
+ * any body. `download` fetches a file a merchant named by URL: redirects followed (each hop
+ * checked by the guard), no credentials, a size cap and the type read from the bytes
+ * (connector-files.ts).
+ *
  * Every exchange is counted (platform, the request's `operation` or its method, status) and
  * timed, and logged at debug level.
  */
