@@ -68,7 +68,7 @@ export class EtsyPlatform implements FakePlatform {
   readonly platform = 'ETSY';
   readonly expiringTokens = true;
   readonly holdsProducts = true;
-  /** Etsy takes no image URL and activates no listing without an image: a publish makes a draft. */
+  /** Etsy activates no listing without an image, and the suite publishes none: a publish makes a draft. */
   readonly publishYields = 'draft';
   // Etsy gives no buyer phone (the reseller's contact applies) and no e-mail without approval.
   readonly shipsTo = {
