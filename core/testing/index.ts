@@ -8,7 +8,8 @@
  * `core/test/helpers`, which re-exports these files.
  */
 export { startConnectorService } from './connector-service.ts';
-export { startHttpsServer, type TestHttpsServer } from './https-server.ts';
+export { redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from './https-server.ts';
+export { tinyHtml, tinyJpeg, tinyPdf, tinyPng } from './print-file-fixtures.ts';
 export { startTestService, type TestService } from './test-service.ts';
 export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
 export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';

@@ -27,6 +27,7 @@ function context(bol: FakeBol, clock: { now: number }): BolContext {
         const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
         return { status, headers: lower, body: typeof body === 'string' ? body : JSON.stringify(body ?? '') };
       },
+      download: async (req) => Promise.reject(new Error(`no downloads in this test: ${req.url}`)),
     },
     logger: { info() {}, warn() {}, error() {} },
     clock: () => new Date(clock.now),

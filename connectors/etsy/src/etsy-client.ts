@@ -5,6 +5,7 @@ import {
   type HttpClient,
   type HttpRequest,
   type HttpResponse,
+  type MultipartField,
 } from '@print-api/connector-kit';
 import type { EtsySettings } from './config.ts';
 
@@ -84,13 +85,17 @@ export class EtsyClient {
     return this.#budget;
   }
 
-  /** A JSON call under `/v3/application`; `form` is sent `application/x-www-form-urlencoded`, `json` as JSON. */
+  /**
+   * A JSON call under `/v3/application`; `form` is sent `application/x-www-form-urlencoded`, `json` as JSON,
+   * `multipart` as `multipart/form-data` (a file upload).
+   */
   async call<T = unknown>(opts: {
     method: HttpRequest['method'];
     path: string;
     query?: Record<string, string | number | boolean | undefined>;
     form?: Record<string, string>;
     json?: unknown;
+    multipart?: MultipartField[];
     operation: string;
   }): Promise<T> {
     const url = new URL(`${this.#settings.apiUrl}/v3/application${opts.path}`);
@@ -104,6 +109,8 @@ export class EtsyClient {
     } else if (opts.json !== undefined) {
       headers['content-type'] = 'application/json';
       req.body = JSON.stringify(opts.json);
+    } else if (opts.multipart) {
+      req.multipart = opts.multipart;
     }
     const res = await this.send(req);
     if (res.status < 200 || res.status >= 300) throw this.error(res);

@@ -124,7 +124,7 @@ export const etsyConnector = defineConnector<EtsyCredentials, EtsySettings>({
   },
 
   async publishListing(ctx, store, draft) {
-    return publishEtsyListing(publishingClient(ctx, store), ctx.settings, store.credentials.shopId, draft);
+    return publishEtsyListing(publishingClient(ctx, store), ctx.http, ctx.settings, store.credentials.shopId, draft);
   },
 
   async updateListing(ctx, store, ref, changes) {

@@ -1,6 +1,7 @@
 import {
   ConnectorError,
   minorUnitsToDecimal,
+  type HttpClient,
   parsePayload,
   type ListingChanges,
   type ListingDraft,
@@ -10,6 +11,7 @@ import {
 import { z } from 'zod';
 import type { EtsySettings } from './config.ts';
 import type { EtsyClient } from './etsy-client.ts';
+import { downloadImages, uploadImages } from './listing-images.ts';
 import { shopProfiles, type ShopProfiles } from './shop-profiles.ts';
 
 /** Etsy's largest offering quantity: a listing printed on demand never sells out. */
@@ -157,10 +159,14 @@ const offering = (
 ) => ({ price: Number(price), quantity, is_enabled: enabled, readiness_state_id: readinessStateId ?? null });
 
 /** What keeps a listing from going on sale on Etsy, as the merchant can act on it. */
-function missingForActivation(p: ShopProfiles): string[] {
-  const missing = [
-    'an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again)',
-  ];
+function missingForActivation(p: ShopProfiles, images: number, imageProblem: string | null): string[] {
+  const missing: string[] = [];
+  if (imageProblem)
+    missing.push(`an image: ${imageProblem}; upload one to the listing in Shop Manager, then publish it again`);
+  else if (images === 0)
+    missing.push(
+      'an image (Etsy lists nothing without one): give imageUrls, or upload one to the listing in Shop Manager, then publish it again',
+    );
   if (!p.readinessStateId) missing.push('a processing profile (create one in Shop Manager)');
   if (!p.returnPolicyId) missing.push('a return policy, outside the EU (create one in Shop Manager)');
   return missing;
@@ -177,14 +183,16 @@ function listingOf(listing: EtsyListing, variantId: string | null, notice?: stri
 }
 
 /**
- * `createDraftListing` (a physical draft in the shop's currency, the options' taxonomy, who and
- * when made, shipping and return profiles), then `updateListingInventory` to put the SKU and
- * the price on its only product's offering (quantity 999: printed on demand). Etsy cannot
- * fetch an image from a URL (`uploadListingImage` takes the file) and lists nothing without one,
- * so the listing stays a draft and `notice` says what it still needs.
+ * The product's images downloaded first (Etsy takes files, not URLs; a URL that gives no image refuses the publish
+ * before anything is made), then `createDraftListing` (a physical draft in the shop's currency, the options' taxonomy,
+ * who and when made, shipping and return profiles), `updateListingInventory` to put the SKU and the price on its only
+ * product's offering (quantity 999: printed on demand), `uploadListingImage` for each image, and, when it is to be
+ * published and Etsy has all it needs (an image above all: Etsy activates no listing without one), `updateListing`
+ * with `state: active`. Otherwise it stays a draft, and `notice` says what it still needs.
  */
 export async function publishEtsyListing(
   client: EtsyClient,
+  http: HttpClient,
   settings: EtsySettings,
   shopId: string,
   draft: ListingDraft,
@@ -197,6 +205,7 @@ export async function publishEtsyListing(
     );
   const price = await shopPrice(client, shopId, draft.priceCents, draft.currency);
   const profiles = await shopProfiles(client, shopId, o);
+  const images = await downloadImages(http, draft.imageUrls);
   const form: Record<string, string> = {
     quantity: String(ON_DEMAND_QUANTITY),
     title: draft.title,
@@ -249,11 +258,43 @@ export async function publishEtsyListing(
     throw err;
   }
   const product = written.products.find((p) => p.sku === draft.sku && !p.is_deleted) ?? written.products[0];
-  const images = draft.imageUrls.length ? ` Its images were not sent: ${draft.imageUrls.join(', ')}.` : '';
-  const notice = draft.published
-    ? `Etsy keeps the listing a draft: it needs ${missingForActivation(profiles).join(', ')}.${images}`
-    : images.trim() || undefined;
-  return listingOf(listing, product?.product_id ?? null, notice);
+  const variantId = product?.product_id ?? null;
+  const imageProblem = await uploadImages(client, shopId, listing.listing_id, images, draft.title);
+  const missing = missingForActivation(profiles, images.length, imageProblem);
+  if (!draft.published)
+    return listingOf(listing, variantId, imageProblem ? `Etsy keeps the draft without ${imageProblem}.` : undefined);
+  if (missing.length > 0)
+    return listingOf(listing, variantId, `Etsy keeps the listing a draft: it needs ${missing.join(', ')}.`);
+  return activate(client, shopId, listing, variantId);
+}
+
+/** Puts the complete draft on sale; Etsy's refusal keeps it a draft, its reason the notice (the listing exists). */
+async function activate(
+  client: EtsyClient,
+  shopId: string,
+  listing: EtsyListing,
+  variantId: string | null,
+): Promise<PublishedListing> {
+  try {
+    const active = parsePayload(
+      listingSchema,
+      await client.call({
+        method: 'PATCH',
+        path: `/shops/${shopId}/listings/${listing.listing_id}`,
+        form: { state: 'active' },
+        operation: 'updateListing',
+      }),
+      'Etsy listing',
+    );
+    return listingOf(active, variantId);
+  } catch (err) {
+    if (!(err instanceof ConnectorError)) throw err;
+    return listingOf(
+      listing,
+      variantId,
+      `Etsy keeps the listing a draft: putting it on sale failed (${err.message}); publish it again.`,
+    );
+  }
 }
 
 /** The listing as Etsy holds it now; null when it is gone. */

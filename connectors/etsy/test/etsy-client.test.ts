@@ -18,6 +18,7 @@ function stubHttp(replies: Array<Partial<HttpResponse>>): HttpClient & { sent: A
       const r = replies.shift() ?? { status: 200, body: '{}' };
       return { status: r.status ?? 200, headers: r.headers ?? {}, body: r.body ?? '{}' };
     },
+    download: async (req) => Promise.reject(new Error(`no downloads in this test: ${req.url}`)),
   };
 }
 const failure = async (p: Promise<unknown>) => {

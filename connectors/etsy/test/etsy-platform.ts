@@ -7,6 +7,7 @@ import {
   type FakeStore,
 } from '@print-api/connector-kit/testing';
 import { FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
+import { uploadInShopManager } from './fake-etsy-listings.ts';
 
 /** Etsy's seller taxonomy for prints (Art & Collectibles > Prints). */
 const PRINTS_TAXONOMY = 2078;
@@ -67,7 +68,7 @@ export class EtsyPlatform implements FakePlatform {
   readonly platform = 'ETSY';
   readonly expiringTokens = true;
   readonly holdsProducts = true;
-  /** Etsy takes no image URL and activates no listing without an image: a publish makes a draft. */
+  /** Etsy activates no listing without an image, and the suite publishes none: a publish makes a draft. */
   readonly publishYields = 'draft';
   // Etsy gives no buyer phone (the reseller's contact applies) and no e-mail without approval.
   readonly shipsTo = {
@@ -160,6 +161,6 @@ function etsyStore(etsy: FakeEtsy, shop: FakeEtsyShop, storeId: string): FakeSto
       );
     },
     // The merchant uploads an image to the draft in Shop Manager (Etsy activates no listing without one).
-    completeListing: (externalProductId) => void shop.setup.images.set(externalProductId, 1),
+    completeListing: (externalProductId) => uploadInShopManager(shop, externalProductId),
   };
 }

@@ -12,8 +12,19 @@ export interface ShopSetup {
   returnPolicies: number[];
   /** What Shop Manager calls each profile and policy, by id (an id without a name gets one made of it). */
   names: Map<number, string>;
-  /** Images uploaded to each listing (Etsy takes files only: the merchant uploads them in Shop Manager). */
-  images: Map<string, number>;
+  /** The images of each listing, by listing id: uploaded through `uploadListingImage`, or in Shop Manager. */
+  images: Map<string, ListingImage[]>;
+}
+
+/** A listing's image as Etsy keeps it: what was uploaded, and where it shows. */
+export interface ListingImage {
+  listing_image_id: number;
+  rank: number;
+  alt_text: string;
+  filename: string;
+  /** What the file's bytes are (Etsy reads them, not the part's Content-Type). */
+  type: 'jpeg' | 'png' | 'gif';
+  bytes: Buffer;
 }
 
 export const shopSetup = (): ShopSetup => ({
@@ -36,6 +47,7 @@ type WrittenListing = ListingJson & {
 };
 
 let nextListing = 4_100_000_001;
+let nextImage = 6_200_000_001;
 let nextProduct = 9_100_000_001;
 const bad = (error: string): FakeReply => [400, { error }];
 const form = (c: SeenCall) => Object.fromEntries(new URLSearchParams(c.body));
@@ -171,6 +183,102 @@ function updateInventory(shop: FakeEtsyShop, listing: ListingJson, c: SeenCall):
   return [200, listing.inventory];
 }
 
+/** The image types Etsy lists (its Shop Manager takes JPEG, PNG and GIF), by their first bytes. */
+function imageType(bytes: Buffer): ListingImage['type'] | null {
+  if (bytes.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'jpeg';
+  if (bytes.subarray(0, 8).equals(Buffer.from('89504e470d0a1a0a', 'hex'))) return 'png';
+  if (/^GIF8[79]a/.test(bytes.subarray(0, 6).toString('latin1'))) return 'gif';
+  return null;
+}
+
+/** The merchant uploads an image to the listing in Shop Manager (what `completeListing` does). */
+export function uploadInShopManager(shop: FakeEtsyShop, listingId: string): void {
+  const images = shop.setup.images.get(listingId) ?? [];
+  images.push({
+    listing_image_id: nextImage++,
+    rank: images.length + 1,
+    alt_text: '',
+    filename: 'photo.jpg',
+    type: 'jpeg',
+    bytes: Buffer.from([0xff, 0xd8, 0xff, 0xd9]),
+  });
+  shop.setup.images.set(listingId, images);
+}
+
+/** Etsy's answer when a listing has all its images ("Listings are only allowed 10 images", etsy/open-api#606). */
+const MAX_IMAGES = 10;
+/** Etsy's answer to a part that is not an image it reads, or no part at all (etsy/open-api#180, #233). */
+const NO_IMAGE = 'Either a valid image file or a listing_image_id must be provided.';
+
+/**
+ * `uploadListingImage` (its form checked against the document before): a new file in `image`, at `rank` (1 unless
+ * given), replacing the image there with `overwrite`, else moving the others right. What the document says in
+ * prose: `listing_image_id` re-assigns a deleted image (we keep none, so it is not found), `image` wins when both are
+ * given, alt text is at most 500 characters; and what Etsy answers in its issue threads: the file must be an image it
+ * reads, a listing has at most 10.
+ */
+async function uploadImage(listing: WrittenListing, images: ListingImage[], c: SeenCall): Promise<FakeReply> {
+  const form = c.multipart!;
+  const file = form.get('image');
+  if (!(file instanceof File)) {
+    const reassigned = form.get('listing_image_id');
+    return reassigned
+      ? [404, { error: `Listing image ${reassigned} not found for listing ${listing.listing_id}` }]
+      : bad(NO_IMAGE);
+  }
+  const bytes = Buffer.from(await file.arrayBuffer());
+  const type = imageType(bytes);
+  if (!type) return bad(NO_IMAGE);
+  const altText = String(form.get('alt_text') ?? '');
+  if (altText.length > 500) return bad('alt_text must be at most 500 characters.');
+  const rank = Math.max(1, Number(form.get('rank') ?? 1));
+  const overwrite = form.get('overwrite') === 'true';
+  if (!overwrite && images.length >= MAX_IMAGES)
+    return bad(
+      `Listings are only allowed ${MAX_IMAGES} images. Please delete a ListingImage before trying to upload another.`,
+    );
+  const kept = overwrite ? images.filter((i) => i.rank !== rank) : images;
+  for (const i of kept) if (i.rank >= rank && !overwrite) i.rank++;
+  const image: ListingImage = {
+    listing_image_id: nextImage++,
+    rank,
+    alt_text: altText,
+    filename: file.name,
+    type,
+    bytes,
+  };
+  images.splice(0, images.length, ...[...kept, image].sort((a, b) => a.rank - b.rank));
+  const url = (size: string) =>
+    `https://i.etsystatic.com/${listing.shop_id}/r/il/${image.listing_image_id}/il_${size}.jpg`;
+  const now = Math.floor(Date.now() / 1000);
+  // Colours and sizes are null at first: Etsy works them out after answering.
+  return [
+    201,
+    {
+      listing_id: listing.listing_id,
+      listing_image_id: image.listing_image_id,
+      hex_code: null,
+      red: null,
+      green: null,
+      blue: null,
+      hue: null,
+      saturation: null,
+      brightness: null,
+      is_black_and_white: null,
+      creation_tsz: now,
+      created_timestamp: now,
+      rank,
+      url_75x75: url('75x75'),
+      url_170x135: url('170x135'),
+      url_570xN: url('570xN'),
+      url_fullxfull: url('fullxfull'),
+      full_height: null,
+      full_width: null,
+      alt_text: altText,
+    },
+  ];
+}
+
 /** Etsy's rules for going on sale: an image, and for a physical listing a shipping profile. */
 function updateListing(shop: FakeEtsyShop, listing: WrittenListing, c: SeenCall): FakeReply {
   const f = form(c);
@@ -179,7 +287,7 @@ function updateListing(shop: FakeEtsyShop, listing: WrittenListing, c: SeenCall)
     if (problem) return bad(problem);
   }
   if (f.state === 'active') {
-    if (!shop.setup.images.get(String(listing.listing_id)))
+    if (!shop.setup.images.get(String(listing.listing_id))?.length)
       return bad('A listing must have at least one image before it can be activated');
     if (!listing.shipping_profile_id)
       return bad('A physical listing needs a shipping profile before it can be activated');
@@ -191,16 +299,27 @@ function updateListing(shop: FakeEtsyShop, listing: WrittenListing, c: SeenCall)
 
 /**
  * The listing writes of Etsy's Open API v3 (after the fake's key, token and contract checks):
- * `createDraftListing`, `updateListing`, `getListing`, `getListingInventory`,
+ * `createDraftListing`, `updateListing`, `uploadListingImage`, `getListing`, `getListingInventory`,
  * `updateListingInventory`, each on the token owner's shop only. Null: not one of these.
  */
-export function listingRoute(shops: Map<string, FakeEtsyShop>, userId: string, c: SeenCall): FakeReply | null {
+export async function listingRoute(
+  shops: Map<string, FakeEtsyShop>,
+  userId: string,
+  c: SeenCall,
+): Promise<FakeReply | null> {
   const created = /^\/v3\/application\/shops\/(\d+)\/listings$/.exec(c.path);
   const patched = /^\/v3\/application\/shops\/(\d+)\/listings\/(\d+)$/.exec(c.path);
+  const imaged = /^\/v3\/application\/shops\/(\d+)\/listings\/(\d+)\/images$/.exec(c.path);
   const byId = /^\/v3\/application\/listings\/(\d+)(\/inventory)?$/.exec(c.path);
-  if (!(created && c.method === 'POST') && !(patched && c.method === 'PATCH') && !byId) return null;
-  const shopId = created?.[1] ?? patched?.[1];
-  const listingId = patched?.[2] ?? byId?.[1];
+  if (
+    !(created && c.method === 'POST') &&
+    !(patched && c.method === 'PATCH') &&
+    !(imaged && c.method === 'POST') &&
+    !byId
+  )
+    return null;
+  const shopId = created?.[1] ?? patched?.[1] ?? imaged?.[1];
+  const listingId = patched?.[2] ?? imaged?.[2] ?? byId?.[1];
   const shop = shopId
     ? shops.get(shopId)
     : [...shops.values()].find((s) => s.listings.some((l) => String(l.listing_id) === listingId));
@@ -217,6 +336,11 @@ export function listingRoute(shops: Map<string, FakeEtsyShop>, userId: string, c
       ? [200, withoutInventory(listing)]
       : [403, { error: 'You do not have permission to access this listing' }];
   if (patched) return updateListing(shop, listing, c);
+  if (imaged) {
+    const images = shop.setup.images.get(listingId!) ?? [];
+    shop.setup.images.set(listingId!, images);
+    return uploadImage(listing, images, c);
+  }
   if (!byId![2]) return [200, withoutInventory(listing)];
   if (c.method === 'PUT') return updateInventory(shop, listing, c);
   // Etsy returns readiness_state_id only for active physical listings: a draft's offerings read null.

@@ -38,6 +38,8 @@ export interface SeenCall {
   query: URLSearchParams;
   headers: Headers;
   body: string;
+  /** A `multipart/form-data` body, as read (`uploadListingImage`'s file and fields). */
+  multipart?: FormData;
   at: number;
   /** What the fake answered. */
   status?: number;
@@ -317,17 +319,19 @@ export class FakeEtsy {
 
   async answer(req: Request): Promise<FakeReply> {
     const url = new URL(req.url);
-    const body = req.method === 'GET' ? '' : await req.text();
+    const bytes = req.method === 'GET' ? Buffer.alloc(0) : Buffer.from(await req.arrayBuffer());
+    const multipart = await readMultipart(bytes, req.headers.get('content-type'));
     const call: SeenCall = {
       method: req.method,
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
-      body,
+      body: bytes.toString('utf8'),
+      ...(multipart ? { multipart } : {}),
       at: Date.now(),
     };
     this.calls.push(call);
-    const reply = this.#route(call);
+    const reply = await this.#route(call);
     call.status = reply[0];
     if (process.env.ETSY_FAKE_DEBUG)
       process.stderr.write(
@@ -356,7 +360,7 @@ export class FakeEtsy {
     };
   }
 
-  #route(c: SeenCall): FakeReply {
+  async #route(c: SeenCall): Promise<FakeReply> {
     const key = c.headers.get('x-api-key') ?? '';
     if (!key.includes(':')) return [403, { error: 'Shared secret is required in x-api-key header.' }];
     if (key !== `${APP.keystring}:${APP.sharedSecret}`)
@@ -374,13 +378,14 @@ export class FakeEtsy {
       path: c.path,
       query: c.query,
       body: c.body,
+      multipart: c.multipart,
       contentType: c.headers.get('content-type') ?? undefined,
       scopes: token.scopes,
     });
     const scope = violations.find((v) => v.includes('lacks the OAuth scope'));
     if (scope) return [403, { error: `Insufficient scope: ${scope}` }];
     if (violations.length > 0) return [400, { error: violations.join('; ') }];
-    const listed = listingRoute(this.shops, token.userId, c);
+    const listed = await listingRoute(this.shops, token.userId, c);
     if (listed) return listed;
     if (c.method === 'GET' && c.path === '/v3/application/users/me') {
       const shop = [...this.shops.values()].find((s) => s.userId === token.userId);
@@ -548,6 +553,12 @@ export class FakeEtsy {
     shop.receipts.set(String(receipt.receipt_id), updated);
     return [200, updated];
   }
+}
+
+/** A `multipart/form-data` body as Etsy's server reads it; undefined for another type, or bytes that do not parse. */
+async function readMultipart(bytes: Buffer, contentType: string | null): Promise<FormData | undefined> {
+  if (!contentType?.toLowerCase().startsWith('multipart/form-data')) return undefined;
+  return new Response(bytes, { headers: { 'content-type': contentType } }).formData().catch(() => undefined);
 }
 
 /** The fixture receipt with these facts: id, payment, cancellation, update time, lines (SKU and quantity). */

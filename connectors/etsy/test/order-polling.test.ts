@@ -16,6 +16,7 @@ describe('Etsy receipts fetched by id (the receipts thin order.paid notification
       );
       return { status, headers, body: typeof body === 'string' ? body : JSON.stringify(body) };
     },
+    download: async (req) => Promise.reject(new Error(`no downloads in this test: ${req.url}`)),
   };
   const settings = settingsSchema.parse({
     keystring: APP.keystring,

@@ -1,66 +1,18 @@
 import { expect } from 'chai';
-import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
-import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
-import { settingsSchema, type EtsyCredentials, type EtsySettings } from '../src/config.ts';
+import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure, tinyJpeg } from '@print-api/core/testing';
+import type { EtsyCredentials, EtsySettings } from '../src/config.ts';
 import { etsyConnector } from '../src/index.ts';
-import { ALL_SCOPES, APP, FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
+import { ALL_SCOPES, type FakeEtsyShop } from './fake-etsy.ts';
+import { uploadInShopManager } from './fake-etsy-listings.ts';
+import { etsyPublishing } from './publishing-setup.ts';
 
-const PUBLIC_URL = 'https://print-api.example.com';
-
-// The fake Etsy answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses,
-// Retry-After) as in production.
-describe('Etsy publishing (createDraftListing, updateListingInventory, updateListing)', () => {
-  const etsy = new FakeEtsy();
-  let server: FakePlatformServer;
+describe('Etsy publishing (createDraftListing, updateListingInventory, uploadListingImage, updateListing)', () => {
+  const { etsy, world, draft, listing } = etsyPublishing();
   let shop: FakeEtsyShop;
   let ctx: ConnectorContext<EtsySettings>;
   let store: StoreConnection<EtsyCredentials>;
-  const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
-    sku: 'POSTER-TULIPS-A2',
-    title: 'Tulip poster A2 - matte print',
-    description: 'Tulips and windmills, printed on 200 g matte paper.',
-    priceCents: 2495,
-    currency: 'USD',
-    imageUrls: ['https://cdn.print-api.example.com/mockups/tulips-front.jpg'],
-    published: true,
-    platformOptions: {
-      taxonomyId: 2078,
-      shippingProfileId: shop.setup.shippingProfiles[0],
-      readinessStateId: shop.setup.readinessStates[0],
-      returnPolicyId: shop.setup.returnPolicies[0],
-    },
-    ...over,
-  });
-  const listing = (id: string) => shop.listings.find((l) => String(l.listing_id) === id)!;
-
-  before(async () => {
-    server = await startFakePlatformServer();
-    etsy.serve(server);
-  });
-  beforeEach(() => {
-    shop = etsy.addShop();
-    const tokens = etsy.issueTokens(shop);
-    ctx = server.context(
-      'etsy',
-      settingsSchema.parse({ keystring: APP.keystring, sharedSecret: APP.sharedSecret, apiUrl: etsy.url }),
-      PUBLIC_URL,
-    );
-    store = {
-      externalId: shop.shopId,
-      name: shop.shopName,
-      credentials: {
-        shopId: shop.shopId,
-        userId: shop.userId,
-        accessToken: tokens.accessToken,
-        accessTokenExpiresAt: tokens.expiresAt.toISOString(),
-        refreshToken: tokens.refreshToken,
-        scopes: [...ALL_SCOPES],
-      },
-    };
-  });
-  // Every call kept to Etsy's Open API v3 document: operation, parameters, form and JSON bodies, the token's scopes.
-  afterEach(() => expect(etsy.contractLog.violations.splice(0)).to.deep.equal([]));
-  after(async () => server?.close());
+  beforeEach(() => ({ shop, ctx, store } = world()));
 
   it("says the shop's currency and country (getShop's shop_location_country_iso; null when the shop has not set it)", async () => {
     expect(await etsyConnector.storeCurrency!(ctx, store)).to.equal('USD');
@@ -69,19 +21,41 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     expect(await etsyConnector.storeCountry!(ctx, store)).to.equal(null);
   });
 
-  it('creates a draft listing with the SKU and the exact price on its only offering, and says what Etsy still needs to list it', async () => {
+  it("creates the listing with the SKU and the exact price on its only offering, uploads the product's image and puts it on sale", async () => {
     const made = await etsyConnector.publishListing!(ctx, store, draft());
 
-    expect(made).to.deep.include({
-      status: 'draft',
+    expect(made).to.deep.equal({
+      externalProductId: made.externalProductId,
+      externalVariantId: made.externalVariantId,
+      status: 'active',
       url: `https://www.etsy.com/listing/${made.externalProductId}/tulip-poster-a2-matte-print`,
     });
-    expect(made.notice).to.equal(
-      'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again). Its images were not sent: https://cdn.print-api.example.com/mockups/tulips-front.jpg.',
-    );
+    // The draft first, its SKU and price, its image, then on sale: Etsy activates no listing without an image.
+    const mine = (c: { method: string; path: string }) =>
+      c.path.startsWith(`/v3/application/shops/${shop.shopId}/`) || c.path.includes(made.externalProductId);
+    expect(
+      etsy.calls
+        .filter((c) => c.method !== 'GET' && mine(c))
+        .map(
+          (c) =>
+            `${c.method} ${c.path.replace(shop.shopId, ':shop').replace(made.externalProductId, ':listing')} ${c.status}`,
+        ),
+    ).to.deep.equal([
+      'POST /v3/application/shops/:shop/listings 201',
+      'PUT /v3/application/listings/:listing/inventory 200',
+      'POST /v3/application/shops/:shop/listings/:listing/images 201',
+      'PATCH /v3/application/shops/:shop/listings/:listing 200',
+    ]);
+    // The file itself went, as Etsy's document asks: multipart, the bytes in `image`, named after the URL.
+    const [image] = shop.setup.images.get(made.externalProductId)!;
+    expect(image).to.deep.include({ rank: 1, alt_text: 'Tulip poster A2 - matte print', filename: 'tulips-front.jpg' });
+    expect(image!.bytes.equals(tinyJpeg())).to.equal(true);
+    expect(
+      etsy.seen(new RegExp(`/listings/${made.externalProductId}/images$`))[0]!.headers.get('content-type'),
+    ).to.match(/^multipart\/form-data; boundary=/);
     const held = listing(made.externalProductId);
     expect(held).to.deep.include({
-      state: 'draft',
+      state: 'active',
       title: 'Tulip poster A2 - matte print',
       quantity: 999,
       skus: ['POSTER-TULIPS-A2'],
@@ -106,15 +80,20 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     });
   });
 
-  it("gives a draft naming only a taxonomy the shop's only shipping profile, processing profile and return policy (no ids typed), and puts it on sale once the merchant uploaded an image: listListings then finds it", async () => {
+  it("keeps a product without an image a draft and says why, with the shop's only shipping profile, processing profile and return policy (no ids typed); puts it on sale once the merchant uploaded an image: listListings then finds it", async () => {
     const made = await etsyConnector.publishListing!(
       ctx,
       store,
       draft({ imageUrls: [], platformOptions: { taxonomyId: 2078 } }),
     );
-    expect(made.notice).to.equal(
-      'Etsy keeps the listing a draft: it needs an image (Etsy takes image files only, not URLs: upload one to the listing in Shop Manager, then publish it again).',
-    );
+    expect(made).to.deep.include({
+      status: 'draft',
+      notice:
+        'Etsy keeps the listing a draft: it needs an image (Etsy lists nothing without one): give imageUrls, or upload one to the listing in Shop Manager, then publish it again.',
+    });
+    // Never an image of our making.
+    expect(shop.setup.images.get(made.externalProductId) ?? []).to.deep.equal([]);
+    expect(etsy.seen(new RegExp(`/listings/${made.externalProductId}/images$`))).to.deep.equal([]);
     const sent = new URLSearchParams(etsy.seen(/^POST .*\/listings$/).at(-1)!.body);
     expect([
       sent.get('shipping_profile_id'),
@@ -132,15 +111,10 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
       message: 'Etsy answered 400: A listing must have at least one image before it can be activated',
     });
 
-    const complete = await etsyConnector.publishListing!(ctx, store, draft());
-    shop.setup.images.set(complete.externalProductId, 1);
-    const live = await etsyConnector.updateListing!(
-      ctx,
-      store,
-      { externalProductId: complete.externalProductId, externalVariantId: complete.externalVariantId },
-      { published: true },
-    );
+    uploadInShopManager(shop, made.externalProductId);
+    const live = await etsyConnector.updateListing!(ctx, store, ref, { published: true });
     expect(live.status).to.equal('active');
+    const complete = made;
     const found = (await etsyConnector.listListings!(ctx, store, null)).listings.filter(
       (l) => l.sku === 'POSTER-TULIPS-A2',
     );
@@ -203,37 +177,6 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
     expect(listing(made.externalProductId)).to.deep.include({ shipping_profile_id: 190712399 });
   });
 
-  it("the fake refuses what Etsy's document says in prose: a physical draft without a shipping profile, who_made/when_made/is_supply apart", async () => {
-    const draftCall = async (fields: Record<string, string>) => {
-      const res = await ctx.http.request({
-        method: 'POST',
-        url: `${etsy.url}/v3/application/shops/${shop.shopId}/listings`,
-        headers: {
-          'x-api-key': `${APP.keystring}:${APP.sharedSecret}`,
-          authorization: `Bearer ${store.credentials.accessToken}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: new URLSearchParams({
-          quantity: '999',
-          title: 'Tulip poster',
-          description: 'Tulips',
-          price: '24.95',
-          taxonomy_id: '2078',
-          ...fields,
-        }).toString(),
-      });
-      return [res.status, JSON.parse(res.body).error];
-    };
-    const made = { who_made: 'i_did', when_made: 'made_to_order', is_supply: 'false' };
-    expect(await draftCall(made)).to.deep.equal([400, 'A shipping_profile_id is required for physical listings.']);
-    const profile = { shipping_profile_id: String(shop.setup.shippingProfiles[0]) };
-    expect(await draftCall({ ...profile, who_made: 'i_did', when_made: 'made_to_order' })).to.deep.equal([
-      400,
-      'who_made, when_made and is_supply must be given together.',
-    ]);
-    expect((await draftCall({ ...profile, ...made }))[0]).to.equal(201);
-  });
-
   it('refuses to publish to a shop without a shipping profile, saying where to make one', async () => {
     shop.setup.shippingProfiles.length = 0;
     const refused = await failure(
@@ -244,7 +187,12 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   });
 
   it("never writes back a draft's null readiness_state_id when repricing (Etsy gives it for active listings only)", async () => {
-    const made = await etsyConnector.publishListing!(ctx, store, draft({ platformOptions: { taxonomyId: 2078 } }));
+    const made = await etsyConnector.publishListing!(
+      ctx,
+      store,
+      draft({ published: false, platformOptions: { taxonomyId: 2078 } }),
+    );
+    expect([made.status, made.notice]).to.deep.equal(['draft', undefined]);
     await etsyConnector.updateListing!(
       ctx,
       store,
@@ -259,7 +207,7 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   });
 
   it('changes the title and the price (the inventory written back whole, the product id it has now answered)', async () => {
-    const made = await etsyConnector.publishListing!(ctx, store, draft());
+    const made = await etsyConnector.publishListing!(ctx, store, draft({ published: false }));
     const changed = await etsyConnector.updateListing!(
       ctx,
       store,
@@ -278,12 +226,12 @@ describe('Etsy publishing (createDraftListing, updateListingInventory, updateLis
   });
 
   it('unpublishes an active listing by deactivating it (kept for its receipts); a draft stays a draft, a listing already gone is not an error', async () => {
+    const kept = await etsyConnector.publishListing!(ctx, store, draft({ published: false }));
+    await etsyConnector.unpublishListing!(ctx, store, kept);
+    expect(listing(kept.externalProductId).state).to.equal('draft');
     const made = await etsyConnector.publishListing!(ctx, store, draft());
     const ref = { externalProductId: made.externalProductId, externalVariantId: made.externalVariantId };
-    await etsyConnector.unpublishListing!(ctx, store, ref);
-    expect(listing(made.externalProductId).state).to.equal('draft');
-    shop.setup.images.set(made.externalProductId, 1);
-    await etsyConnector.updateListing!(ctx, store, ref, { published: true });
+    expect(listing(made.externalProductId).state).to.equal('active');
     await etsyConnector.unpublishListing!(ctx, store, ref);
     expect(listing(made.externalProductId).state).to.equal('inactive');
     expect((await etsyConnector.listListings!(ctx, store, null)).listings.map((l) => l.sku)).not.to.include(

@@ -13,6 +13,7 @@ import { verifySandboxWebhook } from '../src/webhook-verifier.ts';
 
 const unreachable: HttpClient = {
   request: async (req) => Promise.reject(new Error(`no network in this test: ${req.url}`)),
+  download: async (req) => Promise.reject(new Error(`no network in this test: ${req.url}`)),
 };
 
 describe('sandbox webhook verifier', () => {

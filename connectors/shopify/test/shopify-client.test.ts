@@ -64,7 +64,10 @@ describe('Shopify GraphQL client (nock)', () => {
 
   it("names each call after its GraphQL operation, for the platform's metrics", async () => {
     const operations: Array<string | undefined> = [];
-    const recording: HttpClient = { request: (req) => (operations.push(req.operation), http.request(req)) };
+    const recording: HttpClient = {
+      request: (req) => (operations.push(req.operation), http.request(req)),
+      download: (req) => http.download(req),
+    };
     nock(`https://${SHOP}`).post(API).reply(200, shopAnswer).post(API).reply(200, shopAnswer);
     const named = new ShopifyClient({ http: recording, shop: SHOP, accessToken: 'shpat_test', logger: silent });
     await named.graphql('query ShopForConnection { shop { name } }');

@@ -11,7 +11,7 @@ const BASIC = `Basic ${Buffer.from(`${CREDENTIALS.consumerKey}:${CREDENTIALS.con
 function recordingHttp(): HttpClient & { sent: HttpRequest[] } {
   const inner = testContext().http;
   const sent: HttpRequest[] = [];
-  return { sent, request: (req) => (sent.push(req), inner.request(req)) };
+  return { sent, request: (req) => (sent.push(req), inner.request(req)), download: (req) => inner.download(req) };
 }
 
 describe('WooCommerce client (@woocommerce/woocommerce-rest-api through core HttpClient)', () => {
@@ -82,7 +82,7 @@ describe('WooCommerce client (@woocommerce/woocommerce-rest-api through core Htt
 
   it("passes the HttpClient's network failure (upstream_unavailable) through unchanged", async () => {
     const down = new ConnectorError('upstream_unavailable', 'GET shop.example.com: connect ECONNREFUSED');
-    const http: HttpClient = { request: async () => Promise.reject(down) };
+    const http: HttpClient = { request: async () => Promise.reject(down), download: async () => Promise.reject(down) };
     expect(await rejection(new WooCommerceClient({ http, credentials: CREDENTIALS }).getOrder('1842'))).to.equal(down);
   });
 

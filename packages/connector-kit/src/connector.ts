@@ -1,49 +1,8 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
 import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
+import type { HttpClient } from './http-client.ts';
 import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './publishing.ts';
-
-/** An outbound HTTP call, made by core's client (timeouts, logging, metrics, test interception). */
-export interface HttpRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  url: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /**
-   * Budget of the whole call in ms: the exchange and any wait for the platform's Retry-After
-   * (core's default when absent).
-   */
-  timeoutMs?: number;
-  /**
-   * A short, fixed name for what the call does (`searchOrders`, `createFulfillment`), the
-   * `operation` label of core's metrics for this platform. Keep the set small: never an id or
-   * a URL. The method (`GET`, `POST`…) when absent.
-   */
-  operation?: string;
-}
-
-export interface HttpResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/**
- * The only way a connector reaches its platform: no database, no Redis, no globals (and no
- * other transport: point a platform library's at this one). Core's client calls https URLs of
- * public hosts only, checked after DNS (anything else fails as `invalid_payload` before a
- * connection is made), does not follow redirects (a 3xx is returned like any status), decodes
- * compressed bodies and fails bodies over its size limit; network failures and timeouts are
- * `upstream_unavailable`. A 429 or 503 with `Retry-After` is waited out and sent again (at
- * most twice, within the request's time budget); when the wait does not fit, the call fails as
- * `rate_limited` carrying `retryAfterMs`, so the pipeline delays the job. Every other status is
- * the connector's to judge (a 429 without Retry-After included: platforms signal their
- * limits differently). Every call is logged (method, host, path, status, duration) and counted
- * by platform, `operation` and status.
- */
-export interface HttpClient {
-  request(req: HttpRequest): Promise<HttpResponse>;
-}
 
 export interface ConnectorLogger {
   info(message: string, meta?: Record<string, unknown>): void;

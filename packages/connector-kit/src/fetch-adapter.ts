@@ -1,4 +1,4 @@
-import type { HttpClient, HttpRequest } from './connector.ts';
+import type { HttpClient, HttpRequest } from './http-client.ts';
 
 /** The WHATWG `fetch` signature, as platform SDKs accept it (`new Sdk({ fetch })`). */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

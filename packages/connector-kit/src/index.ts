@@ -1,5 +1,6 @@
 export * from './connector.ts';
 export * from './connector-error.ts';
+export * from './http-client.ts';
 export * from './settings.ts';
 export * from './publishing.ts';
 export * from './store-order.ts';

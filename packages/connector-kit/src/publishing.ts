@@ -9,7 +9,10 @@ export interface ListingDraft {
   priceCents: number;
   /** ISO 4217, upper case: the store's currency. */
   currency: string;
-  /** Public https image URLs, already checked by core's SSRF guard; the platform fetches them. */
+  /**
+   * Public https image URLs, already checked by core's SSRF guard: the platform fetches them, or, where it takes
+   * files (Etsy), the connector downloads them through `ctx.http.download` and uploads the bytes.
+   */
   imageUrls: string[];
   /** false: created as a draft (not on sale). */
   published: boolean;

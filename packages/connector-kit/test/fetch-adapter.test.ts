@@ -13,6 +13,7 @@ function recording(
       if (reply instanceof Error) throw reply;
       return reply;
     },
+    download: async (req) => Promise.reject(new Error(`no downloads in this test: ${req.url}`)),
   };
 }
 

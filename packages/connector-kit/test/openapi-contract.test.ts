@@ -42,6 +42,26 @@ const oas3 = {
         security: [{ api_key: [], oauth2: ['listings_r'] }],
       },
     },
+    '/shops/{shop_id}/listings/{listing_id}/images': {
+      post: {
+        operationId: 'upload',
+        requestBody: {
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  image: { type: 'string', format: 'binary', nullable: true },
+                  rank: { type: 'integer', minimum: 0 },
+                  overwrite: { type: 'boolean' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
   },
   components: {
     securitySchemes: {
@@ -97,6 +117,62 @@ describe('OpenApiContract: requests held to a published OpenAPI document', () =>
     assert.match(
       two.check({ method: 'POST', path: '/things/x1', query: new URLSearchParams() }).violations.join(),
       /request body is required/,
+    );
+  });
+
+  it('checks a multipart body: files only where the contract declares a binary string, text fields typed, nothing undeclared or repeated', () => {
+    const upload = (form: FormData) =>
+      three.check({
+        method: 'POST',
+        path: '/shops/7/listings/9/images',
+        query: new URLSearchParams(),
+        body: '(multipart bytes)',
+        contentType: 'multipart/form-data; boundary=----x',
+        multipart: form,
+      }).violations;
+    const form = (fields: Array<[string, string | Blob]>) => {
+      const f = new FormData();
+      for (const [name, value] of fields) f.append(name, value);
+      return f;
+    };
+    const jpeg = new Blob([new Uint8Array([0xff, 0xd8, 0xff])], { type: 'image/jpeg' });
+    assert.deepEqual(
+      upload(
+        form([
+          ['image', jpeg],
+          ['rank', '1'],
+          ['overwrite', 'true'],
+        ]),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      upload(
+        form([
+          ['image', 'tulips.jpg'],
+          ['rank', 'first'],
+          ['rank', '2'],
+          ['overwrite', jpeg],
+          ['colour', 'red'],
+        ]),
+      ),
+      [
+        'O3 upload: body.image must be a file (format binary), not a text field',
+        'O3 upload: body.rank is given 2 times',
+        'O3 upload: body.overwrite is a file, where the contract declares boolean',
+        'O3 upload: body.rank must be integer, got "first"',
+        'O3 upload: body.colour is not a field the contract declares',
+      ],
+    );
+    assert.deepEqual(
+      three.check({
+        method: 'POST',
+        path: '/shops/7/listings/9/images',
+        query: new URLSearchParams(),
+        body: '{"rank":1}',
+        contentType: 'application/json',
+      }).violations,
+      ['O3 upload: content type application/json is not one of multipart/form-data'],
     );
   });
 

@@ -58,7 +58,10 @@ export class SandboxPlatformApi {
    * platform as any connector does, through `ctx.http`.
    */
   over(inner: HttpClient): HttpClient {
-    return { request: (req) => (originOf(req.url) === SANDBOX_ORIGIN ? this.handle(req) : inner.request(req)) };
+    return {
+      request: (req) => (originOf(req.url) === SANDBOX_ORIGIN ? this.handle(req) : inner.request(req)),
+      download: (req) => inner.download(req),
+    };
   }
 
   async handle(req: HttpRequest): Promise<HttpResponse> {

@@ -7,7 +7,7 @@
  * the fake answers it as the platform would answer a bad request, and the test fails.
  *
  * Deliberately small: the JSON Schema keywords these documents use for parameters and request
- * bodies (type, nullable, enum, bounds, lengths, pattern, date-time, items, properties,
+ * bodies (JSON, form-encoded or multipart; type, nullable, enum, bounds, lengths, pattern, date-time, binary, items, properties,
  * required, additionalProperties, allOf/anyOf/oneOf, local $ref). Response bodies are not checked
  * here: the golden corpus runs the platforms' own examples through the mappers instead.
  */
@@ -22,6 +22,11 @@ export interface ContractRequest {
   query: URLSearchParams;
   /** The raw body, when there is one. */
   body?: string | undefined;
+  /**
+   * A `multipart/form-data` body as the fake read it (`await request.formData()`): its text fields are checked like a
+   * form's, its files against the fields the contract declares `format: binary`.
+   */
+  multipart?: FormData | undefined;
   contentType?: string | undefined;
   /** The OAuth scopes the request's token was granted; unchecked when absent. */
   scopes?: readonly string[] | undefined;
@@ -198,7 +203,10 @@ export class OpenApiContract {
     if (!types.includes(type)) return void at(`content type ${type || '(none)'} is not one of ${types.join(', ')}`);
     if (!schema) return;
     let value: unknown;
-    if (type === 'application/x-www-form-urlencoded') {
+    if (type === 'multipart/form-data') {
+      if (!req.multipart) return void at('the multipart body could not be read');
+      value = this.#multipartValue(req.multipart, schema, at);
+    } else if (type === 'application/x-www-form-urlencoded') {
       const form = new URLSearchParams(req.body);
       value = Object.fromEntries(
         [...form.keys()].map((k) => [k, coerce(form.get(k)!, this.#deref(schema.properties?.[k] ?? {}))]),
@@ -211,6 +219,27 @@ export class OpenApiContract {
       }
     }
     this.#check(value, schema, 'body', at);
+  }
+
+  /**
+   * The multipart fields as a form's values: a file stands where the contract declares a binary string (and only
+   * there), text fields are coerced to their schema's type; a field given twice is a violation.
+   */
+  #multipartValue(form: FormData, schema: Json, at: (m: string) => void): Record<string, unknown> {
+    const value: Record<string, unknown> = {};
+    for (const name of new Set(form.keys())) {
+      const all = form.getAll(name);
+      if (all.length > 1) at(`body.${name} is given ${all.length} times`);
+      const part = all[0]!;
+      const declared = this.#deref(schema.properties?.[name] ?? {});
+      const binary = declared.type === 'string' && declared.format === 'binary';
+      if (typeof part !== 'string') {
+        if (binary || !schema.properties?.[name]) value[name] = binary ? '' : part;
+        else at(`body.${name} is a file, where the contract declares ${declared.type ?? 'a value'}`);
+      } else if (binary) at(`body.${name} must be a file (format binary), not a text field`);
+      else value[name] = coerce(part, declared);
+    }
+    return value;
   }
 
   #scopes(operation: Operation, granted: readonly string[], at: (m: string) => void): void {

@@ -35,8 +35,8 @@ export interface PublishingScenarioDeps {
  * `listListings`) show it matched; a change of title and price reaches the store; unpublishing
  * takes it off sale there and removes our link. Registered by `connectorConformance`.
  *
- * Where a publish yields a draft (`publishYields: 'draft'`: Etsy, which takes no image URL and
- * lists nothing without an image), the first scenario checks the draft (in the store with the SKU
+ * Where a publish yields a draft (`publishYields: 'draft'`: Etsy, which lists nothing without an
+ * image, and the scenarios publish none), the first scenario checks the draft (in the store with the SKU
  * and the price, off sale, a notice saying what it needs), then does what the merchant does (the
  * fake's `completeListing`) and puts it on sale with `PATCH {published: true}`: the same
  * assertions follow. Unpublishing takes a listing on sale off sale on every platform.

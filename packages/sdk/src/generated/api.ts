@@ -5968,7 +5968,7 @@ export interface operations {
                     /** @description ISO 4217; the store's currency when absent, and refused when it is another. */
                     currency?: string;
                     /**
-                     * @description Public https image URLs the platform fetches (at most 10).
+                     * @description Public https image URLs (at most 10), in order: the platform fetches them, or, where it takes files (Etsy), they are downloaded (JPEG, PNG or GIF, at most 10 MB each) and uploaded. Etsy lists nothing without one: the listing then stays a draft and its `notice` says so.
                      * @default []
                      */
                     imageUrls?: string[];

@@ -15,6 +15,8 @@ export interface PublishState {
     title?: string | undefined;
     price?: string | undefined;
     country?: string | undefined;
+    /** The product's image (a public https URL): platforms that list nothing without one (Etsy) need it. */
+    imageUrl?: string | undefined;
     /** The store's platform options chosen (`platformOptions.<key>` fields): Etsy's shipping profile… */
     platformOptions?: Record<string, string> | undefined;
   };
@@ -69,6 +71,7 @@ export async function submitPublish(
     title: d.form.title ?? '',
     price: d.form.price ?? '',
     country: (d.form.country ?? DEFAULT_COUNTRY).trim().toUpperCase(),
+    imageUrl: (d.form.imageUrl ?? '').trim(),
     platformOptions: Object.fromEntries(
       Object.entries(d.form).flatMap(([k, v]) =>
         k.startsWith('platformOptions.') && v ? [[k.slice('platformOptions.'.length), v]] : [],
@@ -120,6 +123,7 @@ export async function submitPublish(
         resellerProduct: product.id,
         title: values.title,
         priceCents: retailCents,
+        ...(values.imageUrl ? { imageUrls: [values.imageUrl] } : {}),
         ...(store?.currency ? { currency: store.currency } : {}),
         ...(Object.keys(values.platformOptions).length ? { platformOptions: values.platformOptions } : {}),
       },
@@ -142,7 +146,11 @@ export async function submitPublish(
       options,
       error: {
         message: r.message,
-        fields: { ...r.fields, ...(r.fields.priceCents ? { price: r.fields.priceCents } : {}) },
+        fields: {
+          ...r.fields,
+          ...(r.fields.priceCents ? { price: r.fields.priceCents } : {}),
+          ...(r.fields['imageUrls[0]'] ? { imageUrl: r.fields['imageUrls[0]'] } : {}),
+        },
       },
     };
   }
@@ -228,7 +236,7 @@ export async function publishSection(
           ? html`<p class="muted">Not published to any store yet.</p>`
           : html`<ul data-testid="published-to">${published.map(
               (p) =>
-                html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}</li>`,
+                html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}${p.notice ? html`<br /><span class="muted" data-testid="listing-notice">${p.notice}</span>` : null}</li>`,
             )}</ul>`
     }
     ${
@@ -240,6 +248,7 @@ export async function publishSection(
           <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform}${s.country ? `, ${s.country}` : ''}${s.currency ? `, ${s.currency}` : ''})` }))} />
           <${Field} idPrefix="pub" name="title" label="Title in the store" value=${values.title ?? product.title ?? ''} error=${state?.error?.fields.title} required=${true} />
           <${Field} idPrefix="pub" name="price" label="Retail price in the store's currency (your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
+          <${Field} idPrefix="pub" name="imageUrl" label="Image URL (https; Etsy lists nothing without an image)" value=${values.imageUrl ?? ''} error=${state?.error?.fields.imageUrl} />
           <${Field} idPrefix="pub" name="country" label="Your customers' country, where the store's is unknown (for shipping and VAT)" value=${values.country ?? DEFAULT_COUNTRY} error=${state?.error?.fields.country} required=${true} />
           ${(state?.options ?? []).map(
             (o) =>

@@ -211,11 +211,10 @@ export function publishingRoutes(deps: {
           .regex(/^[A-Z]{3}$/)
           .optional()
           .meta({ description: "ISO 4217; the store's currency when absent, and refused when it is another." }),
-        imageUrls: z
-          .array(z.string().max(2000))
-          .max(10)
-          .default([])
-          .meta({ description: 'Public https image URLs the platform fetches (at most 10).' }),
+        imageUrls: z.array(z.string().max(2000)).max(10).default([]).meta({
+          description:
+            'Public https image URLs (at most 10), in order: the platform fetches them, or, where it takes files (Etsy), they are downloaded (JPEG, PNG or GIF, at most 10 MB each) and uploaded. Etsy lists nothing without one: the listing then stays a draft and its `notice` says so.',
+        }),
         published: z.boolean().default(true).meta({ description: 'false: created as a draft, not on sale.' }),
         platformOptions: z.record(z.string(), z.unknown()).optional().meta({
           description:

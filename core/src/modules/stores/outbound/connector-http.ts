@@ -4,6 +4,7 @@ import type { HttpClient, HttpRequest, HttpResponse } from '@print-api/connector
 import { ConnectorError } from '@print-api/connector-kit';
 import type { Metrics } from '../../../infra/metrics.ts';
 import { SafeFetchError, type SafeFetch, type SafeResponse } from '../../../infra/safe-fetch/safe-fetch.ts';
+import { downloadedFile, downloadFailure, MAX_DOWNLOAD_REDIRECTS, multipartBody } from './connector-files.ts';
 import { connectorHttpMetrics, type ConnectorHttpMetrics } from './connector-http-metrics.ts';
 import { retryAfterMs } from './retry-after.ts';
 
@@ -63,6 +64,11 @@ export interface ConnectorHttpDeps {
  * (no attempt spent). Without Retry-After the answer is the connector's to judge: platforms
  * signal limits their own ways (Shopify's cost bucket in the body).
  *
+ * A multipart body is encoded by the platform's FormData once, and sent (and sent again) like
+ * any body. `download` fetches a file a merchant named by URL: redirects followed (each hop
+ * checked by the guard), no credentials, a size cap and the type read from the bytes
+ * (connector-files.ts).
+ *
  * Every exchange is counted (platform, the request's `operation` or its method, status) and
  * timed, and logged at debug level.
  */
@@ -76,45 +82,55 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
 
-  /** One exchange, measured and logged whatever its outcome. */
-  async function exchange(req: HttpRequest, host: string, budgetMs: number): Promise<HttpResponse> {
-    const operation = req.operation ?? req.method;
+  /** Runs one exchange, counted, timed and logged whatever its outcome; `answered` records the status it got. */
+  async function measured<T>(
+    call: { method: string; url: string; operation: string },
+    send: (answered: (status: number) => void) => Promise<T>,
+  ): Promise<T> {
     const started = performance.now();
     let status = 'unreachable';
     try {
-      const res = await deps.safeFetch.request(req.url, {
-        method: req.method,
-        // Connectors may name themselves; we ask for encodings we decode, whatever they said.
-        headers: {
-          'user-agent': userAgent,
-          ...withoutAcceptEncoding(req.headers),
-          'accept-encoding': 'gzip, deflate, br',
-        },
-        ...(req.body !== undefined ? { body: req.body } : {}),
-        timeoutMs: budgetMs,
-        maxRedirects: 0,
-        // One byte more than allowed tells a body that is too large from one that fits exactly.
-        maxBodyBytes: maxBodyBytes + 1,
-      });
-      status = String(res.status);
-      return await answer(req, host, res, maxBodyBytes);
+      return await send((s) => (status = String(s)));
     } catch (err) {
-      if (err instanceof SafeFetchError) status = failureStatus(err);
-      throw err instanceof ConnectorError ? err : connectorError(req, host, err);
+      const refusal = err instanceof SafeFetchError ? err : (err as Error | undefined)?.cause;
+      if (refusal instanceof SafeFetchError) status = failureStatus(refusal);
+      throw err;
     } finally {
       const ms = performance.now() - started;
-      deps.metrics?.requests.inc({ platform, operation, status });
-      deps.metrics?.duration.observe({ platform, operation }, ms / 1000);
+      deps.metrics?.requests.inc({ platform, operation: call.operation, status });
+      deps.metrics?.duration.observe({ platform, operation: call.operation }, ms / 1000);
       deps.logger?.debug('connector call', {
         platform,
-        operation,
-        method: req.method,
-        host,
-        path: pathOf(req.url),
+        operation: call.operation,
+        method: call.method,
+        host: hostOf(call.url),
+        path: pathOf(call.url),
         status,
         durationMs: Math.round(ms),
       });
     }
+  }
+
+  /** One exchange of a connector's request, its body prepared (a multipart body encoded once for every retry). */
+  function exchange(req: HttpRequest, sent: Outgoing, host: string, budgetMs: number): Promise<HttpResponse> {
+    return measured({ method: req.method, url: req.url, operation: req.operation ?? req.method }, async (answered) => {
+      try {
+        const res = await deps.safeFetch.request(req.url, {
+          method: req.method,
+          // Connectors may name themselves; we ask for encodings we decode, whatever they said.
+          headers: { 'user-agent': userAgent, ...sent.headers, 'accept-encoding': 'gzip, deflate, br' },
+          ...(sent.body !== undefined ? { body: sent.body } : {}),
+          timeoutMs: budgetMs,
+          maxRedirects: 0,
+          // One byte more than allowed tells a body that is too large from one that fits exactly.
+          maxBodyBytes: maxBodyBytes + 1,
+        });
+        answered(res.status);
+        return await answer(req, host, res, maxBodyBytes);
+      } catch (err) {
+        throw err instanceof ConnectorError ? err : connectorError(req, host, err);
+      }
+    });
   }
 
   return {
@@ -122,8 +138,9 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
       const host = hostOf(req.url);
       const budgetMs = req.timeoutMs ?? timeoutMs;
       const deadline = now() + budgetMs;
+      const sent = await outgoing(req);
       for (let retries = 0; ; retries++) {
-        const res = await exchange(req, host, Math.max(1, deadline - now()));
+        const res = await exchange(req, sent, host, Math.max(1, deadline - now()));
         const waitMs =
           res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after'], now()) : null;
         if (waitMs === null) return res;
@@ -149,7 +166,43 @@ export function createConnectorHttp(deps: ConnectorHttpDeps): HttpClient {
         );
       }
     },
+    download(req) {
+      const call = { method: 'GET', url: req.url, operation: req.operation ?? 'download' };
+      return measured(call, async (answered) => {
+        let res: SafeResponse;
+        try {
+          res = await deps.safeFetch.request(req.url, {
+            method: 'GET',
+            // No credentials, no compression asked for: the bytes are the file's as its host keeps it.
+            headers: { 'user-agent': userAgent, accept: req.accept.join(', ') },
+            timeoutMs: req.timeoutMs ?? timeoutMs,
+            maxRedirects: MAX_DOWNLOAD_REDIRECTS,
+            maxBodyBytes: req.maxBytes + 1,
+          });
+        } catch (err) {
+          throw downloadFailure(req, err);
+        }
+        answered(res.status);
+        return downloadedFile(req, res);
+      });
+    },
   };
+}
+
+/** What goes on the wire for a request: its headers without Accept-Encoding (ours are set) and its body. */
+interface Outgoing {
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+async function outgoing(req: HttpRequest): Promise<Outgoing> {
+  const headers = withoutAcceptEncoding(req.headers);
+  if (!req.multipart) return { headers, ...(req.body !== undefined ? { body: req.body } : {}) };
+  if (req.body !== undefined)
+    throw new TypeError(`${req.method} ${pathOf(req.url)}: a body or a multipart body, not both`);
+  const { body, contentType } = await multipartBody(req.multipart);
+  const others = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'content-type');
+  return { headers: { ...Object.fromEntries(others), 'content-type': contentType }, body };
 }
 
 /**
