@@ -23,6 +23,7 @@ import { adminOperatorRoutes } from '../modules/admin/admin-operator-routes.ts';
 import { DashboardApi } from '../modules/dashboard/dashboard-api.ts';
 import { adminDashboardLinkRoutes, dashboardLinkRoutes } from '../modules/dashboard/dashboard-links-routes.ts';
 import { platformForms } from '../modules/dashboard/dashboard-platforms.ts';
+import { platformNamer } from '../modules/code-words.ts';
 import { dashboardRouter } from '../modules/dashboard/dashboard-router.ts';
 import { DashboardViews } from '../modules/dashboard/dashboard-views.ts';
 import { EventLog } from '../modules/events/event-log.ts';
@@ -86,6 +87,7 @@ export function composeHttpApp(
   } = modules;
   const { storesModule, sandbox, health } = storesArea;
   const platforms = connectors.platforms();
+  const platformName = platformNamer(connectors.all().map((c) => c.manifest));
   const apiRoutes = [
     ...meRoutes(),
     ...catalogRoutes({ catalog, cursors, samples }),
@@ -115,6 +117,7 @@ export function composeHttpApp(
     // The order source filter lists the loaded connectors' platforms: the same list as the console's Stores page.
     sources: ['API', 'DASHBOARD', ...platforms],
     platforms: platformForms(connectors),
+    platformName,
     views: new DashboardViews({
       events: new EventLog({ db: infra.database.db }),
       resellerProducts,
@@ -167,6 +170,7 @@ export function composeHttpApp(
       limiter: new SignInLimiter({ redis, keyPrefix: `${redisPrefix}:signin:operator` }),
       health,
       platforms,
+      platformName,
       overview: new ConsoleOverview({
         db: infra.database.db,
         health,

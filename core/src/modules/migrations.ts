@@ -18,8 +18,13 @@ import {
   storeSyncAndRedactionMigration,
   storesMigration,
   storeWebhookBodiesBinaryMigration,
+  storeWindowIndexesMigration,
 } from './stores/stores-tables.ts';
-import { webhookSecretRotationMigration, webhooksMigration } from './webhooks/webhooks-tables.ts';
+import {
+  webhookAttemptsWindowIndexMigration,
+  webhookSecretRotationMigration,
+  webhooksMigration,
+} from './webhooks/webhooks-tables.ts';
 import { dashboardLinksMigration } from './dashboard/dashboard-links-tables.ts';
 import { statementAbortMigration } from '../infra/db/statement-abort.ts';
 import { browserSessionsMigration, unboundResellerSessionsMigration } from './sessions/sessions-tables.ts';
@@ -30,6 +35,18 @@ import { storePublicationsMigration } from './stores/catalogue/store-publication
 import { exchangeRatesMigration } from './exchange-rates/exchange-rates-tables.ts';
 import { operatorTokensMigration } from './operators/operator-tokens-tables.ts';
 import { auditMigration } from './audit/audit-tables.ts';
+
+/** Several modules' migrations as one, run in the order given (undone in the reverse order). */
+function together(...parts: Migration[]): Migration {
+  return {
+    async up(db) {
+      for (const part of parts) await part.up(db);
+    },
+    async down(db) {
+      for (const part of [...parts].reverse()) await part.down?.(db);
+    },
+  };
+}
 
 /** Every module's migrations, in the order they were written. Never rename or reorder. */
 export const migrations: Record<string, Migration> = {
@@ -62,5 +79,7 @@ export const migrations: Record<string, Migration> = {
   '0027_exchange_rates': exchangeRatesMigration,
   '0028_operator_tokens': operatorTokensMigration,
   '0029_audit_log': auditMigration,
-  '0032_store_listings_job': storeListingsJobMigration,
+  // The console's 24-hour windows (issue 37): store orders, store webhooks and delivery attempts by time.
+  '0030_window_indexes': together(storeWindowIndexesMigration, webhookAttemptsWindowIndexMigration),
+  '0031_store_listings_job': storeListingsJobMigration,
 };

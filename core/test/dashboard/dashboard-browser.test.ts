@@ -170,7 +170,7 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await page.getByRole('region', { name: 'Store orders received' }).getByRole('link', { name: /^ord_/ }).click();
     const orderPath = new URL(page.url()).pathname;
     const orderId = orderPath.split('/').pop()!;
-    expect(await page.getByTestId('order-state').textContent()).to.equal('AWAITING_FILE');
+    expect(await page.getByTestId('order-state').textContent()).to.equal('Waiting for the print file');
     await page.goto(`${t.baseUrl}/dashboard`);
     expect(await page.getByRole('region', { name: 'Orders needing attention' }).textContent()).to.contain('5001');
 
@@ -184,11 +184,11 @@ describe('the reseller dashboard in a browser (real PostgreSQL + Redis, Chromium
     await reloadUntil(
       page,
       orderPath,
-      async () => ['SHIPPED', 'DELIVERED'].includes((await page.getByTestId('order-status').textContent()) ?? ''),
+      async () => ['Shipped', 'Delivered'].includes((await page.getByTestId('order-status').textContent()) ?? ''),
       'the order shipped',
     );
     expect(await page.getByTestId('tracking').textContent()).not.to.equal('—');
-    expect(await page.getByTestId('events').textContent()).to.match(/order\.shipped · SUBMITTED · SHIPPED/);
+    expect(await page.getByTestId('events').textContent()).to.match(/Shipped · Sent to production · Shipped/);
 
     // The product page says where it is sold and, in words, why it cannot be deleted: no Delete offered.
     await page.goto(`${t.baseUrl}/dashboard/products/POSTER-ROSES`);

@@ -89,7 +89,7 @@ describe('publishing a product from the dashboard in a browser (real PostgreSQL 
     await page.getByRole('form', { name: 'Publish to store' }).getByRole('button', { name: 'Publish' }).click();
     await page.waitForURL(/done=listing-published/);
     const listed = page.getByTestId('published-to');
-    expect(await listed.textContent()).to.contain('Tulips at dawn, A2 poster, 39.95 EUR, active');
+    expect(await listed.textContent()).to.contain('Tulips at dawn, A2 poster, 39.95 EUR, on sale');
     const [created] = [...shop.products.values()].filter((p) => p.sku === POSTER_SKU);
     expect(created).to.deep.include({ name: 'Tulips at dawn, A2 poster', regular_price: '39.95', status: 'publish' });
     // Listed by a link of ours: the page says it cannot be deleted.

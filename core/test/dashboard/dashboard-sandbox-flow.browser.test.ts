@@ -112,7 +112,7 @@ describe('the sandbox store end to end from the dashboard (Chromium)', function 
       .click();
     await page.waitForURL(/done=sandbox-order-made/);
     const received = page.getByRole('region', { name: 'Store orders received' });
-    await reloadUntil(page, storeUrl, async () => /skipped/.test((await received.textContent()) ?? ''), 'skipped');
+    await reloadUntil(page, storeUrl, async () => /Skipped/.test((await received.textContent()) ?? ''), 'skipped');
     expect(await received.textContent()).to.contain(`${OWN_SKU} × 1: its SKU is none of your products`);
 
     // Mapped to the product, the skipped order is offered again and retried: placed, printed, tracked.
@@ -137,7 +137,7 @@ describe('the sandbox store end to end from the dashboard (Chromium)', function 
     );
     const orderId = (await received.getByRole('link', { name: /^ord_/ }).textContent())!;
     await page.goto(`${t.baseUrl}/dashboard/orders/${orderId}`);
-    expect(['SHIPPED', 'DELIVERED']).to.include(await page.getByTestId('order-status').textContent());
+    expect(['Shipped', 'Delivered']).to.include(await page.getByTestId('order-status').textContent());
     await page.close();
   });
 

@@ -229,7 +229,7 @@ describe('dashboard sessions and pages over HTTP (real PostgreSQL + Redis)', fun
       `/dashboard/webhooks/${id}?done=test-sent`,
     );
     await eventually(
-      async () => (await v.open(`/dashboard/webhooks/${id}`)).html.includes('>delivered<'),
+      async () => (await v.open(`/dashboard/webhooks/${id}`)).html.includes('>Delivered<'),
       'the test event delivered',
     );
     const rotated = await v.open(`/dashboard/webhooks/${id}/rotate`, {

@@ -5,6 +5,7 @@ import { suiteBrowser, type TestBrowser } from './browser.ts';
 import { connectorE2eService } from './connector-e2e.ts';
 import type { TestHttpsServer } from './https-server.ts';
 import type { TestService } from './test-service.ts';
+import { ORDER_SOURCES } from '../../src/modules/orders/order-states.ts';
 
 /** The address the service is told it has: login links carry it, the browser opens the service's own. */
 export const DASHBOARD_PUBLIC_URL = 'https://print-api.example.com';
@@ -36,4 +37,24 @@ export async function signInToDashboard(page: Page, t: TestService, key: string)
   await page.goto(await loginLink(t, key));
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${t.baseUrl}/dashboard`);
+}
+
+/** Codes a page for people should not show: `AWAITING_FILE`, `SANDBOX`, `order.shipped`, `no_print_lines`. */
+const CODES = [
+  /\b[A-Z]{3,}_[A-Z_]+\b/g,
+  new RegExp(`\\b(?:${[...ORDER_SOURCES, 'SANDBOX', 'DASHBOARD'].filter((s) => s !== 'API').join('|')})\\b`, 'g'),
+  /\b(?:order|store)\.[a-z_]+\b/g,
+  /\b[a-z]+_[a-z_]+\b/g,
+];
+
+/**
+ * The codes in the rendered text of `page` (what a person reads: `innerText`), leaving out the
+ * elements `skip` selects: scripts, styles and `<code>`, text meant to be typed as it is (a
+ * command; on the console, an id or the code shown small beside its words).
+ */
+export async function codesShown(page: Page, skip = 'script, style, code'): Promise<string[]> {
+  const text = await page.evaluate<string>(
+    `(() => { const body = document.body.cloneNode(true); for (const e of body.querySelectorAll(${JSON.stringify(skip)})) e.remove(); return body.innerText; })()`,
+  );
+  return CODES.flatMap((re) => text.match(re) ?? []);
 }

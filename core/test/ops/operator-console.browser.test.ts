@@ -222,7 +222,7 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       await page.goto(`${w.t.baseUrl}/admin/stores`);
       const row = page.locator(`tr[data-store="${w.storeId}"]`);
       await row.locator('[data-flag="webhooks_stopped"]').waitFor();
-      expect(await row.textContent()).to.contain('webhooks stopped');
+      expect(await row.textContent()).to.contain('Webhooks stopped');
       await page
         .getByRole('link', { name: 'Next page' })
         .count()

@@ -127,6 +127,39 @@ for (const adapter of [inProcessAdapter('pglite'), inProcessAdapter('postgres'),
       expect(runs).to.equal(1);
     });
 
+    it('tells when its dead jobs failed, newest first, back to a time and bounded', async () => {
+      const jq = fresh();
+      const q = jq.define<number>(name(), {
+        attempts: 3,
+        process: async (job) => {
+          throw new PermanentJobError(`dead ${job.data}`);
+        },
+      });
+      // A job that fails once and then succeeds: a retried failure is no dead job.
+      const q2 = jq.define<number>(name(), {
+        attempts: 2,
+        backoff: { type: 'fixed', delayMs: 10 },
+        process: async (job) => {
+          if (job.attempt === 1) throw new Error('once');
+        },
+      });
+      const before = new Date(Date.now() - 1000);
+      expect(await q.failedSince(before, 10)).to.deep.equal([]);
+      await jq.startWorkers();
+      await Promise.all([1, 2, 3].map((n) => q.add(n)));
+      await q2.add(0);
+      await until(async () => (await q.counts()).failed === 3);
+      await until(async () => (await q2.counts()).completed === 1);
+      const after = new Date(Date.now() + 1000);
+      const times = await q.failedSince(before, 10);
+      expect(times).to.have.length(3);
+      expect(times.every((t) => t >= before && t <= after)).to.equal(true);
+      expect(times.map((t) => t.getTime())).to.deep.equal([...times.map((t) => t.getTime())].sort((a, b) => b - a));
+      expect(await q.failedSince(before, 2)).to.deep.equal(times.slice(0, 2));
+      expect(await q.failedSince(after, 10)).to.deep.equal([]);
+      expect(await q2.failedSince(before, 10)).to.deep.equal([]);
+    });
+
     it('retries a RetryLaterError after the wait without spending an attempt', async () => {
       const runs: Array<{ attempt: number; at: number }> = [];
       const jq = fresh();

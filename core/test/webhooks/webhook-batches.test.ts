@@ -32,6 +32,9 @@ class RecordingQueue implements Queue<DeliveryJob> {
   async counts(): Promise<QueueCounts> {
     return { waiting: 0, active: 0, delayed: 0, failed: 0, completed: 0 };
   }
+  async failedSince(): Promise<Date[]> {
+    return [];
+  }
 }
 
 for (const backend of ['pglite', 'postgres+redis'] as const) {

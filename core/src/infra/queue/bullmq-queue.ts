@@ -93,7 +93,7 @@ export class BullMqJobQueue implements JobQueue {
       defaultJobOptions: RETENTION,
     });
     bull.on('error', (err) => this.#logger.warn('queue error', { queue: name, error: err.message }));
-    const queue = new BullMqQueue<T>(name, options, bull);
+    const queue = new BullMqQueue<T>(name, options, bull, this.#producer);
     this.#queues.set(name, queue);
     if (this.#started) this.#startWorker(queue);
     return queue;
@@ -219,11 +219,14 @@ class BullMqQueue<T> implements Queue<T> {
   readonly name: string;
   readonly options: QueueOptions<T>;
   readonly bull: BullQueue<Envelope<T>>;
+  /** The producer connection, for what BullMQ's API does not answer (the failed set's scores). */
+  readonly #redis: Redis;
 
-  constructor(name: string, options: QueueOptions<T>, bull: BullQueue<Envelope<T>>) {
+  constructor(name: string, options: QueueOptions<T>, bull: BullQueue<Envelope<T>>, redis: Redis) {
     this.name = name;
     this.options = options;
     this.bull = bull;
+    this.#redis = redis;
   }
 
   async add(data: T, options: AddOptions = {}): Promise<void> {
@@ -261,6 +264,25 @@ class BullMqQueue<T> implements Queue<T> {
       failed: c.failed ?? 0,
       completed: c.completed ?? 0,
     };
+  }
+
+  /**
+   * BullMQ keeps dead jobs in the queue's failed set, scored by when they failed (`finishedOn`):
+   * the newest `limit` scores back to `since` (ids and scores only, no job is read).
+   */
+  async failedSince(since: Date, limit: number): Promise<Date[]> {
+    // The producer queues no command while it connects (it fails fast): wait as BullMQ's own calls do.
+    await this.bull.waitUntilReady();
+    const pairs: string[] = await this.#redis.zrevrangebyscore(
+      this.bull.toKey('failed'),
+      '+inf',
+      since.getTime(),
+      'WITHSCORES',
+      'LIMIT',
+      0,
+      limit,
+    );
+    return pairs.filter((_, i) => i % 2 === 1).map((score) => new Date(Number(score)));
   }
 
   /** The worker's processor: runs the port's job and maps its errors onto BullMQ's. */

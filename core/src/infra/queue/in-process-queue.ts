@@ -159,6 +159,10 @@ class InProcessQueue<T> implements Queue<T> {
     return { ...(await this.#store.counts(new Date(this.#settings.clock()))), completed: this.#completed };
   }
 
+  async failedSince(since: Date, limit: number): Promise<Date[]> {
+    return this.#store.failedSince(since, limit);
+  }
+
   inspector(): InProcessQueueInspector {
     const store = this.#store;
     const now = () => new Date(this.#settings.clock());
@@ -336,7 +340,7 @@ class InProcessQueue<T> implements Queue<T> {
         attempt: job.attempt,
         error,
       });
-      await this.#store.fail(job.id, { attempt: job.attempt, error });
+      await this.#store.fail(job.id, { attempt: job.attempt, error, at: new Date(now) });
       return;
     }
     await this.#store.reschedule(job.id, {

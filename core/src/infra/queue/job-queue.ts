@@ -77,6 +77,12 @@ export interface Queue<T> {
   /** Removes a waiting or delayed job (no effect on a running or unknown one). */
   remove(jobId: string): Promise<void>;
   counts(): Promise<QueueCounts>;
+  /**
+   * When its dead jobs (failed for good, and still kept: not retried or removed since) failed,
+   * newest first, back to `since`: at most `limit` of them, so that a queue full of dead jobs
+   * costs one bounded read (the console's dead jobs per hour).
+   */
+  failedSince(since: Date, limit: number): Promise<Date[]>;
 }
 
 /** Thrown by a processor: do not retry this job (BullMQ's UnrecoverableError). */

@@ -165,12 +165,33 @@ export class QueueJobStore {
       .execute();
   }
 
-  /** Marks a claimed job failed for good; the row stays for inspection until the id is added again. */
-  async fail(jobId: string, change: { attempt: number; error: string }): Promise<void> {
+  /**
+   * Marks a claimed job failed for good at `at` (its `run_at` from then on: when it failed); the
+   * row stays for inspection until the id is added again.
+   */
+  async fail(jobId: string, change: { attempt: number; error: string; at: Date }): Promise<void> {
     await this.#active()
       .where('job_id', '=', jobId)
-      .set({ state: 'failed', attempt: change.attempt, last_error: change.error })
+      .set({ state: 'failed', attempt: change.attempt, last_error: change.error, run_at: change.at })
       .execute();
+  }
+
+  /** When the dead jobs failed, newest first, back to `since`, at most `limit`. */
+  async failedSince(since: Date, limit: number): Promise<Date[]> {
+    const rows = await this.failedSinceQuery(since, limit).execute();
+    return rows.map((r) => new Date(r.run_at));
+  }
+
+  /** The query of `failedSince`: it reads the due index (queue, state, run_at), as a test checks on PostgreSQL. */
+  failedSinceQuery(since: Date, limit: number) {
+    return this.#db
+      .selectFrom('queue_jobs')
+      .select('run_at')
+      .where('queue', '=', this.#queue)
+      .where('state', '=', 'failed')
+      .where('run_at', '>=', since)
+      .orderBy('run_at', 'desc')
+      .limit(limit);
   }
 
   /** Deletes a waiting or delayed job; an active or unknown one is left alone. */

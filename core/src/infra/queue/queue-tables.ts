@@ -12,7 +12,10 @@ export interface QueueJobsTable {
   attempt: number;
   max_attempts: number;
   backoff: ColumnType<unknown, string | null, string | null>;
-  /** When a waiting job is due; for an active job, when its lease expires (renewed while it runs). */
+  /**
+   * When a waiting job is due; for an active job, when its lease expires (renewed while it runs);
+   * for a failed one, when it failed.
+   */
   run_at: Date;
   state: QueueJobState;
   last_error: string | null;

@@ -1,4 +1,5 @@
 import { html, sendPage } from '../../web/html.ts';
+import { ACTOR_TYPE_WORDS, inWords, TARGET_TYPE_WORDS } from '../code-words.ts';
 import { definePage, type PageSpec } from '../../web/page.ts';
 import type { CursorCodec } from '../../kernel/pagination.ts';
 import type { AuditEvent, AuditLog } from '../audit/audit-log.ts';
@@ -92,9 +93,9 @@ function row(e: AuditEvent) {
   const who = [e.actor.name, e.actor.email].filter(Boolean).join(' · ');
   return html`<tr data-audit-event=${e.id} data-action=${e.action}>
     <td><time datetime=${e.at}>${e.at.replace('T', ' ').slice(0, 19)} UTC</time></td>
-    <td>${e.actor.type}: ${who || e.actor.id}<br /><span class="muted">${e.actor.id}</span></td>
+    <td>${inWords(ACTOR_TYPE_WORDS, e.actor.type)}: ${who || e.actor.id}<br /><span class="muted">${e.actor.id}</span></td>
     <td><code>${e.action}</code></td>
-    <td>${e.target.type} <code>${e.target.id}</code></td>
+    <td>${inWords(TARGET_TYPE_WORDS, e.target.type)} <code>${e.target.id}</code></td>
     <td>${e.ip ?? '—'}<br /><span class="muted">${e.requestId ?? ''}</span></td>
     <td><code>${e.changes ? JSON.stringify(e.changes) : '—'}</code></td>
   </tr>`;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { JobQueue } from '../../infra/queue/job-queue.ts';
+import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
 import type { PlatformHealth, StoreHealth } from '../stores/health/store-health.ts';
 import type { Db } from '../tables.ts';
 import type { AlertThresholds } from './alert-thresholds.ts';
@@ -20,21 +20,36 @@ export interface PlatformOverview {
   now: PlatformHealth | undefined;
 }
 
+/** One queue's dead jobs: null when the queue did not answer. */
+export interface DeadJobs {
+  queue: string;
+  /** Dead jobs now (older ones included). */
+  failed: number | null;
+  /** Per hour, the dead jobs that failed in that hour (those since retried or removed are gone). */
+  perHour: number[] | null;
+}
+
+/**
+ * The most failure times read per queue for the dead jobs' chart: a queue that piled up more in
+ * 24 hours charts its newest ones (its alert fired long before).
+ */
+export const DEAD_JOBS_READ = 1000;
+
 export interface Overview {
   at: Date;
   platforms: PlatformOverview[];
   /** Failed and all attempts to resellers' webhook endpoints, per hour. */
   deliveries: { failed: number[]; all: number[] };
-  /** Dead jobs (failed for good) per queue, now; null when the queue did not answer. */
-  deadJobs: Array<{ queue: string; failed: number | null }>;
+  /** Dead jobs (failed for good) per queue: how many now, and per hour of the window how many of them failed then. */
+  deadJobs: DeadJobs[];
   thresholds: AlertThresholds;
 }
 
 /**
  * What the console's home page charts: per platform and hour of the last 24, from the tables
  * that already hold the times (store ingests, stored store webhooks, webhook attempts), in one
- * grouped query each, bounded by the 24-hour window; and now, from the store health reading and
- * the queues' counts.
+ * grouped query each, bounded by the 24-hour window; the dead jobs from each queue's failure
+ * times (a bounded read); and now, from the store health reading and the queues' counts.
  */
 export class ConsoleOverview {
   readonly #deps: { db: Db; health: StoreHealth; queue: JobQueue; platforms: readonly string[] };
@@ -54,53 +69,13 @@ export class ConsoleOverview {
   async read(at: Date = new Date()): Promise<Overview> {
     const { db, health, queue } = this.#deps;
     const since = new Date(at.getTime() - HOURS * 3600_000);
-    // The hour bucket of a time: 23 for the last hour, 0 for the oldest.
-    const bucket = (col: string) =>
-      sql<number>`${HOURS - 1} - floor(extract(epoch from (${at}::timestamptz - ${sql.ref(col)})) / 3600)::int`;
-    const lagThreshold = this.thresholds.ingestLagSeconds;
+    const q = windowQueries(db, at, this.thresholds.ingestLagSeconds);
     const [orders, lags, attempts, now, dead] = await Promise.all([
-      db
-        .selectFrom('store_ingests as i')
-        .innerJoin('stores as s', 's.id', 'i.store_id')
-        .select(['s.platform', bucket('i.created_at').as('b'), sql<number>`count(*)::int`.as('n')])
-        .where('i.created_at', '>', since)
-        .where('i.created_at', '<=', at)
-        .groupBy(['s.platform', 'b'])
-        .execute(),
-      db
-        .selectFrom('store_webhook_events')
-        .select([
-          'platform',
-          bucket('received_at').as('b'),
-          sql<number>`max(extract(epoch from (coalesce(processed_at, ${at}::timestamptz) - received_at)))::int`.as(
-            'lag',
-          ),
-          sql<number>`count(distinct store_id) filter (where extract(epoch from (coalesce(processed_at, ${at}::timestamptz) - received_at)) > ${lagThreshold})::int`.as(
-            'behind',
-          ),
-        ])
-        .where('received_at', '>', since)
-        .where('received_at', '<=', at)
-        .groupBy(['platform', 'b'])
-        .execute(),
-      db
-        .selectFrom('webhook_attempts')
-        .select([
-          bucket('started_at').as('b'),
-          sql<number>`count(*) filter (where not succeeded)::int`.as('failed'),
-          sql<number>`count(*)::int`.as('all'),
-        ])
-        .where('started_at', '>', since)
-        .where('started_at', '<=', at)
-        .where('latency_ms', 'is not', null)
-        .groupBy('b')
-        .execute(),
+      q.storeOrders.execute(),
+      q.storeWebhooks.execute(),
+      q.attempts.execute(),
       health.perPlatform(),
-      Promise.all(
-        queue
-          .queues()
-          .map(async (q) => ({ queue: q.name, failed: (await q.counts().catch(() => null))?.failed ?? null })),
-      ),
+      Promise.all(queue.queues().map((one) => deadJobsOf(one, since, at))),
     ]);
     const series = () => Array.from({ length: HOURS }, () => 0);
     const platforms = this.#deps.platforms.map((platform) => {
@@ -133,6 +108,69 @@ export class ConsoleOverview {
     }
     return { at, platforms, deliveries, deadJobs: dead, thresholds: this.thresholds };
   }
+}
+
+/**
+ * The grouped queries of the 24 hours before `at`, one per table that holds the times, each
+ * bounded by the window on a time column with an index of its own (migration 0030): store orders
+ * per platform and hour, the store webhooks' lag and the stores behind per platform and hour,
+ * and the webhook attempts to resellers per hour.
+ */
+export function windowQueries(db: Db, at: Date, lagThreshold: number) {
+  const since = new Date(at.getTime() - HOURS * 3600_000);
+  // The hour bucket of a time: 23 for the last hour, 0 for the oldest.
+  const bucket = (col: string) =>
+    sql<number>`${HOURS - 1} - floor(extract(epoch from (${at}::timestamptz - ${sql.ref(col)})) / 3600)::int`;
+  return {
+    storeOrders: db
+      .selectFrom('store_ingests as i')
+      .innerJoin('stores as s', 's.id', 'i.store_id')
+      .select(['s.platform', bucket('i.created_at').as('b'), sql<number>`count(*)::int`.as('n')])
+      .where('i.created_at', '>', since)
+      .where('i.created_at', '<=', at)
+      .groupBy(['s.platform', 'b']),
+    storeWebhooks: db
+      .selectFrom('store_webhook_events')
+      .select([
+        'platform',
+        bucket('received_at').as('b'),
+        sql<number>`max(extract(epoch from (coalesce(processed_at, ${at}::timestamptz) - received_at)))::int`.as('lag'),
+        sql<number>`count(distinct store_id) filter (where extract(epoch from (coalesce(processed_at, ${at}::timestamptz) - received_at)) > ${lagThreshold})::int`.as(
+          'behind',
+        ),
+      ])
+      .where('received_at', '>', since)
+      .where('received_at', '<=', at)
+      .groupBy(['platform', 'b']),
+    attempts: db
+      .selectFrom('webhook_attempts')
+      .select([
+        bucket('started_at').as('b'),
+        sql<number>`count(*) filter (where not succeeded)::int`.as('failed'),
+        sql<number>`count(*)::int`.as('all'),
+      ])
+      .where('started_at', '>', since)
+      .where('started_at', '<=', at)
+      .where('latency_ms', 'is not', null)
+      .groupBy('b'),
+  };
+}
+
+/** A queue's dead jobs now and per hour since `since` (bucketed as the SQL's `bucket`); nulls when it did not answer. */
+async function deadJobsOf(q: Queue<unknown>, since: Date, at: Date): Promise<DeadJobs> {
+  const [counts, times] = await Promise.all([
+    q.counts().catch(() => null),
+    q.failedSince(since, DEAD_JOBS_READ).catch(() => null),
+  ]);
+  let perHour: number[] | null = null;
+  if (times) {
+    perHour = Array.from({ length: HOURS }, () => 0);
+    for (const t of times) {
+      const b = HOURS - 1 - Math.floor((at.getTime() - t.getTime()) / 3600_000);
+      if (inRange(b)) perHour[b] = perHour[b]! + 1;
+    }
+  }
+  return { queue: q.name, failed: counts?.failed ?? null, perHour };
 }
 
 function inRange(b: number): boolean {

@@ -2,6 +2,18 @@ import type { Request, Response } from 'express';
 import { html, sendPage, type Children, type VNode } from '../../web/html.ts';
 import { definePage, type PageSpec } from '../../web/page.ts';
 import { isNotFound, type ConsoleLookup, type OrderPageData, type ResellerPageData } from './console-lookup.ts';
+import {
+  DELIVERY_STATUS_WORDS,
+  EVENT_TYPE_WORDS,
+  FILE_STATUS_WORDS,
+  INGEST_STATUS_WORDS,
+  inWords,
+  LEDGER_KIND_WORDS,
+  ORDER_STATE_WORDS,
+  ORDER_STATUS_WORDS,
+  PAYMENT_STATUS_WORDS,
+  type PlatformName,
+} from '../code-words.ts';
 
 /** A console page's frame (the console's layout, with its search field and navigation). */
 export type ConsolePage = (req: Request, title: string, body: Children) => VNode;
@@ -12,6 +24,8 @@ export interface ResellerSectionContext {
   csrfToken: string;
   /** The request: who is signed in, and so which actions a section may offer. */
   req: Request;
+  /** A platform's name, as its connector gives it. */
+  platformName: PlatformName;
 }
 
 /**
@@ -27,14 +41,16 @@ const at = (d: Date | string | null | undefined) =>
     ? html`<time datetime=${new Date(d).toISOString()}>${new Date(d).toISOString().replace('T', ' ').slice(0, 16)} UTC</time>`
     : '—';
 const COUNTRIES = new Intl.DisplayNames(['en'], { type: 'region' });
-const PAYMENT: Record<string, string> = {
-  none: 'not paid yet',
-  charging: 'card being charged',
-  paid: 'paid',
-  declined: 'card declined',
-  refunded: 'refunded to the wallet',
-  not_charged: 'not charged (a test order, or nothing to pay)',
-};
+/** A code beside its words, small: what support searches the logs and the API for. */
+const Code = (props: { code: string }) => html`<code class="code">${props.code}</code>`;
+
+/** An order's payment in words: "Paid from the wallet", "Paid by card", "Card declined". */
+function paymentOf(p: OrderPageData['order']['payment']): string {
+  if (p.status === 'paid' && p.method === 'wallet') return 'Paid from the wallet';
+  if (p.status === 'paid' && p.method === 'card') return 'Paid by card';
+  if (p.status === 'not_charged') return 'Not charged (a test order, or nothing to pay)';
+  return inWords(PAYMENT_STATUS_WORDS, p.status);
+}
 
 export const statusSection: ResellerSection = ({ data: { reseller: r } }) =>
   html`<section aria-labelledby="status-h"><h2 id="status-h">Account</h2>
@@ -54,7 +70,7 @@ export const walletSection: ResellerSection = ({ data }) =>
         w.entries.length === 0
           ? html`<p class="muted">No ledger entries.</p>`
           : html`<div class="table"><table><thead><tr><th>When</th><th>Kind</th><th>Amount</th><th>Order / reference</th></tr></thead>
-          <tbody>${w.entries.map((e) => html`<tr><td>${at(e.createdAt)}</td><td>${e.kind.replace(/_/g, ' ')}</td><td>${euros(e.amountCents)}</td><td>${e.orderId ? html`<a href=${`/admin/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`)}</tbody></table></div>`
+          <tbody>${w.entries.map((e) => html`<tr><td>${at(e.createdAt)}</td><td data-code=${e.kind}>${inWords(LEDGER_KIND_WORDS, e.kind)}</td><td>${euros(e.amountCents)}</td><td>${e.orderId ? html`<a href=${`/admin/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`)}</tbody></table></div>`
       }`,
     )}</section>`;
 
@@ -67,12 +83,12 @@ export const keysSection: ResellerSection = ({ data }) =>
       <tbody>${data.keys.map((k) => html`<tr data-key=${k.id}><td><code>${k.prefix}…</code></td><td>${k.mode}</td><td>${k.scopes === null ? 'every scope' : k.scopes.join(', ') || 'none'}</td><td>${k.lastUsedAt ? at(k.lastUsedAt) : 'never'}</td><td>${k.revokedAt ? html`revoked ${at(k.revokedAt)}` : 'active'}</td></tr>`)}</tbody></table></div>`
     }</section>`;
 
-export const storesSection: ResellerSection = ({ data }) =>
+export const storesSection: ResellerSection = ({ data, platformName }) =>
   html`<section aria-labelledby="stores-h"><h2 id="stores-h">Stores</h2>
     ${
       data.stores.length === 0
         ? html`<p class="muted">No store.</p>`
-        : html`<ul>${data.stores.map((s) => html`<li><a href=${`/admin/stores?reseller=${encodeURIComponent(data.reseller.id)}&platform=${encodeURIComponent(s.platform)}`}>${s.name}</a> · ${s.platform} · ${s.mode} · ${s.status}${s.lastError ? html` · <span class="error">${s.lastError}</span>` : null}</li>`)}</ul>`
+        : html`<ul>${data.stores.map((s) => html`<li><a href=${`/admin/stores?reseller=${encodeURIComponent(data.reseller.id)}&platform=${encodeURIComponent(s.platform)}`}>${s.name}</a> · ${platformName(s.platform)} · ${s.mode} · ${s.status}${s.lastError ? html` · <span class="error">${s.lastError}</span>` : null}</li>`)}</ul>`
     }</section>`;
 
 export const ordersSection: ResellerSection = ({ data }) =>
@@ -90,7 +106,7 @@ export const RESELLER_SECTIONS: ResellerSection[] = [
 function OrderRows(props: { orders: ResellerPageData['orders'] }): VNode {
   if (props.orders.length === 0) return html`<p class="muted">No order.</p>`;
   return html`<div class="table"><table><thead><tr><th>Order</th><th>External id</th><th>Reseller</th><th>Mode</th><th>State</th><th>Created</th></tr></thead>
-    <tbody>${props.orders.map((o) => html`<tr data-order=${o.id}><td><a href=${`/admin/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td><a href=${`/admin/resellers/${o.resellerId}`}>${o.resellerName}</a></td><td>${o.mode}</td><td>${o.state}</td><td>${at(o.createdAt)}</td></tr>`)}</tbody></table></div>`;
+    <tbody>${props.orders.map((o) => html`<tr data-order=${o.id}><td><a href=${`/admin/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td><a href=${`/admin/resellers/${o.resellerId}`}>${o.resellerName}</a></td><td>${o.mode}</td><td data-code=${o.state}>${inWords(ORDER_STATE_WORDS, o.state)}</td><td>${at(o.createdAt)}</td></tr>`)}</tbody></table></div>`;
 }
 
 /** The recipient as the carrier prints it on the label. */
@@ -113,17 +129,17 @@ function Label(props: { r: OrderPageData['order']['recipient'] }): VNode {
   return html`<address data-testid="recipient">${lines.filter(Boolean).map((l, i) => html`${i ? html`<br />` : null}${l}`)}</address>`;
 }
 
-function orderBody(d: OrderPageData): VNode {
+function orderBody(d: OrderPageData, platformName: PlatformName): VNode {
   const o = d.order;
   const p = o.payment;
   return html`<dl class="facts">
       <dt>Reseller</dt><dd><a href=${`/admin/resellers/${o.resellerId}`}>${d.resellerName}</a> · ${o.mode}</dd>
-      <dt>State</dt><dd data-testid="order-state">${o.state} · ${o.status}</dd>
+      <dt>State</dt><dd data-testid="order-state">${inWords(ORDER_STATE_WORDS, o.state)} · ${inWords(ORDER_STATUS_WORDS, o.status)} <${Code} code=${`${o.state} · ${o.status}`} /></dd>
       <dt>External id</dt><dd>${o.externalOrderId ?? '—'}</dd>
-      <dt>Payment</dt><dd data-testid="order-payment">${PAYMENT[p.status] ?? p.status}${p.method ? ` by ${p.method}` : ''}${p.paidAt ? html`, ${at(p.paidAt)}` : null}${p.error ? html` · <span class="error">${p.error}</span>` : null} · total ${euros(o.totals.totalCents)}</dd>
+      <dt>Payment</dt><dd data-testid="order-payment">${paymentOf(p)}${p.paidAt ? html`, ${at(p.paidAt)}` : null}${p.error ? html` · <span class="error">${p.error}</span>` : null} · total ${euros(o.totals.totalCents)}</dd>
       <dt>Recipient</dt><dd><${Label} r=${o.recipient} /></dd>
       <dt>Tracking</dt><dd>${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl} rel="noreferrer">${o.tracking.trackingNumber}</a>` : '—'}</dd>
-      <dt>From store order</dt><dd data-testid="store-order">${d.storeOrder ? html`${d.storeOrder.externalName ?? d.storeOrder.externalOrderId} of <a href=${`/admin/stores?reseller=${encodeURIComponent(o.resellerId)}&platform=${encodeURIComponent(d.storeOrder.platform)}`}>${d.storeOrder.storeName}</a> (${d.storeOrder.platform}), ${d.storeOrder.status}, received ${at(d.storeOrder.createdAt)}` : `none (${o.source})`}</dd>
+      <dt>From store order</dt><dd data-testid="store-order">${d.storeOrder ? html`${d.storeOrder.externalName ?? d.storeOrder.externalOrderId} of <a href=${`/admin/stores?reseller=${encodeURIComponent(o.resellerId)}&platform=${encodeURIComponent(d.storeOrder.platform)}`}>${d.storeOrder.storeName}</a> (${platformName(d.storeOrder.platform)}), ${inWords(INGEST_STATUS_WORDS, d.storeOrder.status).toLowerCase()}, received ${at(d.storeOrder.createdAt)}` : `none (from ${platformName(o.source)})`}</dd>
     </dl>
     <section aria-labelledby="lines-h"><h2 id="lines-h">Lines</h2><div class="table"><table>
       <thead><tr><th>Line</th><th>Product</th><th>Quantity</th><th>Options</th><th>File</th></tr></thead>
@@ -133,7 +149,7 @@ function orderBody(d: OrderPageData): VNode {
             { ...l.options, ...l.derivedOptions },
           )
             .map(([k, v]) => `${k}=${String(v)}`)
-            .join(', ')}</td><td>${l.fileStatus}</td></tr>`,
+            .join(', ')}</td><td>${inWords(FILE_STATUS_WORDS, l.fileStatus)}</td></tr>`,
       )}</tbody>
     </table></div></section>
     <section aria-labelledby="timeline-h"><h2 id="timeline-h">Production timeline and webhook deliveries</h2>
@@ -141,7 +157,7 @@ function orderBody(d: OrderPageData): VNode {
       ${
         d.events.length === 0
           ? html`<p class="muted">No events yet.</p>`
-          : html`<ol data-testid="timeline">${d.events.map((e) => html`<li>${at(e.createdAt)} <strong>${e.type}</strong>${e.deliveries.length ? html`<ul>${e.deliveries.map((w) => html`<li data-delivery>${w.endpointUrl}: ${w.status}, ${w.attempts} attempt${w.attempts === 1 ? '' : 's'}${w.lastStatusCode ? `, last answer ${w.lastStatusCode}` : ''}</li>`)}</ul>` : html` <span class="muted">(no webhook endpoint)</span>`}</li>`)}</ol>`
+          : html`<ol data-testid="timeline">${d.events.map((e) => html`<li>${at(e.createdAt)} <strong>${inWords(EVENT_TYPE_WORDS, e.type)}</strong> <${Code} code=${e.type} />${e.deliveries.length ? html`<ul>${e.deliveries.map((w) => html`<li data-delivery>${w.endpointUrl}: ${inWords(DELIVERY_STATUS_WORDS, w.status).toLowerCase()}, ${w.attempts} attempt${w.attempts === 1 ? '' : 's'}${w.lastStatusCode ? `, last answer ${w.lastStatusCode}` : ''}</li>`)}</ul>` : html` <span class="muted">(no webhook endpoint)</span>`}</li>`)}</ol>`
       }
     </section>`;
 }
@@ -154,6 +170,7 @@ function orderBody(d: OrderPageData): VNode {
 export function consolePages(
   lookup: ConsoleLookup,
   page: ConsolePage,
+  platformName: PlatformName,
   sections: ResellerSection[] = RESELLER_SECTIONS,
 ): PageSpec[] {
   const signedIn = (req: Request, res: Response): boolean => {
@@ -205,7 +222,7 @@ export function consolePages(
         try {
           if (!signedIn(req, res)) return;
           const data = await lookup.reseller(String(req.params.id));
-          const ctx = { data, csrfToken: req.browserSession!.csrfToken, req };
+          const ctx = { data, csrfToken: req.browserSession!.csrfToken, req, platformName };
           sendPage(res, page(req, data.reseller.name, html`${sections.map((s) => s(ctx))}`));
         } catch (err) {
           if (isNotFound(err)) return notFound(req, res, 'reseller');
@@ -222,7 +239,10 @@ export function consolePages(
         try {
           if (!signedIn(req, res)) return;
           const data = await lookup.order(String(req.params.id));
-          sendPage(res, page(req, `Order ${data.order.externalOrderId ?? data.order.id}`, orderBody(data)));
+          sendPage(
+            res,
+            page(req, `Order ${data.order.externalOrderId ?? data.order.id}`, orderBody(data, platformName)),
+          );
         } catch (err) {
           if (isNotFound(err)) return notFound(req, res, 'order');
           next(err);

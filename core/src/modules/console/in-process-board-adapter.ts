@@ -120,7 +120,8 @@ export function inProcessBoardAdapter(Base: typeof BaseAdapter, queue: InProcess
         attemptsMade: row.attempt,
         timestamp: row.createdAt.getTime(),
         processedOn: row.state === 'active' ? now : null,
-        finishedOn: null,
+        // A dead job's run_at is when it failed.
+        finishedOn: row.state === 'failed' ? row.runAt.getTime() : null,
         ...(state === 'delayed' ? { delay: row.runAt.getTime() - row.createdAt.getTime() } : {}),
         // A waiting job keeps the error of its last attempt: shown as the reason it waits again.
         failedReason: row.lastError ?? '',

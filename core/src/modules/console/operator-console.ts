@@ -18,6 +18,7 @@ import { ConsoleHome } from './console-home.ts';
 import type { ConsoleLookup } from './console-lookup.ts';
 import type { ConsoleOverview } from './console-overview.ts';
 import { consolePages, SearchField, type ResellerSection } from './console-pages.ts';
+import { inWords, STORE_FLAG_WORDS, type PlatformName } from '../code-words.ts';
 
 export const CONSOLE_BASE = '/admin';
 
@@ -33,6 +34,8 @@ export interface OperatorConsoleDeps {
   limiter: SignInLimiter;
   health: StoreHealth;
   platforms: readonly string[];
+  /** A platform's name, as its connector gives it (code-words.ts). */
+  platformName: PlatformName;
   /** The home page's charts (issue 37): none, the home page lists its links only. */
   overview?: ConsoleOverview;
   /** The search field and the reseller and order pages: none, no search. */
@@ -98,7 +101,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
             req,
             'Operations',
             html`
-        ${overview ? html`<${ConsoleHome} overview=${overview} />` : null}
+        ${overview ? html`<${ConsoleHome} overview=${overview} platformName=${deps.platformName} />` : null}
         <p data-signed-in-as>Signed in as <strong>${who.type === 'operator' ? (who.name ?? who.email ?? who.id) : 'the admin token'}</strong>${who.email && who.name ? ` (${who.email})` : ''}, role <strong data-role>${req.operator!.role}</strong>. Session ends ${session.expiresAt.toISOString()}.</p>
         <ul>
           <li><a href="/admin/stores">Store health</a>: which connected store is falling behind.</li>
@@ -275,7 +278,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
               <label for="platform">Platform</label>
               <select id="platform" name="platform">
                 <option value="">All</option>
-                ${deps.platforms.map((p) => html`<option value=${p} selected=${p.toLowerCase() === filters.platform?.toLowerCase()}>${p}</option>`)}
+                ${deps.platforms.map((p) => html`<option value=${p} selected=${p.toLowerCase() === filters.platform?.toLowerCase()}>${deps.platformName(p)}</option>`)}
               </select>
             </div>
             <div>
@@ -299,7 +302,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
                 <tr><th>Store</th><th>Flags</th><th>Platform</th><th>Reseller</th><th>State</th><th>Last webhook</th><th>Last poll</th><th>Ingest lag</th><th>24 h placed / skipped / failed</th><th>Last platform error</th><th>Token expiry</th></tr>
               </thead>
               <tbody>
-                ${list.data.map((s) => storeRow(s, names.get(s.resellerId)))}
+                ${list.data.map((s) => storeRow(s, names.get(s.resellerId), deps.platformName))}
               </tbody>
             </table>
           </div>
@@ -314,7 +317,7 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
     }),
   );
 
-  if (deps.lookup) pages.push(...consolePages(deps.lookup, page, deps.resellerSections));
+  if (deps.lookup) pages.push(...consolePages(deps.lookup, page, deps.platformName, deps.resellerSections));
   if (deps.sso) {
     pages.push(
       ...operatorSsoPages({
@@ -344,12 +347,12 @@ export function operatorConsole(deps: OperatorConsoleDeps): PageRouter {
   }
 }
 
-function storeRow(s: StoreHealthView, resellerName: string | undefined) {
+function storeRow(s: StoreHealthView, resellerName: string | undefined, platformName: PlatformName) {
   const flagged = s.flags.length > 0;
   return html`<tr data-store=${s.id} class=${flagged ? 'flagged' : ''}>
     <td>${s.name}<br /><span class="muted">${s.id}${s.testMode ? ' · test' : ''}</span></td>
-    <td class="flags">${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${f.replace(/_/g, ' ')}</span>`) : html`<span class="ok">ok</span>`}</td>
-    <td>${s.platform}</td>
+    <td class="flags">${flagged ? s.flags.map((f) => html`<span class="flag" data-flag=${f}>${inWords(STORE_FLAG_WORDS, f)}</span>`) : html`<span class="ok">ok</span>`}</td>
+    <td>${platformName(s.platform)}</td>
     <td>${resellerName ? html`<a href=${`/admin/resellers/${s.resellerId}`}>${resellerName}</a>` : s.resellerId}</td>
     <td>${s.status}</td>
     <td>${when(s.lastWebhookAt)}</td>
@@ -364,7 +367,7 @@ function storeRow(s: StoreHealthView, resellerName: string | undefined) {
 /** The console's own styles: the search field, and store health rows that fit 1280 px (long errors wrap). */
 const CONSOLE_CSS = `.console-search{display:flex;flex-wrap:wrap;gap:.25rem .5rem;align-items:center;margin:0 0 1rem}
 .console-search label{margin:0}td.flags{min-width:7rem}td.flags .flag{display:inline-block;white-space:nowrap;margin:.1rem .25rem .1rem 0}
-td.error{max-width:22rem;overflow-wrap:anywhere}`;
+td.error{max-width:22rem;overflow-wrap:anywhere}code.code{font-size:11px;opacity:.75}`;
 
 function when(iso: string | null) {
   return iso ? html`<time datetime=${iso}>${iso.replace('T', ' ').slice(0, 19)} UTC</time>` : '—';

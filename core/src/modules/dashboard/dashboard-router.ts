@@ -24,6 +24,7 @@ import { redirect, type DashContext, type DashHandler } from './dashboard-contex
 import type { DashboardLinks, LinkRefusal } from './dashboard-links-service.ts';
 import { canSwitchMode, grantAllows, otherModeHint, pageScope, type SessionGrant } from './dashboard-grants.ts';
 import type { DashboardViews } from './dashboard-views.ts';
+import type { PlatformName } from '../code-words.ts';
 import { dashboardErrorPage, type AsUnavailable } from './dashboard-error-page.ts';
 import { homePage } from './pages/home-page.ts';
 import { merchantMessage } from './pages/words.ts';
@@ -57,6 +58,8 @@ export interface DashboardDeps {
   sources: string[];
   /** The connect forms each loaded connector offers. */
   platforms: PlatformForms[];
+  /** A platform's (or order source's) name, as its connector gives it (code-words.ts). */
+  platformName: PlatformName;
   /** Read-only views the API has no route for (an order's events, where a product is sold). */
   views: DashboardViews;
   cookie?: Partial<Omit<SessionCookieOptions, 'kind'>>;
@@ -291,9 +294,10 @@ export function dashboardRouter(deps: DashboardDeps): PageRouter {
     });
   };
   homePage(register);
-  storesPages(register, { platforms: deps.platforms, publicUrl: deps.publicUrl });
-  productsPages(register, { views: deps.views });
-  ordersPages(register, { views: deps.views, sources: deps.sources });
+  const { platformName } = deps;
+  storesPages(register, { platforms: deps.platforms, publicUrl: deps.publicUrl, platformName });
+  productsPages(register, { views: deps.views, platformName });
+  ordersPages(register, { views: deps.views, sources: deps.sources, platformName });
   webhooksPages(register);
   router.use((req, res) => {
     sendPage(res, html`<${PlainLayout} title="Not found"><p>No such page. <a href="/dashboard">Home</a></p><//>`, 404);

@@ -3,6 +3,7 @@ import type { EventLog } from '../events/event-log.ts';
 import type { ResellerProductsService } from '../reseller-products/reseller-products-service.ts';
 import type { StorePublishing } from '../stores/catalogue/store-publishing.ts';
 import type { ListingMargin, ListingMargins } from '../stores/catalogue/listing-margins.ts';
+import { inWords, ORDER_STATE_WORDS, ORDER_STATUS_WORDS } from '../code-words.ts';
 
 export interface OrderEventView {
   id: string;
@@ -69,12 +70,15 @@ export class DashboardViews {
 }
 
 /**
- * A line about an event (its envelope's `data`): the order's state and status then, a problem it reports, the tracking.
+ * A line about an event (its envelope's `data`): the order's state and status then (in words), a problem it reports, the tracking.
  */
 function eventDetail(payload: Record<string, unknown>): string | null {
   const data = (payload.data ?? {}) as Record<string, unknown>;
   const order = (data.order ?? {}) as Record<string, unknown>;
-  const parts = [order.state, order.status].filter((v): v is string => typeof v === 'string');
+  const parts = [
+    typeof order.state === 'string' ? inWords(ORDER_STATE_WORDS, order.state) : undefined,
+    typeof order.status === 'string' ? inWords(ORDER_STATUS_WORDS, order.status) : undefined,
+  ].filter((v): v is string => v !== undefined);
   const payment = order.payment as Record<string, unknown> | undefined;
   const problem = data.reason ?? data.error ?? payment?.error;
   if (typeof problem === 'string') parts.push(problem);

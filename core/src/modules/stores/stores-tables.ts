@@ -398,3 +398,23 @@ export const storeListingsJobMigration = {
       await db.schema.alterTable('stores').dropColumn(column).execute();
   },
 };
+
+/**
+ * The store orders and store webhooks of a time window across every store (the console's 24-hour
+ * charts: store orders per platform and hour, ingest lag): `store_ingests_page_idx` leads with
+ * the store, and the received-time index covers unprocessed webhooks only. Part of migration 0030.
+ */
+export const storeWindowIndexesMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.createIndex('store_ingests_created_idx').on('store_ingests').column('created_at').execute();
+    await db.schema
+      .createIndex('store_webhook_events_received_idx')
+      .on('store_webhook_events')
+      .column('received_at')
+      .execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.dropIndex('store_webhook_events_received_idx').execute();
+    await db.schema.dropIndex('store_ingests_created_idx').execute();
+  },
+};

@@ -153,3 +153,16 @@ export const webhookSecretRotationMigration = {
     await db.schema.alterTable('webhook_endpoints').addColumn('previous_secret_expires_at', 'timestamptz').execute();
   },
 };
+
+/**
+ * The attempts of a time window (the console's failed deliveries per hour, the last hour's
+ * attempts of /metrics): by when they started, across every delivery. Part of migration 0030.
+ */
+export const webhookAttemptsWindowIndexMigration = {
+  async up(db: Kysely<any>): Promise<void> {
+    await db.schema.createIndex('webhook_attempts_started_idx').on('webhook_attempts').column('started_at').execute();
+  },
+  async down(db: Kysely<any>): Promise<void> {
+    await db.schema.dropIndex('webhook_attempts_started_idx').execute();
+  },
+};

@@ -4,6 +4,7 @@ import { noticeOf } from '../dashboard-context.ts';
 import { DashLayout, money, when } from './parts.ts';
 import { skippedLine } from './store-words.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
+import { inWords, LEDGER_KIND_WORDS, ORDER_STATE_WORDS } from '../../code-words.ts';
 
 const ATTENTION = [
   { state: 'AWAITING_FILE', why: 'A line has no print file: supply one.' },
@@ -64,7 +65,7 @@ export function homePage(register: Register): void {
               ? html`<p class="muted">Nothing waits for you.</p>`
               : html`<div class="table"><table>
                 <thead><tr><th scope="col">Order</th><th scope="col">State</th><th scope="col">Why</th><th scope="col">Created</th></tr></thead>
-                <tbody>${needing.map((o) => html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.externalOrderId ?? o.id}</a></td><td>${o.state}</td><td>${o.why}</td><td>${when(o.createdAt)}</td></tr>`)}</tbody>
+                <tbody>${needing.map((o) => html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.externalOrderId ?? o.id}</a></td><td data-code=${o.state}>${inWords(ORDER_STATE_WORDS, o.state)}</td><td>${o.why}</td><td>${when(o.createdAt)}</td></tr>`)}</tbody>
               </table></div>`
           }
         </section>
@@ -95,7 +96,7 @@ export function homePage(register: Register): void {
                 <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Amount</th><th scope="col">Balance after</th><th scope="col">Order / reference</th></tr></thead>
                 <tbody>${wallet.entries.data.map(
                   (e) =>
-                    html`<tr><td>${when(e.createdAt)}</td><td>${e.kind}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
+                    html`<tr><td>${when(e.createdAt)}</td><td data-code=${e.kind}>${inWords(LEDGER_KIND_WORDS, e.kind)}</td><td>${money(e.amountCents)}</td><td>${money(e.balanceAfterCents)}</td><td>${e.orderId ? html`<a href=${`/dashboard/orders/${e.orderId}`}>${e.orderId}</a>` : (e.reference ?? '')}</td></tr>`,
                 )}</tbody>
               </table></div>`
           }

@@ -6,11 +6,22 @@ import type { DashboardViews } from '../dashboard-views.ts';
 import { DashLayout, money, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 import { AddressLabel, optionNamesOf, optionsWords, paymentWords } from './order-words.ts';
+import {
+  EVENT_TYPE_WORDS,
+  FILE_STATUS_WORDS,
+  inWords,
+  ORDER_STATE_WORDS,
+  ORDER_STATUS_WORDS,
+  type PlatformName,
+} from '../../code-words.ts';
 
 const FILTERS = ['state', 'source', 'storeId', 'externalOrderId'] as const;
 
 /** Orders: the list with its filters and pages, and an order's detail with what can be done to it. */
-export function ordersPages(register: Register, deps: { views: DashboardViews; sources: string[] }): void {
+export function ordersPages(
+  register: Register,
+  deps: { views: DashboardViews; sources: string[]; platformName: PlatformName },
+): void {
   register('get', '/orders', async (d) => {
     const filters = Object.fromEntries(
       FILTERS.map((f) => [
@@ -34,9 +45,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
       d.res,
       html`<${DashLayout} title="Orders" session=${d.page} notice=${noticeOf(d.req)} error=${error}>
         <form class="filters" method="get" action="/dashboard/orders" role="search" aria-label="Filter orders">
-          <${Select} name="state" label="State" value=${filters.state} options=${[{ value: '', label: 'Any' }, ...ORDER_STATES.map((s) => ({ value: s, label: s }))]} />
-          <${Select} name="source" label="Source" value=${filters.source} options=${[{ value: '', label: 'Any' }, ...deps.sources.map((s) => ({ value: s, label: s }))]} />
-          <${Select} name="storeId" label="Store" value=${filters.storeId} options=${[{ value: '', label: 'Any' }, ...stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform})` }))]} />
+          <${Select} name="state" label="State" value=${filters.state} options=${[{ value: '', label: 'Any' }, ...ORDER_STATES.map((s) => ({ value: s, label: ORDER_STATE_WORDS[s] }))]} />
+          <${Select} name="source" label="Source" value=${filters.source} options=${[{ value: '', label: 'Any' }, ...deps.sources.map((s) => ({ value: s, label: deps.platformName(s) }))]} />
+          <${Select} name="storeId" label="Store" value=${filters.storeId} options=${[{ value: '', label: 'Any' }, ...stores.map((s) => ({ value: s.id, label: `${s.name} (${deps.platformName(s.platform)})` }))]} />
           <div><label for="f-ext">External order id</label><input id="f-ext" name="externalOrderId" value=${filters.externalOrderId ?? ''} /></div>
           <button type="submit">Filter</button>
         </form>
@@ -47,7 +58,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
               <thead><tr><th scope="col">Order</th><th scope="col">External id</th><th scope="col">Source</th><th scope="col">State</th><th scope="col">Status</th><th scope="col">Total</th><th scope="col">Created</th></tr></thead>
               <tbody>${page.data.map(
                 (o) =>
-                  html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td>${o.source}</td><td>${o.state}</td><td data-testid="order-status">${o.status}</td><td>${money(o.totals.totalCents)}</td><td>${when(o.createdAt)}</td></tr>`,
+                  html`<tr><td><a href=${`/dashboard/orders/${o.id}`}>${o.id}</a></td><td>${o.externalOrderId ?? '—'}</td><td>${deps.platformName(o.source)}</td><td data-code=${o.state}>${inWords(ORDER_STATE_WORDS, o.state)}</td><td data-testid="order-status" data-code=${o.status}>${inWords(ORDER_STATUS_WORDS, o.status)}</td><td>${money(o.totals.totalCents)}</td><td>${when(o.createdAt)}</td></tr>`,
               )}</tbody>
             </table></div>`
         }
@@ -100,9 +111,9 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
         <p><a href="/dashboard/orders">← Orders</a></p>
         <dl class="facts">
           <dt>Order</dt><dd>${o.id}</dd>
-          <dt>State</dt><dd data-testid="order-state">${o.state}</dd>
-          <dt>Status</dt><dd data-testid="order-status">${o.status}</dd>
-          <dt>Source</dt><dd>${o.source}${o.storeId ? html` · <a href=${`/dashboard/stores/${o.storeId}`}>store</a>` : null}</dd>
+          <dt>State</dt><dd data-testid="order-state" data-code=${o.state}>${inWords(ORDER_STATE_WORDS, o.state)}</dd>
+          <dt>Status</dt><dd data-testid="order-status" data-code=${o.status}>${inWords(ORDER_STATUS_WORDS, o.status)}</dd>
+          <dt>Source</dt><dd>${deps.platformName(o.source)}${o.storeId ? html` · <a href=${`/dashboard/stores/${o.storeId}`}>store</a>` : null}</dd>
           <dt>Payment</dt><dd data-testid="payment">${paymentWords(o.payment, d.page.mode)}${o.payment.error ? html` <span class="error">${o.payment.error}</span>` : null}</dd>
           <dt>Ship to</dt><dd><${AddressLabel} r=${o.recipient} testId="ship-to" /></dd>
           <dt>Tracking</dt><dd data-testid="tracking">${o.tracking ? html`${o.tracking.carrier} <a href=${o.tracking.trackingUrl}>${o.tracking.trackingNumber}</a>` : '—'}</dd>
@@ -117,7 +128,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
                 <td>${l.line + 1}</td><td>${l.resellerSku ?? l.productId}</td><td>${l.quantity}</td>
                 <td data-testid="line-options">${optionsWords({ ...l.options, ...l.derivedOptions }, optionNames)}</td>
                 <td>
-                  <span class=${`badge ${l.fileStatus === 'ok' ? 'good' : 'bad'}`}>${l.fileStatus === 'ok' ? 'checked' : l.fileStatus === 'missing' ? 'missing' : 'needs conversion'}</span>
+                  <span class=${`badge ${l.fileStatus === 'ok' ? 'good' : 'bad'}`}>${inWords(FILE_STATUS_WORDS, l.fileStatus)}</span>
                   ${l.fileUrl ? html` <a href=${l.fileUrl}>file</a>` : null}
                   ${
                     o.state === 'AWAITING_FILE' && l.fileStatus === 'missing' && d.page.can('orders:write')
@@ -152,7 +163,7 @@ export function ordersPages(register: Register, deps: { views: DashboardViews; s
           ${
             events.length === 0
               ? html`<p class="muted">No events yet.</p>`
-              : html`<ol data-testid="events">${events.map((e) => html`<li><time datetime=${e.createdAt}>${when(e.createdAt)}</time> <strong>${e.type}</strong>${e.detail ? ` · ${e.detail}` : ''}</li>`)}</ol>`
+              : html`<ol data-testid="events">${events.map((e) => html`<li><time datetime=${e.createdAt}>${when(e.createdAt)}</time> <strong data-code=${e.type}>${inWords(EVENT_TYPE_WORDS, e.type)}</strong>${e.detail ? ` · ${e.detail}` : ''}</li>`)}</ol>`
           }
         </section>
       <//>`,

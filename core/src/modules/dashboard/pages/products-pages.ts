@@ -1,5 +1,6 @@
 import { STORES_HIDDEN } from './publish-section.ts';
 import { CsrfField, Field, html, sendPage, type VNode } from '../../../web/html.ts';
+import type { PlatformName } from '../../code-words.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import type { DashboardViews } from '../dashboard-views.ts';
@@ -34,7 +35,7 @@ const optionsText = (options: Record<string, unknown> | undefined) =>
     .join('\n');
 
 /** Products: the reseller's own products (SKU, print product, fixed options, file), with where they are sold. */
-export function productsPages(register: Register, deps: { views: DashboardViews }): void {
+export function productsPages(register: Register, deps: { views: DashboardViews; platformName: PlatformName }): void {
   register('get', '/products', async (d) => {
     const q = typeof d.req.query.q === 'string' && d.req.query.q.trim() ? d.req.query.q.trim() : undefined;
     const cursor = typeof d.req.query.cursor === 'string' ? d.req.query.cursor : undefined;
@@ -151,7 +152,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
   ): Promise<void> {
     // Where it is sold is the stores' business: a key without stores:read sees none of it.
     const selling = d.page.can('stores:read') ? await deps.views.storesSelling(d.caller, product.id) : [];
-    const published = await publishSection(d, deps.views, product, publish);
+    const published = await publishSection(d, deps, product, publish);
     await formPage(
       d,
       `Product ${product.sku}`,
@@ -215,7 +216,7 @@ export function productsPages(register: Register, deps: { views: DashboardViews 
                   ? html`<p class="muted" data-testid="stores-hidden">${STORES_HIDDEN}</p>`
                   : selling.length === 0
                     ? html`<p class="muted">No connected store sells it.</p>`
-                    : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${s.platform})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`
+                    : html`<ul>${selling.map((s) => html`<li><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a> (${deps.platformName(s.platform)})${s.listings.length ? `: ${s.listings.map((l) => l.title).join(', ')}` : ''}</li>`)}</ul>`
               }
               ${
                 selling.length

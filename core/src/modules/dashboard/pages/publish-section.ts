@@ -1,4 +1,5 @@
 import { currencyDigits, minorUnitsToDecimal, decimalToMinorUnits } from '@print-api/connector-kit';
+import { inWords, PUBLICATION_STATUS_WORDS, type PlatformName } from '../../code-words.ts';
 import type { ListingMargin } from '../../stores/catalogue/listing-margins.ts';
 import { CsrfField, Field, html, type VNode } from '../../../web/html.ts';
 import { Refusal } from '../../../kernel/refusal.ts';
@@ -215,10 +216,11 @@ export const STORES_HIDDEN =
 /** The product's page section: the stores it is published to, and the form that publishes it to another. */
 export async function publishSection(
   d: DashContext,
-  views: DashboardViews,
+  deps: { views: DashboardViews; platformName: PlatformName },
   product: { id: string; title?: string | undefined },
   state: PublishState | undefined,
 ): Promise<VNode> {
+  const { views, platformName } = deps;
   const published = d.page.can('stores:read') ? await views.publishedTo(d.caller, product.id) : [];
   const stores = d.page.can('stores:read')
     ? (await d.api<ListPage<Api['Store']>>('GET', '/stores', { query: { limit: '100' } })).data.filter(
@@ -236,7 +238,7 @@ export async function publishSection(
           ? html`<p class="muted">Not published to any store yet.</p>`
           : html`<ul data-testid="published-to">${published.map(
               (p) =>
-                html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${p.store.platform}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${p.status}${storeLink(p)}${p.notice ? html`<br /><span class="muted" data-testid="listing-notice">${p.notice}</span>` : null}</li>`,
+                html`<li><a href=${`/dashboard/stores/${p.store.id}`}>${p.store.name}</a> (${platformName(p.store.platform)}): ${p.title}, ${minorUnitsToDecimal(p.priceCents, p.currency)} ${p.currency}, ${inWords(PUBLICATION_STATUS_WORDS, p.status).toLowerCase()}${storeLink(p)}${p.notice ? html`<br /><span class="muted" data-testid="listing-notice">${p.notice}</span>` : null}</li>`,
             )}</ul>`
     }
     ${
@@ -245,7 +247,7 @@ export async function publishSection(
           <h3>Publish to store</h3>
           <${CsrfField} token=${d.page.csrfToken} />
           ${state?.error ? html`<p class="alert" role="alert">${state.error.message}</p>` : null}
-          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${s.platform}${s.country ? `, ${s.country}` : ''}${s.currency ? `, ${s.currency}` : ''})` }))} />
+          <${Select} idPrefix="pub" name="storeId" label="Store" value=${values.storeId} required=${true} options=${stores.map((s) => ({ value: s.id, label: `${s.name} (${platformName(s.platform)}${s.country ? `, ${s.country}` : ''}${s.currency ? `, ${s.currency}` : ''})` }))} />
           <${Field} idPrefix="pub" name="title" label="Title in the store" value=${values.title ?? product.title ?? ''} error=${state?.error?.fields.title} required=${true} />
           <${Field} idPrefix="pub" name="price" label="Retail price in the store's currency (your customers pay)" value=${values.price ?? ''} error=${state?.error?.fields.price} required=${true} />
           <${Field} idPrefix="pub" name="imageUrl" label="Image URL (https; Etsy lists nothing without an image)" value=${values.imageUrl ?? ''} error=${state?.error?.fields.imageUrl} />

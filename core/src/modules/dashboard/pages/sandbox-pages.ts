@@ -1,4 +1,5 @@
 import { CsrfField, html, type VNode } from '../../../web/html.ts';
+import { inWords, PUBLICATION_STATUS_WORDS } from '../../code-words.ts';
 import { redirect, type DashContext } from '../dashboard-context.ts';
 import type { Api, ListPage } from '../dashboard-data.ts';
 import type { Register } from '../dashboard-router.ts';
@@ -127,7 +128,7 @@ export async function sandboxSection(
           <thead><tr><th scope="col">Listing</th><th scope="col">SKU</th><th scope="col">State</th><th scope="col">Added</th></tr></thead>
           <tbody>${listings.data.map(
             (l) =>
-              html`<tr data-sandbox-listing=${l.externalProductId}><td>${l.title}</td><td>${l.sku ?? '—'}</td><td>${l.status === 'active' ? 'on sale' : l.status}</td><td>${when(l.createdAt)}</td></tr>`,
+              html`<tr data-sandbox-listing=${l.externalProductId}><td>${l.title}</td><td>${l.sku ?? '—'}</td><td>${inWords(PUBLICATION_STATUS_WORDS, l.status)}</td><td>${when(l.createdAt)}</td></tr>`,
           )}</tbody>
         </table></div>`
     }

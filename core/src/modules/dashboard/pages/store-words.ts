@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { INGEST_STATUS_WORDS, inWords } from '../../code-words.ts';
 import { html, type VNode } from '../../../web/html.ts';
 import type { Api } from '../dashboard-data.ts';
 
@@ -32,7 +33,13 @@ export function retriedNotice(req: Request, ingests: Array<Api['StoreIngest']>):
   }
   if (i.status === 'waiting_address') return `${name} still waits for its shipping address from the store.`;
   if (i.status === 'failed') return `${name} failed again${i.error ? `: ${i.error}` : '.'}`;
-  return `${name} was retried: it is ${i.status.replace(/_/g, ' ')}.`;
+  return `${name} was retried: it is ${ingestOutcome(i).toLowerCase()}.`;
+}
+
+/** A store order's outcome in words ("Skipped" when lines were skipped, "Nothing to print" when it had none). */
+export function ingestOutcome(i: Pick<Api['StoreIngest'], 'status' | 'skippedLines'>): string {
+  if (i.status === 'no_print_lines') return i.skippedLines.length ? 'Skipped' : 'Nothing to print';
+  return inWords(INGEST_STATUS_WORDS, i.status);
 }
 
 /**

@@ -1,10 +1,11 @@
 import { CsrfField, html, sendPage, type VNode } from '../../../web/html.ts';
+import type { PlatformName } from '../../code-words.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
 import { DashLayout, Input, NextPage, PostButton, refusal, Select, when } from './parts.ts';
 import type { Api, Data, ListPage } from '../dashboard-data.ts';
 import { sandboxPages, sandboxSection, type SandboxOrderErrors } from './sandbox-pages.ts';
-import { retriedNotice, skippedLine, storeAddress } from './store-words.ts';
+import { ingestOutcome, retriedNotice, skippedLine, storeAddress } from './store-words.ts';
 
 /** A field of a connect form: an optional one (a default applies) is not `required` and shows its hint. */
 export interface FormField {
@@ -49,7 +50,10 @@ interface FormErrors {
 }
 
 /** Stores: connect (per platform, each way it connects), each store's state, listings, ingests. */
-export function storesPages(register: Register, deps: { platforms: PlatformForms[]; publicUrl: string }): void {
+export function storesPages(
+  register: Register,
+  deps: { platforms: PlatformForms[]; publicUrl: string; platformName: PlatformName },
+): void {
   const byPlatform = new Map(deps.platforms.map((p) => [p.platform, p]));
   // An optional field left empty is left out, so that its default applies.
   const fieldsOf = (form: Record<string, string>, fields: FormField[]) =>
@@ -285,7 +289,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                 <thead><tr><th scope="col">Store</th><th scope="col">Platform</th><th scope="col">State</th><th scope="col">Last order received</th><th scope="col">Last error</th></tr></thead>
                 <tbody>${stores.map(
                   (s, i) => html`<tr>
-                    <td><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a></td><td>${s.platform}</td>
+                    <td><a href=${`/dashboard/stores/${s.id}`}>${s.name}</a></td><td>${deps.platformName(s.platform)}</td>
                     <td><span class=${`badge ${s.status === 'connected' ? 'good' : ''}`}>${s.status}</span></td>
                     <td>${when(lastOrders[i])}</td><td>${s.lastError ? html`<span class="error">${s.lastError}</span>` : '—'}</td>
                   </tr>`,
@@ -377,9 +381,9 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
       d.res,
       html`<${DashLayout} title=${store.name} session=${d.page} notice=${retriedNotice(d.req, ingests.data) ?? noticeOf(d.req)} error=${error}>
         <dl class="facts">
-          <dt>Platform</dt><dd>${store.platform}</dd>
+          <dt>Platform</dt><dd>${deps.platformName(store.platform)}</dd>
           <dt>State</dt><dd><span class=${`badge ${connected ? 'good' : ''}`} data-testid="store-state">${store.status}</span>${store.testMode ? html` <span class="badge test">test</span>` : null}</dd>
-          ${storeAddress(store, byPlatform.get(store.platform)?.displayName ?? store.platform)}
+          ${storeAddress(store, deps.platformName(store.platform))}
           <dt>Last order received</dt><dd>${when(ingests.data[0]?.createdAt)}</dd>
           <dt>Last poll</dt><dd>${when(store.lastPolledAt)}</dd>
           <dt>Last error</dt><dd>${store.lastError ? html`<span class="error">${store.lastError}</span>` : '—'}</dd>
@@ -470,7 +474,7 @@ export function storesPages(register: Register, deps: { platforms: PlatformForms
                 <tbody>${ingests.data.map(
                   (i) => html`<tr>
                     <td>${i.externalName ?? i.externalOrderId}</td>
-                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${i.status === 'no_print_lines' ? (i.skippedLines.length ? 'skipped' : 'nothing to print') : i.status.replace(/_/g, ' ')}</span></td>
+                    <td><span class=${`badge ${i.status === 'placed' ? 'good' : i.status === 'failed' || i.status === 'no_print_lines' ? 'bad' : ''}`}>${ingestOutcome(i)}</span></td>
                     <td>${i.orderId ? html`<a href=${`/dashboard/orders/${i.orderId}`}>${i.orderId}</a>` : '—'}</td>
                     <td>${i.error ? html`<span class="error">${i.error}</span>` : null}${i.skippedLines.map((l) => html`<div>${skippedLine(l)}</div>`)}</td>
                     <td>${when(i.createdAt)}</td>

@@ -1,4 +1,5 @@
 import { CsrfField, Field, html, sendPage } from '../../../web/html.ts';
+import { DELIVERY_STATUS_WORDS, EVENT_TYPE_WORDS, inWords } from '../../code-words.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../webhooks/webhook-event-types.ts';
 import { noticeOf, redirect, type DashContext } from '../dashboard-context.ts';
 import type { Register } from '../dashboard-router.ts';
@@ -11,6 +12,11 @@ function SecretOnce(props: { secret: string; what: string }) {
     <p><strong>${props.what}</strong> Copy it now: it is not shown again.</p>
     <p class="secret" data-testid="secret">${props.secret}</p>
   </div>`;
+}
+
+/** An endpoint's subscription in words ("Shipped, Delivered"; "All events"). */
+function eventsWords(events: string[]): string {
+  return events.map((e) => inWords(EVENT_TYPE_WORDS, e)).join(', ');
 }
 
 /** Webhooks: endpoints, recent deliveries with their outcome, redelivery, a test event, secret rotation. */
@@ -103,7 +109,7 @@ export function webhooksPages(register: Register): void {
               <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Failing since</th></tr></thead>
               <tbody>${page.data.map(
                 (w) =>
-                  html`<tr><td><a href=${`/dashboard/webhooks/${w.id}`}>${w.url}</a></td><td>${w.events.join(', ')}</td><td>${w.enabled ? 'enabled' : html`<span class="error">disabled</span>`}</td><td>${when(w.failingSince)}</td></tr>`,
+                  html`<tr><td><a href=${`/dashboard/webhooks/${w.id}`}>${w.url}</a></td><td>${eventsWords(w.events)}</td><td>${w.enabled ? 'enabled' : html`<span class="error">disabled</span>`}</td><td>${when(w.failingSince)}</td></tr>`,
               )}</tbody>
             </table></div>`
         }
@@ -123,7 +129,7 @@ export function webhooksPages(register: Register): void {
             <${Field} name="url" label="Receiver URL (https)" type="url" value=${errors?.url ?? ''} error=${errors?.fields.url} required=${true} />
             <fieldset>
               <legend>Events</legend>
-              ${SUBSCRIBABLE_EVENTS.map((e) => html`<label><input type="checkbox" name="events" value=${e} checked=${e === '*'} /> ${e === '*' ? 'All events' : e}</label>`)}
+              ${SUBSCRIBABLE_EVENTS.map((e) => html`<label title=${e === '*' ? undefined : e}><input type="checkbox" name="events" value=${e} checked=${e === '*'} /> ${inWords(EVENT_TYPE_WORDS, e)}</label>`)}
               ${errors?.fields.events ? html`<p class="error" role="alert">${errors.fields.events}</p>` : null}
             </fieldset>
             <button type="submit">Add endpoint</button>
@@ -154,7 +160,7 @@ export function webhooksPages(register: Register): void {
         ${secret ? html`<${SecretOnce} ...${secret} />` : null}
         <dl class="facts">
           <dt>URL</dt><dd>${endpoint.url}</dd>
-          <dt>Events</dt><dd>${endpoint.events.join(', ')}</dd>
+          <dt>Events</dt><dd>${eventsWords(endpoint.events)}</dd>
           <dt>State</dt><dd>${endpoint.enabled ? 'enabled' : html`<span class="error">disabled: ${endpoint.disabledReason ?? ''}</span>`}</dd>
           <dt>Failing since</dt><dd>${when(endpoint.failingSince)}</dd>
         </dl>
@@ -181,11 +187,11 @@ export function webhooksPages(register: Register): void {
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Response</th><th scope="col">Attempts</th><th scope="col">Last attempt</th><th scope="col"></th></tr></thead>
                 <tbody>${deliveries.data.map(
                   (x) => html`<tr>
-                    <td>${x.eventType}</td>
-                    <td><span class=${`badge ${x.status === 'delivered' ? 'good' : x.status === 'failed' ? 'bad' : ''}`}>${x.status}</span></td>
+                    <td data-code=${x.eventType}>${inWords(EVENT_TYPE_WORDS, x.eventType)}</td>
+                    <td><span class=${`badge ${x.status === 'delivered' ? 'good' : x.status === 'failed' ? 'bad' : ''}`} data-code=${x.status}>${inWords(DELIVERY_STATUS_WORDS, x.status)}</span></td>
                     <td>${x.lastStatusCode ?? '—'}${x.lastLatencyMs !== null ? ` in ${x.lastLatencyMs} ms` : ''}${x.lastError ? html` <span class="error">${x.lastError}</span>` : null}</td>
                     <td>${x.attemptCount}</td><td>${when(x.lastAttemptAt)}</td>
-                    <td>${d.page.can('webhooks:write') ? html`<${PostButton} action=${`/dashboard/webhooks/${e}/deliveries/${x.id}/retry`} csrf=${d.page.csrfToken} label="Redeliver" name=${`Redeliver ${x.eventType}`} />` : null}</td>
+                    <td>${d.page.can('webhooks:write') ? html`<${PostButton} action=${`/dashboard/webhooks/${e}/deliveries/${x.id}/retry`} csrf=${d.page.csrfToken} label="Redeliver" name=${`Redeliver ${inWords(EVENT_TYPE_WORDS, x.eventType).toLowerCase()}`} />` : null}</td>
                   </tr>`,
                 )}</tbody>
               </table></div>`
