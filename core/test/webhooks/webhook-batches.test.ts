@@ -223,8 +223,10 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
     });
 
     it('sends at most perHostConcurrency at once to a host, and a send waiting its turn is not on the timeout clock', async () => {
-      const ANSWER_MS = 400;
-      const TIMEOUT_MS = 1600;
+      // Both grown by the run's time scale: the answer stays a quarter of the timeout, and a loaded
+      // machine's slower sends keep their margin to it.
+      const ANSWER_MS = scaled(400);
+      const TIMEOUT_MS = scaled(1600);
       const { id: resellerId, key } = await t.reseller();
       let inFlight = 0;
       let most = 0;
@@ -238,8 +240,8 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
       });
       const ids = await dueDeliveries(resellerId, [endpoint.id], 12);
       const started = Date.now();
-      // Each answer takes 400 ms, well within the 1.6 s timeout (a busy machine adds to each), and
-      // the batch takes six turns of two (2.4 s): a send's wait for its turn would time it out.
+      // Each answer takes a quarter of the timeout (a busy machine adds to each), and the batch takes
+      // six turns of two (one and a half timeouts): a send's wait for its turn would time it out.
       await (await deliverer(new RecordingQueue(), { perHostConcurrency: 2, timeoutMs: TIMEOUT_MS })).process({
         deliveryIds: ids,
         attempt: 1,
