@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../../infra/crypto.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../../kernel/pagination.ts';
 import type { Db } from '../../tables.ts';
 import type { ConnectorRegistry } from '../connector-registry.ts';
 
@@ -186,15 +192,7 @@ export class StoreHealth {
     if (query.platform) q = q.where(sql<string>`lower(platform)`, '=', query.platform.toLowerCase());
     if (query.resellerId) q = q.where('reseller_id', '=', query.resellerId);
     if (query.status) q = q.where('status', '=', query.status);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = (await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute()) as StoreRow[];
+    const rows = (await newestFirst(q, page)) as StoreRow[];
     const views = await this.#views(rows.slice(0, page.limit));
     const byId = new Map(views.map((v) => [v.id, v]));
     return listEnvelope(
