@@ -10,7 +10,14 @@
 export { startConnectorService, startFakePlatformService } from './connector-service.ts';
 export { startHttpsServer, type TestHttpsServer } from './https-server.ts';
 export { startTestService, type TestService } from './test-service.ts';
-export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
+export {
+  connectorE2eService,
+  eventually,
+  listingsSyncedAt,
+  pollNow,
+  posterReseller,
+  POSTER_SKU,
+} from './connector-e2e.ts';
 export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
 export { startFakeHttpsServer, startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
 export { connectorFailure } from './connector-failure.ts';
