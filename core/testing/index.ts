@@ -18,7 +18,7 @@ export {
   posterReseller,
   POSTER_SKU,
 } from './connector-e2e.ts';
-export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
+export { nockedConnectorHttp, nockedPlatformLookup, nockedPlatformSuite } from './nocked-platforms.ts';
 export { startFakeHttpsServer, startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
 export { connectorFailure } from './connector-failure.ts';
 export { waitFor, waitForProgress } from './wait.ts';
