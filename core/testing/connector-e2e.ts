@@ -89,3 +89,13 @@ export async function pollNow(t: TestService, storeId: string): Promise<void> {
     }
   }
 }
+
+/** When the store's listings were last read from its platform (null before its first listings sync). */
+export async function listingsSyncedAt(t: TestService, storeId: string): Promise<Date | null> {
+  const store = await t.service.db
+    .selectFrom('stores')
+    .select('listings_synced_at')
+    .where('id', '=', storeId)
+    .executeTakeFirstOrThrow();
+  return store.listings_synced_at;
+}

@@ -1,5 +1,6 @@
 import type { Connector } from '@print-api/connector-kit';
-import type { ConformanceHarness } from '@print-api/connector-kit/testing';
+import type { ConformanceHarness, FakeHttpsServer } from '@print-api/connector-kit/testing';
+import { startFakeHttpsServer } from './fake-platform-server.ts';
 import { startFileServer } from './file-server.ts';
 import { CONNECTOR_SUITE_RATE_LIMIT, startTestService } from './test-service.ts';
 
@@ -63,4 +64,36 @@ export async function startConnectorService(
       await files.close();
     },
   };
+}
+
+/**
+ * A fake platform on a local HTTPS server the service trusts, and the service (`startConnectorService`) with the
+ * settings `serve` answers once it has started the fake on that server (`env` over them): the set-up of the kit's
+ * conformance suite and of a platform's own end-to-end suites. `close` stops the service, then the server.
+ */
+export async function startFakePlatformService(
+  ctx: Mocha.Context,
+  serve: (server: FakeHttpsServer) => Promise<Record<string, string>> | Record<string, string>,
+  opts: { connectors: Array<Connector<any, any>>; publicUrl: string; env?: Record<string, string> },
+): Promise<ConformanceHarness & { server: FakeHttpsServer }> {
+  const server = await startFakeHttpsServer();
+  try {
+    const settings = await serve(server);
+    const h = await startConnectorService(ctx, {
+      connectors: opts.connectors,
+      env: { ...settings, ...opts.env },
+      publicUrl: opts.publicUrl,
+    });
+    return {
+      ...h,
+      server,
+      async close() {
+        await h.close();
+        await server.close();
+      },
+    };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
 }

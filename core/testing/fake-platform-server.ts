@@ -31,6 +31,25 @@ export interface FakePlatformServer extends FakeHttpsServer {
   context<S>(platform: string, settings: S, publicUrl?: string): ConnectorContext<S>;
 }
 
+/**
+ * A real local HTTPS server for a fake platform, trusted by the service under test: what no route answers goes to the
+ * handler its `fallback` sets (a platform with ids in its paths, or shops under prefixes), else 404. `ca` is the PEM
+ * of the run's test CA.
+ */
+export async function startFakeHttpsServer(): Promise<FakeHttpsServer & { ca: string }> {
+  let fallback: FakeRequestHandler | undefined;
+  const server = await startHttpsServer((req, res, body) =>
+    fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
+  );
+  return {
+    url: server.url,
+    ca: server.ca,
+    route: server.route,
+    close: server.close,
+    fallback: (handler) => void (fallback = handler),
+  };
+}
+
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /**
@@ -50,17 +69,14 @@ export async function startFakePlatformServer(
   userAgent = 'print-api-tests/1.0',
   options: TestConnectorHttpOptions = {},
 ): Promise<FakePlatformServer> {
-  let fallback: FakeRequestHandler | undefined;
-  const server = await startHttpsServer((req, res, body) =>
-    fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-  );
+  const server = await startFakeHttpsServer();
   const safeFetch = createSafeFetch({ allowedHosts: ['localhost'], ca: [server.ca], userAgent });
   const http = testConnectorHttp(safeFetch, userAgent, options);
   return {
     url: server.url,
     route: server.route,
     close: server.close,
-    fallback: (handler) => void (fallback = handler),
+    fallback: server.fallback,
     http,
     context: (platform, settings, publicUrl = 'https://print-api.example.com') => ({
       http,

@@ -7,13 +7,20 @@
  * The environment lives here, in the package source; core's own tests reach it through
  * `core/test/helpers`, which re-exports these files.
  */
-export { startConnectorService } from './connector-service.ts';
+export { startConnectorService, startFakePlatformService } from './connector-service.ts';
 export { redirectTo, sendBytes, startHttpsServer, type TestHttpsServer } from './https-server.ts';
 export { tinyHtml, tinyJpeg, tinyPdf, tinyPng } from './print-file-fixtures.ts';
 export { startTestService, type TestService } from './test-service.ts';
-export { connectorE2eService, eventually, pollNow, posterReseller, POSTER_SKU } from './connector-e2e.ts';
-export { nockedConnectorHttp, nockedPlatformLookup } from './nocked-platforms.ts';
-export { startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
+export {
+  connectorE2eService,
+  eventually,
+  listingsSyncedAt,
+  pollNow,
+  posterReseller,
+  POSTER_SKU,
+} from './connector-e2e.ts';
+export { nockedConnectorHttp, nockedPlatformLookup, nockedPlatformSuite } from './nocked-platforms.ts';
+export { startFakeHttpsServer, startFakePlatformServer, type FakePlatformServer } from './fake-platform-server.ts';
 export { connectorFailure } from './connector-failure.ts';
 export { waitFor, waitForProgress } from './wait.ts';
 export { scaled, TIME_SCALE } from './time-scale.ts';

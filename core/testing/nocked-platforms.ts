@@ -1,4 +1,5 @@
 import type { HttpClient } from '@print-api/connector-kit';
+import nock from 'nock';
 import { createSafeFetch, type HostLookup } from '../src/infra/safe-fetch/safe-fetch.ts';
 import { systemLookup } from '../src/infra/safe-fetch/target-resolver.ts';
 import { testConnectorHttp, type TestConnectorHttpOptions } from './fake-platform-server.ts';
@@ -33,4 +34,18 @@ export function nockedConnectorHttp(
     userAgent,
     options,
   );
+}
+
+/**
+ * The hooks of a suite that calls platforms behind nock, registered on the calling suite: no real connection made
+ * while it runs, the interceptors cleared after each test. `ready` receives core's connector HTTP client for them
+ * (`nockedConnectorHttp`) once the suite starts.
+ */
+export function nockedPlatformSuite(ready: (http: HttpClient) => void): void {
+  before(() => {
+    nock.disableNetConnect();
+    ready(nockedConnectorHttp());
+  });
+  afterEach(() => nock.cleanAll());
+  after(() => nock.enableNetConnect());
 }

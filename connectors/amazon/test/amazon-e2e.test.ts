@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer, scaled } from '@print-api/core/testing';
+import { eventually } from '@print-api/connector-kit/testing';
+import { scaled, startConnectorService, startFakePlatformService } from '@print-api/core/testing';
 import { amazonConnector } from '../src/index.ts';
 import { carrierFields } from '../src/shipment-push.ts';
 import {
@@ -19,25 +19,19 @@ type Harness = Awaited<ReturnType<typeof startConnectorService>>;
 
 /** The service with the Amazon connector (PostgreSQL + Redis) and a fake Amazon on a local HTTPS server. */
 function amazonWorld(connector = amazonConnector) {
-  const world = {} as { h: Harness; amazon: FakeAmazon; close(): Promise<void> };
+  const world = {} as { h: Harness; amazon: FakeAmazon };
   before(async function () {
-    let fallback: FakeRequestHandler | undefined;
-    const server = await startHttpsServer((req, res, body) =>
-      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-    );
     world.amazon = new FakeAmazon();
-    world.amazon.serve({ ...server, fallback: (handler) => void (fallback = handler) } as FakeHttpsServer);
-    world.h = await startConnectorService(this, {
-      connectors: [connector],
-      env: world.amazon.settings(),
-      publicUrl: PUBLIC_URL,
-    });
-    world.close = async () => {
-      await world.h.close();
-      await server.close();
-    };
+    world.h = await startFakePlatformService(
+      this,
+      (server) => {
+        world.amazon.serve(server);
+        return world.amazon.settings();
+      },
+      { connectors: [connector], publicUrl: PUBLIC_URL },
+    );
   });
-  after(() => world.close?.());
+  after(() => world.h?.close());
   // Every call the connector made kept to Amazon's published models.
   after(() => assert.deepEqual(world.amazon.contractLog.violations, []));
   return world;

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
+import type { FakeHttpsServer } from '@print-api/connector-kit/testing';
 import {
   connectorE2eService,
   eventually,
   posterReseller,
   POSTER_SKU,
   scaled,
-  startHttpsServer,
+  startFakeHttpsServer,
   type TestHttpsServer,
   type TestService,
 } from '@print-api/core/testing';
@@ -22,16 +23,13 @@ describe('bol end to end (the service on PostgreSQL + Redis, a fake bol on a loc
   this.timeout(scaled(90_000));
   const bol = new FakeBol();
   const env: Record<string, string> = {};
-  let server: TestHttpsServer;
+  let server: FakeHttpsServer;
   let t: TestService;
   let files: TestHttpsServer;
 
   before(async () => {
-    let handler: Parameters<Parameters<FakeBol['serve']>[0]['fallback']>[0] | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      handler ? handler(req, res, body) : void res.writeHead(404).end(),
-    );
-    bol.serve({ url: server.url, fallback: (h) => void (handler = h) });
+    server = await startFakeHttpsServer();
+    bol.serve(server);
     Object.assign(env, bol.settings());
   });
   connectorE2eService(PUBLIC_URL, { connectors: [bolConnector] }, (started) => ({ t, files } = started), env);

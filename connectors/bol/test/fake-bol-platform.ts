@@ -1,5 +1,6 @@
 import {
-  eventually,
+  connectStore,
+  firstPollOf,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -37,17 +38,12 @@ export class FakeBolPlatform implements FakePlatform {
 
 /** `POST /stores` with the seller's API credentials; the store's id once its first poll ran. */
 export async function connectSeller(service: ConformanceService, key: string, seller: FakeBolSeller) {
-  const res = await service.api(key, 'POST', '/stores', {
+  const storeId = await connectStore(service, key, {
     platform: 'BOL',
     clientId: seller.clientId,
     clientSecret: seller.clientSecret,
   });
-  if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
-  const storeId = res.body.data.id as string;
-  await eventually(
-    async () => (await service.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt,
-    'the first poll',
-  );
+  await firstPollOf(service, key, storeId);
   return storeId;
 }
 

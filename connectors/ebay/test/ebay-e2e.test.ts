@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
+import { eventually } from '@print-api/connector-kit/testing';
+import { startConnectorService, startFakePlatformService } from '@print-api/core/testing';
 import { ebayConnector, SCOPES } from '../src/index.ts';
 import { APP, FakeEbay, type FakeSeller } from './fake-ebay.ts';
 import { consentInstall, ebayOrderId, ebayOrderOf } from './fake-ebay-platform.ts';
@@ -14,25 +14,19 @@ type Ingest = { externalOrderId: string; externalName: string | null; status: st
 
 /** The service with the eBay connector (PostgreSQL + Redis) and a fake eBay on a local HTTPS server. */
 function ebayWorld() {
-  const world = {} as { h: Harness; ebay: FakeEbay; close(): Promise<void> };
+  const world = {} as { h: Harness; ebay: FakeEbay };
   before(async function () {
-    let fallback: FakeRequestHandler | undefined;
-    const server = await startHttpsServer((req, res, body) =>
-      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-    );
     world.ebay = new FakeEbay();
-    world.ebay.serve({ ...server, fallback: (handler) => void (fallback = handler) } as FakeHttpsServer, PUBLIC_URL);
-    world.h = await startConnectorService(this, {
-      connectors: [ebayConnector],
-      env: world.ebay.settings(),
-      publicUrl: PUBLIC_URL,
-    });
-    world.close = async () => {
-      await world.h.close();
-      await server.close();
-    };
+    world.h = await startFakePlatformService(
+      this,
+      (server) => {
+        world.ebay.serve(server, PUBLIC_URL);
+        return world.ebay.settings();
+      },
+      { connectors: [ebayConnector], publicUrl: PUBLIC_URL },
+    );
   });
-  after(() => world.close?.());
+  after(() => world.h?.close());
   // Every call the connector made kept to eBay's published contracts.
   after(() => assert.deepEqual(world.ebay.contractLog.violations, []));
   return world;

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import {
-  answerWith,
-  eventually,
+  connectStore,
+  countedOrders,
+  firstPollOf,
+  serveShopsByPath,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -89,11 +91,9 @@ export class FakeMagento implements FakePlatform {
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
     this.#server = server;
-    server.fallback((req, res, body) => {
-      const name = (req.url ?? '/').split('/')[1] ?? '';
-      const shop = this.shops.get(name);
-      if (!shop) return void res.writeHead(404).end();
-      return answerWith((r) => shop.answer(r, (req.url ?? '/').slice(name.length + 1) || '/'))(req, res, body);
+    serveShopsByPath(server, this.shops, (shop, r) => {
+      const url = new URL(r.url);
+      return shop.answer(r, url.pathname + url.search);
     });
     return {};
   }
@@ -111,17 +111,12 @@ export class FakeMagento implements FakePlatform {
 
   async connect(service: ConformanceService, key: string): Promise<FakeStore> {
     const shop = this.newShop();
-    const res = await service.api(key, 'POST', '/stores', {
+    const storeId = await connectStore(service, key, {
       platform: 'MAGENTO',
       baseUrl: shop.url,
       accessToken: shop.accessToken,
     });
-    if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
-    const storeId = res.body.data.id as string;
-    await eventually(
-      async () => (await service.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt,
-      'the first poll',
-    );
+    await firstPollOf(service, key, storeId);
     return magentoStore(shop, storeId);
   }
 }
@@ -131,17 +126,11 @@ export function magentoStore(
   shop: FakeMagentoShop,
   storeId: string,
 ): FakeStore & { saveOrder(spec: Omit<MagentoSpec, 'id'> & { id?: string }): string } {
-  let nextId = 100;
-  const take = () => String(nextId++);
   return {
     storeId,
-    nextOrderId: take,
-    saveOrder(spec) {
-      const id = spec.id ?? take();
-      const at = spec.updatedAt ? magentoTime(new Date(spec.updatedAt)) : shop.stamp();
-      shop.save(magentoOrderOf({ ...spec, id }, at));
-      return id;
-    },
+    ...countedOrders<Omit<MagentoSpec, 'id'> & { id?: string }>(100, (spec) =>
+      shop.save(magentoOrderOf(spec, spec.updatedAt ? magentoTime(new Date(spec.updatedAt)) : shop.stamp())),
+    ),
     async deliver() {
       throw new Error('Magento sends no webhooks: its orders are polled');
     },

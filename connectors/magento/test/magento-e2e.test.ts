@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import {
-  eventually,
-  type ConformanceHarness,
-  type FakeHttpsServer,
-  type FakeRequestHandler,
-} from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
+import { eventually, storeProbes, type ConformanceHarness } from '@print-api/connector-kit/testing';
+import { startFakePlatformService } from '@print-api/core/testing';
 import { magentoConnector } from '../src/index.ts';
 import { FakeMagento, magentoStore, takeContractViolations, type FakeMagentoShop } from './fake-magento.ts';
 
@@ -18,46 +13,18 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let h: ConformanceHarness;
-  let server: Omit<FakeHttpsServer, 'fallback'>;
   const magento = new FakeMagento();
 
   before(async function () {
-    let fallback: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-    );
-    const settings = await magento.start({ ...server, fallback: (handler) => void (fallback = handler) });
-    h = await startConnectorService(this, { connectors: [magentoConnector], env: settings, publicUrl: PUBLIC_URL });
+    h = await startFakePlatformService(this, (server) => magento.start(server), {
+      connectors: [magentoConnector],
+      publicUrl: PUBLIC_URL,
+    });
   });
-  after(async () => {
-    await h?.close();
-    await server?.close();
-  });
+  after(() => h?.close());
 
-  type Ingest = { externalOrderId: string; status: string; orderId: string | null; skippedLines: unknown[] };
-  const ingests = async (key: string, storeId: string) =>
-    (await h.api<{ data: Ingest[] }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`)).body.data;
-  const ingestIn = (key: string, storeId: string, id: string, status: string) =>
-    eventually(
-      async () => (await ingests(key, storeId)).find((i) => i.externalOrderId === id && i.status === status),
-      `ingest ${id} ${status}`,
-    );
-  const orders = async (key: string) =>
-    (await h.api<{ data: Array<Record<string, any>> }>(key, 'GET', '/orders?limit=100')).body.data;
+  const { ingests, ingestIn, orders, syncRead } = storeProbes(() => h);
   const stores = async (key: string) => (await h.api<{ data: unknown[] }>(key, 'GET', '/stores')).body.data;
-  /** A sync whose poll has read the store (lastPolledAt at or after it was asked). */
-  async function synced(key: string, storeId: string): Promise<void> {
-    const asked = await eventually(async () => {
-      const res = await h.api(key, 'POST', `/stores/${storeId}/sync`);
-      if (res.status === 409) return false;
-      assert.equal(res.status, 202, JSON.stringify(res.body));
-      return Date.parse(res.body.data.requestedAt);
-    }, 'a sync accepted');
-    await eventually(
-      async () => Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= asked,
-      'the sync read',
-    );
-  }
   const connect = (key: string, body: Record<string, unknown>) =>
     h.api(key, 'POST', '/stores', { platform: 'MAGENTO', ...body });
   async function connected(mode: 'live' | 'test' = 'live', shop: FakeMagentoShop = magento.newShop()) {
@@ -152,9 +119,9 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
           { sku: OTHER_SKU, quantity: 1 },
         ],
       });
-      await synced(key, storeId);
+      await syncRead(key, storeId);
       const placed = await ingestIn(key, storeId, id, 'placed');
-      await synced(key, storeId);
+      await syncRead(key, storeId);
       const mine = await orders(key);
       assert.deepEqual(
         mine.map((o) => o.id),
@@ -178,13 +145,13 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
       const pending = store.saveOrder({ paid: false, lines: [{ sku: h.sku, quantity: 1 }] });
       const awaiting = store.saveOrder({ paid: false, state: 'pending_payment', lines: [{ sku: h.sku, quantity: 1 }] });
       const canceled = store.saveOrder({ paid: false, cancelled: true, lines: [{ sku: h.sku, quantity: 1 }] });
-      await synced(key, storeId);
+      await syncRead(key, storeId);
       await ingestIn(key, storeId, pending, 'waiting_payment');
       await ingestIn(key, storeId, awaiting, 'waiting_payment');
       assert.notEqual((await ingests(key, storeId)).find((i) => i.externalOrderId === canceled)?.status, 'placed');
       assert.deepEqual(await orders(key), []);
       store.saveOrder({ id: pending, paid: true, lines: [{ sku: h.sku, quantity: 1 }] });
-      await synced(key, storeId);
+      await syncRead(key, storeId);
       await ingestIn(key, storeId, pending, 'placed');
       assert.equal((await orders(key)).length, 1);
       assert.notEqual((await ingests(key, storeId)).find((i) => i.externalOrderId === canceled)?.status, 'placed');
@@ -193,7 +160,7 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
     it("prints a configurable product's child once (not its parent too) and ships it through the parent, once", async () => {
       const { key, shop, storeId, store } = await connected('test');
       const id = store.saveOrder({ paid: true, lines: [{ sku: h.sku, quantity: 3, parentSku: 'POSTER-CONF' }] });
-      await synced(key, storeId);
+      await syncRead(key, storeId);
       const placed = await ingestIn(key, storeId, id, 'placed');
       assert.deepEqual(placed.skippedLines, []);
       const order = (await h.api(key, 'GET', `/orders/${placed.orderId}`)).body.data;
@@ -214,8 +181,8 @@ describe('Magento end to end (real PostgreSQL + Redis, the fake Magento over loc
       assert.equal(shipment!.comments[0].comment, `Track your parcel: ${tracking.trackingUrl}`);
       assert.equal(shop.orders.get(Number(id))!.state, 'complete');
       // Later polls read the completed order again: nothing is placed or shipped again.
-      await synced(key, storeId);
-      await synced(key, storeId);
+      await syncRead(key, storeId);
+      await syncRead(key, storeId);
       assert.equal((await orders(key)).length, 1);
       assert.equal(shop.shipments.length, 1);
       assert.equal(shop.seen('POST', /\/ship$/).length, 1);

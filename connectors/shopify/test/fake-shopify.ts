@@ -1,6 +1,7 @@
 import {
-  answerWith,
+  countedOrders,
   eventually,
+  serveShopsByPath,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -50,15 +51,7 @@ export class FakeShopify implements FakePlatform {
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
     this.#apiUrl = `${server.url}/{shop}`;
-    server.fallback((req, res, body) => {
-      const domain = (req.url ?? '/').split('/')[1] ?? '';
-      const shop = this.shops.get(domain);
-      if (!shop) return void res.writeHead(404).end();
-      return answerWith(
-        (r) => shop.answer(r),
-        (p) => p.slice(domain.length + 1) || '/',
-      )(req, res, body);
-    });
+    serveShopsByPath(server, this.shops, (shop, r) => shop.answer(r));
     return {
       CONNECTOR_SHOPIFY_API_KEY: APP.apiKey,
       CONNECTOR_SHOPIFY_API_SECRET: APP.secret,
@@ -118,15 +111,9 @@ async function oauthInstall(service: ConformanceService, key: string, shop: Fake
 }
 
 function shopifyStore(shop: FakeShopifyStore, storeId: string): FakeStore {
-  let nextId = 6512345678901;
   return {
     storeId,
-    nextOrderId: () => String(nextId++),
-    saveOrder(spec) {
-      const id = spec.id ?? String(nextId++);
-      shop.save(shopifyOrderOf({ ...spec, id }));
-      return id;
-    },
+    ...countedOrders(6512345678901, (spec) => shop.save(shopifyOrderOf(spec))),
     deliver(spec, event, opts = {}) {
       const order = shopifyOrderOf(spec);
       if (opts.tamper === 'forged') return shop.deliver(order, TOPICS[event], { secret: 'shpss_forged' });

@@ -4,6 +4,7 @@ import { FakeShopifyStore, takeContractViolations } from './fake-shopify-store.t
 import {
   connectorE2eService,
   eventually,
+  listingsSyncedAt,
   posterReseller,
   POSTER_SKU as SKU,
   type TestHttpsServer,
@@ -67,14 +68,7 @@ describe('Shopify listings end to end (real PostgreSQL + Redis, Shopify behind n
       'PRODUCTS_UPDATE',
       'PRODUCTS_DELETE',
     ]);
-    const synced = async () =>
-      (
-        await t.service.db
-          .selectFrom('stores')
-          .select('listings_synced_at')
-          .where('id', '=', storeId)
-          .executeTakeFirstOrThrow()
-      ).listings_synced_at;
+    const synced = () => listingsSyncedAt(t, storeId);
     const first = await eventually(synced, 'the first listings sync');
 
     const unmatched = (await t.api(r.key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;

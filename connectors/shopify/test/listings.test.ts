@@ -1,22 +1,16 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
 import { listShopifyListings } from '../src/listings.ts';
 import { ShopifyClient } from '../src/shopify-client.ts';
 import { webhookContent } from '../src/webhook-content.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedPlatformSuite } from '@print-api/core/testing';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('Shopify listings (productVariants)', () => {
   let http: HttpClient;
-  before(() => {
-    nock.disableNetConnect();
-    http = nockedConnectorHttp();
-  });
-  afterEach(() => nock.cleanAll());
-  after(() => nock.enableNetConnect());
+  nockedPlatformSuite((made) => (http = made));
 
   it('maps every variant with its SKU, title, legacy ids and whether its product is on sale, page after page', async () => {
     const store = new FakeShopifyStore({

@@ -1,20 +1,14 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
 import { fetchOrdersById } from '../src/order-polling.ts';
 import { ShopifyClient } from '../src/shopify-client.ts';
 import { FakeShopifyStore } from './fake-shopify-store.ts';
 import { shopifyOrder } from './shopify-fixtures.ts';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedPlatformSuite } from '@print-api/core/testing';
 
 describe('Shopify orders by id (fetchOrders, GraphQL nodes)', () => {
   let http: HttpClient;
-  before(() => {
-    nock.disableNetConnect();
-    http = nockedConnectorHttp();
-  });
-  afterEach(() => nock.cleanAll());
-  after(() => nock.enableNetConnect());
+  nockedPlatformSuite((made) => (http = made));
 
   it('fetches the orders as the shop has them now, every line included, and leaves out ids it does not have', async () => {
     const store = new FakeShopifyStore({

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedConnectorHttp, nockedPlatformSuite } from '@print-api/core/testing';
 import { pollOrders, readCursor } from '../src/order-polling.ts';
 import { pushShopifyShipment } from '../src/shipment-push.ts';
 import { ShopifyClient, throttleWaitMs } from '../src/shopify-client.ts';
@@ -38,15 +38,8 @@ describe('Shopify GraphQL client (nock)', () => {
       sleep: async (ms) => void waits.push(ms),
     });
 
-  before(() => {
-    nock.disableNetConnect();
-    http = nockedConnectorHttp();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    waits.length = 0;
-  });
-  after(() => nock.enableNetConnect());
+  nockedPlatformSuite((made) => (http = made));
+  afterEach(() => void (waits.length = 0));
 
   it('posts the query with the access token to the versioned endpoint and answers data', async () => {
     const scope = nock(`https://${SHOP}`, {

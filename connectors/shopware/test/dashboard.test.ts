@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { eventually, type FakeHttpsServer, type FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { startHttpsServer, startTestService, type TestService } from '@print-api/core/testing';
+import { eventually, type FakeHttpsServer } from '@print-api/connector-kit/testing';
+import { startFakeHttpsServer, startTestService, type TestService } from '@print-api/core/testing';
 import { shopwareConnector } from '../src/index.ts';
 import { FakeShopware } from './fake-shopware.ts';
 import { takeContractViolations } from './shopware-contract.ts';
@@ -32,15 +32,12 @@ describe('dashboard: Shopware is offered, and a shop connects from its form [pgl
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let t: TestService;
-  let server: Omit<FakeHttpsServer, 'fallback'>;
+  let server: FakeHttpsServer;
   const shopware = new FakeShopware();
 
   before(async function () {
-    let fallback: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-    );
-    await shopware.start({ ...server, fallback: (handler) => void (fallback = handler) });
+    server = await startFakeHttpsServer();
+    await shopware.start(server);
     t = await startTestService(this, 'pglite', {}, { connectors: [shopwareConnector] });
   });
   after(async () => {

@@ -1,6 +1,6 @@
 import {
-  answerWith,
-  eventually,
+  connectStore,
+  serveShopsByPath,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -50,12 +50,7 @@ export class FakeShopware implements FakePlatform {
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
     this.#server = server;
-    server.fallback((req, res, body) => {
-      const name = (req.url ?? '/').split('/')[1] ?? '';
-      const shop = this.shops.get(name);
-      if (!shop) return void res.writeHead(404).end();
-      return answerWith((r) => shop.answer(r, new URL(r.url).pathname.slice(name.length + 1)))(req, res, body);
-    });
+    serveShopsByPath(server, this.shops, (shop, r) => shop.answer(r, new URL(r.url).pathname));
     return {};
   }
 
@@ -69,15 +64,18 @@ export class FakeShopware implements FakePlatform {
 
   async connect(service: ConformanceService, key: string): Promise<FakeStore> {
     const shop = this.newShop();
-    const res = await service.api(key, 'POST', '/stores', {
-      platform: 'SHOPWARE',
-      shopUrl: shop.url,
-      accessKeyId: shop.accessKeyId,
-      secretAccessKey: shop.secretAccessKey,
-    });
-    if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
-    await eventually(async () => shop.seen('POST', /^\/api\/search\/order$/).length > 0, 'the first poll');
-    return shopwareStore(shop, res.body.data.id as string);
+    const storeId = await connectStore(
+      service,
+      key,
+      {
+        platform: 'SHOPWARE',
+        shopUrl: shop.url,
+        accessKeyId: shop.accessKeyId,
+        secretAccessKey: shop.secretAccessKey,
+      },
+      () => shop.seen('POST', /^\/api\/search\/order$/).length > 0,
+    );
+    return shopwareStore(shop, storeId);
   }
 }
 

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import {
-  eventually,
-  type ConformanceHarness,
-  type FakeHttpsServer,
-  type FakeRequestHandler,
-} from '@print-api/connector-kit/testing';
-import { startConnectorService, startHttpsServer } from '@print-api/core/testing';
+import { eventually, storeProbes, type ConformanceHarness } from '@print-api/connector-kit/testing';
+import { startFakePlatformService } from '@print-api/core/testing';
 import { shopwareConnector } from '../src/index.ts';
 import { FakeShopware, lineItem, saveOrder, shopwareStore } from './fake-shopware.ts';
 import { hexId, type FakeShopwareShop } from './fake-shopware-shop.ts';
@@ -21,46 +16,17 @@ describe('Shopware end to end (real PostgreSQL + Redis, the fake Shopware over l
   afterEach(() => assert.deepEqual(takeContractViolations(), []));
   this.timeout(90_000);
   let h: ConformanceHarness;
-  let server: Omit<FakeHttpsServer, 'fallback'>;
   const shopware = new FakeShopware();
 
   before(async function () {
-    let fallback: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-    );
-    const settings = await shopware.start({ ...server, fallback: (handler) => void (fallback = handler) });
-    h = await startConnectorService(this, { connectors: [shopwareConnector], env: settings, publicUrl: PUBLIC_URL });
+    h = await startFakePlatformService(this, (server) => shopware.start(server), {
+      connectors: [shopwareConnector],
+      publicUrl: PUBLIC_URL,
+    });
   });
-  after(async () => {
-    await h?.close();
-    await server?.close();
-  });
+  after(() => h?.close());
 
-  type Ingest = { externalOrderId: string; status: string; orderId: string | null; skippedLines: unknown[] };
-  const ingests = async (key: string, storeId: string) =>
-    (await h.api<{ data: Ingest[] }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`)).body.data;
-  const ingestIn = (key: string, storeId: string, orderId: string, status: string) =>
-    eventually(
-      async () => (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId && i.status === status),
-      `ingest ${orderId} ${status}`,
-    );
-  const orders = async (key: string) =>
-    (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
-  const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
-
-  /** POST /stores/{id}/sync until accepted, then until its poll read (lastPolledAt at or after the request). */
-  async function syncRead(key: string, storeId: string): Promise<void> {
-    const requestedAt = await eventually(async () => {
-      const res = await h.api(key, 'POST', `/stores/${storeId}/sync`);
-      return res.status === 202 && Date.parse(res.body.data.requestedAt);
-    }, 'a sync accepted');
-    await eventually(
-      async () =>
-        Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt,
-      'the sync read',
-    );
-  }
+  const { ingests, ingestIn, orders, order, syncRead } = storeProbes(() => h);
 
   async function connected(mode: 'live' | 'test' = 'live', before?: (shop: FakeShopwareShop) => void) {
     const r = await h.reseller(mode);

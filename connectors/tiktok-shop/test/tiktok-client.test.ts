@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { ConnectorError, type HttpClient } from '@print-api/connector-kit';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedPlatformSuite } from '@print-api/core/testing';
 import type { TikTokCredentials, TikTokSettings } from '../src/config.ts';
 import { signRequest } from '../src/signing.ts';
 import { TikTokClient } from '../src/tiktok-client.ts';
@@ -52,15 +52,8 @@ describe('TikTok Shop client (nock): signed calls and answers with non-zero code
     return err as ConnectorError;
   };
 
-  before(() => {
-    nock.disableNetConnect();
-    http = nockedConnectorHttp();
-  });
-  afterEach(() => {
-    nock.cleanAll();
-    renewed.length = 0;
-  });
-  after(() => nock.enableNetConnect());
+  nockedPlatformSuite((made) => (http = made));
+  afterEach(() => void (renewed.length = 0));
 
   it("signs the exact bytes it sends (the PLATFORMS-2 vector's request), with the token in x-tts-access-token", async () => {
     let query: Record<string, unknown> | undefined;

@@ -1,6 +1,7 @@
 import {
-  answerWith,
-  eventually,
+  connectStore,
+  countedOrders,
+  serveShopsByPath,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -37,15 +38,7 @@ export class FakeWooCommerce implements FakePlatform {
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
     this.#server = server;
-    server.fallback((req, res, body) => {
-      const name = (req.url ?? '/').split('/')[1] ?? '';
-      const shop = this.stores.get(name);
-      if (!shop) return void res.writeHead(404).end();
-      return answerWith(
-        (r) => shop.answer(r),
-        (p) => p.slice(name.length + 1) || '/',
-      )(req, res, body);
-    });
+    serveShopsByPath(server, this.stores, (shop, r) => shop.answer(r));
     return {};
   }
 
@@ -58,29 +51,25 @@ export class FakeWooCommerce implements FakePlatform {
       url: `${this.#server!.url}/${name}`,
     });
     this.stores.set(name, shop);
-    const res = await service.api(key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
-    const storeId = res.body.data.id as string;
-    await eventually(async () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
+    const storeId = await connectStore(
+      service,
+      key,
+      {
+        platform: 'WOOCOMMERCE',
+        storeUrl: shop.url,
+        consumerKey: shop.consumerKey,
+        consumerSecret: shop.consumerSecret,
+      },
+      () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0,
+    );
     return wooStore(shop, storeId);
   }
 }
 
 function wooStore(shop: FakeWooStore, storeId: string): FakeStore {
-  let nextId = 1842;
   return {
     storeId,
-    nextOrderId: () => String(nextId++),
-    saveOrder(spec) {
-      const id = spec.id ?? String(nextId++);
-      shop.save(wooOrderOf({ ...spec, id }));
-      return id;
-    },
+    ...countedOrders(1842, (spec) => shop.save(wooOrderOf(spec))),
     async deliver(spec, event, opts = {}) {
       const topic = event === 'created' ? 'order.created' : 'order.updated';
       const hook = shop.hook(topic);

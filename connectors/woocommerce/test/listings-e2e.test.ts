@@ -2,9 +2,11 @@ import { expect } from 'chai';
 import { wooCommerceWebhook } from './webhook-signer.ts';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
+import { connectWooStore } from './woo-fixtures.ts';
 import {
   connectorE2eService,
   eventually,
+  listingsSyncedAt,
   posterReseller,
   POSTER_SKU as SKU,
   type TestHttpsServer,
@@ -46,22 +48,8 @@ describe('WooCommerce listings end to end (real PostgreSQL + Redis, the store be
         { id: 112, sku: 'CARD-A5', status: 'publish', attributes: [{ name: 'Size', option: 'A5' }] },
       ],
     });
-    const res = await t.api(r.key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    const storeId = res.body.data.id as string;
-    const synced = async () =>
-      (
-        await t.service.db
-          .selectFrom('stores')
-          .select('listings_synced_at')
-          .where('id', '=', storeId)
-          .executeTakeFirstOrThrow()
-      ).listings_synced_at;
+    const storeId = await connectWooStore(t, r.key, shop);
+    const synced = () => listingsSyncedAt(t, storeId);
     const first = await eventually(synced, 'the first listings sync');
 
     const unmatched = (await t.api(r.key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;

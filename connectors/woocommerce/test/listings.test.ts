@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import nock from 'nock';
 import type { HttpClient } from '@print-api/connector-kit';
 import { wooCommerceWebhook } from './webhook-signer.ts';
 import { wooCommerceConnector } from '../src/index.ts';
@@ -7,18 +6,13 @@ import { listWooListings } from '../src/listings.ts';
 import { WooCommerceClient } from '../src/woocommerce-client.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
 import { inbound, STORE_URL, testContext, testStore } from './woo-fixtures.ts';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedPlatformSuite } from '@print-api/core/testing';
 
 describe('WooCommerce listings (/products and /variations)', () => {
   // Every call the connector made (and every order and webhook the fake answered) kept to WooCommerce's REST contract.
   afterEach(() => expect(takeContractViolations()).to.deep.equal([]));
   let http: HttpClient;
-  before(() => {
-    nock.disableNetConnect();
-    http = nockedConnectorHttp();
-  });
-  afterEach(() => nock.cleanAll());
-  after(() => nock.enableNetConnect());
+  nockedPlatformSuite((made) => (http = made));
 
   it("lists simple products and each variable product's variations, one call per page, with the ids order lines carry", async () => {
     const shop = new FakeWooStore({

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import {
   connectorE2eService,
   eventually,
+  listingsSyncedAt,
   posterReseller,
   POSTER_SKU,
   type TestHttpsServer,
@@ -10,7 +11,7 @@ import {
 } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
-import { wooOrder, type WooOrderJson } from './woo-fixtures.ts';
+import { connectWooStore, wooOrder, type WooOrderJson } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 /** The merchant's own SKU for the poster: none of the reseller's. */
@@ -52,25 +53,8 @@ describe('WooCommerce listing mapped to a reseller product, end to end (real Pos
     const r = await posterReseller(t, files);
     const shop = new FakeWooStore({ host: 'mapping-e2e.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     shop.saveProduct({ id: 311, name: 'Poster A2 - Tulpenvelden', type: 'simple', status: 'publish', sku: OWN_SKU });
-    const res = await t.api(r.key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    const storeId = res.body.data.id as string;
-    await eventually(
-      async () =>
-        (
-          await t.service.db
-            .selectFrom('stores')
-            .select('listings_synced_at')
-            .where('id', '=', storeId)
-            .executeTakeFirstOrThrow()
-        ).listings_synced_at,
-      'the first listings sync',
-    );
+    const storeId = await connectWooStore(t, r.key, shop);
+    await eventually(() => listingsSyncedAt(t, storeId), 'the first listings sync');
     const unmatched = (await t.api(r.key, 'GET', `/stores/${storeId}/listings?matched=false`)).body.data;
     expect(unmatched.map((l: Record<string, unknown>) => [l.externalProductId, l.sku, l.match])).to.deep.equal([
       ['311', OWN_SKU, { by: null, resellerProduct: null, linkId: null }],

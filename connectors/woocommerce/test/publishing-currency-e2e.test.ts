@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { Decimal } from 'decimal.js';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
+import { connectWooStore } from './woo-fixtures.ts';
 import {
   connectorE2eService,
   eventually,
@@ -68,14 +69,7 @@ describe('Publishing to a WooCommerce store selling in GBP, its margin at the EC
     const shop = new FakeWooStore({ host, ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
     shop.currency = currency;
     shop.defaultCountry = country;
-    const res = await t.api(key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return { shop, storeId: res.body.data.id as string };
+    return { shop, storeId: await connectWooStore(t, key, shop) };
   };
   const quoteEuroCents = async (country: string) => {
     const quote = await t.api(key, 'POST', '/quotes', { lines: [{ resellerSku: SKU, quantity: 1 }], country });

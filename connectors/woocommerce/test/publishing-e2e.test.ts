@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
+import { connectWooStore } from './woo-fixtures.ts';
 import {
   connectorE2eService,
   eventually,
@@ -31,14 +32,7 @@ describe('Publishing to a WooCommerce store end to end (real PostgreSQL + Redis,
   before(async () => {
     key = (await posterReseller(t, files)).key;
     shop = new FakeWooStore({ host: 'publish-e2e.example.com', ourBaseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
-    const res = await t.api(key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    storeId = res.body.data.id;
+    storeId = await connectWooStore(t, key, shop);
   });
 
   const product = async (sku: string) => {

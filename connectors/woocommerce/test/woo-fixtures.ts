@@ -3,8 +3,9 @@ import nock from 'nock';
 import { ConnectorError } from '@print-api/connector-kit';
 import type { ConnectorContext, InboundWebhook, StoreConnection } from '@print-api/connector-kit';
 import type { SignedWebhook } from '@print-api/connector-kit/testing';
-import { nockedConnectorHttp } from '@print-api/core/testing';
+import { nockedConnectorHttp, type TestService } from '@print-api/core/testing';
 import type { WooCredentials } from '../src/config.ts';
+import type { FakeWooStore } from './fake-woo-store.ts';
 import order from './fixtures/order.json' with { type: 'json' };
 
 export const STORE_URL = 'https://shop.example.com';
@@ -97,4 +98,16 @@ export async function rejection(promise: Promise<unknown>): Promise<ConnectorErr
     return err as ConnectorError;
   }
   throw new Error('expected a ConnectorError');
+}
+
+/** Connects `shop` with its REST keys for the reseller `key` (`POST /stores`, which must answer 201): the store's id. */
+export async function connectWooStore(t: Pick<TestService, 'api'>, key: string, shop: FakeWooStore): Promise<string> {
+  const res = await t.api(key, 'POST', '/stores', {
+    platform: 'WOOCOMMERCE',
+    storeUrl: shop.url,
+    consumerKey: shop.consumerKey,
+    consumerSecret: shop.consumerSecret,
+  });
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body.data.id as string;
 }

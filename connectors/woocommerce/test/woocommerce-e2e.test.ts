@@ -11,7 +11,7 @@ import {
 } from '@print-api/core/testing';
 import { wooCommerceConnector } from '../src/index.ts';
 import { FakeWooStore, takeContractViolations } from './fake-woo-store.ts';
-import { modifiedAt, wooOrder } from './woo-fixtures.ts';
+import { connectWooStore, modifiedAt, wooOrder } from './woo-fixtures.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 
@@ -59,14 +59,7 @@ describe('WooCommerce end to end (real PostgreSQL + Redis, the store behind nock
       ourBaseUrl: t.baseUrl,
       publicUrl: PUBLIC_URL,
     });
-    const res = await t.api(reseller.key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    const storeId = res.body.data.id as string;
+    const storeId = await connectWooStore(t, reseller.key, shop);
     // The connect-time catch-up poll has run (it reads the webhooks, then the orders).
     await eventually(async () => shop.seen('GET', /\/wc\/v3\/orders$/).length > 0, 'the first poll');
     return { reseller, shop, storeId };

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { sql, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import { constantTimeEqual } from '../infra/crypto.ts';
 import { invalidRequest } from './refusal.ts';
@@ -75,6 +76,23 @@ export function resolvePage(
     limitCapped: requestedLimit > MAX_LIMIT,
     after: query.cursor ? codec.decode(list, query.cursor) : undefined,
   };
+}
+
+/**
+ * The rows of a list page, newest first (by `created_at`, then `id`, both descending), from the page's position (the
+ * cursor's `[createdAt, id]`), with one row more than the page holds: how listEnvelope knows a next page exists. `q`
+ * selects from one table that has both columns.
+ */
+export function newestFirst<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>, page: Page): Promise<O[]> {
+  if (page.after) {
+    const [createdAt, id] = page.after;
+    q = q.where(sql<SqlBool>`(created_at, id) < (${new Date(String(createdAt))}, ${String(id)})`);
+  }
+  return q
+    .orderBy(sql`created_at`, 'desc')
+    .orderBy(sql`id`, 'desc')
+    .limit(page.limit + 1)
+    .execute();
 }
 
 export interface ListEnvelope<T> {

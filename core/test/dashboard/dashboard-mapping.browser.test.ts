@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import { wooCommerceConnector } from '@print-api/connector-woocommerce';
 import { FakeWooStore } from '../../../connectors/woocommerce/test/fake-woo-store.ts';
-import { wooOrder, type WooOrderJson } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
+import { connectWooStore, wooOrder, type WooOrderJson } from '../../../connectors/woocommerce/test/woo-fixtures.ts';
 import type { TestBrowser } from '../helpers/browser.ts';
 import {
   DASHBOARD_PUBLIC_URL as PUBLIC_URL,
   dashboardBrowserSuite,
   signInToDashboard,
 } from '../helpers/dashboard-browser.ts';
-import { eventually, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
+import { eventually, listingsSyncedAt, posterReseller, POSTER_SKU } from '../helpers/connector-e2e.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import type { TestService } from '../helpers/test-service.ts';
 import { scaled } from '../helpers/wait.ts';
@@ -44,25 +44,8 @@ describe('mapping a store listing in the dashboard (real PostgreSQL + Redis, Chr
       publicUrl: PUBLIC_URL,
     });
     shop.saveProduct({ id: 311, name: 'Poster A2 - Tulpenvelden', type: 'simple', status: 'publish', sku: OWN_SKU });
-    const connected = await t.api(r.key, 'POST', '/stores', {
-      platform: 'WOOCOMMERCE',
-      storeUrl: shop.url,
-      consumerKey: shop.consumerKey,
-      consumerSecret: shop.consumerSecret,
-    });
-    expect(connected.status, JSON.stringify(connected.body)).to.equal(201);
-    const storeId = connected.body.data.id as string;
-    await eventually(
-      async () =>
-        (
-          await t.service.db
-            .selectFrom('stores')
-            .select('listings_synced_at')
-            .where('id', '=', storeId)
-            .executeTakeFirstOrThrow()
-        ).listings_synced_at,
-      'the listings sync',
-    );
+    const storeId = await connectWooStore(t, r.key, shop);
+    await eventually(() => listingsSyncedAt(t, storeId), 'the listings sync');
     const order: WooOrderJson = wooOrder();
     order.line_items = order.line_items.map((l) => ({ ...l, sku: OWN_SKU }));
     expect(await shop.deliver(shop.save(order), 'order.created')).to.equal(200);

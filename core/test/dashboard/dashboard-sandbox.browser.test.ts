@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { sandboxConnector } from '@print-api/connector-sandbox';
-import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import type { TestBrowser } from '../helpers/browser.ts';
+import { dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
-import { startTestService, type TestService } from '../helpers/test-service.ts';
+import type { TestService } from '../helpers/test-service.ts';
 import { scaled } from '../helpers/wait.ts';
 
 const SKU = 'POSTER-TULIPS';
@@ -18,19 +18,7 @@ describe('the sandbox store in the dashboard (Chromium)', function () {
   this.timeout(scaled(240_000));
   let t: TestService;
   let b: TestBrowser | undefined;
-
-  before(async function () {
-    t = await startTestService(
-      this,
-      'postgres+redis',
-      { PUBLIC_URL, PRODUCTION_SIMULATOR_STEP_MS: '50', RATE_LIMIT_PER_MINUTE: '100000' },
-      { connectors: [sandboxConnector], maintenanceIntervalMs: 200 },
-    );
-  });
-  suiteBrowser((launched) => (b = launched));
-  after(async () => {
-    await t?.close();
-  });
+  dashboardBrowserSuite([sandboxConnector], (started) => ({ t, b } = started));
 
   const signIn = (page: Page, key: string) => signInToDashboard(page, t, key);
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { sandboxConnector } from '@print-api/connector-sandbox';
-import { suiteBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { DASHBOARD_PUBLIC_URL as PUBLIC_URL, signInToDashboard } from '../helpers/dashboard-browser.ts';
+import type { TestBrowser } from '../helpers/browser.ts';
+import { dashboardBrowserSuite, signInToDashboard } from '../helpers/dashboard-browser.ts';
 import { eventually } from '../helpers/connector-e2e.ts';
-import { startTestService, type TestService } from '../helpers/test-service.ts';
+import type { TestService } from '../helpers/test-service.ts';
 import { RECIPIENT } from '../orders/orders-helpers.ts';
 
 /**
@@ -18,18 +18,9 @@ describe("the dashboard's pages in a merchant's words (Chromium)", function () {
   this.timeout(240_000);
   let t: TestService;
   let b: TestBrowser | undefined;
-
-  before(async function () {
-    t = await startTestService(
-      this,
-      'postgres+redis',
-      { PUBLIC_URL, PRODUCTION_SIMULATOR_STEP_MS: '60000', RATE_LIMIT_PER_MINUTE: '100000' },
-      { connectors: [sandboxConnector], maintenanceIntervalMs: 200 },
-    );
-  });
-  suiteBrowser((launched) => (b = launched));
-  after(async () => {
-    await t?.close();
+  // Test orders stay as placed (the production simulator's next step a minute away).
+  dashboardBrowserSuite([sandboxConnector], (started) => ({ t, b } = started), {
+    PRODUCTION_SIMULATOR_STEP_MS: '60000',
   });
 
   it('an order page: no API words in the banner, lines from 1, option names, payment and address in words', async () => {

@@ -13,14 +13,15 @@ export const DASHBOARD_PUBLIC_URL = 'https://print-api.example.com';
 /**
  * The set-up of a dashboard suite in a browser, registered as the calling suite's hooks: the
  * connector suites' service (PostgreSQL + Redis, the platforms behind nock, a print-file host)
- * with `connectors`, and a headless Chromium. `ready` receives them once they run.
+ * with `connectors` and more environment in `env`, and a headless Chromium. `ready` receives them once they run.
  */
 export function dashboardBrowserSuite(
   connectors: Array<Connector<any, any>>,
   ready: (started: { t: TestService; files: TestHttpsServer; b: TestBrowser }) => void,
+  env: Record<string, string> = {},
 ): void {
   let started: { t: TestService; files: TestHttpsServer } | undefined;
-  connectorE2eService(DASHBOARD_PUBLIC_URL, { connectors }, (s) => (started = s));
+  connectorE2eService(DASHBOARD_PUBLIC_URL, { connectors }, (s) => (started = s), env);
   suiteBrowser((b) => ready({ ...started!, b }));
 }
 

@@ -16,6 +16,23 @@ export interface ReferenceStoreWorld {
 }
 
 /**
+ * An approved reseller, its live wallet funded, selling `CARD-01` (business cards, their print file on `files`): what
+ * the reference platform's orders hold.
+ */
+export async function cardsReseller(t: TestService, files: TestHttpsServer) {
+  const r = await t.reseller();
+  await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
+  const product = await t.api(r.key, 'POST', '/reseller-products', {
+    sku: 'CARD-01',
+    title: 'Cards',
+    productId: 'business-cards',
+    fileUrl: `${files.url}/art/flyer.pdf`,
+  });
+  expect(product.status, JSON.stringify(product.body)).to.equal(201);
+  return r;
+}
+
+/**
  * Starts a service on `backend` with the reference connector, a reseller with a funded live
  * wallet selling `CARD-01` (business cards, a print file on a local HTTPS server), and a
  * reference shop connected to it, whose catch-up poll has run: the stage for tests that drive
@@ -29,18 +46,7 @@ export async function referenceStoreWorld(
   const files = await startFileServer();
   const shop = await ReferenceShop.start();
   const t = await startTestService(ctx, backend, env, { connectors: [referenceConnector] });
-  const r = await t.reseller();
-  await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-  expect(
-    (
-      await t.api(r.key, 'POST', '/reseller-products', {
-        sku: 'CARD-01',
-        title: 'Cards',
-        productId: 'business-cards',
-        fileUrl: `${files.url}/art/flyer.pdf`,
-      })
-    ).status,
-  ).to.equal(201);
+  const r = await cardsReseller(t, files);
   const connected = await t.api(r.key, 'POST', '/stores', {
     platform: referenceConnector.manifest.platform,
     shopUrl: shop.url,

@@ -6,6 +6,7 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import { platformSlug } from '../../src/modules/stores/connector-registry.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder } from '../helpers/reference-shop.ts';
+import { cardsReseller } from '../helpers/reference-store.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
@@ -94,18 +95,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           id: `app-shop-${i}-${randomUUID().slice(0, 6)}`,
           name: `App shop ${i}`,
         });
-        const r = await t.reseller();
-        await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-        expect(
-          (
-            await t.api(r.key, 'POST', '/reseller-products', {
-              sku: 'CARD-01',
-              title: 'Cards',
-              productId: 'business-cards',
-              fileUrl: `${files.url}/art/flyer.pdf`,
-            })
-          ).status,
-        ).to.equal(201);
+        const r = await cardsReseller(t, files);
         const store = await t.api(r.key, 'POST', '/stores', {
           platform: PLATFORM,
           shopUrl: shop.url,

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import nock from 'nock';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { cardsReseller } from '../helpers/reference-store.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 import { scaled, waitFor } from '../helpers/wait.ts';
 
@@ -129,17 +130,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
           const url = new URL(req.url ?? req.path ?? '', SHOP);
           if (url.pathname === '/api/orders') polls.push(url.search);
         });
-      const r = await t.reseller();
+      const r = await cardsReseller(t, files);
       key = r.key;
       resellerId = r.id;
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', {
-        sku: 'CARD-01',
-        title: 'Cards',
-        productId: 'business-cards',
-        fileUrl: `${files.url}/art/flyer.pdf`,
-      });
-      expect(product.status, JSON.stringify(product.body)).to.equal(201);
       const store = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: SHOP, token: 'tok-123' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       storeId = store.body.data.id;

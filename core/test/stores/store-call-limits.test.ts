@@ -6,6 +6,8 @@ import { referenceConnector } from '../../../test/reference-connector/src/index.
 import { RetryLaterError } from '../../src/infra/queue/job-queue.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
+import { refOrder } from '../helpers/reference-shop.ts';
+import { cardsReseller } from '../helpers/reference-store.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
 import { waitFor, scaled } from '../helpers/wait.ts';
 
@@ -64,16 +66,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
               listCalls.set(shop, (listCalls.get(shop) ?? 0) + 1);
           });
       }
-      const r = await t.reseller();
+      const r = await cardsReseller(t, files);
       key = r.key;
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', {
-        sku: 'CARD-01',
-        title: 'Cards',
-        productId: 'business-cards',
-        fileUrl: `${files.url}/art/flyer.pdf`,
-      });
-      expect(product.status, JSON.stringify(product.body)).to.equal(201);
       for (const shop of SHOPS) {
         const res = await t.api(key, 'POST', '/stores', { platform: 'REFERENCE', shopUrl: shop, token: 'tok' });
         expect(res.status, JSON.stringify(res.body)).to.equal(201);
@@ -113,25 +107,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       const a = stores[0]!;
       const ids = Array.from({ length: 10 }, (_, i) => `L-${i}`);
       for (const id of ids) {
-        const body = JSON.stringify({
-          order: {
-            id,
-            number: `#${id}`,
-            paid: true,
-            cancelled: false,
-            created_at: '2026-11-20T10:00:00Z',
-            updated_at: '2026-11-20T10:05:00Z',
-            items: [{ id: `${id}-1`, sku: 'CARD-01', qty: 250 }],
-            ship_to: {
-              name: 'Eva Jansen',
-              email: 'eva@example.nl',
-              street: 'Dam 1',
-              zip: '1012 JS',
-              city: 'Amsterdam',
-              country: 'nl',
-            },
-          },
-        });
+        const body = JSON.stringify({ order: refOrder(id) });
         const res = await fetch(`${t.baseUrl}/connectors/reference/webhooks/${a.id}`, {
           method: 'POST',
           headers: {

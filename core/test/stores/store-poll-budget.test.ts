@@ -8,6 +8,7 @@ import {
   type StoreOrder,
 } from '@print-api/connector-kit';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
+import { cardsReseller } from '../helpers/reference-store.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
@@ -112,16 +113,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     before(async function () {
       files = await startFileServer();
       t = await startTestService(this, backend, {}, { connectors: [metered, meteredPages] });
-      const r = await t.reseller();
+      const r = await cardsReseller(t, files);
       key = r.key;
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', {
-        sku: 'CARD-01',
-        title: 'Cards',
-        productId: 'business-cards',
-        fileUrl: `${files.url}/art/flyer.pdf`,
-      });
-      expect(product.status, JSON.stringify(product.body)).to.equal(201);
     });
     after(async () => {
       await t?.close();

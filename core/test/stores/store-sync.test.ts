@@ -4,6 +4,7 @@ import { defineConnector } from '@print-api/connector-kit';
 import { referenceConnector } from '../../../test/reference-connector/src/index.ts';
 import type { TestHttpsServer } from '../helpers/https-server.ts';
 import { ReferenceShop, refOrder } from '../helpers/reference-shop.ts';
+import { cardsReseller } from '../helpers/reference-store.ts';
 import { startTestService, type Backend, type TestService } from '../helpers/test-service.ts';
 import { waitFor, scaled } from '../helpers/wait.ts';
 import { startFileServer } from '../orders/orders-helpers.ts';
@@ -64,16 +65,8 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       files = await startFileServer();
       shop = await ReferenceShop.start();
       t = await startTestService(this, backend, {}, { connectors });
-      const r = await t.reseller();
+      const r = await cardsReseller(t, files);
       key = r.key;
-      await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
-      const product = await t.api(key, 'POST', '/reseller-products', {
-        sku: 'CARD-01',
-        title: 'Cards',
-        productId: 'business-cards',
-        fileUrl: `${files.url}/art/flyer.pdf`,
-      });
-      expect(product.status, JSON.stringify(product.body)).to.equal(201);
       const store = await t.api(key, 'POST', '/stores', { platform: PLATFORM, shopUrl: shop.url, token: 'tok-1' });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       storeId = store.body.data.id;

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
-  answerWith,
-  eventually,
+  connectStore,
+  serveShopsByPath,
   type ConformanceService,
   type FakeHttpsServer,
   type FakePlatform,
@@ -44,15 +44,7 @@ export class FakeReferencePlatform implements FakePlatform {
 
   async start(server: FakeHttpsServer): Promise<Record<string, string>> {
     this.#url = server.url;
-    server.fallback((req, res, body) => {
-      const name = (req.url ?? '/').split('/')[1] ?? '';
-      const shop = this.#shops.get(name);
-      if (!shop) return void res.writeHead(404).end();
-      return answerWith(
-        (r) => this.#answer(shop, r),
-        (p) => p.slice(name.length + 1) || '/',
-      )(req, res, body);
-    });
+    serveShopsByPath(server, this.#shops, (shop, r) => this.#answer(shop, r));
     return {};
   }
 
@@ -69,14 +61,13 @@ export class FakeReferencePlatform implements FakePlatform {
       orderLists: 0,
     };
     this.#shops.set(name, shop);
-    const res = await service.api(key, 'POST', '/stores', {
-      platform: 'REFERENCE',
-      shopUrl: `${this.#url}/${name}`,
-      token: shop.token,
-    });
-    if (res.status !== 201) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
     // The connect-time catch-up poll has run before the scenario starts.
-    await eventually(async () => shop.orderLists > 0, 'the first poll');
+    const storeId = await connectStore(
+      service,
+      key,
+      { platform: 'REFERENCE', shopUrl: `${this.#url}/${name}`, token: shop.token },
+      () => shop.orderLists > 0,
+    );
     const deliver = async (order: unknown, secret: string, eventId: string, body?: string) => {
       const signedBody = JSON.stringify({ order });
       const signature = createHmac('sha256', secret).update(signedBody).digest('hex');
@@ -94,7 +85,7 @@ export class FakeReferencePlatform implements FakePlatform {
       return answer.status;
     };
     return {
-      storeId: res.body.data.id as string,
+      storeId,
       nextOrderId: () => `ord-${randomUUID().slice(0, 8)}`,
       saveOrder(spec) {
         const id = spec.id ?? `ord-${randomUUID().slice(0, 8)}`;

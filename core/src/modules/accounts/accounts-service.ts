@@ -1,6 +1,12 @@
 import { Refusal, notFound } from '../../kernel/refusal.ts';
 import type { AuthContext } from '../../kernel/auth-context.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import { sha256Hex } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Db } from '../tables.ts';
@@ -107,15 +113,7 @@ export class AccountsService {
         ]),
       );
     }
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(q, page);
     return listEnvelope(cursors, 'resellers', page, rows, (r) => [r.created_at.toISOString(), r.id], toReseller);
   }
 

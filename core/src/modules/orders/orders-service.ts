@@ -1,6 +1,12 @@
 import type { AuditHook } from '../audit/audit-log.ts';
 import { Refusal, wrongState, notFound, rejected } from '../../kernel/refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import type { Mode, Tenant } from '../../kernel/tenant.ts';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { Outbox } from '../events/outbox.ts';
@@ -129,15 +135,7 @@ export class OrdersService {
     if (query.storeId) q = q.where('store_id', '=', query.storeId);
     if (query.createdFrom) q = q.where('created_at', '>=', new Date(query.createdFrom));
     if (query.createdTo) q = q.where('created_at', '<=', new Date(query.createdTo));
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(q, page);
     const ids = rows.slice(0, page.limit).map((r) => r.id);
     const lines = ids.length
       ? await this.#db.selectFrom('order_lines').selectAll().where('order_id', 'in', ids).execute()

@@ -1,6 +1,12 @@
 import type { Selectable } from 'kysely';
 import { wrongState, notFound, rejected } from '../../kernel/refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FileChecker } from '../orders/orders-service.ts';
@@ -259,15 +265,7 @@ export class ResellerProductsService implements SkuResolver {
       const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q = q.where((eb) => eb.or([eb('sku_key', 'like', pattern), eb(eb.fn('lower', ['title']), 'like', pattern)]));
     }
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(q, page);
     const counts = await this.#links.countLinks(rows.map((r) => r.id));
     return listEnvelope(
       this.#cursors,

@@ -1,7 +1,13 @@
 import type { AuditHook } from '../audit/audit-log.ts';
 import { sql, type RawBuilder, type Selectable, type Transaction } from 'kysely';
 import { Refusal } from '../../kernel/refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import type { Mode } from '../../kernel/tenant.ts';
 import type { Db, Tables } from '../tables.ts';
@@ -183,20 +189,10 @@ export class WalletService {
     query: { limit?: number | undefined; cursor?: string | undefined },
   ): Promise<{ balanceCents: number; currency: 'EUR'; entries: ListEnvelope<LedgerEntry> }> {
     const page = resolvePage(this.#cursors, 'wallet_ledger', query);
-    let q = this.#db
-      .selectFrom('wallet_ledger')
-      .selectAll()
-      .where('reseller_id', '=', resellerId)
-      .where('mode', '=', mode);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(
+      this.#db.selectFrom('wallet_ledger').selectAll().where('reseller_id', '=', resellerId).where('mode', '=', mode),
+      page,
+    );
     const entries = listEnvelope(
       this.#cursors,
       'wallet_ledger',

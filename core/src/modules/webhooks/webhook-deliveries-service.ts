@@ -1,7 +1,13 @@
 import type { Selectable } from 'kysely';
 import { notFound } from '../../kernel/refusal.ts';
 import type { AuthContext } from '../../kernel/auth-context.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import { newId } from '../../infra/ids.ts';
 import { markEventDispatched } from '../events/event-fragments.ts';
 import type { Outbox } from '../events/outbox.ts';
@@ -88,15 +94,7 @@ export class WebhookDeliveriesService {
     const page = resolvePage(this.#cursors, `webhook_deliveries:${endpointId}`, query);
     let q = this.#db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
     if (query.status) q = q.where('status', '=', query.status);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(q, page);
     const attempts = await this.#attemptsOf(rows.slice(0, page.limit).map((r) => r.id));
     return listEnvelope(
       this.#cursors,

@@ -1,6 +1,12 @@
 import { sql, type Selectable } from 'kysely';
 import { notFound, rejected } from '../../kernel/refusal.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../kernel/pagination.ts';
 import type { AuthContext } from '../../kernel/auth-context.ts';
 import type { SecretBox } from '../../infra/crypto.ts';
 import { newId } from '../../infra/ids.ts';
@@ -104,16 +110,7 @@ export class WebhookEndpointsService {
     query: { limit?: number | undefined; cursor?: string | undefined },
   ): Promise<ListEnvelope<WebhookEndpointView>> {
     const page = resolvePage(this.#cursors, 'webhook_endpoints', query);
-    let q = this.#owned(caller);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(this.#owned(caller), page);
     return listEnvelope(
       this.#cursors,
       'webhook_endpoints',

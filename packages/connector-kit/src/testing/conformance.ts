@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import type { Connector } from '../connector.ts';
+import { eventually } from './eventually.ts';
 import { publishingScenarios } from './publishing-conformance.ts';
-import type {
-  ConformanceService,
-  FakeHttpsServer,
-  FakePlatform,
-  FakeRequestHandler,
-  FakeStore,
-  OrderSpec,
-} from './fake-platform.ts';
+import type { ConformanceService, FakeHttpsServer, FakePlatform, FakeStore, OrderSpec } from './fake-platform.ts';
+import { storeProbes } from './store-probes.ts';
 import { scaledDeadline } from './time-scale.ts';
 
 /** The service under test, as `@print-api/core/testing` starts it. */
@@ -24,10 +19,10 @@ export interface ConformanceHarness extends ConformanceService {
 
 /** What `@print-api/core/testing` exports, loaded at run time (core depends on the kit, not the reverse). */
 export interface CoreTestingModule {
-  startHttpsServer(fallback?: FakeRequestHandler): Promise<Omit<FakeHttpsServer, 'fallback'>>;
-  startConnectorService(
+  startFakePlatformService(
     ctx: Mocha.Context,
-    opts: { connectors: Connector[]; env: Record<string, string>; publicUrl: string },
+    serve: (server: FakeHttpsServer) => Promise<Record<string, string>>,
+    opts: { connectors: Connector[]; publicUrl: string; env?: Record<string, string> },
   ): Promise<ConformanceHarness>;
 }
 
@@ -42,36 +37,8 @@ export interface ConformanceOptions {
   title?: string;
 }
 
-interface Ingest {
-  externalOrderId: string;
-  status: string;
-  orderId: string | null;
-  skippedLines: Array<{ sku: string | null; quantity: number }>;
-  error: string | null;
-  storeUpdatedAt: string | null;
-}
-
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
-
-/**
- * Polls `probe` until it answers something truthy (queues work asynchronously), or fails after `timeoutMs`
- * (what an idle machine needs, grown by the run's time scale).
- */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const budget = scaledDeadline(timeoutMs);
-  const deadline = Date.now() + budget;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${budget} ms)`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * The shared scenarios every connector passes, run against the real service (PostgreSQL +
@@ -107,7 +74,6 @@ export function connectorConformance(opts: ConformanceOptions): void {
     // (30 s) leave room for that on a busy machine, and each scenario for its waits.
     this.timeout(scaledDeadline(90_000));
     let h: ConformanceHarness;
-    let server: FakeHttpsServer | undefined;
     // Made now, not in a hook: its capabilities decide which scenarios exist (none is registered only to be skipped).
     const fake = opts.fakePlatform();
     const webhooks = opts.connector.manifest.capabilities.webhooks;
@@ -116,46 +82,19 @@ export function connectorConformance(opts: ConformanceOptions): void {
       // A module name in a variable: the kit takes no build dependency on core (core depends on the kit).
       const coreTesting = '@print-api/core/testing';
       const core = (await import(coreTesting)) as CoreTestingModule;
-      let fallback: FakeRequestHandler | undefined;
-      const started = await core.startHttpsServer((req, res, body) =>
-        fallback ? fallback(req, res, body) : void res.writeHead(404).end(),
-      );
-      server = { ...started, fallback: (handler) => void (fallback = handler) };
-      const settings = await fake.start(server);
-      h = await core.startConnectorService(this, {
+      h = await core.startFakePlatformService(this, (server) => fake.start(server), {
         connectors: [opts.connector],
-        env: { ...settings, ...opts.env },
         publicUrl: PUBLIC_URL,
+        env: opts.env,
       });
     });
     after(async () => {
       await h?.close();
       await fake.close?.();
-      await server?.close();
     });
 
-    const ingests = async (key: string, storeId: string): Promise<Ingest[]> => {
-      const res = await h.api<{ data: Ingest[] }>(key, 'GET', `/stores/${storeId}/ingests?limit=100`);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body.data;
-    };
-    const ingest = async (key: string, storeId: string, orderId: string) =>
-      (await ingests(key, storeId)).find((i) => i.externalOrderId === orderId);
-    const ingestIn = async (key: string, storeId: string, orderId: string, status: string) => {
-      let last: Ingest | undefined;
-      try {
-        return await eventually(async () => {
-          last = await ingest(key, storeId, orderId);
-          return last?.status === status && last;
-        }, `ingest ${orderId} ${status}`);
-      } catch (err) {
-        // What it became instead says why (an error recorded, another status).
-        throw new Error(`${(err as Error).message}; it is ${JSON.stringify(last ?? null)}`);
-      }
-    };
-    const orders = async (key: string) =>
-      (await h.api<{ data: Array<{ id: string }> }>(key, 'GET', '/orders?limit=100')).body.data;
-    const order = async (key: string, id: string) => (await h.api(key, 'GET', `/orders/${id}`)).body.data;
+    const { ingests, ingest, ingestIn, orders, order, sync, syncRead } = storeProbes(() => h);
+
     /** A paid order of two posters: the id given, or none yet (the store picks it when saved). */
     function printOrder(id: string, over?: Partial<OrderSpec>): OrderSpec & { id: string };
     function printOrder(id?: undefined, over?: Partial<OrderSpec>): OrderSpec;
@@ -187,26 +126,6 @@ export function connectorConformance(opts: ConformanceOptions): void {
     ): Promise<{ key: string; store: FakeStore; walletCents: number }> {
       const r = await h.reseller(mode);
       return { key: r.key, walletCents: r.walletCents, store: await fake.connect(h, r.key) };
-    }
-
-    /** POST /stores/{id}/sync, again while the store's previous poll still holds it (409 sync_in_progress). */
-    async function sync(key: string, storeId: string): Promise<string> {
-      return eventually(async () => {
-        const res = await h.api(key, 'POST', `/stores/${storeId}/sync`);
-        if (res.status === 409 && res.body?.error?.code === 'sync_in_progress') return false;
-        assert.equal(res.status, 202, JSON.stringify(res.body));
-        return res.body.data.requestedAt as string;
-      }, 'a sync accepted');
-    }
-
-    /** A sync, and its poll's page read (lastPolledAt at or after the request). */
-    async function syncRead(key: string, storeId: string): Promise<void> {
-      const requestedAt = Date.parse(await sync(key, storeId));
-      await eventually(
-        async () =>
-          Date.parse((await h.api(key, 'GET', `/stores/${storeId}`)).body.data.lastPolledAt ?? '') >= requestedAt,
-        'the sync read',
-      );
     }
 
     // Connectors that create products in their stores (POST /stores/{id}/listings), where the fake shows what they

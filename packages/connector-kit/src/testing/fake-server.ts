@@ -1,4 +1,4 @@
-import type { FakeRequestHandler } from './fake-platform.ts';
+import type { FakeHttpsServer, FakeRequestHandler } from './fake-platform.ts';
 
 /** A fake platform's answer: status, body (JSON unless a string), headers. */
 export type FakeReply = [status: number, body: unknown, headers?: Record<string, string>];
@@ -38,4 +38,25 @@ export function answerWith(
     });
     res.end(text);
   };
+}
+
+/**
+ * Serves a platform whose stores live under their own path of one server (`https://localhost:PORT/shop-N`, a shop in
+ * a subfolder, or a shop's domain as its prefix): a request goes, its path rewritten to the shop's root, to `answer`
+ * with the shop its first path segment names in `shops` (read at each request); an unknown shop is 404.
+ */
+export function serveShopsByPath<S>(
+  server: FakeHttpsServer,
+  shops: ReadonlyMap<string, S>,
+  answer: (shop: S, req: Request) => Promise<FakeReply> | FakeReply,
+): void {
+  server.fallback((req, res, body) => {
+    const name = (req.url ?? '/').split('/')[1] ?? '';
+    const shop = shops.get(name);
+    if (!shop) return void res.writeHead(404).end();
+    return answerWith(
+      (r) => answer(shop, r),
+      (p) => p.slice(name.length + 1) || '/',
+    )(req, res, body);
+  });
 }

@@ -3,7 +3,8 @@ import { idempotencyKeyOf } from '../../../web/idempotency-key.ts';
 import { openApiComponent } from '../../../web/openapi-component.ts';
 import { defineRoute, type AnyRoute } from '../../../web/route.ts';
 import type { Tenant } from '../../../kernel/tenant.ts';
-import type { PublicationView, StorePublishing } from './store-publishing.ts';
+import type { PublicationView } from './publication-view.ts';
+import type { StorePublishing } from './store-publishing.ts';
 import type { ListingMargin } from './listing-margins.ts';
 
 const tags = ['Stores'];

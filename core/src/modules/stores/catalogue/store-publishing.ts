@@ -1,25 +1,15 @@
-import { createHash } from 'node:crypto';
-import {
-  ConnectorError,
-  PlatformOptionsRequired,
-  type Connector,
-  type PublishedListing,
-  type StoreConnection,
-} from '@print-api/connector-kit';
-import type { Selectable } from 'kysely';
-import { newId } from '../../../infra/ids.ts';
+import { ConnectorError, type Connector, type PublishedListing, type StoreConnection } from '@print-api/connector-kit';
 import { RetryLaterError } from '../../../infra/queue/job-queue.ts';
 import { SafeFetchError } from '../../../infra/safe-fetch/safe-fetch.ts';
 import type { Tenant } from '../../../kernel/tenant.ts';
 import { notFound, Refusal, rejected, wrongState } from '../../../kernel/refusal.ts';
-import { DEFAULT_RATE_LIMIT_WAIT_MS } from '../connect/connector-errors.ts';
 import type { StoreCalls } from '../outbound/store-calls.ts';
 import type { StoreConnections, StoreRow } from '../connect/store-connections.ts';
+import { claimIntent, markInterrupted, recordPublished, requestHash, SWEEP_INTENT_MS } from './publication-intents.ts';
+import { publicationView, type PublicationRow, type PublicationView } from './publication-view.ts';
+import { publishInProgress, publishingRefusal } from './publishing-refusals.ts';
 import type { StoreLocales } from './store-locales.ts';
-import type { StorePublicationsTable } from './store-publications-tables.ts';
 import type { StoresContext } from '../stores-context.ts';
-
-type PublicationRow = Selectable<StorePublicationsTable>;
 
 /** What `POST /stores/{id}/listings` asks for, its reseller product resolved. */
 export interface PublishInput {
@@ -52,10 +42,6 @@ export interface StorePublishingDeps extends Pick<StoresContext, 'db' | 'connect
 
 /** How long a request waits for one of the store's calls when its budget is spent, before answering 503. */
 const CALL_WAIT_MS = 3000;
-/** An intent still `publishing` after this long has lost its request (a crash): the next request for it recovers it. */
-export const STALE_INTENT_MS = 2 * 60_000;
-/** An intent still `publishing` this long after its last request is finished or undone by the sweep. */
-export const SWEEP_INTENT_MS = 2 * STALE_INTENT_MS;
 /** Listings pages read at most when recovering an intent (the product the lost call may have made). */
 const RECOVERY_PAGES = 50;
 
@@ -106,7 +92,7 @@ export class StorePublishing {
         'currency_mismatch',
         `The store sells in ${currency}, not ${input.currency}: give priceCents in ${currency} minor units (or leave currency out).`,
       );
-    const { row, recovering } = await this.#claim(store, input, currency, idempotencyKey, hash);
+    const { row, recovering } = await claimIntent(db, store, input, currency, idempotencyKey, hash);
     const ctx = this.#deps.context(store.platform);
     const draft = {
       sku: row.sku,
@@ -131,10 +117,10 @@ export class StorePublishing {
       // (or anything else): the product may exist, and the next request looks for it first.
       if (err instanceof ConnectorError && err.kind !== 'upstream_unavailable')
         await db.deleteFrom('store_publications').where('id', '=', row.id).execute();
-      else await this.#markInterrupted(row.id);
-      throw this.#refusal(connector, err);
+      else await markInterrupted(db, row.id);
+      throw publishingRefusal(connector, err);
     }
-    const saved = await this.#record(row, published);
+    const saved = await recordPublished(db, row, published);
     await this.#deps.listingsChanged(store);
     return { listing: publicationView(saved), created: true };
   }
@@ -148,7 +134,7 @@ export class StorePublishing {
     const now = await this.#platformCall(connector, () =>
       connector.getListing!(this.#deps.context(store.platform), connection, ref(row)),
     );
-    return publicationView(await this.#record(row, now));
+    return publicationView(await recordPublished(this.#deps.db, row, now));
   }
 
   /** Pushes a change of title, price or visibility to the store. */
@@ -161,7 +147,7 @@ export class StorePublishing {
     const { store, row } = await this.#find(tenant, storeId, listingId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${store.id} is disconnected.`);
     const connector = this.#publisher(store);
-    if (!row.external_product_id) throw this.#inProgress(row);
+    if (!row.external_product_id) throw publishInProgress(row);
     const connection = await this.#connection(store, connector);
     const now = await this.#platformCall(connector, () =>
       connector.updateListing!(this.#deps.context(store.platform), connection, ref(row), {
@@ -171,7 +157,7 @@ export class StorePublishing {
     );
     // Some platforms give the product new ids on a change (Etsy's inventory products): the link follows.
     if (now.externalProductId !== row.external_product_id || now.externalVariantId !== row.external_variant_id) {
-      const moved = await this.#record(row, now);
+      const moved = await recordPublished(this.#deps.db, row, now);
       if (row.link_id && row.link_id !== moved.link_id)
         await this.#deps.db.deleteFrom('store_links').where('id', '=', row.link_id).execute();
     }
@@ -195,7 +181,7 @@ export class StorePublishing {
     const { store, row } = await this.#find(tenant, storeId, listingId);
     if (store.status !== 'connected') throw wrongState('store_disconnected', `Store ${store.id} is disconnected.`);
     const connector = this.#publisher(store);
-    if (!row.external_product_id) throw this.#inProgress(row);
+    if (!row.external_product_id) throw publishInProgress(row);
     const connection = await this.#connection(store, connector);
     await this.#platformCall(connector, () =>
       connector.unpublishListing!(this.#deps.context(store.platform), connection, ref(row)),
@@ -247,7 +233,7 @@ export class StorePublishing {
         const connection = await this.#deps.calls.connectionWithin(store, CALL_WAIT_MS);
         const found = await this.#findBySku(store, connector, connection, row.sku);
         if (found) {
-          await this.#record(taken, found);
+          await recordPublished(db, taken, found);
           await this.#deps.listingsChanged(store);
           done.finished++;
         } else {
@@ -347,71 +333,6 @@ export class StorePublishing {
     }
   }
 
-  /**
-   * Writes the intent, one per store and reseller product. Another's answers 409 with it, unless
-   * it lost its request (interrupted, or `publishing` past STALE_INTENT_MS): it is taken over
-   * (`recovering`: its product may exist already).
-   */
-  async #claim(
-    store: StoreRow,
-    input: PublishInput,
-    currency: string,
-    idempotencyKey: string | undefined,
-    hash: string,
-  ): Promise<{ row: PublicationRow; recovering: boolean }> {
-    const { db } = this.#deps;
-    const now = new Date();
-    const values = {
-      sku: input.resellerProduct.sku,
-      title: input.title,
-      price_cents: input.priceCents,
-      currency,
-      idempotency_key: idempotencyKey ?? null,
-      request_hash: hash,
-      updated_at: now,
-    };
-    const inserted = await db
-      .insertInto('store_publications')
-      .values({
-        id: newId('pub', now.getTime()),
-        store_id: store.id,
-        reseller_product_id: input.resellerProduct.id,
-        status: 'publishing',
-        external_product_id: null,
-        external_variant_id: null,
-        url: null,
-        notice: null,
-        link_id: null,
-        created_at: now,
-        ...values,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (inserted) return { row: inserted, recovering: false };
-    const existing = await db
-      .selectFrom('store_publications')
-      .selectAll()
-      .where('store_id', '=', store.id)
-      .where('reseller_product_id', '=', input.resellerProduct.id)
-      .executeTakeFirst();
-    if (!existing) throw rejected('idempotency_key_reused', 'The Idempotency-Key was used for a different request.');
-    const lost =
-      existing.status === 'publishing' &&
-      (existing.notice === INTERRUPTED || now.getTime() - existing.updated_at.getTime() > STALE_INTENT_MS);
-    if (!lost) throw listingExists(store, existing);
-    // Taken over by one request only: the row changes under the condition it was read with.
-    const taken = await db
-      .updateTable('store_publications')
-      .set({ ...values, notice: null })
-      .where('id', '=', existing.id)
-      .where('updated_at', '=', existing.updated_at)
-      .returningAll()
-      .executeTakeFirst();
-    if (!taken) throw listingExists(store, existing);
-    return { row: taken, recovering: true };
-  }
-
   /** The product a lost call may have made: the store's listing carrying the SKU, if any. */
   async #findBySku(
     store: StoreRow,
@@ -438,178 +359,16 @@ export class StorePublishing {
     return null;
   }
 
-  async #markInterrupted(id: string): Promise<void> {
-    await this.#deps.db
-      .updateTable('store_publications')
-      .set({ notice: INTERRUPTED, updated_at: new Date() })
-      .where('id', '=', id)
-      .execute();
-  }
-
-  /** The platform's answer recorded with the link it makes, in one transaction. */
-  async #record(row: PublicationRow, published: PublishedListing): Promise<PublicationRow> {
-    return this.#deps.db.transaction().execute(async (trx) => {
-      const now = new Date();
-      const link = {
-        store_id: row.store_id,
-        reseller_product_id: row.reseller_product_id,
-        external_product_id: published.externalProductId,
-        external_variant_id: published.externalVariantId,
-      };
-      await trx
-        .insertInto('store_links')
-        .values({ id: newId('lnk', now.getTime()), sku: row.sku, discovered: false, created_at: now, ...link })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      // A listing sync may have discovered it first: ours now, kept when the listing is gone.
-      const made = await trx
-        .updateTable('store_links')
-        .set({ discovered: false })
-        .where('store_id', '=', link.store_id)
-        .where('reseller_product_id', '=', link.reseller_product_id)
-        .where('external_product_id', '=', link.external_product_id)
-        .where((eb) => eb(eb.fn.coalesce('external_variant_id', eb.val('')), '=', link.external_variant_id ?? ''))
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return trx
-        .updateTable('store_publications')
-        .set({
-          status: published.status,
-          external_product_id: published.externalProductId,
-          external_variant_id: published.externalVariantId,
-          url: webUrl(published.url),
-          notice: published.notice ?? null,
-          link_id: made.id,
-          updated_at: now,
-        })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    });
-  }
-
   /** A platform call of a request, its typed failures answered in the API's words. */
   async #platformCall<T>(connector: Connector<unknown>, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
-      throw this.#refusal(connector, err);
+      throw publishingRefusal(connector, err);
     }
   }
-
-  #refusal(connector: Connector<unknown>, err: unknown): unknown {
-    if (!(err instanceof ConnectorError)) return err;
-    const name = connector.manifest.displayName;
-    if (err instanceof PlatformOptionsRequired)
-      return rejected(
-        'platform_options_required',
-        err.message,
-        err.options.map((o) => ({
-          field: `platformOptions.${o.option}`,
-          code: 'platform_options_required',
-          message: `Choose a ${o.label}.`,
-          choices: o.choices,
-        })),
-      );
-    switch (err.kind) {
-      case 'invalid_payload':
-        return rejected(
-          'listing_rejected',
-          err.message.startsWith(name) ? err.message : `${name} refused the listing: ${err.message}`,
-        );
-      case 'rate_limited': {
-        const seconds = Math.max(1, Math.ceil((err.retryAfterMs ?? DEFAULT_RATE_LIMIT_WAIT_MS) / 1000));
-        return new Refusal(
-          'store_rate_limited',
-          `${name} asked us to slow down: try again in ${seconds} s.`,
-          undefined,
-          { retryAfter: seconds },
-        );
-      }
-      case 'auth':
-        return rejected(
-          'store_credentials_rejected',
-          `${name} refused the store's credentials: ${err.message}. Connect the store again.`,
-        );
-      case 'upstream_unavailable':
-        return new Refusal(
-          'store_unreachable',
-          `${name} did not answer: ${err.message}. Try again: the product is never created twice.`,
-        );
-    }
-  }
-
-  #inProgress(row: PublicationRow): Refusal {
-    return wrongState('publish_in_progress', `Listing ${row.id} is still being published: try again in a moment.`);
-  }
-}
-
-/**
- * A product page as a platform gave it (a WooCommerce permalink…), kept and shown only when it is an http(s) URL: a
- * `javascript:` or `data:` one would run in the dashboard's link.
- */
-export function webUrl(url: string | null | undefined): string | null {
-  if (!url) return null;
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? url : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The notice of an intent whose call got no answer: the next request recovers it at once. */
-const INTERRUPTED = 'interrupted';
-
-function listingExists(store: StoreRow, row: PublicationRow): Refusal {
-  return wrongState('listing_exists', `${row.sku} is published to store ${store.id} already as listing ${row.id}.`, [
-    { code: 'listing_exists', field: 'resellerProduct', listing: publicationView(row) },
-  ]);
 }
 
 function ref(row: PublicationRow): { externalProductId: string; externalVariantId: string | null } {
   return { externalProductId: row.external_product_id!, externalVariantId: row.external_variant_id };
-}
-
-function requestHash(input: PublishInput): string {
-  const { resellerProduct, title, description, priceCents, currency, imageUrls, published, platformOptions } = input;
-  return createHash('sha256')
-    .update(
-      JSON.stringify([
-        resellerProduct.id,
-        title,
-        description ?? null,
-        priceCents,
-        currency ?? null,
-        imageUrls,
-        published,
-        platformOptions ?? null,
-      ]),
-    )
-    .digest('hex');
-}
-
-export type PublicationView = ReturnType<typeof publicationView>;
-
-export function publicationView(row: PublicationRow) {
-  return {
-    id: row.id,
-    storeId: row.store_id,
-    resellerProduct: { id: row.reseller_product_id, sku: row.sku },
-    title: row.title,
-    priceCents: row.price_cents,
-    currency: row.currency,
-    status: row.status,
-    externalProductId: row.external_product_id,
-    externalVariantId: row.external_variant_id,
-    url: webUrl(row.url),
-    notice:
-      row.notice === INTERRUPTED
-        ? 'The platform did not answer: publishing again looks for the product first, so it is never created twice.'
-        : row.notice,
-    matchedBy: 'sku' as const,
-    linkId: row.link_id,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  };
 }

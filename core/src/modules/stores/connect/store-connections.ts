@@ -1,7 +1,7 @@
 import type { Connector, StoreConnection } from '@print-api/connector-kit';
 import type { Selectable } from 'kysely';
 import { wrongState, notFound, rejected } from '../../../kernel/refusal.ts';
-import { listEnvelope, resolvePage, type ListEnvelope } from '../../../kernel/pagination.ts';
+import { listEnvelope, resolvePage, type ListEnvelope, newestFirst } from '../../../kernel/pagination.ts';
 import { invalidRequest } from '../../../web/validation.ts';
 import { newId } from '../../../infra/ids.ts';
 import type { Tenant } from '../../../kernel/tenant.ts';
@@ -158,20 +158,10 @@ export class StoreConnections {
   ): Promise<ListEnvelope<StoreView>> {
     const { db, cursors } = this.#deps;
     const page = resolvePage(cursors, 'stores', query);
-    let q = db
-      .selectFrom('stores')
-      .selectAll()
-      .where('reseller_id', '=', tenant.resellerId)
-      .where('mode', '=', tenant.mode);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(
+      db.selectFrom('stores').selectAll().where('reseller_id', '=', tenant.resellerId).where('mode', '=', tenant.mode),
+      page,
+    );
     return listEnvelope(
       cursors,
       'stores',

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../../infra/crypto.ts';
-import { listEnvelope, resolvePage, type CursorCodec, type ListEnvelope } from '../../../kernel/pagination.ts';
+import {
+  listEnvelope,
+  resolvePage,
+  type CursorCodec,
+  type ListEnvelope,
+  newestFirst,
+} from '../../../kernel/pagination.ts';
 import type { Db } from '../../tables.ts';
 import type { ConnectorRegistry } from '../connector-registry.ts';
 
@@ -78,6 +84,21 @@ export interface PlatformHealth {
   last24h: { placed: number; skipped: number; failed: number };
 }
 
+/** The columns of `stores` a health view is made of (`StoreRow`). */
+const STORE_COLUMNS = [
+  'id',
+  'reseller_id',
+  'name',
+  'platform',
+  'external_id',
+  'status',
+  'mode',
+  'last_polled_at',
+  'last_error',
+  'credentials_sealed',
+  'created_at',
+] as const;
+
 type StoreRow = {
   id: string;
   reseller_id: string;
@@ -91,6 +112,42 @@ type StoreRow = {
   credentials_sealed: string;
   created_at: Date;
 };
+
+/** What a store's flags are decided on: its health read at `now`. */
+interface StoreFacts {
+  now: Date;
+  /** Age (s) of the oldest webhook not yet processed. */
+  lag: number;
+  last24h: { placed: number; skipped: number; failed: number };
+  lastWebhook: Date | null;
+  /** The store's own creation time of the newest store order it sent us. */
+  newestOrder: Date | null;
+  lastError: string | null;
+  tokenExpiresAt: string | null;
+}
+
+/** Each flag and when a connected store raises it, in the order a view lists them (that of `STORE_FLAGS`). */
+const FLAG_RULES: ReadonlyArray<readonly [StoreFlag, (f: StoreFacts, t: StoreHealthThresholds) => boolean]> = [
+  ['ingest_lag', (f, t) => f.lag > t.ingestLagSeconds],
+  [
+    'error_rate',
+    ({ last24h: d }, t) =>
+      d.failed >= t.errorRateMinFailed && d.failed / (d.placed + d.skipped + d.failed) >= t.errorRate,
+  ],
+  // Store orders made well after the last webhook arrived, found by polling: the webhooks stopped.
+  [
+    'webhooks_stopped',
+    (f, t) =>
+      f.lastWebhook !== null &&
+      f.newestOrder !== null &&
+      f.newestOrder.getTime() - f.lastWebhook.getTime() > t.webhooksSilentSeconds * 1000,
+  ],
+  ['platform_error', (f) => Boolean(f.lastError)],
+  [
+    'token_expiring',
+    (f, t) => f.tokenExpiresAt !== null && Date.parse(f.tokenExpiresAt) - f.now.getTime() < t.tokenExpirySeconds * 1000,
+  ],
+];
 
 /**
  * The operators' view of connected stores: is each one keeping up (webhooks arriving and
@@ -130,34 +187,12 @@ export class StoreHealth {
   /** One page of stores, newest first, with their health. */
   async list(query: StoreHealthQuery): Promise<ListEnvelope<StoreHealthView>> {
     const page = resolvePage(this.#cursors, 'store_health', query);
-    let q = this.#db
-      .selectFrom('stores')
-      .select([
-        'id',
-        'reseller_id',
-        'name',
-        'platform',
-        'external_id',
-        'status',
-        'mode',
-        'last_polled_at',
-        'last_error',
-        'credentials_sealed',
-        'created_at',
-      ]);
+    let q = this.#db.selectFrom('stores').select(STORE_COLUMNS);
     // The platform as connectors name it (`SHOPIFY`) or as in paths (`shopify`).
     if (query.platform) q = q.where(sql<string>`lower(platform)`, '=', query.platform.toLowerCase());
     if (query.resellerId) q = q.where('reseller_id', '=', query.resellerId);
     if (query.status) q = q.where('status', '=', query.status);
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = (await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute()) as StoreRow[];
+    const rows = (await newestFirst(q, page)) as StoreRow[];
     const views = await this.#views(rows.slice(0, page.limit));
     const byId = new Map(views.map((v) => [v.id, v]));
     return listEnvelope(
@@ -174,19 +209,7 @@ export class StoreHealth {
   async perPlatform(): Promise<PlatformHealth[]> {
     const rows = (await this.#db
       .selectFrom('stores')
-      .select([
-        'id',
-        'reseller_id',
-        'name',
-        'platform',
-        'external_id',
-        'status',
-        'mode',
-        'last_polled_at',
-        'last_error',
-        'credentials_sealed',
-        'created_at',
-      ])
+      .select(STORE_COLUMNS)
       .where('status', '=', 'connected')
       .execute()) as StoreRow[];
     const views = await this.#views(rows);
@@ -212,9 +235,7 @@ export class StoreHealth {
         p.minTokenExpirySeconds = p.minTokenExpirySeconds === null ? left : Math.min(p.minTokenExpirySeconds, left);
       }
       for (const f of v.flags) p.flagged[f]++;
-      p.last24h.placed += v.last24h.placed;
-      p.last24h.skipped += v.last24h.skipped;
-      p.last24h.failed += v.last24h.failed;
+      for (const outcome of ['placed', 'skipped', 'failed'] as const) p.last24h[outcome] += v.last24h[outcome];
     }
     return [...out.values()];
   }
@@ -273,21 +294,17 @@ export class StoreHealth {
       };
       const tokenExpiresAt = this.#tokenExpiry(row.credentials_sealed);
       const newestOrder = newest.get(row.id) ? new Date(newest.get(row.id) as unknown as string) : null;
-      const flags: StoreFlag[] = [];
-      if (row.status === 'connected') {
-        if (lag > t.ingestLagSeconds) flags.push('ingest_lag');
-        const total = last24h.placed + last24h.skipped + last24h.failed;
-        if (last24h.failed >= t.errorRateMinFailed && last24h.failed / total >= t.errorRate) flags.push('error_rate');
-        if (
-          lastWebhook &&
-          newestOrder &&
-          newestOrder.getTime() - lastWebhook.getTime() > t.webhooksSilentSeconds * 1000
-        )
-          flags.push('webhooks_stopped');
-        if (row.last_error) flags.push('platform_error');
-        if (tokenExpiresAt && Date.parse(tokenExpiresAt) - now.getTime() < t.tokenExpirySeconds * 1000)
-          flags.push('token_expiring');
-      }
+      const facts: StoreFacts = {
+        now,
+        lag,
+        last24h,
+        lastWebhook,
+        newestOrder,
+        lastError: row.last_error,
+        tokenExpiresAt,
+      };
+      const flags =
+        row.status === 'connected' ? FLAG_RULES.filter(([, raised]) => raised(facts, t)).map(([flag]) => flag) : [];
       return {
         id: row.id,
         resellerId: row.reseller_id,

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { listEnvelope, resolvePage } from '../../../kernel/pagination.ts';
+import { listEnvelope, resolvePage, newestFirst } from '../../../kernel/pagination.ts';
 import type { Tenant } from '../../../kernel/tenant.ts';
 import { UNMATCHED_REASONS } from './order-ingester.ts';
 import type { StoreConnections } from '../connect/store-connections.ts';
@@ -31,15 +31,7 @@ export class StoreIngests {
     if (query.status === 'skipped') q = q.where(skippedOnly());
     else if (query.status) q = q.where('status', '=', query.status);
     if (query.externalProductId !== undefined) q = q.where(ofListing(query.externalProductId));
-    if (page.after) {
-      const [createdAt, id] = page.after;
-      q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(new Date(String(createdAt)), String(id))));
-    }
-    const rows = await q
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute();
+    const rows = await newestFirst(q, page);
     return listEnvelope(cursors, 'store_ingests', page, rows, (r) => [r.created_at.toISOString(), r.id], ingestView);
   }
 }
