@@ -1,6 +1,6 @@
 import type { Connector } from '@print-api/connector-kit';
 import { JobBatcher } from '../../infra/queue/job-batcher.ts';
-import type { JobQueue, Queue } from '../../infra/queue/job-queue.ts';
+import { PermanentJobError, RetryLaterError, type JobQueue, type Queue } from '../../infra/queue/job-queue.ts';
 import { jobErrorFor } from './connect/connector-errors.ts';
 import { platformSlug } from './connector-registry.ts';
 import type { ListingSyncer } from './catalogue/listing-syncer.ts';
@@ -160,7 +160,18 @@ export class StoreQueues {
           concurrency: 2,
           attempts: 12,
           backoff: { type: 'exponential', delayMs: 5000 },
-          process: (job) => guarded(() => handlers.listings.sync(job.data.storeId)),
+          process: async (job) => {
+            try {
+              await guarded(() => handlers.listings.sync(job.data.storeId));
+            } catch (err) {
+              // A job that will not run again lets go of the store: the next request queues one of its own.
+              const final =
+                err instanceof PermanentJobError ||
+                (!(err instanceof RetryLaterError) && job.attempt >= job.maxAttempts);
+              if (final) await handlers.listings.letGo(job.data.storeId);
+              throw err;
+            }
+          },
         }),
       );
     }

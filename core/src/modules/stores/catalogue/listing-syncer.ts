@@ -114,6 +114,14 @@ export class ListingSyncer {
     }
   }
 
+  /**
+   * The store's job failed for good (the platform refused it, or its attempts ran out): it lets go
+   * of the store, so that the next request (a reconnect, a product webhook, the schedule) queues one.
+   */
+  async letGo(storeId: string): Promise<void> {
+    await this.#release(storeId, null);
+  }
+
   async #sync(storeId: string): Promise<void> {
     for (let run = 0; ; run++) {
       const store = await this.#deps.connections.findById(storeId);
