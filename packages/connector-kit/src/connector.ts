@@ -1,130 +1,16 @@
 import type { ZodObject, ZodType } from 'zod';
 import { PLATFORM_NAME, SETTING_KEY } from './settings.ts';
 import type { ListingsPage, Shipment, StoreOrder, StorePlatform } from './store-order.ts';
-import type { HttpClient } from './http-client.ts';
+import type { ConnectorContext, StoreConnection } from './connector-context.ts';
+import {
+  RESERVED_ENDPOINTS,
+  type EndpointAnswer,
+  type EndpointCall,
+  type InboundWebhook,
+  type WebhookContent,
+  type WebhookVerdict,
+} from './inbound.ts';
 import type { ListingChanges, ListingDraft, ListingRef, PublishedListing } from './publishing.ts';
-
-export interface ConnectorLogger {
-  info(message: string, meta?: Record<string, unknown>): void;
-  warn(message: string, meta?: Record<string, unknown>): void;
-  error(message: string, meta?: Record<string, unknown>): void;
-}
-
-/** What core hands every connector call; `S` is the connector's settings (the output of its `settingsSchema`). */
-export interface ConnectorContext<S = unknown> {
-  http: HttpClient;
-  logger: ConnectorLogger;
-  clock: () => Date;
-  /** Where platforms reach us (webhook callbacks, OAuth redirects), e.g. https://api.example.com. */
-  publicUrl: string;
-  /**
-   * The connector's app settings (its public app's key and secret, the platform's origins),
-   * read by core from `CONNECTOR_<PLATFORM>_<NAME>` and parsed with the manifest's
-   * `settingsSchema` at start-up (defaults applied).
-   */
-  settings: S;
-  /**
-   * The URL this platform's webhooks are delivered to: per store with `storeId`
-   * (`…/webhooks/<storeId>`), per app without it. Connectors never build core's paths
-   * themselves.
-   *
-   * @example
-   * await registerHook({ address: ctx.webhookUrl() }); // an app-level subscription
-   */
-  webhookUrl(storeId?: string): string;
-}
-
-/**
- * A connected store as core keeps it: the platform's id for the store, a display name, and
- * the credentials (sealed at rest by core, handed back to the connector decrypted).
- */
-export interface StoreConnection<C> {
-  /**
-   * Our id for the store, where core has one: `ctx.webhookUrl(id)` is its own webhook URL (to register a webhook
-   * again).
-   */
-  id?: string | undefined;
-  /** The platform's id for the store: a shop domain, a store URL, a shop id. Unique per platform. */
-  externalId: string;
-  name: string;
-  credentials: C;
-  /** The per-store secret inbound webhooks are signed with, when the platform uses one. */
-  webhookSecret?: string | undefined;
-}
-
-/** An inbound webhook exactly as it arrived: verify on these raw bytes, never on re-serialised JSON. */
-export interface InboundWebhook {
-  headers: Record<string, string | undefined>;
-  rawBody: Buffer;
-  /** Extra path after `/connectors/<platform>/webhooks/` (e.g. a store id or a topic). */
-  path: string;
-  query: Record<string, string | undefined>;
-}
-
-export type WebhookVerdict =
-  | {
-      ok: true;
-      /** The platform's topic/event name (orders/paid, order.updated, …). */
-      topic: string;
-      /** The platform's delivery or event id: the same event delivered twice is stored once. */
-      eventId: string | null;
-      /** When the platform says the event happened (stale replays are recognised by it). */
-      occurredAt: string | null;
-      /**
-       * Answer 200 and store nothing: a platform's unsigned reachability check that carries no
-       * event (WooCommerce's `webhook_id=N` ping when a webhook is created).
-       */
-      acknowledgeOnly?: boolean;
-    }
-  | { ok: false; reason: string };
-
-/** What a verified webhook means for us. */
-export type WebhookContent =
-  | { kind: 'orders'; orders: StoreOrder[] }
-  /** A thin notification: the orders must be fetched (Etsy, TikTok Shop, Wix). */
-  | { kind: 'fetch'; externalOrderIds: string[] }
-  /**
-   * The app was removed or its authorisation revoked: the store is disconnected, with `reason` (a default when absent)
-   * shown as its `lastError`.
-   */
-  | { kind: 'uninstalled'; reason?: string }
-  /**
-   * Something the merchant must act on (an authorisation about to expire): shown as the store's `lastError` until it
-   * reconnects.
-   */
-  | { kind: 'store_warning'; message: string }
-  /** The store's catalogue changed (a product created, updated or deleted): its listings are synced again soon. */
-  | { kind: 'listings_changed' }
-  /** Privacy requests: erase personal data of these store orders (or the whole store). */
-  | { kind: 'redact'; externalOrderIds: string[] | 'all' }
-  | { kind: 'ignored'; reason: string };
-
-/**
- * A call to one of the connector's own endpoints (`/connectors/<slug>/<name>`, see `Connector.endpoints`), as it
- * arrived.
- */
-export interface EndpointCall {
-  method: 'GET' | 'POST';
-  /** The endpoint's public URL without query, as the platform was given it: `<PUBLIC_URL>/connectors/<slug>/<name>`. */
-  url: string;
-  headers: Record<string, string | undefined>;
-  query: Record<string, string | undefined>;
-  /** The raw body (empty for a GET): verify on these bytes. */
-  rawBody: Buffer;
-}
-
-/**
- * What an endpoint answers: `ok` is 200 with `body` (204 without one), after core has erased and disconnected the
- * stores of `accountDeleted` (the platform's user deleted their account: every store whose `externalId` is listed loses
- * the personal data held for it, as a `redact` of `all` does, and is disconnected with `reason`). Not `ok`:
- * `invalid_request` is a 400, `not_verified` (a signature that does not verify) a 412 `notification_not_verified`.
- */
-export type EndpointAnswer =
-  | { ok: true; body?: Record<string, unknown>; accountDeleted?: { externalIds: string[]; reason: string } }
-  | { ok: false; problem: 'invalid_request' | 'not_verified'; message: string };
-
-/** Path segments core serves itself under `/connectors/<slug>/`: not a connector endpoint's name. */
-export const RESERVED_ENDPOINTS = ['webhooks', 'install', 'callback', 'credentials', 'install-links'] as const;
 
 export interface ConnectorManifest<C, S = unknown> {
   /**

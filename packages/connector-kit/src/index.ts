@@ -1,4 +1,6 @@
 export * from './connector.ts';
+export * from './connector-context.ts';
+export * from './inbound.ts';
 export * from './connector-error.ts';
 export * from './http-client.ts';
 export * from './settings.ts';
