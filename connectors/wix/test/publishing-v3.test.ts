@@ -1,60 +1,22 @@
 import assert from 'node:assert/strict';
-import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
-import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
-import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
+import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure } from '@print-api/core/testing';
+import type { WixCredentials, WixSettings } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
-import { forgetMintedTokens } from '../src/wix-client.ts';
-import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
+import type { FakeWixSite } from './fake-wix.ts';
+import { draft, publishingFixture } from './publishing-fixture.ts';
 
-const PUBLIC_URL = 'https://print-api.example.com';
-const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
-  sku: 'POSTER-TULIPS-A2',
-  title: 'Tulip poster A2',
-  description: 'Tulips & windmills, printed on 200 g matte paper.',
-  priceCents: 2495,
-  currency: 'USD',
-  imageUrls: ['https://cdn.print-api.example.com/mockups/tulips-front.jpg'],
-  published: true,
-  ...over,
-});
 const CANAL = '4b2ca1f6-7e21-4d2a-9f3c-9d1e5c1a2b3c';
 const CANAL_A2 = '0a9c3b1e-0000-4000-8000-000000000001';
 
-// The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient as in production.
 describe('Wix publishing on a Catalog V3 site (products with inventory, revision-checked updates, read-only variants)', () => {
-  const wix = new FakeWix({ catalogVersion: 'V3_CATALOG' });
-  let server: FakePlatformServer;
+  const fixture = publishingFixture('V3_CATALOG');
   let site: FakeWixSite;
   let ctx: ConnectorContext<WixSettings>;
   let store: StoreConnection<WixCredentials>;
-  before(async () => {
-    server = await startFakePlatformServer();
-    await wix.start(server);
-  });
   beforeEach(() => {
-    forgetMintedTokens();
-    site = wix.newSite();
-    site.installed = true;
-    ctx = server.context(
-      'wix',
-      settingsSchema.parse({
-        appId: APP.appId,
-        appSecret: APP.appSecret,
-        publicKey: wix.keys.publicKey,
-        apiUrl: wix.url,
-      }),
-      PUBLIC_URL,
-    );
-    store = {
-      externalId: site.instanceId,
-      name: site.name,
-      credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null },
-    };
+    ({ site, ctx, store } = fixture);
   });
-  // Every call kept to @wix/auto_sdk_stores_products-v-3 and -read-only-variants-v-3 (method, path, request fields,
-  // required fields, enums) and every product and variant answered typed as they type it.
-  afterEach(() => assert.deepEqual(takeContractViolations(), []));
-  after(async () => server?.close());
 
   const held = (id: string) => site.productsV3.find((p) => p.id === id)!;
   const ours = async () =>

@@ -1,60 +1,20 @@
 import assert from 'node:assert/strict';
-import type { ConnectorContext, ListingDraft, StoreConnection } from '@print-api/connector-kit';
-import { connectorFailure as failure, startFakePlatformServer, type FakePlatformServer } from '@print-api/core/testing';
-import { settingsSchema, type WixCredentials, type WixSettings } from '../src/config.ts';
+import type { ConnectorContext, StoreConnection } from '@print-api/connector-kit';
+import { connectorFailure as failure } from '@print-api/core/testing';
+import type { WixCredentials, WixSettings } from '../src/config.ts';
 import { wixConnector } from '../src/index.ts';
 import { DEFAULT_VARIANT_ID } from '../src/publishing-v1.ts';
-import { forgetMintedTokens } from '../src/wix-client.ts';
-import { APP, FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
+import type { FakeWixSite } from './fake-wix.ts';
+import { draft, publishingFixture } from './publishing-fixture.ts';
 
-const PUBLIC_URL = 'https://print-api.example.com';
-const draft = (over: Partial<ListingDraft> = {}): ListingDraft => ({
-  sku: 'POSTER-TULIPS-A2',
-  title: 'Tulip poster A2',
-  description: 'Tulips and windmills, printed on 200 g matte paper.',
-  priceCents: 2495,
-  currency: 'USD',
-  imageUrls: ['https://cdn.print-api.example.com/mockups/tulips-front.jpg'],
-  published: true,
-  ...over,
-});
-
-// The fake Wix answers over local HTTPS, so the connector's calls go through core's HttpClient (guard, TLS, statuses,
-// Retry-After) as in production.
 describe('Wix publishing (Catalog V1 products: create, add media, update, hide)', () => {
-  const wix = new FakeWix();
-  let server: FakePlatformServer;
+  const fixture = publishingFixture();
   let site: FakeWixSite;
   let ctx: ConnectorContext<WixSettings>;
   let store: StoreConnection<WixCredentials>;
-  before(async () => {
-    server = await startFakePlatformServer();
-    await wix.start(server);
-  });
   beforeEach(() => {
-    forgetMintedTokens();
-    site = wix.newSite();
-    site.installed = true;
-    ctx = server.context(
-      'wix',
-      settingsSchema.parse({
-        appId: APP.appId,
-        appSecret: APP.appSecret,
-        publicKey: wix.keys.publicKey,
-        apiUrl: wix.url,
-      }),
-      PUBLIC_URL,
-    );
-    store = {
-      externalId: site.instanceId,
-      name: site.name,
-      credentials: { instanceId: site.instanceId, accessToken: null, expiresAt: null },
-    };
+    ({ site, ctx, store } = fixture);
   });
-  // Every call kept to the official SDK packages (method, path, request fields, enums) and every product answered typed
-  // as they type it.
-  afterEach(() => assert.deepEqual(takeContractViolations(), []));
-  after(async () => server?.close());
 
   const ours = async () =>
     (await wixConnector.listListings!(ctx, store, null)).listings.filter((l) => l.sku === 'POSTER-TULIPS-A2');
@@ -92,7 +52,7 @@ describe('Wix publishing (Catalog V1 products: create, add media, update, hide)'
         visible: true,
         productType: 'physical',
         price: { currency: 'USD', price: 24.95 },
-        description: 'Tulips and windmills, printed on 200 g matte paper.',
+        description: 'Tulips & windmills, printed on 200 g matte paper.',
         images: draft().imageUrls,
       },
     );
