@@ -1,17 +1,16 @@
 import { expect } from 'chai';
 import {
-  connectorE2eService,
   eventually,
   posterReseller,
-  startHttpsServer,
   POSTER_SKU,
   type TestHttpsServer,
   type TestService,
   scaled,
 } from '@print-api/core/testing';
-import type { ConformanceService, FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { ADDRESS_WITHHELD, etsyConnector } from '../src/index.ts';
+import type { ConformanceService } from '@print-api/connector-kit/testing';
+import { ADDRESS_WITHHELD } from '../src/index.ts';
 import { APP, FakeEtsy, receiptOf, SCOPES_WITHOUT_LISTINGS, type FakeEtsyShop } from './fake-etsy.ts';
+import { etsyE2eService } from './etsy-e2e-service.ts';
 import { install, installThroughBrowser } from './etsy-platform.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -21,28 +20,10 @@ describe('Etsy end to end (real PostgreSQL + Redis, Etsy played by a local HTTPS
   this.timeout(scaled(60_000));
   let t: TestService;
   let files: TestHttpsServer;
-  let server: TestHttpsServer | undefined;
   const etsy = new FakeEtsy();
-  // Filled before the service starts (the hooks run in order): the settings pointing at the fake.
-  const env: Record<string, string> = {};
-
-  before(async () => {
-    let handler: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      handler ? handler(req, res, body) : void res.writeHead(404).end(),
-    );
-    Object.assign(env, etsy.serve({ ...server, fallback: (h) => void (handler = h) } as FakeHttpsServer));
+  etsyE2eService(etsy, PUBLIC_URL, (started) => {
+    ({ t, files } = started);
   });
-  connectorE2eService(
-    PUBLIC_URL,
-    { connectors: [etsyConnector] },
-    (started) => {
-      ({ t, files } = started);
-      etsy.attach({ baseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
-    },
-    env,
-  );
-  after(async () => server?.close());
   // Every call the connector made kept to Etsy's published contract (a scope refused is Etsy's answer, provoked on
   // purpose).
   after(() =>

@@ -1,19 +1,17 @@
 import { expect } from 'chai';
 import {
-  connectorE2eService,
   eventually,
   posterReseller,
   redirectTo,
   scaled,
-  startHttpsServer,
   tinyPng,
   POSTER_SKU,
   type TestHttpsServer,
   type TestService,
 } from '@print-api/core/testing';
-import type { ConformanceService, FakeHttpsServer, FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { etsyConnector } from '../src/index.ts';
+import type { ConformanceService } from '@print-api/connector-kit/testing';
 import { FakeEtsy } from './fake-etsy.ts';
+import { etsyE2eService } from './etsy-e2e-service.ts';
 import { install } from './etsy-platform.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
@@ -25,28 +23,11 @@ describe('Etsy publishing end to end (real PostgreSQL + Redis, Etsy and the imag
   this.timeout(scaled(60_000));
   let t: TestService;
   let files: TestHttpsServer;
-  let server: TestHttpsServer | undefined;
   const etsy = new FakeEtsy();
-  const env: Record<string, string> = {};
-
-  before(async () => {
-    let handler: FakeRequestHandler | undefined;
-    server = await startHttpsServer((req, res, body) =>
-      handler ? handler(req, res, body) : void res.writeHead(404).end(),
-    );
-    Object.assign(env, etsy.serve({ ...server, fallback: (h) => void (handler = h) } as FakeHttpsServer));
+  etsyE2eService(etsy, PUBLIC_URL, (started) => {
+    ({ t, files } = started);
+    files.route('/art/to-metadata.png', redirectTo('https://169.254.169.254/latest/meta-data/iam'));
   });
-  connectorE2eService(
-    PUBLIC_URL,
-    { connectors: [etsyConnector] },
-    (started) => {
-      ({ t, files } = started);
-      etsy.attach({ baseUrl: t.baseUrl, publicUrl: PUBLIC_URL });
-      files.route('/art/to-metadata.png', redirectTo('https://169.254.169.254/latest/meta-data/iam'));
-    },
-    env,
-  );
-  after(async () => server?.close());
   // Every call the connector made kept to Etsy's published contract, the image uploads' multipart bodies included.
   after(() => expect(etsy.contractLog.violations).to.deep.equal([]));
 
