@@ -1,5 +1,6 @@
 import { ConnectorError, type Connector, type StoreConnection, type StoreListing } from '@print-api/connector-kit';
 import { sql } from 'kysely';
+import { RetryLaterError } from '../../../infra/queue/job-queue.ts';
 import { newId } from '../../../infra/ids.ts';
 import { productsBySkuKey, type ProductsBySku } from './listing-products.ts';
 import type { StoreCalls } from '../outbound/store-calls.ts';
@@ -108,7 +109,7 @@ export class ListingSyncer {
     try {
       await this.#sync(storeId);
     } catch (err) {
-      if (!(err instanceof ConnectorError && err.kind === 'rate_limited'))
+      if (!waitsForABudget(err))
         await this.#deps.connections.noteProblem(storeId, `${LISTINGS_FAILED}${(err as Error).message}`);
       throw err;
     }
@@ -386,6 +387,14 @@ export class ListingSyncer {
     }
     return n;
   }
+}
+
+/**
+ * A run that stopped to wait for a call budget: the platform's (it answered 429) or the store's own (`StoreCalls.slot`:
+ * its calls per window spent, by the connect flow's calls for instance). Neither is a failure the merchant should see.
+ */
+function waitsForABudget(err: unknown): boolean {
+  return (err instanceof ConnectorError && err.kind === 'rate_limited') || err instanceof RetryLaterError;
 }
 
 /** A discovered link's identity: the product and the listing (no variant: ''). */
