@@ -277,31 +277,14 @@ export const EXAMPLE_WEBHOOK = {
 
 /** The endpoint as POST /webhooks answers it: the signing secret, shown this once. */
 export const EXAMPLE_WEBHOOK_WITH_SECRET = {
-  id: 'whe_01M89QQS7S8BTVEGQNW40W9DB9',
-  url: 'https://hooks.acme-prints.example/print-api',
-  events: ['*'],
-  testMode: false,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  failingSince: null,
-  previousSecretExpiresAt: null,
-  createdAt: '2026-11-25T10:15:36.377Z',
+  ...EXAMPLE_WEBHOOK,
   secret: 'whsec_YaxKdkK1FXwz72BebYUYdbDKDbtDZN-Cj6aIgWokctA',
 };
 
 /** The endpoint after POST /webhooks/{id}/rotate-secret: the new secret, the previous one valid for 24 hours. */
 export const EXAMPLE_WEBHOOK_ROTATED = {
-  id: 'whe_01M89QQS7S8BTVEGQNW40W9DB9',
-  url: 'https://hooks.acme-prints.example/print-api',
-  events: ['*'],
-  testMode: false,
-  enabled: true,
-  disabledAt: null,
-  disabledReason: null,
-  failingSince: null,
+  ...EXAMPLE_WEBHOOK,
   previousSecretExpiresAt: '2026-11-26T16:13:38.587Z',
-  createdAt: '2026-11-25T10:15:36.377Z',
   secret: 'whsec_Fx2R8qd3YQgbqi3Ex1m8_ppEdYM_xpwkanoQjg1OBTE',
 };
 
