@@ -1,4 +1,10 @@
-import { ConnectorError, settingVariable, type ConnectorContext, type HttpResponse } from '@print-api/connector-kit';
+import {
+  ConnectorError,
+  parseJsonPayload,
+  settingVariable,
+  type ConnectorContext,
+  type HttpResponse,
+} from '@print-api/connector-kit';
 import { z } from 'zod';
 import { REFRESH_MARGIN_MS, type AmazonCredentials, type AmazonSettings } from './config.ts';
 
@@ -217,16 +223,7 @@ export class SpApi {
 
   async json<T>(schema: z.ZodType<T>, req: Parameters<SpApi['call']>[0]): Promise<T> {
     const res = await this.call(req);
-    const parsed = schema.safeParse(safeJson(res.body));
-    if (!parsed.success)
-      throw new ConnectorError(
-        'invalid_payload',
-        `Amazon's ${req.operation} answer is not what its model says: ${parsed.error.issues
-          .map((i) => `${i.path.join('.')} ${i.message}`)
-          .slice(0, 3)
-          .join('; ')}`,
-      );
-    return parsed.data;
+    return parseJsonPayload(schema, res.body, `Amazon's ${req.operation} answer`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ConnectorError, type ConnectorContext, type HttpResponse } from '@print-api/connector-kit';
+import { ConnectorError, parseJsonPayload, type ConnectorContext, type HttpResponse } from '@print-api/connector-kit';
 import { z } from 'zod';
 import { TOKEN_MARGIN_MS, V10, type BolCredentials, type BolSettings } from './config.ts';
 
@@ -157,15 +157,6 @@ export class BolApi {
 
   async json<T>(schema: z.ZodType<T>, req: BolCall): Promise<T> {
     const res = await this.call(req);
-    const parsed = schema.safeParse(safeJson(res.body));
-    if (!parsed.success)
-      throw new ConnectorError(
-        'invalid_payload',
-        `bol's ${req.operation} answer is not what its contract says: ${parsed.error.issues
-          .map((i) => `${i.path.join('.')} ${i.message}`)
-          .slice(0, 3)
-          .join('; ')}`,
-      );
-    return parsed.data;
+    return parseJsonPayload(schema, res.body, `bol's ${req.operation} answer`);
   }
 }
