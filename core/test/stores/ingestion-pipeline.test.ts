@@ -120,7 +120,10 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         .reply(201, { id: 'wh-1' })
         .get(/\/api\/orders.*/)
         .reply(200, { orders: [] })
-        .post(/\/api\/orders\/[^/]+\/shipments/, (body: unknown) => {
+        // Order 1016's shipment is refused for good (the shop archived it): its push ends failed.
+        .post('/api/orders/1016/shipments')
+        .reply(422, { error: 'order 1016 is archived' })
+        .post(/\/api\/orders\/(?!1016\/)[^/]+\/shipments/, (body: unknown) => {
           shipments.push({ body: typeof body === 'string' ? JSON.parse(body) : body });
           return true;
         })
@@ -433,6 +436,92 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       await t.service.services.storesModule.fulfilments.queueShipments();
       await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
       expect(shipments.length).to.equal(pushes + 1);
+    });
+
+    it('queues again a push tried and failed whose job was lost, not one still waiting out its backoff nor one given up', async () => {
+      const fulfilment = (orderId: string) =>
+        t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      const pushedOrder = async (externalId: string) => {
+        await deliver(refOrder(externalId));
+        const orderId = await until(async () => (await ingest(externalId))?.order_id ?? undefined);
+        await until(async () => (await fulfilment(orderId))?.status === 'pushed', 30_000, 250);
+        const order = (await t.api(key, 'GET', `/orders/${orderId}`)).body.data;
+        const pushes = () => shipments.filter((s: any) => s.body.tracking_number === order.tracking.trackingNumber);
+        return { orderId, pushes };
+      };
+      const [lost, waiting, given] = [await pushedOrder('1012'), await pushedOrder('1013'), await pushedOrder('1014')];
+      const fiveMinutesAgo = new Date(Date.now() - 5 * 60_000);
+      const rewrite = (orderId: string, row: { status: 'pending' | 'failed'; attempts: number }) =>
+        t.service.db
+          .updateTable('store_fulfilments')
+          .set({ ...row, last_error: 'socket hang up', updated_at: fiveMinutesAgo })
+          .where('order_id', '=', orderId)
+          .execute();
+      // Tried 3 times, the last 5 minutes ago: its retry was due 20 s after, and its job is gone (Redis restarted empty).
+      await rewrite(lost.orderId, { status: 'pending', attempts: 3 });
+      // Tried 10 times: its next attempt comes 5 s × 2⁹ (43 minutes) after the last.
+      await rewrite(waiting.orderId, { status: 'pending', attempts: 10 });
+      // Given up: never queued again by a sweep.
+      await rewrite(given.orderId, { status: 'failed', attempts: 15 });
+      await t.service.services.storesModule.fulfilments.queueShipments();
+      await until(async () => (await fulfilment(lost.orderId))?.status === 'pushed', 20_000, 100);
+      expect(lost.pushes()).to.have.length(2);
+      // A round more, then the fulfil queue idle: nothing was queued for the other two.
+      await t.service.services.storesModule.fulfilments.queueShipments();
+      const fulfil = t.service.queue.queues().find((q) => q.name === 'fulfil-reference')!;
+      await until(async () => {
+        const c = await fulfil.counts();
+        return c.waiting + c.active === 0;
+      });
+      expect(await fulfilment(waiting.orderId)).to.include({ status: 'pending', attempts: 10 });
+      expect(await fulfilment(given.orderId)).to.include({ status: 'failed', attempts: 15 });
+      expect(waiting.pushes()).to.have.length(1);
+      expect(given.pushes()).to.have.length(1);
+    });
+
+    it('queues at the next round a shipment whose push could not be queued when it shipped (Redis away)', async () => {
+      const fulfil = t.service.queue.queues().find((q) => q.name === 'fulfil-reference')!;
+      const { maintenance } = t.service.services;
+      await maintenance.stop();
+      const add = fulfil.add;
+      const refused: unknown[] = [];
+      fulfil.add = (data) => {
+        refused.push(data);
+        return Promise.reject(new Error('Connection is closed.'));
+      };
+      try {
+        await deliver(refOrder('1015'));
+        const orderId = await until(async () => (await ingest('1015'))?.order_id ?? undefined);
+        const fulfilment = () =>
+          t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+        // Shipped, its push recorded as pending, and its job refused by the queue.
+        await until(async () => refused.some((d) => (d as { orderId?: string }).orderId === orderId), 30_000, 100);
+        expect(await fulfilment()).to.include({ status: 'pending', attempts: 0 });
+        fulfil.add = add;
+        // The next round queues it at once (not only once it is overdue, a minute on).
+        expect(await t.service.services.storesModule.fulfilments.queueShipments()).to.be.at.least(1);
+        await until(async () => (await fulfilment())?.status === 'pushed', 20_000, 100);
+      } finally {
+        fulfil.add = add;
+        maintenance.start();
+      }
+    });
+
+    it('marks a push the store refuses for good failed, its reason kept, and no sweep queues it again', async () => {
+      await deliver(refOrder('1016'));
+      const orderId = await until(async () => (await ingest('1016'))?.order_id ?? undefined);
+      const fulfilment = () =>
+        t.service.db.selectFrom('store_fulfilments').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+      const failed = await until(
+        async () => ((await fulfilment())?.status === 'failed' ? fulfilment() : undefined),
+        30_000,
+        250,
+      );
+      expect(failed).to.include({ attempts: 1 });
+      expect(failed!.last_error).to.match(/422.*archived/);
+      await t.service.services.storesModule.fulfilments.queueShipments();
+      await t.service.services.storesModule.fulfilments.requeuePending();
+      expect(await fulfilment()).to.include({ status: 'failed', attempts: 1 });
     });
 
     it("spends no push attempt on a wait for the store's call budget", async () => {

@@ -7,7 +7,7 @@ import type { ListingSyncer } from './catalogue/listing-syncer.ts';
 import type { EventIngester } from './inbound/event-ingester.ts';
 import type { IngestRetrier } from './inbound/ingest-retrier.ts';
 import type { StorePoller } from './inbound/store-poller.ts';
-import type { FulfilmentPusher } from './outbound/fulfilment-pusher.ts';
+import { PUSH_ATTEMPTS, PUSH_BACKOFF_MS, type FulfilmentPusher } from './outbound/fulfilment-pusher.ts';
 import type { StoresContext } from './stores-context.ts';
 import type { StoreRow } from './stores-service.ts';
 
@@ -43,6 +43,11 @@ const SWEEP_EVENTS_AFTER_MS = 60_000;
 const SWEEP_PAGE = 500;
 /** Pages queued again at most when Redis is back (10,000 webhooks); the sweeps take any more. */
 const REQUEUE_MAX_PAGES = 20;
+
+/** Whether a job's failure is its last: refused for good, or its attempts spent (a wait for a call slot is neither). */
+function isFinal(err: unknown, job: { attempt: number; maxAttempts: number }): boolean {
+  return err instanceof PermanentJobError || (!(err instanceof RetryLaterError) && job.attempt >= job.maxAttempts);
+}
 
 /** The pipeline's parts whose work the queues' jobs run. */
 export interface StoreJobHandlers {
@@ -148,9 +153,17 @@ export class StoreQueues {
       platform,
       jobs.define<{ orderId: string }>(`fulfil-${slug}`, {
         concurrency: 4,
-        attempts: 15,
-        backoff: { type: 'exponential', delayMs: 5000 },
-        process: (job) => guarded(() => handlers.fulfilments.push(job.data.orderId)),
+        attempts: PUSH_ATTEMPTS,
+        backoff: { type: 'exponential', delayMs: PUSH_BACKOFF_MS },
+        process: async (job) => {
+          try {
+            await guarded(() => handlers.fulfilments.push(job.data.orderId));
+          } catch (err) {
+            // A push that will not be tried again is marked failed: no sweep queues it again.
+            if (isFinal(err, job)) await handlers.fulfilments.giveUp(job.data.orderId);
+            throw err;
+          }
+        },
       }),
     );
     if (connector.listListings) {
@@ -165,10 +178,7 @@ export class StoreQueues {
               await guarded(() => handlers.listings.sync(job.data.storeId));
             } catch (err) {
               // A job that will not run again lets go of the store: the next request queues one of its own.
-              const final =
-                err instanceof PermanentJobError ||
-                (!(err instanceof RetryLaterError) && job.attempt >= job.maxAttempts);
-              if (final) await handlers.listings.letGo(job.data.storeId);
+              if (isFinal(err, job)) await handlers.listings.letGo(job.data.storeId);
               throw err;
             }
           },

@@ -270,9 +270,22 @@ export class StoresModule {
     return this.#queues.requeueUnprocessed();
   }
 
-  /** requeueUnprocessed for the queue's reconnection listener: logged, never thrown. */
+  /**
+   * The queue's reconnection listener (logged, never thrown): the stored webhooks not yet processed
+   * and the pending tracking pushes queued again, for a queue that came back empty lost their jobs.
+   */
   onQueueBack(): void {
     this.#queues.onQueueBack();
+    this.fulfilments.requeuePending().then(
+      (n) => void (n > 0 && this.#ctx.logger.info('tracking pushes queued again after a queue outage', { pushes: n })),
+      (err: Error) =>
+        void this.#ctx.logger.warn(
+          'tracking pushes not queued again after a queue outage; the sweeper will queue them',
+          {
+            error: err.message,
+          },
+        ),
+    );
   }
 
   /** The reseller API's routes: stores, links, ingests, connect flows, sync. */

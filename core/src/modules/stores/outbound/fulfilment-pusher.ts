@@ -1,4 +1,5 @@
 import { ConnectorError } from '@print-api/connector-kit';
+import { sql } from 'kysely';
 import { RetryLaterError } from '../../../infra/queue/job-queue.ts';
 import type { EventEnvelope } from '../../events/outbox.ts';
 import type { OrdersService } from '../../orders/orders-service.ts';
@@ -10,11 +11,23 @@ import type { StoresContext } from '../stores-context.ts';
 const SHIPMENTS_PER_PAGE = 500;
 const SHIPMENTS_LOOKBACK_MS = 30 * 24 * 3600 * 1000;
 /**
- * How often the safety sweep looks for shipped store orders whose order.shipped was lost (a crash after the commit).
+ * How often the safety sweep reads the last 30 days for shipped store orders whose order.shipped was never told (the
+ * process that committed it died first). A process's first round reads them too, so a crash is covered once its
+ * process is back; a shipment that could not be queued by a process that lives on is queued again the next round.
  */
 export const SHIPMENTS_SWEEP_MS = 10 * 60_000;
-/** A tracking push queued this long ago and never tried has lost its job: queued again (queueShipments). */
-const SHIPMENT_REQUEUE_AFTER_MS = 60_000;
+/** Shipments whose queueing failed kept for the next round (past this, the 30-day read finds them). */
+const UNQUEUED_KEPT = 10_000;
+/** Attempts at one push (its job's), and the wait after the first failure (doubling after each). */
+export const PUSH_ATTEMPTS = 15;
+export const PUSH_BACKOFF_MS = 5000;
+/**
+ * A push whose next attempt is this much overdue has lost its job (Redis away when it was added, Redis restarted
+ * empty, a crash in between): queued again (queueShipments).
+ */
+const PUSH_OVERDUE_MS = 60_000;
+/** Pending pushes queued again at most when the queue is back after an outage (10,000); the sweeps take any more. */
+const REQUEUE_MAX_PAGES = 20;
 
 /** An order that shipped: from its order.shipped event, or found by the safety sweep. */
 interface Shipped {
@@ -39,8 +52,10 @@ export interface FulfilmentPusherDeps extends Pick<StoresContext, 'db' | 'connec
  */
 export class FulfilmentPusher {
   readonly #deps: FulfilmentPusherDeps;
-  /** When the sweep last read the shipped store orders (0: never, so the first sweep does). */
+  /** When the sweep last read 30 days of shipped store orders (0: never, so the first round does). */
   #sweptOrdersAt = 0;
+  /** Shipments told by order.shipped whose queueing failed (the database or queue away): the next round's. */
+  #unqueued: Shipped[] = [];
 
   constructor(deps: FulfilmentPusherDeps) {
     this.#deps = deps;
@@ -56,43 +71,99 @@ export class FulfilmentPusher {
         ? [{ orderId: order.id, storeId: order.storeId }]
         : [];
     });
-    return this.#queue(shipped);
-  }
-
-  /**
-   * The safety sweep (a maintenance task). Queues again the pushes queued over
-   * SHIPMENT_REQUEUE_AFTER_MS ago and never tried (the job was lost: Redis away when it was
-   * added, or a crash in between), and every SHIPMENTS_SWEEP_MS the shipped store orders of the
-   * last 30 days without a push (their order.shipped was committed and never told: a crash).
-   * Adding a job again while it still waits is harmless (one job per id).
-   */
-  async queueShipments(): Promise<number> {
-    const requeueBefore = new Date(Date.now() - SHIPMENT_REQUEUE_AFTER_MS);
-    const lost = await this.#deps.db
-      .selectFrom('store_fulfilments')
-      .innerJoin('stores', 'stores.id', 'store_fulfilments.store_id')
-      .select(['store_fulfilments.order_id', 'store_fulfilments.store_id'])
-      .where('store_fulfilments.status', '=', 'pending')
-      .where('store_fulfilments.attempts', '=', 0)
-      .where('store_fulfilments.updated_at', '<', requeueBefore)
-      .where('stores.status', '=', 'connected')
-      .limit(SHIPMENTS_PER_PAGE)
-      .execute();
-    const queued = await this.#queue(lost.map((r) => ({ orderId: r.order_id, storeId: r.store_id })));
-    if (Date.now() - this.#sweptOrdersAt < SHIPMENTS_SWEEP_MS) return queued;
-    this.#sweptOrdersAt = Date.now();
     try {
-      return queued + (await this.#queueUnpushed());
+      return await this.#queue(shipped);
     } catch (err) {
-      this.#sweptOrdersAt = 0; // the next maintenance round tries again
+      this.#unqueued = [...this.#unqueued, ...shipped].slice(-UNQUEUED_KEPT);
       throw err;
     }
   }
 
-  /** The shipped store orders of the last 30 days without a push, page by page (the orders module's read), queued. */
-  async #queueUnpushed(): Promise<number> {
+  /**
+   * The safety sweep (a maintenance task). Queues the shipments whose queueing failed since the last
+   * round, and again the pending pushes whose next attempt is over PUSH_OVERDUE_MS late (by the
+   * job's backoff after the attempts recorded): their job was lost, whether it had been tried or
+   * not. Every SHIPMENTS_SWEEP_MS (and on the first round), the shipped store orders of the last 30
+   * days without a push: their order.shipped was committed and never told. Adding a job again while
+   * it still waits is harmless (one job per id).
+   */
+  async queueShipments(now: Date = new Date()): Promise<number> {
+    const unqueued = this.#unqueued;
+    this.#unqueued = [];
+    let queued: number;
+    try {
+      queued = await this.#queue(unqueued);
+    } catch (err) {
+      this.#unqueued = [...unqueued, ...this.#unqueued].slice(-UNQUEUED_KEPT);
+      throw err;
+    }
+    queued += await this.#queue(await this.#pendingPushes({ overdueAt: now, limit: SHIPMENTS_PER_PAGE }));
+    if (now.getTime() - this.#sweptOrdersAt < SHIPMENTS_SWEEP_MS) return queued;
+    queued += await this.#queueUnpushed(new Date(now.getTime() - SHIPMENTS_LOOKBACK_MS));
+    // Only once the read succeeded: a failed one is read again the next round.
+    this.#sweptOrdersAt = now.getTime();
+    return queued;
+  }
+
+  /**
+   * Every pending push queued again (the queue is back after an outage, perhaps empty: the jobs
+   * it held are lost), up to REQUEUE_MAX_PAGES pages; the sweeps take any more.
+   */
+  async requeuePending(): Promise<number> {
     let queued = 0;
-    const updatedAfter = new Date(Date.now() - SHIPMENTS_LOOKBACK_MS);
+    let after: string | undefined;
+    for (let page = 0; page < REQUEUE_MAX_PAGES; page++) {
+      const rows = await this.#pendingPushes({ after, limit: SHIPMENTS_PER_PAGE });
+      queued += await this.#queue(rows);
+      if (rows.length < SHIPMENTS_PER_PAGE) break;
+      after = rows.at(-1)!.orderId;
+    }
+    return queued;
+  }
+
+  /**
+   * A push that will not be tried again (its attempts ran out, or the platform refused it for
+   * good): marked failed, so that no sweep queues it again and the store's health counts it.
+   */
+  async giveUp(orderId: string): Promise<void> {
+    await this.#deps.db
+      .updateTable('store_fulfilments')
+      .set({ status: 'failed', updated_at: new Date() })
+      .where('order_id', '=', orderId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  /**
+   * Pending pushes of connected stores, by order id: all of them, or (`overdueAt`) those whose next
+   * attempt is over PUSH_OVERDUE_MS late at that time (the first is due at once, the next
+   * PUSH_BACKOFF_MS after the first failure, doubling after each).
+   */
+  async #pendingPushes(query: { overdueAt?: Date; after?: string | undefined; limit: number }): Promise<Shipped[]> {
+    let q = this.#deps.db
+      .selectFrom('store_fulfilments')
+      .innerJoin('stores', 'stores.id', 'store_fulfilments.store_id')
+      .select(['store_fulfilments.order_id', 'store_fulfilments.store_id'])
+      .where('store_fulfilments.status', '=', 'pending')
+      .where('store_fulfilments.attempts', '<', PUSH_ATTEMPTS)
+      .where('stores.status', '=', 'connected');
+    const { overdueAt, after } = query;
+    if (overdueAt) {
+      const backoffSeconds = sql<number>`case when store_fulfilments.attempts = 0 then 0
+        else ${PUSH_BACKOFF_MS / 1000} * power(2, store_fulfilments.attempts - 1) end`;
+      const lateBefore = new Date(overdueAt.getTime() - PUSH_OVERDUE_MS);
+      q = q.where(
+        sql<boolean>`store_fulfilments.updated_at + make_interval(secs => ${backoffSeconds}) < ${lateBefore}`,
+      );
+    }
+    if (after) q = q.where('store_fulfilments.order_id', '>', after);
+    const rows = await q.orderBy('store_fulfilments.order_id').limit(query.limit).execute();
+    return rows.map((r) => ({ orderId: r.order_id, storeId: r.store_id }));
+  }
+
+  /** The store orders shipped after `updatedAfter` without a push, page by page (the orders module's read), queued. */
+  async #queueUnpushed(updatedAfter: Date): Promise<number> {
+    let queued = 0;
     let after: { updatedAt: Date; id: string } | undefined;
     for (;;) {
       const page = await this.#deps.orders.upkeep.shippedStoreOrders({
@@ -121,8 +192,8 @@ export class FulfilmentPusher {
   }
 
   /**
-   * Records each shipment's push as pending (one statement; a push queued again is marked so:
-   * not again before SHIPMENT_REQUEUE_AFTER_MS) and queues it, for stores whose connector pushes
+   * Records each shipment's push as pending (one statement; a push queued again is marked so: not
+   * overdue again before PUSH_OVERDUE_MS) and queues it, for stores whose connector pushes
    * fulfilments.
    */
   async #queue(shipped: Shipped[]): Promise<number> {
