@@ -114,24 +114,28 @@ export async function composeService(config: Config, overrides: Overrides = {}):
   const lifecycle = serviceLifecycle({
     config,
     app,
+    logger,
     onListening: (address) => (listeningOrigin = address),
     start: [() => queue.startWorkers(), () => maintenance.start()],
     stop: {
       // Open event streams end now (their clients reconnect elsewhere with Last-Event-ID), not at the socket timeout.
-      first: [() => eventStreams.close()],
+      first: [['event streams', () => eventStreams.close()]],
       after: [
-        () => maintenance.stop(),
+        ['maintenance', () => maintenance.stop()],
         // What waits for its batch is queued while the queue still takes jobs (the sweepers would find it, later).
-        () => Promise.all([production.flush(), storesModule.flush()]),
-        () => queue.close(),
+        ['batches queued', () => Promise.all([production.flush(), storesModule.flush()])],
+        ['job queue', () => queue.close()],
         // Jobs stop waiting for slow sends; what those sends answer is still recorded.
-        () => webhooks.close(),
-        () => {
-          infra.authCache.close();
-          infra.redis?.disconnect();
-          infra.authSubscriber?.disconnect();
-        },
-        () => database.close(),
+        ['webhook sends', () => webhooks.close()],
+        [
+          'Redis connections',
+          () => {
+            infra.authCache.close();
+            infra.redis?.disconnect();
+            infra.authSubscriber?.disconnect();
+          },
+        ],
+        ['database', () => database.close()],
       ],
     },
   });

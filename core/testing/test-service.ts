@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { configSchema, connectorEnv, type Config } from '../src/config.ts';
 import { composeService, type Overrides, type Service } from '../src/composition.ts';
 import { SecretBox } from '../src/infra/crypto.ts';
-import { createLogger, silentLogger } from '../src/infra/logger.ts';
+import { createLogger, onlyLogger } from '../src/infra/logger.ts';
 import { nockedPlatformLookup } from './nocked-platforms.ts';
 import {
   createTestPostgresDatabase,
@@ -96,7 +96,8 @@ export async function startTestService(
   const config: Config = configSchema.parse({ ...base, ...env });
   const service = await composeService(config, {
     // TEST_LOGS=1 shows the service's logs while debugging a test.
-    logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
+    // Otherwise only a stop step that overran is told (the run goes on: it is a bug to look into).
+    logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : shutdownOverrunLogger(),
     checkResponses: true,
     outboundCa: [(await testCertificates()).ca],
     // Platforms behind nock (connector suites) pass the outbound guard's DNS check; nothing else changes.
@@ -191,4 +192,9 @@ export function describeEachBackend(
       body(() => t!, backend);
     });
   }
+}
+
+/** A logger that shows only the lifecycle's overrun stop steps (on stderr), so that a slow shutdown is seen. */
+function shutdownOverrunLogger() {
+  return onlyLogger((message) => message.startsWith('shutdown step'));
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import type { Config } from '../config.ts';
+import type { Logger } from '../infra/logger.ts';
 
 /**
  * How long the server keeps an idle keep-alive connection: longer than clients and proxies do (AWS's load balancers: 60
@@ -10,6 +11,8 @@ import type { Config } from '../config.ts';
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 type Step = () => unknown;
+/** A stop step, named for the log when it overruns. */
+type StopStep = [name: string, run: Step];
 
 export interface Lifecycle {
   /** Starts job processing (ROLE=all|worker). */
@@ -24,21 +27,47 @@ export interface Lifecycle {
  * Start and stop, in order. `start`: what processes jobs, run one after the other. `stop`: `first`
  * before the server stops taking connections (what holds a response open for long), then the
  * server (in-flight requests finish; after SHUTDOWN_TIMEOUT_MS their sockets are destroyed), then
- * `after`, one after the other: each step may still use what the later ones close.
+ * `after`, one after the other: each step may still use what the later ones close. A stop step
+ * that has not finished after SHUTDOWN_TIMEOUT_MS is logged by name and left behind, so that a
+ * stop always ends (the steps after it close what it holds).
  */
 export function serviceLifecycle(deps: {
   config: Pick<Config, 'PORT' | 'HOST' | 'SHUTDOWN_TIMEOUT_MS'>;
   app: Express;
+  logger: Logger;
   /** Told the address `listen` got (`http://localhost:<port>`). */
   onListening: (origin: string) => void;
   start: Step[];
-  stop: { first: Step[]; after: Step[] };
+  stop: { first: StopStep[]; after: StopStep[] };
 }): Lifecycle {
-  const { config, app } = deps;
+  const { config, app, logger } = deps;
   let server: Server | undefined;
   const sockets = new Set<Socket>();
   const inOrder = async (steps: Step[]) => {
     for (const step of steps) await step();
+  };
+  const stopInOrder = async (steps: StopStep[]) => {
+    for (const [name, step] of steps) {
+      let timer: NodeJS.Timeout | undefined;
+      const overran = new Promise<true>(
+        (resolve) => (timer = setTimeout(() => resolve(true), config.SHUTDOWN_TIMEOUT_MS)),
+      );
+      const done = Promise.resolve()
+        .then(step)
+        .then(
+          () => false as const,
+          (err: Error) => {
+            logger.warn('shutdown step failed; going on', { step: name, error: err.message });
+            return false as const;
+          },
+        );
+      if (await Promise.race([done, overran]))
+        logger.warn('shutdown step did not finish in time; going on without it', {
+          step: name,
+          timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+        });
+      clearTimeout(timer);
+    }
   };
   return {
     startWorkers: () => inOrder(deps.start),
@@ -65,7 +94,7 @@ export function serviceLifecycle(deps: {
         server = s;
       }),
     close: async () => {
-      await inOrder(deps.stop.first);
+      await stopInOrder(deps.stop.first);
       if (server) {
         const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
         server.closeIdleConnections();
@@ -73,7 +102,7 @@ export function serviceLifecycle(deps: {
         await closing;
         clearTimeout(timer);
       }
-      await inOrder(deps.stop.after);
+      await stopInOrder(deps.stop.after);
     },
   };
 }

@@ -20,3 +20,13 @@ export function createLogger(level: string, defaultMeta: Record<string, unknown>
 export function silentLogger(): Logger {
   return winston.createLogger({ silent: true, transports: [new winston.transports.Console({ silent: true })] });
 }
+
+/** A logger that writes (to stderr, as JSON) only the warnings and errors whose message `shown` picks. */
+export function onlyLogger(shown: (message: string) => boolean): Logger {
+  const pick = winston.format((info) => (typeof info.message === 'string' && shown(info.message) ? info : false));
+  return winston.createLogger({
+    level: 'warn',
+    format: winston.format.combine(pick(), winston.format.timestamp(), winston.format.json()),
+    transports: [new winston.transports.Console({ stderrLevels: ['error', 'warn'] })],
+  });
+}
