@@ -173,7 +173,7 @@ describe('store orders under faults (TikTok Shop notifications and polled Amazon
       )),
     );
     problems.push(...(await checkStoreOrders(env.databaseUrl, load.orders, storeIds)));
-    problems.push(...checkPushes(chosen, load.orders));
+    problems.push(...(await checkPushes(env.databaseUrl, chosen, load.orders)));
     problems.push(...(await checkWallets(env.databaseUrl, env.resellers)));
     problems.push(...(await checkStoreEvents(env.databaseUrl, storeIds, chosen)));
     problems.push(

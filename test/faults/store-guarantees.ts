@@ -85,8 +85,15 @@ export async function checkStoreOrders(url: string, orders: StoreOrderRecord[], 
   return problems;
 }
 
-/** Each chosen order was shipped, and the platform applied its tracking exactly once; no other order got a push. */
-export function checkPushes(chosen: ChosenShipment[], orders: StoreOrderRecord[]): string[] {
+/**
+ * Each chosen order was shipped, and the platform applied its tracking exactly once; no other order got a push. A
+ * miss is told with its push as the database holds it (status, attempts, last error), what to look into first.
+ */
+export async function checkPushes(
+  url: string,
+  chosen: ChosenShipment[],
+  orders: StoreOrderRecord[],
+): Promise<string[]> {
   const problems: string[] = [];
   const unshipped = chosen.filter((c) => c.status !== 'SHIPPED');
   if (unshipped.length > 0)
@@ -95,10 +102,22 @@ export function checkPushes(chosen: ChosenShipment[], orders: StoreOrderRecord[]
   const wrong = chosen.flatMap((c) => {
     const o = byExternal.get(`${c.storeId}/${c.externalOrderId}`);
     const n = o ? o.stores.pushesApplied(o.order) : -1;
-    return n === 1 ? [] : [`${c.externalOrderId}: ${n}`];
+    return n === 1 ? [] : [{ orderId: c.orderId, externalOrderId: c.externalOrderId, n }];
   });
-  if (wrong.length > 0)
-    problems.push(`shipped orders whose tracking the platform did not apply exactly once: ${sample(wrong, (w) => w)}`);
+  if (wrong.length > 0) {
+    const pushes = await query<{ order_id: string; status: string; attempts: number; last_error: string | null }>(
+      url,
+      'select order_id, status, attempts, last_error from store_fulfilments where order_id = any($1)',
+      [wrong.map((w) => w.orderId)],
+    );
+    const push = new Map(pushes.map((p) => [p.order_id, p]));
+    problems.push(
+      `shipped orders whose tracking the platform did not apply exactly once: ${sample(wrong, (w) => {
+        const p = push.get(w.orderId);
+        return `${w.externalOrderId}: ${w.n} (push ${p ? `${p.status}, ${p.attempts} attempt(s)${p.last_error ? `, last error: ${p.last_error}` : ''}` : 'never recorded'})`;
+      })}`,
+    );
+  }
   const shipped = new Set(chosen.map((c) => `${c.storeId}/${c.externalOrderId}`));
   const stray = orders.filter((o) => !shipped.has(`${o.storeId}/${o.order.id}`) && o.stores.pushesApplied(o.order) > 0);
   if (stray.length > 0) problems.push(`tracking pushed for orders never shipped: ${sample(stray, (o) => o.order.id)}`);
