@@ -223,9 +223,10 @@ describe('bol end to end (the service on PostgreSQL + Redis, a fake bol on a loc
         .selectAll()
         .where('order_id', '=', ingest.orderId!)
         .executeTakeFirst();
-      return f?.last_error ? f : undefined;
-    }, 'the failure recorded');
-    expect(failed.status).to.equal('pending');
+      return f?.status === 'failed' ? f : undefined;
+    }, 'the push marked failed');
+    // Refused for good: one attempt, marked failed (no sweep queues it again).
+    expect(failed.attempts).to.equal(1);
     expect(failed.last_error).to.match(/ended FAILURE: Track and trace code is not valid for transporter TNT\./);
     expect(seller.seen('createShipment')).to.have.length(1);
     expect(seller.shipments).to.deep.equal([]);
