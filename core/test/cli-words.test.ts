@@ -1,34 +1,17 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { amountCents, listenRefusal } from '../src/cli/cli-words.ts';
+import { runCliHere } from './helpers/cli.ts';
 import { startTestService, type TestService } from './helpers/test-service.ts';
-
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 /** Issue 37: the CLI says a refused `listen` and a top-up in euros in its own words. */
 describe('the back-office CLI in its own words [pglite]', function () {
-  // Each command is a node process of its own: slow to start on a busy machine.
-  this.timeout(300_000);
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');
   });
   after(async () => t?.close());
 
-  async function run(args: string[]) {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-        env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
-        timeout: 60_000,
-      });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  const run = (args: string[]) => runCliHere(args, { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
 
   it('listen with a wrong key says so in a sentence, not the raw 401 JSON', async () => {
     const r = await run(['listen', '--api-key', 'prk_test_notarealkey000000000000000000']);

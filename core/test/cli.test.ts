@@ -1,21 +1,16 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { COMMANDS } from '../src/cli/commands.ts';
+import { cliProcess, runCliHere } from './helpers/cli.ts';
 import { startTestService, type TestService } from './helpers/test-service.ts';
 import { scaled } from './helpers/wait.ts';
 
-const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-
 describe('the back-office CLI [pglite]', function () {
-  // Each command is a node process of its own: slow to start on a busy machine.
   this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
@@ -24,10 +19,9 @@ describe('the back-office CLI [pglite]', function () {
   after(async () => t?.close());
 
   async function cli(...args: string[]): Promise<any> {
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI, ...args, '--json'], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
-    });
-    return JSON.parse(stdout);
+    const r = await runCliHere([...args, '--json'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
+    expect(r.code, r.stderr).to.equal(0);
+    return JSON.parse(r.stdout);
   }
 
   it('creates a key with every scope without --scopes, with none for --scopes "", with those listed otherwise', async () => {
@@ -44,29 +38,18 @@ describe('the back-office CLI [pglite]', function () {
 });
 
 describe('the back-office CLI: help, finding the service, lists and lookups [pglite]', function () {
-  // Every command is a node process of its own: slow to start on a busy machine.
-  this.timeout(scaled(240_000));
+  this.timeout(scaled(60_000));
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');
   });
   after(async () => t?.close());
 
-  /** Runs the CLI; never throws: the exit code, stdout and stderr. */
-  async function run(
+  /** Runs a CLI command here (the binary has a test of its own); never throws: the exit code, stdout and stderr. */
+  const run = (
     args: string[],
     env: Record<string, string> = { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
-  ) {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-        env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  ) => runCliHere(args, env);
   const json = async (...args: string[]) => {
     const r = await run([...args, '--json']);
     expect(r.code, `${args.join(' ')}: ${r.stderr}${r.stdout}`).to.equal(0);
@@ -78,16 +61,11 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     expect(overview.code).to.equal(0);
     const names = [...COMMANDS.map((c) => c.name), 'listen'];
     for (const name of names) expect(overview.stdout).to.match(new RegExp(`^  ${name} `, 'm'));
-    // A few at a time: each is a node process of its own.
-    for (let i = 0; i < names.length; i += 4) {
-      await Promise.all(
-        names.slice(i, i + 4).map(async (name) => {
-          const help = await run([name, '--help'], {});
-          expect(help.code, name).to.equal(0);
-          expect(help.stdout, name).to.match(new RegExp(`^usage: npm run admin -- ${name} `));
-          expect(help.stdout, name).to.contain('--url URL');
-        }),
-      );
+    for (const name of names) {
+      const help = await run([name, '--help'], {});
+      expect(help.code, name).to.equal(0);
+      expect(help.stdout, name).to.match(new RegExp(`^usage: npm run admin -- ${name} `));
+      expect(help.stdout, name).to.contain('--url URL');
     }
     const missing = await run(['orders']);
     expect(missing.code).to.equal(2);
@@ -311,5 +289,20 @@ describe('the back-office CLI: help, finding the service, lists and lookups [pgl
     const noCommand = await run(['--bogus']);
     expect(noCommand.code).to.equal(2);
     expect(noCommand.stderr).to.match(/^unknown option --bogus\n\nusage: npm run admin -- <command>/);
+  });
+
+  it('runs as `node core/src/cli.ts`: its output, and exit codes 0 (done), 1 (refused) and 2 (a usage error)', async () => {
+    const env = { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken };
+    const [listed, refused, misused] = await Promise.all([
+      cliProcess(['resellers', '--limit', '1', '--json'], env),
+      cliProcess(['order', 'ord_00000000000000000000000000'], env),
+      cliProcess(['orders'], env),
+    ]);
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout).data).to.be.an('array');
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/^error \(not_found\): /);
+    expect(misused.code).to.equal(2);
+    expect(misused.stderr).to.contain('orders: missing RESELLER_ID').and.contain('usage: npm run admin -- orders');
   });
 });

@@ -1,30 +1,15 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { runCliHere } from '../helpers/cli.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 
-const CLI = path.resolve(import.meta.dirname, '../../src/cli.ts');
-
 describe('the back-office CLI with an operator token [pglite]', function () {
-  this.timeout(90_000);
   let t: TestService;
   before(async function () {
     t = await startTestService(this, 'pglite');
   });
   after(async () => t?.close());
 
-  async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
-        env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  }
+  const run = (args: string[]) => runCliHere(args, { PUBLIC_URL: t.baseUrl });
 
   it('acts with the token’s role: a viewer lists but may not approve, and is recorded as the token', async () => {
     const { id } = await t.reseller();

@@ -1,13 +1,10 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { sha256Hex } from '../../src/infra/crypto.ts';
 import { SCOPES } from '../../src/kernel/scopes.ts';
+import { runCliHere } from '../helpers/cli.ts';
 import { startTestService, type TestService } from '../helpers/test-service.ts';
 import { scaled } from '../helpers/wait.ts';
 
-const CLI = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
 describe('dashboard login links (POST /dashboard-links, the CLI login-link)', function () {
@@ -69,14 +66,11 @@ describe('dashboard login links (POST /dashboard-links, the CLI login-link)', fu
 
   it('the CLI prints a live link by default and a test link with --mode test', async () => {
     const { id } = await t.reseller();
-    const cli = async (...args: string[]) =>
-      JSON.parse(
-        (
-          await promisify(execFile)(process.execPath, [CLI, ...args, '--json'], {
-            env: { PATH: process.env.PATH, NODE_ENV: 'test', PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken },
-          })
-        ).stdout,
-      );
+    const cli = async (...args: string[]) => {
+      const r = await runCliHere([...args, '--json'], { PUBLIC_URL: t.baseUrl, ADMIN_TOKEN: t.service.adminToken });
+      expect(r.code, r.stderr).to.equal(0);
+      return JSON.parse(r.stdout);
+    };
     const live = await cli('login-link', id);
     expect(live.data.mode).to.equal('live');
     expect(live.data.url).to.match(/^https:\/\/print\.example\.com\/dashboard\/login\//);
