@@ -1,23 +1,31 @@
 import { scaled, TIME_SCALE } from './time-scale.ts';
 
+/** The first wait between two checks, and the longest it grows to (by half each check) when no interval is given. */
+const FIRST_POLL_MS = 25;
+const LONGEST_POLL_MS = 1000;
+
 /**
  * Polls until `check` returns a truthy value, or fails once `timeoutMs` (what an idle machine
- * needs, grown by the run's time scale) has passed. Only the failure waits that long.
+ * needs, grown by the run's time scale) has passed. Only the failure waits that long. Without
+ * `intervalMs`, checks start 25 ms apart and grow to one a second: a long wait on a busy machine
+ * that asks the API (120 requests a minute per key by default) cannot spend its key's rate limit.
  */
 export async function waitFor<T>(
   what: string,
   check: () => T | Promise<T>,
   timeoutMs = 10_000,
-  intervalMs = 25,
+  intervalMs?: number,
 ): Promise<T> {
   const budget = scaled(timeoutMs);
   const deadline = Date.now() + budget;
+  let wait = intervalMs ?? FIRST_POLL_MS;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline)
       throw new Error(`timed out waiting for ${what} (${budget} ms at time scale ${TIME_SCALE})`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    await new Promise((r) => setTimeout(r, wait));
+    if (intervalMs === undefined) wait = Math.min(LONGEST_POLL_MS, Math.ceil(wait * 1.5));
   }
 }
 export { scaled, TIME_SCALE } from './time-scale.ts';

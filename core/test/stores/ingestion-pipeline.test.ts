@@ -12,7 +12,7 @@ const SHOP = 'https://ref-shop.example';
 /** The reference connector's package folder: loaded by configuration, as an operator loads any connector. */
 const REFERENCE_CONNECTOR = fileURLToPath(new URL('../../../test/reference-connector', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> =>
+const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs?: number): Promise<T> =>
   waitFor('the condition', check, timeoutMs, intervalMs) as Promise<T>;
 
 /** An ingest row once its store order was handled (read once: a second read could see a later state). */
