@@ -118,6 +118,19 @@ export class StoreQueues {
         throw jobErrorFor(displayName, err);
       }
     };
+    // Guarded, and `onLastFailure` run before the job's last failure is thrown (it will not run again).
+    const guardedToTheEnd = async (
+      job: { attempt: number; maxAttempts: number },
+      work: () => Promise<void>,
+      onLastFailure: () => Promise<void>,
+    ): Promise<void> => {
+      try {
+        await guarded(work);
+      } catch (err) {
+        if (isFinal(err, job)) await onLastFailure();
+        throw err;
+      }
+    };
     const ingest: Queue<IngestJob> = jobs.define<IngestJob>(`ingest-${slug}`, {
       concurrency: INGEST_CONCURRENCY,
       attempts: 12,
@@ -155,15 +168,13 @@ export class StoreQueues {
         concurrency: 4,
         attempts: PUSH_ATTEMPTS,
         backoff: { type: 'exponential', delayMs: PUSH_BACKOFF_MS },
-        process: async (job) => {
-          try {
-            await guarded(() => handlers.fulfilments.push(job.data.orderId));
-          } catch (err) {
-            // A push that will not be tried again is marked failed: no sweep queues it again.
-            if (isFinal(err, job)) await handlers.fulfilments.giveUp(job.data.orderId);
-            throw err;
-          }
-        },
+        // A push that will not be tried again is marked failed: no sweep queues it again.
+        process: (job) =>
+          guardedToTheEnd(
+            job,
+            () => handlers.fulfilments.push(job.data.orderId),
+            () => handlers.fulfilments.giveUp(job.data.orderId),
+          ),
       }),
     );
     if (connector.listListings) {
@@ -173,15 +184,13 @@ export class StoreQueues {
           concurrency: 2,
           attempts: 12,
           backoff: { type: 'exponential', delayMs: 5000 },
-          process: async (job) => {
-            try {
-              await guarded(() => handlers.listings.sync(job.data.storeId));
-            } catch (err) {
-              // A job that will not run again lets go of the store: the next request queues one of its own.
-              if (isFinal(err, job)) await handlers.listings.letGo(job.data.storeId);
-              throw err;
-            }
-          },
+          // A job that will not run again lets go of the store: the next request queues one of its own.
+          process: (job) =>
+            guardedToTheEnd(
+              job,
+              () => handlers.listings.sync(job.data.storeId),
+              () => handlers.listings.letGo(job.data.storeId),
+            ),
         }),
       );
     }
