@@ -74,7 +74,7 @@ export class FulfilmentPusher {
     try {
       return await this.#queue(shipped);
     } catch (err) {
-      this.#unqueued = [...this.#unqueued, ...shipped].slice(-UNQUEUED_KEPT);
+      this.#keepForNextRound(shipped);
       throw err;
     }
   }
@@ -94,7 +94,7 @@ export class FulfilmentPusher {
     try {
       queued = await this.#queue(unqueued);
     } catch (err) {
-      this.#unqueued = [...unqueued, ...this.#unqueued].slice(-UNQUEUED_KEPT);
+      this.#keepForNextRound(unqueued);
       throw err;
     }
     queued += await this.#queue(await this.#pendingPushes({ overdueAt: now, limit: SHIPMENTS_PER_PAGE }));
@@ -103,6 +103,11 @@ export class FulfilmentPusher {
     // Only once the read succeeded: a failed one is read again the next round.
     this.#sweptOrdersAt = now.getTime();
     return queued;
+  }
+
+  /** Shipments whose queueing failed, for the next round (the most recent UNQUEUED_KEPT). */
+  #keepForNextRound(shipped: Shipped[]): void {
+    this.#unqueued = [...this.#unqueued, ...shipped].slice(-UNQUEUED_KEPT);
   }
 
   /**
