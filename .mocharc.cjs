@@ -3,12 +3,13 @@
 // so in one line, and it settles the run's time scale once, before the parallel workers start
 // (they inherit TEST_TIME_SCALE from this process's environment).
 require('./scripts/check-node.cjs').exitUnlessSupported('mocha');
-const { settleTimeScale } = require('./core/testing/time-scale.cjs');
+const { settleTimeScale, workersOf } = require('./core/testing/time-scale.cjs');
 
-const { scale, measured } = settleTimeScale();
+// The run's own parallel workers count: 4 of them on 2 cores make every deadline twice as long.
+const { scale, measured } = settleTimeScale(process.env, workersOf(process.argv));
 if (scale > 1 || !measured)
   process.stderr.write(
-    `test time scale ${scale} (${measured ? 'measured on this machine now' : 'TEST_TIME_SCALE'}): ` +
+    `test time scale ${scale} (${measured ? 'measured on this machine now, with this run\'s workers per core' : 'TEST_TIME_SCALE'}): ` +
       'deadlines grow by it\n',
   );
 

@@ -51,15 +51,41 @@ function givenTimeScale(env = process.env) {
 }
 
 /**
- * The run's scale: the one the runner set, or else measured now and written to TEST_TIME_SCALE so
- * that every worker process of this run (they inherit the environment) uses the same.
+ * How many of the run's own test processes share each core: a parallel run of 4 workers on 2 cores
+ * gives each at most half a core, so its work takes at least twice its CPU time even on a machine
+ * that was idle when the probe ran (1 when the workers fit the cores).
  */
-function settleTimeScale(env = process.env) {
+function ownShareOfCores(workers = 1, cores = require('node:os').availableParallelism()) {
+  return Math.max(1, workers / Math.max(1, cores));
+}
+
+/**
+ * The run's scale: the one the runner set, or else measured now (the probe's reading of the
+ * machine's other work, times the share of the cores this run's own `workers` will each get) and
+ * written to TEST_TIME_SCALE so that every worker process of this run (they inherit the
+ * environment) uses the same.
+ */
+function settleTimeScale(env = process.env, workers = 1) {
   const given = givenTimeScale(env);
   if (given !== undefined) return { scale: given, measured: false };
-  const scale = measureTimeScale();
+  const scale = clamp(measureTimeScale() * ownShareOfCores(workers));
   env[ENV] = String(scale);
   return { scale, measured: true };
 }
 
-module.exports = { ENV, MAX_SCALE, measureTimeScale, givenTimeScale, settleTimeScale };
+/**
+ * The parallel workers mocha will start, read from its command line (`--parallel`/`-p` with
+ * `--jobs N`/`-j N`/`--jobs=N`; mocha's default is the cores less one), or 1 for a serial run.
+ */
+function workersOf(argv = process.argv) {
+  const parallel = argv.some((a) => a === '--parallel' || a === '-p' || a === '--parallel=true');
+  if (!parallel) return 1;
+  for (const [i, a] of argv.entries()) {
+    const inline = /^--jobs=(\d+)$/.exec(a);
+    if (inline) return Number(inline[1]);
+    if ((a === '--jobs' || a === '-j') && /^\d+$/.test(argv[i + 1] ?? '')) return Number(argv[i + 1]);
+  }
+  return Math.max(1, require('node:os').availableParallelism() - 1);
+}
+
+module.exports = { ENV, MAX_SCALE, measureTimeScale, givenTimeScale, ownShareOfCores, settleTimeScale, workersOf };
