@@ -9,13 +9,15 @@ import { waitFor, scaled } from '../helpers/wait.ts';
 import { orderBody, placeOrder, startFileServer } from '../orders/orders-helpers.ts';
 
 /**
- * `work`'s result, or a failure as soon as `ms` have passed without one (a hang fails at the deadline, not at mocha's
- * timeout).
+ * `work`'s result, or a failure as soon as `ms` (what an idle machine needs, grown by the run's time scale) have passed
+ * without one: a request that waits on the stopped Redis never answers, and fails at this deadline, not at mocha's
+ * timeout. One that gives up on Redis (its 500 ms command timeout) answers well within it.
  */
 async function within<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  const budget = scaled(ms);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${budget} ms`)), budget);
   });
   try {
     return await Promise.race([work(), deadline]);
