@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REQUIRE_SERVICES, SETUP_TIMEOUT_MS } from './services.ts';
 import { scaled } from './wait.ts';
 
@@ -24,7 +24,7 @@ const FLAGS = [
 
 export interface TestBrowser {
   browser: BrowserContext;
-  /** Every profile opened (the first one and the isolated ones). */
+  /** Every profile opened (the first one and the isolated ones): browser contexts of the process's Chromium. */
   contexts: BrowserContext[];
   /** A new tab (its own page; cookies are shared within this browser). */
   page(): Promise<Page>;
@@ -51,9 +51,24 @@ function sayOnceNoChromium(): void {
   process.stderr.write(`\n${noChromium()}; the browser tests are skipped (REQUIRE_SERVICES=1 fails them).\n`);
 }
 
+let running: Promise<Browser> | undefined;
+
 /**
- * Headless Chromium for a suite, with a fresh profile (`--user-data-dir`), launched through
- * playwright-core. Skips the suite when Chromium is not installed, saying so once per run with the command that
+ * This test process's Chromium, launched on first use and again if it went away. Each suite (and each
+ * `isolated()` profile) gets a fresh browser context of it: its own cookies, storage and cache, as a new
+ * profile would have, at a quarter of a launch's cost (a launch is 1.5–2 s of CPU on a 2-core machine, a
+ * context about 0.4 s; the browser suites made some 25 launches a run). Playwright closes it when the process exits.
+ */
+async function chromiumOfThisProcess(): Promise<Browser> {
+  const browser = await running?.catch(() => undefined);
+  if (browser?.isConnected()) return browser;
+  running = chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS, timeout: SETUP_TIMEOUT_MS });
+  return running;
+}
+
+/**
+ * Headless Chromium for a suite, with a fresh profile (a browser context of its own), through playwright-core.
+ * Skips the suite when Chromium is not installed, saying so once per run with the command that
  * installs it (fails it under REQUIRE_SERVICES=1). Most suites want `suiteBrowser`, which also takes screenshots of failures.
  */
 export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
@@ -63,38 +78,25 @@ export async function launchBrowser(ctx: Mocha.Context): Promise<TestBrowser> {
     sayOnceNoChromium();
     ctx.skip();
   }
-  const profiles: string[] = [];
+  const chromiumHere = await chromiumOfThisProcess();
+  const contexts: BrowserContext[] = [];
   const open = async (): Promise<BrowserContext> => {
-    const userDataDir = mkdtempSync(path.join(tmpdir(), 'print-api-chromium-'));
-    profiles.push(userDataDir);
-    // A persistent context is how a --user-data-dir is given to Chromium through Playwright.
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: FLAGS,
-      timeout: SETUP_TIMEOUT_MS,
-    });
+    const context = await chromiumHere.newContext();
     // Playwright's 30 s for an action, a wait or a navigation, grown by the run's time scale: a loaded
     // machine renders slowly, and every wait polls for its condition anyway.
     context.setDefaultTimeout(scaled(30_000));
     context.setDefaultNavigationTimeout(scaled(30_000));
+    contexts.push(context);
     return context;
   };
-  const contexts: BrowserContext[] = [];
   const browser = await open();
-  contexts.push(browser);
   return {
     browser,
     contexts,
     page: () => browser.newPage(),
-    isolated: async () => {
-      const c = await open();
-      contexts.push(c);
-      return c;
-    },
+    isolated: open,
     close: async () => {
       await Promise.all(contexts.map((c) => c.close().catch(() => undefined)));
-      for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
