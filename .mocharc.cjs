@@ -9,7 +9,7 @@ const { settleTimeScale, workersOf } = require('./core/testing/time-scale.cjs');
 const { scale, measured } = settleTimeScale(process.env, workersOf(process.argv));
 if (scale > 1 || !measured)
   process.stderr.write(
-    `test time scale ${scale} (${measured ? 'measured on this machine now, with this run\'s workers per core' : 'TEST_TIME_SCALE'}): ` +
+    `test time scale ${scale} (${measured ? "measured on this machine now, with this run's workers per core" : 'TEST_TIME_SCALE'}): ` +
       'deadlines grow by it\n',
   );
 

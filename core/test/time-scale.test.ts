@@ -1,9 +1,7 @@
 import { expect } from 'chai';
 import { createRequire } from 'node:module';
 
-const { ownShareOfCores, settleTimeScale, workersOf } = createRequire(import.meta.url)(
-  '../testing/time-scale.cjs',
-) as {
+const { ownShareOfCores, settleTimeScale, workersOf } = createRequire(import.meta.url)('../testing/time-scale.cjs') as {
   ownShareOfCores(workers: number, cores: number): number;
   settleTimeScale(env: Record<string, string | undefined>, workers?: number): { scale: number; measured: boolean };
   workersOf(argv: string[]): number;
@@ -14,7 +12,9 @@ describe("the tests' time scale", () => {
     expect(workersOf(['node', 'mocha', '--parallel', '--jobs', '4', 'a.test.ts'])).to.equal(4);
     expect(workersOf(['node', 'mocha', '-p', '-j', '3'])).to.equal(3);
     expect(workersOf(['node', 'mocha', '--jobs=6', '--parallel'])).to.equal(6);
-    expect(workersOf(['node', 'mocha', '--jobs', '4', 'a.test.ts']), 'jobs without --parallel run serially').to.equal(1);
+    expect(workersOf(['node', 'mocha', '--jobs', '4', 'a.test.ts']), 'jobs without --parallel run serially').to.equal(
+      1,
+    );
     expect(workersOf(['node', 'mocha', 'a.test.ts'])).to.equal(1);
   });
 
