@@ -75,12 +75,14 @@ for (const backend of ['pglite', 'postgres+redis'] as const) {
         }),
         logger: process.env.TEST_LOGS === '1' ? createLogger('debug') : silentLogger(),
         // The fast retry schedule, but a timeout (and a slow send, after which a job stops waiting
-        // for it) no busy test machine runs into: these tests are about claims and records.
+        // for it) no busy test machine runs into: these tests are about claims and records. Grown by
+        // the run's time scale, as the sends of the per-host test are: a job that let go of its last
+        // turn at 10 s left it pending beside two CPU burners.
         options: resolveWebhooksOptions({
           ...FAST_WEBHOOKS.webhooks,
-          timeoutMs: 10_000,
-          leaseMs: 15_000,
-          slowAfterMs: 10_000,
+          timeoutMs: scaled(10_000),
+          leaseMs: scaled(15_000),
+          slowAfterMs: scaled(10_000),
           ...options,
         }),
       });
