@@ -81,8 +81,8 @@ let pgliteTemplate: Promise<Blob> | undefined;
 
 /**
  * Settings of the tests' embedded databases that differ from a new one's. PGlite sets its shared memory up at start:
- * with PostgreSQL's 128 MB of shared buffers that is half of a test service's start-up CPU (about 0.5 s of 1.5 s on a
- * 2-core machine), for a database that holds a few megabytes. Nothing a test checks depends on it.
+ * with PostgreSQL's 128 MB of shared buffers that is a third of an embedded database's start-up CPU (about 0.5 s of
+ * 1.5 s on a 2-core machine), for a database that holds a few megabytes. Nothing a test checks depends on it.
  */
 const TEST_PGLITE_SETTINGS = { shared_buffers: '16MB' };
 
@@ -121,7 +121,7 @@ export function migratedPgliteTemplate(): Promise<Blob> {
 
 /**
  * The template as the Blob PGlite's `loadDataDir` takes, its bytes read once: PGlite only reads them (it untars them
- * and copies each file into its own file system), and a Blob's own `arrayBuffer()` copies its 40 MB anew each time,
+ * and copies each file into its own file system), and a Blob's own `arrayBuffer()` copies its 42 MB anew each time,
  * about 0.27 s of CPU for each of the run's hundred-odd embedded databases.
  */
 class TemplateBlob extends Blob {
