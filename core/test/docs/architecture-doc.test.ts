@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { sql } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
+import { migratedPgliteTemplate } from '../helpers/services.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const doc = () => readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
@@ -18,11 +19,12 @@ function section(text: string, heading: string): string {
 }
 
 describe('docs/ARCHITECTURE.md cannot drift from the code', function () {
-  // Migrating an embedded database takes seconds of WebAssembly, more on a busy machine.
+  // Starting an embedded database takes a second of WebAssembly, more on a busy machine.
   this.timeout(180_000);
   let handle: DatabaseHandle<any>;
   before(async () => {
-    handle = await openDatabase<any>({ dataDir: 'memory://' });
+    // The migrated template is what the migrations make of an empty database (core/testing/services.ts).
+    handle = await openDatabase<any>({ dataDir: 'memory://', pgliteTemplate: await migratedPgliteTemplate() });
     await migrateToLatest(handle.db, migrations);
   });
   after(() => handle?.close());

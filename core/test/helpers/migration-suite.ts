@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { migrateToLatest, openDatabase, type DatabaseHandle } from '../../src/infra/db/database.ts';
 import { migrations } from '../../src/modules/migrations.ts';
-import { createTestPostgresDatabase, needService } from './services.ts';
+import { createTestPostgresDatabase, emptyPgliteTemplate, needService } from './services.ts';
 import { scaled } from './wait.ts';
 
 /**
@@ -33,7 +33,7 @@ export function describeMigration(
           drop = created.drop;
           handle = await openDatabase<any>({ url: created.url });
         } else {
-          handle = await openDatabase<any>({ dataDir: 'memory://' });
+          handle = await openDatabase<any>({ dataDir: 'memory://', pgliteTemplate: await emptyPgliteTemplate() });
         }
       });
       after(async () => {
