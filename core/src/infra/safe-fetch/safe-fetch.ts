@@ -86,6 +86,24 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Credentials meant for one origin must not follow a redirect to another. */
 const ORIGIN_BOUND_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
 
+const trustStores = new Map<string, SecureContext>();
+
+/**
+ * Node's default trust store (NODE_EXTRA_CA_CERTS included) plus the extra CAs, as one TLS context: without a context
+ * of its own every new connection would build one (~150 root certificates). Built once per set of extra CAs in a
+ * process (a context only reads them), not once per client: a process that makes many clients (the tests make
+ * hundreds) would parse the roots each time.
+ */
+function trustOf(extra: string[]): SecureContext {
+  const key = extra.join('\n');
+  let context = trustStores.get(key);
+  if (!context) {
+    context = createSecureContext({ ca: [...getCACertificates('default'), ...extra] });
+    trustStores.set(key, context);
+  }
+  return context;
+}
+
 export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
   const lookup = config.lookup ?? systemLookup;
   const cacheMs = config.dnsCacheMs ?? DNS_CACHE_MS;
@@ -93,11 +111,7 @@ export function createSafeFetch(config: SafeFetchConfig): SafeFetchClient {
     allowedHosts: allowedHostSet(config.allowedHosts),
     lookup: cacheMs > 0 ? cachedLookup(lookup, cacheMs) : lookup,
   };
-  // Node's default trust store (NODE_EXTRA_CA_CERTS included) plus any extra CAs, built once:
-  // without a context of its own every new connection would build one (~150 root certificates).
-  const secureContext: SecureContext = createSecureContext({
-    ca: [...getCACertificates('default'), ...(config.ca ?? [])],
-  });
+  const secureContext = trustOf(config.ca ?? []);
 
   return {
     async checkUrl(url) {
