@@ -86,20 +86,43 @@ function rewriteRefs(value: unknown): unknown {
   return value;
 }
 
+type Converted = { root: JsonSchema; defs: [name: string, schema: JsonSchema][] };
+const converted = { input: new WeakMap<z.ZodType, Converted>(), output: new WeakMap<z.ZodType, Converted>() };
+
+/**
+ * zod's JSON Schema of a schema and of its named parts, references rewritten: made once per schema and reading in a
+ * process (a schema is a constant of its module; every app a process builds, and the tests build hundreds, documents
+ * the same ones), copied for each document by `toSchema`.
+ */
+function converting(schema: z.ZodType, io: 'input' | 'output'): Converted {
+  let done = converted[io].get(schema);
+  if (!done) {
+    const {
+      $schema: _drop,
+      $defs,
+      ...rest
+    } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata }) as JsonSchema;
+    done = {
+      root: rewriteRefs(rest) as JsonSchema,
+      defs: Object.entries(($defs ?? {}) as Record<string, JsonSchema>).map(([name, def]) => [
+        name,
+        rewriteRefs(def) as JsonSchema,
+      ]),
+    };
+    converted[io].set(schema, done);
+  }
+  return done;
+}
+
 /**
  * The JSON Schema of a zod schema, its named parts (`openApiComponent`) moved to `components`
  * and referenced. A name used for two different shapes (a request's and a response's reading of
  * one schema) gets the `Input` suffix on the request side.
  */
 function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<string, JsonSchema>): JsonSchema {
-  const {
-    $schema: _drop,
-    $defs,
-    ...rest
-  } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', metadata }) as JsonSchema;
-  let json = rewriteRefs(rest) as JsonSchema;
-  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>)) {
-    const rewritten = rewriteRefs(def) as JsonSchema;
+  const converted = structuredClone(converting(schema, io));
+  let json = converted.root;
+  for (const [name, rewritten] of converted.defs) {
     let key = name;
     if (components[key] && JSON.stringify(components[key]) !== JSON.stringify(rewritten)) {
       key = `${name}${io === 'input' ? 'Input' : 'Output'}`;
