@@ -103,6 +103,10 @@ export class OrderIngester {
         return await record({ status: 'cancelled' });
       } catch (err) {
         if (!(err instanceof Refusal) || !NOT_CANCELLABLE.has(err.code)) throw err;
+        // Cancelled already: by another ingest of this same cancellation (the webhook and a poll together, or a job
+        // retried after its cancel committed), or by the reseller. Ours and the store's agree: that is the outcome.
+        if ((await this.#deps.orders.get(tenant, ingest.order_id)).state === 'CANCELLED')
+          return await record({ status: 'cancelled' });
         return record({
           status: ingest.status,
           error: `The store cancelled the order, but ours could not be: ${err.message}`,
