@@ -346,19 +346,76 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(row!.order_id).to.equal(null);
     });
 
-    it('cancels our order when the store cancels it, while that is still possible', async () => {
-      await deliver(refOrder('1005'));
-      const placed = await until(async () => (await ingest('1005'))?.order_id);
-      const res = await deliver(refOrder('1005', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' }));
-      expect(res.status).to.equal(200);
-      const row = await until(async () => {
-        const row = await ingest('1005');
-        return row && (row.status === 'cancelled' || row.error) ? row : undefined;
-      });
-      const order = (await t.api(key, 'GET', `/orders/${placed}`)).body.data;
-      expect(order.state).to.equal('CANCELLED');
-      expect(row!.status).to.equal('cancelled');
-    });
+    /**
+     * Runs `body` with the production simulator's steps held: "while that is still possible" cannot hinge on an
+     * update arriving within the simulator's second (beside other work, one did not). Held steps go on after.
+     */
+    const withProductionHeld = async (body: () => Promise<void>) => {
+      const orders = t.service.services.orders;
+      const report = orders.reportProduction;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      orders.reportProduction = async (...args: Parameters<typeof report>) => {
+        await held;
+        return report.apply(orders, args);
+      };
+      try {
+        await body();
+      } finally {
+        orders.reportProduction = report;
+        release();
+      }
+    };
+
+    it('cancels our order when the store cancels it, while that is still possible', () =>
+      withProductionHeld(async () => {
+        await deliver(refOrder('1005'));
+        const placed = await until(async () => (await ingest('1005'))?.order_id);
+        const res = await deliver(refOrder('1005', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' }));
+        expect(res.status).to.equal(200);
+        const row = await until(async () => {
+          const row = await ingest('1005');
+          return row && (row.status === 'cancelled' || row.error) ? row : undefined;
+        });
+        const order = (await t.api(key, 'GET', `/orders/${placed}`)).body.data;
+        expect(order.state).to.equal('CANCELLED');
+        expect(row!.status).to.equal('cancelled');
+      }));
+
+    it('a cancellation that arrives twice (the webhook and a poll, or a retried job) leaves the ingest cancelled, without an error, and refunds once', () =>
+      withProductionHeld(async () => {
+        await deliver(refOrder('1017'));
+        const placed = await until(async () => (await ingest('1017'))?.order_id);
+        const cancelled = refOrder('1017', { cancelled: true, updated_at: '2026-11-20T11:00:00Z' });
+        expect((await deliver(cancelled)).status).to.equal(200);
+        await until(async () => (await ingest('1017'))?.status === 'cancelled');
+        const events = await t.service.db.selectFrom('store_webhook_events').select('id').execute();
+        expect((await deliver(cancelled)).status).to.equal(200);
+        // The second copy is processed (its own event), and finds ours cancelled already.
+        await until(async () => {
+          const after = await t.service.db
+            .selectFrom('store_webhook_events')
+            .select('processed_at')
+            .where(
+              'id',
+              'not in',
+              events.map((e) => e.id),
+            )
+            .execute();
+          return after.length > 0 && after.every((e) => e.processed_at !== null);
+        });
+        const row = await ingest('1017');
+        expect(row!.status).to.equal('cancelled');
+        expect(row!.error).to.equal(null);
+        expect((await t.api(key, 'GET', `/orders/${placed}`)).body.data.state).to.equal('CANCELLED');
+        const refunds = await t.service.db
+          .selectFrom('wallet_ledger')
+          .select('amount_cents')
+          .where('order_id', '=', placed!)
+          .where('kind', '=', 'order_refund')
+          .execute();
+        expect(refunds).to.have.length(1);
+      }));
 
     it('pushes the tracking back to the store once the production simulator ships', async () => {
       await deliver(refOrder('1006'));
