@@ -10,7 +10,8 @@ import {
 } from '@print-api/connector-kit/testing';
 import { startConnectorService, startHttpsServer, scaled } from '@print-api/core/testing';
 import { wixConnector } from '../src/index.ts';
-import { FakeWix, takeContractViolations, wixOrderOf, type FakeWixSite } from './fake-wix.ts';
+import { FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
+import { wixOrderOf } from './fake-wix-orders.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
