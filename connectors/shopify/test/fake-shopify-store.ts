@@ -3,23 +3,14 @@ import nock from 'nock';
 import { shopifyWebhook } from './webhook-signer.ts';
 import accessTokenFixture from './fixtures/access-token.json' with { type: 'json' };
 import throttled from './fixtures/graphql-throttled.json' with { type: 'json' };
-import orderFixture from './fixtures/order.json' with { type: 'json' };
 import { requestViolations, responseViolations } from './shopify-contract.ts';
 import { CATALOGUE_SCOPES, catalogueOperation, type FakeProduct } from './fake-shopify-catalogue.ts';
 
-export type { FakeProduct } from './fake-shopify-catalogue.ts';
+import { type FulfillmentOrder, orderOperation, type OrderShop, type ShopifyOrderJson } from './fake-shopify-orders.ts';
 
-/** An order webhook body, typed from the fixture (nullable fields widened). */
-export type ShopifyOrderJson = Omit<
-  typeof orderFixture,
-  'cancelled_at' | 'cancel_reason' | 'phone' | 'email' | 'shipping_address'
-> & {
-  cancelled_at: string | null;
-  cancel_reason: string | null;
-  phone: string | null;
-  email: string | null;
-  shipping_address: typeof orderFixture.shipping_address | null;
-};
+export type { FakeProduct } from './fake-shopify-catalogue.ts';
+export type { ShopifyOrderJson } from './fake-shopify-orders.ts';
+
 export type Reply = [number, unknown, Record<string, string>?];
 
 export interface SeenCall {
@@ -27,12 +18,6 @@ export interface SeenCall {
   variables: Record<string, any>;
   token: string | null;
   at: number;
-}
-
-interface FulfillmentOrder {
-  id: string;
-  status: string;
-  items: Array<{ id: string; lineItemId: string; sku: string | null; remaining: number }>;
 }
 
 const API = '/admin/api/2026-01/graphql.json';
@@ -70,7 +55,7 @@ const cost = (requested: number) => ({
  * `fulfillmentCreate`), with cost throttling and faults on demand. It delivers signed
  * webhooks to our service as Shopify would (`deliver`, `compliance`).
  */
-export class FakeShopifyStore {
+export class FakeShopifyStore implements OrderShop {
   readonly domain: string;
   readonly app: { apiKey: string; secret: string };
   scopes = [...ALL_SCOPES];
@@ -107,6 +92,10 @@ export class FakeShopifyStore {
   readonly origin: string;
   readonly #tokenLifetimeSeconds: number;
   #next = 1;
+  /** The next id of something the shop creates (webhook subscription, fulfillment, product). */
+  nextId(): number {
+    return this.#next++;
+  }
 
   /** `apiUrl`: the shop behind a sandbox (CONNECTOR_SHOPIFY_API_URL, `{shop}` standing for its domain). */
   /**
@@ -362,32 +351,10 @@ export class FakeShopifyStore {
       case 'OurWebhookSubscriptions':
         return { webhookSubscriptions: { nodes: this.subscriptions.filter((s) => s.uri === v.uri) } };
       case 'SubscribeWebhook': {
-        const sub = { id: `gid://shopify/WebhookSubscription/${this.#next++}`, topic: v.topic, uri: v.uri };
+        const sub = { id: `gid://shopify/WebhookSubscription/${this.nextId()}`, topic: v.topic, uri: v.uri };
         this.subscriptions.push(sub);
         return { webhookSubscriptionCreate: { webhookSubscription: sub, userErrors: [] } };
       }
-      case 'OrdersChangedSince': {
-        const since = /updated_at:>='([^']+)'/.exec(v.query)?.[1] ?? '';
-        const list = [...this.orders.values()]
-          .filter((o) => Date.parse(o.updated_at) >= Date.parse(since))
-          .sort((a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at));
-        const start = v.after ? Number(Buffer.from(v.after, 'base64url').toString()) : 0;
-        const page = list.slice(start, start + v.first);
-        const end = start + page.length;
-        return {
-          orders: {
-            pageInfo: { hasNextPage: end < list.length, endCursor: Buffer.from(String(end)).toString('base64url') },
-            nodes: page.map((o) => toGraphqlOrder(o, v.lines)),
-          },
-        };
-      }
-      case 'OrdersById':
-        return {
-          nodes: (v.ids as string[]).map((gid) => {
-            const o = this.orders.get(gid.split('/').pop()!);
-            return o ? toGraphqlOrder(o, v.lines) : null;
-          }),
-        };
       case 'ProductVariantsPage': {
         const all = [...this.products.values()]
           .flatMap((p) => p.variants.map((variant) => ({ p, variant })))
@@ -417,109 +384,19 @@ export class FakeShopifyStore {
           },
         };
       }
-      case 'MoreOrderLines': {
-        const order = this.orders.get(String(v.id).split('/').pop()!);
-        if (!order) return { order: null };
-        const start = Number(Buffer.from(v.after, 'base64url').toString());
-        const all = toGraphqlOrder(order, Number.MAX_SAFE_INTEGER).lineItems.nodes;
-        const nodes = all.slice(start, start + v.lines);
-        const end = start + nodes.length;
-        return {
-          order: {
-            lineItems: {
-              pageInfo: { hasNextPage: end < all.length, endCursor: Buffer.from(String(end)).toString('base64url') },
-              nodes,
-            },
-          },
-        };
-      }
-      case 'OpenFulfillmentOrders': {
-        const id = String(v.id).split('/').pop()!;
-        const fos = this.fulfillmentOrders.get(id);
-        if (!fos) return { order: null };
-        return {
-          order: {
-            id: v.id,
-            fulfillmentOrders: {
-              nodes: fos.map((fo) => ({
-                id: fo.id,
-                status: fo.status,
-                supportedActions: fo.status === 'CLOSED' ? [] : [{ action: 'CREATE_FULFILLMENT' }, { action: 'HOLD' }],
-                lineItems: {
-                  nodes: fo.items.map((i) => ({
-                    id: i.id,
-                    remainingQuantity: i.remaining,
-                    lineItem: { id: i.lineItemId, sku: i.sku },
-                  })),
-                },
-              })),
-            },
-          },
-        };
-      }
-      case 'FulfilPrintLines': {
-        const input = v.fulfillment;
-        const group = input.lineItemsByFulfillmentOrder[0];
-        const fo = [...this.fulfillmentOrders.values()].flat().find((f) => f.id === group.fulfillmentOrderId);
-        if (!fo)
-          return {
-            fulfillmentCreate: {
-              fulfillment: null,
-              userErrors: [{ field: ['fulfillment'], message: 'Fulfillment order does not exist.' }],
-            },
-          };
-        for (const item of group.fulfillmentOrderLineItems) {
-          const line = fo.items.find((i) => i.id === item.id);
-          if (!line || item.quantity > line.remaining)
-            return {
-              fulfillmentCreate: {
-                fulfillment: null,
-                userErrors: [
-                  {
-                    field: [
-                      'fulfillment',
-                      'lineItemsByFulfillmentOrder',
-                      '0',
-                      'fulfillmentOrderLineItems',
-                      '0',
-                      'quantity',
-                    ],
-                    message: 'Invalid fulfillment order line item quantity requested.',
-                  },
-                ],
-              },
-            };
-        }
-        for (const item of group.fulfillmentOrderLineItems)
-          fo.items.find((i) => i.id === item.id)!.remaining -= item.quantity;
-        fo.status = fo.items.every((i) => i.remaining === 0) ? 'CLOSED' : 'IN_PROGRESS';
-        this.fulfillments.push({
-          fulfillmentOrderId: fo.id,
-          items: group.fulfillmentOrderLineItems,
-          trackingInfo: input.trackingInfo,
-          notifyCustomer: input.notifyCustomer,
-        });
-        return {
-          fulfillmentCreate: {
-            fulfillment: {
-              id: `gid://shopify/Fulfillment/${this.#next++}`,
-              status: 'SUCCESS',
-              trackingInfo: [input.trackingInfo],
-            },
-            userErrors: [],
-          },
-        };
-      }
       default:
-        return catalogueOperation(
-          {
-            products: this.products,
-            currency: this.currency,
-            country: this.country,
-            nextId: () => 8_000_000_000 + this.#next++,
-          },
-          operation,
-          v,
+        return (
+          orderOperation(this, operation, v) ??
+          catalogueOperation(
+            {
+              products: this.products,
+              currency: this.currency,
+              country: this.country,
+              nextId: () => 8_000_000_000 + this.nextId(),
+            },
+            operation,
+            v,
+          )
         );
     }
   }
@@ -529,54 +406,6 @@ export class FakeShopifyStore {
 export function shopifyQueryHmac(query: Record<string, string>, secret: string): string {
   const sorted = new URLSearchParams(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));
   return createHmac('sha256', secret).update(sorted.toString().replace(/\+/g, '%20')).digest('hex');
-}
-
-/** The webhook (REST) order as the GraphQL Admin API shows it. */
-export function toGraphqlOrder(o: ShopifyOrderJson, lines = 25) {
-  const a = o.shipping_address;
-  const nodes = o.line_items.map((l) => ({
-    id: l.admin_graphql_api_id,
-    sku: l.sku,
-    quantity: l.quantity,
-    currentQuantity: l.current_quantity,
-    title: l.title,
-    variant: l.variant_id ? { legacyResourceId: String(l.variant_id) } : null,
-    product: l.product_id ? { legacyResourceId: String(l.product_id) } : null,
-  }));
-  return {
-    id: o.admin_graphql_api_id,
-    legacyResourceId: String(o.id),
-    name: o.name,
-    email: o.email,
-    phone: o.phone,
-    createdAt: new Date(o.created_at).toISOString().replace('.000', ''),
-    updatedAt: new Date(o.updated_at).toISOString().replace('.000', ''),
-    cancelledAt: o.cancelled_at ? new Date(o.cancelled_at).toISOString() : null,
-    displayFinancialStatus: String(o.financial_status).toUpperCase(),
-    shippingAddress: a
-      ? {
-          name: a.name,
-          firstName: a.first_name,
-          lastName: a.last_name,
-          company: a.company,
-          address1: a.address1,
-          address2: a.address2,
-          city: a.city,
-          zip: a.zip,
-          province: a.province ?? null,
-          provinceCode: a.province_code ?? null,
-          countryCodeV2: a.country_code,
-          phone: a.phone,
-        }
-      : null,
-    lineItems: {
-      pageInfo: {
-        hasNextPage: nodes.length > lines,
-        endCursor: Buffer.from(String(Math.min(lines, nodes.length))).toString('base64url'),
-      },
-      nodes: nodes.slice(0, lines),
-    },
-  };
 }
 
 function pick<T extends object, K extends keyof T>(o: T, keys: K[]): Partial<Pick<T, K>> {
