@@ -5,6 +5,9 @@ import webhookFixture from './fixtures/webhook.json' with { type: 'json' };
 import wpIndex from './fixtures/wp-index.json' with { type: 'json' };
 import type { WooOrderJson } from './woo-fixtures.ts';
 import { requestViolations, resourceViolations } from './woo-contract.ts';
+import { type CatalogueStore, catalogueRoute, type FakeWooProduct } from './fake-woo-catalogue.ts';
+
+export type { FakeWooProduct } from './fake-woo-catalogue.ts';
 
 interface StoredWebhook {
   id: number;
@@ -25,9 +28,6 @@ const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
-
-/** WooCommerce's answer to a SKU another product has (`WC_REST_Products_Controller`, `product_invalid_sku`). */
-const SKU_TAKEN = { code: 'product_invalid_sku', message: 'Invalid or duplicated SKU.', data: { status: 400 } };
 
 /**
  * `woocommerce_max_webhook_delivery_failures`' default: a webhook is disabled at the failure after this many in a row.
@@ -52,25 +52,6 @@ export interface SeenRequest {
 
 export type Reply = [number, unknown, Record<string, string>?];
 
-/** A product of the fake store's catalogue: simple (its own SKU) or variable (its variations'). */
-export interface FakeWooProduct {
-  id: number;
-  name: string;
-  type: 'simple' | 'variable';
-  status: 'publish' | 'draft' | 'pending' | 'private';
-  sku: string;
-  variations?: Array<{
-    id: number;
-    sku: string;
-    status: 'publish' | 'private';
-    attributes: Array<{ name: string; option: string }>;
-  }>;
-  /** A decimal string in the store's currency ('' when unset), as WooCommerce keeps it. */
-  regular_price?: string;
-  description?: string;
-  images?: Array<{ src: string }>;
-}
-
 /**
  * A WooCommerce store behind nock, answering the documented REST routes from memory: keys
  * (read_write or read), webhooks (with the creation ping to the delivery URL), orders with
@@ -78,7 +59,7 @@ export interface FakeWooProduct {
  * Shipment Tracking extension. It delivers signed webhooks to our service as WooCommerce
  * would (`deliver`), and can be told to fail a route (`failNext`, e.g. a 429).
  */
-export class FakeWooStore {
+export class FakeWooStore implements CatalogueStore {
   readonly url: string;
   readonly consumerKey: string;
   readonly consumerSecret: string;
@@ -103,6 +84,10 @@ export class FakeWooStore {
   readonly #ourBaseUrl: string;
   readonly #publicUrl: string;
   #nextId = 500;
+  /** The next id of something the store creates (webhook, product, note, tracking item). */
+  nextId(): number {
+    return this.#nextId++;
+  }
 
   /**
    * `url`: where the store is served from instead of `https://<host>` behind nock (a real local
@@ -304,36 +289,12 @@ export class FakeWooStore {
         .sort((a, b) => a.date_modified_gmt.localeCompare(b.date_modified_gmt));
       return this.#page(list, q);
     }
-    if (method === 'GET' && path === '/wp-json/wc/v3/products') {
-      return this.#page(
-        [...this.products.values()].sort((a, b) => a.id - b.id).map((p) => this.#productJson(p)),
-        q,
-      );
-    }
-    if (method === 'POST' && path === '/wp-json/wc/v3/products') return this.#createProduct(body);
-    if ((m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)$/))) {
-      const product = this.products.get(Number(m[1]));
-      if (!product)
-        return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
-      if (method === 'PUT') {
-        if (typeof body.sku === 'string' && this.#skuTaken(body.sku, product.id)) return [400, SKU_TAKEN];
-        Object.assign(product, pick(body, ['name', 'status', 'regular_price', 'description', 'sku']));
-      }
-      return [200, this.#productJson(product)];
-    }
     if (method === 'GET' && path === '/wp-json/wc/v3/settings/general/woocommerce_default_country')
       return [200, this.#countrySetting()];
     if (method === 'GET' && path === '/wp-json/wc/v3/data/currencies/current')
       return [200, { code: this.currency, name: this.currency, symbol: this.currency }];
-    if (method === 'GET' && (m = path.match(/^\/wp-json\/wc\/v3\/products\/(\d+)\/variations$/))) {
-      const product = this.products.get(Number(m[1]));
-      if (!product)
-        return [404, { code: 'woocommerce_rest_product_invalid_id', message: 'Invalid ID.', data: { status: 404 } }];
-      return this.#page(
-        [...(product.variations ?? [])].sort((a, b) => a.id - b.id),
-        q,
-      );
-    }
+    const catalogue = catalogueRoute(this, method, path, body, (items) => this.#page(items, q));
+    if (catalogue) return catalogue;
     if ((m = path.match(/^\/wp-json\/wc\/v3\/orders\/(\d+)$/))) {
       const order = this.orders.get(Number(m[1]));
       if (!order)
@@ -345,7 +306,7 @@ export class FakeWooStore {
       const notes = this.notes.get(Number(m[1])) ?? [];
       this.notes.set(Number(m[1]), notes);
       if (method === 'GET') return [200, q.get('type') === 'customer' ? notes.filter((n) => n.customer_note) : notes];
-      const note = { id: this.#nextId++, note: String(body.note), customer_note: body.customer_note === true };
+      const note = { id: this.nextId(), note: String(body.note), customer_note: body.customer_note === true };
       notes.push(note);
       return [201, note];
     }
@@ -355,7 +316,7 @@ export class FakeWooStore {
       this.trackings.set(Number(m[1]), items);
       if (method === 'GET') return [200, items];
       const item = {
-        tracking_id: `t${this.#nextId++}`,
+        tracking_id: `t${this.nextId()}`,
         tracking_provider: body.custom_tracking_provider,
         tracking_link: body.custom_tracking_link,
         tracking_number: body.tracking_number,
@@ -367,48 +328,6 @@ export class FakeWooStore {
     return [404, errors.noRoute];
   }
 
-  /**
-   * `WC_REST_Products_Controller::create_item`: a SKU must be unique in the store (`wc_product_has_unique_sku`), an
-   * image URL must load.
-   */
-  #createProduct(body: Record<string, unknown>): Reply {
-    const sku = typeof body.sku === 'string' ? body.sku : '';
-    if (sku && this.#skuTaken(sku)) return [400, SKU_TAKEN];
-    const images = Array.isArray(body.images) ? (body.images as Array<{ src?: unknown }>) : [];
-    const unloadable = images.find((i) => typeof i.src !== 'string' || !i.src.startsWith('https://'));
-    if (unloadable)
-      return [
-        400,
-        {
-          code: 'woocommerce_product_image_upload_error',
-          message: `Error getting remote image ${String(unloadable.src)}.`,
-          data: { status: 400 },
-        },
-      ];
-    const product: FakeWooProduct = {
-      id: this.#nextId++,
-      name: String(body.name ?? ''),
-      type: (body.type as FakeWooProduct['type']) ?? 'simple',
-      status: (body.status as FakeWooProduct['status']) ?? 'publish',
-      sku,
-      regular_price: typeof body.regular_price === 'string' ? body.regular_price : '',
-      description: typeof body.description === 'string' ? body.description : '',
-      images: images.map((i) => ({ src: String(i.src) })),
-    };
-    this.products.set(product.id, product);
-    return [201, this.#productJson(product)];
-  }
-
-  #skuTaken(sku: string, except?: number): boolean {
-    return [...this.products.values()].some(
-      (p) => p.id !== except && (p.sku === sku || (p.variations ?? []).some((v) => v.sku === sku)),
-    );
-  }
-
-  /**
-   * A product as `GET /products` answers it (the fields the contract types; `price` is the regular price, no sale
-   * here).
-   */
   /**
    * The setting as WooCommerce's setting options controller answers it (a `single_select_country` shown as a `select`;
    * its options, every country and state, left out here).
@@ -426,28 +345,10 @@ export class FakeWooStore {
     };
   }
 
-  #productJson({ variations, images, ...p }: FakeWooProduct): Record<string, unknown> {
-    const slug =
-      p.name
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-|-$/g, '') || `product-${p.id}`;
-    return {
-      ...p,
-      slug,
-      permalink: `${this.url}/product/${slug}/`,
-      price: p.regular_price ?? '',
-      regular_price: p.regular_price ?? '',
-      description: p.description ?? '',
-      images: (images ?? []).map((img, i) => ({ id: p.id * 100 + i, src: img.src, name: '', alt: '' })),
-      variations: (variations ?? []).map((v) => v.id),
-    };
-  }
-
   /** `WC_REST_Webhooks_Controller::create_item` saves the webhook, then pings its delivery URL. */
   async #createWebhook(body: Record<string, unknown>) {
     const hook: StoredWebhook = {
-      id: this.#nextId++,
+      id: this.nextId(),
       name: String(body.name ?? ''),
       status: 'active',
       topic: String(body.topic),
