@@ -1,6 +1,7 @@
 import { createServer } from 'node:https';
 import type { FakeRequestHandler } from '@print-api/connector-kit/testing';
-import { APP, FakeEtsy, receiptOf } from '../../connectors/etsy/test/fake-etsy.ts';
+import { APP, FakeEtsy } from '../../connectors/etsy/test/fake-etsy.ts';
+import { receiptOf } from '../../connectors/etsy/test/fake-etsy-receipts.ts';
 import { testCertificates } from '../../core/test/helpers/tls.ts';
 import type { Platform } from '../connector-scenarios.ts';
 

@@ -9,7 +9,8 @@ import {
 } from '@print-api/core/testing';
 import type { ConformanceService } from '@print-api/connector-kit/testing';
 import { ADDRESS_WITHHELD } from '../src/index.ts';
-import { APP, FakeEtsy, receiptOf, SCOPES_WITHOUT_LISTINGS, type FakeEtsyShop } from './fake-etsy.ts';
+import { APP, FakeEtsy, SCOPES_WITHOUT_LISTINGS, type FakeEtsyShop } from './fake-etsy.ts';
+import { receiptOf } from './fake-etsy-receipts.ts';
 import { etsyE2eService } from './etsy-e2e-service.ts';
 import { install, installThroughBrowser } from './etsy-platform.ts';
 

@@ -6,7 +6,8 @@ import {
   type FakePlatform,
   type FakeStore,
 } from '@print-api/connector-kit/testing';
-import { FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
+import { FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
+import { receiptOf } from './fake-etsy-receipts.ts';
 import { uploadInShopManager } from './fake-etsy-listings.ts';
 
 /** Etsy's seller taxonomy for prints (Art & Collectibles > Prints). */

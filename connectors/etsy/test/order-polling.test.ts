@@ -3,7 +3,8 @@ import type { HttpClient } from '@print-api/connector-kit';
 import { settingsSchema } from '../src/config.ts';
 import { EtsyClient } from '../src/etsy-client.ts';
 import { fetchReceipts } from '../src/order-polling.ts';
-import { APP, FakeEtsy, receiptOf, type FakeEtsyShop } from './fake-etsy.ts';
+import { APP, FakeEtsy, type FakeEtsyShop } from './fake-etsy.ts';
+import { receiptOf } from './fake-etsy-receipts.ts';
 
 describe('Etsy receipts fetched by id (the receipts thin order.paid notifications name)', () => {
   const etsy = new FakeEtsy();
