@@ -1,11 +1,8 @@
 import { createServer } from 'node:https';
 import { answerWith } from '@print-api/connector-kit/testing';
-import {
-  APP,
-  FakeTikTokShopPlatform,
-  tiktokId,
-  tiktokOrderOf,
-} from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
+import { APP, FakeTikTokShopPlatform } from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
+import { tiktokId } from '../../connectors/tiktok-shop/test/fake-tiktok-shop-operations.ts';
+import { tiktokOrderOf } from '../../connectors/tiktok-shop/test/fake-tiktok-shop-store.ts';
 import { webhookSignature } from '../../connectors/tiktok-shop/src/signing.ts';
 import { testCertificates } from '../../core/test/helpers/tls.ts';
 import type { Platform } from '../connector-scenarios.ts';

@@ -1,18 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import {
-  amazonOrderId,
-  amazonOrderOf,
-  FakeAmazon,
-  MARKETPLACE,
-  type FakeSeller,
-} from '../../connectors/amazon/test/fake-amazon.ts';
+import { FakeAmazon, MARKETPLACE, type FakeSeller } from '../../connectors/amazon/test/fake-amazon.ts';
+import { amazonOrderId, amazonOrderOf } from '../../connectors/amazon/test/fake-amazon-store.ts';
 import {
   APP as TIKTOK_APP,
   FakeTikTokShopPlatform,
-  tiktokId,
-  tiktokOrderOf,
   type FakeShop,
 } from '../../connectors/tiktok-shop/test/fake-tiktok-shop.ts';
+import { tiktokId } from '../../connectors/tiktok-shop/test/fake-tiktok-shop-operations.ts';
+import { tiktokOrderOf } from '../../connectors/tiktok-shop/test/fake-tiktok-shop-store.ts';
 import { webhookSignature } from '../../connectors/tiktok-shop/src/signing.ts';
 import { SecretBox } from '../../core/src/infra/crypto.ts';
 import { newId } from '../../core/src/infra/ids.ts';

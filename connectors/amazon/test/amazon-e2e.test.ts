@@ -3,15 +3,8 @@ import { eventually, storeProbes } from '@print-api/connector-kit/testing';
 import { scaled, startConnectorService, startFakePlatformService } from '@print-api/core/testing';
 import { amazonConnector } from '../src/index.ts';
 import { carrierFields } from '../src/shipment-push.ts';
-import {
-  amazonOrderId,
-  amazonOrderOf,
-  APP,
-  consentInstall,
-  FakeAmazon,
-  MARKETPLACE,
-  type FakeSeller,
-} from './fake-amazon.ts';
+import { APP, FakeAmazon, MARKETPLACE, type FakeSeller } from './fake-amazon.ts';
+import { amazonOrderId, amazonOrderOf, consentInstall } from './fake-amazon-store.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const FRANCE = 'A13V1IB3VIYZZH';

@@ -1,13 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   answerWith,
-  eventually,
   type ConformanceService,
   type FakeHttpsServer,
-  type FakePlatform,
   type FakeReply,
-  type FakeStore,
-  type OrderSpec,
   ContractLog,
   OpenApiContract,
 } from '@print-api/connector-kit/testing';
@@ -17,8 +13,7 @@ import accessTokenFixture from './fixtures/access-token.json' with { type: 'json
 import errors from './fixtures/errors.json' with { type: 'json' };
 import orderFixture from './fixtures/order.json' with { type: 'json' };
 import productsFixture from './fixtures/products.json' with { type: 'json' };
-import germanAddress from './fixtures/recipient-address-de.json' with { type: 'json' };
-import providersFixture from './fixtures/shipping-providers.json' with { type: 'json' };
+import { ok, rid, shopOperation, tiktokId } from './fake-tiktok-shop-operations.ts';
 
 /** TikTok Shop 202309 as third-party SDKs transcribe it (no official public document). */
 const CONTRACT = new OpenApiContract(tiktokContract, 'TikTok Shop 202309 (third-party)');
@@ -78,10 +73,6 @@ export interface SeenCall {
   at: number;
   code: number;
 }
-
-/** A 19-digit id like TikTok's (beyond 2^53: it must stay a string all the way). */
-export const tiktokId = (): string =>
-  `7${String(randomInt(1e9)).padStart(9, '0')}${String(randomInt(1e9)).padStart(9, '0')}`;
 
 /**
  * TikTok Shop's Open API 202309 and auth host on a real local HTTPS server, checking what
@@ -367,233 +358,11 @@ export class FakeTikTokShopPlatform {
       return [200, { code: 106011, message: 'shop_cipher is missing or invalid', request_id: rid(), data: {} }];
     if (!token.shopIds.includes(shop.id))
       return [200, { code: 105005, message: 'The access token does not cover this shop', request_id: rid(), data: {} }];
-    const json = () => (body ? (JSON.parse(body) as Record<string, unknown>) : {});
-
-    if (req.method === 'PUT' && path === '/event/202309/webhooks') {
-      const { event_type, address } = json() as { event_type?: string; address?: string };
-      if (!event_type || !address || address.length > 255)
-        return [200, { code: 36009004, message: 'param body.address is invalid', request_id: rid(), data: {} }];
-      shop.webhooks.set(event_type, address);
-      return ok({});
-    }
-    if (req.method === 'POST' && path === '/order/202309/orders/search') {
-      const filter = json() as { update_time_ge?: number; order_status?: string };
-      const size = Number(q.page_size);
-      if (!(size >= 1 && size <= 100))
-        return [200, { code: 36009004, message: 'param page_size is invalid', request_id: rid(), data: {} }];
-      const all = [...shop.orders.values()]
-        .filter(
-          (o) =>
-            (filter.update_time_ge === undefined || o.update_time >= filter.update_time_ge) &&
-            (!filter.order_status || o.status === filter.order_status),
-        )
-        .sort((a, b) => a.update_time - b.update_time || (a.id < b.id ? -1 : 1));
-      const offset = q.page_token ? Number(Buffer.from(q.page_token, 'base64url').toString()) : 0;
-      const page = all.slice(offset, offset + size);
-      const more = offset + size < all.length;
-      return ok({
-        next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '',
-        total_count: all.length,
-        orders: page,
-      });
-    }
-    if (req.method === 'GET' && path === '/order/202309/orders') {
-      const ids = (q.ids ?? '').split(',').filter(Boolean);
-      if (ids.length === 0 || ids.length > 50)
-        return [200, { code: 36009004, message: 'param ids is invalid', request_id: rid(), data: {} }];
-      return ok({ orders: ids.flatMap((id) => (shop.orders.has(id) ? [shop.orders.get(id)!] : [])) });
-    }
-    const providers = /^\/logistics\/202309\/delivery_options\/(\d+)\/shipping_providers$/.exec(path);
-    if (req.method === 'GET' && providers) return ok(providersFixture.data);
-    const packages = /^\/fulfillment\/202309\/orders\/(\d+)\/packages$/.exec(path);
-    if (req.method === 'POST' && packages) {
-      shop.pushAttempts.push(Date.now());
-      const wait = shop.rateLimits.shift();
-      if (wait !== undefined)
-        return [429, { ...errors.tooManyRequests, request_id: rid() }, { 'Retry-After': String(wait) }];
-      const order = shop.orders.get(packages[1]!);
-      if (!order) return [200, { code: 21011001, message: 'order not found', request_id: rid(), data: {} }];
-      const b = json() as { tracking_number?: string; shipping_provider_id?: string; order_line_item_ids?: string[] };
-      if (!b.tracking_number || !providersFixture.data.shipping_providers.some((p) => p.id === b.shipping_provider_id))
-        return [
-          200,
-          { code: 21011002, message: 'invalid tracking_number or shipping_provider_id', request_id: rid(), data: {} },
-        ];
-      const ids = b.order_line_item_ids ?? [];
-      const units = ids.map((id) => order.line_items.find((l) => l.id === id));
-      if (ids.length === 0 || units.some((u) => !u || u.display_status !== 'AWAITING_SHIPMENT'))
-        return [
-          200,
-          {
-            code: 21011003,
-            message: 'order_line_item_ids contain a line that cannot be shipped',
-            request_id: rid(),
-            data: {},
-          },
-        ];
-      const packageId = tiktokId();
-      for (const u of units)
-        Object.assign(u!, {
-          display_status: 'AWAITING_COLLECTION',
-          package_id: packageId,
-          tracking_number: b.tracking_number,
-          shipping_provider_id: b.shipping_provider_id,
-        });
-      const left = order.line_items.some((l) => l.display_status === 'AWAITING_SHIPMENT');
-      order.status = left ? 'PARTIALLY_SHIPPING' : 'AWAITING_COLLECTION';
-      order.update_time = Math.floor(Date.now() / 1000);
-      shop.packages.push({
-        orderId: order.id,
-        tracking_number: b.tracking_number,
-        shipping_provider_id: b.shipping_provider_id!,
-        order_line_item_ids: ids,
-        package_id: packageId,
-      });
-      return ok({ order_id: order.id, order_line_item_ids: ids, package_id: packageId });
-    }
-    if (req.method === 'POST' && path === '/product/202309/products/search') {
-      const size = Number(q.page_size);
-      const offset = q.page_token ? Number(Buffer.from(q.page_token, 'base64url').toString()) : 0;
-      const page = shop.products.slice(offset, offset + size);
-      const more = offset + size < shop.products.length;
-      return ok({
-        next_page_token: more ? Buffer.from(String(offset + size)).toString('base64url') : '',
-        total_count: shop.products.length,
-        products: page,
-      });
-    }
-    return [404, { code: 40400, message: `no such API: ${req.method} ${path}`, request_id: rid(), data: {} }];
-  }
-}
-
-const rid = () => `2026${randomBytes(14).toString('hex').toUpperCase()}`;
-const ok = (data: unknown): Reply => [200, { code: 0, message: 'Success', request_id: rid(), data }];
-
-/** The documented order JSON with a spec's facts: one line item per unit (TikTok has no quantity). */
-export function tiktokOrderOf(
-  spec: OrderSpec & { id: string },
-  over: { shippingType?: 'SELLER' | 'TIKTOK'; status?: string } = {},
-): OrderJson {
-  const base = structuredClone(orderFixture) as unknown as OrderJson;
-  const template = base.line_items[0]!;
-  const updated = Math.floor(Date.parse(spec.updatedAt ?? new Date().toISOString()) / 1000);
-  const status = over.status ?? (spec.cancelled ? 'CANCELLED' : spec.paid ? 'AWAITING_SHIPMENT' : 'UNPAID');
-  let unit = 0;
-  const lineItems = spec.lines.flatMap((line, l) =>
-    Array.from({ length: line.quantity }, () => ({
-      ...template,
-      id: `${spec.id.slice(0, 12)}${String(++unit).padStart(7, '0')}`,
-      sku_id: `17290000000000${String(l).padStart(5, '0')}`,
-      seller_sku: line.sku,
-      product_name: line.sku ? `Design ${line.sku}` : 'Gift card',
-      display_status: status,
-    })),
-  );
-  // A shop in Germany (TikTok Shop sells there since 2025): we print for EU addresses.
-  const order: OrderJson = {
-    ...base,
-    recipient_address: germanAddress,
-    payment: { ...base.payment, currency: 'EUR' },
-    id: spec.id,
-    status,
-    create_time: updated - 60,
-    update_time: updated,
-    shipping_type: over.shippingType ?? 'SELLER',
-    line_items: lineItems,
-  };
-  if (status === 'UNPAID' || status === 'ON_HOLD') delete (order as Partial<OrderJson>).recipient_address;
-  if (status === 'UNPAID') delete (order as Partial<OrderJson>).paid_time;
-  return order;
-}
-
-/** TikTok Shop for the kit's conformance suite: each store a shop authorised through the install link. */
-export class FakeTikTokShop implements FakePlatform {
-  readonly platform = 'TIKTOK_SHOP';
-  readonly expiringTokens = true;
-  readonly shipsTo = {
-    name: 'Lena Schmidt',
-    address1: 'Torstraße 12',
-    address2: 'Hinterhaus',
-    postalCode: '10119',
-    city: 'Berlin',
-    country: 'DE',
-    phone: '+49 30 1234567',
-  };
-  readonly tiktok = new FakeTikTokShopPlatform();
-
-  async start(server: FakeHttpsServer): Promise<Record<string, string>> {
-    return this.tiktok.serve(server);
-  }
-
-  async connect(service: ConformanceService, key: string): Promise<FakeStore> {
-    const shop = this.tiktok.addShop();
-    const done = await this.tiktok.install(service, key, [shop]);
-    if (done.status !== 303) throw new Error(`callback answered ${done.status} ${JSON.stringify(done.body)}`);
-    const storeId = new URL(done.location!).searchParams.get('store')!;
-    await eventually(
-      async () =>
-        this.tiktok.seen(/\/orders\/search$/).some((c) => c.query.shop_cipher === shop.cipher && c.code === 0),
-      'the first poll',
+    return (
+      shopOperation(req.method, path, q, body, shop) ?? [
+        404,
+        { code: 40400, message: `no such API: ${req.method} ${path}`, request_id: rid(), data: {} },
+      ]
     );
-    return tiktokStore(this.tiktok, service, shop, storeId);
   }
-}
-
-export function tiktokStore(
-  tiktok: FakeTikTokShopPlatform,
-  service: ConformanceService,
-  shop: FakeShop,
-  storeId: string,
-): FakeStore {
-  const notificationIds = new Map<string, string>();
-  return {
-    storeId,
-    nextOrderId: () => tiktokId(),
-    saveOrder(spec) {
-      const id = spec.id ?? tiktokId();
-      tiktok.save(shop, tiktokOrderOf({ ...spec, id }));
-      return id;
-    },
-    deliver(spec, _event, opts = {}) {
-      const order = tiktokOrderOf(spec);
-      let notificationId = tiktokId();
-      if (opts.deliveryId) {
-        notificationId = notificationIds.get(opts.deliveryId) ?? notificationId;
-        notificationIds.set(opts.deliveryId, notificationId);
-      }
-      // TikTok retries for hours, not days: a notification sent two days ago is a replay.
-      const timestamp = Math.floor(Date.now() / 1000) - (opts.tamper === 'stale' ? 2 * 24 * 3600 : 0);
-      const payload = {
-        type: 1,
-        tts_notification_id: notificationId,
-        shop_id: shop.id,
-        timestamp,
-        data: {
-          is_on_hold_order: false,
-          order_id: order.id,
-          order_status: order.status,
-          update_time: order.update_time,
-        },
-      };
-      return tiktok.deliver(service, shop, payload, opts.tamper === 'forged' ? { secret: 'not-the-app-secret' } : {});
-    },
-    pushedTracking: (orderId) =>
-      shop.packages.filter((p) => p.orderId === orderId).map((p) => ({ trackingNumber: p.tracking_number })),
-    rateLimitNextPush(retryAfterSeconds) {
-      shop.rateLimits.push(retryAfterSeconds);
-      return () => shop.pushAttempts;
-    },
-    expireTokens: () => tiktok.expireTokens(),
-    tokenRefreshes: () => tiktok.tokenRequests.filter((r) => r.grant_type === 'refresh_token').length,
-    uninstall: () => {
-      tiktok.revoke(shop.id);
-      return tiktok.deliver(service, shop, {
-        type: 6,
-        tts_notification_id: tiktokId(),
-        shop_id: shop.id,
-        timestamp: Math.floor(Date.now() / 1000),
-        data: { message: 'The seller has deauthorized the application.' },
-      });
-    },
-  };
 }

@@ -13,7 +13,9 @@ import {
 import type { TikTokCredentials } from '../src/config.ts';
 import { tiktokShopConnector } from '../src/index.ts';
 import { webhookSignature } from '../src/signing.ts';
-import { APP, FakeTikTokShopPlatform, tiktokId, tiktokOrderOf, tiktokStore } from './fake-tiktok-shop.ts';
+import { APP, FakeTikTokShopPlatform } from './fake-tiktok-shop.ts';
+import { tiktokId } from './fake-tiktok-shop-operations.ts';
+import { tiktokOrderOf, tiktokStore } from './fake-tiktok-shop-store.ts';
 import errors from './fixtures/errors.json' with { type: 'json' };
 import expiring from './fixtures/webhook-upcoming-authorization-expiration.json' with { type: 'json' };
 
