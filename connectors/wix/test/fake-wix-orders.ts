@@ -25,6 +25,14 @@ export type OrdersRoute = {
   handle: (site: OrderSite, body: any, id: string) => FakeReply;
 };
 
+/** The order webhooks' event types, by what happened to the order. */
+export const ORDER_WEBHOOKS = {
+  created: 'wix.ecom.v1.order_approved',
+  paid: 'wix.ecom.v1.order_payment_status_updated',
+  updated: 'wix.ecom.v1.order_updated',
+  cancelled: 'wix.ecom.v1.order_canceled',
+} as const;
+
 /** The shipping providers Wix knows; any other needs a tracking link. */
 const KNOWN = new Set(['fedex', 'ups', 'usps', 'dhl', 'canadaPost']);
 

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { decimalToMinorUnits, minorUnitsToDecimal, signRs256Jwt } from '@print-api/connector-kit';
+import { signRs256Jwt } from '@print-api/connector-kit';
 import {
   answerWith,
   eventually,
@@ -20,38 +20,25 @@ import {
   type WixFulfillment,
   type WixOrderJson,
   wixError,
-  wixOrderOf,
+  ORDER_WEBHOOKS,
 } from './fake-wix-orders.ts';
+import { wixStore } from './fake-wix-store.ts';
 import {
-  ADD_PRODUCT_MEDIA_REQUEST,
-  CREATE_FULFILLMENT_REQUEST,
-  CREATE_PRODUCT_REQUEST,
-  CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
+  ACTION_BODIES,
   ORDER,
   ORDER_EVENT_TYPES,
+  PRODUCT_ANSWERS,
   QUERY_VARIANTS_ANSWER,
-  QUERY_VARIANTS_REQUEST,
+  REQUESTS,
   requiredViolations,
   routeViolation,
-  SEARCH_ORDERS_REQUEST,
   shapeViolations,
   SITE_PROPERTIES_ANSWER,
-  UPDATE_PRODUCT_REQUEST,
-  UPDATE_PRODUCT_V3_REQUEST,
-  V1_PRODUCT_ANSWER,
-  V3_PRODUCT,
-  type Shape,
 } from './wix-contract.ts';
 
 export const APP = { appId: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', appSecret: 'b7e1c9a2-5d3f-4e8a-9b6c-1f2e3d4c5b6a' };
 export const BROWSER =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15';
-const EVENTS = {
-  created: 'wix.ecom.v1.order_approved',
-  paid: 'wix.ecom.v1.order_payment_status_updated',
-  updated: 'wix.ecom.v1.order_updated',
-  cancelled: 'wix.ecom.v1.order_canceled',
-} as const;
 
 /**
  * What the official SDK packages' contract refused since the last `takeContractViolations`, in every fake site (each
@@ -61,36 +48,6 @@ const violations: string[] = [];
 export function takeContractViolations(): string[] {
   return violations.splice(0);
 }
-const REQUESTS: Record<string, Shape> = {
-  searchOrders: SEARCH_ORDERS_REQUEST,
-  createFulfillment: CREATE_FULFILLMENT_REQUEST,
-  createProduct: CREATE_PRODUCT_REQUEST,
-  updateProduct: UPDATE_PRODUCT_REQUEST,
-  addProductMedia: ADD_PRODUCT_MEDIA_REQUEST,
-  createProductWithInventory: CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
-  updateProductV3: UPDATE_PRODUCT_V3_REQUEST,
-  queryVariants: QUERY_VARIANTS_REQUEST,
-};
-/** The products each catalogue operation answers (`product`, `products[]`), as the SDK types them. */
-const PRODUCT_ANSWERS: Record<string, Shape> = {
-  createProduct: V1_PRODUCT_ANSWER,
-  updateProduct: V1_PRODUCT_ANSWER,
-  queryProducts: V1_PRODUCT_ANSWER,
-  createProductWithInventory: V3_PRODUCT,
-  getProductV3: V3_PRODUCT,
-  updateProductV3: V3_PRODUCT,
-  queryProductsV3: V3_PRODUCT,
-};
-/** The body of each event's `actionEvent` as the SDK types it. */
-const ACTION_BODIES: Record<string, Shape> = {
-  approved: { type: 'OrderApproved', fields: { order: ORDER } },
-  payment_status_updated: {
-    type: 'PaymentStatusUpdated',
-    fields: { order: ORDER },
-    oneOf: { previousPaymentStatus: 'PaymentStatus' },
-  },
-  canceled: { type: 'OrderCanceledEventOrderCanceled', fields: { order: ORDER } },
-};
 
 /** A call the fake saw: which API, with which token, when. */
 export interface SeenCall {
@@ -147,6 +104,7 @@ export class FakeWixSite implements CatalogueSite, OrderSite {
  * with the app's key, three levels of JSON strings inside.
  */
 export class FakeWix implements FakePlatform {
+  readonly app = APP;
   readonly platform = 'WIX';
   readonly expiringTokens = true;
   readonly holdsProducts = true;
@@ -220,7 +178,7 @@ export class FakeWix implements FakePlatform {
     const site = this.newSite();
     const storeId = await this.install(service, key, site);
     await eventually(async () => site.seen('searchOrders').length > 0, 'the first poll');
-    return this.fakeStore(service, site, storeId);
+    return wixStore(this, service, site, storeId);
   }
 
   /**
@@ -322,15 +280,15 @@ export class FakeWix implements FakePlatform {
 
   #orderEvent(order: WixOrderJson, eventType: string, base: Record<string, unknown>): Record<string, unknown> {
     switch (eventType) {
-      case EVENTS.updated:
+      case ORDER_WEBHOOKS.updated:
         return { ...base, slug: 'updated', updatedEvent: { currentEntity: order, modifiedFields: {} } };
-      case EVENTS.paid:
+      case ORDER_WEBHOOKS.paid:
         return {
           ...base,
           slug: 'payment_status_updated',
           actionEvent: { body: { order, previousPaymentStatus: 'NOT_PAID' } },
         };
-      case EVENTS.cancelled:
+      case ORDER_WEBHOOKS.cancelled:
         return {
           ...base,
           slug: 'canceled',
@@ -339,94 +297,6 @@ export class FakeWix implements FakePlatform {
       default:
         return { ...base, slug: 'approved', actionEvent: { body: { order } } };
     }
-  }
-
-  fakeStore(service: ConformanceService, site: FakeWixSite, storeId: string): FakeStore {
-    const rateLimits: number[] = [];
-    const pushTries: number[] = [];
-    site.faults.length = 0;
-    const fake = this;
-    const pending = { rateLimits, pushTries };
-    (site as FakeWixSite & { pending?: typeof pending }).pending = pending;
-    return {
-      storeId,
-      nextOrderId: () => randomUUID(),
-      saveOrder(spec) {
-        const id = spec.id ?? randomUUID();
-        site.orders.set(id, wixOrderOf({ ...spec, id }));
-        return id;
-      },
-      deliver(spec, event, opts = {}) {
-        const order = wixOrderOf(spec);
-        const type = EVENTS[event];
-        if (opts.tamper === 'forged') {
-          const other = generateKeyPairSync('rsa', {
-            modulusLength: 2048,
-            privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-            publicKeyEncoding: { type: 'spki', format: 'pem' },
-          });
-          return fake.post(
-            service,
-            fake.webhookBody(site, type, fake.orderEvent(order, type), { privateKey: other.privateKey }),
-          );
-        }
-        if (opts.tamper === 'stale') {
-          // Captured three days ago: past Wix's two days of resends.
-          const then = Date.now() - 3 * 24 * 3600_000;
-          return fake.post(
-            service,
-            fake.webhookBody(site, type, fake.orderEvent(order, type, { eventTime: new Date(then).toISOString() }), {
-              issuedAt: Math.floor(then / 1000),
-            }),
-          );
-        }
-        return fake.post(
-          service,
-          fake.webhookBody(
-            site,
-            type,
-            fake.orderEvent(order, type, opts.deliveryId ? { eventId: opts.deliveryId } : {}),
-          ),
-        );
-      },
-      product(externalProductId) {
-        const p = site.products.find((x) => x.id === externalProductId);
-        if (p) return { sku: p.sku || null, title: p.name, price: wixPrice(p.priceData), active: p.visible };
-        const v3 = site.productsV3.find((x) => x.id === externalProductId);
-        const only = v3?.variantsInfo.variants[0];
-        return (
-          v3 &&
-          only && {
-            sku: only.sku ?? null,
-            title: v3.name,
-            price: wixPrice({ currency: site.currency, price: Number(only.price.actualPrice.amount) }),
-            active: v3.visible && only.visible,
-          }
-        );
-      },
-      pushedTracking: (orderId) =>
-        (site.fulfillments.get(orderId) ?? []).map((f) => ({
-          trackingNumber: String(f.trackingInfo.trackingNumber),
-          ...(f.trackingInfo.trackingLink ? { trackingUrl: String(f.trackingInfo.trackingLink) } : {}),
-        })),
-      rateLimitNextPush(retryAfterSeconds) {
-        site.faultNext('createFulfillment', [
-          429,
-          {
-            message: 'Too many requests',
-            details: { applicationError: { code: 'RESOURCE_EXHAUSTED', description: 'rate limit', data: {} } },
-          },
-          { 'Retry-After': String(retryAfterSeconds) },
-        ]);
-        return () => site.seen('createFulfillment').map((c) => c.at);
-      },
-      expireTokens: () => fake.expireTokens(),
-      tokenRefreshes: () => fake.tokenGrants(site.instanceId),
-      async uninstall() {
-        site.installed = false;
-        return fake.post(service, fake.webhookBody(site, 'AppRemoved', { appId: APP.appId }));
-      },
-    };
   }
 
   async answer(req: Request): Promise<FakeReply> {
@@ -559,13 +429,4 @@ export class FakeWix implements FakePlatform {
     this.#tokens.set(token, { instanceId: site.instanceId, expiresAt: Date.now() + this.tokenLifetimeSeconds * 1000 });
     return [200, { access_token: token, token_type: 'Bearer', expires_in: this.tokenLifetimeSeconds }];
   }
-}
-
-/**
- * A V1 product's price (a JSON number in the site's currency) as the decimal string the scenarios compare (24.95 ->
- * "24.95", 25 -> "25.00").
- */
-function wixPrice(priceData: { currency: string; price: number } | undefined): string {
-  const minor = priceData && decimalToMinorUnits(priceData.price, priceData.currency);
-  return priceData && minor !== null && minor !== undefined ? minorUnitsToDecimal(minor, priceData.currency) : '';
 }

@@ -336,6 +336,38 @@ const ENUMS: Record<string, Record<string, string>> = {
   ProductOptionRenderType,
 };
 
+/** The request body each operation is held to, as the SDK types it. */
+export const REQUESTS: Record<string, Shape> = {
+  searchOrders: SEARCH_ORDERS_REQUEST,
+  createFulfillment: CREATE_FULFILLMENT_REQUEST,
+  createProduct: CREATE_PRODUCT_REQUEST,
+  updateProduct: UPDATE_PRODUCT_REQUEST,
+  addProductMedia: ADD_PRODUCT_MEDIA_REQUEST,
+  createProductWithInventory: CREATE_PRODUCT_WITH_INVENTORY_REQUEST,
+  updateProductV3: UPDATE_PRODUCT_V3_REQUEST,
+  queryVariants: QUERY_VARIANTS_REQUEST,
+};
+/** The products each catalogue operation answers (`product`, `products[]`), as the SDK types them. */
+export const PRODUCT_ANSWERS: Record<string, Shape> = {
+  createProduct: V1_PRODUCT_ANSWER,
+  updateProduct: V1_PRODUCT_ANSWER,
+  queryProducts: V1_PRODUCT_ANSWER,
+  createProductWithInventory: V3_PRODUCT,
+  getProductV3: V3_PRODUCT,
+  updateProductV3: V3_PRODUCT,
+  queryProductsV3: V3_PRODUCT,
+};
+/** The body of each event's `actionEvent` as the SDK types it. */
+export const ACTION_BODIES: Record<string, Shape> = {
+  approved: { type: 'OrderApproved', fields: { order: ORDER } },
+  payment_status_updated: {
+    type: 'PaymentStatusUpdated',
+    fields: { order: ORDER },
+    oneOf: { previousPaymentStatus: 'PaymentStatus' },
+  },
+  canceled: { type: 'OrderCanceledEventOrderCanceled', fields: { order: ORDER } },
+};
+
 /** Where `value` leaves the shape: a field its interface does not declare, an enum value the SDK does not have. */
 export function shapeViolations(value: unknown, shape: Shape, at = ''): string[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => shapeViolations(v, shape, `${at}[${i}]`));

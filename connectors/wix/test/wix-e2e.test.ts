@@ -12,6 +12,7 @@ import { startConnectorService, startHttpsServer, scaled } from '@print-api/core
 import { wixConnector } from '../src/index.ts';
 import { FakeWix, takeContractViolations, type FakeWixSite } from './fake-wix.ts';
 import { wixOrderOf } from './fake-wix-orders.ts';
+import { wixStore } from './fake-wix-store.ts';
 
 const PUBLIC_URL = 'https://print-api.example.com';
 const OTHER_SKU = 'MUG-DELFT';
@@ -75,7 +76,7 @@ describe('Wix end to end (real PostgreSQL + Redis, the fake Wix over local HTTPS
     const site = wix.newSite();
     const storeId = await wix.install(h, r.key, site);
     await eventually(async () => site.seen('searchOrders').length > 0, 'the first poll');
-    return { key: r.key, site, store: wix.fakeStore(h, site, storeId) };
+    return { key: r.key, site, store: wixStore(wix, h, site, storeId) };
   }
 
   describe('install through Wix', () => {
