@@ -96,11 +96,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       });
       expect(store.status, JSON.stringify(store.body)).to.equal(201);
       storeId = store.body.data.id;
+      // The listings read, and the first (catch-up) poll done: a poll still to come would ingest the orders the tests
+      // put in the shop beside the tests' own ingests (an attempt more, or a skipped order placed before its retry).
       await waitFor(
-        'the listings sync',
+        'the listings sync and the first poll',
         async () => {
           const row = await storeRow();
-          return row.listings_synced_at !== null && row.listings_run_started_at === null;
+          return row.listings_synced_at !== null && row.listings_run_started_at === null && row.last_polled_at !== null;
         },
         20_000,
       );

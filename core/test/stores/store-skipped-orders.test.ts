@@ -20,6 +20,21 @@ const storedOnly = defineConnector({
 });
 
 /**
+ * The reference platform without `listOrders`: a store that is never polled, so that only the deliveries and the
+ * retries a test makes ingest its orders (a poll of the same order could place it the moment its product exists).
+ */
+const { listOrders: _list, ...withoutListing } = referenceConnector;
+const unpolled = defineConnector({
+  ...withoutListing,
+  manifest: {
+    ...referenceConnector.manifest,
+    platform: 'REFERENCE_UNPOLLED',
+    displayName: 'Reference shop (not polled)',
+    capabilities: { ...referenceConnector.manifest.capabilities, polling: false },
+  },
+});
+
+/**
  * Skipped store orders come back: an order whose SKUs are none of the reseller's products is
  * recorded as skipped and told through `store.order_skipped` (signed, through the webhook
  * system); once the product exists, a retry places it once.
@@ -74,7 +89,12 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       files = await startFileServer();
       receiver = await Receiver.start();
       shop = await ReferenceShop.start();
-      t = await startTestService(this, backend, {}, { ...FAST_WEBHOOKS, connectors: [referenceConnector, storedOnly] });
+      t = await startTestService(
+        this,
+        backend,
+        {},
+        { ...FAST_WEBHOOKS, connectors: [referenceConnector, storedOnly, unpolled] },
+      );
       const r = await t.reseller();
       key = r.key;
       await t.admin('POST', `/resellers/${r.id}/wallet/top-ups`, { amountCents: 10_000_000 });
@@ -89,7 +109,9 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
     });
 
     it('records an order for unmatched SKUs as skipped and tells the reseller once (store.order_skipped, signed); once the product exists, a retry places it once', async () => {
-      const storeId = await connect('REFERENCE', shop);
+      // Not polled: the store's first (catch-up) poll, or a later one, would place K-1 as soon as its product exists,
+      // before the retry this test makes (seen once, the first poll late on a busy machine).
+      const storeId = await connect('REFERENCE_UNPOLLED', shop);
       const order = refOrder('K-1', {
         items: [
           { id: 'K-1-1', sku: 'POSTER-A2', qty: 250, product_id: 'p-4' },
@@ -97,7 +119,7 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
         ],
       });
       shop.orders.set('K-1', order);
-      await deliver(shop, 'reference', storeId, order);
+      await deliver(shop, 'reference-unpolled', storeId, order);
       const skipped = await waitFor('K-1 skipped', async () =>
         (await ingest(storeId, 'K-1'))?.status === 'no_print_lines' ? ingest(storeId, 'K-1') : undefined,
       );
@@ -110,13 +132,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(signatureIsValid(hookSecret, sent.headers, sent.raw)).to.equal(true);
       expect(sent.event.type).to.equal('store.order_skipped');
       expect(sent.event.data).to.deep.include({
-        store: { id: storeId, platform: 'REFERENCE', name: 'Reference Shop' },
+        store: { id: storeId, platform: 'REFERENCE_UNPOLLED', name: 'Reference Shop' },
         storeOrder: { ingestId: skipped!.id, externalOrderId: 'K-1', name: '#K-1' },
         unmatchedSkus: ['POSTER-A2'],
       });
 
       // The same order delivered again tells nothing new.
-      await deliver(shop, 'reference', storeId, order);
+      await deliver(shop, 'reference-unpolled', storeId, order);
       await waitFor('the second delivery ingested', async () => ((await ingest(storeId, 'K-1'))?.attempts ?? 0) >= 2);
       expect(await skippedEvents()).to.have.length(1);
 
@@ -132,13 +154,13 @@ for (const backend of ['pglite', 'postgres+redis'] as Backend[]) {
       expect(retried.body.data.status).to.equal('placed');
       expect(shop.server.hits('/api/order')).to.equal(asked + 1);
       const placed = (await t.api(key, 'GET', `/orders/${retried.body.data.orderId}`)).body.data;
-      expect(placed).to.include({ source: 'REFERENCE', externalOrderId: 'K-1', storeId });
+      expect(placed).to.include({ source: 'REFERENCE_UNPOLLED', externalOrderId: 'K-1', storeId });
 
       // Placed once: another retry is refused, and a later delivery of the order changes nothing.
       const again = await t.api(key, 'POST', `/stores/${storeId}/ingests/${skipped!.id}/retry`);
       expect(again.status).to.equal(409);
       expect(again.body.error.code).to.equal('ingest_not_retryable');
-      await deliver(shop, 'reference', storeId, order);
+      await deliver(shop, 'reference-unpolled', storeId, order);
       await waitFor('the third delivery processed', async () =>
         (
           await t.service.db
