@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { errorReferenceMarkdown } from '../core/src/http/error-catalogue.ts';
+import { errorReferenceMarkdown } from '../core/src/http/error-reference.ts';
 
 /**
  * `npm run docs:errors`: writes docs/errors.md from core/src/http/error-catalogue.ts (the same

@@ -16,7 +16,7 @@ import { mountRoutes, type MountOptions } from './mount-routes.ts';
 import { EntryPoints } from './entry-points.ts';
 import { definePage, mountPages, type PageAuth, type PageRouter, type PageSpec } from '../web/page.ts';
 import { API_DESCRIPTION, API_LICENSE, API_TAGS, ERROR_REFERENCE_PATH } from './api-description.ts';
-import { errorReferenceHtml } from './error-catalogue.ts';
+import { errorReferenceHtml } from './error-reference.ts';
 import { favicon } from './favicon.ts';
 import { buildOpenApi, docsPage, type DocumentedWebhook } from './openapi.ts';
 import type { AnyRoute } from '../web/route.ts';
